@@ -1,0 +1,75 @@
+// The Hono application: cross-cutting middleware (correlation id, logging, problem rendering),
+// the public infrastructure routes, and one router per resource joined with app.route().
+import { Hono, type MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { v7 as uuidv7 } from 'uuid';
+import { Problem } from '../core/problems';
+import type { AppEnv, Services } from './context';
+import { authenticate } from './gates';
+import { rateLimit } from './rate-limit';
+import { problemResponse } from './http';
+import { health } from './health';
+import { openapi } from './openapi';
+import { oauth } from './oauth';
+import { events } from './events';
+import { partnerRelationships } from './partner-relationships';
+
+type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
+
+/** 413 before the body is parsed, chunked bodies included. */
+function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
+  return (c, next) =>
+    bodyLimit({
+      maxSize: c.get('services').config.limits[key],
+      onError: () => {
+        throw new Problem('PAYLOAD_TOO_LARGE', `the body exceeds ${c.get('services').config.limits[key]} bytes`);
+      },
+    })(c, next);
+}
+
+/** Every resource router: gates 1-3, rate limits, then the body limit of that resource. */
+function protectedRouter(router: Hono<AppEnv>, limit: LimitKey): Hono<AppEnv> {
+  return new Hono<AppEnv>().use('*', authenticate, rateLimit, limitBody(limit)).route('/', router);
+}
+
+const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createApp(services: Services): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-correlation-id');
+    const correlationId = given && CORRELATION_ID.test(given) ? given : uuidv7();
+    c.set('services', services);
+    c.set('correlationId', correlationId);
+    const started = performance.now();
+    await next();
+    c.res.headers.set('x-correlation-id', correlationId);
+    services.log.info('request', {
+      correlationId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      organizationId: c.get('principal')?.organizationId,
+      ms: Math.round(performance.now() - started),
+    });
+  });
+
+  app.onError((err, c) => {
+    if (err instanceof Problem) return problemResponse(c, err);
+    // Anything else is our fault: log it with the correlation id, answer without internals.
+    services.log.error('unhandled error', { correlationId: c.get('correlationId'), error: String((err as Error)?.stack ?? err) });
+    return problemResponse(c, new Problem('INTERNAL_ERROR', 'the broker could not complete the request; quote the correlation id when reporting it'));
+  });
+  app.notFound((c) => problemResponse(c, new Problem('ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`)));
+
+  app.route('/', health);
+  app.route('/', openapi);
+  if (services.config.auth.devServer) {
+    app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
+    app.route('/', oauth);
+  }
+  app.route('/partner-relationships', protectedRouter(partnerRelationships, 'maxRelationshipBodyBytes'));
+  app.route('/events', protectedRouter(events, 'maxBodyBytes'));
+  return app;
+}

@@ -1,0 +1,36 @@
+// What every request handler can reach: the broker's services and the authenticated principal.
+import type { Client } from '@temporalio/client';
+import type { Config } from '../core/config';
+import type { Db } from '../core/db';
+import type { Registry } from '../core/registry';
+import type { SchemaRegistry } from '../core/schemas';
+import type { Logger } from '../core/log';
+import type { DevSigningKey, TokenVerifier } from '../core/auth';
+
+export interface Services {
+  config: Config;
+  db: Db;
+  temporal: Client;
+  registry: Registry;
+  schemas: SchemaRegistry;
+  verifyToken: TokenVerifier;
+  devKey?: DevSigningKey;
+  log: Logger;
+}
+
+/** The caller after gates 1-3: a verified token of an active connector of an active organization. */
+export interface Principal {
+  organizationId: string;
+  clientId: string;
+  scopes: Set<string>;
+  /** Identifies the token for per-token rate limits. */
+  tokenId: string;
+}
+
+export interface AppEnv {
+  Variables: {
+    services: Services;
+    correlationId: string;
+    principal: Principal;
+  };
+}

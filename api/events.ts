@@ -1,0 +1,41 @@
+// GET /events: the pull feed of CloudEvents the caller's organization may see, in causal order
+// per resource. The cursor is (transaction id, sequence): the feed only serves rows of
+// transactions older than every running one, so a late commit can never be skipped by a cursor.
+import { Hono } from 'hono';
+import { Problem } from '../core/problems';
+import type { AppEnv } from './context';
+import { decodeCursor, encodeCursor } from './http';
+import { eventView } from './views';
+
+export const events = new Hono<AppEnv>();
+
+events.get('/', async (c) => {
+  const principal = c.get('principal');
+  const { db, config } = c.get('services');
+  const limitText = c.req.query('limit') ?? String(config.limits.pageSizeDefault);
+  if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > config.limits.pageSizeMax) {
+    throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${config.limits.pageSizeMax}`, { errors: [{ pointer: '/query/limit', message: 'is out of range' }] });
+  }
+  let tx = '0';
+  let seq = 0;
+  const cursor = c.req.query('cursor');
+  if (cursor !== undefined) {
+    const m = /^(\d{1,20})\.(\d{1,18})$/.exec(decodeCursor(cursor));
+    if (!m) throw new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
+    [tx, seq] = [m[1], Number(m[2])];
+  }
+  const { rows } = await db.query<{ seq: number; tx: string; kind: string; cloudevent: any }>(
+    `select seq, tx_id::text as tx, resource_kind as kind, cloudevent from events
+      where audience @> array[$1]::text[]
+        and (tx_id, seq) > ($2::text::xid8, $3::bigint)
+        and tx_id < pg_snapshot_xmin(pg_current_snapshot())
+      order by tx_id, seq limit $4`,
+    [principal.organizationId, tx, seq, Number(limitText)],
+  );
+  const last = rows[rows.length - 1];
+  const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);
+  return c.json({
+    items: rows.map((r) => eventView(r.kind, r.cloudevent, principal.organizationId)),
+    nextCursor,
+  });
+});

@@ -1,0 +1,135 @@
+// The specification's twelve authorization gates as one explicit, ordered pipeline.
+//
+//   1 token validity and broker audience      authenticate (middleware, every protected route)
+//   2 active connector registration           authenticate
+//   3 active organization                     authenticate
+//   6 granted client scope                    authorize: checked before ownership (see below)
+//   4 resource ownership or participation     authorize: policy.load + policy.role
+//   5 active partner relationship             authorize: for partners of the owner only
+//   7 bilateral relationship policy           authorize: the relationship's scopes
+//   8 resource visibility policy              authorize: the resource's visibility
+//   9 field disclosure phase                  authorize returns the audience; views project
+//  10 actor role for decisions                entity workflow validator (workflows/machine.ts)
+//  11 lifecycle preconditions                 entity workflow validator
+//  12 resource version and expiry             entity workflow validator (version first, so a
+//                                             race loser always sees 409; docs/decisions.md)
+//
+// The specification lists ownership (4) before scope (6) but also says "scope is checked before
+// ownership"; we check scope first, so a token without the scope learns nothing about which
+// resources exist (docs/decisions.md, "Gate order"). Each gate either passes or throws; no gate
+// short-circuits a later one: an owner skips 5, 7 and 8 only because they concern partners.
+import type { MiddlewareHandler } from 'hono';
+import { Problem } from '../core/problems';
+import { parseScopeClaim } from '../core/scopes';
+import type { AppEnv, Principal } from './context';
+import { notFound, type Ctx } from './http';
+
+/** Gates 1-3. Runs before anything else on protected routes, so a wrong audience is a 401 first. */
+export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const services = c.get('services');
+  // Gate 1: a bearer token signed by the configured key set, for this broker's audience.
+  const header = c.req.header('authorization') ?? '';
+  const m = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header.trim());
+  if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 bearer token in the Authorization header', {}, { 'www-authenticate': 'Bearer' });
+  const claims = await services.verifyToken(m[1]);
+  // Gate 2: the client is a registered, active connector of this environment, bound to org_id.
+  const connector = services.registry.connector(claims.sub);
+  if (!connector || connector.status !== 'active' || connector.environment !== services.config.registry.environment) {
+    throw new Problem('CONNECTOR_INACTIVE', 'the client is not an active connector of this broker environment');
+  }
+  if (claims.org_id !== connector.organizationId) {
+    throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the connector is bound to');
+  }
+  // Gate 3: the organization is active.
+  const organization = services.registry.organization(connector.organizationId);
+  if (!organization || organization.status !== 'active') {
+    throw new Problem('ORGANIZATION_INACTIVE', 'the organization of this connector is not active');
+  }
+  const principal: Principal = {
+    organizationId: connector.organizationId,
+    clientId: connector.clientId,
+    scopes: parseScopeClaim(claims.scope),
+    tokenId: typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`,
+  };
+  c.set('principal', principal);
+  await next();
+};
+
+/** How the caller stands to a resource (gate 4). `partner` is decided by gates 5, 7 and 8. */
+export type Role = 'owner' | 'participant' | 'partner' | 'none';
+
+export interface ActiveRelationship {
+  id: string;
+  scopes: string[];
+  visibilityPolicy: { groups: string[] };
+}
+
+export interface AccessPolicy<R> {
+  /** Gate 6: the exact scope the operation needs. */
+  scope: string;
+  /** Gate 4: loads the resource; undefined means it does not exist. */
+  load?: (c: Ctx) => Promise<R | undefined>;
+  /** Gate 4: the caller's standing; `partner` sends the caller through gates 5, 7 and 8. */
+  role?: (resource: R, organizationId: string) => Role;
+  /** Gates 5, 7, 8 for callers whose role is `partner`. */
+  partner?: {
+    ownerOf: (resource: R) => string;
+    /** Gate 7: the scope the relationship must grant to share this resource. */
+    relationshipScope: string;
+    /** Gate 8: whether the resource's own visibility includes this partner. */
+    visible: (resource: R, relationship: ActiveRelationship, organizationId: string) => boolean;
+  };
+}
+
+export interface Access<R> {
+  principal: Principal;
+  resource: R;
+  /** Gate 9: the audience a view must be projected for. */
+  role: Exclude<Role, 'none'>;
+}
+
+export function requireScope(principal: Principal, scope: string) {
+  // Gate 6: exact match in a flat set; no scope implies another.
+  if (!principal.scopes.has(scope)) throw new Problem('INSUFFICIENT_SCOPE', `this operation needs the scope ${scope}`, { requiredScope: scope });
+}
+
+export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Access<R>> {
+  const principal = c.get('principal');
+  requireScope(principal, policy.scope);
+  if (!policy.load || !policy.role) return { principal, resource: undefined as R, role: 'owner' };
+  // Gate 4.
+  const resource = await policy.load(c);
+  if (resource === undefined) throw notFound();
+  const role = policy.role(resource, principal.organizationId);
+  if (role === 'none') throw notFound();
+  if (role !== 'partner') return { principal, resource, role };
+  if (!policy.partner) throw notFound();
+  // Gate 5: an active relationship between the owner and the caller, in force now.
+  const relationship = await activeRelationship(c, policy.partner.ownerOf(resource), principal.organizationId);
+  if (!relationship) throw notFound();
+  // Gate 7: the relationship grants the sharing scope.
+  if (!relationship.scopes.includes(policy.partner.relationshipScope)) throw notFound();
+  // Gate 8: the resource's own visibility includes the caller.
+  if (!policy.partner.visible(resource, relationship, principal.organizationId)) throw notFound();
+  return { principal, resource, role };
+}
+
+/**
+ * The active relationship between two organizations, if one is in force now. A relationship whose
+ * effectiveUntil has passed is treated as suspended at once (rule 5), before its workflow has
+ * moved it to terminated; one whose effectiveFrom lies ahead is not yet in force.
+ */
+export async function activeRelationship(c: Ctx, a: string, b: string): Promise<ActiveRelationship | undefined> {
+  const { rows } = await c.get('services').db.query<{ id: string; doc: any }>(
+    `select id, doc from partner_relationships
+      where status = 'active'
+        and ((requesting_organization_id = $1 and accepting_organization_id = $2)
+          or (requesting_organization_id = $2 and accepting_organization_id = $1))
+        and (effective_from is null or effective_from <= now())
+        and (effective_until is null or effective_until > now())
+      limit 1`,
+    [a, b],
+  );
+  if (!rows[0]) return undefined;
+  return { id: rows[0].id, scopes: rows[0].doc.scopes, visibilityPolicy: rows[0].doc.visibilityPolicy };
+}

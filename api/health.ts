@@ -1,0 +1,19 @@
+// Liveness and readiness. Ready only when both Temporal and the database answer.
+import { Hono } from 'hono';
+import type { AppEnv } from './context';
+
+export const health = new Hono<AppEnv>();
+
+health.get('/health/live', (c) => c.json({ status: 'live' }));
+
+health.get('/health/ready', async (c) => {
+  const { db, temporal } = c.get('services');
+  const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+  const checks = await Promise.allSettled([
+    timeout(db.query('select 1')),
+    timeout(temporal.workflowService.getSystemInfo({})),
+  ]);
+  const [database, temporalCheck] = checks.map((r) => (r.status === 'fulfilled' ? 'up' : 'down'));
+  const ready = database === 'up' && temporalCheck === 'up';
+  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck } }, ready ? 200 : 503);
+});

@@ -1,0 +1,109 @@
+// Idempotency-Key for every create and command, stored durably in PostgreSQL and scoped to
+// (organization, operation, key). The operation is the method and concrete path, so one key may be
+// used once per resource and command. Outcomes:
+//   - first use: the key is claimed (pending), the request runs, its response is stored;
+//   - same key, same payload, finished: the stored response (status, body, ETag) is returned;
+//   - same key, another payload: 409 IDEMPOTENCY_CONFLICT;
+//   - same key while the first request runs: 409 IDEMPOTENCY_IN_PROGRESS (never runs twice);
+//   - a refused request (4xx) frees the key: nothing changed, so nothing is remembered;
+//   - an unknown outcome (crash, timeout) keeps the claim; a retry takes it over and re-sends the
+//     same command id, which the entity workflow answers from its memory of recent commands.
+import { createHash } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { Problem } from '../core/problems';
+import type { Ctx } from './http';
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: unknown;
+}
+
+/** How long a pending claim blocks retries before a retry may take it over. */
+const CLAIM_SECONDS = 60;
+
+export function fingerprint(parts: unknown[]): string {
+  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+}
+
+export async function idempotent(
+  c: Ctx,
+  requestHash: string,
+  run: (commandId: string) => Promise<StoredResponse>,
+): Promise<StoredResponse> {
+  const key = c.req.header('idempotency-key');
+  if (key === undefined) return run(uuidv7());
+  if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
+    throw new Problem('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
+      errors: [{ pointer: '/headers/Idempotency-Key', message: 'is not valid' }],
+    });
+  }
+  const { db, config } = c.get('services');
+  const org = c.get('principal').organizationId;
+  const operation = `${c.req.method} ${new URL(c.req.url).pathname}`;
+
+  let commandId: string | undefined;
+  for (let attempt = 0; attempt < 3 && !commandId; attempt++) {
+    const claimed = await db.query<{ command_id: string }>(
+      `insert into idempotency_keys (organization_id, operation, key, request_hash, command_id, state, locked_until, expires_at)
+       values ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6), now() + make_interval(secs => $7))
+       on conflict do nothing returning command_id`,
+      [org, operation, key, requestHash, uuidv7(), CLAIM_SECONDS, config.idempotencyTtlSeconds],
+    );
+    if (claimed.rows[0]) {
+      commandId = claimed.rows[0].command_id;
+      break;
+    }
+    const { rows } = await db.query<any>(
+      `select request_hash, command_id, state, response_status, response_headers, response_body,
+              locked_until < now() as claim_lapsed, expires_at < now() as expired
+         from idempotency_keys where organization_id = $1 and operation = $2 and key = $3`,
+      [org, operation, key],
+    );
+    const row = rows[0];
+    if (!row) continue; // freed in between: claim again
+    if (row.expired) {
+      await db.query('delete from idempotency_keys where organization_id = $1 and operation = $2 and key = $3 and expires_at < now()', [org, operation, key]);
+      continue;
+    }
+    if (row.request_hash !== requestHash) {
+      throw new Problem('IDEMPOTENCY_CONFLICT', 'this Idempotency-Key was already used with another request');
+    }
+    if (row.state === 'completed') {
+      return { status: row.response_status, headers: { ...row.response_headers, 'idempotent-replayed': 'true' }, body: row.response_body };
+    }
+    if (!row.claim_lapsed) {
+      throw new Problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
+    }
+    const taken = await db.query<{ command_id: string }>(
+      `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
+        where organization_id = $1 and operation = $2 and key = $3 and state = 'pending' and locked_until < now()
+        returning command_id`,
+      [org, operation, key, CLAIM_SECONDS],
+    );
+    if (taken.rows[0]) commandId = taken.rows[0].command_id;
+  }
+  if (!commandId) throw new Problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
+
+  const where = [org, operation, key];
+  try {
+    const response = await run(commandId);
+    await db.query(
+      `update idempotency_keys set state = 'completed', response_status = $4, response_headers = $5, response_body = $6
+        where organization_id = $1 and operation = $2 and key = $3`,
+      [...where, response.status, JSON.stringify(response.headers), JSON.stringify(response.body)],
+    );
+    return response;
+  } catch (err) {
+    if (err instanceof Problem && err.status < 500) {
+      await db.query('delete from idempotency_keys where organization_id = $1 and operation = $2 and key = $3', where);
+    } else {
+      await db.query(`update idempotency_keys set locked_until = now() where organization_id = $1 and operation = $2 and key = $3`, where).catch(() => undefined);
+    }
+    throw err;
+  }
+}
+
+export async function purgeExpiredIdempotencyKeys(db: { query: (sql: string) => Promise<unknown> }) {
+  await db.query('delete from idempotency_keys where expires_at < now()');
+}

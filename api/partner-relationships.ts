@@ -1,0 +1,154 @@
+// HTTP API of PartnerRelationship: create, draft update, the seven lifecycle commands, reads.
+import { Hono } from 'hono';
+import { Problem } from '../core/problems';
+import { hit } from './rate-limit';
+import { runCommand } from './commands';
+import { authorize, type AccessPolicy } from './gates';
+import type { AppEnv } from './context';
+import { encodeCursor, observedVersion, pageParams, readJson, etagOf, type Ctx } from './http';
+import { KIND, type PartnerRelationship, type RelationshipContext } from '../workflows/partner-relationship';
+
+const SCOPE = 'relationships:manage';
+const SCHEMA = 'partner-relationship';
+const STATUSES = ['draft', 'requested', 'active', 'suspended', 'terminated'];
+
+async function load(c: Ctx): Promise<PartnerRelationship | undefined> {
+  const id = c.req.param('id') ?? '';
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  const { rows } = await c.get('services').db.query<{ doc: PartnerRelationship }>('select doc from partner_relationships where id = $1', [id]);
+  return rows[0]?.doc;
+}
+
+/** Gate 4: the requester always; the accepter once the draft has been requested (rule 7). */
+function role(r: PartnerRelationship, org: string) {
+  if (org === r.requestingOrganizationId) return 'owner' as const;
+  if (org === r.acceptingOrganizationId && r.status !== 'draft') return 'participant' as const;
+  return 'none' as const;
+}
+
+const access: AccessPolicy<PartnerRelationship> = { scope: SCOPE, load, role };
+
+/** Both organizations see the whole relationship: it holds nothing one may not know of the other. */
+const view = (r: PartnerRelationship) => r;
+
+function context(c: Ctx, r: { requestingOrganizationId: string; acceptingOrganizationId: string }): RelationshipContext {
+  const { registry } = c.get('services');
+  return {
+    requestingGrantedScopes: registry.grantedScopes(r.requestingOrganizationId),
+    acceptingGrantedScopes: registry.grantedScopes(r.acceptingOrganizationId),
+  };
+}
+
+export const partnerRelationships = new Hono<AppEnv>();
+
+partnerRelationships.post('/', async (c) => {
+  const { principal } = await authorize(c, { scope: SCOPE });
+  const { schemas, registry, config, db } = c.get('services');
+  const body = schemas.assert<any>(`${SCHEMA}#/$defs/CreateRequest`, await readJson(c));
+  if (body.requestingOrganizationId !== principal.organizationId) {
+    throw new Problem('ORGANIZATION_BINDING_VIOLATION', 'requestingOrganizationId must be the organization your connector is bound to');
+  }
+  if (!registry.organization(body.acceptingOrganizationId)) {
+    throw new Problem('UNKNOWN_ORGANIZATION', 'acceptingOrganizationId is not an organization known to the broker', {
+      errors: [{ pointer: '/acceptingOrganizationId', message: 'is not a known organization' }],
+    });
+  }
+  const org = principal.organizationId;
+  const pairKey = [org, body.acceptingOrganizationId].sort().join('|');
+  return runCommand(c, {
+    kind: KIND,
+    name: 'create',
+    workflowType: 'partnerRelationshipWorkflow',
+    payload: body,
+    context: context(c, body),
+    view,
+    async before(id) {
+      // Invites are limited per organization (specification, Limits).
+      await hit(db, [
+        { key: `invites-minute:${org}`, limit: config.limits.invitesPerMinute, windowSeconds: 60 },
+        { key: `invites-hour:${org}`, limit: config.limits.invitesPerHour, windowSeconds: 3600 },
+      ]);
+      await db.transaction(async (tx) => {
+        // Serialise the claims of one organization so the pending cap cannot be overrun.
+        await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`relationship-pairs:${org}`]);
+        const existing = await tx.query<{ relationship_id: string }>('select relationship_id from relationship_pairs where pair_key = $1', [pairKey]);
+        if (existing.rows[0]) {
+          if (existing.rows[0].relationship_id === id) return; // a retry of this very create
+          throw new Problem('DUPLICATE_RELATIONSHIP', 'a non-terminated relationship between these organizations already exists', {
+            existingRelationshipVisible: false,
+          });
+        }
+        const pending = await tx.query<{ n: number }>(
+          `select count(*)::int as n from relationship_pairs p left join partner_relationships r on r.id = p.relationship_id
+            where p.requesting_organization_id = $1 and (r.status is null or r.status in ('draft', 'requested'))`,
+          [org],
+        );
+        if (pending.rows[0].n >= config.limits.maxPendingOutbound) {
+          throw new Problem('PENDING_RELATIONSHIP_LIMIT', `at most ${config.limits.maxPendingOutbound} pending outbound relationships per organization`);
+        }
+        await tx.query('insert into relationship_pairs (pair_key, relationship_id, requesting_organization_id) values ($1, $2, $3)', [pairKey, id, org]);
+      });
+    },
+    async refused(id) {
+      await db.query('delete from relationship_pairs where relationship_id = $1 and not exists (select 1 from partner_relationships where id = $1)', [id]);
+    },
+  });
+});
+
+partnerRelationships.get('/', async (c) => {
+  const { principal } = await authorize(c, { scope: SCOPE });
+  const { after, limit } = pageParams(c);
+  const status = c.req.query('status');
+  const counterpart = c.req.query('counterpart');
+  const statuses = status?.split(',');
+  if (statuses && statuses.some((s) => !STATUSES.includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${STATUSES.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a relationship status' }] });
+  }
+  const org = principal.organizationId;
+  const { rows } = await c.get('services').db.query<{ id: string; doc: PartnerRelationship }>(
+    `select id, doc from partner_relationships
+      where (requesting_organization_id = $1 or (accepting_organization_id = $1 and status <> 'draft'))
+        and ($2::text[] is null or status = any($2::text[]))
+        and ($3::text is null or requesting_organization_id = $3 or accepting_organization_id = $3)
+        and ($4::uuid is null or id > $4::uuid)
+      order by id limit $5`,
+    [org, statuses ?? null, counterpart ?? null, after ?? null, limit + 1],
+  );
+  const items = rows.slice(0, limit).map((r) => view(r.doc));
+  const nextCursor = rows.length > limit ? encodeCursor(rows[limit - 1].id) : null;
+  return c.json({ items, nextCursor });
+});
+
+partnerRelationships.get('/:id', async (c) => {
+  const { resource } = await authorize(c, access);
+  return c.json(view(resource), 200, { etag: etagOf(resource.resourceVersion) });
+});
+
+/** A lifecycle command: body validated against its schema, If-Match required, sent as an Update. */
+function command(name: string, bodySchema: string) {
+  partnerRelationships.on(name === 'update' ? 'PATCH' : 'POST', name === 'update' ? '/:id' : `/:id/${name}`, async (c) => {
+    const { resource } = await authorize(c, access);
+    const body = c.get('services').schemas.assert<any>(bodySchema, await readJson(c));
+    const expectedVersion = observedVersion(c, body);
+    const { observedResourceVersion: _, ...payload } = body;
+    return runCommand(c, {
+      kind: KIND,
+      name,
+      id: resource.id,
+      expectedVersion,
+      payload,
+      context: context(c, resource),
+      view,
+      current: () => load(c),
+    });
+  });
+}
+
+command('update', `${SCHEMA}#/$defs/UpdateRequest`);
+command('request', 'common#/$defs/Command');
+command('accept', 'common#/$defs/Command');
+command('reject', 'common#/$defs/OptionallyReasonedCommand');
+command('withdraw', 'common#/$defs/ReasonedCommand');
+command('suspend', 'common#/$defs/ReasonedCommand');
+command('terminate', 'common#/$defs/ReasonedCommand');
+command('reactivate', 'common#/$defs/Command');

@@ -1,0 +1,47 @@
+// Fixed-window rate limits counted in PostgreSQL, so they hold across API replicas. Each bucket
+// is one row per window; one statement counts all buckets of a request.
+import type { MiddlewareHandler } from 'hono';
+import type { Db } from '../core/db';
+import { Problem } from '../core/problems';
+import type { AppEnv } from './context';
+
+export interface Bucket {
+  key: string;
+  limit: number;
+  windowSeconds: number;
+}
+
+export async function hit(db: Db, buckets: Bucket[], nowMs = Date.now()): Promise<void> {
+  const starts = buckets.map((b) => Math.floor(nowMs / 1000 / b.windowSeconds) * b.windowSeconds);
+  const values = buckets.map((_, i) => `($${2 * i + 1}, to_timestamp($${2 * i + 2}), 1)`).join(', ');
+  const params = buckets.flatMap((b, i) => [b.key, starts[i]]);
+  const { rows } = await db.query<{ bucket: string; count: number }>(
+    `insert into rate_counters (bucket, window_start, count) values ${values}
+     on conflict (bucket, window_start) do update set count = rate_counters.count + 1
+     returning bucket, count`,
+    params,
+  );
+  for (const row of rows) {
+    const i = buckets.findIndex((b) => b.key === row.bucket);
+    const bucket = buckets[i];
+    if (row.count > bucket.limit) {
+      const retryAfter = Math.max(1, Math.ceil(starts[i] + bucket.windowSeconds - nowMs / 1000));
+      throw new Problem('RATE_LIMITED', `limit of ${bucket.limit} per ${bucket.windowSeconds} s reached (${bucket.key.split(':')[0]})`, {}, { 'retry-after': String(retryAfter) });
+    }
+  }
+}
+
+/** Per organization and per token, on every authenticated request (reads included). */
+export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const { db, config } = c.get('services');
+  const principal = c.get('principal');
+  await hit(db, [
+    { key: `org:${principal.organizationId}`, limit: config.limits.orgRequestsPerMinute, windowSeconds: 60 },
+    { key: `token:${principal.tokenId}`, limit: config.limits.tokenRequestsPerMinute, windowSeconds: 60 },
+  ]);
+  await next();
+};
+
+export async function purgeOldRateCounters(db: Db) {
+  await db.query(`delete from rate_counters where window_start < now() - interval '2 hours'`);
+}

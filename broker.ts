@@ -1,0 +1,90 @@
+// The broker process: worker and/or HTTP API (PCX_ROLE), on the configuration from the environment.
+import { serve } from '@hono/node-server';
+import { Client } from '@temporalio/client';
+import type { Worker } from '@temporalio/worker';
+import { ConfigError, loadConfig, type Config } from './core/config';
+import { openDb } from './core/db';
+import { createLogger } from './core/log';
+import { Registry } from './core/registry';
+import { SchemaRegistry } from './core/schemas';
+import { createTokenVerifier, loadDevSigningKey } from './core/auth';
+import { connectTemporal, ensureSearchAttributes } from './core/temporal';
+import { createApp } from './api/app';
+import { purgeExpiredIdempotencyKeys } from './api/idempotency';
+import { purgeOldRateCounters } from './api/rate-limit';
+import { createWorker } from './worker';
+
+export async function startBroker(config: Config) {
+  const log = createLogger(config.log);
+  const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment);
+  const schemas = new SchemaRegistry(config.schemaBase);
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const connection = await connectTemporal(config.temporal.address);
+  await ensureSearchAttributes(connection, config.temporal.namespace);
+
+  let worker: Worker | undefined;
+  let workerRun: Promise<void> | undefined;
+  if (config.role !== 'api') {
+    worker = await createWorker(config, db);
+    workerRun = worker.run();
+    workerRun.catch((err) => log.error('worker stopped', { error: String(err) }));
+  }
+
+  let server: ReturnType<typeof serve> | undefined;
+  let housekeeping: NodeJS.Timeout | undefined;
+  if (config.role !== 'worker') {
+    const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
+    const temporal = new Client({ connection, namespace: config.temporal.namespace });
+    const app = createApp({ config, db, temporal, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
+    await new Promise<void>((resolve) => {
+      server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve());
+    });
+    housekeeping = setInterval(() => {
+      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db)]).catch((err) => log.warn('housekeeping failed', { error: String(err) }));
+    }, 10 * 60 * 1000);
+    housekeeping.unref();
+    log.info('broker listening', { url: `http://${config.host}:${config.port}`, role: config.role, database: db.engine });
+  }
+
+  return {
+    async stop() {
+      if (housekeeping) clearInterval(housekeeping);
+      if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      if (worker) {
+        worker.shutdown();
+        await workerRun?.catch(() => undefined);
+      }
+      await connection.close();
+      await db.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  startBroker(config).then(
+    (broker) => {
+      let stopping = false;
+      const stop = () => {
+        if (stopping) return;
+        stopping = true;
+        broker.stop().then(() => process.exit(0), () => process.exit(1));
+      };
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    },
+    (err) => {
+      process.stderr.write(`broker failed to start: ${(err as Error).message}\n`);
+      process.exit(1);
+    },
+  );
+}

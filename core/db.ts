@@ -1,0 +1,105 @@
+// One small database interface over two engines: a PostgreSQL pool when DATABASE_URL is set, and
+// an embedded PGlite under the data folder otherwise. PGlite is a single backend, so every query
+// and transaction on it is serialised through one mutex (a transaction holds it throughout).
+import { readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { Mutex } from 'async-mutex';
+import { Pool, types } from 'pg';
+
+// int8 (bigserial cursors, counts) as JS numbers: our values stay far below 2^53.
+types.setTypeParser(20, (v) => Number(v));
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = any>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+}
+
+export interface Db extends Queryable {
+  engine: 'postgres' | 'pglite';
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function openDb(options: { databaseUrl?: string; dataDir: string; poolSize?: number }): Promise<Db> {
+  const db = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20) : await openPglite(options.dataDir);
+  await migrate(db);
+  return db;
+}
+
+function openPostgres(url: string, max: number): Db {
+  const pool = new Pool({ connectionString: url, max });
+  // An idle client's error (server restart) must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return {
+    engine: 'postgres',
+    async query(sql, params) {
+      const r = await pool.query(sql, params as any[]);
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+    },
+    async transaction(fn) {
+      const client = await pool.connect();
+      try {
+        await client.query('begin');
+        const result = await fn({
+          async query(sql, params) {
+            const r = await client.query(sql, params as any[]);
+            return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+          },
+        });
+        await client.query('commit');
+        return result;
+      } catch (err) {
+        await client.query('rollback').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+async function openPglite(dataDir: string): Promise<Db> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  const dir = join(dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  const pg = await PGlite.create(dir);
+  const mutex = new Mutex();
+  const run = async <T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
+    const r = await pg.query<T>(sql, params as any[]);
+    return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+  };
+  return {
+    engine: 'pglite',
+    query: (sql, params) => mutex.runExclusive(() => run(sql, params)),
+    transaction: (fn) =>
+      mutex.runExclusive(async () => {
+        await run('begin');
+        try {
+          const result = await fn({ query: run });
+          await run('commit');
+          return result;
+        } catch (err) {
+          await run('rollback').catch(() => undefined);
+          throw err;
+        }
+      }),
+    close: () => mutex.runExclusive(() => pg.close()),
+  };
+}
+
+async function migrate(db: Db) {
+  const sql = readFileSync(join(__dirname, 'schema.sql'), 'utf8');
+  await db.transaction(async (tx) => {
+    // Several replicas may start at once against one PostgreSQL: migrate one at a time.
+    if (db.engine === 'postgres') await tx.query('select pg_advisory_xact_lock(7426011)');
+    for (const statement of sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean)) {
+      await tx.query(statement);
+    }
+  });
+}

