@@ -6,11 +6,12 @@ export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelati
   const result = await tx.query(
     `insert into partner_relationships
        (id, resource_version, requesting_organization_id, accepting_organization_id, status,
-        effective_from, effective_until, created_at, updated_at, doc)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+        effective_from, effective_until, submitted_at, created_at, updated_at, doc)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      on conflict (id) do update set
        resource_version = excluded.resource_version, status = excluded.status,
        effective_from = excluded.effective_from, effective_until = excluded.effective_until,
+       submitted_at = excluded.submitted_at,
        updated_at = excluded.updated_at, doc = excluded.doc
      where partner_relationships.resource_version < excluded.resource_version`,
     [
@@ -21,6 +22,7 @@ export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelati
       r.status,
       r.effectiveFrom ?? null,
       r.effectiveUntil ?? null,
+      r.submittedAt ?? null,
       r.createdAt,
       r.updatedAt,
       JSON.stringify(r),

@@ -34,6 +34,14 @@ function protectedRouter(router: Hono<AppEnv>, limit: LimitKey): Hono<AppEnv> {
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+function safeDecode(url: string): string {
+  try {
+    return decodeURIComponent(url);
+  } catch {
+    return '\u0000'; // undecodable percent-escapes count as malformed
+  }
+}
+
 export function createApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
@@ -43,6 +51,10 @@ export function createApp(services: Services): Hono<AppEnv> {
     c.set('services', services);
     c.set('correlationId', correlationId);
     const started = performance.now();
+    // Control characters have no place in a path or query; PostgreSQL cannot even store U+0000.
+    if (/[\u0000-\u001f]/.test(safeDecode(c.req.url))) {
+      return problemResponse(c, new Problem('MALFORMED_REQUEST', 'the URL contains control characters'));
+    }
     await next();
     c.res.headers.set('x-correlation-id', correlationId);
     services.log.info('request', {

@@ -22,7 +22,25 @@ export async function readJson(c: Ctx): Promise<Record<string, unknown>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Problem('VALIDATION_FAILED', 'the request body must be a JSON object', { errors: [{ pointer: '', message: 'must be object' }] });
   }
+  const nul = findNul(value, '');
+  if (nul !== undefined) {
+    // PostgreSQL cannot store U+0000 in text or jsonb; refuse it here rather than fail later.
+    throw new Problem('VALIDATION_FAILED', 'strings must not contain U+0000', { errors: [{ pointer: nul, message: 'contains U+0000' }] });
+  }
   return value as Record<string, unknown>;
+}
+
+function findNul(value: unknown, pointer: string): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? pointer : undefined;
+  if (value && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      const p = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+      if (k.includes('\u0000')) return p;
+      const found = findNul(v, p);
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
 }
 
 export function etagOf(resourceVersion: number): string {

@@ -19,10 +19,13 @@ async function load(c: Ctx): Promise<PartnerRelationship | undefined> {
   return rows[0]?.doc;
 }
 
-/** Gate 4: the requester always; the accepter once the draft has been requested (rule 7). */
+/**
+ * Gate 4: the requester always; the accepter once the relationship has been requested (rule 7).
+ * A draft withdrawn before it was requested stays invisible to the accepter for good.
+ */
 function role(r: PartnerRelationship, org: string) {
   if (org === r.requestingOrganizationId) return 'owner' as const;
-  if (org === r.acceptingOrganizationId && r.status !== 'draft') return 'participant' as const;
+  if (org === r.acceptingOrganizationId && r.submittedAt !== undefined) return 'participant' as const;
   return 'none' as const;
 }
 
@@ -104,10 +107,13 @@ partnerRelationships.get('/', async (c) => {
   if (statuses && statuses.some((s) => !STATUSES.includes(s))) {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${STATUSES.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a relationship status' }] });
   }
+  if (counterpart !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(counterpart)) {
+    throw new Problem('VALIDATION_FAILED', 'counterpart must be an organization id', { errors: [{ pointer: '/query/counterpart', message: 'is not an organization id' }] });
+  }
   const org = principal.organizationId;
   const { rows } = await c.get('services').db.query<{ id: string; doc: PartnerRelationship }>(
     `select id, doc from partner_relationships
-      where (requesting_organization_id = $1 or (accepting_organization_id = $1 and status <> 'draft'))
+      where (requesting_organization_id = $1 or (accepting_organization_id = $1 and submitted_at is not null))
         and ($2::text[] is null or status = any($2::text[]))
         and ($3::text is null or requesting_organization_id = $3 or accepting_organization_id = $3)
         and ($4::uuid is null or id > $4::uuid)

@@ -10,6 +10,8 @@ create table if not exists partner_relationships (
   status text not null,
   effective_from timestamptz,
   effective_until timestamptz,
+  -- Set once requested: the accepting organization sees the relationship from then on (rule 7).
+  submitted_at timestamptz,
   created_at timestamptz not null,
   updated_at timestamptz not null,
   doc jsonb not null

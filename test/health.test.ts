@@ -1,0 +1,9 @@
+import { call } from './helpers';
+
+test('liveness and readiness answer when Temporal and the database are up', async () => {
+  const live = await call('GET', '/health/live', undefined);
+  expect(live.status).toBe(200);
+  const ready = await call('GET', '/health/ready', undefined);
+  expect(ready.status).toBe(200);
+  expect(ready.body).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+});

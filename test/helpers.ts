@@ -1,0 +1,183 @@
+// Test helpers: the running stack (test/global-setup.ts), HTTP calls as a connector, tokens, and
+// fresh organizations per test so that limits and pair rules of one test never touch another.
+import { closeSync, openSync, readFileSync, readSync, writeSync, ftruncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { importJWK, SignJWT } from 'jose';
+import { Pool } from 'pg';
+import { TEST_ORGANIZATION_COUNT } from './stack';
+
+export interface TestEnv {
+  dir: string;
+  schema: string;
+  databaseUrl: string;
+  baseUrl: string;
+  dataDir: string;
+  temporalAddress: string;
+  taskQueue: string;
+  brokerEnv: Record<string, string>;
+  registry: { organizationsFile: string; connectorsFile: string };
+}
+
+let cached: TestEnv | undefined;
+export function testEnv(): TestEnv {
+  cached ??= JSON.parse(readFileSync(process.env.PCX_TEST_ENV!, 'utf8'));
+  return cached!;
+}
+
+let pool: Pool | undefined;
+export function db(): Pool {
+  pool ??= new Pool({ connectionString: testEnv().databaseUrl, max: 3 });
+  return pool;
+}
+afterAll(async () => {
+  await pool?.end();
+  pool = undefined;
+});
+
+export interface Org {
+  id: string;
+  clientId: string;
+  secret: string;
+}
+
+/** n organizations no other test has used in this run. */
+export function freshOrgs(n: number): Org[] {
+  const file = join(testEnv().dir, 'org-counter');
+  const fd = openSync(file, 'a+');
+  try {
+    const buf = Buffer.alloc(16);
+    const read = readSync(fd, buf, 0, 16, 0);
+    const next = read ? Number(buf.subarray(0, read).toString()) : 1;
+    if (next + n - 1 > TEST_ORGANIZATION_COUNT) throw new Error('test registry has too few organizations; raise TEST_ORGANIZATION_COUNT');
+    ftruncateSync(fd, 0);
+    writeSync(fd, String(next + n), 0);
+    return Array.from({ length: n }, (_, i) => {
+      const num = String(next + i).padStart(3, '0');
+      return { id: `org-${num}`, clientId: `client-${num}`, secret: `secret-${num}` };
+    });
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export async function tokenFor(clientId: string, secret: string, scope?: string): Promise<string> {
+  const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
+  if (scope !== undefined) body.set('scope', scope);
+  const res = await fetch(`${testEnv().baseUrl}/oauth2/token`, { method: 'POST', body });
+  if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${await res.text()}`);
+  return ((await res.json()) as any).access_token;
+}
+
+/** Signs a token with the development key directly, to test tokens the server would never issue. */
+export async function mintToken(claims: Record<string, unknown>, options: { audience?: string; issuer?: string; expiresIn?: string } = {}): Promise<string> {
+  const key = JSON.parse(readFileSync(join(testEnv().dataDir, 'dev-auth-key.json'), 'utf8'));
+  const env = testEnv();
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid: key.privateJwk.kid })
+    .setIssuer(options.issuer ?? `${env.baseUrl}/oauth2`)
+    .setAudience(options.audience ?? 'pcx-broker')
+    .setIssuedAt()
+    .setJti(crypto.randomUUID())
+    .setExpirationTime(options.expiresIn ?? '10m')
+    .sign(await importJWK(key.privateJwk, 'ES256'));
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+export interface CallOptions {
+  headers?: Record<string, string>;
+  /** Raw body (string) instead of JSON. */
+  raw?: string | ReadableStream;
+}
+
+export async function call(method: string, path: string, token: string | undefined, body?: unknown, options: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...(options.headers ?? {}) };
+  if (token) headers.authorization = `Bearer ${token}`;
+  let payload: any;
+  if (options.raw !== undefined) payload = options.raw;
+  else if (body !== undefined) {
+    payload = JSON.stringify(body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await fetch(`${testEnv().baseUrl}${path}`, { method, headers, body: payload, ...(payload instanceof ReadableStream ? { duplex: 'half' } : {}) } as any);
+  const text = await res.text();
+  let parsed: any = text;
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* keep text */
+  }
+  return { status: res.status, headers: res.headers, body: parsed };
+}
+
+/** A connector of one organization, with a token holding all its scopes (or the given ones). */
+export class Connector {
+  private constructor(
+    public readonly org: Org,
+    public readonly token: string,
+  ) {}
+
+  static async of(org: Org, scope?: string): Promise<Connector> {
+    return new Connector(org, await tokenFor(org.clientId, org.secret, scope));
+  }
+
+  get id() {
+    return this.org.id;
+  }
+
+  get(path: string, headers?: Record<string, string>) {
+    return call('GET', path, this.token, undefined, { headers });
+  }
+
+  post(path: string, body?: unknown, headers?: Record<string, string>) {
+    return call('POST', path, this.token, body, { headers });
+  }
+
+  patch(path: string, body?: unknown, headers?: Record<string, string>) {
+    return call('PATCH', path, this.token, body, { headers });
+  }
+
+  /** A lifecycle command with If-Match taken from the given version. */
+  command(path: string, version: number, body?: unknown, headers: Record<string, string> = {}) {
+    return call('POST', path, this.token, body, { headers: { 'if-match': `"${version}"`, ...headers } });
+  }
+}
+
+export const ALL_SHARING_SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide'];
+
+export async function createRelationship(from: Connector, to: Connector, extra: Record<string, unknown> = {}): Promise<Reply> {
+  return from.post('/partner-relationships', {
+    requestingOrganizationId: from.id,
+    acceptingOrganizationId: to.id,
+    scopes: ALL_SHARING_SCOPES,
+    ...extra,
+  });
+}
+
+/** Creates, requests and accepts a relationship; returns the active record. */
+export async function activeRelationship(from: Connector, to: Connector, extra: Record<string, unknown> = {}): Promise<any> {
+  const created = await createRelationship(from, to, extra);
+  expect(created.status).toBe(201);
+  const requested = await from.command(`/partner-relationships/${created.body.id}/request`, 1);
+  expect(requested.status).toBe(200);
+  const accepted = await to.command(`/partner-relationships/${created.body.id}/accept`, 2);
+  expect(accepted.status).toBe(200);
+  return accepted.body;
+}
+
+export function expectProblem(reply: Reply, status: number, code: string) {
+  if (reply.status !== status || reply.body?.code !== code) {
+    throw new Error(`expected ${status} ${code}, got ${reply.status} ${JSON.stringify(reply.body)}`);
+  }
+  expect(reply.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(reply.body.type).toMatch(/^urn:exchange:protocol:error:[a-z-]+$/);
+  expect(typeof reply.body.title).toBe('string');
+  expect(typeof reply.body.detail).toBe('string');
+  expect(reply.body.correlationId).toBe(reply.headers.get('x-correlation-id'));
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -1,0 +1,279 @@
+// The OpenAPI document (schemas/openapi.yaml) against the Hono router and the schema files.
+// Routes are static, so the app is built with stub services: no server, database or Temporal.
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { createApp } from '../api/app';
+import type { Services } from '../api/context';
+import { loadOpenApi } from '../api/openapi';
+import { loadConfig, type Config } from '../core/config';
+import { PROBLEMS, type ProblemCode } from '../core/problems';
+import { SCHEMA_DIR, SchemaRegistry } from '../core/schemas';
+import { SCOPES } from '../core/scopes';
+
+const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/openapi.json', '/schemas/v0/{name}', '/oauth2/token', '/.well-known/jwks.json'];
+/** Routes registered only while the development authorization server is on. */
+const DEV_AUTH_ONLY = ['POST /oauth2/token', 'GET /.well-known/jwks.json'];
+const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
+
+type Json = any;
+
+const silentLog = { debug() {}, info() {}, warn() {}, error() {} };
+
+function stubServices(config: Config): Services {
+  // Only what the routes touched below need; everything else is never reached.
+  return { config, log: silentLog, schemas: new SchemaRegistry(config.schemaBase) } as unknown as Services;
+}
+
+function readDocument(): Json {
+  return parse(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8'));
+}
+
+/** "METHOD /path/{param}" for every route the router registers, middleware ('ALL') excluded. */
+function routerOperations(config: Config): string[] {
+  const app = createApp(stubServices(config));
+  const ops = app.routes
+    .filter((r) => r.method !== 'ALL')
+    .map((r) => `${r.method.toUpperCase()} ${r.path.replace(/:([A-Za-z0-9_]+)(\{[^}]*\})?\??/g, '{$1}')}`);
+  return [...new Set(ops)].sort();
+}
+
+function documentOperations(doc: Json): string[] {
+  const ops: string[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths ?? {})) {
+    for (const method of HTTP_METHODS) if (item[method]) ops.push(`${method.toUpperCase()} ${path}`);
+  }
+  return ops.sort();
+}
+
+function operations(doc: Json): { key: string; path: string; method: string; pathItem: Json; op: Json }[] {
+  const out = [];
+  for (const [path, pathItem] of Object.entries<Json>(doc.paths)) {
+    for (const method of HTTP_METHODS) {
+      if (pathItem[method]) out.push({ key: `${method.toUpperCase()} ${path}`, path, method, pathItem, op: pathItem[method] });
+    }
+  }
+  return out;
+}
+
+/** Every `$ref` in a document, with the JSON pointer of the object that holds it. */
+function refsOf(node: Json, at = ''): { at: string; ref: string }[] {
+  if (Array.isArray(node)) return node.flatMap((v, i) => refsOf(v, `${at}/${i}`));
+  if (node && typeof node === 'object') {
+    return Object.entries(node).flatMap(([k, v]) =>
+      k === '$ref' && typeof v === 'string' ? [{ at, ref: v }] : refsOf(v, `${at}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`),
+    );
+  }
+  return [];
+}
+
+function resolvePointer(root: Json, pointer: string): Json {
+  if (pointer === '' || pointer === '/') return pointer === '' ? root : root?.[''];
+  let node = root;
+  for (const raw of pointer.replace(/^\//, '').split('/')) {
+    const token = decodeURIComponent(raw).replace(/~1/g, '/').replace(/~0/g, '~');
+    if (node === null || typeof node !== 'object' || !(token in node)) return undefined;
+    node = node[token];
+  }
+  return node;
+}
+
+const schemaFiles = new Map<string, Json>();
+function schemaFile(name: string): Json {
+  if (!schemaFiles.has(name)) schemaFiles.set(name, JSON.parse(readFileSync(join(SCHEMA_DIR, `${name}.json`), 'utf8')));
+  return schemaFiles.get(name);
+}
+
+/** Follows internal `#/components/...` references until a concrete object. */
+function deref(doc: Json, node: Json): Json {
+  let current = node;
+  for (let i = 0; i < 10 && current && typeof current.$ref === 'string' && current.$ref.startsWith('#/'); i++) {
+    current = resolvePointer(doc, current.$ref.slice(1));
+  }
+  return current;
+}
+
+/** Whether a schema is problem.json, directly, through a component, or as a part of allOf. */
+function isProblemSchema(doc: Json, schema: Json): boolean {
+  if (!schema) return false;
+  if (schema.$ref === './problem.json') return true;
+  if (typeof schema.$ref === 'string' && schema.$ref.startsWith('#/')) return isProblemSchema(doc, deref(doc, schema));
+  return Array.isArray(schema.allOf) && schema.allOf.some((s: Json) => isProblemSchema(doc, s));
+}
+
+describe('schemas/openapi.yaml', () => {
+  const config = loadConfig({});
+  const doc = readDocument();
+
+  it('parses as an OpenAPI 3.1 document', () => {
+    expect(typeof doc).toBe('object');
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/);
+    expect(doc.info?.title).toEqual(expect.any(String));
+    expect(doc.info?.version).toEqual(expect.any(String));
+    expect(Object.keys(doc.paths ?? {}).length).toBeGreaterThan(0);
+  });
+
+  it('declares exactly the routes the router registers', () => {
+    expect(config.auth.devServer).toBe(true); // the default configuration registers every route
+    const router = routerOperations(config);
+    const documented = documentOperations(doc);
+    expect({
+      missingFromDocument: router.filter((r) => !documented.includes(r)),
+      missingFromRouter: documented.filter((d) => !router.includes(d)),
+    }).toEqual({ missingFromDocument: [], missingFromRouter: [] });
+  });
+
+  it('without the development authorization server, lacks only the development routes', () => {
+    const production = loadConfig({ DEV_AUTH: 'false', AUTH_JWKS_URL: 'https://issuer.example/jwks.json' });
+    const router = routerOperations(production);
+    const documented = documentOperations(doc);
+    expect(router.filter((r) => !documented.includes(r))).toEqual([]);
+    expect(documented.filter((d) => !router.includes(d)).sort()).toEqual([...DEV_AUTH_ONLY].sort());
+  });
+
+  it('gives every operation an id, summary, declared tags, its path parameters and security', () => {
+    const tags = new Set((doc.tags ?? []).map((t: Json) => t.name));
+    const scopes = doc.components?.securitySchemes?.oauth2?.flows?.clientCredentials?.scopes ?? {};
+    expect(doc.components.securitySchemes.oauth2.type).toBe('oauth2');
+    expect(doc.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).toBe('/oauth2/token');
+    expect(Object.keys(scopes).sort()).toEqual([...SCOPES].sort());
+    const ids = new Set<string>();
+    for (const { key, path, pathItem, op } of operations(doc)) {
+      expect({ key, operationId: typeof op.operationId }).toEqual({ key, operationId: 'string' });
+      expect({ key, duplicateId: ids.has(op.operationId) }).toEqual({ key, duplicateId: false });
+      ids.add(op.operationId);
+      expect({ key, summary: typeof op.summary }).toEqual({ key, summary: 'string' });
+      expect({ key, tags: Array.isArray(op.tags) && op.tags.length > 0 && op.tags.every((t: string) => tags.has(t)) }).toEqual({ key, tags: true });
+
+      const params = [...(pathItem.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(doc, p));
+      for (const name of [...path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1])) {
+        const declared = params.find((p: Json) => p.in === 'path' && p.name === name);
+        expect({ key, pathParameter: name, declared: Boolean(declared?.required) }).toEqual({ key, pathParameter: name, declared: true });
+      }
+
+      expect({ key, security: Array.isArray(op.security) }).toEqual({ key, security: true });
+      if (PUBLIC_PATHS.includes(path)) {
+        expect({ key, security: op.security }).toEqual({ key, security: [] });
+      } else {
+        expect({ key, requirements: op.security.length }).toEqual({ key, requirements: 1 });
+        const [requirement] = op.security;
+        expect({ key, schemes: Object.keys(requirement) }).toEqual({ key, schemes: ['oauth2'] });
+        for (const scope of requirement.oauth2) expect({ key, scope, known: scope in scopes }).toEqual({ key, scope, known: true });
+      }
+      if (path.startsWith('/partner-relationships')) {
+        expect({ key, security: op.security }).toEqual({ key, security: [{ oauth2: ['relationships:manage'] }] });
+      }
+    }
+  });
+
+  it('answers every failure of every operation with a problem document', () => {
+    for (const { key, op } of operations(doc)) {
+      const responses = op.responses ?? {};
+      expect({ key, default: 'default' in responses }).toEqual({ key, default: true });
+      expect({ key, uses412: '412' in responses }).toEqual({ key, uses412: false });
+      for (const [status, raw] of Object.entries<Json>(responses)) {
+        const response = deref(doc, raw);
+        expect({ key, status, resolved: Boolean(response) }).toEqual({ key, status, resolved: true });
+        const isFailure = status === 'default' || /^4\d\d$/.test(status);
+        if (!isFailure) continue;
+        const problem = response.content?.['application/problem+json']?.schema;
+        expect({ key, status, problem: isProblemSchema(doc, problem) }).toEqual({ key, status, problem: true });
+        expect({ key, status, correlationHeader: 'X-Correlation-Id' in (response.headers ?? {}) }).toEqual({ key, status, correlationHeader: true });
+      }
+      if (responses['429']) {
+        expect({ key, retryAfter: 'Retry-After' in (deref(doc, responses['429']).headers ?? {}) }).toEqual({ key, retryAfter: true });
+      }
+    }
+  });
+
+  it('sends Location and ETag on creates and ETag on commands and single reads', () => {
+    for (const { key, pathItem, op } of operations(doc)) {
+      const responses = op.responses;
+      if (responses['201']) {
+        const headers = deref(doc, responses['201']).headers ?? {};
+        expect({ key, location: 'Location' in headers, etag: 'ETag' in headers }).toEqual({ key, location: true, etag: true });
+      }
+      const params = [...(pathItem.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(doc, p));
+      const isCommand = params.some((p: Json) => p.in === 'header' && p.name === 'If-Match');
+      const isSingleRead = key.startsWith('GET ') && /\{id\}$/.test(key);
+      if (isCommand || isSingleRead) {
+        const headers = deref(doc, responses['200'] ?? {}).headers ?? {};
+        expect({ key, etag: 'ETag' in headers }).toEqual({ key, etag: true });
+      }
+      if (isCommand) {
+        expect({ key, status: ['409', '428'].filter((s) => !(s in responses)) }).toEqual({ key, status: [] });
+      }
+    }
+  });
+
+  it('resolves every reference: schema files and their $defs, and its own components', () => {
+    const refs = refsOf(doc);
+    expect(refs.length).toBeGreaterThan(0);
+    for (const { at, ref } of refs) {
+      if (ref.startsWith('#/')) {
+        expect({ at, ref, resolves: resolvePointer(doc, ref.slice(1)) !== undefined }).toEqual({ at, ref, resolves: true });
+        continue;
+      }
+      const m = FILE_REF.exec(ref);
+      expect({ at, ref, form: Boolean(m) }).toEqual({ at, ref, form: true });
+      const [, name, fragment] = m!;
+      expect({ at, ref, fileExists: existsSync(join(SCHEMA_DIR, `${name}.json`)) }).toEqual({ at, ref, fileExists: true });
+      if (fragment && fragment !== '#') {
+        const schema = schemaFile(name);
+        const defs = /^#\/\$defs\/([^/]+)$/.exec(fragment);
+        if (defs) expect({ at, ref, def: defs[1] in (schema.$defs ?? {}) }).toEqual({ at, ref, def: true });
+        expect({ at, ref, resolves: resolvePointer(schema, fragment.slice(1)) !== undefined }).toEqual({ at, ref, resolves: true });
+      }
+    }
+  });
+
+  it('lists every problem code with its status in info.description', () => {
+    const description: string = doc.info.description;
+    for (const [code, { status, name }] of Object.entries(PROBLEMS) as [ProblemCode, (typeof PROBLEMS)[ProblemCode]][]) {
+      const row = `| \`${code}\` | ${status} | \`urn:exchange:protocol:error:${name}\` |`;
+      expect({ code, listed: description.includes(row) }).toEqual({ code, listed: true });
+    }
+  });
+});
+
+describe('served OpenAPI document', () => {
+  const config = loadConfig({});
+
+  it('rewrites every schema file reference to the immutable schema id', () => {
+    const base = 'https://schemas.test.example/pcx';
+    const served = loadOpenApi(base);
+    const refs = refsOf(served);
+    expect(refs.filter(({ ref }) => /\.json(#|$)/.test(ref) || ref.startsWith('./'))).toEqual([]);
+    const names = new Set(refsOf(readDocument()).map(({ ref }) => FILE_REF.exec(ref)?.[1]).filter(Boolean));
+    expect(names.size).toBeGreaterThan(0);
+    for (const { ref } of refs) {
+      if (ref.startsWith('#/')) continue;
+      const m = /^(.*)\/v0\/([a-z0-9-]+)(#.*)?$/.exec(ref);
+      expect({ ref, base: m?.[1] }).toEqual({ ref, base });
+      expect({ ref, known: names.has(m![2]) }).toEqual({ ref, known: true });
+    }
+  });
+
+  it('serves /openapi.json, whose schema references are served by /schemas/v0/{name}', async () => {
+    const app = createApp(stubServices(config));
+    const res = await app.request('/openapi.json');
+    expect(res.status).toBe(200);
+    const served = await res.json();
+    expect(served).toEqual(loadOpenApi(config.schemaBase));
+    const prefix = `${config.schemaBase}/v0/`;
+    const targets = new Set(
+      refsOf(served)
+        .map(({ ref }) => ref)
+        .filter((ref) => !ref.startsWith('#/'))
+        .map((ref) => ref.split('#')[0]),
+    );
+    expect(targets.size).toBeGreaterThan(0);
+    for (const target of targets) {
+      expect(target.startsWith(prefix)).toBe(true);
+      const schema = await app.request(new URL(target).pathname);
+      expect({ target, status: schema.status }).toEqual({ target, status: 200 });
+      expect({ target, id: (await schema.json()).$id }).toEqual({ target, id: target });
+    }
+  });
+});

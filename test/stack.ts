@@ -1,0 +1,133 @@
+// Starts the real parts the integration tests talk to: a Temporal dev server (in memory) and a
+// broker process (worker + API) on PostgreSQL or PGlite. Used by the jest global setup and by the
+// PGlite smoke test; no mocks anywhere.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { devServerArgs, temporalCli } from '../scripts/start';
+
+export const ROOT = join(__dirname, '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: number, child?: ChildProcess) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child && child.exitCode !== null) throw new Error(`${what}: process exited with ${child.exitCode}`);
+    if (await check().catch(() => false)) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not become ready in ${timeoutMs} ms`);
+}
+
+export async function startTemporal(): Promise<{ address: string; process: ChildProcess; stop(): Promise<void> }> {
+  const port = await freePort();
+  // The dev server's own logs stay out of the test output.
+  const child = spawn(temporalCli(), devServerArgs({ port }), { stdio: ['ignore', 'ignore', 'ignore'] });
+  const address = `127.0.0.1:${port}`;
+  const { Connection } = await import('@temporalio/client');
+  await waitFor(
+    async () => {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.workflowService.getSystemInfo({});
+      await connection.close();
+      return true;
+    },
+    'Temporal dev server',
+    30000,
+    child,
+  );
+  return { address, process: child, stop: () => stopChild(child) };
+}
+
+export interface BrokerHandle {
+  baseUrl: string;
+  dataDir: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+export async function startBroker(env: Record<string, string>, dataDir: string, logFile?: string): Promise<BrokerHandle> {
+  const port = await freePort();
+  mkdirSync(dataDir, { recursive: true });
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'broker.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const log: string[] = [];
+  const keep = (chunk: Buffer) => {
+    if (log.length < 200) log.push(chunk.toString());
+    if (logFile) appendFileSync(logFile, chunk);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  try {
+    await waitFor(async () => (await fetch(`${baseUrl}/health/ready`)).status === 200, 'broker', 60000, child);
+  } catch (err) {
+    child.kill('SIGKILL');
+    throw new Error(`${(err as Error).message}\n${log.join('').slice(-3000)}`);
+  }
+  return {
+    baseUrl,
+    dataDir,
+    process: child,
+    stop: () => stopChild(child),
+  };
+}
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+    setTimeout(() => child.kill('SIGKILL'), 10000).unref();
+  });
+}
+
+/** The organizations and connectors of the test registry (written to files for the broker). */
+export const TEST_ORGANIZATION_COUNT = 240;
+
+export function writeTestRegistry(dir: string): { organizationsFile: string; connectorsFile: string } {
+  const all = [
+    'relationships:manage', 'capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide',
+    'tenders:publish', 'tenders:read', 'tenders:decide', 'commitments:read', 'outcomes:write', 'outcomes:review',
+  ];
+  const sharing = all.filter((s) => s !== 'relationships:manage');
+  const organizations: any[] = [];
+  const connectors: any[] = [];
+  for (let i = 1; i <= TEST_ORGANIZATION_COUNT; i++) {
+    const n = String(i).padStart(3, '0');
+    organizations.push({ organizationId: `org-${n}`, name: `Test organization ${n}`, status: 'active', partneringPolicy: { grantedScopes: sharing } });
+    connectors.push({ organizationId: `org-${n}`, name: `connector ${n}`, clientId: `client-${n}`, clientSecret: `secret-${n}`, scopes: all });
+  }
+  organizations.push(
+    { organizationId: 'org-inactive', name: 'Inactive organization', status: 'inactive', partneringPolicy: { grantedScopes: sharing } },
+    { organizationId: 'org-restricted', name: 'Grants only capacity:read', status: 'active', partneringPolicy: { grantedScopes: ['capacity:read'] } },
+    { organizationId: 'org-special', name: 'Owner of odd connectors', status: 'active', partneringPolicy: { grantedScopes: sharing } },
+  );
+  connectors.push(
+    { organizationId: 'org-inactive', clientId: 'client-inactive-org', clientSecret: 'secret-x', scopes: all },
+    { organizationId: 'org-restricted', clientId: 'client-restricted', clientSecret: 'secret-r', scopes: all },
+    { organizationId: 'org-special', clientId: 'client-inactive', clientSecret: 'secret-i', scopes: all, status: 'inactive' },
+    { organizationId: 'org-special', clientId: 'client-other-env', clientSecret: 'secret-e', scopes: all, environment: 'production' },
+  );
+  mkdirSync(dir, { recursive: true });
+  const organizationsFile = join(dir, 'organizations.json');
+  const connectorsFile = join(dir, 'connectors.json');
+  writeFileSync(organizationsFile, JSON.stringify(organizations, null, 2));
+  writeFileSync(connectorsFile, JSON.stringify(connectors, null, 2));
+  return { organizationsFile, connectorsFile };
+}
