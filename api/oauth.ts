@@ -35,8 +35,13 @@ oauth.post('/oauth2/token', async (c) => {
     const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
     const colon = decoded.indexOf(':');
     if (colon < 0 || clientSecret !== undefined) throw oauthError('VALIDATION_FAILED', 'invalid_request', 'use exactly one client authentication method');
-    clientId = decodeURIComponent(decoded.slice(0, colon));
-    clientSecret = decodeURIComponent(decoded.slice(colon + 1));
+    try {
+      // RFC 6749 section 2.3.1: both parts are form-urlencoded before they are joined.
+      clientId = decodeURIComponent(decoded.slice(0, colon).replace(/\+/g, ' '));
+      clientSecret = decodeURIComponent(decoded.slice(colon + 1).replace(/\+/g, ' '));
+    } catch {
+      throw oauthError('VALIDATION_FAILED', 'invalid_request', 'the Basic credentials are not form-urlencoded');
+    }
   }
   if (form.get('grant_type') !== 'client_credentials') {
     throw oauthError('VALIDATION_FAILED', 'unsupported_grant_type', 'only grant_type=client_credentials is supported');

@@ -27,10 +27,11 @@ export function loadOpenApi(schemaBase: string): any {
 
 export const openapi = new Hono<AppEnv>();
 
-let cached: any;
+const documents = new Map<string, any>(); // by schema base
 openapi.get('/openapi.json', (c) => {
-  cached ??= loadOpenApi(c.get('services').config.schemaBase);
-  return c.json(cached);
+  const base = c.get('services').config.schemaBase;
+  if (!documents.has(base)) documents.set(base, loadOpenApi(base));
+  return c.json(documents.get(base));
 });
 
 openapi.get('/schemas/v0/:name', (c) => {

@@ -86,6 +86,10 @@ export function createTokenVerifier(config: Config, devKey?: DevSigningKey): Tok
         throw new Problem('TOKEN_AUDIENCE_MISMATCH', 'the token audience is not this broker');
       }
       if (err instanceof joseErrors.JWTExpired) throw new Problem('INVALID_TOKEN', 'the token has expired');
+      // The key set could not be fetched: our outage, not the caller's bad token.
+      if (err instanceof joseErrors.JWKSTimeout || !(err instanceof joseErrors.JOSEError)) {
+        throw new Problem('SERVICE_UNAVAILABLE', 'the key set could not be loaded; retry later');
+      }
       throw new Problem('INVALID_TOKEN', 'the token could not be verified');
     }
   };

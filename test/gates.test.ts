@@ -146,3 +146,13 @@ describe('development authorization server', () => {
     expect(jwks.keys[0].d).toBeUndefined();
   });
 });
+
+test('malformed Basic credentials at the token endpoint are a 400, not a 500', async () => {
+  const res = await fetch(`${testEnv().baseUrl}/oauth2/token`, {
+    method: 'POST',
+    headers: { authorization: `Basic ${Buffer.from('a%:b').toString('base64')}` },
+    body: new URLSearchParams({ grant_type: 'client_credentials' }),
+  });
+  expect(res.status).toBe(400);
+  expect(((await res.json()) as any).error).toBe('invalid_request');
+});

@@ -270,7 +270,8 @@ describe('lists', () => {
 
     expectProblem(await a.get('/partner-relationships?status=bogus'), 400, 'VALIDATION_FAILED');
     expectProblem(await a.get('/partner-relationships?limit=0'), 400, 'VALIDATION_FAILED');
-    expectProblem(await a.get('/partner-relationships?cursor=%%%'), 400, 'VALIDATION_FAILED');
+    expectProblem(await a.get('/partner-relationships?cursor=!!!'), 400, 'VALIDATION_FAILED');
+    expectProblem(await a.get('/partner-relationships?cursor=%%%'), 400, 'MALFORMED_REQUEST');
     // The outsider sees none of it.
     const outsider = (await Promise.all(freshOrgs(1).map((o) => Connector.of(o))))[0];
     expect((await outsider.get('/partner-relationships')).body.items).toEqual([]);

@@ -1,0 +1,48 @@
+# The broker image. One image, two roles: PCX_ROLE=api (HTTP API) or PCX_ROLE=worker (Temporal
+# worker); docker-compose.yml runs one container of each. The TypeScript sources run as they are,
+# through tsx: there is no build step, as in `npm start`.
+#
+# No Docker engine runs on the development machines: keep this file consistent with the code by
+# reading (package.json, broker.ts, core/config.ts), as docker-compose.yml says.
+
+FROM node:20-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only. They hold everything the process needs at run time:
+#   tsx            runs broker.ts (in "dependencies", so --omit=dev keeps it);
+#   @swc/core, swc-loader, webpack
+#                  the Temporal worker bundles workflows/ when it starts (dependencies of
+#                  @temporalio/worker, so they come along);
+#   pg             read models in PostgreSQL (PGlite is installed too but not used once
+#                  DATABASE_URL is set).
+# The devDependencies (typescript, jest, @temporalio/testing, ...) serve `npm test` only.
+# Install scripts stay on: esbuild and @swc/core check their platform binaries in them.
+RUN npm ci --omit=dev --no-audit --no-fund \
+  && npm cache clean --force
+
+FROM node:20-bookworm-slim
+WORKDIR /app
+# The API must listen on every interface inside a container (config.ts defaults HOST to
+# 127.0.0.1, right for a laptop and wrong here). The worker role opens no port.
+ENV HOST=0.0.0.0 \
+    PORT=8080
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json package-lock.json tsconfig.json broker.ts worker.ts ./
+COPY core ./core
+COPY api ./api
+COPY workflows ./workflows
+COPY activities ./activities
+COPY schemas ./schemas
+# config/ is not baked in: the deployment mounts its own organizations and connectors files
+# (docker-compose.yml mounts ./config read-only at /app/config) and names them with
+# ORGANIZATIONS_FILE and CONNECTORS_FILE. The demo connectors' secrets stay out of the image.
+#
+# The files belong to root and are only read; the process runs as the image's unprivileged
+# `node` user (uid 1000). tsx keeps its transform cache under /tmp.
+USER node
+EXPOSE 8080
+# The tsx CLI is node_modules/tsx/dist/cli.mjs ("bin" in node_modules/tsx/package.json). Exec
+# form without npm or a shell: tsx runs broker.ts in a child node process and relays SIGTERM to
+# it, and broker.ts then drains the worker and closes the server and the pool before exiting
+# (compose's `init: true` puts tini in front as PID 1).
+CMD ["node", "node_modules/tsx/dist/cli.mjs", "broker.ts"]
