@@ -1,0 +1,71 @@
+// `npm start` end to end: the start script brings up the Temporal dev server (SQLite file) and the
+// broker on PGlite, Ctrl-C stops every child, and a second start finds the state again.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { freePort, ROOT } from './stack';
+import { testEnv } from './helpers';
+
+async function start(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
+    if (ready) return child;
+    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error('npm start did not become ready');
+}
+
+function interrupt(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}
+
+async function portOpen(port: number) {
+  return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
+}
+
+test('start, Ctrl-C, start again: state survives and every child stops', async () => {
+  const env = {
+    PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    DATA_DIR: join(testEnv().dir, 'npm-start'),
+  };
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const token = async () => {
+    const res = await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'alpine-tms', client_secret: 'alpine-demo-secret' }) });
+    return ((await res.json()) as any).access_token as string;
+  };
+  let child = await start(env);
+  expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(true);
+  const created = await fetch(`${base}/partner-relationships`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ requestingOrganizationId: 'org-alpine-freight', acceptingOrganizationId: 'org-cargo-coop', scopes: ['capacity:read'] }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as any;
+
+  expect(await interrupt(child)).toBe(0);
+  expect(await portOpen(Number(env.PORT))).toBe(false);
+  expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(false);
+
+  child = await start(env);
+  try {
+    // The read model (PGlite) and the workflow (Temporal's SQLite file) both survived.
+    const requested = await fetch(`${base}/partner-relationships/${id}/request`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'if-match': '"1"' } });
+    expect(requested.status).toBe(200);
+    expect(((await requested.json()) as any).resourceVersion).toBe(2);
+  } finally {
+    expect(await interrupt(child)).toBe(0);
+  }
+}, 150000);
