@@ -17,6 +17,9 @@ COPY package.json package-lock.json ./
 #                  DATABASE_URL is set).
 # The devDependencies (typescript, jest, @temporalio/testing, ...) serve `npm test` only.
 # Install scripts stay on: esbuild and @swc/core check their platform binaries in them.
+# This uses the npm 10 bundled with the node:20 image, which accepts the lockfile as it is;
+# npm 11.19 (the development machines') refuses it ("Missing: @swc/core-darwin-arm64@ from lock
+# file" and 24 more optional platform packages), so do not upgrade npm in this stage.
 RUN npm ci --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
