@@ -18,8 +18,11 @@ function npmDependencies() {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
-  log('installing npm dependencies (npm ci)');
-  execFileSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  // Not `npm ci`: the registry mirror here serves no binaries for other platforms, so npm 11 finds
+  // their optional entries missing from the lockfile and refuses. `npm install --no-save` installs
+  // exactly the locked versions and leaves package-lock.json untouched.
+  log('installing npm dependencies (npm install --no-save, versions from package-lock.json)');
+  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
 }
 
 function onPath(cmd) {
