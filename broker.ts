@@ -16,8 +16,6 @@ import { createWorker } from './worker';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
-  const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment);
-  const schemas = new SchemaRegistry(config.schemaBase);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const connection = await connectTemporal(config.temporal.address);
   await ensureSearchAttributes(connection, config.temporal.namespace);
@@ -33,6 +31,8 @@ export async function startBroker(config: Config) {
   let server: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
   if (config.role !== 'worker') {
+    const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment);
+    const schemas = new SchemaRegistry(config.schemaBase);
     const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const app = createApp({ config, db, temporal, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });

@@ -94,7 +94,9 @@ export function loadConfig(env: Env = process.env): Config {
   const devServer = bool('DEV_AUTH', mode === 'development');
   if (devServer && mode === 'production') problems.push('DEV_AUTH=true is not allowed with PCX_MODE=production');
   const jwksUrl = url('AUTH_JWKS_URL', env.AUTH_JWKS_URL || undefined);
-  if (!devServer && !jwksUrl) problems.push('AUTH_JWKS_URL is required when the development authorization server is off');
+  const role = oneOf('PCX_ROLE', 'all', ['all', 'api', 'worker'] as const);
+  // A worker verifies no tokens; only processes that serve the API need a key set.
+  if (!devServer && !jwksUrl && role !== 'worker') problems.push('AUTH_JWKS_URL is required when the development authorization server is off');
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push(`DATABASE_URL must be a postgres:// or postgresql:// URL`);
@@ -107,7 +109,7 @@ export function loadConfig(env: Env = process.env): Config {
 
   const config: Config = {
     mode,
-    role: oneOf('PCX_ROLE', 'all', ['all', 'api', 'worker'] as const),
+    role,
     host: str('HOST', '127.0.0.1'),
     port,
     publicBaseUrl,

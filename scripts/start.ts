@@ -75,8 +75,11 @@ function main() {
     broker.kill('SIGTERM');
     const temporal = children.find((c) => c !== broker);
     const done = () => {
-      temporal?.kill('SIGTERM');
-      setTimeout(() => process.exit(code), 200).unref();
+      // Wait for Temporal to close its ports and its SQLite file before we exit, so that an
+      // immediate restart finds both free.
+      if (!temporal || temporal.exitCode !== null || temporal.signalCode !== null) process.exit(code);
+      temporal.once('exit', () => process.exit(code));
+      temporal.kill('SIGTERM');
     };
     if (broker.exitCode !== null) done();
     else broker.once('exit', done);
@@ -91,7 +94,7 @@ function main() {
     child.once('exit', (code) => {
       if (!stopping) {
         process.stderr.write(`[start] a child process exited (code ${code}); stopping\n`);
-        stop(code ?? 1);
+        stop(code || 1);
       }
     });
   }

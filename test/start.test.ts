@@ -9,13 +9,15 @@ async function start(env: Record<string, string>): Promise<ChildProcess> {
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'ignore'],
+    stdio: ['ignore', 'ignore', 'pipe'],
   });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
   const deadline = Date.now() + 60000;
   while (Date.now() < deadline) {
     const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
     if (ready) return child;
-    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
     await new Promise((r) => setTimeout(r, 250));
   }
   child.kill('SIGKILL');
