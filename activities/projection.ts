@@ -5,7 +5,10 @@ import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
 import type { Envelope, EventDraft } from '../workflows/machine';
 import { projectPartnerRelationship } from './partner-relationship';
+import { projectCapacityOffer } from './capacity-offer';
+import { projectLoadRequest } from './load-request';
 import { resourcePath } from '../core/resources';
+import { inForceSql, SHARING, visibleTo } from '../core/sharing';
 
 export interface ProjectionSettings {
   schemaBase: string;
@@ -22,7 +25,27 @@ export interface TransitionRecord {
 
 const projectors: Record<string, (tx: Queryable, snapshot: any) => Promise<boolean>> = {
   'partner-relationship': projectPartnerRelationship,
+  'capacity-offer': projectCapacityOffer,
+  'load-request': projectLoadRequest,
 };
+
+/**
+ * The partners a published listing is shared with right now: an active relationship granting the
+ * read scope, and the listing's visibility. A listing that was never published has no partners.
+ */
+async function partnersOf(tx: Queryable, kind: string, snapshot: any): Promise<string[]> {
+  const sharing = SHARING[kind];
+  if (!sharing || !snapshot.publishedAt) return [];
+  const { rows } = await tx.query<{ org: string; groups: string[] | null }>(
+    `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org,
+            r.doc->'visibilityPolicy'->'groups' as groups
+       from partner_relationships r
+      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
+        and r.doc->'scopes' ? $2`,
+    [snapshot.ownerOrganizationId, sharing.readScope],
+  );
+  return rows.filter((r) => visibleTo(snapshot.visibility, r.groups ?? [], r.org)).map((r) => r.org);
+}
 
 export function createProjectionActivities(db: Db, settings: ProjectionSettings) {
   return {
@@ -31,7 +54,9 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings)
       if (!project) throw new Error(`no projection for ${record.kind}`);
       await db.transaction(async (tx) => {
         await project(tx, record.snapshot);
+        const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, record.kind, record.snapshot) : [];
         for (const draft of record.events) {
+          const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
           const event = new CloudEvent({
             id: draft.id,
             source: settings.eventSource,
@@ -47,9 +72,19 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings)
             causationid: record.causationId,
           });
           await tx.query(
-            `insert into events (id, resource_kind, resource_id, resource_version, type, audience, cloudevent)
-             values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing`,
-            [draft.id, record.kind, record.snapshot.id, record.snapshot.resourceVersion, draft.type, draft.audience, JSON.stringify(event.toJSON())],
+            `insert into events (id, resource_kind, resource_id, resource_version, type, owner_organization_id, audience, share_scope, cloudevent)
+             values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (id) do nothing`,
+            [
+              draft.id,
+              record.kind,
+              record.snapshot.id,
+              record.snapshot.resourceVersion,
+              draft.type,
+              record.snapshot.ownerOrganizationId,
+              audience,
+              draft.shareWithPartners ? SHARING[record.kind].readScope : null,
+              JSON.stringify(event.toJSON()),
+            ],
           );
         }
       });

@@ -13,6 +13,8 @@ import { openapi } from './openapi';
 import { oauth } from './oauth';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
+import { capacityOffers } from './capacity-offers';
+import { loadRequests } from './load-requests';
 
 type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 
@@ -82,6 +84,8 @@ export function createApp(services: Services): Hono<AppEnv> {
     app.route('/', oauth);
   }
   app.route('/partner-relationships', protectedRouter(partnerRelationships, 'maxRelationshipBodyBytes'));
+  app.route('/capacity-offers', protectedRouter(capacityOffers, 'maxBodyBytes'));
+  app.route('/load-requests', protectedRouter(loadRequests, 'maxBodyBytes'));
   app.route('/events', protectedRouter(events, 'maxBodyBytes'));
   return app;
 }

@@ -26,6 +26,8 @@ export interface CommandRequest {
   expectedVersion?: number;
   /** The caller's view of a snapshot (gate 9). */
   view: (snapshot: any) => unknown;
+  /** Who issues the command; by default the caller's connector. */
+  actor?: Actor;
   /** For create: the workflow function name. */
   workflowType?: string;
   /** Reads the current read-model row when the workflow has already completed. */
@@ -51,7 +53,7 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
     const command: Command = {
       name: request.name,
       commandId,
-      actor: actorOf(c),
+      actor: request.actor ?? actorOf(c),
       expectedVersion: request.expectedVersion,
       payload: request.payload,
       correlationId: c.get('correlationId'),

@@ -23,6 +23,8 @@ export interface Principal {
   organizationId: string;
   clientId: string;
   scopes: Set<string>;
+  /** A protocol operator: an organization with role operator, token with exchange:admin. */
+  operator: boolean;
   /** Identifies the token for per-token rate limits. */
   tokenId: string;
 }

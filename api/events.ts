@@ -1,11 +1,13 @@
 // GET /events: the pull feed of CloudEvents the caller's organization may see, in causal order
-// per resource. The cursor is (transaction id, sequence): the feed only serves rows of
+// per resource. An event shared with partners is served to a partner only while their
+// relationship still grants the read scope, and with the same field disclosure as the reads. The cursor is (transaction id, sequence): the feed only serves rows of
 // transactions older than every running one, so a late commit can never be skipped by a cursor.
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor } from './http';
 import { eventView } from './views';
+import { betweenSql, inForceSql } from '../core/sharing';
 
 export const events = new Hono<AppEnv>();
 
@@ -25,8 +27,11 @@ events.get('/', async (c) => {
     [tx, seq] = [m[1], Number(m[2])];
   }
   const { rows } = await db.query<{ seq: number; tx: string; kind: string; cloudevent: any }>(
-    `select seq, tx_id::text as tx, resource_kind as kind, cloudevent from events
+    `select seq, tx_id::text as tx, resource_kind as kind, cloudevent from events e
       where audience @> array[$1]::text[]
+        and (e.share_scope is null or e.owner_organization_id = $1 or exists (
+              select 1 from partner_relationships r
+               where ${inForceSql('r')} and ${betweenSql('r', 'e.owner_organization_id', '$1')} and r.doc->'scopes' ? e.share_scope))
         and (tx_id, seq) > ($2::text::xid8, $3::bigint)
         and tx_id < pg_snapshot_xmin(pg_current_snapshot())
       order by tx_id, seq limit $4`,
@@ -35,7 +40,7 @@ events.get('/', async (c) => {
   const last = rows[rows.length - 1];
   const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);
   return c.json({
-    items: rows.map((r) => eventView(r.kind, r.cloudevent, principal.organizationId)),
+    items: rows.map((r) => eventView(r.kind, r.cloudevent, principal)),
     nextCursor,
   });
 });

@@ -21,6 +21,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { Problem } from '../core/problems';
 import { parseScopeClaim } from '../core/scopes';
+import { betweenSql, inForceSql } from '../core/sharing';
 import type { AppEnv, Principal } from './context';
 import { notFound, type Ctx } from './http';
 
@@ -45,18 +46,23 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!organization || organization.status !== 'active') {
     throw new Problem('ORGANIZATION_INACTIVE', 'the organization of this connector is not active');
   }
+  const scopes = parseScopeClaim(claims.scope);
   const principal: Principal = {
     organizationId: connector.organizationId,
     clientId: connector.clientId,
-    scopes: parseScopeClaim(claims.scope),
+    scopes,
+    operator: organization.role === 'operator' && scopes.has('exchange:admin'),
     tokenId: typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`,
   };
   c.set('principal', principal);
   await next();
 };
 
-/** How the caller stands to a resource (gate 4). `partner` is decided by gates 5, 7 and 8. */
-export type Role = 'owner' | 'participant' | 'partner' | 'none';
+/**
+ * How the caller stands to a resource (gate 4). `partner` is decided by gates 5, 7 and 8;
+ * `operator` is a protocol operator holding the admin scope.
+ */
+export type Role = 'owner' | 'participant' | 'partner' | 'operator' | 'none';
 
 export interface ActiveRelationship {
   id: string;
@@ -70,7 +76,7 @@ export interface AccessPolicy<R> {
   /** Gate 4: loads the resource; undefined means it does not exist. */
   load?: (c: Ctx) => Promise<R | undefined>;
   /** Gate 4: the caller's standing; `partner` sends the caller through gates 5, 7 and 8. */
-  role?: (resource: R, organizationId: string) => Role;
+  role?: (resource: R, principal: Principal) => Role;
   /** Gates 5, 7, 8 for callers whose role is `partner`. */
   partner?: {
     ownerOf: (resource: R) => string;
@@ -100,7 +106,7 @@ export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Acc
   // Gate 4.
   const resource = await policy.load(c);
   if (resource === undefined) throw notFound();
-  const role = policy.role(resource, principal.organizationId);
+  const role = policy.role(resource, principal);
   if (role === 'none') throw notFound();
   if (role !== 'partner') return { principal, resource, role };
   if (!policy.partner) throw notFound();
@@ -121,13 +127,7 @@ export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Acc
  */
 export async function activeRelationship(c: Ctx, a: string, b: string): Promise<ActiveRelationship | undefined> {
   const { rows } = await c.get('services').db.query<{ id: string; doc: any }>(
-    `select id, doc from partner_relationships
-      where status = 'active'
-        and ((requesting_organization_id = $1 and accepting_organization_id = $2)
-          or (requesting_organization_id = $2 and accepting_organization_id = $1))
-        and (effective_from is null or effective_from <= now())
-        and (effective_until is null or effective_until > now())
-      limit 1`,
+    `select id, doc from partner_relationships r where ${inForceSql('r')} and ${betweenSql('r', '$1', '$2')} limit 1`,
     [a, b],
   );
   if (!rows[0]) return undefined;

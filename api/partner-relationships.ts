@@ -4,7 +4,7 @@ import { Problem } from '../core/problems';
 import { hit } from './rate-limit';
 import { runCommand } from './commands';
 import { authorize, type AccessPolicy } from './gates';
-import type { AppEnv } from './context';
+import type { AppEnv, Principal } from './context';
 import { encodeCursor, observedVersion, pageParams, readJson, etagOf, type Ctx } from './http';
 import { KIND, type PartnerRelationship, type RelationshipContext } from '../workflows/partner-relationship';
 
@@ -23,7 +23,7 @@ async function load(c: Ctx): Promise<PartnerRelationship | undefined> {
  * Gate 4: the requester always; the accepter once the relationship has been requested (rule 7).
  * A draft withdrawn before it was requested stays invisible to the accepter for good.
  */
-function role(r: PartnerRelationship, org: string) {
+function role(r: PartnerRelationship, { organizationId: org }: Principal) {
   if (org === r.requestingOrganizationId) return 'owner' as const;
   if (org === r.acceptingOrganizationId && r.submittedAt !== undefined) return 'participant' as const;
   return 'none' as const;

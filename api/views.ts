@@ -1,16 +1,18 @@
 // Gate 9, field disclosure: what each audience sees of a resource, in reads, lists and events
-// alike. Events carry the same projection as the reads because both call these functions.
-export type Viewer = string;
+// alike. Events carry the same projection as the reads because both call viewOf.
+import { partnerView, phaseFor } from '../core/disclosure';
 
-const views: Record<string, (doc: any, viewer: Viewer) => unknown> = {
-  // Both parties see the whole relationship.
-  'partner-relationship': (doc) => doc,
-};
+export interface Viewer {
+  organizationId: string;
+  /** A protocol operator with the admin scope sees every field. */
+  operator?: boolean;
+}
 
 export function viewOf(kind: string, doc: any, viewer: Viewer): unknown {
-  const view = views[kind];
-  if (!view) throw new Error(`no view for ${kind}`);
-  return view(doc, viewer);
+  // Both parties see the whole relationship: it holds nothing one may not know of the other.
+  if (kind === 'partner-relationship') return doc;
+  if (viewer.operator || doc.ownerOrganizationId === viewer.organizationId) return doc;
+  return partnerView(kind, doc, phaseFor(kind, doc, viewer.organizationId));
 }
 
 /** A stored CloudEvent as one organization may read it: the data is that organization's view. */

@@ -28,6 +28,7 @@ export const PROBLEMS = {
   PAYLOAD_TOO_LARGE: { status: 413, name: 'payload-too-large', title: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, name: 'unsupported-media-type', title: 'The request body must be application/json' },
   INVALID_STATE_TRANSITION: { status: 422, name: 'invalid-state-transition', title: 'The command is not allowed in the current state' },
+  RESOURCE_NOT_PUBLISHABLE: { status: 422, name: 'resource-not-publishable', title: 'The resource lacks fields or values required to publish' },
   RESOURCE_EXPIRED: { status: 422, name: 'resource-expired', title: 'The resource or its validity has expired' },
   INCOMPATIBLE_DECISION_POLICY: { status: 422, name: 'incompatible-decision-policy', title: 'The decision policy cannot be changed now' },
   SCOPES_NOT_GRANTED: { status: 422, name: 'scopes-not-granted', title: 'A partnering policy does not grant the requested scopes' },

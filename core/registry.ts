@@ -8,6 +8,8 @@ export interface Organization {
   organizationId: string;
   name: string;
   status: 'active' | 'inactive';
+  /** `operator`: the protocol operator, whose admin-scoped connectors may cancel any listing. */
+  role: 'participant' | 'operator';
   partneringPolicy: { grantedScopes: string[] };
 }
 
@@ -62,6 +64,7 @@ export class Registry {
         organizationId: o.organizationId,
         name: o.name ?? o.organizationId,
         status: o.status === 'inactive' ? 'inactive' : 'active',
+        role: o.role === 'operator' ? 'operator' : 'participant',
         partneringPolicy: { grantedScopes: granted },
       };
     });

@@ -2,6 +2,8 @@
 // path of the HTTP API and the workflow id. One table, so the names cannot drift apart.
 export const RESOURCE_COLLECTIONS: Record<string, string> = {
   'partner-relationship': 'partner-relationships',
+  'capacity-offer': 'capacity-offers',
+  'load-request': 'load-requests',
 };
 
 export function resourcePath(kind: string, id: string): string {

@@ -39,7 +39,11 @@ create table if not exists events (
   resource_id uuid not null,
   resource_version integer not null,
   type text not null,
+  owner_organization_id text not null,
   audience text[] not null,
+  -- For events shared with partners: the scope their relationship must still grant when the
+  -- feed serves the event (suspension stops sharing at once). Null: audience only.
+  share_scope text,
   created_at timestamptz not null default now(),
   cloudevent jsonb not null
 );
@@ -69,3 +73,44 @@ create table if not exists rate_counters (
   count integer not null,
   primary key (bucket, window_start)
 );
+
+-- Read models of the listings: CapacityOffer and LoadRequest share one shape. window_* is the
+-- availability window (offers) or pickup start to delivery end (requests); *_box are bounding
+-- boxes [minLon, minLat, maxLon, maxLat] of origin/pickup and destination/delivery areas.
+create table if not exists capacity_offers (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  status text not null,
+  visibility_mode text,
+  visibility_organization_ids text[] not null default '{}',
+  visibility_groups text[] not null default '{}',
+  window_start timestamptz,
+  window_end timestamptz,
+  origin_box float8[],
+  destination_box float8[],
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists capacity_offers_owner on capacity_offers (owner_organization_id, status);
+create index if not exists capacity_offers_status on capacity_offers (status);
+
+create table if not exists load_requests (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  status text not null,
+  visibility_mode text,
+  visibility_organization_ids text[] not null default '{}',
+  visibility_groups text[] not null default '{}',
+  window_start timestamptz,
+  window_end timestamptz,
+  origin_box float8[],
+  destination_box float8[],
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists load_requests_owner on load_requests (owner_organization_id, status);
+create index if not exists load_requests_status on load_requests (status);

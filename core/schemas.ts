@@ -25,7 +25,9 @@ export class SchemaRegistry {
   readonly documents: Map<string, any>;
 
   constructor(private readonly schemaBase: string) {
-    this.ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    // strictTuples off: a GeoJSON position is [lon, lat] with an optional altitude (open tuple).
+    // strictRequired off: if/then blocks require fields declared beside them (bodyType 'other').
+    this.ajv = new Ajv2020({ allErrors: true, strict: true, strictTuples: false, strictRequired: false, allowUnionTypes: true });
     addFormats(this.ajv);
     this.documents = loadSchemaFiles(schemaBase);
     for (const doc of this.documents.values()) this.ajv.addSchema(doc);

@@ -19,13 +19,16 @@ export const SCOPES = [
   'outcomes:write',
   'outcomes:review',
   'connectors:manage',
+  // Not in the specification's list: the protocol operator's administrative scope (admin cancel
+  // of offers and requests). Held only by connectors of organizations with role "operator".
+  'exchange:admin',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
 
 /** Scopes that a PartnerRelationship can grant between two organizations (data sharing and decisions). */
 export const RELATIONSHIP_SCOPES: readonly Scope[] = SCOPES.filter(
-  (s) => s !== 'relationships:manage' && s !== 'connectors:manage',
+  (s) => s !== 'relationships:manage' && s !== 'connectors:manage' && s !== 'exchange:admin',
 );
 
 export function parseScopeClaim(claim: unknown): Set<string> {

@@ -117,12 +117,16 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
     { organizationId: 'org-inactive', name: 'Inactive organization', status: 'inactive', partneringPolicy: { grantedScopes: sharing } },
     { organizationId: 'org-restricted', name: 'Grants only capacity:read', status: 'active', partneringPolicy: { grantedScopes: ['capacity:read'] } },
     { organizationId: 'org-special', name: 'Owner of odd connectors', status: 'active', partneringPolicy: { grantedScopes: sharing } },
+    { organizationId: 'org-operator', name: 'Protocol operator', status: 'active', role: 'operator', partneringPolicy: { grantedScopes: [] } },
   );
   connectors.push(
     { organizationId: 'org-inactive', clientId: 'client-inactive-org', clientSecret: 'secret-x', scopes: all },
     { organizationId: 'org-restricted', clientId: 'client-restricted', clientSecret: 'secret-r', scopes: all },
     { organizationId: 'org-special', clientId: 'client-inactive', clientSecret: 'secret-i', scopes: all, status: 'inactive' },
     { organizationId: 'org-special', clientId: 'client-other-env', clientSecret: 'secret-e', scopes: all, environment: 'production' },
+    { organizationId: 'org-operator', clientId: 'client-operator', clientSecret: 'secret-o', scopes: ['exchange:admin', 'capacity:publish', 'capacity:read', 'loads:read'] },
+    // A participant holding the admin scope is still no operator.
+    { organizationId: 'org-special', clientId: 'client-pretender', clientSecret: 'secret-p', scopes: [...all, 'exchange:admin'] },
   );
   mkdirSync(dir, { recursive: true });
   const organizationsFile = join(dir, 'organizations.json');

@@ -82,17 +82,16 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
     if (machine.systemCommands.includes(command.name) && command.actor.kind !== 'system') {
       throw new RefusalError({ code: 'ACTOR_NOT_PERMITTED', detail: `${command.name} is reserved to the broker` });
     }
-    if (command.actor.kind !== 'system') {
-      if (command.expectedVersion === undefined) {
-        throw new RefusalError({ code: 'PRECONDITION_REQUIRED', detail: 'an observed resourceVersion is required' });
-      }
-      if (command.expectedVersion !== current.resourceVersion) {
-        throw new RefusalError({
-          code: 'STALE_RESOURCE_VERSION',
-          detail: `observed resourceVersion ${command.expectedVersion}, current is ${current.resourceVersion}`,
-          extensions: { currentResourceVersion: current.resourceVersion, currentState: current.status },
-        });
-      }
+    // Callers must name the version they observed; the broker's own commands may (matching does).
+    if (command.actor.kind !== 'system' && command.expectedVersion === undefined) {
+      throw new RefusalError({ code: 'PRECONDITION_REQUIRED', detail: 'an observed resourceVersion is required' });
+    }
+    if (command.expectedVersion !== undefined && command.expectedVersion !== current.resourceVersion) {
+      throw new RefusalError({
+        code: 'STALE_RESOURCE_VERSION',
+        detail: `observed resourceVersion ${command.expectedVersion}, current is ${current.resourceVersion}`,
+        extensions: { currentResourceVersion: current.resourceVersion, currentState: current.status },
+      });
     }
     return handler(current, command, now);
   }

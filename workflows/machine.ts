@@ -41,6 +41,12 @@ export interface EventDraft {
   type: string;
   /** Organizations that may read this event in the pull feed. */
   audience: string[];
+  /**
+   * Also the partners the resource is shared with when the event is written (active relationship
+   * granting the read scope, and the resource's visibility); the feed re-checks the relationship
+   * when it serves the event, so suspension stops sharing at once.
+   */
+  shareWithPartners?: boolean;
 }
 
 export interface Transition<S> {

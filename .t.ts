@@ -1,0 +1,15 @@
+import { loadAreaIndex, boundingBox, validateArea } from '/work/main/core/areas';
+const t0 = performance.now();
+const ix = loadAreaIndex();
+const t1 = performance.now();
+console.log('load ms', (t1 - t0).toFixed(1));
+const t2 = performance.now(); ix.unlocode('USNYC'); console.log('first US lookup ms', (performance.now() - t2).toFixed(2));
+console.log(ix.unlocode('DEHAM'), ix.unlocode('NLRTM'), ix.unlocode('DEXXX'));
+console.log(boundingBox({kind:'country',code:'DE'}), boundingBox({kind:'country',code:'FR'}), boundingBox({kind:'subdivision',code:'DE-HH'}));
+const data = (ix as any).data;
+console.log(Object.keys(data.countries).filter((c) => /^(AA|Q[M-Z]|X[A-Z]|ZZ)$/.test(c)), Object.entries(data.countries).filter(([,b]) => !b));
+const noCoords: string[] = [];
+for (const [c, es] of Object.entries<any[]>(data.codes)) for (const e of es) if (e[1] === null && noCoords.length < 400) noCoords.push(c + e[0] + ':' + e[3]);
+console.log(noCoords.filter(x => x.startsWith('DE')).slice(0, 10), noCoords.filter(x=>x.endsWith(':')).slice(0,5));
+console.log(Object.entries(data.subdivisions).filter(([,b]) => !b));
+console.log(validateArea({kind:'country',code:'NF'}, '/a'));

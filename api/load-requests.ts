@@ -1,0 +1,72 @@
+// HTTP API of LoadRequest (the listing API of api/listings.ts, configured for requests), and the
+// mapping of the specification's two LoadRequest descriptions: bodies may use the schema form,
+// responses always use the resource form (docs/decisions.md, "LoadRequest forms").
+import type { FieldError } from '../core/problems';
+import { KIND } from '../workflows/load-request';
+import { listingRouter } from './listings';
+
+/** Schema-form field -> resource-form field, for the fields that only change name. */
+const RENAMED: Record<string, string> = { originArea: 'pickupArea', destinationArea: 'deliveryArea' };
+/** Schema-form window pairs -> resource-form window. */
+const WINDOWS: Record<string, [string, string]> = {
+  pickupWindow: ['pickupWindowStart', 'pickupWindowEnd'],
+  deliveryWindow: ['deliveryWindowStart', 'deliveryWindowEnd'],
+};
+const SCHEMA_FORM_CAPACITY = ['weightKg', 'volumeM3', 'vehicleBodyTypes'];
+
+/**
+ * Rewrites schema-form fields into the resource form. Giving one concept in both forms is an
+ * error (we never guess which one the caller meant); so is half of a window pair. Works for
+ * create bodies and for merge patches (where null removes the field).
+ */
+export function toResourceForm(body: Record<string, any>, errors: FieldError[]): Record<string, any> {
+  const out: Record<string, any> = { ...body };
+  const conflict = (schemaField: string, resourceField: string) =>
+    errors.push({ pointer: `/${schemaField}`, message: `give ${resourceField} or ${schemaField}, not both` });
+
+  for (const [from, to] of Object.entries(RENAMED)) {
+    if (!(from in out)) continue;
+    if (to in out) conflict(from, to);
+    out[to] = out[from];
+    delete out[from];
+  }
+  for (const [window, [startField, endField]] of Object.entries(WINDOWS)) {
+    const hasStart = startField in out;
+    const hasEnd = endField in out;
+    if (!hasStart && !hasEnd) continue;
+    if (window in out) conflict(hasStart ? startField : endField, window);
+    if (hasStart !== hasEnd) errors.push({ pointer: `/${hasStart ? endField : startField}`, message: `is required together with ${hasStart ? startField : endField}` });
+    const [start, end] = [out[startField], out[endField]];
+    out[window] = start === null && end === null ? null : { start, end };
+    delete out[startField];
+    delete out[endField];
+  }
+  const capacity = out.requiredCapacity;
+  if (capacity && (SCHEMA_FORM_CAPACITY.some((k) => k in capacity) || typeof capacity.loadingMetres === 'number')) {
+    const converted: Record<string, unknown> = {};
+    if (capacity.weightKg !== undefined) converted.weight = { value: capacity.weightKg, unitCode: 'KGM' };
+    if (capacity.volumeM3 !== undefined) converted.volume = { value: capacity.volumeM3, unitCode: 'MTQ' };
+    if (capacity.loadingMetres !== undefined) converted.loadingMetres = { value: capacity.loadingMetres, unitCode: 'MTR' };
+    out.requiredCapacity = converted;
+    if (capacity.vehicleBodyTypes?.length) {
+      if (out.vehicleRequirements) conflict('requiredCapacity/vehicleBodyTypes', 'vehicleRequirements');
+      else out.vehicleRequirements = { bodyTypes: capacity.vehicleBodyTypes };
+    }
+  }
+  return out;
+}
+
+export const loadRequests = listingRouter({
+  kind: KIND,
+  workflowType: 'loadRequestWorkflow',
+  schema: 'load-request',
+  statuses: ['draft', 'published', 'proposed', 'matched', 'withdrawn', 'expired', 'cancelled'],
+  publishScope: 'loads:publish',
+  readScope: 'loads:read',
+  // "protocol operator with admin scope" (no further scope named for requests)
+  cancelScopes: [],
+  areaFields: ['pickupArea', 'deliveryArea'],
+  windowFields: ['pickupWindow', 'deliveryWindow'],
+  handlingFields: ['handlingRequirements'],
+  normalize: toResourceForm,
+});

@@ -1,0 +1,186 @@
+// What CapacityOffer and LoadRequest share: a draft that its owner edits, publishes and
+// withdraws, that expires at expiresAt and that a protocol operator can cancel. Both are
+// "listings": published to partners, never re-published after they end. Each resource adds its
+// own fields and its system-only matching commands (workflows/capacity-offer.ts,
+// workflows/load-request.ts).
+import { bump, Command, Envelope, EventDraft, invalidTransition, Machine, refuse } from './machine';
+
+export interface ReasonRecord {
+  reason: string;
+  reasonCode?: string;
+  at: string;
+}
+
+export interface Listing extends Envelope {
+  expiresAt?: string;
+  visibility?: { mode: 'partners' | 'groups' | 'open'; organizationIds?: string[]; groups?: string[] };
+  publishedAt?: string;
+  matchedAt?: string;
+  withdrawnAt?: string;
+  expiredAt?: string;
+  cancelledAt?: string;
+  withdrawal?: ReasonRecord;
+  cancellation?: ReasonRecord;
+  cancelledBy?: { kind: string; organizationId?: string; clientId?: string };
+}
+
+/** Facts the API looked up for a listing command. */
+export interface ListingContext {
+  /** Publish: whether the owner has at least one active relationship in force now. */
+  ownerHasActiveRelationship?: boolean;
+}
+
+export interface ListingSpec<S extends Listing> {
+  kind: string;
+  /** Draft fields the owner may set and patch. */
+  fields: readonly string[];
+  /** Fields that must be present to publish (specification, publish row). */
+  requiredToPublish: readonly string[];
+  /** Capacity-like fields that need at least one dimension to publish. */
+  nonEmptyToPublish: readonly string[];
+  /** Time-window fields whose start must precede their end. */
+  windows: readonly string[];
+  /** Statuses in which the listing is live: withdraw and expiry apply. */
+  live: readonly string[];
+  /** Statuses an operator may cancel from. */
+  cancellable: readonly string[];
+  /** Resource-specific publish checks (pointer, message). */
+  publishChecks?: (state: S) => Array<{ pointer: string; message: string }>;
+  /** Initial values of resource-specific bookkeeping fields. */
+  initial: Partial<S>;
+}
+
+const TERMINAL = ['withdrawn', 'expired', 'cancelled'];
+
+function reasonOf(command: Command, now: string): ReasonRecord {
+  const { reason, reasonCode } = command.payload ?? {};
+  if (typeof reason !== 'string' || reason.trim() === '') {
+    refuse('VALIDATION_FAILED', `a reason is required to ${command.name}`, { errors: [{ pointer: '/reason', message: 'is required' }] });
+  }
+  return { reason, ...(reasonCode ? { reasonCode } : {}), at: now };
+}
+
+export function requireOwner(state: Listing, command: Command) {
+  if (command.actor.kind !== 'connector' || command.actor.organizationId !== state.ownerOrganizationId) {
+    refuse('ACTOR_NOT_PERMITTED', `only the owner may ${command.name} this resource`);
+  }
+}
+
+export function requireStatus(kind: string, state: Listing, command: Command, allowed: readonly string[]) {
+  if (!allowed.includes(state.status)) invalidTransition(kind, command.name, state.status);
+}
+
+export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Machine<S>, 'systemCommands'> {
+  // Events of a listing go to its owner and to the partners it is shared with at that moment.
+  const event = (state: S, name: string): EventDraft => ({
+    type: `pcx.${spec.kind}.${name}.v1`,
+    audience: [state.ownerOrganizationId],
+    shareWithPartners: true,
+  });
+
+  function pick(payload: Record<string, unknown>): Partial<S> {
+    const out: Record<string, unknown> = {};
+    for (const field of [...spec.fields, 'externalReferences', 'extensions']) if (payload[field] !== undefined) out[field] = payload[field];
+    return out as Partial<S>;
+  }
+
+  function publishProblems(state: S, now: string) {
+    const errors: Array<{ pointer: string; message: string }> = [];
+    const record = state as unknown as Record<string, any>;
+    for (const field of spec.requiredToPublish) if (record[field] === undefined) errors.push({ pointer: `/${field}`, message: 'is required to publish' });
+    for (const field of spec.nonEmptyToPublish) {
+      if (record[field] !== undefined && Object.keys(record[field]).length === 0) errors.push({ pointer: `/${field}`, message: 'needs at least one dimension to publish' });
+    }
+    for (const field of spec.windows) {
+      const w = record[field];
+      if (w && Date.parse(w.start) >= Date.parse(w.end)) errors.push({ pointer: `/${field}/end`, message: 'must be after start' });
+    }
+    if (state.expiresAt && Date.parse(state.expiresAt) <= Date.parse(now)) errors.push({ pointer: '/expiresAt', message: 'must be in the future' });
+    errors.push(...(spec.publishChecks?.(state) ?? []));
+    return errors;
+  }
+
+  return {
+    kind: spec.kind,
+
+    create(command, id, now) {
+      if (command.actor.kind !== 'connector' || !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'only a connector can create a resource');
+      const state = {
+        ...spec.initial,
+        ...pick(command.payload ?? {}),
+        id,
+        resourceVersion: 1,
+        ownerOrganizationId: command.actor.organizationId,
+        createdAt: now,
+        updatedAt: now,
+        status: 'draft',
+      } as S;
+      return { state, events: [] };
+    },
+
+    commands: {
+      // PATCH of draft data (JSON merge patch; null removes). Refused once published.
+      update(state, command, now) {
+        requireOwner(state, command);
+        requireStatus(spec.kind, state, command, ['draft']);
+        const next = bump(state, now, {});
+        const record = next as unknown as Record<string, unknown>;
+        for (const [field, value] of Object.entries(command.payload ?? {})) {
+          if (![...spec.fields, 'externalReferences', 'extensions'].includes(field)) continue;
+          if (value === null) delete record[field];
+          else record[field] = value;
+        }
+        return { state: next, events: [] };
+      },
+
+      publish(state, command, now) {
+        requireOwner(state, command);
+        requireStatus(spec.kind, state, command, ['draft']);
+        const errors = publishProblems(state, now);
+        if (errors.length) refuse('RESOURCE_NOT_PUBLISHABLE', 'the resource cannot be published yet', { errors });
+        const context: ListingContext = command.context ?? {};
+        if (state.visibility?.mode !== 'open' && !context.ownerHasActiveRelationship) {
+          refuse('RELATIONSHIP_INACTIVE', 'publishing to partners needs at least one active partner relationship (or visibility open)');
+        }
+        const next = bump(state, now, { status: 'published', publishedAt: now } as Partial<S>);
+        return { state: next, events: [event(next, 'published')] };
+      },
+
+      withdraw(state, command, now) {
+        requireOwner(state, command);
+        requireStatus(spec.kind, state, command, spec.live);
+        const next = bump(state, now, { status: 'withdrawn', withdrawnAt: now, withdrawal: reasonOf(command, now) } as Partial<S>);
+        return { state: next, events: [event(next, 'withdrawn')] };
+      },
+
+      expire(state, command, now) {
+        requireStatus(spec.kind, state, command, spec.live);
+        if (!state.expiresAt || Date.parse(state.expiresAt) > Date.parse(now)) invalidTransition(spec.kind, 'expire', state.status);
+        const next = bump(state, now, { status: 'expired', expiredAt: now } as Partial<S>);
+        return { state: next, events: [event(next, 'expired')] };
+      },
+
+      // Administrative cancel by a protocol operator (the API only sends it for an operator).
+      cancel(state, command, now) {
+        if (command.actor.kind !== 'operator') refuse('ACTOR_NOT_PERMITTED', 'only a protocol operator may cancel');
+        requireStatus(spec.kind, state, command, spec.cancellable);
+        const next = bump(state, now, {
+          status: 'cancelled',
+          cancelledAt: now,
+          cancellation: reasonOf(command, now),
+          cancelledBy: { kind: 'operator', organizationId: command.actor.organizationId, clientId: command.actor.clientId },
+        } as Partial<S>);
+        return { state: next, events: [event(next, 'cancelled')] };
+      },
+    },
+
+    deadline(state) {
+      if (!spec.live.includes(state.status) || !state.expiresAt) return undefined;
+      return { at: state.expiresAt, command: 'expire' };
+    },
+
+    terminal: (state) => TERMINAL.includes(state.status),
+
+    searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
+  };
+}
