@@ -36,6 +36,7 @@ COPY api ./api
 COPY workflows ./workflows
 COPY activities ./activities
 COPY schemas ./schemas
+COPY data ./data
 # config/ is not baked in: the deployment mounts its own organizations and connectors files
 # (docker-compose.yml mounts ./config read-only at /app/config) and names them with
 # ORGANIZATIONS_FILE and CONNECTORS_FILE. The demo connectors' secrets stay out of the image.

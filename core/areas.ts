@@ -30,7 +30,7 @@
  * The UN/LOCODE index is data/unlocode-index.json.gz, built by scripts/build-unlocode.ts (see the
  * layout there); nothing here reads ../shared.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 
@@ -81,7 +81,15 @@ export interface Unlocode { position: [number, number] | null; country: string; 
 export class AreaIndex {
   // Built per country on first use: a Map of all 115k codes would cost most of the load time.
   private readonly byCountry = new Map<string, Map<string, CodeEntry>>();
-  constructor(private readonly data: UnlocodeIndex) {}
+  /**
+   * countryBoxes: Natural Earth boxes of each country's home part (data/country-boxes.json,
+   * scripts/extract-country-boxes.py); they replace the boxes derived from UN/LOCODE coordinates,
+   * which typos in that list distort. Distant overseas territories are not part of a country box.
+   */
+  constructor(
+    private readonly data: UnlocodeIndex,
+    private readonly countryBoxes: Record<string, Box> = {},
+  ) {}
 
   /** A UN/LOCODE's position and subdivision, or undefined when the index does not have it. */
   unlocode(code: string): Unlocode | undefined {
@@ -108,7 +116,8 @@ export class AreaIndex {
 
   /** The country's box; null when none of its codes has coordinates (or it is not known). */
   countryBox(code: string): Box | null {
-    return Object.hasOwn(this.data.countries, code) ? this.data.countries[code] : null;
+    if (!Object.hasOwn(this.data.countries, code)) return null;
+    return Object.hasOwn(this.countryBoxes, code) ? this.countryBoxes[code] : this.data.countries[code];
   }
 
   /** The subdivision's box, else its country's; null when neither has one. */
@@ -127,6 +136,7 @@ export class AreaIndex {
 }
 
 export const DEFAULT_INDEX_FILE = resolve(__dirname, '..', 'data', 'unlocode-index.json.gz');
+export const COUNTRY_BOXES_FILE = resolve(__dirname, '..', 'data', 'country-boxes.json');
 const loaded = new Map<string, AreaIndex>();
 
 /** Reads the index once per file (about 1 MB gzip); later calls return the cached one. */
@@ -136,7 +146,8 @@ export function loadAreaIndex(file: string = DEFAULT_INDEX_FILE): AreaIndex {
   if (!index) {
     const data = JSON.parse(gunzipSync(readFileSync(path)).toString('utf8')) as UnlocodeIndex;
     if (data.version !== 1) throw new Error(`${path}: unsupported UN/LOCODE index version ${String(data.version)}`);
-    index = new AreaIndex(data);
+    const countryBoxes = existsSync(COUNTRY_BOXES_FILE) ? JSON.parse(readFileSync(COUNTRY_BOXES_FILE, 'utf8')).boxes : {};
+    index = new AreaIndex(data, countryBoxes);
     loaded.set(path, index);
   }
   return index;
