@@ -50,3 +50,13 @@ describe('units', () => {
     expect(() => fromBase(-0.5, 'KGM', 'mass')).toThrow(RangeError);
   });
 });
+
+describe('the JSON Schemas and core/units.ts agree', () => {
+  it('accept exactly the unit codes the converter knows, per dimension', () => {
+    const logistics = require('../schemas/logistics.json');
+    const { UNIT_CODES: codes } = require('../core/units');
+    expect(logistics.$defs.Mass.properties.unitCode.enum).toEqual(codes.mass);
+    expect(logistics.$defs.Volume.properties.unitCode.enum).toEqual(codes.volume);
+    expect(logistics.$defs.Length.properties.unitCode.enum).toEqual(codes.length);
+  });
+});
