@@ -131,7 +131,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     const time = (name: string) => {
       const v = q(name);
       if (v === undefined) return null;
-      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d+)?)?Z$/.test(v) || Number.isNaN(Date.parse(v))) throw invalid(name, 'must be an RFC 3339 UTC timestamp');
+      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) || Number.isNaN(Date.parse(v))) throw invalid(name, 'must be an RFC 3339 UTC timestamp');
       return v;
     };
     const [from, to] = [time('from'), time('to')];

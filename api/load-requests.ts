@@ -37,6 +37,9 @@ export function toResourceForm(body: Record<string, any>, errors: FieldError[]):
     if (window in out) conflict(hasStart ? startField : endField, window);
     if (hasStart !== hasEnd) errors.push({ pointer: `/${hasStart ? endField : startField}`, message: `is required together with ${hasStart ? startField : endField}` });
     const [start, end] = [out[startField], out[endField]];
+    if (hasStart && hasEnd && (start === null) !== (end === null)) {
+      errors.push({ pointer: `/${start === null ? startField : endField}`, message: `must be null exactly when ${start === null ? endField : startField} is` });
+    }
     out[window] = start === null && end === null ? null : { start, end };
     delete out[startField];
     delete out[endField];
@@ -49,7 +52,7 @@ export function toResourceForm(body: Record<string, any>, errors: FieldError[]):
     if (capacity.loadingMetres !== undefined) converted.loadingMetres = { value: capacity.loadingMetres, unitCode: 'MTR' };
     out.requiredCapacity = converted;
     if (capacity.vehicleBodyTypes?.length) {
-      if (out.vehicleRequirements) conflict('requiredCapacity/vehicleBodyTypes', 'vehicleRequirements');
+      if ('vehicleRequirements' in out) conflict('requiredCapacity/vehicleBodyTypes', 'vehicleRequirements');
       else out.vehicleRequirements = { bodyTypes: capacity.vehicleBodyTypes };
     }
   }

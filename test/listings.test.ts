@@ -87,7 +87,7 @@ describe.each([OFFERS, REQUESTS])('$name lifecycle', (kind: ListingKind) => {
     expectProblem(await owner.command(path(draft.id, 'publish'), 1), 409, 'STALE_RESOURCE_VERSION');
   });
 
-  test('concurrent publish and withdraw: publish wins; withdraw is refused without effect', async () => {
+  test('concurrent publish and withdraw: the first writer wins, the second gets 409', async () => {
     const [owner] = await connectors(1);
     for (let round = 0; round < 3; round++) {
       const draft = await createListing(kind, owner);
@@ -95,11 +95,22 @@ describe.each([OFFERS, REQUESTS])('$name lifecycle', (kind: ListingKind) => {
         owner.command(path(draft.id, 'publish'), 1),
         owner.command(path(draft.id, 'withdraw'), 1, { reason: 'race' }),
       ]);
-      expect(publish.status).toBe(200);
-      // After publish: stale (409). Before publish: a draft cannot be withdrawn (422).
-      expect([409, 422]).toContain(withdraw.status);
-      expect((await owner.get(path(draft.id))).body).toMatchObject({ status: 'published', resourceVersion: 2 });
+      expect([publish.status, withdraw.status].sort()).toEqual([200, 409]);
+      expectProblem(publish.status === 409 ? publish : withdraw, 409, 'STALE_RESOURCE_VERSION');
+      const final = (await owner.get(path(draft.id))).body;
+      expect(final).toMatchObject({ status: publish.status === 200 ? 'published' : 'withdrawn', resourceVersion: 2 });
     }
+  });
+
+  test('a draft withdrawn by its owner ends without ever reaching a partner', async () => {
+    const [owner, partner] = await connectors(2);
+    await activeRelationship(owner, partner);
+    const draft = await createListing(kind, owner);
+    const withdrawn = await owner.command(path(draft.id, 'withdraw'), 1, { reason: 'not needed' });
+    expect(withdrawn.body).toMatchObject({ status: 'withdrawn', resourceVersion: 2 });
+    expectProblem(await owner.command(path(draft.id, 'publish'), 2), 422, 'INVALID_STATE_TRANSITION');
+    expect((await partner.get('/events?limit=200')).body.items.some((e: any) => e.data.id === draft.id)).toBe(false);
+    expect((await owner.get('/events?limit=200')).body.items.filter((e: any) => e.data.id === draft.id).map((e: any) => e.type)).toEqual([`pcx.${kind.name}.withdrawn.v1`]);
   });
 
   test('concurrent withdraw and cancel of a published listing: one wins, the other gets 409', async () => {
@@ -292,5 +303,10 @@ describe('LoadRequest forms', () => {
     expect(half.body.errors[0].pointer).toBe('/pickupWindowEnd');
     const mixed = await owner.post('/load-requests', { requiredCapacity: { weightKg: 5, weight: { value: 5, unitCode: 'KGM' } } });
     expectProblem(mixed, 400, 'VALIDATION_FAILED');
+    const draft = (await owner.post('/load-requests', {})).body;
+    const halfNull = await owner.patch(`/load-requests/${draft.id}`, { pickupWindowStart: null, pickupWindowEnd: iso(3600_000) }, { 'if-match': '"1"' });
+    expectProblem(halfNull, 400, 'VALIDATION_FAILED');
+    const bodyTypesTwice = await owner.patch(`/load-requests/${draft.id}`, { requiredCapacity: { vehicleBodyTypes: ['box'] }, vehicleRequirements: null }, { 'if-match': '"1"' });
+    expectProblem(bodyTypesTwice, 400, 'VALIDATION_FAILED');
   });
 });

@@ -237,6 +237,136 @@ describe('schemas/openapi.yaml', () => {
   });
 });
 
+/** The offer and request operations, as api/capacity-offers.ts and api/load-requests.ts configure listingRouter. */
+const LISTINGS = [
+  {
+    collection: '/capacity-offers',
+    tag: 'CapacityOffers',
+    noun: 'CapacityOffer',
+    schema: 'capacity-offer',
+    publish: 'capacity:publish',
+    read: 'capacity:read',
+    cancel: ['exchange:admin', 'capacity:publish'],
+  },
+  {
+    collection: '/load-requests',
+    tag: 'LoadRequests',
+    noun: 'LoadRequest',
+    schema: 'load-request',
+    publish: 'loads:publish',
+    read: 'loads:read',
+    cancel: ['exchange:admin'],
+  },
+] as const;
+
+const COMMAND_STATUSES = ['200', '400', '401', '403', '404', '409', '413', '415', '422', '428', '429', '503', 'default'];
+
+describe.each(LISTINGS)('schemas/openapi.yaml, $collection', (listing) => {
+  const doc = readDocument();
+  const { collection, noun, schema } = listing;
+  const file = `./${schema}.json`;
+  const expected: Record<string, { id: string; scopes: readonly string[]; statuses: string[]; body?: Record<string, string>; result: string }> = {
+    [`POST ${collection}`]: {
+      id: `create${noun}`,
+      scopes: [listing.publish],
+      statuses: ['201', '400', '401', '403', '409', '413', '415', '429', '503', 'default'],
+      body: { 'application/json': `${file}#/$defs/CreateRequest` },
+      result: file,
+    },
+    [`GET ${collection}`]: {
+      id: `list${noun}s`,
+      scopes: [listing.read],
+      statuses: ['200', '400', '401', '403', '429', 'default'],
+      result: `${file}#/$defs/Page`,
+    },
+    [`GET ${collection}/{id}`]: { id: `get${noun}`, scopes: [listing.read], statuses: ['200', '401', '403', '404', '429', 'default'], result: file },
+    [`PATCH ${collection}/{id}`]: {
+      id: `update${noun}`,
+      scopes: [listing.publish],
+      statuses: COMMAND_STATUSES,
+      body: { 'application/json': `${file}#/$defs/UpdateRequest`, 'application/merge-patch+json': `${file}#/$defs/UpdateRequest` },
+      result: file,
+    },
+    [`POST ${collection}/{id}/publish`]: {
+      id: `publish${noun}`,
+      scopes: [listing.publish],
+      statuses: COMMAND_STATUSES,
+      body: { 'application/json': './common.json#/$defs/Command' },
+      result: file,
+    },
+    [`POST ${collection}/{id}/withdraw`]: {
+      id: `withdraw${noun}`,
+      scopes: [listing.publish],
+      statuses: COMMAND_STATUSES,
+      body: { 'application/json': './common.json#/$defs/ReasonedCommand' },
+      result: file,
+    },
+    [`POST ${collection}/{id}/cancel`]: {
+      id: `cancel${noun}`,
+      scopes: listing.cancel,
+      statuses: COMMAND_STATUSES,
+      body: { 'application/json': './common.json#/$defs/ReasonedCommand' },
+      result: file,
+    },
+  };
+  const ops = operations(doc).filter(({ path }) => path === collection || path.startsWith(`${collection}/`));
+  const headerNames = (pathItem: Json, op: Json) =>
+    [...(pathItem.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === 'header').map((p: Json) => p.name);
+
+  it('documents exactly the seven listing operations, each tagged for its resource', () => {
+    expect(ops.map((o) => o.key).sort()).toEqual(Object.keys(expected).sort());
+    expect((doc.tags ?? []).map((t: Json) => t.name)).toContain(listing.tag);
+    for (const { key, op } of ops) expect({ key, tags: op.tags }).toEqual({ key, tags: [listing.tag] });
+  });
+
+  it('names each operation, and states and requires its scopes', () => {
+    for (const { key, op } of ops) {
+      const want = expected[key];
+      expect({ key, operationId: op.operationId }).toEqual({ key, operationId: want.id });
+      expect({ key, security: op.security }).toEqual({ key, security: [{ oauth2: [...want.scopes] }] });
+      for (const scope of want.scopes) expect({ key, scope, stated: String(op.description ?? '').includes(`\`${scope}\``) }).toEqual({ key, scope, stated: true });
+    }
+  });
+
+  it('declares every status each operation can answer, and nothing else', () => {
+    for (const { key, op } of ops) {
+      expect({ key, statuses: Object.keys(op.responses).sort() }).toEqual({ key, statuses: [...expected[key].statuses].sort() });
+    }
+  });
+
+  it('references the resource schema for bodies and results', () => {
+    for (const { key, op } of ops) {
+      const want = expected[key];
+      const body = op.requestBody ? deref(doc, op.requestBody) : undefined;
+      const bodyRefs = Object.fromEntries(Object.entries<Json>(body?.content ?? {}).map(([type, media]) => [type, media.schema?.$ref]));
+      expect({ key, body: bodyRefs }).toEqual({ key, body: want.body ?? {} });
+      const success = deref(doc, op.responses[want.statuses[0]]);
+      expect({ key, result: success.content?.['application/json']?.schema?.$ref }).toEqual({ key, result: want.result });
+    }
+  });
+
+  it('takes If-Match on commands and Idempotency-Key on creates and commands', () => {
+    for (const { key, pathItem, op } of ops) {
+      const headers = headerNames(pathItem, op);
+      const isRead = key.startsWith('GET ');
+      const isCreate = key === `POST ${collection}`;
+      expect({ key, ifMatch: headers.includes('If-Match'), idempotencyKey: headers.includes('Idempotency-Key') }).toEqual({
+        key,
+        ifMatch: !isRead && !isCreate,
+        idempotencyKey: !isRead,
+      });
+    }
+  });
+
+  it('lists with the status filter of the resource and the owner, area, from, to, cursor and limit filters', () => {
+    const list = ops.find((o) => o.key === `GET ${collection}`)!;
+    const query = (list.op.parameters ?? []).map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === 'query');
+    expect(query.map((p: Json) => p.name).sort()).toEqual(['area', 'cursor', 'from', 'limit', 'owner', 'status', 'to']);
+    const status = query.find((p: Json) => p.name === 'status');
+    expect(status.schema.items.enum).toEqual(schemaFile(schema).properties.status.enum);
+  });
+});
+
 describe('served OpenAPI document', () => {
   const config = loadConfig({});
 

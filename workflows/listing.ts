@@ -146,9 +146,10 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
         return { state: next, events: [event(next, 'published')] };
       },
 
+      // From a live state, or from draft (the owner discards it; partners never saw it).
       withdraw(state, command, now) {
         requireOwner(state, command);
-        requireStatus(spec.kind, state, command, spec.live);
+        requireStatus(spec.kind, state, command, ['draft', ...spec.live]);
         const next = bump(state, now, { status: 'withdrawn', withdrawnAt: now, withdrawal: reasonOf(command, now) } as Partial<S>);
         return { state: next, events: [event(next, 'withdrawn')] };
       },
