@@ -2,7 +2,7 @@
 import { serve } from '@hono/node-server';
 import { Client } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
-import { ConfigError, loadConfig, type Config } from './core/config';
+import { loadConfigOrExit, type Config } from './core/config';
 import { openDb } from './core/db';
 import { createLogger } from './core/log';
 import { Registry } from './core/registry';
@@ -61,16 +61,7 @@ export async function startBroker(config: Config) {
 }
 
 if (require.main === module) {
-  let config: Config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   startBroker(config).then(
     (broker) => {
       let stopping = false;

@@ -1,12 +1,33 @@
-// The reference for bench/relationships.ts: a workflow whose Update handler does nothing and which
-// waits forever, so an executeUpdate on it costs only Temporal's own round trip (client -> server
-// -> worker workflow task -> server -> client), without our validator, local activity, search
-// attributes or HTTP layer.
-import { condition, defineUpdate, setHandler } from '@temporalio/workflow';
+// References for bench/relationships.ts.
+//
+// noopWorkflow: an Update handler that does nothing, in a workflow that waits forever, so an
+// executeUpdate on it costs only Temporal's own round trip (client -> server -> worker workflow
+// task -> server -> client), without our validator, local activity, search attributes or HTTP.
+//
+// entityShapedWorkflow: the same, plus what every command of workflows/entity.ts makes Temporal do
+// besides the round trip: a local activity (here one that does nothing; the real one writes the
+// projection and the outbox) and an upsert of the four keyword search attributes. It separates
+// the cost of that workflow shape from the cost of our own code around it.
+import { condition, defineUpdate, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 
 export const noopUpdate = defineUpdate<null, [unknown]>('noop');
 
 export async function noopWorkflow(): Promise<void> {
   setHandler(noopUpdate, () => null);
+  await condition(() => false);
+}
+
+export const benchActivities = { async nothing(_arg: unknown): Promise<void> {} };
+
+const { nothing } = proxyLocalActivities<typeof benchActivities>({ startToCloseTimeout: '10 seconds' });
+
+export async function entityShapedWorkflow(): Promise<void> {
+  let n = 0;
+  setHandler(noopUpdate, async (arg) => {
+    await nothing(arg);
+    // The search attributes of core/temporal.ts (registered by the broker), a new status each time.
+    upsertSearchAttributes({ PcxResourceKind: ['bench'], PcxOwnerOrganizationId: ['org-a'], PcxPartnerOrganizationId: ['org-b'], PcxStatus: [`s${n++}`] });
+    return null;
+  });
   await condition(() => false);
 }

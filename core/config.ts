@@ -157,3 +157,16 @@ export function loadConfig(env: Env = process.env): Config {
   if (problems.length) throw new ConfigError(problems);
   return config;
 }
+
+/** For entry points: the configuration, or a message naming each bad variable and exit code 2. */
+export function loadConfigOrExit(env: Env = process.env): Config {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+}

@@ -96,21 +96,5 @@ create table if not exists capacity_offers (
 create index if not exists capacity_offers_owner on capacity_offers (owner_organization_id, status);
 create index if not exists capacity_offers_status on capacity_offers (status);
 
-create table if not exists load_requests (
-  id uuid primary key,
-  resource_version integer not null,
-  owner_organization_id text not null,
-  status text not null,
-  visibility_mode text,
-  visibility_organization_ids text[] not null default '{}',
-  visibility_groups text[] not null default '{}',
-  window_start timestamptz,
-  window_end timestamptz,
-  origin_box float8[],
-  destination_box float8[],
-  created_at timestamptz not null,
-  updated_at timestamptz not null,
-  doc jsonb not null
-);
-create index if not exists load_requests_owner on load_requests (owner_organization_id, status);
-create index if not exists load_requests_status on load_requests (status);
+-- Same shape, same indexes.
+create table if not exists load_requests (like capacity_offers including all);

@@ -4,7 +4,7 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { ConfigError, loadConfig } from '../core/config';
+import { loadConfigOrExit } from '../core/config';
 import { SEARCH_ATTRIBUTES } from '../core/temporal';
 
 export function temporalCli(): string {
@@ -29,16 +29,7 @@ export function devServerArgs(options: { port: number; uiPort?: number; dbFile?:
 }
 
 function main() {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`${err.message}\n`);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const env = { ...process.env };
   const children: ChildProcess[] = [];
   mkdirSync(config.dataDir, { recursive: true });
