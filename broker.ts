@@ -25,7 +25,11 @@ export async function startBroker(config: Config) {
   if (config.role !== 'api') {
     worker = await createWorker(config, db);
     workerRun = worker.run();
-    workerRun.catch((err) => log.error('worker stopped', { error: String(err) }));
+    // A process whose worker died must not keep serving as if it could complete commands.
+    workerRun.catch((err) => {
+      log.error('worker stopped', { error: String(err) });
+      process.exit(1);
+    });
   }
 
   let server: ReturnType<typeof serve> | undefined;

@@ -22,7 +22,7 @@ export async function projectListing(tx: Queryable, table: string, doc: Listing,
        visibility_organization_ids = excluded.visibility_organization_ids, visibility_groups = excluded.visibility_groups,
        window_start = excluded.window_start, window_end = excluded.window_end, origin_box = excluded.origin_box,
        destination_box = excluded.destination_box, updated_at = excluded.updated_at, doc = excluded.doc
-     where ${table}.resource_version < excluded.resource_version`,
+     where ${table}.resource_version <= excluded.resource_version`,
     [
       doc.id,
       doc.resourceVersion,

@@ -13,7 +13,7 @@ export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelati
        effective_from = excluded.effective_from, effective_until = excluded.effective_until,
        submitted_at = excluded.submitted_at,
        updated_at = excluded.updated_at, doc = excluded.doc
-     where partner_relationships.resource_version < excluded.resource_version`,
+     where partner_relationships.resource_version <= excluded.resource_version`,
     [
       r.id,
       r.resourceVersion,

@@ -36,6 +36,13 @@ function protectedRouter(router: Hono<AppEnv>, limit: LimitKey): Hono<AppEnv> {
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** Connection failures and PostgreSQL's "cannot serve now" classes (08, 53, 57P). */
+function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string') return false;
+  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|08...|53...|57P..)$/.test(code);
+}
+
 function safeDecode(url: string): string {
   try {
     return decodeURIComponent(url);
@@ -71,6 +78,10 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof Problem) return problemResponse(c, err);
+    if (isDatabaseUnavailable(err)) {
+      services.log.warn('database unavailable', { correlationId: c.get('correlationId'), error: String(err) });
+      return problemResponse(c, new Problem('SERVICE_UNAVAILABLE', 'the database is unavailable; retry later', {}, { 'retry-after': '1' }));
+    }
     // Anything else is our fault: log it with the correlation id, answer without internals.
     services.log.error('unhandled error', { correlationId: c.get('correlationId'), error: String((err as Error)?.stack ?? err) });
     return problemResponse(c, new Problem('INTERNAL_ERROR', 'the broker could not complete the request; quote the correlation id when reporting it'));

@@ -4,6 +4,7 @@
 // workflow comes back as a problem with the code the machine chose.
 import {
   WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   isGrpcServiceError,
@@ -32,11 +33,15 @@ export interface CommandRequest {
   workflowType?: string;
   /** Reads the current read-model row when the workflow has already completed. */
   current?: () => Promise<Envelope | undefined>;
-  /** Create only: runs inside the idempotent section before the workflow starts (claims, quotas). */
+  /** Runs inside the idempotent section before the workflow is asked (claims, quotas). */
   before?: (id: string) => Promise<void>;
-  /** Create only: undoes `before` when the create was refused. */
+  /** Undoes `before` when the command was refused. */
   refused?: (id: string) => Promise<void>;
 }
+
+/** A command that has not completed by then answers 503 (no worker, Temporal down); its outcome
+ * is unknown, so the idempotency claim is kept for the retry. */
+const COMMAND_DEADLINE_MS = 30_000;
 
 function actorOf(c: Ctx): Actor {
   const p = c.get('principal');
@@ -59,7 +64,9 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
       correlationId: c.get('correlationId'),
       context: request.context,
     };
-    const snapshot = request.name === 'create' ? await createWithHooks(c, request, command) : await update(c, request, command);
+    const snapshot = await withHooks(request, request.id ?? commandId, () =>
+      request.name === 'create' ? create(c, request, command, commandId) : update(c, request, command),
+    );
     const headers: Record<string, string> = { etag: etagOf(snapshot.resourceVersion) };
     if (request.name === 'create') headers.location = `/${resourcePath(request.kind, snapshot.id)}`;
     return { status: request.name === 'create' ? 201 : 200, headers, body: request.view(snapshot) } satisfies StoredResponse;
@@ -67,12 +74,12 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
   return c.json(stored.body as object, stored.status as 200, stored.headers);
 }
 
-async function createWithHooks(c: Ctx, request: CommandRequest, command: Command): Promise<Envelope> {
-  const id = command.commandId;
+async function withHooks(request: CommandRequest, id: string, send: () => Promise<Envelope>): Promise<Envelope> {
   await request.before?.(id);
   try {
-    return await create(c, request, command, id);
+    return await send();
   } catch (err) {
+    // Only a refusal is known to have changed nothing; an unknown outcome keeps the claim.
     if (err instanceof Problem && err.status < 500) await request.refused?.(id);
     throw err;
   }
@@ -86,22 +93,29 @@ async function create(c: Ctx, request: CommandRequest, command: Command, id: str
     taskQueue: config.temporal.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
+    // A retried create must never start a second life of an id whose workflow has ended.
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
   });
   try {
-    return await temporal.workflow.executeUpdateWithStart(commandUpdate, {
-      args: [command],
-      updateId: command.commandId,
-      startWorkflowOperation: start,
-    });
+    return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+      temporal.workflow.executeUpdateWithStart(commandUpdate, {
+        args: [command],
+        updateId: command.commandId,
+        startWorkflowOperation: start,
+      }),
+    );
   } catch (err) {
     throw await translate(err, request);
   }
 }
 
 async function update(c: Ctx, request: CommandRequest, command: Command): Promise<Envelope> {
-  const handle = c.get('services').temporal.workflow.getHandle(workflowId(request.kind, request.id!));
+  const { temporal } = c.get('services');
+  const handle = temporal.workflow.getHandle(workflowId(request.kind, request.id!));
   try {
-    return await handle.executeUpdate(commandUpdate, { args: [command], updateId: command.commandId });
+    return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+      handle.executeUpdate(commandUpdate, { args: [command], updateId: command.commandId }),
+    );
   } catch (err) {
     throw await translate(err, request);
   }
@@ -130,7 +144,10 @@ async function translate(err: unknown, request: CommandRequest): Promise<Problem
       });
     }
   }
-  return new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key');
+  if (err instanceof WorkflowExecutionAlreadyStartedError) {
+    return new Problem('IDEMPOTENCY_CONFLICT', 'the resource this request created has since ended; use a new Idempotency-Key');
+  }
+  return new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
 }
 
 function isCompleted(err: unknown): boolean {

@@ -46,7 +46,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!organization || organization.status !== 'active') {
     throw new Problem('ORGANIZATION_INACTIVE', 'the organization of this connector is not active');
   }
-  const scopes = parseScopeClaim(claims.scope);
+  // The token cannot grant more than the registry allows the connector (tokens outlive edits).
+  const scopes = new Set([...parseScopeClaim(claims.scope)].filter((s) => connector.scopes.includes(s)));
   const principal: Principal = {
     organizationId: connector.organizationId,
     clientId: connector.clientId,

@@ -30,14 +30,25 @@ export async function readJson(c: Ctx): Promise<Record<string, unknown>> {
   return value as Record<string, unknown>;
 }
 
-function findNul(value: unknown, pointer: string): string | undefined {
-  if (typeof value === 'string') return value.includes('\u0000') ? pointer : undefined;
-  if (value && typeof value === 'object') {
+/**
+ * The pointer of the first string (or key) containing U+0000, walking iteratively so that a deeply
+ * nested body cannot exhaust the stack; bodies nested deeper than MAX_DEPTH are refused outright.
+ */
+const MAX_DEPTH = 64;
+function findNul(root: unknown, rootPointer: string): string | undefined {
+  const stack: Array<[unknown, string, number]> = [[root, rootPointer, 0]];
+  while (stack.length) {
+    const [value, pointer, depth] = stack.pop()!;
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) return pointer;
+      continue;
+    }
+    if (!value || typeof value !== 'object') continue;
+    if (depth >= MAX_DEPTH) throw new Problem('VALIDATION_FAILED', `the body is nested deeper than ${MAX_DEPTH} levels`, { errors: [{ pointer, message: 'is nested too deeply' }] });
     for (const [k, v] of Object.entries(value)) {
       const p = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
       if (k.includes('\u0000')) return p;
-      const found = findNul(v, p);
-      if (found !== undefined) return found;
+      stack.push([v, p, depth + 1]);
     }
   }
   return undefined;
@@ -97,7 +108,7 @@ export function pageParams(c: Ctx): { after?: string; limit: number } {
   const cursor = c.req.query('cursor');
   if (cursor === undefined) return { limit };
   const after = decodeCursor(cursor);
-  if (!/^[0-9a-f-]{36}$/.test(after)) throw badCursor();
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(after)) throw badCursor();
   return { after, limit };
 }
 
@@ -112,4 +123,13 @@ export function decodeCursor(cursor: string): string {
 
 function badCursor() {
   return new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
+}
+
+const UTC_TIMESTAMP = /^(19[7-9][0-9]|[2-9][0-9]{3})-[0-9]{2}-[0-9]{2}T([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\.[0-9]{1,9})?Z$/;
+
+/** The schemas' UtcTimestamp for query parameters: shape, and a real calendar date (no 30 February). */
+export function isUtcTimestamp(value: string): boolean {
+  if (!UTC_TIMESTAMP.test(value)) return false;
+  const parsed = new Date(value);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === value.slice(0, 19);
 }

@@ -22,8 +22,18 @@ export interface StoredResponse {
 /** How long a pending claim blocks retries before a retry may take it over. */
 const CLAIM_SECONDS = 60;
 
+/** A hash of the request that ignores the order of object keys (the same payload is the same). */
 export function fingerprint(parts: unknown[]): string {
-  return createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+  return createHash('sha256').update(canonicalJson(parts)).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 export async function idempotent(
@@ -43,12 +53,13 @@ export async function idempotent(
   const operation = `${c.req.method} ${new URL(c.req.url).pathname}`;
 
   let commandId: string | undefined;
+  const token = uuidv7();
   for (let attempt = 0; attempt < 3 && !commandId; attempt++) {
     const claimed = await db.query<{ command_id: string }>(
-      `insert into idempotency_keys (organization_id, operation, key, request_hash, command_id, state, locked_until, expires_at)
-       values ($1, $2, $3, $4, $5, 'pending', now() + make_interval(secs => $6), now() + make_interval(secs => $7))
+      `insert into idempotency_keys (organization_id, operation, key, request_hash, command_id, claim_token, state, locked_until, expires_at)
+       values ($1, $2, $3, $4, $5, $8, 'pending', now() + make_interval(secs => $6), now() + make_interval(secs => $7))
        on conflict do nothing returning command_id`,
-      [org, operation, key, requestHash, uuidv7(), CLAIM_SECONDS, config.idempotencyTtlSeconds],
+      [org, operation, key, requestHash, uuidv7(), CLAIM_SECONDS, config.idempotencyTtlSeconds, token],
     );
     if (claimed.rows[0]) {
       commandId = claimed.rows[0].command_id;
@@ -76,29 +87,30 @@ export async function idempotent(
       throw new Problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
     }
     const taken = await db.query<{ command_id: string }>(
-      `update idempotency_keys set locked_until = now() + make_interval(secs => $4)
+      `update idempotency_keys set locked_until = now() + make_interval(secs => $4), claim_token = $5
         where organization_id = $1 and operation = $2 and key = $3 and state = 'pending' and locked_until < now()
         returning command_id`,
-      [org, operation, key, CLAIM_SECONDS],
+      [org, operation, key, CLAIM_SECONDS, token],
     );
     if (taken.rows[0]) commandId = taken.rows[0].command_id;
   }
   if (!commandId) throw new Problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
 
-  const where = [org, operation, key];
+  // Only the current holder of the claim may complete or release it.
+  const mine = 'organization_id = $1 and operation = $2 and key = $3 and claim_token = $4';
+  const where = [org, operation, key, token];
   try {
     const response = await run(commandId);
     await db.query(
-      `update idempotency_keys set state = 'completed', response_status = $4, response_headers = $5, response_body = $6
-        where organization_id = $1 and operation = $2 and key = $3`,
+      `update idempotency_keys set state = 'completed', response_status = $5, response_headers = $6, response_body = $7 where ${mine}`,
       [...where, response.status, JSON.stringify(response.headers), JSON.stringify(response.body)],
     );
     return response;
   } catch (err) {
     if (err instanceof Problem && err.status < 500) {
-      await db.query('delete from idempotency_keys where organization_id = $1 and operation = $2 and key = $3', where);
+      await db.query(`delete from idempotency_keys where ${mine}`, where);
     } else {
-      await db.query(`update idempotency_keys set locked_until = now() where organization_id = $1 and operation = $2 and key = $3`, where).catch(() => undefined);
+      await db.query(`update idempotency_keys set locked_until = now() where ${mine}`, where).catch(() => undefined);
     }
     throw err;
   }

@@ -9,7 +9,7 @@ import type { Listing } from '../workflows/listing';
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, requireScope, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, observedVersion, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, isUtcTimestamp, observedVersion, pageParams, readJson, type Ctx } from './http';
 import { viewOf } from './views';
 
 export interface ListingApi {
@@ -66,6 +66,8 @@ function validated(c: Ctx, api: ListingApi, def: 'CreateRequest' | 'UpdateReques
   const body = c.get('services').schemas.assert<Record<string, any>>(`${api.schema}#/$defs/${def}`, raw);
   const errors: FieldError[] = [];
   const normalized = api.normalize ? api.normalize(body, errors) : body;
+  // The rewritten body must hold in the resource form too (e.g. bodyType other needs a description).
+  if (api.normalize && !errors.length) c.get('services').schemas.assert(`${api.schema}#/$defs/${def}`, normalized);
   errors.push(...semanticErrors(c, api, normalized));
   if (errors.length) throw new Problem('VALIDATION_FAILED', 'the request body is not valid', { errors });
   return normalized;
@@ -131,7 +133,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     const time = (name: string) => {
       const v = q(name);
       if (v === undefined) return null;
-      if (!/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(v) || Number.isNaN(Date.parse(v))) throw invalid(name, 'must be an RFC 3339 UTC timestamp');
+      if (!isUtcTimestamp(v)) throw invalid(name, 'must be an RFC 3339 UTC timestamp');
       return v;
     };
     const [from, to] = [time('from'), time('to')];

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import { hit } from './rate-limit';
+import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { runCommand } from './commands';
 import { authorize, type AccessPolicy } from './gates';
 import type { AppEnv, Principal } from './context';
@@ -56,8 +57,21 @@ partnerRelationships.post('/', async (c) => {
       errors: [{ pointer: '/acceptingOrganizationId', message: 'is not a known organization' }],
     });
   }
+  // Refusals the workflow would give anyway, answered before a workflow is started for nothing.
+  if (body.acceptingOrganizationId === principal.organizationId) {
+    throw new Problem('VALIDATION_FAILED', 'an organization cannot partner with itself', {
+      errors: [{ pointer: '/acceptingOrganizationId', message: 'must differ from requestingOrganizationId' }],
+    });
+  }
+  if (body.effectiveFrom && body.effectiveUntil && Date.parse(body.effectiveFrom) >= Date.parse(body.effectiveUntil)) {
+    throw new Problem('VALIDATION_FAILED', 'effectiveFrom must be before effectiveUntil', { errors: [{ pointer: '/effectiveUntil', message: 'must be after effectiveFrom' }] });
+  }
+  const notGranted = (body.scopes as string[]).filter((s) => !registry.grantedScopes(principal.organizationId).includes(s));
+  if (notGranted.length) throw new Problem('SCOPES_NOT_GRANTED', `the partnering policy of the requesting organization does not grant ${notGranted.join(', ')}`);
+
   const org = principal.organizationId;
-  const pairKey = [org, body.acceptingOrganizationId].sort().join('|');
+  const key = draftKey(org, body.acceptingOrganizationId);
+  let claimed = false;
   return runCommand(c, {
     kind: KIND,
     name: 'create',
@@ -71,29 +85,10 @@ partnerRelationships.post('/', async (c) => {
         { key: `invites-minute:${org}`, limit: config.limits.invitesPerMinute, windowSeconds: 60 },
         { key: `invites-hour:${org}`, limit: config.limits.invitesPerHour, windowSeconds: 3600 },
       ]);
-      await db.transaction(async (tx) => {
-        // Serialise the claims of one organization so the pending cap cannot be overrun.
-        await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`relationship-pairs:${org}`]);
-        const existing = await tx.query<{ relationship_id: string }>('select relationship_id from relationship_pairs where pair_key = $1', [pairKey]);
-        if (existing.rows[0]) {
-          if (existing.rows[0].relationship_id === id) return; // a retry of this very create
-          throw new Problem('DUPLICATE_RELATIONSHIP', 'a non-terminated relationship between these organizations already exists', {
-            existingRelationshipVisible: false,
-          });
-        }
-        const pending = await tx.query<{ n: number }>(
-          `select count(*)::int as n from relationship_pairs p left join partner_relationships r on r.id = p.relationship_id
-            where p.requesting_organization_id = $1 and (r.status is null or r.status in ('draft', 'requested'))`,
-          [org],
-        );
-        if (pending.rows[0].n >= config.limits.maxPendingOutbound) {
-          throw new Problem('PENDING_RELATIONSHIP_LIMIT', `at most ${config.limits.maxPendingOutbound} pending outbound relationships per organization`);
-        }
-        await tx.query('insert into relationship_pairs (pair_key, relationship_id, requesting_organization_id) values ($1, $2, $3)', [pairKey, id, org]);
-      });
+      claimed = await claim(c, key, id, org, true);
     },
     async refused(id) {
-      await db.query('delete from relationship_pairs where relationship_id = $1 and not exists (select 1 from partner_relationships where id = $1)', [id]);
+      if (claimed) await release(c, key, id);
     },
   });
 });
@@ -137,7 +132,18 @@ function command(name: string, bodySchema: string) {
     const body = c.get('services').schemas.assert<any>(bodySchema, await readJson(c));
     const expectedVersion = observedVersion(c, body);
     const { observedResourceVersion: _, ...payload } = body;
+    // Submitting makes the invite visible to both: from then on the pair, in either direction.
+    const key = pairKey(resource.requestingOrganizationId, resource.acceptingOrganizationId);
+    let claimed = false;
+    const hooks =
+      name === 'request' && resource.status === 'draft'
+        ? {
+            before: async (id: string) => void (claimed = await claim(c, key, id, resource.requestingOrganizationId, false)),
+            refused: async (id: string) => void (claimed && (await release(c, key, id))),
+          }
+        : {};
     return runCommand(c, {
+      ...hooks,
       kind: KIND,
       name,
       id: resource.id,

@@ -102,6 +102,8 @@ export function loadConfig(env: Env = process.env): Config {
     problems.push(`DATABASE_URL must be a postgres:// or postgresql:// URL`);
   }
   if (mode === 'production' && !databaseUrl) problems.push('DATABASE_URL is required with PCX_MODE=production');
+  // PGlite lives inside one process: separate api and worker processes must share PostgreSQL.
+  if (role !== 'all' && !databaseUrl) problems.push(`PCX_ROLE=${role} needs DATABASE_URL (PGlite serves a single process)`);
   const temporalAddress = str('TEMPORAL_ADDRESS', '127.0.0.1:7233');
   if (!/^[^\s:]+:\d{1,5}$/.test(temporalAddress)) {
     problems.push(`TEMPORAL_ADDRESS=${JSON.stringify(temporalAddress)} must be host:port`);
@@ -133,7 +135,8 @@ export function loadConfig(env: Env = process.env): Config {
       environment: str('BROKER_ENVIRONMENT', 'sandbox'),
     },
     schemaBase: url('SCHEMA_BASE', str('SCHEMA_BASE', `${publicBaseUrl}/schemas`))!.replace(/\/$/, ''),
-    idempotencyTtlSeconds: int('IDEMPOTENCY_TTL_SECONDS', 86400, 60),
+    // At least the declared maximum client retry window of 12 hours (docs/decisions.md).
+    idempotencyTtlSeconds: int('IDEMPOTENCY_TTL_SECONDS', 86400, 43200),
     limits: {
       maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024),
       maxRelationshipBodyBytes: int('MAX_RELATIONSHIP_BODY_BYTES', 64 * 1024, 1024),

@@ -2,7 +2,8 @@
 // specification forbids in broker logs: exact locations, customer identity and goods details.
 // Redaction is by field name at any depth, so a new resource cannot leak through a forgotten path.
 
-const REDACTED_FIELDS = /^(address|addresses|addressLine\d*|street|postalCode|postcode|coordinates|geometry|lat|latitude|lon|lng|longitude|location|exactLocation|customer\w*|consignee\w*|consignor\w*|shipper(Name|Contact)\w*|contact\w*|goods\w*|cargoDescription|commodity\w*|handlingRequirements|price\w*|commercialTerms)$/i;
+// Matched anywhere in the name (pickupAddress, goodsProfile, vehicleRegistration, ...).
+const REDACTED_FIELDS = /address|street|postal|postcode|coordinates|geometry|^(lat|lon|lng)$|latitude|longitude|location|customer|consignee|consignor|contact|goods|cargo|commodity|price|commercial|registration|^notes$|restricted/i;
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -6,6 +6,13 @@ export const RESOURCE_COLLECTIONS: Record<string, string> = {
   'load-request': 'load-requests',
 };
 
+/** The scope a token needs to read each kind, in reads, lists and the event feed alike. */
+export const READ_SCOPES: Record<string, string> = {
+  'partner-relationship': 'relationships:manage',
+  'capacity-offer': 'capacity:read',
+  'load-request': 'loads:read',
+};
+
 export function resourcePath(kind: string, id: string): string {
   return `${RESOURCE_COLLECTIONS[kind]}/${id}`;
 }

@@ -49,6 +49,7 @@ create table if not exists events (
 );
 create index if not exists events_feed on events (tx_id, seq);
 create index if not exists events_audience on events using gin (audience);
+create index if not exists events_resource on events (resource_id, resource_version);
 
 create table if not exists idempotency_keys (
   organization_id text not null,
@@ -56,6 +57,9 @@ create table if not exists idempotency_keys (
   key text not null,
   request_hash text not null,
   command_id uuid not null,
+  -- Who holds the claim: a retry that takes over a lapsed claim gets a new token, and only the
+  -- holder may complete or release it.
+  claim_token uuid not null,
   state text not null,
   locked_until timestamptz not null,
   response_status integer,

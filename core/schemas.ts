@@ -59,6 +59,15 @@ export function fieldErrors(errors: ErrorObject[]): FieldError[] {
     if (e.keyword === 'required') pointer = `${pointer}/${(e.params as any).missingProperty}`, (message = 'is required');
     if (e.keyword === 'additionalProperties') pointer = `${pointer}/${(e.params as any).additionalProperty}`, (message = 'is not an allowed property');
     if (e.keyword === 'enum') message = `must be one of ${(e.params as any).allowedValues.join(', ')}`;
+    if (e.keyword === 'dependentRequired') {
+      pointer = `${pointer}/${(e.params as any).missingProperty}`;
+      message = `is required together with ${(e.params as any).property}`;
+    }
+    const dependent = /\/dependentSchemas\/([^/]+)\/not$/.exec(e.schemaPath);
+    if (e.keyword === 'not' && dependent) {
+      pointer = `${pointer}/${dependent[1]}`;
+      message = 'conflicts with the same field in the other form';
+    }
     const key = `${pointer} ${message}`;
     if (!seen.has(key)) seen.add(key), out.push({ pointer, message });
   }

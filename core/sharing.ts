@@ -4,6 +4,8 @@
 // (SQL), by the event audience and by the event feed, so the four cannot drift apart; the
 // isolation tests exercise every path.
 
+import { READ_SCOPES } from './resources';
+
 export interface SharingSpec {
   table: string;
   /** Gate 7: the scope the relationship must grant. */
@@ -13,8 +15,8 @@ export interface SharingSpec {
 }
 
 export const SHARING: Record<string, SharingSpec> = {
-  'capacity-offer': { table: 'capacity_offers', readScope: 'capacity:read', partnerStatuses: ['published', 'partiallyMatched'] },
-  'load-request': { table: 'load_requests', readScope: 'loads:read', partnerStatuses: ['published', 'proposed'] },
+  'capacity-offer': { table: 'capacity_offers', readScope: READ_SCOPES['capacity-offer'], partnerStatuses: ['published', 'partiallyMatched'] },
+  'load-request': { table: 'load_requests', readScope: READ_SCOPES['load-request'], partnerStatuses: ['published', 'proposed'] },
 };
 
 export interface Visibility {

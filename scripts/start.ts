@@ -44,8 +44,10 @@ function main() {
       }
     }
     env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
+    // detached: its own process group, so Ctrl-C reaches only us and we stop the children in order.
     const temporal = spawn(temporalCli(), devServerArgs({ port, uiPort, dbFile: join(config.dataDir, 'temporal.sqlite') }), {
       stdio: ['ignore', 'inherit', 'inherit'],
+      detached: true,
     });
     children.push(temporal);
     process.stderr.write(`[start] Temporal dev server on 127.0.0.1:${port}, Web UI on http://localhost:${uiPort}\n`);
@@ -54,6 +56,7 @@ function main() {
   const broker = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '..', 'broker.ts')], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
+    detached: true,
   });
   children.push(broker);
   process.stderr.write(`[start] broker API on ${config.publicBaseUrl} (data in ${config.dataDir})\n`);

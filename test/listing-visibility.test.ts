@@ -184,3 +184,22 @@ describe('read filters', () => {
     }
   });
 });
+
+describe('the event feed honours the token scopes (gate 6)', () => {
+  test('each kind needs its read scope, for the owner as for partners', async () => {
+    const [owner, partner] = await connectors(2);
+    const relationship = await activeRelationship(owner, partner);
+    const offer = await publishedListing(OFFERS, owner);
+    const request = await publishedListing(REQUESTS, owner);
+    const kindsSeen = async (c: Connector) => {
+      const items = (await c.get('/events?limit=200')).body.items;
+      return [...new Set(items.map((e: any) => e.type.split('.')[1]))].sort();
+    };
+    expect(await kindsSeen(owner)).toEqual(['capacity-offer', 'load-request', 'partner-relationship']);
+    expect(await kindsSeen(await Connector.of(owner.org, 'relationships:manage'))).toEqual(['partner-relationship']);
+    expect(await kindsSeen(await Connector.of(owner.org, 'loads:read'))).toEqual(['load-request']);
+    expect(await kindsSeen(await Connector.of(partner.org, 'capacity:read'))).toEqual(['capacity-offer']);
+    expect(await kindsSeen(await Connector.of(partner.org, 'matches:read'))).toEqual([]);
+    expect([offer.id, request.id, relationship.id]).toHaveLength(3);
+  });
+});

@@ -141,14 +141,39 @@ describe('rules', () => {
   test('rule 2: one non-terminated relationship per pair, in either direction; a new one after termination', async () => {
     const [a, b] = await three();
     const first = (await createRelationship(a, b)).body;
+    // A second invite to the same target: refused at once.
+    expectProblem(await createRelationship(a, b), 409, 'DUPLICATE_RELATIONSHIP');
     await a.command(path(first.id, 'request'), 1);
     expectProblem(await createRelationship(a, b), 409, 'DUPLICATE_RELATIONSHIP');
-    expectProblem(await createRelationship(b, a), 409, 'DUPLICATE_RELATIONSHIP');
+    // The reverse direction may draft (nothing to see of A's invite in drafting), never submit.
+    const reverse = (await createRelationship(b, a)).body;
+    expectProblem(await b.command(path(reverse.id, 'request'), 1), 409, 'DUPLICATE_RELATIONSHIP');
+    expect((await b.get(path(reverse.id))).body).toMatchObject({ status: 'draft', resourceVersion: 1 });
     await a.command(path(first.id, 'withdraw'), 2, { reason: 'retry' });
-    const again = await createRelationship(b, a);
-    expect(again.status).toBe(201);
+    expect((await b.command(path(reverse.id, 'request'), 1)).status).toBe(200);
     // The terminated record is still there (rule 3).
     expect((await a.get(path(first.id))).body.status).toBe('terminated');
+  });
+
+  test("rule 7: an unsubmitted draft does not betray itself through the other side's invite", async () => {
+    const [a, b] = await three();
+    const draft = (await createRelationship(a, b)).body;
+    // B invites A: nothing tells B that A has a draft towards it.
+    const invite = await createRelationship(b, a);
+    expect(invite.status).toBe(201);
+    expect((await b.command(path(invite.body.id, 'request'), 1)).status).toBe(200);
+    // A now sees B's invite and cannot submit a second one.
+    expectProblem(await a.command(path(draft.id, 'request'), 1), 409, 'DUPLICATE_RELATIONSHIP');
+    expect((await a.get(path(invite.body.id))).status).toBe(200);
+  });
+
+  test('simultaneous invites in both directions: one is submitted, the other refused, never a 500', async () => {
+    for (let round = 0; round < 3; round++) {
+      const [a, b] = await three();
+      const [ab, ba] = [(await createRelationship(a, b)).body, (await createRelationship(b, a)).body];
+      const replies = await Promise.all([a.command(path(ab.id, 'request'), 1), b.command(path(ba.id, 'request'), 1)]);
+      expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
+    }
   });
 
   test('rule 4: active scopes are the requested scopes both partnering policies grant', async () => {

@@ -240,6 +240,13 @@ describe('problems and hostile input', () => {
       ['GET', `/partner-relationships/${'9'.repeat(5000)}`, undefined],
       ['GET', '/partner-relationships?limit=99999999999999999999', undefined],
       ['GET', '/partner-relationships?counterpart=%00', undefined],
+      ['GET', `/partner-relationships?cursor=${Buffer.from('-'.repeat(36)).toString('base64url')}`, undefined],
+      ['GET', `/events?cursor=${Buffer.from('99999999999999999999.1').toString('base64url')}`, undefined],
+      ['GET', '/capacity-offers?from=2024-02-30T00:00:00Z', undefined],
+      ['GET', '/capacity-offers?to=0000-01-01T00:00:00Z', undefined],
+      ['POST', '/partner-relationships', { requestingOrganizationId: a.id, acceptingOrganizationId: b.id, scopes: ['capacity:read'], effectiveUntil: '2030-06-30T23:59:60Z' }],
+      ['POST', '/capacity-offers', { expiresAt: '2030-06-30T23:59:60.5Z' }],
+      ['POST', '/capacity-offers', { extensions: { 'com.acme.deep': JSON.parse('['.repeat(3000) + ']'.repeat(3000)) } }],
     ];
     for (const [method, url, body] of hostile) {
       const reply = await call(method, url, a.token, body);

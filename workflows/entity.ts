@@ -4,7 +4,7 @@
 // (another command may have won the race in between), persists projection and events through a
 // local activity, then commits the new state and returns the snapshot. A deadline timer
 // (expiresAt, effectiveUntil) issues a system command. The workflow continues-as-new well before
-// Temporal's history and Update limits, carrying its state and the answers to recent commands
+// Temporal's history and Update limits, carrying its state and the ids of recent commands
 // (Update-id deduplication does not survive a new run).
 import {
   allHandlersFinished,
@@ -15,6 +15,7 @@ import {
   defineUpdate,
   proxyLocalActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   uuid4,
   workflowInfo,
@@ -37,8 +38,12 @@ export interface EntityInput<S extends Envelope = Envelope> {
   kind: string;
   settings: EntitySettings;
   state?: S;
-  /** commandId -> the snapshot it answered, for the last RECENT_COMMANDS commands. */
-  recent?: Array<[string, S]>;
+  /**
+   * The ids of the last RECENT_COMMANDS commands (with the version each produced). A repeated
+   * command is answered with the current snapshot instead of being applied again. Runs recorded
+   * before this carried whole snapshots here; only the ids are read.
+   */
+  recent?: Array<[string, unknown]>;
 }
 
 const RECENT_COMMANDS = 64;
@@ -62,10 +67,11 @@ function toFailure(err: unknown): never {
 
 export async function runEntity<S extends Envelope>(machine: Machine<S>, input: EntityInput<S>): Promise<S | undefined> {
   let state = input.state;
-  const recent = new Map<string, S>(input.recent ?? []);
+  const recent = new Map<string, unknown>(input.recent ?? []);
   const mutex = new Mutex();
   let commandsThisRun = 0;
   let wakeups = 0;
+  let deadlineRetryPending = false;
 
   // The one decision function: stale version first (so the loser of a race always sees 409,
   // even when the winner's transition made its command invalid), then the machine (actor, lifecycle).
@@ -97,8 +103,7 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
   }
 
   async function apply(command: Command): Promise<S> {
-    const known = recent.get(command.commandId);
-    if (known) return known;
+    if (recent.has(command.commandId) && state) return state;
     const now = new Date().toISOString();
     let transition;
     try {
@@ -115,15 +120,15 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
       causationId: command.commandId,
     });
     state = transition.state;
-    remember(command.commandId, state);
+    remember(command.commandId, state.resourceVersion);
     commandsThisRun++;
     wakeups++;
     upsertAttributes({ kind: machine.kind, ...machine.searchAttributes(state) });
     return state;
   }
 
-  function remember(commandId: string, snapshot: S) {
-    recent.set(commandId, snapshot);
+  function remember(commandId: string, version: number) {
+    recent.set(commandId, version);
     while (recent.size > RECENT_COMMANDS) recent.delete(recent.keys().next().value as string);
   }
 
@@ -150,9 +155,18 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
 
   if (state) upsertAttributes({ kind: machine.kind, ...machine.searchAttributes(state) });
 
+  // Started by a create that was refused (update-with-start starts the workflow either way):
+  // nothing exists, so end rather than wait forever.
+  if (!state && !(await condition(() => state !== undefined, '1 minute'))) {
+    await condition(allHandlersFinished);
+    if (!state) return undefined;
+  }
+
   for (;;) {
     const seen = wakeups;
-    const deadline = state ? machine.deadline(state) : undefined;
+    const candidate = state ? machine.deadline(state) : undefined;
+    // A deadline the clock cannot read (schemas refuse such timestamps) must never jam the loop.
+    const deadline = candidate && Number.isFinite(Date.parse(candidate.at)) ? candidate : undefined;
     const timeout = deadline ? Math.max(0, Date.parse(deadline.at) - Date.now()) : undefined;
     const woken = await condition(
       () => wakeups !== seen || shouldContinueAsNew() || (state !== undefined && machine.terminal(state)),
@@ -171,10 +185,17 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
             correlationId: workflowInfo().workflowId,
           });
         } catch (err) {
-          // A refusal here means the state no longer has that deadline; the loop re-evaluates.
-          if (!(err instanceof ApplicationFailure)) throw err;
+          // A refusal means the state no longer has that deadline; the loop re-evaluates.
+          if (err instanceof ApplicationFailure && err.type === REFUSAL_FAILURE_TYPE) return;
+          // Anything else (the read-model database is down) must not fail the workflow for
+          // good: wait and let the loop try the deadline again.
+          deadlineRetryPending = true;
         }
       });
+      if (deadlineRetryPending) {
+        deadlineRetryPending = false;
+        await sleep('30 seconds');
+      }
       continue;
     }
     if (state && machine.terminal(state)) {
