@@ -36,6 +36,18 @@ function protectedRouter(router: Hono<AppEnv>, limit: LimitKey): Hono<AppEnv> {
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The methods the app routes for a path (middleware entries, method ALL, excluded). */
+function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.method === 'ALL') continue;
+    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
+    if (pattern.test(path)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
+}
+
 /** Connection failures and PostgreSQL's "cannot serve now" classes (08, 53, 57P). */
 function isDatabaseUnavailable(err: unknown): boolean {
   const code = (err as { code?: unknown })?.code;
@@ -86,7 +98,13 @@ export function createApp(services: Services): Hono<AppEnv> {
     services.log.error('unhandled error', { correlationId: c.get('correlationId'), error: String((err as Error)?.stack ?? err) });
     return problemResponse(c, new Problem('INTERNAL_ERROR', 'the broker could not complete the request; quote the correlation id when reporting it'));
   });
-  app.notFound((c) => problemResponse(c, new Problem('ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`)));
+  app.notFound((c) => {
+    const allowed = allowedMethods(app, c.req.path);
+    if (allowed.length) {
+      return problemResponse(c, new Problem('METHOD_NOT_ALLOWED', `${c.req.method} is not allowed on ${c.req.path}`, {}, { allow: allowed.join(', ') }));
+    }
+    return problemResponse(c, new Problem('ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`));
+  });
 
   app.route('/', health);
   app.route('/', openapi);

@@ -283,3 +283,15 @@ describe('problems and hostile input', () => {
     expect(log).toContain('"correlationId":"trace-abc.123"');
   });
 });
+
+test('a method the path does not have is 405 with Allow; an unknown path is 404', async () => {
+  const [a] = await connectors(1);
+  const reply = await call('DELETE', '/partner-relationships', a.token);
+  expectProblem(reply, 405, 'METHOD_NOT_ALLOWED');
+  expect(reply.headers.get('allow')).toBe('GET, HEAD, POST');
+  const trace = await call('PUT', '/health/live', undefined);
+  expectProblem(trace, 405, 'METHOD_NOT_ALLOWED');
+  expect(trace.headers.get('allow')).toBe('GET, HEAD');
+  expectProblem(await call('PUT', '/partner-relationships/01a1fd30-05ff-70e9-bbcd-a29491e72bb4/accept', a.token), 405, 'METHOD_NOT_ALLOWED');
+  expectProblem(await call('GET', '/nowhere/at/all', a.token), 404, 'ROUTE_NOT_FOUND');
+});
