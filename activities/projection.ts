@@ -53,13 +53,13 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings)
       const project = projectors[record.kind];
       if (!project) throw new Error(`no projection for ${record.kind}`);
       await db.transaction(async (tx) => {
-        // `<=` in the projectors and this delete: an earlier attempt of this transition that timed
-        // out but committed late may have written this version with other event ids; the
-        // attempt that the workflow accepted wins.
         await project(tx, record.snapshot);
+        // `<=` in the projectors and this delete: a failed command whose local activity timed out
+        // but committed late may have written this version with other event ids; the transition
+        // the workflow accepted wins. (Indexed by resource; a no-op almost always.)
         await tx.query(
-          'delete from events where resource_kind = $1 and resource_id = $2 and resource_version >= $3 and not (id = any($4::uuid[]))',
-          [record.kind, record.snapshot.id, record.snapshot.resourceVersion, record.events.map((e) => e.id)],
+          'delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))',
+          [record.snapshot.id, record.snapshot.resourceVersion, record.events.map((e) => e.id)],
         );
         const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, record.kind, record.snapshot) : [];
         for (const draft of record.events) {
