@@ -156,3 +156,9 @@ test('malformed Basic credentials at the token endpoint are a 400, not a 500', a
   expect(res.status).toBe(400);
   expect(((await res.json()) as any).error).toBe('invalid_request');
 });
+
+test('a token grants no scope the connector registry does not (tokens outlive registry edits)', async () => {
+  const token = await mintToken({ sub: 'client-operator', org_id: 'org-operator', scope: 'loads:publish loads:read' });
+  expectProblem(await call('POST', '/load-requests', token, {}), 403, 'INSUFFICIENT_SCOPE');
+  expect((await call('GET', '/load-requests', token)).status).toBe(200);
+});

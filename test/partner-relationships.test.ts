@@ -376,3 +376,17 @@ describe('Temporal', () => {
     expect(final.reasons).toHaveLength(4);
   });
 });
+
+test('a pair claim left by a create that never happened is freed by the next invite', async () => {
+  const [a, b] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
+  // As if a create had claimed the pair and then died before its workflow started.
+  await db().query('insert into relationship_pairs (pair_key, relationship_id, requesting_organization_id) values ($1, $2, $3)', [
+    `${a.id}>${b.id}`,
+    '01a1fd30-05ff-70e9-bbcd-a29491e72bb4',
+    a.id,
+  ]);
+  const created = await createRelationship(a, b);
+  expect(created.status).toBe(201);
+  const { rows } = await db().query('select relationship_id from relationship_pairs where pair_key = $1', [`${a.id}>${b.id}`]);
+  expect(rows).toEqual([{ relationship_id: created.body.id }]);
+});
