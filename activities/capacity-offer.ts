@@ -3,7 +3,7 @@ import type { Queryable } from '../core/db';
 import type { CapacityOffer } from '../workflows/capacity-offer';
 import { projectListing } from './listing';
 
-export function projectCapacityOffer(tx: Queryable, offer: CapacityOffer): Promise<boolean> {
+export function projectCapacityOffer(tx: Queryable, offer: CapacityOffer): Promise<number | undefined> {
   return projectListing(tx, 'capacity_offers', offer, {
     window: offer.availabilityWindow,
     origin: offer.originArea,

@@ -10,10 +10,11 @@ export interface ListingColumns {
   destination?: unknown;
 }
 
-export async function projectListing(tx: Queryable, table: string, doc: Listing, columns: ListingColumns): Promise<boolean> {
+export async function projectListing(tx: Queryable, table: string, doc: Listing, columns: ListingColumns): Promise<number | undefined> {
   const box = (area: unknown) => (area ? boundingBox(area as Area) : null);
-  const result = await tx.query(
-    `insert into ${table}
+  const result = await tx.query<{ previous_version: number | null }>(
+    `with previous as (select resource_version from ${table} where id = $1)
+     insert into ${table}
        (id, resource_version, owner_organization_id, status, visibility_mode, visibility_organization_ids, visibility_groups,
         window_start, window_end, origin_box, destination_box, created_at, updated_at, doc)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
@@ -22,7 +23,8 @@ export async function projectListing(tx: Queryable, table: string, doc: Listing,
        visibility_organization_ids = excluded.visibility_organization_ids, visibility_groups = excluded.visibility_groups,
        window_start = excluded.window_start, window_end = excluded.window_end, origin_box = excluded.origin_box,
        destination_box = excluded.destination_box, updated_at = excluded.updated_at, doc = excluded.doc
-     where ${table}.resource_version <= excluded.resource_version`,
+     where ${table}.resource_version <= excluded.resource_version
+     returning (select resource_version from previous) as previous_version`,
     [
       doc.id,
       doc.resourceVersion,
@@ -40,5 +42,5 @@ export async function projectListing(tx: Queryable, table: string, doc: Listing,
       JSON.stringify(doc),
     ],
   );
-  return result.rowCount > 0;
+  return result.rows[0]?.previous_version ?? undefined;
 }

@@ -23,7 +23,8 @@ export interface TransitionRecord {
   causationId: string;
 }
 
-const projectors: Record<string, (tx: Queryable, snapshot: any) => Promise<boolean>> = {
+/** Each projector upserts the row and returns the resourceVersion the row had before, if any. */
+const projectors: Record<string, (tx: Queryable, snapshot: any) => Promise<number | undefined>> = {
   'partner-relationship': projectPartnerRelationship,
   'capacity-offer': projectCapacityOffer,
   'load-request': projectLoadRequest,
@@ -53,14 +54,17 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings)
       const project = projectors[record.kind];
       if (!project) throw new Error(`no projection for ${record.kind}`);
       await db.transaction(async (tx) => {
-        await project(tx, record.snapshot);
-        // `<=` in the projectors and this delete: a failed command whose local activity timed out
-        // but committed late may have written this version with other event ids; the transition
-        // the workflow accepted wins. (Indexed by resource; a no-op almost always.)
-        await tx.query(
-          'delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))',
-          [record.snapshot.id, record.snapshot.resourceVersion, record.events.map((e) => e.id)],
-        );
+        const previous = await project(tx, record.snapshot);
+        // A failed command whose local activity timed out but committed late can leave this very
+        // version behind, with other event ids. The projectors overwrite such a row (`<=`) and
+        // here its events go: the transition the workflow accepted wins.
+        if (previous === record.snapshot.resourceVersion) {
+          await tx.query('delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))', [
+            record.snapshot.id,
+            record.snapshot.resourceVersion,
+            record.events.map((e) => e.id),
+          ]);
+        }
         const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, record.kind, record.snapshot) : [];
         for (const draft of record.events) {
           const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
