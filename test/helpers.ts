@@ -4,7 +4,7 @@ import { closeSync, openSync, readFileSync, readSync, writeSync, ftruncateSync }
 import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { Pool } from 'pg';
-import { TEST_ORGANIZATION_COUNT } from './stack';
+import { RESERVED_ORGANIZATIONS, TEST_ORGANIZATION_COUNT } from './stack';
 
 export interface TestEnv {
   dir: string;
@@ -48,7 +48,7 @@ export function freshOrgs(n: number): Org[] {
     const buf = Buffer.alloc(16);
     const read = readSync(fd, buf, 0, 16, 0);
     const next = read ? Number(buf.subarray(0, read).toString()) : 1;
-    if (next + n - 1 > TEST_ORGANIZATION_COUNT) throw new Error('test registry has too few organizations; raise TEST_ORGANIZATION_COUNT');
+    if (next + n - 1 > TEST_ORGANIZATION_COUNT - RESERVED_ORGANIZATIONS) throw new Error('test registry has too few organizations; raise TEST_ORGANIZATION_COUNT');
     ftruncateSync(fd, 0);
     writeSync(fd, String(next + n), 0);
     return Array.from({ length: n }, (_, i) => {

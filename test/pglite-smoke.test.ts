@@ -1,7 +1,7 @@
 // The embedded set-up: the same flows on a broker whose read models live in PGlite under its data
 // folder, including a restart that keeps them.
 import { join } from 'node:path';
-import { startBroker, type BrokerHandle } from './stack';
+import { startBroker, TEST_ORGANIZATION_COUNT, type BrokerHandle } from './stack';
 import { testEnv } from './helpers';
 
 let broker: BrokerHandle;
@@ -37,8 +37,8 @@ afterAll(async () => {
 });
 
 test('relationship lifecycle, idempotency and events on PGlite, surviving a restart', async () => {
-  // Organizations from the end of the registry, far from the ones freshOrgs hands out.
-  const [a, b] = ['239', '240'];
+  // Organizations from the reserved end of the registry, never handed out by freshOrgs.
+  const [a, b] = [String(TEST_ORGANIZATION_COUNT - 1), String(TEST_ORGANIZATION_COUNT)];
   const base = broker.baseUrl;
   const ta = await token(base, `client-${a}`, `secret-${a}`);
   const tb = await token(base, `client-${b}`, `secret-${b}`);

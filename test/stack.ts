@@ -98,7 +98,10 @@ function stopChild(child: ChildProcess): Promise<void> {
 }
 
 /** The organizations and connectors of the test registry (written to files for the broker). */
-export const TEST_ORGANIZATION_COUNT = 240;
+// Every test takes fresh organizations (freshOrgs); the last RESERVED_ORGANIZATIONS are for tests that start
+// brokers of their own (the PGlite smoke run).
+export const TEST_ORGANIZATION_COUNT = 1000;
+export const RESERVED_ORGANIZATIONS = 10;
 
 export function writeTestRegistry(dir: string): { organizationsFile: string; connectorsFile: string } {
   const all = [
