@@ -11,7 +11,7 @@ describe('gate 1: token validity and broker audience', () => {
     const [org] = freshOrgs(1);
     const good = await tokenFor(org.clientId, org.secret);
     const [h, p] = good.split('.');
-    const forged = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), org_id: 'org-001' })).toString('base64url')}.${good.split('.')[2]}`;
+    const forged = `${h}.${Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), org_id: 'org-forged' })).toString('base64url')}.${good.split('.')[2]}`;
     expectProblem(await call('GET', '/partner-relationships', forged), 401, 'INVALID_TOKEN');
   });
 
