@@ -1,6 +1,6 @@
 // Small HTTP helpers shared by every router: JSON bodies, ETags, problem responses, pages.
 import type { Context } from 'hono';
-import { Problem, type ProblemCode } from '../core/problems';
+import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
 
 export type Ctx = Context<AppEnv>;
@@ -88,10 +88,6 @@ export function problemResponse(c: Ctx, problem: Problem): Response {
 
 export function notFound(what = 'resource'): Problem {
   return new Problem('RESOURCE_NOT_FOUND', `no such ${what}, or it is not visible to your organization`);
-}
-
-export function refuse(code: ProblemCode, detail?: string, extensions?: Record<string, unknown>): never {
-  throw new Problem(code, detail, extensions);
 }
 
 /** Cursor pagination by resource id (UUIDv7 ids sort by creation time). */

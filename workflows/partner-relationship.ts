@@ -4,7 +4,6 @@ import {
   bump,
   Command,
   Envelope,
-  EventDraft,
   invalidTransition,
   Machine,
   refuse,
@@ -114,7 +113,6 @@ function checkWindow(effectiveFrom: string | undefined, effectiveUntil: string |
 
 function terminate(
   state: PartnerRelationship,
-  command: Command,
   now: string,
   cause: TerminationCause,
   reasons: RelationshipReason[],
@@ -245,13 +243,13 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
     reject(state, command, now) {
       requireAccepter(state, command);
       requireStatus(state, command, ['requested']);
-      return terminate(state, command, now, 'rejected', reasonOf(command, 'rejection', now, false));
+      return terminate(state, now, 'rejected', reasonOf(command, 'rejection', now, false));
     },
 
     withdraw(state, command, now) {
       requireRequester(state, command);
       requireStatus(state, command, ['draft', 'requested']);
-      return terminate(state, command, now, 'withdrawn', reasonOf(command, 'withdrawal', now, true));
+      return terminate(state, now, 'withdrawn', reasonOf(command, 'withdrawal', now, true));
     },
 
     suspend(state, command, now) {
@@ -283,12 +281,12 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
     terminate(state, command, now) {
       requireParticipant(state, command);
       requireStatus(state, command, ['active', 'suspended']);
-      return terminate(state, command, now, 'terminated', reasonOf(command, 'termination', now, true));
+      return terminate(state, now, 'terminated', reasonOf(command, 'termination', now, true));
     },
 
-    expire(state, command, now) {
+    expire(state, _command, now) {
       if (state.status === 'terminated' || !hasPassed(state.effectiveUntil, now)) invalidTransition(KIND, 'expire', state.status);
-      return terminate(state, command, now, 'expired', [{ kind: 'expiry', reason: 'effectiveUntil has passed', at: now }]);
+      return terminate(state, now, 'expired', [{ kind: 'expiry', reason: 'effectiveUntil has passed', at: now }]);
     },
   },
 
@@ -309,5 +307,3 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
 export async function partnerRelationshipWorkflow(input: EntityInput<PartnerRelationship>) {
   return runEntity(partnerRelationshipMachine, input);
 }
-
-export type { EventDraft };
