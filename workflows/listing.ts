@@ -78,9 +78,12 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
     shareWithPartners: true,
   });
 
+  // What the owner may set on a draft: the resource's fields plus the envelope's free parts.
+  const editable: readonly string[] = [...spec.fields, 'externalReferences', 'extensions'];
+
   function pick(payload: Record<string, unknown>): Partial<S> {
     const out: Record<string, unknown> = {};
-    for (const field of [...spec.fields, 'externalReferences', 'extensions']) if (payload[field] !== undefined) out[field] = payload[field];
+    for (const field of editable) if (payload[field] !== undefined) out[field] = payload[field];
     return out as Partial<S>;
   }
 
@@ -126,7 +129,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
         const next = bump(state, now, {});
         const record = next as unknown as Record<string, unknown>;
         for (const [field, value] of Object.entries(command.payload ?? {})) {
-          if (![...spec.fields, 'externalReferences', 'extensions'].includes(field)) continue;
+          if (!editable.includes(field)) continue;
           if (value === null) delete record[field];
           else record[field] = value;
         }
