@@ -26,9 +26,11 @@ RUN npm ci --omit=dev --no-audit --no-fund \
 FROM node:20-bookworm-slim
 WORKDIR /app
 # The API must listen on every interface inside a container (config.ts defaults HOST to
-# 127.0.0.1, right for a laptop and wrong here). The worker role opens no port.
+# 127.0.0.1, right for a laptop and wrong here). The worker role serves no API; it answers only
+# /health/live and /health/ready on WORKER_HEALTH_PORT (core/worker-health.ts), on HOST too.
 ENV HOST=0.0.0.0 \
-    PORT=8080
+    PORT=8080 \
+    WORKER_HEALTH_PORT=8081
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json package-lock.json tsconfig.json broker.ts worker.ts ./
 COPY core ./core
@@ -44,7 +46,13 @@ COPY data ./data
 # The files belong to root and are only read; the process runs as the image's unprivileged
 # `node` user (uid 1000). tsx keeps its transform cache under /tmp.
 USER node
-EXPOSE 8080
+EXPOSE 8080 8081
+# Ready means: the API role's PostgreSQL and Temporal answer (api/health.ts); the worker role's
+# worker polls and its PostgreSQL and Temporal answer (core/worker-health.ts). One check for both
+# roles: it asks the port the container's role serves. The slim image has no curl: node's fetch.
+# docker-compose.yml states the same checks per service.
+HEALTHCHECK --interval=10s --timeout=5s --start-period=60s --retries=3 \
+  CMD ["node", "-e", "const e = process.env; const port = e.PCX_ROLE === 'worker' ? e.WORKER_HEALTH_PORT || 8081 : e.PORT || 8080; fetch('http://127.0.0.1:' + port + '/health/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # The tsx CLI is node_modules/tsx/dist/cli.mjs ("bin" in node_modules/tsx/package.json). Exec
 # form without npm or a shell: tsx runs broker.ts in a child node process and relays SIGTERM to
 # it, and broker.ts then drains the worker and closes the server and the pool before exiting

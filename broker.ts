@@ -5,11 +5,14 @@ import type { Worker } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './core/config';
 import { openDb } from './core/db';
 import { createLogger } from './core/log';
-import { Registry } from './core/registry';
+import { clientSecretPolicy, Registry } from './core/registry';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadDevSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
+import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
+import type { Server as HttpServer } from 'node:http';
 import { createApp } from './api/app';
+import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './api/idempotency';
 import { purgeOldRateCounters } from './api/rate-limit';
 import { createWorker } from './worker';
@@ -17,13 +20,13 @@ import { createWorker } from './worker';
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
   const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  const connection = await connectTemporal(config.temporal.address);
+  const connection = await connectTemporal(config.temporal);
   await ensureSearchAttributes(connection, config.temporal.namespace);
 
   let worker: Worker | undefined;
   let workerRun: Promise<void> | undefined;
   if (config.role !== 'api') {
-    worker = await createWorker(config, db);
+    worker = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace }));
     workerRun = worker.run();
     // A process whose worker died must not keep serving as if it could complete commands.
     workerRun.catch((err) => {
@@ -31,17 +34,27 @@ export async function startBroker(config: Config) {
       process.exit(1);
     });
   }
+  // The worker role serves no API, so it answers its own liveness and readiness probes; the other
+  // roles have the API's /health/* (api/health.ts).
+  let healthServer: import('node:http').Server | undefined;
+  if (config.role === 'worker') {
+    healthServer = await startWorkerHealthServer({ worker: worker!, db, connection }, { host: config.host, port: config.workerHealthPort });
+    log.info('worker health listening', { url: workerHealthUrl(healthServer), taskQueue: config.temporal.taskQueue, database: db.engine });
+  }
 
   let server: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
   if (config.role !== 'worker') {
-    const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment);
+    const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
+    for (const warning of registry.warnings) log.warn(warning);
     const schemas = new SchemaRegistry(config.schemaBase);
     const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const app = createApp({ config, db, temporal, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
     await new Promise<void>((resolve) => {
       server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve());
+      // Requests Node's HTTP parser refuses get a problem body too, not Node's bare 400/431.
+      (server as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
     });
     housekeeping = setInterval(() => {
       Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db)]).catch((err) => log.warn('housekeeping failed', { error: String(err) }));
@@ -57,6 +70,11 @@ export async function startBroker(config: Config) {
       if (worker) {
         worker.shutdown();
         await workerRun?.catch(() => undefined);
+      }
+      // Answers 503 while the worker drains; closed once it has.
+      if (healthServer) {
+        healthServer.closeAllConnections();
+        await new Promise<void>((resolve) => healthServer!.close(() => resolve()));
       }
       await connection.close();
       await db.close();

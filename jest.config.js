@@ -1,13 +1,39 @@
-// Integration tests share one Temporal dev server, one PostgreSQL schema and one broker process,
-// started by test/global-setup.ts; Temporal's native runtime wants a single jest worker (--runInBand).
-module.exports = {
+// Three projects (docs/architecture.md, "Tests"):
+//   unit      pure logic, no servers (test/unit/)
+//   postgres  integration tests against a broker whose read models are in PostgreSQL
+//   pglite    the same integration tests against a broker on the embedded PGlite (`npm start`'s default)
+// The integration projects share one Temporal dev server (test/setup/stack-setup.ts). Temporal's native
+// runtime wants a single jest worker (--runInBand).
+const common = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
-  // jose 6 and uuid 14 ship ESM only; let swc turn them into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|uuid)/)'],
-  globalSetup: '<rootDir>/test/global-setup.ts',
-  globalTeardown: '<rootDir>/test/global-teardown.ts',
+  // jose 6, uuid 14 and canonicalize 5 ship ESM only; let swc turn them into CommonJS for jest.
+  transformIgnorePatterns: ['/node_modules/(?!(jose|uuid|canonicalize)/)'],
+};
+
+// Integration test files that do not depend on the read-model engine and run once (postgres):
+// start.test.ts and walkthrough.test.ts start `npm start` themselves (always PGlite);
+// replay.test.ts replays workflow histories, in which the engine plays no part; crash-retry.test.ts
+// needs separate API and worker processes, which share PostgreSQL only, as do the worker role of
+// worker-health.test.ts and the TLS proxy of temporal-tls.test.ts.
+const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'crash-retry', 'worker-health', 'temporal-tls'].map((name) => `/test/${name}\\.test\\.ts$`);
+
+const integration = (engine, ignore) => ({
+  ...common,
+  displayName: engine,
+  roots: ['<rootDir>/test'],
+  testMatch: ['<rootDir>/test/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...ignore],
+  globals: { PCX_ENGINE: engine },
+  globalSetup: `<rootDir>/test/setup/${engine}.ts`,
+  globalTeardown: `<rootDir>/test/setup/teardown-${engine}.ts`,
+});
+
+module.exports = {
   testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    integration('postgres', []),
+    integration('pglite', ENGINE_INDEPENDENT),
+  ],
 };

@@ -1,17 +1,30 @@
 // The Temporal worker: entity workflows and the activities that keep read models and the outbox.
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import type { Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
+import { temporalConnectionOptions } from './core/temporal';
 
-export async function createWorker(config: Config, db: Db, workflowBundle?: WorkflowBundleOption): Promise<Worker> {
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+/** @param client the client flows send commands through (activities/commands.ts). */
+export async function createWorker(config: Config, db: Db, client: Client, workflowBundle?: WorkflowBundleOption): Promise<Worker> {
+  // The same address, TLS and API key as the client connection (core/temporal.ts).
+  const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   return Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
-    activities: createActivities(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) }),
+    activities: createActivities(
+      db,
+      {
+        schemaBase: config.schemaBase,
+        eventSource: eventSource(config),
+        placement: { taskQueue: config.temporal.taskQueue, settings: config.workflow },
+        matching: config.matching,
+      },
+      client,
+    ),
     // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
     maxCachedWorkflows: 2000,
   });

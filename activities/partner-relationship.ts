@@ -1,6 +1,7 @@
 // Read model of PartnerRelationship.
 import type { Queryable } from '../core/db';
 import type { PartnerRelationship } from '../workflows/partner-relationship';
+import { betweenSql, inForceSql } from '../core/sharing';
 
 export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelationship): Promise<number | undefined> {
   const result = await tx.query<{ previous_version: number | null }>(
@@ -35,4 +36,94 @@ export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelati
     await tx.query('delete from relationship_pairs where relationship_id = $1', [r.id]);
   }
   return result.rows[0]?.previous_version ?? undefined;
+}
+
+// Read-model queries of relationships. The API and the projections ask these, never inline SQL.
+
+/** A relationship in force now between two organizations (gate 5), with what gates 7 and 8 read. */
+export interface RelationshipInForce {
+  id: string;
+  scopes: string[];
+  visibilityPolicy: { groups: string[] };
+  decisionPolicy: { mode: 'BILATERAL_REQUIRED' | 'INITIATOR_ONLY' };
+  resourceVersion: number;
+}
+
+/**
+ * The active relationship between two organizations, if one is in force now. A relationship whose
+ * effectiveUntil has passed is treated as suspended at once (rule 5), before its workflow has
+ * moved it to terminated; one whose effectiveFrom lies ahead is not yet in force.
+ */
+export async function relationshipInForce(db: Queryable, a: string, b: string): Promise<RelationshipInForce | undefined> {
+  const { rows } = await db.query<{ doc: PartnerRelationship }>(
+    `select doc from partner_relationships r where ${inForceSql('r')} and ${betweenSql('r', '$1', '$2')} limit 1`,
+    [a, b],
+  );
+  const doc = rows[0]?.doc;
+  return doc && { id: doc.id, scopes: doc.scopes, visibilityPolicy: doc.visibilityPolicy, decisionPolicy: doc.decisionPolicy, resourceVersion: doc.resourceVersion };
+}
+
+/** Whether the organization has at least one relationship in force now (publishing to partners). */
+export async function hasRelationshipInForce(db: Queryable, organizationId: string): Promise<boolean> {
+  const { rows } = await db.query(
+    `select 1 from partner_relationships r
+      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1) limit 1`,
+    [organizationId],
+  );
+  return rows.length > 0;
+}
+
+/** The organizations partnered with `organizationId` now through a relationship granting `scope`, with its groups. */
+export async function partnersInForce(db: Queryable, organizationId: string, scope: string): Promise<Array<{ organizationId: string; groups: string[] }>> {
+  const { rows } = await db.query<{ org: string; groups: string[] | null }>(
+    `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org,
+            r.doc->'visibilityPolicy'->'groups' as groups
+       from partner_relationships r
+      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
+        and r.doc->'scopes' ? $2`,
+    [organizationId, scope],
+  );
+  return rows.map((r) => ({ organizationId: r.org, groups: r.groups ?? [] }));
+}
+
+export interface RelationshipFilter {
+  statuses?: string[];
+  counterpart?: string;
+  after?: string;
+  limit: number;
+}
+
+/**
+ * The relationships an organization sees (rule 7: the accepting organization only once
+ * requested), in id order, one more than `limit` to tell whether a next page exists.
+ */
+export async function listRelationships(db: Queryable, organizationId: string, filter: RelationshipFilter): Promise<PartnerRelationship[]> {
+  const { rows } = await db.query<{ doc: PartnerRelationship }>(
+    `select doc from partner_relationships
+      where (requesting_organization_id = $1 or (accepting_organization_id = $1 and submitted_at is not null))
+        and ($2::text[] is null or status = any($2::text[]))
+        and ($3::text is null or requesting_organization_id = $3 or accepting_organization_id = $3)
+        and ($4::uuid is null or id > $4::uuid)
+      order by id limit $5`,
+    [organizationId, filter.statuses ?? null, filter.counterpart ?? null, filter.after ?? null, filter.limit + 1],
+  );
+  return rows.map((r) => r.doc);
+}
+
+/** A relationship in force, seen from one of its organizations: the other one and the relationship. */
+export interface Partnership {
+  organizationId: string;
+  relationship: PartnerRelationship;
+}
+
+/** Every relationship in force now of an organization whose scopes include all of `scopes`. */
+export async function partnershipsInForce(db: Queryable, organizationId: string, scopes: string[]): Promise<Partnership[]> {
+  const { rows } = await db.query<{ org: string; doc: PartnerRelationship }>(
+    `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org, r.doc
+       from partner_relationships r
+      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
+        and r.doc->'scopes' @> $2::jsonb`,
+    [organizationId, JSON.stringify(scopes)],
+  );
+  return rows.map((r) => ({ organizationId: r.org, relationship: r.doc }));
 }

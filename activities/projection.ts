@@ -4,11 +4,13 @@
 import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
 import type { Envelope, EventDraft } from '../workflows/machine';
-import { projectPartnerRelationship } from './partner-relationship';
+import { partnersInForce, projectPartnerRelationship } from './partner-relationship';
+import { projectExecutionReference } from './execution-reference';
 import { projectCapacityOffer } from './capacity-offer';
 import { projectLoadRequest } from './load-request';
-import { resourcePath } from '../core/resources';
-import { inForceSql, SHARING, visibleTo } from '../core/sharing';
+import { visibleTo } from '../core/sharing';
+import { RESOURCES } from '../workflows/registry';
+import type { Resource } from '../workflows/resource';
 
 export interface ProjectionSettings {
   schemaBase: string;
@@ -23,60 +25,77 @@ export interface TransitionRecord {
   causationId: string;
 }
 
-/** Each projector upserts the row and returns the resourceVersion the row had before, if any. */
-const projectors: Record<string, (tx: Queryable, snapshot: any) => Promise<number | undefined>> = {
+/** Upserts a resource's read-model row and returns the resourceVersion the row had before, if any. */
+export type { Projector } from './projection-document';
+import { projectDocument, type Projector } from './projection-document';
+
+/**
+ * Kinds whose read model has columns of its own (its file in activities/). Every other kind is
+ * projected by projectDocument into a table of the standard shape (core/schema.sql).
+ */
+export const PROJECTORS: Record<string, Projector> = {
   'partner-relationship': projectPartnerRelationship,
   'capacity-offer': projectCapacityOffer,
   'load-request': projectLoadRequest,
+  'execution-reference': projectExecutionReference,
 };
+
+/** The read-model document of any resource, by id (every table has `id` and `doc`). */
+export async function loadDocument<T = any>(db: Queryable, resource: Resource<any, any>, id: string): Promise<T | undefined> {
+  if (!UUID.test(id)) return undefined;
+  const { rows } = await db.query<{ doc: T }>(`select doc from ${resource.table} where id = $1`, [id]);
+  return rows[0]?.doc;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The partners a published listing is shared with right now: an active relationship granting the
  * read scope, and the listing's visibility. A listing that was never published has no partners.
  */
-async function partnersOf(tx: Queryable, kind: string, snapshot: any): Promise<string[]> {
-  const sharing = SHARING[kind];
-  if (!sharing || !snapshot.publishedAt) return [];
-  const { rows } = await tx.query<{ org: string; groups: string[] | null }>(
-    `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org,
-            r.doc->'visibilityPolicy'->'groups' as groups
-       from partner_relationships r
-      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
-        and r.doc->'scopes' ? $2`,
-    [snapshot.ownerOrganizationId, sharing.readScope],
-  );
-  return rows.filter((r) => visibleTo(snapshot.visibility, r.groups ?? [], r.org)).map((r) => r.org);
+async function partnersOf(tx: Queryable, resource: Resource<any, any>, snapshot: any): Promise<string[]> {
+  if (!resource.partnerStatuses || !snapshot.publishedAt) return [];
+  const partners = await partnersInForce(tx, snapshot.ownerOrganizationId, resource.scopes.read);
+  return partners.filter((p) => visibleTo(snapshot.visibility, p.groups, p.organizationId)).map((p) => p.organizationId);
 }
 
-export function createProjectionActivities(db: Db, settings: ProjectionSettings) {
+/**
+ * @param resources the kinds this worker projects: the registry, or in tests the registry plus
+ * test-only kinds.
+ */
+export function createProjectionActivities(db: Db, settings: ProjectionSettings, resources: readonly Resource<any, any>[] = RESOURCES) {
+  const byKind = new Map(resources.map((r) => [r.kind, { resource: r, project: PROJECTORS[r.kind] ?? projectDocument(r) }]));
   return {
     async persistTransition(record: TransitionRecord): Promise<void> {
-      const project = projectors[record.kind];
-      if (!project) throw new Error(`no projection for ${record.kind}`);
+      const known = byKind.get(record.kind);
+      if (!known) throw new Error(`no projection for ${record.kind}`);
+      const { resource, project } = known;
+      const document = (resource.document?.(record.snapshot) ?? record.snapshot) as Envelope;
       await db.transaction(async (tx) => {
         const previous = await project(tx, record.snapshot);
         // A failed command whose local activity timed out but committed late can leave this very
         // version behind, with other event ids. The projectors overwrite such a row (`<=`) and
         // here its events go: the transition the workflow accepted wins.
-        if (previous === record.snapshot.resourceVersion) {
+        // (A record without events rewrites an unchanged snapshot and removes nothing.)
+        if (previous === record.snapshot.resourceVersion && record.events.length > 0) {
           await tx.query('delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))', [
             record.snapshot.id,
             record.snapshot.resourceVersion,
             record.events.map((e) => e.id),
           ]);
         }
-        const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, record.kind, record.snapshot) : [];
+        const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, resource, record.snapshot) : [];
         for (const draft of record.events) {
           const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
           const event = new CloudEvent({
             id: draft.id,
             source: settings.eventSource,
             type: draft.type,
-            subject: resourcePath(record.kind, record.snapshot.id),
+            subject: `${resource.collection}/${record.snapshot.id}`,
             time: draft.time,
             dataschema: `${settings.schemaBase}/v0/${record.kind}`,
             datacontenttype: 'application/json',
-            data: record.snapshot,
+            data: document,
             organizationid: record.snapshot.ownerOrganizationId,
             resourceversion: record.snapshot.resourceVersion,
             correlationid: record.correlationId,
@@ -93,7 +112,7 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings)
               draft.type,
               record.snapshot.ownerOrganizationId,
               audience,
-              draft.shareWithPartners ? SHARING[record.kind].readScope : null,
+              draft.shareWithPartners ? resource.scopes.read : null,
               JSON.stringify(event.toJSON()),
             ],
           );

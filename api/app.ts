@@ -15,6 +15,12 @@ import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
 import { capacityOffers } from './capacity-offers';
 import { loadRequests } from './load-requests';
+import { matchProposals } from './match-proposals';
+import { matchEvaluations } from './match-evaluations';
+import { transportTenders } from './transport-tenders';
+import { transportCommitments } from './transport-commitments';
+import { executionOutcomes, executionReferences, executionUpdates } from './execution-references';
+import { executionHandovers } from './execution-handovers';
 
 type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 
@@ -115,6 +121,14 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.route('/partner-relationships', protectedRouter(partnerRelationships, 'maxRelationshipBodyBytes'));
   app.route('/capacity-offers', protectedRouter(capacityOffers, 'maxBodyBytes'));
   app.route('/load-requests', protectedRouter(loadRequests, 'maxBodyBytes'));
+  app.route('/match-proposals', protectedRouter(matchProposals, 'maxBodyBytes'));
+  app.route('/match-evaluations', protectedRouter(matchEvaluations, 'maxBodyBytes'));
+  app.route('/transport-tenders', protectedRouter(transportTenders, 'maxBodyBytes'));
+  app.route('/transport-commitments', protectedRouter(transportCommitments, 'maxBodyBytes'));
+  app.route('/execution-references', protectedRouter(executionReferences, 'maxBodyBytes'));
+  app.route('/execution-updates', protectedRouter(executionUpdates, 'maxBodyBytes'));
+  app.route('/execution-outcomes', protectedRouter(executionOutcomes, 'maxBodyBytes'));
+  app.route('/execution-handovers', protectedRouter(executionHandovers, 'maxBodyBytes'));
   app.route('/events', protectedRouter(events, 'maxBodyBytes'));
   return app;
 }

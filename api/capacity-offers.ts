@@ -1,14 +1,9 @@
 // HTTP API of CapacityOffer (the listing API of api/listings.ts, configured for offers).
-import { KIND } from '../workflows/capacity-offer';
+import { capacityOffer } from '../workflows/capacity-offer';
 import { listingRouter } from './listings';
 
 export const capacityOffers = listingRouter({
-  kind: KIND,
-  workflowType: 'capacityOfferWorkflow',
-  schema: 'capacity-offer',
-  statuses: ['draft', 'published', 'partiallyMatched', 'matched', 'withdrawn', 'expired', 'cancelled'],
-  publishScope: 'capacity:publish',
-  readScope: 'capacity:read',
+  resource: capacityOffer,
   // "protocol operator with admin scope plus scope capacity:publish"
   cancelScopes: ['capacity:publish'],
   areaFields: ['originArea', 'destinationArea'],

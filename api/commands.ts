@@ -11,32 +11,38 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { isProblemCode, Problem } from '../core/problems';
-import { resourcePath, workflowId } from '../core/resources';
-import { commandUpdate, REFUSAL_FAILURE_TYPE, type EntityInput } from '../workflows/entity';
-import type { Actor, Command, Envelope, Refusal } from '../workflows/machine';
+import { REFUSAL_FAILURE_TYPE, type EntityInput } from '../workflows/entity';
+import { RefusalError, type Actor, type Command, type Envelope, type Refusal } from '../workflows/machine';
+import type { Resource } from '../workflows/resource';
 import { etagOf, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 
 export interface CommandRequest {
-  kind: string;
+  resource: Resource<any, any>;
+  /** `create` or a command of the resource's machine: the name of the Workflow Update sent. */
   name: string;
   payload: unknown;
   context?: unknown;
-  /** Absent for create. */
+  /** The resource; for a create, absent (the command id becomes the id) or a derived id. */
   id?: string;
   expectedVersion?: number;
   /** The caller's view of a snapshot (gate 9). */
   view: (snapshot: any) => unknown;
   /** Who issues the command; by default the caller's connector. */
   actor?: Actor;
-  /** For create: the workflow function name. */
-  workflowType?: string;
   /** Reads the current read-model row when the workflow has already completed. */
   current?: () => Promise<Envelope | undefined>;
   /** Runs inside the idempotent section before the workflow is asked (claims, quotas). */
   before?: (id: string) => Promise<void>;
   /** Undoes `before` when the command was refused. */
   refused?: (id: string) => Promise<void>;
+  /**
+   * Runs after the workflow answered, inside the idempotent section: waits for what the command
+   * started (an acceptance flow) and returns the snapshot to answer with, or throws a problem.
+   */
+  settle?: (snapshot: Envelope, commandId: string) => Promise<Envelope>;
+  /** The whole answer, when it is not the resource (a milestone or an outcome the command recorded). */
+  respond?: (snapshot: Envelope, commandId: string) => StoredResponse;
 }
 
 /** A command that has not completed by then answers 503 (no worker, Temporal down); its outcome
@@ -53,7 +59,7 @@ function actorOf(c: Ctx): Actor {
  * id is its command id, so a retry that takes over an unfinished create reuses the same id.
  */
 export async function runCommand(c: Ctx, request: CommandRequest): Promise<Response> {
-  const hash = fingerprint([request.kind, request.name, request.id ?? null, request.expectedVersion ?? null, request.payload]);
+  const hash = fingerprint([request.resource.kind, request.name, request.id ?? null, request.expectedVersion ?? null, request.payload]);
   const stored = await idempotent(c, hash, async (commandId) => {
     const command: Command = {
       name: request.name,
@@ -64,11 +70,12 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
       correlationId: c.get('correlationId'),
       context: request.context,
     };
-    const snapshot = await withHooks(request, request.id ?? commandId, () =>
-      request.name === 'create' ? create(c, request, command, commandId) : update(c, request, command),
-    );
+    const id = request.name === 'create' ? (request.id ?? commandId) : request.id!;
+    const answered = await withHooks(request, id, () => (request.name === 'create' ? create(c, request, command, id) : update(c, request, command)));
+    const snapshot = request.settle ? await request.settle(answered, commandId) : answered;
+    if (request.respond) return request.respond(snapshot, commandId);
     const headers: Record<string, string> = { etag: etagOf(snapshot.resourceVersion) };
-    if (request.name === 'create') headers.location = `/${resourcePath(request.kind, snapshot.id)}`;
+    if (request.name === 'create') headers.location = `/${request.resource.collection}/${snapshot.id}`;
     return { status: request.name === 'create' ? 201 : 200, headers, body: request.view(snapshot) } satisfies StoredResponse;
   });
   return c.json(stored.body as object, stored.status as 200, stored.headers);
@@ -87,9 +94,9 @@ async function withHooks(request: CommandRequest, id: string, send: () => Promis
 
 async function create(c: Ctx, request: CommandRequest, command: Command, id: string): Promise<Envelope> {
   const { temporal, config } = c.get('services');
-  const input: EntityInput = { kind: request.kind, settings: config.workflow };
-  const start = new WithStartWorkflowOperation(request.workflowType!, {
-    workflowId: workflowId(request.kind, id),
+  const input: EntityInput = { kind: request.resource.kind, settings: config.workflow };
+  const start = new WithStartWorkflowOperation(request.resource.workflowType, {
+    workflowId: request.resource.workflowId(id),
     taskQueue: config.temporal.taskQueue,
     args: [input],
     workflowIdConflictPolicy: 'USE_EXISTING',
@@ -98,7 +105,7 @@ async function create(c: Ctx, request: CommandRequest, command: Command, id: str
   });
   try {
     return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
-      temporal.workflow.executeUpdateWithStart(commandUpdate, {
+      temporal.workflow.executeUpdateWithStart(request.resource.updates.create, {
         args: [command],
         updateId: command.commandId,
         startWorkflowOperation: start,
@@ -111,13 +118,66 @@ async function create(c: Ctx, request: CommandRequest, command: Command, id: str
 
 async function update(c: Ctx, request: CommandRequest, command: Command): Promise<Envelope> {
   const { temporal } = c.get('services');
-  const handle = temporal.workflow.getHandle(workflowId(request.kind, request.id!));
+  const handle = temporal.workflow.getHandle(request.resource.workflowId(request.id!));
+  const definition = request.resource.updates[request.name];
+  if (!definition) throw new Error(`${request.resource.kind} has no command ${request.name}`);
   try {
     return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
-      handle.executeUpdate(commandUpdate, { args: [command], updateId: command.commandId }),
+      handle.executeUpdate(definition, { args: [command], updateId: command.commandId }),
     );
   } catch (err) {
+    if (isCompleted(err) && request.current) return answerEnded(request, command);
     throw await translate(err, request);
+  }
+}
+
+/**
+ * A command on a resource whose workflow has ended (it is terminal) is decided against the read
+ * model: version first, then the machine. A command that would change nothing (a repeated
+ * milestone, say) is answered with the resource; any other is refused as the machine says.
+ */
+async function answerEnded(request: CommandRequest, command: Command): Promise<Envelope> {
+  const current = await request.current!();
+  if (!current) throw new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+  if (request.expectedVersion !== undefined && request.expectedVersion !== current.resourceVersion) {
+    throw new Problem('STALE_RESOURCE_VERSION', `observed resourceVersion ${request.expectedVersion}, current is ${current.resourceVersion}`, {
+      currentResourceVersion: current.resourceVersion,
+      currentState: current.status,
+    });
+  }
+  const handler = request.resource.machine.commands[request.name];
+  try {
+    const transition = handler?.(current, command, new Date().toISOString());
+    if (transition && transition.state.resourceVersion === current.resourceVersion) return current;
+  } catch (err) {
+    // A read-model document may lack what only the workflow kept (a machine may then throw other
+    // than a refusal): the resource has ended, which is the answer below.
+    if (err instanceof RefusalError && err.refusal.code !== 'INVALID_STATE_TRANSITION' && isProblemCode(err.refusal.code)) {
+      throw new Problem(err.refusal.code, err.refusal.detail, err.refusal.extensions ?? {});
+    }
+  }
+  const ended = request.resource.machine.ended?.(current, request.name);
+  if (ended && isProblemCode(ended.code)) throw new Problem(ended.code, ended.detail, ended.extensions ?? {});
+  throw new Problem('INVALID_STATE_TRANSITION', `${request.name} is not allowed on a ${request.resource.kind} in status ${current.status}`, {
+    currentState: current.status,
+  });
+}
+
+/**
+ * Runs a resource's create rules here, before a workflow is started for a create they would
+ * refuse. The rules stay in one place, the machine; the API only asks it early (update-with-start
+ * starts the workflow even when the create is then refused).
+ */
+export function precheckCreate(c: Ctx, resource: Resource<any, any>, payload: unknown, context?: unknown): void {
+  try {
+    resource.machine.create(
+      { name: 'create', commandId: 'precheck', actor: actorOf(c), payload, correlationId: c.get('correlationId'), context },
+      'precheck',
+      new Date().toISOString(),
+    );
+  } catch (err) {
+    if (err instanceof RefusalError && isProblemCode(err.refusal.code)) throw new Problem(err.refusal.code, err.refusal.detail, err.refusal.extensions ?? {});
+    throw err;
   }
 }
 
@@ -128,21 +188,6 @@ async function translate(err: unknown, request: CommandRequest): Promise<Problem
   if (failure instanceof ApplicationFailure && failure.type === REFUSAL_FAILURE_TYPE) {
     const refusal = failure.details?.[0] as Refusal | undefined;
     if (refusal && isProblemCode(refusal.code)) return new Problem(refusal.code, refusal.detail, refusal.extensions ?? {});
-  }
-  if (isCompleted(err) && request.current) {
-    // Terminal resources end their workflow; answer from the read model, version first.
-    const current = await request.current();
-    if (current) {
-      if (request.expectedVersion !== undefined && request.expectedVersion !== current.resourceVersion) {
-        return new Problem('STALE_RESOURCE_VERSION', `observed resourceVersion ${request.expectedVersion}, current is ${current.resourceVersion}`, {
-          currentResourceVersion: current.resourceVersion,
-          currentState: current.status,
-        });
-      }
-      return new Problem('INVALID_STATE_TRANSITION', `${request.name} is not allowed on a ${request.kind} in status ${current.status}`, {
-        currentState: current.status,
-      });
-    }
   }
   if (err instanceof WorkflowExecutionAlreadyStartedError) {
     return new Problem('IDEMPOTENCY_CONFLICT', 'the resource this request created has since ended; use a new Idempotency-Key');

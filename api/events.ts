@@ -7,8 +7,8 @@ import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor } from './http';
 import { eventView } from './views';
-import { betweenSql, inForceSql } from '../core/sharing';
-import { READ_SCOPES } from '../core/resources';
+import { readFeed } from '../activities/events';
+import { RESOURCES } from '../workflows/registry';
 
 export const events = new Hono<AppEnv>();
 
@@ -29,19 +29,8 @@ events.get('/', async (c) => {
     [tx, seq] = [m[1], Number(m[2])];
   }
   // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints.
-  const kinds = Object.entries(READ_SCOPES).filter(([, scope]) => principal.scopes.has(scope)).map(([kind]) => kind);
-  const { rows } = await db.query<{ seq: number; tx: string; kind: string; cloudevent: any }>(
-    `select seq, tx_id::text as tx, resource_kind as kind, cloudevent from events e
-      where audience @> array[$1]::text[]
-        and e.resource_kind = any($5::text[])
-        and (e.share_scope is null or e.owner_organization_id = $1 or exists (
-              select 1 from partner_relationships r
-               where ${inForceSql('r')} and ${betweenSql('r', 'e.owner_organization_id', '$1')} and r.doc->'scopes' ? e.share_scope))
-        and (tx_id, seq) > ($2::text::xid8, $3::bigint)
-        and tx_id < pg_snapshot_xmin(pg_current_snapshot())
-      order by tx_id, seq limit $4`,
-    [principal.organizationId, tx, seq, Number(limitText), kinds],
-  );
+  const kinds = RESOURCES.filter((r) => principal.scopes.has(r.scopes.read)).map((r) => r.kind);
+  const rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
   const last = rows[rows.length - 1];
   const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);
   return c.json({

@@ -21,7 +21,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { Problem } from '../core/problems';
 import { parseScopeClaim } from '../core/scopes';
-import { betweenSql, inForceSql } from '../core/sharing';
+import { relationshipInForce, type RelationshipInForce } from '../activities/partner-relationship';
 import type { AppEnv, Principal } from './context';
 import { notFound, type Ctx } from './http';
 
@@ -65,15 +65,11 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
  */
 export type Role = 'owner' | 'participant' | 'partner' | 'operator' | 'none';
 
-export interface ActiveRelationship {
-  id: string;
-  scopes: string[];
-  visibilityPolicy: { groups: string[] };
-}
-
 export interface AccessPolicy<R> {
-  /** Gate 6: the exact scope the operation needs. */
-  scope: string;
+  /** Gate 6: the exact scope (or every one of the scopes) the operation needs. */
+  scope: string | readonly string[];
+  /** Gate 6 besides `scope`: at least one of these (reads open to writers and reviewers alike). */
+  anyScope?: readonly string[];
   /** Gate 4: loads the resource; undefined means it does not exist. */
   load?: (c: Ctx) => Promise<R | undefined>;
   /** Gate 4: the caller's standing; `partner` sends the caller through gates 5, 7 and 8. */
@@ -84,7 +80,7 @@ export interface AccessPolicy<R> {
     /** Gate 7: the scope the relationship must grant to share this resource. */
     relationshipScope: string;
     /** Gate 8: whether the resource's own visibility includes this partner. */
-    visible: (resource: R, relationship: ActiveRelationship, organizationId: string) => boolean;
+    visible: (resource: R, relationship: RelationshipInForce, organizationId: string) => boolean;
   };
 }
 
@@ -102,7 +98,10 @@ export function requireScope(principal: Principal, scope: string) {
 
 export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Access<R>> {
   const principal = c.get('principal');
-  requireScope(principal, policy.scope);
+  for (const scope of typeof policy.scope === 'string' ? [policy.scope] : policy.scope) requireScope(principal, scope);
+  if (policy.anyScope && !policy.anyScope.some((s) => principal.scopes.has(s))) {
+    throw new Problem('INSUFFICIENT_SCOPE', `this operation needs one of the scopes ${policy.anyScope.join(', ')}`, { requiredScopes: policy.anyScope });
+  }
   if (!policy.load || !policy.role) return { principal, resource: undefined as R, role: 'owner' };
   // Gate 4.
   const resource = await policy.load(c);
@@ -112,25 +111,11 @@ export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Acc
   if (role !== 'partner') return { principal, resource, role };
   if (!policy.partner) throw notFound();
   // Gate 5: an active relationship between the owner and the caller, in force now.
-  const relationship = await activeRelationship(c, policy.partner.ownerOf(resource), principal.organizationId);
+  const relationship = await relationshipInForce(c.get('services').db, policy.partner.ownerOf(resource), principal.organizationId);
   if (!relationship) throw notFound();
   // Gate 7: the relationship grants the sharing scope.
   if (!relationship.scopes.includes(policy.partner.relationshipScope)) throw notFound();
   // Gate 8: the resource's own visibility includes the caller.
   if (!policy.partner.visible(resource, relationship, principal.organizationId)) throw notFound();
   return { principal, resource, role };
-}
-
-/**
- * The active relationship between two organizations, if one is in force now. A relationship whose
- * effectiveUntil has passed is treated as suspended at once (rule 5), before its workflow has
- * moved it to terminated; one whose effectiveFrom lies ahead is not yet in force.
- */
-export async function activeRelationship(c: Ctx, a: string, b: string): Promise<ActiveRelationship | undefined> {
-  const { rows } = await c.get('services').db.query<{ id: string; doc: any }>(
-    `select id, doc from partner_relationships r where ${inForceSql('r')} and ${betweenSql('r', '$1', '$2')} limit 1`,
-    [a, b],
-  );
-  if (!rows[0]) return undefined;
-  return { id: rows[0].id, scopes: rows[0].doc.scopes, visibilityPolicy: rows[0].doc.visibilityPolicy };
 }

@@ -1,6 +1,11 @@
-// Small HTTP helpers shared by every router: JSON bodies, ETags, problem responses, pages.
+// Small HTTP helpers shared by every router: JSON bodies, ETags, problem responses, pages; and the
+// answer to requests Node's HTTP parser refuses before any router sees them.
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
-import { Problem } from '../core/problems';
+import { v7 as uuidv7 } from 'uuid';
+import type { Logger } from '../core/log';
+import { Problem, type ProblemCode } from '../core/problems';
 import type { AppEnv } from './context';
 
 export type Ctx = Context<AppEnv>;
@@ -22,32 +27,63 @@ export async function readJson(c: Ctx): Promise<Record<string, unknown>> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new Problem('VALIDATION_FAILED', 'the request body must be a JSON object', { errors: [{ pointer: '', message: 'must be object' }] });
   }
-  const nul = findNul(value, '');
-  if (nul !== undefined) {
-    // PostgreSQL cannot store U+0000 in text or jsonb; refuse it here rather than fail later.
-    throw new Problem('VALIDATION_FAILED', 'strings must not contain U+0000', { errors: [{ pointer: nul, message: 'contains U+0000' }] });
+  const bad = findUnrepresentable(value, '');
+  if (bad !== undefined) {
+    // PostgreSQL cannot store U+0000 or a lone surrogate (\ud800) in text or jsonb, and JSON has
+    // no Infinity: refuse them here, at once, rather than fail (and hang) when the snapshot is written.
+    throw new Problem('VALIDATION_FAILED', bad.detail, { errors: [{ pointer: bad.pointer, message: bad.message }] });
   }
   return value as Record<string, unknown>;
 }
 
+/** A UTF-16 surrogate not paired with its other half (in `u` mode a valid pair is one code point). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /**
- * The pointer of the first string (or key) containing U+0000, walking iteratively so that a deeply
- * nested body cannot exhaust the stack; bodies nested deeper than MAX_DEPTH are refused outright.
+ * Why a string (a value, a key, a header, a query parameter) cannot be stored, or undefined when
+ * it can: PostgreSQL text and jsonb hold neither U+0000 nor an unpaired UTF-16 surrogate.
+ */
+function unrepresentable(text: string): string | undefined {
+  if (text.includes('\u0000')) return 'contains U+0000';
+  if (LONE_SURROGATE.test(text)) return 'contains an unpaired UTF-16 surrogate';
+  return undefined;
+}
+
+/** `text` safe to echo in a problem: unpaired surrogates become U+FFFD. */
+function printable(text: string): string {
+  return text.replace(/\p{Cs}/gu, '\uFFFD');
+}
+
+/**
+ * The first string, key or number the database cannot represent (see `unrepresentable`; numbers
+ * that overflowed to Infinity), walking iteratively so that a deeply nested body cannot exhaust
+ * the stack; bodies nested deeper than MAX_DEPTH are refused outright.
  */
 const MAX_DEPTH = 64;
-function findNul(root: unknown, rootPointer: string): string | undefined {
+function findUnrepresentable(root: unknown, rootPointer: string): { pointer: string; message: string; detail: string } | undefined {
   const stack: Array<[unknown, string, number]> = [[root, rootPointer, 0]];
+  const found = (pointer: string, message: string) => ({
+    pointer: printable(pointer),
+    message,
+    detail: message === 'is not a finite number' ? 'numbers must be finite' : `strings and keys must not contain ${message.slice('contains '.length)}`,
+  });
   while (stack.length) {
     const [value, pointer, depth] = stack.pop()!;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) return pointer;
+      const why = unrepresentable(value);
+      if (why) return found(pointer, why);
+      continue;
+    }
+    if (typeof value === 'number') {
+      if (!Number.isFinite(value)) return found(pointer, 'is not a finite number');
       continue;
     }
     if (!value || typeof value !== 'object') continue;
-    if (depth >= MAX_DEPTH) throw new Problem('VALIDATION_FAILED', `the body is nested deeper than ${MAX_DEPTH} levels`, { errors: [{ pointer, message: 'is nested too deeply' }] });
+    if (depth >= MAX_DEPTH) throw new Problem('VALIDATION_FAILED', `the body is nested deeper than ${MAX_DEPTH} levels`, { errors: [{ pointer: printable(pointer), message: 'is nested too deeply' }] });
     for (const [k, v] of Object.entries(value)) {
       const p = `${pointer}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`;
-      if (k.includes('\u0000')) return p;
+      const why = unrepresentable(k);
+      if (why) return found(p, why);
       stack.push([v, p, depth + 1]);
     }
   }
@@ -128,4 +164,60 @@ export function isUtcTimestamp(value: string): boolean {
   if (!UTC_TIMESTAMP.test(value)) return false;
   const parsed = new Date(value);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === value.slice(0, 19);
+}
+
+/** The problem for a request Node's HTTP parser refused (http.Server 'clientError'), by error code. */
+function parserProblem(code: string | undefined): Problem {
+  const refused: Record<string, [ProblemCode, string]> = {
+    HPE_HEADER_OVERFLOW: ['REQUEST_HEADER_FIELDS_TOO_LARGE', 'the request header fields exceed 16 KiB'],
+    HPE_CHUNK_EXTENSIONS_OVERFLOW: ['PAYLOAD_TOO_LARGE', 'the chunk extensions of the body are too large'],
+    ERR_HTTP_REQUEST_TIMEOUT: ['REQUEST_TIMEOUT', 'the request was not received completely in time'],
+    HPE_INVALID_CONTENT_LENGTH: ['MALFORMED_REQUEST', 'Content-Length is not a valid length'],
+    HPE_UNEXPECTED_CONTENT_LENGTH: ['MALFORMED_REQUEST', 'Content-Length and Transfer-Encoding must not be sent together'],
+    HPE_INVALID_TRANSFER_ENCODING: ['MALFORMED_REQUEST', 'Transfer-Encoding is not valid here (it must end in chunked and not come with Content-Length)'],
+    HPE_INVALID_URL: ['MALFORMED_REQUEST', 'the request target is not a valid URL (raw non-ASCII bytes or spaces must be percent-encoded)'],
+    HPE_INVALID_METHOD: ['MALFORMED_REQUEST', 'the request method is not valid'],
+    HPE_INVALID_VERSION: ['MALFORMED_REQUEST', 'the HTTP version is not valid'],
+    HPE_INVALID_HEADER_TOKEN: ['MALFORMED_REQUEST', 'a header field name or value contains a character not allowed there'],
+  };
+  const [problemCode, detail] = refused[code ?? ''] ?? ['MALFORMED_REQUEST', 'the request is not valid HTTP/1.1'];
+  return new Problem(problemCode, detail);
+}
+
+/** Sockets already answered: the parser reports every later chunk of a refused request again. */
+const answered = new WeakSet<Duplex>();
+/** How long a refused connection may stay open for the client to read the answer and close. */
+const LINGER_MS = 2000;
+
+/**
+ * Handler of http.Server 'clientError': answers a request Node's parser refused (431 for oversized
+ * headers, 400 for smuggling-prone or malformed framing, ...) with a complete HTTP/1.1 problem
+ * response and `Connection: close`, then closes the connection. Node's default answer has no body.
+ * A reset connection is left alone; one that can no longer be written, or whose response has
+ * already begun, is destroyed without an answer (writing then would corrupt what the peer reads).
+ */
+export function answerClientError(err: Error & { code?: string }, socket: Duplex, log?: Logger): void {
+  if (err.code === 'ECONNRESET') return;
+  if (answered.has(socket)) return;
+  answered.add(socket);
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent?: boolean } })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const problem = parserProblem(err.code);
+  const correlationId = uuidv7();
+  const body = JSON.stringify(problem.body(correlationId));
+  const head = [
+    `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}`,
+    'content-type: application/problem+json',
+    `content-length: ${Buffer.byteLength(body)}`,
+    `x-correlation-id: ${correlationId}`,
+    'connection: close',
+  ].join('\r\n');
+  log?.info('request refused by the HTTP parser', { correlationId, error: err.code ?? err.message, status: problem.status });
+  // The parser keeps reading (and discarding) what the client still sends, so closing after the
+  // answer does not reset the connection under unread data; the timer bounds a client that never closes.
+  socket.end(`${head}\r\n\r\n${body}`);
+  setTimeout(() => socket.destroy(), LINGER_MS).unref();
 }

@@ -8,6 +8,10 @@
 //   - a refused request (4xx) frees the key: nothing changed, so nothing is remembered;
 //   - an unknown outcome (crash, timeout) keeps the claim; a retry takes it over and re-sends the
 //     same command id, which the entity workflow answers from its memory of recent commands.
+// A claim is a short lease that its holder renews while the request runs. A holder that died
+// (the broker was killed mid-command) stops renewing, so a connector's retry takes the claim over
+// within seconds instead of waiting out a long lock; re-sending the command is safe because the
+// command id is also the Update id, which Temporal and the workflow deduplicate.
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { Problem } from '../core/problems';
@@ -19,8 +23,10 @@ export interface StoredResponse {
   body: unknown;
 }
 
-/** How long a pending claim blocks retries before a retry may take it over. */
-const CLAIM_SECONDS = 60;
+/** How long a claim lasts without renewal: a retry may take over a claim its holder stopped renewing. */
+const LEASE_SECONDS = 6;
+/** How often the holder renews its lease while the request runs. */
+const RENEW_EVERY_MS = 2000;
 
 /** A hash of the request that ignores the order of object keys (the same payload is the same). */
 export function fingerprint(parts: unknown[]): string {
@@ -59,7 +65,7 @@ export async function idempotent(
       `insert into idempotency_keys (organization_id, operation, key, request_hash, command_id, claim_token, state, locked_until, expires_at)
        values ($1, $2, $3, $4, $5, $8, 'pending', now() + make_interval(secs => $6), now() + make_interval(secs => $7))
        on conflict do nothing returning command_id`,
-      [org, operation, key, requestHash, uuidv7(), CLAIM_SECONDS, config.idempotencyTtlSeconds, token],
+      [org, operation, key, requestHash, uuidv7(), LEASE_SECONDS, config.idempotencyTtlSeconds, token],
     );
     if (claimed.rows[0]) {
       commandId = claimed.rows[0].command_id;
@@ -90,7 +96,7 @@ export async function idempotent(
       `update idempotency_keys set locked_until = now() + make_interval(secs => $4), claim_token = $5
         where organization_id = $1 and operation = $2 and key = $3 and state = 'pending' and locked_until < now()
         returning command_id`,
-      [org, operation, key, CLAIM_SECONDS, token],
+      [org, operation, key, LEASE_SECONDS, token],
     );
     if (taken.rows[0]) commandId = taken.rows[0].command_id;
   }
@@ -99,6 +105,12 @@ export async function idempotent(
   // Only the current holder of the claim may complete or release it.
   const mine = 'organization_id = $1 and operation = $2 and key = $3 and claim_token = $4';
   const where = [org, operation, key, token];
+  const renewal = setInterval(() => {
+    db.query(`update idempotency_keys set locked_until = now() + make_interval(secs => $5) where ${mine} and state = 'pending'`, [...where, LEASE_SECONDS]).catch(
+      () => undefined, // a missed renewal only lets a retry take over earlier; the command id keeps it safe
+    );
+  }, RENEW_EVERY_MS);
+  renewal.unref();
   try {
     const response = await run(commandId);
     await db.query(
@@ -113,6 +125,8 @@ export async function idempotent(
       await db.query(`update idempotency_keys set locked_until = now() where ${mine}`, where).catch(() => undefined);
     }
     throw err;
+  } finally {
+    clearInterval(renewal);
   }
 }
 

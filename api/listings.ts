@@ -4,22 +4,20 @@
 import { Hono } from 'hono';
 import { Problem, type FieldError } from '../core/problems';
 import { boundingBox, parseAreaQuery, validateArea, type Area } from '../core/areas';
-import { inForceSql, partnerVisibleSql, SHARING, visibleTo } from '../core/sharing';
-import type { Listing } from '../workflows/listing';
+import { visibleTo } from '../core/sharing';
+import { listListings } from '../activities/listing';
+import { hasRelationshipInForce } from '../activities/partner-relationship';
+import type { Listing, ListingContext } from '../workflows/listing';
+import type { Resource } from '../workflows/resource';
 import { runCommand } from './commands';
-import type { AppEnv, Principal } from './context';
-import { authorize, requireScope, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, isUtcTimestamp, observedVersion, pageParams, readJson, type Ctx } from './http';
+import type { AppEnv } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { encodeCursor, etagOf, isUtcTimestamp, pageParams, readJson, type Ctx } from './http';
+import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
 
 export interface ListingApi {
-  kind: string;
-  workflowType: string;
-  /** Schema file name; its $defs CreateRequest and UpdateRequest validate bodies. */
-  schema: string;
-  statuses: readonly string[];
-  publishScope: string;
-  readScope: string;
+  resource: Resource<any, any>;
   /** Scopes an operator needs, besides exchange:admin, to cancel (specification, cancel rows). */
   cancelScopes: readonly string[];
   areaFields: readonly string[];
@@ -29,7 +27,6 @@ export interface ListingApi {
   normalize?: (body: Record<string, any>, errors: FieldError[]) => Record<string, any>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const ORG = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 function isTimeZone(zone: string): boolean {
@@ -62,69 +59,72 @@ function semanticErrors(c: Ctx, api: ListingApi, body: Record<string, any>): Fie
   return errors;
 }
 
-function validated(c: Ctx, api: ListingApi, def: 'CreateRequest' | 'UpdateRequest', raw: Record<string, unknown>) {
-  const body = c.get('services').schemas.assert<Record<string, any>>(`${api.schema}#/$defs/${def}`, raw);
+/** A create or PATCH body already valid against its schema: normalized, then checked for meaning. */
+function checked(c: Ctx, api: ListingApi, def: 'CreateRequest' | 'UpdateRequest', body: Record<string, any>) {
   const errors: FieldError[] = [];
   const normalized = api.normalize ? api.normalize(body, errors) : body;
   // The rewritten body must hold in the resource form too (e.g. bodyType other needs a description).
-  if (api.normalize && !errors.length) c.get('services').schemas.assert(`${api.schema}#/$defs/${def}`, normalized);
+  if (api.normalize && !errors.length) c.get('services').schemas.assert(`${api.resource.kind}#/$defs/${def}`, normalized);
   errors.push(...semanticErrors(c, api, normalized));
   if (errors.length) throw new Problem('VALIDATION_FAILED', 'the request body is not valid', { errors });
   return normalized;
 }
 
-export function listingRouter(api: ListingApi): Hono<AppEnv> {
-  const sharing = SHARING[api.kind];
-  const router = new Hono<AppEnv>();
-
-  async function load(c: Ctx): Promise<Listing | undefined> {
-    const id = c.req.param('id') ?? '';
-    if (!UUID.test(id)) return undefined;
-    const { rows } = await c.get('services').db.query<{ doc: Listing }>(`select doc from ${sharing.table} where id = $1`, [id]);
-    return rows[0]?.doc;
-  }
-
-  // Gate 4 for reads: the owner always, an operator always, partners only while the resource is
-  // in a shared state (never a draft); gates 5, 7 and 8 then decide for partners.
-  const readAccess: AccessPolicy<Listing> = {
-    scope: api.readScope,
+/**
+ * Gate 4 for reads of a listing: the owner always, an operator always, an organization that
+ * accepted a match with it (a counterpart) always; partners only while the listing is in a shared
+ * state (never a draft), and gates 5, 7 and 8 then decide for them.
+ */
+export function listingReadAccess(resource: Resource<any, any>, load: (c: Ctx) => Promise<Listing | undefined>): AccessPolicy<Listing> {
+  const partnerStatuses: readonly string[] = resource.partnerStatuses ?? [];
+  return {
+    scope: resource.scopes.read,
     load,
     role: (r, p) => {
       if (r.ownerOrganizationId === p.organizationId) return 'owner';
       if (p.operator) return 'operator';
-      return sharing.partnerStatuses.includes(r.status) ? 'partner' : 'none';
+      if (resource.counterparts?.(r).includes(p.organizationId)) return 'participant';
+      return partnerStatuses.includes(r.status) ? 'partner' : 'none';
     },
     partner: {
       ownerOf: (r) => r.ownerOrganizationId,
-      relationshipScope: sharing.readScope,
+      relationshipScope: resource.scopes.read,
       visible: (r, relationship, org) => visibleTo(r.visibility, relationship.visibilityPolicy?.groups ?? [], org),
     },
   };
+}
+
+export function listingRouter(api: ListingApi): Hono<AppEnv> {
+  const { resource } = api;
+  const router = new Hono<AppEnv>();
+  const load = loader<Listing>(resource);
+
+  const readAccess = listingReadAccess(resource, load);
   // Commands: only the owner (everyone else gets 404, visible or not).
   const ownerAccess: AccessPolicy<Listing> = {
-    scope: api.publishScope,
+    scope: resource.scopes.write,
     load,
     role: (r, p) => (r.ownerOrganizationId === p.organizationId ? 'owner' : 'none'),
   };
-  const view = (p: Principal) => (doc: Listing) => viewOf(api.kind, doc, p);
 
   router.post('/', async (c) => {
-    const { principal } = await authorize(c, { scope: api.publishScope });
-    const body = validated(c, api, 'CreateRequest', await readJson(c));
-    return runCommand(c, { kind: api.kind, name: 'create', workflowType: api.workflowType, payload: body, view: view(principal) });
+    const { principal } = await authorize(c, { scope: resource.scopes.write });
+    const raw = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+    const body = checked(c, api, 'CreateRequest', raw);
+    return runCommand(c, { resource, name: 'create', payload: body, view: viewFor(resource, principal) });
   });
 
   router.get('/', async (c) => {
-    const { principal } = await authorize(c, { scope: api.readScope });
+    const { principal } = await authorize(c, { scope: resource.scopes.read });
     const { after, limit } = pageParams(c);
     const q = (name: string) => c.req.query(name);
     const invalid = (name: string, message: string) =>
       new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
     const statuses = q('status')?.split(',');
-    if (statuses?.some((s) => !api.statuses.includes(s))) throw invalid('status', `must be one or more of ${api.statuses.join(', ')}`);
+    if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
     const owner = q('owner');
     if (owner !== undefined && !ORG.test(owner)) throw invalid('owner', 'must be an organization id');
-    let box: number[] | null = null;
+    let box: number[] | undefined;
     if (q('area') !== undefined) {
       const area = parseAreaQuery(q('area')!);
       if (!area || validateArea(area, '').length) throw invalid('area', 'must be a UN/LOCODE, country, subdivision, bbox:minLon,minLat,maxLon,maxLat or circle:lon,lat,radiusKm');
@@ -132,92 +132,42 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     }
     const time = (name: string) => {
       const v = q(name);
-      if (v === undefined) return null;
+      if (v === undefined) return undefined;
       if (!isUtcTimestamp(v)) throw invalid(name, 'must be an RFC 3339 UTC timestamp');
       return v;
     };
-    const [from, to] = [time('from'), time('to')];
-    const { rows } = await c.get('services').db.query<{ id: string; doc: Listing }>(
-      `select x.id, x.doc from ${sharing.table} x
-        where (x.owner_organization_id = $1 or $2::boolean
-               or (x.status = any($3::text[]) and ${partnerVisibleSql('x', '$1', '$4')}))
-          and ($5::text[] is null or x.status = any($5::text[]))
-          and ($6::text is null or x.owner_organization_id = $6)
-          and ($7::float8[] is null
-               or (x.origin_box[1] <= $7[3] and x.origin_box[3] >= $7[1] and x.origin_box[2] <= $7[4] and x.origin_box[4] >= $7[2])
-               or (x.destination_box[1] <= $7[3] and x.destination_box[3] >= $7[1] and x.destination_box[2] <= $7[4] and x.destination_box[4] >= $7[2]))
-          and ($8::timestamptz is null or x.window_end > $8)
-          and ($9::timestamptz is null or x.window_start < $9)
-          and ($10::uuid is null or x.id > $10::uuid)
-        order by x.id limit $11`,
-      [principal.organizationId, principal.operator, sharing.partnerStatuses, sharing.readScope, statuses ?? null, owner ?? null, box, from, to, after ?? null, limit + 1],
-    );
-    const items = rows.slice(0, limit).map((r) => viewOf(api.kind, r.doc, principal));
-    return c.json({ items, nextCursor: rows.length > limit ? encodeCursor(rows[limit - 1].id) : null });
+    const docs = await listListings(c.get('services').db, resource, principal, { statuses, owner, box, from: time('from'), to: time('to'), after, limit });
+    const items = docs.slice(0, limit).map(viewFor(resource, principal));
+    return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
   });
 
   router.get('/:id', async (c) => {
-    const { resource, principal } = await authorize(c, readAccess);
-    return c.json(viewOf(api.kind, resource, principal) as object, 200, { etag: etagOf(resource.resourceVersion) });
+    const { resource: doc, principal } = await authorize(c, readAccess);
+    return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
   });
 
-  router.patch('/:id', async (c) => {
-    const { resource, principal } = await authorize(c, ownerAccess);
-    const { observedResourceVersion, ...payload } = validated(c, api, 'UpdateRequest', await readJson(c));
-    const expectedVersion = observedVersion(c, { observedResourceVersion });
-    return runCommand(c, { kind: api.kind, name: 'update', id: resource.id, expectedVersion, payload, view: view(principal), current: () => load(c) });
+  // The lifecycle commands a connector or operator may send, with the schema of each body.
+  commandRoute(router, resource, 'update', {
+    method: 'PATCH',
+    body: `${resource.kind}#/$defs/UpdateRequest`,
+    access: ownerAccess,
+    payload: (c, body) => checked(c, api, 'UpdateRequest', body),
   });
-
-  router.post('/:id/publish', async (c) => {
-    const { resource, principal } = await authorize(c, ownerAccess);
-    const body = c.get('services').schemas.assert<Record<string, unknown>>('common#/$defs/Command', await readJson(c));
-    const expectedVersion = observedVersion(c, body);
-    // Publishing to partners needs a relationship in force now (unless visibility is open).
-    const anyPartner = await c.get('services').db.query(
-      `select 1 from partner_relationships r
-        where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1) limit 1`,
-      [principal.organizationId],
-    );
-    return runCommand(c, {
-      kind: api.kind,
-      name: 'publish',
-      id: resource.id,
-      expectedVersion,
-      payload: {},
-      context: { ownerHasActiveRelationship: anyPartner.rowCount > 0 },
-      view: view(principal),
-      current: () => load(c),
-    });
+  commandRoute(router, resource, 'publish', {
+    body: 'common#/$defs/Command',
+    access: ownerAccess,
+    // Publishing to partners needs a relationship in force now (unless visibility is open):
+    // the machine decides, the API gathers the fact.
+    context: async (c, _doc, principal): Promise<ListingContext> => ({
+      ownerHasActiveRelationship: await hasRelationshipInForce(c.get('services').db, principal.organizationId),
+    }),
   });
-
-  router.post('/:id/withdraw', async (c) => {
-    const { resource, principal } = await authorize(c, ownerAccess);
-    const { observedResourceVersion, ...payload } = c.get('services').schemas.assert<Record<string, any>>('common#/$defs/ReasonedCommand', await readJson(c));
-    const expectedVersion = observedVersion(c, { observedResourceVersion });
-    return runCommand(c, { kind: api.kind, name: 'withdraw', id: resource.id, expectedVersion, payload, view: view(principal), current: () => load(c) });
-  });
-
+  commandRoute(router, resource, 'withdraw', { body: 'common#/$defs/ReasonedCommand', access: ownerAccess });
   // Administrative cancel: a protocol operator (organization role operator, scope exchange:admin).
-  router.post('/:id/cancel', async (c) => {
-    const principal = c.get('principal');
-    for (const scope of api.cancelScopes) requireScope(principal, scope);
-    const { resource } = await authorize(c, {
-      scope: 'exchange:admin',
-      load,
-      role: (_r, p) => (p.operator ? 'operator' : 'none'),
-    });
-    const { observedResourceVersion, ...payload } = c.get('services').schemas.assert<Record<string, any>>('common#/$defs/ReasonedCommand', await readJson(c));
-    const expectedVersion = observedVersion(c, { observedResourceVersion });
-    return runCommand(c, {
-      kind: api.kind,
-      name: 'cancel',
-      id: resource.id,
-      expectedVersion,
-      payload,
-      actor: { kind: 'operator', organizationId: principal.organizationId, clientId: principal.clientId },
-      view: view(principal),
-      current: () => load(c),
-    });
+  commandRoute(router, resource, 'cancel', {
+    body: 'common#/$defs/ReasonedCommand',
+    access: { scope: ['exchange:admin', ...api.cancelScopes], load, role: (_r, p) => (p.operator ? 'operator' : 'none') },
+    actor: (p) => ({ kind: 'operator', organizationId: p.organizationId, clientId: p.clientId }),
   });
 
   return router;

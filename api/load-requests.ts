@@ -2,7 +2,7 @@
 // mapping of the specification's two LoadRequest descriptions: bodies may use the schema form,
 // responses always use the resource form (docs/decisions.md, "LoadRequest forms").
 import type { FieldError } from '../core/problems';
-import { KIND } from '../workflows/load-request';
+import { loadRequest } from '../workflows/load-request';
 import { listingRouter } from './listings';
 
 /** Schema-form field -> resource-form field, for the fields that only change name. */
@@ -60,12 +60,7 @@ export function toResourceForm(body: Record<string, any>, errors: FieldError[]):
 }
 
 export const loadRequests = listingRouter({
-  kind: KIND,
-  workflowType: 'loadRequestWorkflow',
-  schema: 'load-request',
-  statuses: ['draft', 'published', 'proposed', 'matched', 'withdrawn', 'expired', 'cancelled'],
-  publishScope: 'loads:publish',
-  readScope: 'loads:read',
+  resource: loadRequest,
   // "protocol operator with admin scope" (no further scope named for requests)
   cancelScopes: [],
   areaFields: ['pickupArea', 'deliveryArea'],

@@ -1,24 +1,21 @@
 // HTTP API of PartnerRelationship: create, draft update, the seven lifecycle commands, reads.
+// Rules live in the machine (workflows/partner-relationship.ts); this router gathers the facts it
+// needs (partnering policies, known organizations), authorizes, and keeps the pair claims.
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
+import { listRelationships } from '../activities/partner-relationship';
+import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../workflows/partner-relationship';
 import { hit } from './rate-limit';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';
-import { runCommand } from './commands';
+import { precheckCreate, runCommand } from './commands';
 import { authorize, type AccessPolicy } from './gates';
 import type { AppEnv, Principal } from './context';
-import { encodeCursor, observedVersion, pageParams, readJson, etagOf, type Ctx } from './http';
-import { KIND, type PartnerRelationship, type RelationshipContext } from '../workflows/partner-relationship';
+import { encodeCursor, etagOf, pageParams, readJson, type Ctx } from './http';
+import { commandRoute, loader, viewFor } from './resource-routes';
+import { viewOf } from './views';
 
-const SCOPE = 'relationships:manage';
-const SCHEMA = 'partner-relationship';
-const STATUSES = ['draft', 'requested', 'active', 'suspended', 'terminated'];
-
-async function load(c: Ctx): Promise<PartnerRelationship | undefined> {
-  const id = c.req.param('id') ?? '';
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
-  const { rows } = await c.get('services').db.query<{ doc: PartnerRelationship }>('select doc from partner_relationships where id = $1', [id]);
-  return rows[0]?.doc;
-}
+const resource = partnerRelationship;
+const ORG = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
 /**
  * Gate 4: the requester always; the accepter once the relationship has been requested (rule 7).
@@ -30,55 +27,36 @@ function role(r: PartnerRelationship, { organizationId: org }: Principal) {
   return 'none' as const;
 }
 
-const access: AccessPolicy<PartnerRelationship> = { scope: SCOPE, load, role };
+const access: AccessPolicy<PartnerRelationship> = { scope: resource.scopes.write, load: loader(resource), role };
 
-/** Both organizations see the whole relationship: it holds nothing one may not know of the other. */
-const view = (r: PartnerRelationship) => r;
-
+/** Facts the machine needs: both partnering policies, and whether the counterpart exists. */
 function context(c: Ctx, r: { requestingOrganizationId: string; acceptingOrganizationId: string }): RelationshipContext {
   const { registry } = c.get('services');
   return {
     requestingGrantedScopes: registry.grantedScopes(r.requestingOrganizationId),
     acceptingGrantedScopes: registry.grantedScopes(r.acceptingOrganizationId),
+    acceptingOrganizationKnown: registry.organization(r.acceptingOrganizationId) !== undefined,
   };
 }
 
 export const partnerRelationships = new Hono<AppEnv>();
 
 partnerRelationships.post('/', async (c) => {
-  const { principal } = await authorize(c, { scope: SCOPE });
-  const { schemas, registry, config, db } = c.get('services');
-  const body = schemas.assert<any>(`${SCHEMA}#/$defs/CreateRequest`, await readJson(c));
-  if (body.requestingOrganizationId !== principal.organizationId) {
-    throw new Problem('ORGANIZATION_BINDING_VIOLATION', 'requestingOrganizationId must be the organization your connector is bound to');
-  }
-  if (!registry.organization(body.acceptingOrganizationId)) {
-    throw new Problem('UNKNOWN_ORGANIZATION', 'acceptingOrganizationId is not an organization known to the broker', {
-      errors: [{ pointer: '/acceptingOrganizationId', message: 'is not a known organization' }],
-    });
-  }
-  // Refusals the workflow would give anyway, answered before a workflow is started for nothing.
-  if (body.acceptingOrganizationId === principal.organizationId) {
-    throw new Problem('VALIDATION_FAILED', 'an organization cannot partner with itself', {
-      errors: [{ pointer: '/acceptingOrganizationId', message: 'must differ from requestingOrganizationId' }],
-    });
-  }
-  if (body.effectiveFrom && body.effectiveUntil && Date.parse(body.effectiveFrom) >= Date.parse(body.effectiveUntil)) {
-    throw new Problem('VALIDATION_FAILED', 'effectiveFrom must be before effectiveUntil', { errors: [{ pointer: '/effectiveUntil', message: 'must be after effectiveFrom' }] });
-  }
-  const notGranted = (body.scopes as string[]).filter((s) => !registry.grantedScopes(principal.organizationId).includes(s));
-  if (notGranted.length) throw new Problem('SCOPES_NOT_GRANTED', `the partnering policy of the requesting organization does not grant ${notGranted.join(', ')}`);
+  const { principal } = await authorize(c, { scope: resource.scopes.write });
+  const { schemas, config, db } = c.get('services');
+  const body = schemas.assert<any>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+  // The machine's create rules, asked before a workflow is started for a create they refuse.
+  precheckCreate(c, resource, body, context(c, body));
 
   const org = principal.organizationId;
   const key = draftKey(org, body.acceptingOrganizationId);
   let claimed = false;
   return runCommand(c, {
-    kind: KIND,
+    resource,
     name: 'create',
-    workflowType: 'partnerRelationshipWorkflow',
     payload: body,
     context: context(c, body),
-    view,
+    view: viewFor(resource, principal),
     async before(id) {
       // Invites are limited per organization (specification, Limits).
       await hit(db, [
@@ -94,70 +72,43 @@ partnerRelationships.post('/', async (c) => {
 });
 
 partnerRelationships.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: SCOPE });
+  const { principal } = await authorize(c, { scope: resource.scopes.read });
   const { after, limit } = pageParams(c);
-  const status = c.req.query('status');
+  const statuses = c.req.query('status')?.split(',');
   const counterpart = c.req.query('counterpart');
-  const statuses = status?.split(',');
-  if (statuses && statuses.some((s) => !STATUSES.includes(s))) {
-    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${STATUSES.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a relationship status' }] });
+  if (statuses && statuses.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a relationship status' }] });
   }
-  if (counterpart !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(counterpart)) {
+  if (counterpart !== undefined && !ORG.test(counterpart)) {
     throw new Problem('VALIDATION_FAILED', 'counterpart must be an organization id', { errors: [{ pointer: '/query/counterpart', message: 'is not an organization id' }] });
   }
-  const org = principal.organizationId;
-  const { rows } = await c.get('services').db.query<{ id: string; doc: PartnerRelationship }>(
-    `select id, doc from partner_relationships
-      where (requesting_organization_id = $1 or (accepting_organization_id = $1 and submitted_at is not null))
-        and ($2::text[] is null or status = any($2::text[]))
-        and ($3::text is null or requesting_organization_id = $3 or accepting_organization_id = $3)
-        and ($4::uuid is null or id > $4::uuid)
-      order by id limit $5`,
-    [org, statuses ?? null, counterpart ?? null, after ?? null, limit + 1],
-  );
-  const items = rows.slice(0, limit).map((r) => view(r.doc));
-  const nextCursor = rows.length > limit ? encodeCursor(rows[limit - 1].id) : null;
-  return c.json({ items, nextCursor });
+  const docs = await listRelationships(c.get('services').db, principal.organizationId, { statuses, counterpart, after, limit });
+  const items = docs.slice(0, limit).map(viewFor(resource, principal));
+  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
 });
 
 partnerRelationships.get('/:id', async (c) => {
-  const { resource } = await authorize(c, access);
-  return c.json(view(resource), 200, { etag: etagOf(resource.resourceVersion) });
+  const { resource: doc, principal } = await authorize(c, access);
+  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
 });
 
-/** A lifecycle command: body validated against its schema, If-Match required, sent as an Update. */
-function command(name: string, bodySchema: string) {
-  partnerRelationships.on(name === 'update' ? 'PATCH' : 'POST', name === 'update' ? '/:id' : `/:id/${name}`, async (c) => {
-    const { resource } = await authorize(c, access);
-    const body = c.get('services').schemas.assert<any>(bodySchema, await readJson(c));
-    const expectedVersion = observedVersion(c, body);
-    const { observedResourceVersion: _, ...payload } = body;
-    // Submitting makes the invite visible to both: from then on the pair, in either direction.
-    const key = pairKey(resource.requestingOrganizationId, resource.acceptingOrganizationId);
-    let claimed = false;
-    const hooks =
-      name === 'request' && resource.status === 'draft'
-        ? {
-            before: async (id: string) => void (claimed = await claim(c, key, id, resource.requestingOrganizationId, false)),
-            refused: async (id: string) => void (claimed && (await release(c, key, id))),
-          }
-        : {};
-    return runCommand(c, {
-      ...hooks,
-      kind: KIND,
-      name,
-      id: resource.id,
-      expectedVersion,
-      payload,
-      context: context(c, resource),
-      view,
-      current: () => load(c),
-    });
-  });
-}
+// The lifecycle commands, with the schema of each body. Every one gets the partnering policies.
+const command = (name: string, body: string, extra: Partial<Parameters<typeof commandRoute<PartnerRelationship>>[3]> = {}) =>
+  commandRoute<PartnerRelationship>(partnerRelationships, resource, name, { body, access, context: (c, doc) => context(c, doc), ...extra });
 
-command('update', `${SCHEMA}#/$defs/UpdateRequest`);
-command('request', 'common#/$defs/Command');
+command('update', `${resource.kind}#/$defs/UpdateRequest`, { method: 'PATCH' });
+command('request', 'common#/$defs/Command', {
+  // Submitting makes the invite visible to both: from then on the pair, in either direction.
+  hooks: (c, doc) => {
+    if (doc.status !== 'draft') return {};
+    const key = pairKey(doc.requestingOrganizationId, doc.acceptingOrganizationId);
+    let claimed = false;
+    return {
+      before: async (id: string) => void (claimed = await claim(c, key, id, doc.requestingOrganizationId, false)),
+      refused: async (id: string) => void (claimed && (await release(c, key, id))),
+    };
+  },
+});
 command('accept', 'common#/$defs/Command');
 command('reject', 'common#/$defs/OptionallyReasonedCommand');
 command('withdraw', 'common#/$defs/ReasonedCommand');

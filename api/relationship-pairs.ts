@@ -5,27 +5,60 @@
 //   - on request (submit), the unordered key `A|B`: once an invite is visible to both, neither
 //     side can open another one in either direction.
 // The projection frees both keys when the relationship terminates. A claim whose relationship
-// never came into being (the create failed with an unknown outcome) is found and freed.
+// never came into being is dead and is freed, both when another invite for the same key arrives
+// and when the pending cap is counted: it has no read-model row, and its workflow either does not
+// exist (the create failed with an unknown outcome before starting it) or has closed without ever
+// holding state (a create refused inside the workflow, whose empty workflow then ended).
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Queryable } from '../core/db';
 import { Problem } from '../core/problems';
-import { workflowId } from '../core/resources';
+import { partnerRelationship } from '../workflows/partner-relationship';
 import type { Ctx } from './http';
 
 export const draftKey = (requesting: string, accepting: string) => `${requesting}>${accepting}`;
 export const pairKey = (a: string, b: string) => [a, b].sort().join('|');
 
-/** Whether a claim's relationship exists: in the read model, or at least as a workflow. */
+/**
+ * Whether a claim's relationship exists or may still come into being: it has a read-model row, or
+ * its workflow is running. A closed workflow without a row never held state and never will
+ * (creates refuse to reuse an ended workflow id), so its claim is dead.
+ */
 async function claimIsLive(c: Ctx, tx: Queryable, relationshipId: string): Promise<boolean> {
   const projected = await tx.query('select 1 from partner_relationships where id = $1', [relationshipId]);
   if (projected.rowCount > 0) return true;
+  return (await workflowState(c, relationshipId)) === 'running';
+}
+
+async function workflowState(c: Ctx, relationshipId: string): Promise<'running' | 'closed' | 'missing'> {
   try {
-    await c.get('services').temporal.workflow.getHandle(workflowId('partner-relationship', relationshipId)).describe();
-    return true;
+    const description = await c.get('services').temporal.workflow.getHandle(partnerRelationship.workflowId(relationshipId)).describe();
+    return description.status.name === 'RUNNING' ? 'running' : 'closed';
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return false;
+    if (err instanceof WorkflowNotFoundError) return 'missing';
     throw err;
   }
+}
+
+/**
+ * Frees the dead claims of `org` before its pending invites are counted. Only claims without a
+ * read-model row are examined. A claim whose workflow has closed is dead at once; one whose
+ * workflow does not exist only after MISSING_WORKFLOW_GRACE_SECONDS, because a concurrent invite
+ * of the same organization (to another partner) takes its claim a moment before it starts its
+ * workflow, and must not lose it to this sweep.
+ */
+const MISSING_WORKFLOW_GRACE_SECONDS = 120;
+async function freeDeadClaims(c: Ctx, tx: Queryable, org: string): Promise<void> {
+  const { rows } = await tx.query<{ relationship_id: string; old: boolean }>(
+    `select p.relationship_id, bool_and(p.created_at < now() - make_interval(secs => $2)) as old
+       from relationship_pairs p left join partner_relationships r on r.id = p.relationship_id
+      where p.requesting_organization_id = $1 and r.id is null
+      group by p.relationship_id`,
+    [org, MISSING_WORKFLOW_GRACE_SECONDS],
+  );
+  // Temporal unreachable: keep the claims (counted as pending) rather than fail the invite here.
+  const states = await Promise.all(rows.map((row) => workflowState(c, row.relationship_id).catch(() => 'running' as const)));
+  const dead = rows.filter((row, i) => states[i] === 'closed' || (states[i] === 'missing' && row.old)).map((row) => row.relationship_id);
+  if (dead.length) await tx.query('delete from relationship_pairs where relationship_id = any($1::uuid[])', [dead]);
 }
 
 /**
@@ -48,6 +81,7 @@ export async function claim(c: Ctx, key: string, id: string, org: string, checkP
       await tx.query('delete from relationship_pairs where relationship_id = $1', [holder]);
     }
     if (checkPendingCap) {
+      await freeDeadClaims(c, tx, org);
       const pending = await tx.query<{ n: number }>(
         `select count(distinct p.relationship_id)::int as n from relationship_pairs p left join partner_relationships r on r.id = p.relationship_id
           where p.requesting_organization_id = $1 and (r.status is null or r.status in ('draft', 'requested'))`,

@@ -67,18 +67,32 @@ export async function signDevToken(
 
 export type TokenVerifier = (token: string) => Promise<TokenClaims>;
 
+/**
+ * Gate 1. Besides signature, issuer and audience (RFC 8725 section 3.10 and RFC 9068): `exp` is
+ * required; `exp`, `nbf` and `iat` are checked with AUTH_CLOCK_SKEW_SECONDS of leeway, so a token
+ * issued (or valid from) further in the future is refused; and the lifetime, exp - iat (or exp -
+ * now without iat), may not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS. Each refusal says why.
+ */
 export function createTokenVerifier(config: Config, devKey?: DevSigningKey): TokenVerifier {
   const keySet = config.auth.jwksUrl
     ? createRemoteJWKSet(new URL(config.auth.jwksUrl))
     : createLocalJWKSet({ keys: [devKey!.publicJwk] });
+  const { clockSkewSeconds: skew, maxTokenLifetimeSeconds: maxLifetime } = config.auth;
   return async (token) => {
     try {
       const { payload } = await jwtVerify(token, keySet, {
         audience: config.auth.audience,
         issuer: config.auth.issuer,
         algorithms: ['ES256', 'RS256', 'PS256', 'EdDSA'],
+        requiredClaims: ['exp'],
+        clockTolerance: skew,
       });
       if (typeof payload.sub !== 'string' || !payload.sub) throw new Problem('INVALID_TOKEN', 'the token has no subject');
+      checkLifetime(payload, skew, maxLifetime);
+      // jti keys the per-token rate limit in PostgreSQL: it must be storable (RFC 7519: a string).
+      if (payload.jti !== undefined && !isStorableId(payload.jti)) {
+        throw new Problem('INVALID_TOKEN', 'the token jti claim must be a string of 1 to 255 characters without control characters or unpaired surrogates');
+      }
       return payload as TokenClaims;
     } catch (err) {
       if (err instanceof Problem) throw err;
@@ -86,6 +100,7 @@ export function createTokenVerifier(config: Config, devKey?: DevSigningKey): Tok
         throw new Problem('TOKEN_AUDIENCE_MISMATCH', 'the token audience is not this broker');
       }
       if (err instanceof joseErrors.JWTExpired) throw new Problem('INVALID_TOKEN', 'the token has expired');
+      if (err instanceof joseErrors.JWTClaimValidationFailed) throw new Problem('INVALID_TOKEN', claimRefusal(err));
       // The key set could not be fetched: our outage, not the caller's bad token.
       if (err instanceof joseErrors.JWKSTimeout || !(err instanceof joseErrors.JOSEError)) {
         throw new Problem('SERVICE_UNAVAILABLE', 'the key set could not be loaded; retry later');
@@ -93,4 +108,33 @@ export function createTokenVerifier(config: Config, devKey?: DevSigningKey): Tok
       throw new Problem('INVALID_TOKEN', 'the token could not be verified');
     }
   };
+}
+
+/** Checks jose leaves to the caller: iat not in the future, and a bounded lifetime. */
+function checkLifetime(payload: JWTPayload, skew: number, maxLifetime: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  const exp = payload.exp!; // required and checked to be a number by jwtVerify
+  if (payload.iat !== undefined) {
+    if (payload.iat > now + skew) throw new Problem('INVALID_TOKEN', `the token iat lies in the future (more than ${skew} s ahead of the broker's clock)`);
+    if (exp - payload.iat > maxLifetime) {
+      throw new Problem('INVALID_TOKEN', `the token lifetime (exp - iat = ${exp - payload.iat} s) exceeds the maximum of ${maxLifetime} s`);
+    }
+  } else if (exp - now > maxLifetime + skew) {
+    throw new Problem('INVALID_TOKEN', `the token has no iat and expires more than ${maxLifetime} s from now, the maximum lifetime`);
+  }
+}
+
+function claimRefusal(err: InstanceType<typeof joseErrors.JWTClaimValidationFailed>): string {
+  if (err.reason === 'missing') {
+    return err.claim === 'exp' ? 'the token has no exp claim; tokens must expire' : `the token has no ${err.claim} claim`;
+  }
+  if (err.claim === 'iss') return 'the token issuer is not the one this broker trusts';
+  if (err.claim === 'nbf' && err.reason === 'check_failed') return 'the token is not valid yet (nbf lies in the future)';
+  if (err.reason === 'invalid') return `the token ${err.claim} claim is not valid`;
+  return `the token ${err.claim} claim was refused`;
+}
+
+function isStorableId(value: unknown): boolean {
+  // Control characters (U+0000 above all) and unpaired surrogates cannot be stored as text.
+  return typeof value === 'string' && value.length >= 1 && value.length <= 255 && !/[\u0000-\u001f\u007f]|\p{Cs}/u.test(value);
 }

@@ -66,13 +66,18 @@ function openPostgres(url: string, max: number): Db {
 
 async function openPglite(dataDir: string): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
+  // PGlite ships contrib extensions as modules to load; schema.sql then creates them.
+  const { btree_gist } = await import('@electric-sql/pglite/contrib/btree_gist');
   const dir = join(dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
-  const pg = await PGlite.create(dir);
+  const pg = await PGlite.create(dir, { extensions: { btree_gist } });
   const mutex = new Mutex();
   const run = async <T>(sql: string, params?: unknown[]): Promise<QueryResult<T>> => {
     const r = await pg.query<T>(sql, params as any[]);
-    return { rows: r.rows, rowCount: r.affectedRows ?? r.rows.length };
+    // PGlite's affectedRows counts only rows an INSERT/UPDATE/DELETE changed (0 for a SELECT),
+    // whereas pg's rowCount is the rows a statement returned or changed. A statement that
+    // returns columns reports its rows, as pg does; otherwise the rows it changed.
+    return { rows: r.rows, rowCount: r.fields.length > 0 ? r.rows.length : (r.affectedRows ?? 0) };
   };
   return {
     engine: 'pglite',

@@ -1,9 +1,10 @@
 // Structured JSON logs, one object per line on stdout. By default the logger redacts what the
-// specification forbids in broker logs: exact locations, customer identity and goods details.
+// specification forbids in broker logs: exact locations, customer identity and goods details, and
+// the external references of execution records (they name other systems' orders and trips, rule 7).
 // Redaction is by field name at any depth, so a new resource cannot leak through a forgotten path.
 
 // Matched anywhere in the name (pickupAddress, goodsProfile, vehicleRegistration, ...).
-const REDACTED_FIELDS = /address|street|postal|postcode|coordinates|geometry|^(lat|lon|lng)$|latitude|longitude|location|customer|consignee|consignor|contact|goods|cargo|commodity|price|commercial|registration|^notes$|restricted/i;
+const REDACTED_FIELDS = /address|street|postal|postcode|coordinates|geometry|^(lat|lon|lng)$|latitude|longitude|location|customer|consignee|consignor|contact|goods|cargo|commodity|price|commercial|registration|^notes$|restricted|external|^position$|^package$|^stops$|instructions/i;
 
 type Level = 'debug' | 'info' | 'warn' | 'error';
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };

@@ -102,3 +102,126 @@ create index if not exists capacity_offers_status on capacity_offers (status);
 
 -- Same shape, same indexes.
 create table if not exists load_requests (like capacity_offers including all);
+
+-- Matching (docs/decisions.md, "Candidate search"). One GiST index per table over the boxes and
+-- the time range answers "open listings whose areas reach mine in my time window" in one probe;
+-- the query keeps the partners' listings. Offers: match_origin/match_destination are the origin
+-- and destination boxes grown by the maximum detour, match_window the availability. Requests: the
+-- pickup and delivery boxes and the pickup window. Partial: only open listings. The first indexes
+-- (*_match) led with the owner organization (btree_gist) and were probed once per partner: about
+-- 7 times slower at 100,000 offers with 20 partners (docs/benchmarks.md, matching); they are
+-- replaced by the *_reach indexes.
+create extension if not exists btree_gist;
+alter table capacity_offers add column if not exists match_origin box;
+alter table capacity_offers add column if not exists match_destination box;
+alter table capacity_offers add column if not exists match_window tstzrange;
+alter table capacity_offers add column if not exists reversible boolean not null default false;
+alter table capacity_offers add column if not exists counterparts text[] not null default '{}';
+alter table load_requests add column if not exists match_origin box;
+alter table load_requests add column if not exists match_destination box;
+alter table load_requests add column if not exists match_window tstzrange;
+alter table load_requests add column if not exists reversible boolean not null default false;
+alter table load_requests add column if not exists counterparts text[] not null default '{}';
+drop index if exists capacity_offers_match;
+drop index if exists load_requests_match;
+create index if not exists capacity_offers_reach on capacity_offers
+  using gist (match_origin, match_destination, match_window)
+  where status in ('published', 'partiallyMatched');
+create index if not exists load_requests_reach on load_requests
+  using gist (match_origin, match_destination, match_window)
+  where status in ('published', 'proposed');
+create index if not exists capacity_offers_counterparts on capacity_offers using gin (counterparts);
+create index if not exists load_requests_counterparts on load_requests using gin (counterparts);
+
+-- MatchProposal: the standard read-model shape (activities/projection.ts, projectDocument).
+create table if not exists match_proposals (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  participants text[] not null default '{}',
+  status text not null,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists match_proposals_participants on match_proposals using gin (participants);
+create index if not exists match_proposals_offer on match_proposals ((doc->>'capacityOfferId'));
+create index if not exists match_proposals_request on match_proposals ((doc->>'loadRequestId'))
+;
+
+-- TransportTender and TransportCommitment: the standard read-model shape.
+create table if not exists transport_tenders (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  participants text[] not null default '{}',
+  status text not null,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists transport_tenders_participants on transport_tenders using gin (participants);
+create index if not exists transport_tenders_owner on transport_tenders (owner_organization_id);
+create table if not exists transport_commitments (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  participants text[] not null default '{}',
+  status text not null,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists transport_commitments_participants on transport_commitments using gin (participants);
+create index if not exists transport_commitments_tender on transport_commitments ((doc->>'tenderId'))
+;
+
+-- ExecutionReference (the standard shape) with its milestones and its outcome chain in tables of
+-- their own (activities/execution-reference.ts). Nothing here is ever deleted.
+create table if not exists execution_references (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  participants text[] not null default '{}',
+  status text not null,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists execution_references_participants on execution_references using gin (participants);
+create index if not exists execution_references_proposal on execution_references ((doc->>'acceptedProposalId'));
+create table if not exists execution_updates (
+  id uuid primary key,
+  execution_reference_id uuid not null,
+  participants text[] not null,
+  occurred_at timestamptz not null,
+  recorded_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists execution_updates_reference on execution_updates (execution_reference_id, occurred_at);
+create table if not exists execution_outcomes (
+  id uuid primary key,
+  execution_reference_id uuid not null,
+  participants text[] not null,
+  resource_version integer not null,
+  head boolean not null,
+  submitted_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists execution_outcomes_reference on execution_outcomes (execution_reference_id, submitted_at)
+;
+
+-- ExecutionHandover: the standard read-model shape (activities/projection.ts, projectDocument).
+-- One per commitment: its id derives from the commitment's (api/execution-handovers.ts).
+create table if not exists execution_handovers (
+  id uuid primary key,
+  resource_version integer not null,
+  owner_organization_id text not null,
+  participants text[] not null default '{}',
+  status text not null,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  doc jsonb not null
+);
+create index if not exists execution_handovers_participants on execution_handovers using gin (participants);
+create index if not exists execution_handovers_commitment on execution_handovers ((doc->>'commitmentId'));

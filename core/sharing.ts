@@ -1,23 +1,9 @@
 // How offers and requests are shared with partners (gates 5, 7 and 8): an active relationship in
-// force now between owner and viewer, granting the read scope, and the resource's own visibility
-// including the viewer. One definition, used by the single-resource gates (TypeScript), by lists
-// (SQL), by the event audience and by the event feed, so the four cannot drift apart; the
-// isolation tests exercise every path.
-
-import { READ_SCOPES } from './resources';
-
-export interface SharingSpec {
-  table: string;
-  /** Gate 7: the scope the relationship must grant. */
-  readScope: string;
-  /** Statuses in which partners may see the resource (drafts and ended resources never). */
-  partnerStatuses: readonly string[];
-}
-
-export const SHARING: Record<string, SharingSpec> = {
-  'capacity-offer': { table: 'capacity_offers', readScope: READ_SCOPES['capacity-offer'], partnerStatuses: ['published', 'partiallyMatched'] },
-  'load-request': { table: 'load_requests', readScope: READ_SCOPES['load-request'], partnerStatuses: ['published', 'proposed'] },
-};
+// force now between owner and viewer, granting the resource's read scope, and the resource's own
+// visibility including the viewer, in one of the resource's partnerStatuses (its definition in
+// workflows/). One definition, used by the single-resource gates (TypeScript), by lists (SQL),
+// by the event audience and by the event feed, so the four cannot drift apart; the isolation
+// tests exercise every path. "In force" is inForceSql, the only definition of it.
 
 export interface Visibility {
   mode: 'partners' | 'groups' | 'open';

@@ -1,5 +1,7 @@
 // Temporal connection and the search attributes operators use to find a resource's workflow.
-import { Connection } from '@temporalio/client';
+import { readFileSync } from 'node:fs';
+import { Connection, type TLSConfig } from '@temporalio/client';
+import type { Config } from './config';
 
 /** Keyword search attributes set by every entity workflow (workflows/entity.ts). */
 export const SEARCH_ATTRIBUTES = ['PcxResourceKind', 'PcxOwnerOrganizationId', 'PcxPartnerOrganizationId', 'PcxStatus'] as const;
@@ -7,12 +9,36 @@ export const SEARCH_ATTRIBUTES = ['PcxResourceKind', 'PcxOwnerOrganizationId', '
 // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
 const KEYWORD = 2;
 
+/** Where and how the broker reaches the Temporal frontend (the `temporal` part of the configuration). */
+export type TemporalSettings = Pick<Config['temporal'], 'address'> & Partial<Pick<Config['temporal'], 'tls' | 'apiKey'>>;
+
+/**
+ * The options both connections take, the client's `Connection` and the worker's
+ * `NativeConnection`: address, TLS (server CA, client certificate pair for mutual TLS, server name
+ * override) and API key. The PEM files are read here, at each connection, so a restart picks up
+ * rotated certificates; core/config.ts has already checked them.
+ */
+export function temporalConnectionOptions(settings: TemporalSettings): { address: string; tls?: TLSConfig; apiKey?: string } {
+  const options: { address: string; tls?: TLSConfig; apiKey?: string } = { address: settings.address };
+  if (settings.tls) {
+    const { certFile, keyFile, caFile, serverName } = settings.tls;
+    options.tls = {
+      ...(certFile && keyFile ? { clientCertPair: { crt: readFileSync(certFile), key: readFileSync(keyFile) } } : {}),
+      ...(caFile ? { serverRootCACertificate: readFileSync(caFile) } : {}),
+      ...(serverName ? { serverNameOverride: serverName } : {}),
+    };
+  }
+  if (settings.apiKey) options.apiKey = settings.apiKey;
+  return options;
+}
+
 /** Connects, retrying while the server starts (the embedded dev server takes a few seconds). */
-export async function connectTemporal(address: string, waitMs = 60000): Promise<Connection> {
+export async function connectTemporal(settings: TemporalSettings, waitMs = 60000): Promise<Connection> {
   const deadline = Date.now() + waitMs;
+  const options = temporalConnectionOptions(settings);
   for (;;) {
     try {
-      return await Connection.connect({ address, connectTimeout: 2000 });
+      return await Connection.connect({ ...options, connectTimeout: 2000 });
     } catch (err) {
       if (Date.now() > deadline) throw err;
       await new Promise((r) => setTimeout(r, 500));

@@ -53,7 +53,8 @@ function main() {
     process.stderr.write(`[start] Temporal dev server on 127.0.0.1:${port}, Web UI on http://localhost:${uiPort}\n`);
   }
 
-  const broker = spawn(process.execPath, [require.resolve('tsx/cli'), join(__dirname, '..', 'broker.ts')], {
+  // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.
+  const broker = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'broker.ts')], {
     env,
     stdio: ['ignore', 'inherit', 'inherit'],
     detached: true,

@@ -1,5 +1,8 @@
 // The twelve authorization gates, in order, each tested, including that passing one never
 // bypasses another. Gates 5, 7 and 8 (partner access) are tested with offers and requests.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { importJWK, SignJWT } from 'jose';
 import { activeRelationship, call, Connector, createRelationship, expectProblem, freshOrgs, mintToken, testEnv, tokenFor } from './helpers';
 
 const path = (id: string, command?: string) => `/partner-relationships/${id}${command ? `/${command}` : ''}`;
@@ -27,6 +30,56 @@ describe('gate 1: token validity and broker audience', () => {
     expectProblem(await call('GET', '/partner-relationships', await mintToken(claims, { expiresIn: '-1m' })), 401, 'INVALID_TOKEN');
     expectProblem(await call('GET', '/partner-relationships', await mintToken(claims, { issuer: 'https://evil.example' })), 401, 'INVALID_TOKEN');
     expect((await call('GET', '/partner-relationships', await mintToken(claims))).status).toBe(200);
+  });
+});
+
+describe('gate 1: token lifetime (RFC 8725; AUTH_CLOCK_SKEW_SECONDS 60, AUTH_MAX_TOKEN_LIFETIME_SECONDS 86400)', () => {
+  const now = () => Math.floor(Date.now() / 1000);
+  /** Signed with the development key, with exactly these time claims (mintToken always sets iat and exp). */
+  async function signed(times: { iat?: number; nbf?: number; exp?: number }): Promise<string> {
+    const [org] = freshOrgs(1);
+    const key = JSON.parse(readFileSync(join(testEnv().dataDir, 'dev-auth-key.json'), 'utf8'));
+    return new SignJWT({ sub: org.clientId, org_id: org.id, scope: 'relationships:manage', jti: crypto.randomUUID(), ...times })
+      .setProtectedHeader({ alg: 'ES256', kid: key.privateJwk.kid })
+      .setIssuer(`${testEnv().baseUrl}/oauth2`)
+      .setAudience('pcx-broker')
+      .sign(await importJWK(key.privateJwk, 'ES256'));
+  }
+  async function refused(token: Promise<string>, why: RegExp) {
+    const reply = await call('GET', '/partner-relationships', await token);
+    expectProblem(reply, 401, 'INVALID_TOKEN');
+    expect(reply.body.detail).toMatch(why);
+  }
+
+  test('a token without exp is refused', async () => {
+    await refused(signed({ iat: now() }), /no exp/);
+    await refused(signed({}), /no exp/);
+  });
+
+  test('iat or nbf further in the future than the clock skew is refused', async () => {
+    await refused(signed({ iat: now() + 365 * 86400, exp: now() + 365 * 86400 + 600 }), /iat lies in the future/);
+    await refused(signed({ iat: now() + 120, exp: now() + 720 }), /iat lies in the future/);
+    await refused(signed({ iat: now(), nbf: now() + 120, exp: now() + 600 }), /not valid yet/);
+  });
+
+  test('a lifetime above the cap is refused, with or without iat', async () => {
+    await refused(signed({ iat: now(), exp: now() + 50 * 365 * 86400 }), /lifetime/);
+    await refused(signed({ iat: now() - 60, exp: now() + 86400 }), /lifetime/);
+    await refused(signed({ exp: now() + 2 * 86400 }), /no iat and expires/);
+  });
+
+  test('tokens just inside the skew and the cap are accepted', async () => {
+    const ok = async (token: Promise<string>) => expect((await call('GET', '/partner-relationships', await token)).status).toBe(200);
+    await ok(signed({ iat: now() + 30, nbf: now() + 30, exp: now() + 630 }));
+    await ok(signed({ iat: now(), exp: now() + 86400 }));
+    await ok(signed({ exp: now() + 600 }));
+    // Expired, but less than the skew ago: the issuer's clock may run a little ahead of ours.
+    await ok(signed({ iat: now() - 600, exp: now() - 30 }));
+    // Tokens of the development server are inside the cap.
+    const [org] = freshOrgs(1);
+    const issued = await tokenFor(org.clientId, org.secret);
+    const { iat, exp } = JSON.parse(Buffer.from(issued.split('.')[1], 'base64url').toString());
+    expect(exp - iat).toBeLessThanOrEqual(86400);
   });
 });
 

@@ -1,4 +1,4 @@
-// Test helpers: the running stack (test/global-setup.ts), HTTP calls as a connector, tokens, and
+// Test helpers: the running stack (test/setup/stack-setup.ts), HTTP calls as a connector, tokens, and
 // fresh organizations per test so that limits and pair rules of one test never touch another.
 import { closeSync, openSync, readFileSync, readSync, writeSync, ftruncateSync } from 'node:fs';
 import { join } from 'node:path';
@@ -6,9 +6,18 @@ import { importJWK, SignJWT } from 'jose';
 import { Pool } from 'pg';
 import { RESERVED_ORGANIZATIONS, TEST_ORGANIZATION_COUNT } from './stack';
 
+export type Engine = 'postgres' | 'pglite';
+
+/** The read-model engine of the jest project running this file (jest.config.js). */
+export const ENGINE: Engine = ((globalThis as any).PCX_ENGINE ?? 'postgres') as Engine;
+
 export interface TestEnv {
+  engine: Engine;
+  /** Shared by both engines' stacks (the organization counter lives here). */
+  root: string;
   dir: string;
-  schema: string;
+  schema?: string;
+  /** Empty on PGlite: the broker owns its embedded database. */
   databaseUrl: string;
   baseUrl: string;
   dataDir: string;
@@ -20,15 +29,27 @@ export interface TestEnv {
 
 let cached: TestEnv | undefined;
 export function testEnv(): TestEnv {
-  cached ??= JSON.parse(readFileSync(process.env.PCX_TEST_ENV!, 'utf8'));
+  cached ??= JSON.parse(readFileSync(process.env[`PCX_TEST_ENV_${ENGINE.toUpperCase()}`]!, 'utf8'));
   return cached!;
 }
 
 let pool: Pool | undefined;
+/**
+ * Direct SQL on the broker's read model: PostgreSQL only, because the PGlite broker owns its
+ * embedded database in-process. Tests that need it are declared with `postgresOnly`.
+ */
 export function db(): Pool {
+  if (ENGINE !== 'postgres') throw new Error('db() is PostgreSQL only; declare the test with postgresOnly');
   pool ??= new Pool({ connectionString: testEnv().databaseUrl, max: 3 });
   return pool;
 }
+
+/**
+ * A test that reaches into the read-model database (planting rows a crash would leave behind).
+ * It runs on PostgreSQL and is reported as skipped on PGlite, whose database lives inside the
+ * broker process; everything a user can do through the API is tested on both engines.
+ */
+export const postgresOnly: jest.It = ENGINE === 'postgres' ? test : test.skip;
 afterAll(async () => {
   await pool?.end();
   pool = undefined;
@@ -42,7 +63,7 @@ export interface Org {
 
 /** n organizations no other test has used in this run. */
 export function freshOrgs(n: number): Org[] {
-  const file = join(testEnv().dir, 'org-counter');
+  const file = join(testEnv().root, 'org-counter');
   const fd = openSync(file, 'a+');
   try {
     const buf = Buffer.alloc(16);
@@ -147,7 +168,7 @@ export class Connector {
   }
 }
 
-export const ALL_SHARING_SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide'];
+export const ALL_SHARING_SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
 
 export async function createRelationship(from: Connector, to: Connector, extra: Record<string, unknown> = {}): Promise<Reply> {
   return from.post('/partner-relationships', {
@@ -178,6 +199,24 @@ export function expectProblem(reply: Reply, status: number, code: string) {
   expect(typeof reply.body.title).toBe('string');
   expect(typeof reply.body.detail).toBe('string');
   expect(reply.body.correlationId).toBe(reply.headers.get('x-correlation-id'));
+}
+
+/** Every record a list endpoint shows the caller (all pages): what a connector can see. */
+export async function listAll(c: Connector, collection: string, query = ''): Promise<any[]> {
+  const items: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Reply = await c.get(`${collection}?limit=200${query ? `&${query}` : ''}${cursor ? `&cursor=${cursor}` : ''}`);
+    if (page.status !== 200) throw new Error(`GET ${collection}: ${page.status} ${JSON.stringify(page.body)}`);
+    items.push(...page.body.items);
+    cursor = page.body.nextCursor;
+  } while (cursor);
+  return items;
+}
+
+/** Relationships the organization of `c` has requested, as its own list shows them. */
+export async function relationshipsRequestedBy(c: Connector): Promise<any[]> {
+  return (await listAll(c, '/partner-relationships')).filter((r) => r.requestingOrganizationId === c.id);
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

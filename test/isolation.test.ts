@@ -1,6 +1,10 @@
 // Isolation across three organizations: for every endpoint and every state, an organization sees
 // and touches only what the specification lets it. Add each new endpoint to the matrix below.
-import { Connector, createRelationship, freshOrgs, type Reply } from './helpers';
+import { Connector, createRelationship, freshOrgs, listAll, type Reply } from './helpers';
+import { decide, get, market, waitFor, waitProposals } from './matching-fixtures';
+import { acceptedMatch, DAY, issuedTender, tenderCommand } from './tenders.fixtures';
+import { iso } from './listing-fixtures';
+import { commitment as activeCommitment, handoverBody } from './execution-handovers.fixtures';
 
 type Probe = (c: Connector, id: string, version: number) => Promise<Reply>;
 
@@ -58,5 +62,165 @@ describe.each(['draft', 'requested', 'active', 'suspended', 'terminated'])('a re
     const seenByB = (await b.get(`/partner-relationships/${id}`)).status;
     expect(seenByB).toBe(state === 'draft' ? 404 : 200);
     expect((await LIST_ENDPOINTS['GET /partner-relationships'](b)).includes(id)).toBe(state !== 'draft');
+  });
+});
+
+// Match proposals: in every state, a third organization neither sees nor touches a proposal, its
+// rationale or its decisions, on any endpoint; the two listings stay out of its reach too.
+describe.each(['open', 'accepted', 'rejected'])('a match proposal in %s', (state) => {
+  test('is invisible and untouchable for a third organization on every endpoint', async () => {
+    const m = await market();
+    let [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
+    if (state !== 'open') {
+      proposal = (await decide(m.shipper, proposal, state === 'accepted' ? 'accept' : 'reject', { comment: 'between us' })).body;
+      if (state === 'accepted') proposal = (await decide(m.carrier, proposal, 'accept')).body;
+    }
+    expect(proposal.status).toBe(state);
+    const probes: Record<string, () => Promise<Reply>> = {
+      'GET /match-proposals/{id}': () => m.outsider.get(`/match-proposals/${proposal.id}`),
+      'GET /match-proposals/{id}/decisions': () => m.outsider.get(`/match-proposals/${proposal.id}/decisions`),
+      'POST /match-proposals/{id}/decisions': () => decide(m.outsider, proposal, 'reject'),
+      'POST /match-proposals': () => m.outsider.post('/match-proposals', { capacityOfferId: m.offer.id, loadRequestId: m.request.id }),
+      'POST /match-evaluations': () => m.outsider.post('/match-evaluations', { capacityOfferId: m.offer.id, loadRequestId: m.request.id }),
+    };
+    for (const [name, probe] of Object.entries(probes)) {
+      const reply = await probe();
+      if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to an outsider`);
+    }
+    const lists = [
+      (await m.outsider.get('/match-proposals?limit=200')).body.items,
+      (await m.outsider.get(`/match-proposals?request=${m.request.id}`)).body.items,
+      (await m.outsider.get('/events?limit=200')).body.items.map((e: any) => e.data),
+    ];
+    for (const items of lists) expect(JSON.stringify(items)).not.toContain(proposal.id);
+    expect((await get(m.carrier, `/match-proposals/${proposal.id}`)).resourceVersion).toBe(proposal.resourceVersion);
+  });
+});
+
+// Transport tenders and commitments: a third organization sees and touches none, on any endpoint.
+describe('transport tenders and commitments', () => {
+  test('are invisible and untouchable for a third organization on every endpoint', async () => {
+    const m = await acceptedMatch();
+    const { tender } = await issuedTender(m);
+    const accepted = (await tenderCommand(m.shipper, (await tenderCommand(m.carrier, tender, 'decisions', { decision: 'accept', revision: 1 })).body, 'decisions', { decision: 'accept', revision: 1 })).body;
+    const commitment = await get(m.carrier, `/transport-commitments/${accepted.commitmentId}`);
+    const probes: Record<string, () => Promise<Reply>> = {
+      'GET /transport-tenders/{id}': () => m.outsider.get(`/transport-tenders/${tender.id}`),
+      'GET /transport-tenders/{id}/revisions': () => m.outsider.get(`/transport-tenders/${tender.id}/revisions`),
+      'POST /transport-tenders/{id}/decisions': () => tenderCommand(m.outsider, accepted, 'decisions', { decision: 'reject', revision: 1 }),
+      'POST /transport-tenders/{id}/counterproposals': () => tenderCommand(m.outsider, accepted, 'counterproposals', { revision: 1, terms: { commercialTerms: { amount: 1, currency: 'EUR' } }, reason: 'x' }),
+      'POST /transport-tenders/{id}/withdraw': () => tenderCommand(m.outsider, accepted, 'withdraw', { reason: 'x' }),
+      'POST /transport-tenders/{id}/issue': () => tenderCommand(m.outsider, accepted, 'issue'),
+      'GET /transport-commitments/{id}': () => m.outsider.get(`/transport-commitments/${commitment.id}`),
+      'GET /transport-commitments/{id}/digest-input': () => m.outsider.get(`/transport-commitments/${commitment.id}/digest-input`),
+      'POST /transport-commitments/{id}/amendments': () => m.outsider.command(`/transport-commitments/${commitment.id}/amendments`, commitment.resourceVersion, { terms: { commercialTerms: { amount: 1, currency: 'EUR' } }, reason: 'x' }),
+      'POST /transport-commitments/{id}/cancel': () => m.outsider.command(`/transport-commitments/${commitment.id}/cancel`, commitment.resourceVersion, { reason: 'x' }),
+      'POST /transport-tenders (from their proposal)': () => m.outsider.post('/transport-tenders', { executingOrganizationId: m.carrier.id, originatingProposalId: m.proposal.id, movementScope: 'fullTransport', expiresAt: iso(DAY) }),
+    };
+    for (const [name, probe] of Object.entries(probes)) {
+      const reply = await probe();
+      if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to an outsider`);
+    }
+    for (const list of ['/transport-tenders', '/transport-commitments']) expect(await listAll(m.outsider, list)).toEqual([]);
+    expect(JSON.stringify((await m.outsider.get('/events?limit=200')).body)).not.toContain(tender.id);
+    expect((await get(m.carrier, `/transport-commitments/${commitment.id}`)).resourceVersion).toBe(commitment.resourceVersion);
+  });
+});
+
+// Execution handovers: a third organization sees and touches no handover, in any state, on any
+// endpoint; the executing organization sees the exact addresses only through the handover, never
+// in the tender, the commitment or their events before or after it.
+describe('execution handovers', () => {
+  test('are invisible and untouchable for a third organization; exact addresses reach only the executing organization, only through the handover', async () => {
+    const { issuer, executor, outsider, tender, commitment } = await activeCommitment();
+    const street = `Geheimkai ${Date.now()}, Tor 9`;
+    const body = handoverBody(commitment, street);
+    const executorSees = async () =>
+      JSON.stringify([
+        await get(executor, `/transport-tenders/${tender.id}`),
+        await get(executor, `/transport-commitments/${commitment.id}`),
+        await listAll(executor, '/transport-tenders'),
+        await listAll(executor, '/transport-commitments'),
+        (await executor.get('/events?limit=200')).body.items.filter((e: any) => !String(e.subject).startsWith('execution-handovers/')),
+      ]);
+    // Before the handover nothing the executing organization can read holds the exact address.
+    expect(await executorSees()).not.toContain(street);
+    expect(await listAll(executor, '/execution-handovers')).toEqual([]);
+    expect((await outsider.post('/execution-handovers', body)).status).toBe(404);
+
+    const handover = (await issuer.post('/execution-handovers', body)).body;
+    expect((await executor.get(`/execution-handovers/${handover.id}`)).body.package.stops[0].location.address.lines).toEqual([street]);
+    // After it, still only the handover (and its own events) holds it.
+    expect(await executorSees()).not.toContain(street);
+
+    for (const state of ['offered', 'imported']) {
+      if (state === 'imported') {
+        const acked = await executor.post(`/execution-handovers/${handover.id}/acknowledgements`, { outcome: 'imported', destinationExternalReference: { system: 'x', type: 'trip', value: 'T-1' } });
+        expect(acked.body.status).toBe('imported');
+      }
+      const current = await get(issuer, `/execution-handovers/${handover.id}`);
+      const probes: Record<string, () => Promise<Reply>> = {
+        'GET /execution-handovers/{id}': () => outsider.get(`/execution-handovers/${handover.id}`),
+        'POST /execution-handovers/{id}/acknowledgements': () => outsider.post(`/execution-handovers/${handover.id}/acknowledgements`, { outcome: 'rejected', reason: 'probe' }),
+        'POST /execution-handovers (for their commitment)': () => outsider.post('/execution-handovers', body),
+      };
+      for (const [name, probe] of Object.entries(probes)) {
+        const reply = await probe();
+        if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to an outsider (${state})`);
+      }
+      expect(await listAll(outsider, '/execution-handovers')).toEqual([]);
+      expect(await listAll(outsider, '/execution-handovers', `commitment=${commitment.id}`)).toEqual([]);
+      const feed = JSON.stringify((await outsider.get('/events?limit=200')).body);
+      expect(feed).not.toContain(handover.id);
+      expect(feed).not.toContain(street);
+      expect((await get(issuer, `/execution-handovers/${handover.id}`)).resourceVersion).toBe(current.resourceVersion);
+    }
+  });
+});
+
+// Execution references, their milestones and outcome chain: a third organization sees and touches
+// none, in any state, on any endpoint (reference rule 7: participants and authorized operators only).
+describe.each(['created', 'linked', 'completed', 'cancelled'])('an execution reference in %s', (state) => {
+  test('is invisible and untouchable for a third organization on every endpoint', async () => {
+    const m = await acceptedMatch();
+    const id = (await waitFor('the execution reference', async () => (await m.carrier.get(`/execution-references?proposal=${m.proposal.id}`)).body.items?.[0])).id;
+    const milestone = { executionReferenceId: id, milestone: 'pickedUp', occurredAt: iso(DAY), deduplicationKey: 'iso-1', position: { kind: 'unlocode', code: 'DEHAM' } };
+    expect((await m.carrier.post('/execution-updates', milestone)).status).toBe(201);
+    let outcome: any;
+    if (state === 'linked' || state === 'completed') {
+      outcome = (await m.carrier.post('/execution-outcomes', { executionReferenceId: id, status: 'inProgress', deduplicationKey: 'iso-o', schemaVersion: 'v0', externalExecutionRefs: [{ system: 'carrier-tms', type: 'trip', value: 'SECRET-TRIP' }] })).body;
+    }
+    if (state === 'completed') {
+      outcome = (await m.shipper.post(`/execution-outcomes/${outcome.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'iso-c', status: 'completed', schemaVersion: 'v0', correctionReason: 'delivered', actualTimeRange: { start: iso(DAY), end: iso(2 * DAY) } })).body;
+    }
+    let reference = await get(m.carrier, `/execution-references/${id}`);
+    if (state === 'cancelled') reference = (await m.shipper.command(`/execution-references/${id}/cancel`, reference.resourceVersion, { reason: 'no longer needed' })).body;
+    expect(reference.status).toBe(state);
+    const probes: Record<string, () => Promise<Reply>> = {
+      'GET /execution-references/{id}': () => m.outsider.get(`/execution-references/${id}`),
+      'GET /execution-references/{id}/updates': () => m.outsider.get(`/execution-references/${id}/updates`),
+      'POST /execution-references/{id}/link': () => m.outsider.command(`/execution-references/${id}/link`, reference.resourceVersion, { externalTripRef: { system: 'x', type: 'trip', value: 'v' } }),
+      'POST /execution-references/{id}/complete': () => m.outsider.command(`/execution-references/${id}/complete`, reference.resourceVersion),
+      'POST /execution-references/{id}/cancel': () => m.outsider.command(`/execution-references/${id}/cancel`, reference.resourceVersion, { reason: 'probe' }),
+      'POST /execution-references (for their proposal)': () => m.outsider.post('/execution-references', { acceptedProposalId: m.proposal.id, acceptedProposalVersion: m.proposal.resourceVersion, participatingOrganizationIds: [m.carrier.id, m.shipper.id] }),
+      'POST /execution-updates': () => m.outsider.post('/execution-updates', { ...milestone, deduplicationKey: 'probe' }),
+      'POST /execution-outcomes': () => m.outsider.post('/execution-outcomes', { executionReferenceId: id, status: 'disputed', deduplicationKey: 'probe', schemaVersion: 'v0' }),
+      'GET /execution-outcomes?executionReferenceId=': () => m.outsider.get(`/execution-outcomes?executionReferenceId=${id}`),
+      ...(outcome
+        ? {
+            'GET /execution-outcomes/{id}': () => m.outsider.get(`/execution-outcomes/${outcome.id}`),
+            'POST /execution-outcomes/{id}/corrections': () => m.outsider.post(`/execution-outcomes/${outcome.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'probe', status: 'disputed', schemaVersion: 'v0', correctionReason: 'probe' }),
+          }
+        : {}),
+    };
+    for (const [name, probe] of Object.entries(probes)) {
+      const reply = await probe();
+      if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to an outsider`);
+    }
+    expect(await listAll(m.outsider, '/execution-references')).toEqual([]);
+    const feed = JSON.stringify((await m.outsider.get('/events?limit=200')).body);
+    expect(feed).not.toContain(id);
+    expect(feed).not.toContain('SECRET-TRIP');
+    expect((await get(m.carrier, `/execution-references/${id}`)).resourceVersion).toBe(reference.resourceVersion);
   });
 });

@@ -104,13 +104,26 @@ describe.each([OFFERS, REQUESTS])('$name isolation matrix', (kind) => {
     expect(await seesInEvents(north, grouped.id)).toBe(false);
   });
 
-  test('a protocol operator sees every listing in full', async () => {
+  test('a protocol operator sees what a cancel decision needs and never restricted details', async () => {
     const [owner] = await connectors(1);
     const draft = await createListing(kind, owner);
+    const live = await publishedListing(kind, owner);
     const op = await operator(kind === OFFERS ? 'exchange:admin capacity:read' : 'exchange:admin loads:read');
-    const seen = await op.get(`${kind.collection}/${draft.id}`);
-    expect(seen.status).toBe(200);
-    expect(seen.body.restrictedDetails).toEqual(draft.restrictedDetails);
+    const envelope = ['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'status', 'expiresAt'];
+    // A draft is its owner's: the operator learns only that it exists, and its status.
+    const seenDraft = await op.get(`${kind.collection}/${draft.id}`);
+    expect(seenDraft.status).toBe(200);
+    expect(Object.keys(seenDraft.body).sort()).toEqual(envelope.sort());
+    // A published listing: the coarse terms a partner sees, nothing protected.
+    const seenLive = await op.get(`${kind.collection}/${live.id}`);
+    const listed = (await op.get(`${kind.collection}?limit=200&owner=${owner.id}`)).body.items;
+    expect(listed.map((x: any) => x.id).sort()).toEqual([draft.id, live.id].sort());
+    for (const view of [seenLive.body, listed.find((x: any) => x.id === live.id)]) {
+      expect(view.status).toBe(kind.liveStatus);
+      expect(view[kind === OFFERS ? 'availableCapacity' : 'requiredCapacity']).toBeDefined();
+      for (const pointer of kind.protectedFields) expect(pointerGet(view, pointer)).toBeUndefined();
+    }
+    expect(Object.keys(listed.find((x: any) => x.id === draft.id)).sort()).toEqual(envelope.sort());
   });
 });
 

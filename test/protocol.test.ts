@@ -8,6 +8,9 @@ import {
   Connector,
   createRelationship,
   db,
+  ENGINE,
+  postgresOnly,
+  relationshipsRequestedBy,
   expectProblem,
   freshOrgs,
   sleep,
@@ -30,8 +33,7 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('location')).toBe(first.headers.get('location'));
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expectProblem(await a.post('/partner-relationships', { ...body, scopes: ['loads:read'] }, { 'idempotency-key': 'create-1' }), 409, 'IDEMPOTENCY_CONFLICT');
-    const { rows } = await db().query('select count(*)::int as n from partner_relationships where requesting_organization_id = $1', [a.id]);
-    expect(rows[0].n).toBe(1);
+    expect(await relationshipsRequestedBy(a)).toHaveLength(1);
 
     // Commands too; the key is scoped to the operation (path) and the organization.
     const id = first.body.id;
@@ -52,8 +54,7 @@ describe('Idempotency-Key', () => {
     expect(created.length).toBeGreaterThanOrEqual(1);
     for (const r of replies) if (r.status !== 201) expectProblem(r, 409, 'IDEMPOTENCY_IN_PROGRESS');
     expect(new Set(created.map((r) => r.body.id)).size).toBe(1);
-    const { rows } = await db().query('select count(*)::int as n from partner_relationships where requesting_organization_id = $1', [a.id]);
-    expect(rows[0].n).toBe(1);
+    expect(await relationshipsRequestedBy(a)).toHaveLength(1);
     // After the first finished, a retry replays it.
     expect((await a.post('/partner-relationships', body, { 'idempotency-key': 'dup' })).body.id).toBe(created[0].body.id);
 
@@ -71,11 +72,14 @@ describe('Idempotency-Key', () => {
     expectProblem(await a.command(path(r.id, 'request'), 7, undefined, { 'idempotency-key': 'once' }), 409, 'STALE_RESOURCE_VERSION');
     // Same key, corrected request: runs (the refusal was not remembered as an outcome).
     expect((await a.command(path(r.id, 'request'), 1, undefined, { 'idempotency-key': 'once' })).status).toBe(200);
-    const { rows } = await db().query(
-      `select extract(epoch from expires_at - created_at)::int as ttl, state from idempotency_keys where organization_id = $1 and key = 'once'`,
-      [a.id],
-    );
-    expect(rows).toEqual([{ ttl: 86400, state: 'completed' }]);
+    if (ENGINE === 'postgres') {
+      // The stored record itself; PGlite's lives inside the broker process.
+      const { rows } = await db().query(
+        `select extract(epoch from expires_at - created_at)::int as ttl, state from idempotency_keys where organization_id = $1 and key = 'once'`,
+        [a.id],
+      );
+      expect(rows).toEqual([{ ttl: 86400, state: 'completed' }]);
+    }
     expectProblem(await a.post('/partner-relationships', {}, { 'idempotency-key': ' bad key ' }), 400, 'VALIDATION_FAILED');
   });
 });
@@ -267,8 +271,7 @@ describe('problems and hostile input', () => {
     expectProblem(await call('POST', '/partner-relationships', a.token, undefined, { raw: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 415, 'UNSUPPORTED_MEDIA_TYPE');
     expectProblem(await call('GET', '/nowhere', a.token), 404, 'ROUTE_NOT_FOUND');
     expect((await a.get(path(r.id))).body.resourceVersion).toBe(1);
-    const { rows } = await db().query('select count(*)::int as n from partner_relationships where requesting_organization_id = $1', [a.id]);
-    expect(rows[0].n).toBe(1);
+    expect(await relationshipsRequestedBy(a)).toHaveLength(1);
   });
 
   test('the correlation id is taken from the request, echoed, and written to the logs', async () => {
@@ -296,7 +299,7 @@ test('a method the path does not have is 405 with Allow; an unknown path is 404'
   expectProblem(await call('GET', '/nowhere/at/all', a.token), 404, 'ROUTE_NOT_FOUND');
 });
 
-test('a projection left behind by a failed command is overwritten by the transition the workflow accepted', async () => {
+postgresOnly('a projection left behind by a failed command is overwritten by the transition the workflow accepted', async () => {
   const [a, b] = await connectors(2);
   const r = (await createRelationship(a, b)).body;
   // As if a command had timed out in its local activity, then committed late: version 2 in the

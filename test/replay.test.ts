@@ -1,13 +1,17 @@
 // Replay: recorded histories of the entity workflows must replay without nondeterminism against
 // the current workflow code. test/histories/ holds histories recorded from earlier versions (a
 // change that breaks running workflows fails here); this run's fresh histories are replayed too.
-// Record new fixtures with: RECORD_HISTORIES=1 npx jest test/replay.test.ts
+// Record new fixtures with: RECORD_HISTORIES=matching (or partner-relationship, execution) npx jest test/replay.test.ts;
+// never re-record the old ones without a reason: they prove that running workflows upgrade.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { activeRelationship, Connector, freshOrgs, sleep, testEnv } from './helpers';
+import { decide, get, market, waitProposals } from './matching-fixtures';
+import { acceptedMatch, issuedTender, tenderCommand } from './tenders.fixtures';
+import { handoverBody } from './execution-handovers.fixtures';
 
 const FIXTURES = join(__dirname, 'histories');
 // Keep replay workers quiet; the expected nondeterminism of the second test is asserted, not logged.
@@ -22,6 +26,38 @@ async function replay(histories: Array<{ workflowId: string; history: any }>) {
   return failures;
 }
 
+type Recorded = { workflowId: string; history: any };
+
+/** Every run of each workflow's chain, newest first (continue-as-new links them). */
+async function histories(workflowIds: string[]): Promise<Recorded[]> {
+  const connection = await Connection.connect({ address: testEnv().temporalAddress });
+  const client = new Client({ connection });
+  const out: Recorded[] = [];
+  try {
+    for (const workflowId of workflowIds) {
+      let runId: string | undefined = (await client.workflow.getHandle(workflowId).describe()).runId;
+      const seen = new Set<string>();
+      while (runId && !seen.has(runId)) {
+        seen.add(runId);
+        const history: any = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+        out.push({ workflowId: `${workflowId}@${runId}`, history });
+        const first: any = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+        runId = first?.continuedExecutionRunId || undefined;
+      }
+    }
+  } finally {
+    await connection.close();
+  }
+  return out;
+}
+
+/** The recorded fixtures whose file names start with `prefix`. */
+function recorded(prefix = ''): Recorded[] {
+  return readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json') && f.startsWith(prefix))
+    .map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'))) }));
+}
+
 test('recorded and fresh relationship histories replay without nondeterminism', async () => {
   const [a, b] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
   // A lifecycle with every kind of step: create, commands, a refused command, a timer, continue-as-new.
@@ -33,36 +69,94 @@ test('recorded and fresh relationship histories replay without nondeterminism', 
   await a.command(`/partner-relationships/${r.id}/suspend`, v++, { reason: 'replay again' });
   for (let i = 0; i < 40 && (await a.get(`/partner-relationships/${r.id}`)).body.status !== 'terminated'; i++) await sleep(250);
 
+  const fresh = await histories([`partner-relationship/${r.id}`]);
+  expect(fresh.length).toBeGreaterThanOrEqual(2); // the test broker continues-as-new after 6 commands
+
+  // Recorded before commands had Updates of their own; re-record only on purpose.
+  if (process.env.RECORD_HISTORIES === 'partner-relationship') {
+    mkdirSync(FIXTURES, { recursive: true });
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `partner-relationship-lifecycle-${i}.json`), historyToJSON(h.history)));
+  }
+  const old = recorded('partner-relationship-');
+  expect(old.length).toBeGreaterThan(0);
+  expect(await replay([...old, ...fresh])).toEqual([]);
+});
+
+test('recorded and fresh matching histories (offer, request, proposal, flows) replay without nondeterminism', async () => {
+  // A whole match: publication, matching, reservation, proposal, decisions, acceptance flow.
+  const m = await market();
+  const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
+  const first = (await decide(m.shipper, proposal, 'accept')).body;
+  expect((await decide(m.carrier, first, 'accept')).body.decisionState).toBe('COMMITTED');
+  await sleep(1000); // the supersede/release flows, if any, finish
+  // The flows these resources' transitions started: their ids begin with the resource's workflow id.
+  const owners = [`capacity-offer/${m.offer.id}/`, `load-request/${m.request.id}/`, `match-proposal/${proposal.id}/`];
   const connection = await Connection.connect({ address: testEnv().temporalAddress });
-  const client = new Client({ connection });
-  const fresh: Array<{ workflowId: string; history: any }> = [];
+  const flows: string[] = [];
   try {
-    const workflowId = `partner-relationship/${r.id}`;
-    const description = await client.workflow.getHandle(workflowId).describe();
-    // Every run of the chain, newest first (continue-as-new links them).
-    let runId: string | undefined = description.runId;
-    const seen = new Set<string>();
-    while (runId && !seen.has(runId)) {
-      seen.add(runId);
-      const history: any = await client.workflow.getHandle(workflowId, runId).fetchHistory();
-      fresh.push({ workflowId: `${workflowId}@${runId}`, history });
-      const first: any = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-      runId = first?.continuedExecutionRunId || undefined;
+    const client = new Client({ connection });
+    const types = ['matchListingFlow', 'acceptProposalFlow', 'releaseProposalFlow', 'endProposalsFlow'].map((t) => `'${t}'`).join(', ');
+    for await (const wf of client.workflow.list({ query: `WorkflowType IN (${types})` })) {
+      if (owners.some((o) => wf.workflowId.startsWith(o))) flows.push(wf.workflowId);
     }
   } finally {
     await connection.close();
   }
-  expect(fresh.length).toBeGreaterThanOrEqual(2); // the test broker continues-as-new after 6 commands
-
-  if (process.env.RECORD_HISTORIES) {
-    mkdirSync(FIXTURES, { recursive: true });
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `partner-relationship-lifecycle-${i}.json`), historyToJSON(h.history)));
+  expect(flows.length).toBeGreaterThanOrEqual(2); // the request's matching and the acceptance
+  const fresh = await histories([`capacity-offer/${m.offer.id}`, `load-request/${m.request.id}`, `match-proposal/${proposal.id}`, ...flows]);
+  expect(fresh.length).toBeGreaterThanOrEqual(4);
+  if (process.env.RECORD_HISTORIES === 'matching') {
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `matching-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
   }
-  const recorded = readdirSync(FIXTURES)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'))) }));
-  expect(recorded.length).toBeGreaterThan(0);
-  expect(await replay([...recorded, ...fresh])).toEqual([]);
+  const old = recorded('matching-');
+  expect(old.length).toBeGreaterThan(0);
+  expect(await replay([...old, ...fresh])).toEqual([]);
+});
+
+test('recorded and fresh execution histories (tender, commitment, handover, reference, flows) replay without nondeterminism', async () => {
+  // From an accepted match: a tender with both decisions, the commitment flow, the handover and its
+  // import (the reference flow), milestones, a replayed milestone, an outcome and a correction.
+  const m = await acceptedMatch();
+  const { tender } = await issuedTender(m);
+  const one = (await tenderCommand(m.carrier, tender, 'decisions', { decision: 'accept', revision: 1 })).body;
+  const accepted = (await tenderCommand(m.shipper, one, 'decisions', { decision: 'accept', revision: 1 })).body;
+  const commitment = await get(m.shipper, `/transport-commitments/${accepted.commitmentId}`);
+  const handover = (await m.shipper.post('/execution-handovers', handoverBody(commitment))).body;
+  await m.carrier.post(`/execution-handovers/${handover.id}/acknowledgements`, { outcome: 'imported', destinationExternalReference: { system: 'tms', type: 'trip', value: 'T-1' } });
+  const referenceId = handover.executionReferenceId;
+  const milestone = { executionReferenceId: referenceId, milestone: 'pickedUp', occurredAt: new Date().toISOString(), deduplicationKey: 'r-1' };
+  await m.carrier.post('/execution-updates', milestone);
+  await m.carrier.post('/execution-updates', milestone);
+  const first = (await m.carrier.post('/execution-outcomes', { executionReferenceId: referenceId, status: 'inProgress', deduplicationKey: 'r-o', schemaVersion: 'v0' })).body;
+  await m.shipper.post(`/execution-outcomes/${first.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'r-c', status: 'disputed', schemaVersion: 'v0', correctionReason: 'replay' });
+  await sleep(1000); // the reference flows finish
+  const owners = [`transport-tender/${tender.id}/`, `execution-handover/${handover.id}/`];
+  const connection = await Connection.connect({ address: testEnv().temporalAddress });
+  const flows: string[] = [];
+  try {
+    const client = new Client({ connection });
+    const types = ['commitTenderFlow', 'handoverToReferenceFlow'].map((t) => `'${t}'`).join(', ');
+    for await (const wf of client.workflow.list({ query: `WorkflowType IN (${types})` })) {
+      if (owners.some((o) => wf.workflowId.startsWith(o))) flows.push(wf.workflowId);
+    }
+  } finally {
+    await connection.close();
+  }
+  expect(flows.length).toBeGreaterThanOrEqual(3); // the commitment, the handover, its import
+  const fresh = await histories([
+    `transport-tender/${tender.id}`,
+    `transport-commitment/${commitment.id}`,
+    `execution-handover/${handover.id}`,
+    `execution-reference/${referenceId}`,
+    ...flows,
+  ]);
+  expect(fresh.length).toBeGreaterThanOrEqual(7);
+  if (process.env.RECORD_HISTORIES === 'execution') {
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `execution-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
+  }
+  const old = recorded('execution-');
+  expect(old.length).toBeGreaterThan(0);
+  expect(await replay([...old, ...fresh])).toEqual([]);
 });
 
 test('a changed workflow is caught: replaying against code with another command order fails', async () => {

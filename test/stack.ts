@@ -62,7 +62,9 @@ export async function startBroker(env: Record<string, string>, dataDir: string, 
   const port = await freePort();
   mkdirSync(dataDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${port}`;
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'broker.ts')], {
+  // `node --import tsx`, not the tsx CLI: one process, so that a test's SIGKILL kills the broker
+  // itself and not only a wrapper that would leave the broker running as an orphan.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'broker.ts')], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), PUBLIC_BASE_URL: baseUrl, DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -106,7 +108,8 @@ export const RESERVED_ORGANIZATIONS = 10;
 export function writeTestRegistry(dir: string): { organizationsFile: string; connectorsFile: string } {
   const all = [
     'relationships:manage', 'capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide',
-    'tenders:publish', 'tenders:read', 'tenders:decide', 'commitments:read', 'outcomes:write', 'outcomes:review',
+    'tenders:publish', 'tenders:read', 'tenders:decide', 'commitments:read', 'handovers:write', 'handovers:read', 'handovers:acknowledge',
+    'execution:update', 'outcomes:write', 'outcomes:review',
   ];
   const sharing = all.filter((s) => s !== 'relationships:manage');
   const organizations: any[] = [];

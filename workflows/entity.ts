@@ -1,11 +1,13 @@
-// The generic entity workflow: one long-lived workflow per resource. Lifecycle commands arrive as
-// the Workflow Update `command`; the validator refuses stale versions, wrong actors and invalid
-// transitions before anything enters history; the handler, serialised by a mutex, re-checks
-// (another command may have won the race in between), persists projection and events through a
-// local activity, then commits the new state and returns the snapshot. A deadline timer
-// (expiresAt, effectiveUntil) issues a system command. The workflow continues-as-new well before
-// Temporal's history and Update limits, carrying its state and the ids of recent commands
-// (Update-id deduplication does not survive a new run).
+// The generic entity workflow: one long-lived workflow per resource. Each lifecycle command is a
+// Workflow Update named after the command (publish, withdraw, accept, ...; see the resource's
+// `updates`), so the Temporal UI shows what happened and a route calls its handler by a typed
+// definition. The validator refuses stale versions, wrong actors and invalid transitions before
+// anything enters history; the handler, serialised by a mutex, re-checks (another command may
+// have won the race in between), persists projection and events through an activity,
+// starts the transition's effects on other resources as flows, then commits the new state
+// and returns the snapshot. A deadline timer (expiresAt, effectiveUntil) issues a system command.
+// The workflow continues-as-new well before Temporal's history and Update limits, carrying its
+// state and the ids of recent commands (Update-id deduplication does not survive a new run).
 import {
   allHandlersFinished,
   ApplicationFailure,
@@ -13,6 +15,8 @@ import {
   continueAsNew,
   defineQuery,
   defineUpdate,
+  patched,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   sleep,
@@ -22,16 +26,32 @@ import {
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { Activities } from '../activities';
-import { Command, Envelope, Machine, RefusalError, SearchAttributeValues } from './machine';
+import { Command, Effect, Envelope, Machine, RefusalError, SearchAttributeValues } from './machine';
+import type { Resource } from './resource';
 
 export const REFUSAL_FAILURE_TYPE = 'PcxRefusal';
+/** The patch id under which transitions start their effects (docs/decisions.md, "Effects"). */
+export const EFFECTS_PATCH = 'cross-resource-effects';
+/**
+ * The patch id under which a transition is persisted and its effects started by recorded
+ * (regular) activities rather than local ones (docs/decisions.md, "Side effects only from
+ * recorded activities").
+ */
+export const RECORDED_SIDE_EFFECTS_PATCH = 'side-effects-as-activities';
 
-export const commandUpdate = defineUpdate<Envelope, [Command]>('command');
+/**
+ * The single Update of runs recorded before commands had names of their own: its payload names
+ * the command. Kept registered so that histories recorded then still replay and running
+ * workflows of that time keep working (docs/decisions.md, "Named Updates").
+ */
+export const legacyCommandUpdate = defineUpdate<Envelope, [Command]>('command');
 export const snapshotQuery = defineQuery<Envelope | undefined>('snapshot');
 
 export interface EntitySettings {
   continueAsNewAfterEvents: number;
   continueAsNewAfterCommands: number;
+  /** Task queue of the flows a transition starts; absent: the entity's own. */
+  flowTaskQueue?: string;
 }
 
 export interface EntityInput<S extends Envelope = Envelope> {
@@ -48,10 +68,18 @@ export interface EntityInput<S extends Envelope = Envelope> {
 
 const RECENT_COMMANDS = 64;
 
-const { persistTransition } = proxyLocalActivities<Activities>({
+const SIDE_EFFECT_OPTIONS = {
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '100ms', maximumInterval: '2 seconds', maximumAttempts: 20 },
-});
+} as const;
+// A local activity runs inside the workflow task, before the server has accepted it: when that
+// task is lost (a speculative Update task dropped, "Task not found when completing"), its writes
+// stay while the retried task may apply the concurrent commands in another order, leaving
+// read-model rows and feed events of transitions that never happened. A regular activity runs
+// only once the task that scheduled it is in history. Runs recorded before keep the local ones.
+const recorded = proxyActivities<Activities>(SIDE_EFFECT_OPTIONS);
+const local = proxyLocalActivities<Activities>(SIDE_EFFECT_OPTIONS);
+const sideEffects = () => (patched(RECORDED_SIDE_EFFECTS_PATCH) ? recorded : local);
 
 function toFailure(err: unknown): never {
   if (err instanceof RefusalError) {
@@ -65,19 +93,26 @@ function toFailure(err: unknown): never {
   throw err;
 }
 
-export async function runEntity<S extends Envelope>(machine: Machine<S>, input: EntityInput<S>): Promise<S | undefined> {
+/** Workflow id of the flow that carries out effect `index` of a command: derived, so never started twice. */
+export function effectWorkflowId(entityWorkflowId: string, commandId: string, index: number): string {
+  return `${entityWorkflowId}/effect/${commandId}/${index}`;
+}
+
+export async function runEntity<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>, input: EntityInput<S>): Promise<S | undefined> {
+  const machine = resource.machine;
   let state = input.state;
   const recent = new Map<string, unknown>(input.recent ?? []);
   const mutex = new Mutex();
   let commandsThisRun = 0;
   let wakeups = 0;
   let deadlineRetryPending = false;
+  const terminal = (s: S) => (resource.terminalStatuses as readonly string[]).includes(s.status);
 
   // The one decision function: stale version first (so the loser of a race always sees 409,
   // even when the winner's transition made its command invalid), then the machine (actor, lifecycle).
   function decide(current: S | undefined, command: Command, now: string) {
     if (command.name === 'create') {
-      if (current) throw new RefusalError({ code: 'INVALID_STATE_TRANSITION', detail: `${machine.kind} already exists` });
+      if (current) throw new RefusalError({ code: 'RESOURCE_EXISTS', detail: `this ${machine.kind} exists already`, extensions: { id: current.id, currentState: current.status } });
       return machine.create(command, workflowInfo().workflowId.split('/')[1], now);
     }
     if (!current) {
@@ -89,7 +124,7 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
       throw new RefusalError({ code: 'ACTOR_NOT_PERMITTED', detail: `${command.name} is reserved to the broker` });
     }
     // Callers must name the version they observed; the broker's own commands may (matching does).
-    if (command.actor.kind !== 'system' && command.expectedVersion === undefined) {
+    if (command.actor.kind !== 'system' && command.expectedVersion === undefined && !machine.unversionedCommands?.includes(command.name)) {
       throw new RefusalError({ code: 'PRECONDITION_REQUIRED', detail: 'an observed resourceVersion is required' });
     }
     if (command.expectedVersion !== undefined && command.expectedVersion !== current.resourceVersion) {
@@ -112,19 +147,44 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
       toFailure(err);
     }
     const events = transition.events.map((e) => ({ ...e, id: uuid4(), time: now }));
-    await persistTransition({
-      kind: machine.kind,
+    // A command that changes nothing (a repeated report, say) is answered without a write.
+    if (state && transition.state.resourceVersion === state.resourceVersion && patched(RECORDED_SIDE_EFFECTS_PATCH)) {
+      remember(command.commandId, state.resourceVersion);
+      return state;
+    }
+    await sideEffects().persistTransition({
+      kind: resource.kind,
       snapshot: transition.state,
       events,
       correlationId: command.correlationId,
       causationId: command.commandId,
     });
+    await startEffects(command, transition.effects ?? []);
     state = transition.state;
     remember(command.commandId, state.resourceVersion);
     commandsThisRun++;
     wakeups++;
-    upsertAttributes({ kind: machine.kind, ...machine.searchAttributes(state) });
+    upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(state) });
     return state;
+  }
+
+  // Effects on other resources run as flows (workflows of their own) started after this
+  // transition is persisted, by an activity. Their ids derive from
+  // the command: a replay after a crash starts the same ids again, which Temporal refuses as
+  // already started, so a flow is never started twice and never lost. They are not children: the
+  // entity neither waits for them nor hears of their end (nothing arrives that could race with a
+  // continue-as-new), and they outlive it.
+  async function startEffects(command: Command, effects: Effect[]) {
+    // Runs recorded before transitions had effects replay without them (Temporal's patching).
+    if (effects.length === 0 || !patched(EFFECTS_PATCH)) return;
+    await sideEffects().startFlows({
+      flows: effects.map((effect, index) => ({
+        workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
+        workflowType: effect.flow,
+        input: effect.input,
+        taskQueue: input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
+      })),
+    });
   }
 
   function remember(commandId: string, version: number) {
@@ -132,28 +192,30 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
     while (recent.size > RECENT_COMMANDS) recent.delete(recent.keys().next().value as string);
   }
 
+  function validate(command: Command) {
+    if (recent.has(command.commandId)) return;
+    try {
+      decide(state, command, new Date().toISOString());
+    } catch (err) {
+      toFailure(err);
+    }
+  }
+
   setHandler(snapshotQuery, () => state);
-  setHandler(
-    commandUpdate,
-    (command) => mutex.runExclusive(() => apply(command as Command)),
-    {
-      validator: (command: Command) => {
-        if (recent.has(command.commandId)) return;
-        try {
-          decide(state, command, new Date().toISOString());
-        } catch (err) {
-          toFailure(err);
-        }
-      },
-    },
-  );
+  // One Update per command, named after it; the update's name is the command's.
+  for (const [name, definition] of Object.entries(resource.updates)) {
+    setHandler(definition, (command: Command) => mutex.runExclusive(() => apply({ ...command, name })), {
+      validator: (command: Command) => validate({ ...command, name }),
+    });
+  }
+  setHandler(legacyCommandUpdate, (command) => mutex.runExclusive(() => apply(command)), { validator: validate });
 
   const shouldContinueAsNew = () =>
     workflowInfo().continueAsNewSuggested ||
     workflowInfo().historyLength >= input.settings.continueAsNewAfterEvents ||
     commandsThisRun >= input.settings.continueAsNewAfterCommands;
 
-  if (state) upsertAttributes({ kind: machine.kind, ...machine.searchAttributes(state) });
+  if (state) upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(state) });
 
   // Started by a create that was refused (update-with-start starts the workflow either way):
   // nothing exists, so end rather than wait forever.
@@ -169,7 +231,7 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
     const deadline = candidate && Number.isFinite(Date.parse(candidate.at)) ? candidate : undefined;
     const timeout = deadline ? Math.max(0, Date.parse(deadline.at) - Date.now()) : undefined;
     const woken = await condition(
-      () => wakeups !== seen || shouldContinueAsNew() || (state !== undefined && machine.terminal(state)),
+      () => wakeups !== seen || shouldContinueAsNew() || (state !== undefined && terminal(state)),
       timeout === undefined ? undefined : Math.max(timeout, 1),
     );
     if (!woken && deadline) {
@@ -198,7 +260,7 @@ export async function runEntity<S extends Envelope>(machine: Machine<S>, input: 
       }
       continue;
     }
-    if (state && machine.terminal(state)) {
+    if (state && terminal(state)) {
       await condition(allHandlersFinished);
       return state;
     }

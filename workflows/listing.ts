@@ -3,7 +3,7 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its system-only matching commands (workflows/capacity-offer.ts,
 // workflows/load-request.ts).
-import { bump, Command, Envelope, EventDraft, invalidTransition, Machine, refuse } from './machine';
+import { bump, Command, Effect, Envelope, EventDraft, invalidTransition, refuse, Transition } from './machine';
 
 export interface ReasonRecord {
   reason: string;
@@ -48,11 +48,13 @@ export interface ListingSpec<S extends Listing> {
   publishChecks?: (state: S) => Array<{ pointer: string; message: string }>;
   /** Initial values of resource-specific bookkeeping fields. */
   initial: Partial<S>;
+  /** Effects of publication on other resources (matching runs). */
+  onPublished?: (state: S) => Effect[];
+  /** Effects of the listing ending (withdrawn, expired, cancelled): its open proposals end too. */
+  onEnded?: (state: S) => Effect[];
 }
 
-const TERMINAL = ['withdrawn', 'expired', 'cancelled'];
-
-function reasonOf(command: Command, now: string): ReasonRecord {
+function reasonOf(command: Command<Partial<ReasonPayload>>, now: string): ReasonRecord {
   const { reason, reasonCode } = command.payload ?? {};
   if (typeof reason !== 'string' || reason.trim() === '') {
     refuse('VALIDATION_FAILED', `a reason is required to ${command.name}`, { errors: [{ pointer: '/reason', message: 'is required' }] });
@@ -70,7 +72,26 @@ export function requireStatus(kind: string, state: Listing, command: Command, al
   if (!allowed.includes(state.status)) invalidTransition(kind, command.name, state.status);
 }
 
-export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Machine<S>, 'systemCommands'> {
+/** The payload of commands that need a reason (withdraw, cancel). */
+export interface ReasonPayload {
+  reason: string;
+  reasonCode?: string;
+}
+
+/** Statuses a listing ends in: terminal, no command accepted, never re-published (rules 5, 6). */
+export const LISTING_TERMINAL = ['withdrawn', 'expired', 'cancelled'] as const;
+
+/** Disclosure classes of the fields every listing has (workflows/resource.ts). */
+export const LISTING_FIELDS = {
+  id: 'envelope', resourceVersion: 'envelope', ownerOrganizationId: 'envelope', createdAt: 'envelope', updatedAt: 'envelope', status: 'envelope',
+  expiresAt: 'lifecycle', publishedAt: 'lifecycle', matchedAt: 'lifecycle', withdrawnAt: 'lifecycle', expiredAt: 'lifecycle', cancelledAt: 'lifecycle',
+  restrictedDetails: 'restricted',
+  externalReferences: 'references',
+  withdrawal: 'audit', cancellation: 'audit', cancelledBy: 'audit',
+  extensions: 'private', visibility: 'private',
+} as const;
+
+export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
   // Events of a listing go to its owner and to the partners it is shared with at that moment.
   const event = (state: S, name: string): EventDraft => ({
     type: `pcx.${spec.kind}.${name}.v1`,
@@ -106,7 +127,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
   return {
     kind: spec.kind,
 
-    create(command, id, now) {
+    create(command: Command, id: string, now: string): Transition<S> {
       if (command.actor.kind !== 'connector' || !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'only a connector can create a resource');
       const state = {
         ...spec.initial,
@@ -123,7 +144,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
 
     commands: {
       // PATCH of draft data (JSON merge patch; null removes). Refused once published.
-      update(state, command, now) {
+      update(state: S, command: Command<Record<string, unknown>>, now: string): Transition<S> {
         requireOwner(state, command);
         requireStatus(spec.kind, state, command, ['draft']);
         const next = bump(state, now, {});
@@ -136,7 +157,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
         return { state: next, events: [] };
       },
 
-      publish(state, command, now) {
+      publish(state: S, command: Command<Record<string, never>, ListingContext>, now: string): Transition<S> {
         requireOwner(state, command);
         requireStatus(spec.kind, state, command, ['draft']);
         const errors = publishProblems(state, now);
@@ -146,26 +167,26 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
           refuse('RELATIONSHIP_INACTIVE', 'publishing to partners needs at least one active partner relationship (or visibility open)');
         }
         const next = bump(state, now, { status: 'published', publishedAt: now } as Partial<S>);
-        return { state: next, events: [event(next, 'published')] };
+        return { state: next, events: [event(next, 'published')], effects: spec.onPublished?.(next) ?? [] };
       },
 
       // From a live state, or from draft (the owner discards it; partners never saw it).
-      withdraw(state, command, now) {
+      withdraw(state: S, command: Command<ReasonPayload>, now: string): Transition<S> {
         requireOwner(state, command);
         requireStatus(spec.kind, state, command, ['draft', ...spec.live]);
         const next = bump(state, now, { status: 'withdrawn', withdrawnAt: now, withdrawal: reasonOf(command, now) } as Partial<S>);
-        return { state: next, events: [event(next, 'withdrawn')] };
+        return { state: next, events: [event(next, 'withdrawn')], effects: spec.onEnded?.(state) ?? [] };
       },
 
-      expire(state, command, now) {
+      expire(state: S, command: Command, now: string): Transition<S> {
         requireStatus(spec.kind, state, command, spec.live);
         if (!state.expiresAt || Date.parse(state.expiresAt) > Date.parse(now)) invalidTransition(spec.kind, 'expire', state.status);
         const next = bump(state, now, { status: 'expired', expiredAt: now } as Partial<S>);
-        return { state: next, events: [event(next, 'expired')] };
+        return { state: next, events: [event(next, 'expired')], effects: spec.onEnded?.(state) ?? [] };
       },
 
       // Administrative cancel by a protocol operator (the API only sends it for an operator).
-      cancel(state, command, now) {
+      cancel(state: S, command: Command<ReasonPayload>, now: string): Transition<S> {
         if (command.actor.kind !== 'operator') refuse('ACTOR_NOT_PERMITTED', 'only a protocol operator may cancel');
         requireStatus(spec.kind, state, command, spec.cancellable);
         const next = bump(state, now, {
@@ -174,17 +195,13 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>): Omit<Ma
           cancellation: reasonOf(command, now),
           cancelledBy: { kind: 'operator', organizationId: command.actor.organizationId, clientId: command.actor.clientId },
         } as Partial<S>);
-        return { state: next, events: [event(next, 'cancelled')] };
+        return { state: next, events: [event(next, 'cancelled')], effects: spec.onEnded?.(state) ?? [] };
       },
     },
 
-    deadline(state) {
+    deadline(state: S) {
       if (!spec.live.includes(state.status) || !state.expiresAt) return undefined;
       return { at: state.expiresAt, command: 'expire' };
     },
-
-    terminal: (state) => TERMINAL.includes(state.status),
-
-    searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   };
 }

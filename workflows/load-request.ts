@@ -1,9 +1,11 @@
 // LoadRequest: demand for transport capacity. The shared listing lifecycle (workflows/listing.ts)
 // plus the broker-only transitions propose, accept and proposalExpired, which no public endpoint
-// and no connector can call (the matching issue drives them).
-import { bump, invalidTransition, Machine, refuse } from './machine';
-import { Listing, listingMachine, requireStatus } from './listing';
+// and no connector can call; the matching flows do (workflows/flows/).
+import { bump, Command, invalidTransition, Machine, refuse } from './machine';
+import { FLOWS, type EndProposalsInput, type MatchInput } from './flows/names';
+import { Listing, LISTING_FIELDS, LISTING_TERMINAL, listingMachine, requireStatus } from './listing';
 import { EntityInput, runEntity } from './entity';
+import { defineResource } from './resource';
 
 export type RequestStatus = 'draft' | 'published' | 'proposed' | 'matched' | 'withdrawn' | 'expired' | 'cancelled';
 
@@ -21,6 +23,13 @@ export interface LoadRequest extends Listing {
   proposalIds: string[];
   openProposalIds: string[];
   acceptedProposalId?: string;
+  /** The offer and its owner of the accepted proposal: that organization reads it in the accepted phase. */
+  matchedOfferId?: string;
+  matchedOrganizationId?: string;
+  /** The transport commitment recording the match: its counterpart reads in the committed phase. */
+  matchedCommitmentId?: string;
+  /** The match released when its commitment was cancelled (the request is published again). */
+  releasedMatches?: Array<{ proposalId: string; commitmentId?: string; at: string }>;
 }
 
 export const KIND = 'load-request';
@@ -43,21 +52,35 @@ const listing = listingMachine<LoadRequest>({
       ? [{ pointer: '/deliveryWindow/end', message: 'must be after the start of the pickup window' }]
       : [],
   initial: { proposalIds: [], openProposalIds: [] },
+  onPublished: (state) => [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }],
+  onEnded: (state) => endProposals(state.openProposalIds ?? [], 'withdrawBySystem', 'the load request ended'),
 });
 
-function proposalIdOf(payload: any): string {
+function endProposals(proposalIds: string[], command: EndProposalsInput['command'], reason: string, byProposalId?: string) {
+  return proposalIds.length ? [{ flow: FLOWS.endProposals, input: { proposalIds, command, reason, ...(byProposalId ? { byProposalId } : {}) } satisfies EndProposalsInput }] : [];
+}
+
+/** Payload of the broker's matching commands on a request. */
+export interface ProposalPayload {
+  proposalId: string;
+  /** propose and accept: the offer of the proposal and its owner. */
+  offerId?: string;
+  organizationId?: string;
+}
+
+function proposalIdOf(payload: Partial<ProposalPayload> | undefined): string {
   if (typeof payload?.proposalId !== 'string') refuse('VALIDATION_FAILED', 'proposalId is required');
   return payload.proposalId;
 }
 
-export const loadRequestMachine: Machine<LoadRequest> = {
+export const loadRequestMachine = {
   ...listing,
-  systemCommands: ['expire', 'propose', 'accept', 'proposalExpired'],
+  systemCommands: ['expire', 'propose', 'accept', 'proposalExpired', 'linkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 
     // A proposal referencing this request was created (rule 10: only proposals of this request).
-    propose(state, command, now) {
+    propose(state: LoadRequest, command: Command<ProposalPayload>, now: string) {
       requireStatus(KIND, state, command, ['published', 'proposed']);
       const proposalId = proposalIdOf(command.payload);
       if (state.proposalIds.includes(proposalId)) invalidTransition(KIND, 'propose', state.status);
@@ -70,26 +93,79 @@ export const loadRequestMachine: Machine<LoadRequest> = {
     },
 
     // A proposal was accepted by all required parties: exactly one accepted proposal (rule 4).
-    accept(state, command, now) {
+    // Its other open proposals are superseded.
+    accept(state: LoadRequest, command: Command<ProposalPayload>, now: string) {
       requireStatus(KIND, state, command, ['proposed']);
       const proposalId = proposalIdOf(command.payload);
       if (!state.openProposalIds.includes(proposalId)) invalidTransition(KIND, 'accept', state.status);
-      const next = bump(state, now, { status: 'matched', matchedAt: now, acceptedProposalId: proposalId, openProposalIds: [] });
-      return { state: next, events: [{ type: `pcx.${KIND}.matched.v1`, audience: [state.ownerOrganizationId], shareWithPartners: true }] };
+      const next = bump(state, now, {
+        status: 'matched',
+        matchedAt: now,
+        acceptedProposalId: proposalId,
+        openProposalIds: [],
+        ...(command.payload.offerId ? { matchedOfferId: command.payload.offerId } : {}),
+        ...(command.payload.organizationId ? { matchedOrganizationId: command.payload.organizationId } : {}),
+      });
+      const others = state.openProposalIds.filter((id) => id !== proposalId);
+      return {
+        state: next,
+        events: [{ type: `pcx.${KIND}.matched.v1`, audience: [state.ownerOrganizationId], shareWithPartners: true }],
+        effects: endProposals(others, 'supersede', 'another proposal of the load request was accepted', proposalId),
+      };
     },
 
-    // An open proposal expired or was rejected; with none left the request is published again.
-    proposalExpired(state, command, now) {
+    // A transport commitment records the match (idempotent for the same commitment).
+    linkCommitment(state: LoadRequest, command: Command<{ proposalId: string; commitmentId: string }>, now: string) {
+      requireStatus(KIND, state, command, ['matched']);
+      if (state.acceptedProposalId !== command.payload?.proposalId) invalidTransition(KIND, 'linkCommitment', state.status);
+      if (state.matchedCommitmentId === command.payload.commitmentId) return { state, events: [] };
+      return { state: bump(state, now, { matchedCommitmentId: command.payload.commitmentId }), events: [] };
+    },
+
+    // The commitment of its match was cancelled: the request is open again and matching runs.
+    unmatch(state: LoadRequest, command: Command<{ proposalId: string; commitmentId?: string }>, now: string) {
+      requireStatus(KIND, state, command, ['matched']);
+      if (state.acceptedProposalId !== command.payload?.proposalId) invalidTransition(KIND, 'unmatch', state.status);
+      const released = { proposalId: state.acceptedProposalId, ...(state.matchedCommitmentId ? { commitmentId: state.matchedCommitmentId } : {}), at: now };
+      const next = bump(state, now, { status: 'published', releasedMatches: [...(state.releasedMatches ?? []), released] });
+      for (const field of ['matchedAt', 'acceptedProposalId', 'matchedOfferId', 'matchedOrganizationId', 'matchedCommitmentId'] as const) delete next[field];
+      return { state: next, events: [], effects: [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }] };
+    },
+
+    // An open proposal expired, was rejected or withdrawn; with none left the request is published
+    // again and matching runs for it.
+    proposalExpired(state: LoadRequest, command: Command<ProposalPayload>, now: string) {
       requireStatus(KIND, state, command, ['proposed']);
       const proposalId = proposalIdOf(command.payload);
       if (!state.openProposalIds.includes(proposalId)) invalidTransition(KIND, 'proposalExpired', state.status);
       const openProposalIds = state.openProposalIds.filter((id) => id !== proposalId);
       const next = bump(state, now, { status: openProposalIds.length ? 'proposed' : 'published', openProposalIds });
-      return { state: next, events: [] };
+      return { state: next, events: [], effects: openProposalIds.length ? [] : [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }] };
     },
   },
-};
+} satisfies Machine<LoadRequest>;
+
+export const loadRequest = defineResource({
+  kind: KIND,
+  collection: 'load-requests',
+  workflowType: 'loadRequestWorkflow',
+  table: 'load_requests',
+  statuses: ['draft', 'published', 'proposed', 'matched', 'withdrawn', 'expired', 'cancelled'],
+  terminalStatuses: LISTING_TERMINAL,
+  scopes: { read: 'loads:read', write: 'loads:publish' },
+  fields: {
+    ...LISTING_FIELDS,
+    pickupArea: 'terms', pickupWindow: 'terms', deliveryArea: 'terms', deliveryWindow: 'terms', requiredCapacity: 'terms',
+    vehicleRequirements: 'terms', goodsProfile: 'terms', handlingRequirements: 'terms',
+    proposalIds: 'private', openProposalIds: 'private', acceptedProposalId: 'private', matchedOfferId: 'private', matchedOrganizationId: 'private', matchedCommitmentId: 'private', releasedMatches: 'private',
+  },
+  partnerStatuses: ['published', 'proposed'],
+  counterparts: (state) => (state.matchedOrganizationId ? [state.matchedOrganizationId] : []),
+  committedCounterparts: (state) => (state.matchedOrganizationId && state.matchedCommitmentId ? [state.matchedOrganizationId] : []),
+  searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
+  machine: loadRequestMachine,
+});
 
 export async function loadRequestWorkflow(input: EntityInput<LoadRequest>) {
-  return runEntity(loadRequestMachine, input);
+  return runEntity(loadRequest, input);
 }

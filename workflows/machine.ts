@@ -23,17 +23,20 @@ export interface Actor {
   clientId?: string;
 }
 
-export interface Command {
+export interface Command<P = any, C = any> {
   name: string;
-  /** Unique per logical request; a retried request carries the same id and gets the same answer. */
+  /**
+   * Unique per logical request; a retried request carries the same id and gets the same answer.
+   * Also the Workflow Update id, so Temporal deduplicates a re-sent command.
+   */
   commandId: string;
   actor: Actor;
   /** The resourceVersion the caller observed (If-Match). Absent only for system commands and create. */
   expectedVersion?: number;
-  payload: any;
+  payload: P;
   correlationId: string;
   /** Facts the API looked up for the machine (partnering policies, ...): workflows do no I/O. */
-  context?: any;
+  context?: C;
 }
 
 export interface EventDraft {
@@ -49,9 +52,22 @@ export interface EventDraft {
   shareWithPartners?: boolean;
 }
 
+/**
+ * A consequence of a transition for other resources: the named flow (a workflow in
+ * workflows/flows/) that carries it out, and its input. The entity workflow starts the flow as a
+ * child workflow after its own state is persisted, with an id derived from the command, so a
+ * crash never loses the effect and a retry never starts it twice (docs/architecture.md,
+ * "Cross-resource flows").
+ */
+export interface Effect {
+  flow: string;
+  input: unknown;
+}
+
 export interface Transition<S> {
   state: S;
   events: EventDraft[];
+  effects?: Effect[];
 }
 
 export interface Deadline {
@@ -65,16 +81,28 @@ export interface SearchAttributeValues {
   status: string;
 }
 
+/** One transition function of a machine: the row of the resource's transition table. */
+export type CommandHandler<S, P = any> = (state: S, command: Command<P>, now: string) => Transition<S>;
+
 export interface Machine<S extends Envelope> {
   kind: string;
   create(command: Command, id: string, now: string): Transition<S>;
-  commands: Record<string, (state: S, command: Command, now: string) => Transition<S>>;
-  /** Names of commands only the broker itself may issue. */
+  /** Each lifecycle command is also the name of its Workflow Update (workflows/entity.ts). */
+  commands: Record<string, CommandHandler<S>>;
+  /** Names of commands only the broker itself may issue (timers, matching, flows). */
   systemCommands: readonly string[];
+  /**
+   * Commands a connector sends without an observed resourceVersion: they are deduplicated by a
+   * key of their own and serialised by the workflow (milestones, outcome reports).
+   */
+  unversionedCommands?: readonly string[];
   /** The next timer of this state, if any (expiresAt, effectiveUntil, ...). */
   deadline(state: S): Deadline | undefined;
-  terminal(state: S): boolean;
-  searchAttributes(state: S): SearchAttributeValues;
+  /**
+   * The refusal of a command sent to a resource in a terminal state, whose workflow has ended:
+   * the API answers it from the read model. Default: 422 invalid-state-transition.
+   */
+  ended?(state: S, command: string): Refusal;
 }
 
 /** A refusal of a command, carried out of the workflow as ApplicationFailure details. */

@@ -10,6 +10,13 @@ import {
   Transition,
 } from './machine';
 import { EntityInput, runEntity } from './entity';
+import { defineResource } from './resource';
+import { FLOWS, type MatchRelationshipInput } from './flows/names';
+
+/** A relationship coming into force brings new candidates: matching runs for both organizations' listings. */
+const matchBoth = (state: PartnerRelationship) => [
+  { flow: FLOWS.matchRelationship, input: { organizationIds: [state.requestingOrganizationId, state.acceptingOrganizationId] } satisfies MatchRelationshipInput },
+];
 
 export type RelationshipStatus = 'draft' | 'requested' | 'active' | 'suspended' | 'terminated';
 export type TerminationCause = 'rejected' | 'withdrawn' | 'terminated' | 'expired';
@@ -31,7 +38,8 @@ export interface PartnerRelationship extends Envelope {
   /** Scopes in force: on acceptance, the requested scopes both partnering policies grant. */
   scopes: string[];
   visibilityPolicy: { groups: string[] };
-  decisionPolicy: { mode: 'BILATERAL_REQUIRED' | 'INITIATOR_ONLY' };
+  /** Who must accept a match (MatchDecision), and optionally which connector roles may decide. */
+  decisionPolicy: { mode: 'BILATERAL_REQUIRED' | 'INITIATOR_ONLY'; decidingRoles?: string[] };
   effectiveFrom?: string;
   effectiveUntil?: string;
   retentionPolicyRef?: string;
@@ -49,6 +57,8 @@ export interface PartnerRelationship extends Envelope {
 export interface RelationshipContext {
   requestingGrantedScopes?: string[];
   acceptingGrantedScopes?: string[];
+  /** Create: whether acceptingOrganizationId is an organization known to the broker. */
+  acceptingOrganizationKnown?: boolean;
 }
 
 export const KIND = 'partner-relationship';
@@ -130,14 +140,25 @@ function terminate(
 
 const PATCHABLE = ['scopes', 'visibilityPolicy', 'decisionPolicy', 'effectiveFrom', 'effectiveUntil', 'retentionPolicyRef', 'externalReferences', 'extensions'] as const;
 
-export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
+/** Payload of suspend, terminate, withdraw (reason required) and reject (reason optional). */
+export interface ReasonPayload {
+  reason?: string;
+  reasonCode?: string;
+}
+
+export const partnerRelationshipMachine = {
   kind: KIND,
   systemCommands: ['expire'],
 
-  create(command, id, now) {
+  create(command: Command<any, RelationshipContext>, id: string, now: string): Transition<PartnerRelationship> {
     const p = command.payload;
     if (p.requestingOrganizationId !== actorOrg(command)) {
       refuse('ORGANIZATION_BINDING_VIOLATION', 'requestingOrganizationId must be the organization of the caller');
+    }
+    if (command.context?.acceptingOrganizationKnown === false) {
+      refuse('UNKNOWN_ORGANIZATION', 'acceptingOrganizationId is not an organization known to the broker', {
+        errors: [{ pointer: '/acceptingOrganizationId', message: 'is not a known organization' }],
+      });
     }
     if (p.acceptingOrganizationId === p.requestingOrganizationId) {
       refuse('VALIDATION_FAILED', 'an organization cannot partner with itself', {
@@ -174,7 +195,7 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
   },
 
   commands: {
-    update(state, command, now) {
+    update(state: PartnerRelationship, command: Command<Record<string, any>, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       const patch = command.payload ?? {};
       if (state.status !== 'draft') {
         if (
@@ -208,7 +229,7 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
       return { state: next, events: [] };
     },
 
-    request(state, command, now) {
+    request(state: PartnerRelationship, command: Command<Record<string, never>, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireRequester(state, command);
       requireStatus(state, command, ['draft']);
       if (hasPassed(state.effectiveUntil, now)) refuse('RESOURCE_EXPIRED', 'effectiveUntil has passed');
@@ -218,7 +239,7 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
       };
     },
 
-    accept(state, command, now) {
+    accept(state: PartnerRelationship, command: Command<Record<string, never>, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireAccepter(state, command);
       requireStatus(state, command, ['requested']);
       if (hasPassed(state.effectiveUntil, now)) refuse('RESOURCE_EXPIRED', 'effectiveUntil has passed');
@@ -237,22 +258,23 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
           effectiveFrom: state.effectiveFrom ?? now,
         }),
         events: [{ type: EVENT('activated'), audience: both(state) }],
+        effects: matchBoth(state),
       };
     },
 
-    reject(state, command, now) {
+    reject(state: PartnerRelationship, command: Command<ReasonPayload, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireAccepter(state, command);
       requireStatus(state, command, ['requested']);
       return terminate(state, now, 'rejected', reasonOf(command, 'rejection', now, false));
     },
 
-    withdraw(state, command, now) {
+    withdraw(state: PartnerRelationship, command: Command<ReasonPayload, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireRequester(state, command);
       requireStatus(state, command, ['draft', 'requested']);
       return terminate(state, now, 'withdrawn', reasonOf(command, 'withdrawal', now, true));
     },
 
-    suspend(state, command, now) {
+    suspend(state: PartnerRelationship, command: Command<ReasonPayload, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireParticipant(state, command);
       requireStatus(state, command, ['active']);
       const reasons = reasonOf(command, 'suspension', now, true);
@@ -267,7 +289,7 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
       };
     },
 
-    reactivate(state, command, now) {
+    reactivate(state: PartnerRelationship, command: Command<Record<string, never>, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireStatus(state, command, ['suspended']);
       if (actorOrg(command) !== state.suspendedByOrganizationId) {
         refuse('ACTOR_NOT_PERMITTED', 'only the organization that suspended the relationship may reactivate it');
@@ -275,35 +297,54 @@ export const partnerRelationshipMachine: Machine<PartnerRelationship> = {
       if (hasPassed(state.effectiveUntil, now)) refuse('RESOURCE_EXPIRED', 'effectiveUntil has passed; create a new relationship');
       const next = bump(state, now, { status: 'active', reactivatedAt: now });
       delete next.suspendedByOrganizationId;
-      return { state: next, events: [{ type: EVENT('reactivated'), audience: both(state) }] };
+      return { state: next, events: [{ type: EVENT('reactivated'), audience: both(state) }], effects: matchBoth(state) };
     },
 
-    terminate(state, command, now) {
+    terminate(state: PartnerRelationship, command: Command<ReasonPayload, RelationshipContext>, now: string): Transition<PartnerRelationship> {
       requireParticipant(state, command);
       requireStatus(state, command, ['active', 'suspended']);
       return terminate(state, now, 'terminated', reasonOf(command, 'termination', now, true));
     },
 
-    expire(state, _command, now) {
+    expire(state: PartnerRelationship, _command: Command, now: string): Transition<PartnerRelationship> {
       if (state.status === 'terminated' || !hasPassed(state.effectiveUntil, now)) invalidTransition(KIND, 'expire', state.status);
       return terminate(state, now, 'expired', [{ kind: 'expiry', reason: 'effectiveUntil has passed', at: now }]);
     },
   },
 
-  deadline(state) {
+  deadline(state: PartnerRelationship) {
     if (state.status === 'terminated' || !state.effectiveUntil) return undefined;
     return { at: state.effectiveUntil, command: 'expire' };
   },
+} satisfies Machine<PartnerRelationship>;
 
-  terminal: (state) => state.status === 'terminated',
-
+export const partnerRelationship = defineResource({
+  kind: KIND,
+  collection: 'partner-relationships',
+  workflowType: 'partnerRelationshipWorkflow',
+  table: 'partner_relationships',
+  statuses: ['draft', 'requested', 'active', 'suspended', 'terminated'],
+  terminalStatuses: ['terminated'],
+  // There is no relationships:read among the recommended scopes: reads need manage too.
+  scopes: { read: 'relationships:manage', write: 'relationships:manage' },
+  // Both organizations see the whole relationship: it holds nothing one may not know of the other.
+  fields: Object.fromEntries(
+    [
+      'id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'externalReferences', 'extensions', 'status',
+      'requestingOrganizationId', 'acceptingOrganizationId', 'requestedScopes', 'scopes', 'visibilityPolicy', 'decisionPolicy',
+      'effectiveFrom', 'effectiveUntil', 'retentionPolicyRef', 'submittedAt', 'activatedAt', 'suspendedAt',
+      'suspendedByOrganizationId', 'reactivatedAt', 'terminatedAt', 'terminationCause', 'reasons',
+    ].map((field) => [field, 'shared' as const]),
+  ),
+  participants: (state) => [state.requestingOrganizationId, state.acceptingOrganizationId],
   searchAttributes: (state) => ({
     owner: state.requestingOrganizationId,
     partner: state.acceptingOrganizationId,
     status: state.status,
   }),
-};
+  machine: partnerRelationshipMachine,
+});
 
 export async function partnerRelationshipWorkflow(input: EntityInput<PartnerRelationship>) {
-  return runEntity(partnerRelationshipMachine, input);
+  return runEntity(partnerRelationship, input);
 }

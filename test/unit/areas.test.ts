@@ -2,8 +2,8 @@
 import {
   boundingBox, boxesOverlap, loadAreaIndex, parseAreaQuery, validateArea,
   type Area, type Box, type Position,
-} from '../core/areas';
-import { parseCsvLine, repairRecords, toRow } from '../scripts/build-unlocode';
+} from '../../core/areas';
+import { parseCsvLine, repairRecords, toRow } from '../../scripts/build-unlocode';
 
 const square = (lon: number, lat: number, size = 1): Position[] =>
   [[lon, lat], [lon + size, lat], [lon + size, lat + size], [lon, lat + size], [lon, lat]];

@@ -1,0 +1,148 @@
+// The activity through which flows (workflows/flows/) send a command to an entity workflow: the
+// command's named Workflow Update, with the flow's deterministic command id as the Update id, so
+// a retried activity (after a crash or a timeout) never applies the command twice: Temporal
+// deduplicates the Update within a run, and the entity answers a command id it has applied from
+// its memory of recent commands across continue-as-new.
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  isGrpcServiceError,
+  type Client,
+} from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { REFUSAL_FAILURE_TYPE, type EntityInput, type EntitySettings } from '../workflows/entity';
+import type { Actor, Command, Envelope, Refusal } from '../workflows/machine';
+import { RESOURCES } from '../workflows/registry';
+import { workflowIdOf, type Resource } from '../workflows/resource';
+
+export interface CommandOrder {
+  kind: string;
+  id: string;
+  /** The command: the name of the target's Workflow Update. */
+  name: string;
+  payload: unknown;
+  /** Deterministic per flow step: the Update id. */
+  commandId: string;
+  /** Optimistic concurrency: the version the flow observed. */
+  expectedVersion?: number;
+  correlationId: string;
+  /** The broker itself unless given. */
+  actor?: Actor;
+}
+
+/** What became of a command: the new snapshot, or the target's refusal (and its state, if known). */
+export type CommandOutcome<S extends Envelope = Envelope> = { ok: true; snapshot: S } | { ok: false; refusal: Refusal; current?: S };
+
+/** What a flow needs to create a resource (a proposal): its kind, id and create payload. */
+export interface CreateOrder {
+  kind: string;
+  id: string;
+  payload: unknown;
+  /** Facts the machine's create decides on (read from the read model by the flow). */
+  context?: unknown;
+  commandId: string;
+  correlationId: string;
+}
+
+export interface EntityPlacement {
+  taskQueue: string;
+  settings: EntitySettings;
+}
+
+function refusalOf(err: unknown): Refusal | undefined {
+  const failure = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+  return failure instanceof ApplicationFailure && failure.type === REFUSAL_FAILURE_TYPE ? (failure.details?.[0] as Refusal) : undefined;
+}
+
+/** Flows a transition starts (workflows/entity.ts, startEffects). */
+export interface FlowStarts {
+  flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string }>;
+}
+
+export function createCommandActivities(client: Client, placement?: EntityPlacement, resources: readonly Resource<any, any>[] = RESOURCES) {
+  const byKind = new Map(resources.map((r) => [r.kind, r]));
+  return {
+    /** Starts each flow once: a start that finds its id already used (a retry) is done already. */
+    async startFlows({ flows }: FlowStarts): Promise<void> {
+      for (const flow of flows) {
+        try {
+          await client.workflow.start(flow.workflowType, { workflowId: flow.workflowId, taskQueue: flow.taskQueue, args: [flow.input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+        } catch (err) {
+          if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      }
+    },
+
+    /**
+     * Creates a resource as the broker: update-with-start of its `create` Update, the command id as
+     * Update id and the resource id as workflow id, so a retried activity creates it once.
+     */
+    async createResource(order: CreateOrder): Promise<CommandOutcome> {
+      const resource = byKind.get(order.kind);
+      if (!resource || !placement) throw new Error(`cannot create ${order.kind} here`);
+      const input: EntityInput = { kind: resource.kind, settings: placement.settings };
+      const command: Command = { name: 'create', commandId: order.commandId, actor: { kind: 'system' }, payload: order.payload, correlationId: order.correlationId, context: order.context };
+      try {
+        const snapshot = await client.workflow.executeUpdateWithStart(resource.updates.create, {
+          args: [command],
+          updateId: order.commandId,
+          startWorkflowOperation: new WithStartWorkflowOperation(resource.workflowType, {
+            workflowId: resource.workflowId(order.id),
+            taskQueue: placement.taskQueue,
+            args: [input],
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          }),
+        });
+        return { ok: true, snapshot: snapshot as Envelope };
+      } catch (err) {
+        const refusal = refusalOf(err);
+        if (refusal) return { ok: false, refusal };
+        // Created on an earlier attempt, and already ended since: its result is its state.
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return { ok: true, snapshot: (await client.workflow.getHandle(resource.workflowId(order.id)).result()) as Envelope };
+        throw err;
+      }
+    },
+
+    async sendCommand(order: CommandOrder): Promise<CommandOutcome> {
+      const handle = client.workflow.getHandle(workflowIdOf(order.kind, order.id));
+      const command: Command = {
+        name: order.name,
+        commandId: order.commandId,
+        actor: order.actor ?? { kind: 'system' },
+        expectedVersion: order.expectedVersion,
+        payload: order.payload,
+        correlationId: order.correlationId,
+      };
+      try {
+        const snapshot = await handle.executeUpdate<Envelope, [Command]>(order.name, { args: [command], updateId: order.commandId });
+        return { ok: true, snapshot };
+      } catch (err) {
+        const refusal = refusalOf(err);
+        if (refusal) return { ok: false, refusal };
+        if (err instanceof WorkflowNotFoundError) {
+          return { ok: false, refusal: { code: 'RESOURCE_NOT_FOUND', detail: `${order.kind} ${order.id} does not exist` } };
+        }
+        if (isCompleted(err)) {
+          // A resource in a terminal state has completed its workflow; its result is the final state.
+          const current = (await handle.result()) as Envelope | undefined;
+          return {
+            ok: false,
+            refusal: { code: 'INVALID_STATE_TRANSITION', detail: `${order.name} is not allowed on a ${order.kind} in status ${current?.status}`, extensions: { currentState: current?.status } },
+            current,
+          };
+        }
+        throw err; // unknown outcome: the activity is retried with the same Update id
+      }
+    },
+  };
+}
+
+function isCompleted(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : '';
+  if (/already completed|workflow execution already completed/i.test(message)) return true;
+  const cause = (err as any)?.cause;
+  return isGrpcServiceError(cause) && /already completed/i.test(cause.details ?? '');
+}

@@ -1,0 +1,30 @@
+// The standard read model of a resource (its table in core/schema.sql): kept apart from
+// projection.ts so that projectors with tables of their own can build on it.
+import type { Queryable } from '../core/db';
+import type { Resource } from '../workflows/resource';
+
+/** Upserts a resource's read-model row and returns the resourceVersion the row had before, if any. */
+export type Projector = (tx: Queryable, snapshot: any) => Promise<number | undefined>;
+
+/**
+ * The standard read model: id, version, owner, the participants that may read it besides the
+ * owner (workflows/resource.ts `participants`), status, times and the document. Never moves a
+ * row to an older resourceVersion.
+ */
+export function projectDocument(resource: Resource<any, any>): Projector {
+  return async (tx, doc) => {
+    const result = await tx.query<{ previous_version: number | null }>(
+      `with previous as (select resource_version from ${resource.table} where id = $1)
+       insert into ${resource.table} (id, resource_version, owner_organization_id, participants, status, created_at, updated_at, doc)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)
+       on conflict (id) do update set
+         resource_version = excluded.resource_version, participants = excluded.participants, status = excluded.status,
+         updated_at = excluded.updated_at, doc = excluded.doc
+       where ${resource.table}.resource_version <= excluded.resource_version
+       returning (select resource_version from previous) as previous_version`,
+      [doc.id, doc.resourceVersion, doc.ownerOrganizationId, resource.participants?.(doc) ?? [], doc.status, doc.createdAt, doc.updatedAt, JSON.stringify(resource.document?.(doc) ?? doc)],
+    );
+    return result.rows[0]?.previous_version ?? undefined;
+  };
+}
+

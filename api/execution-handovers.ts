@@ -1,0 +1,241 @@
+// HTTP API of ExecutionHandover and its acknowledgement: the commitment's issuing organization
+// hands over the execution package, the executing organization acknowledges it; both read it and
+// nobody else learns that it exists (404). Rules live in workflows/execution-handover.ts; this
+// router gathers the facts (the commitment, the package digest) and derives the handover's id.
+//
+// One handover per commitment (rule 14): its id is UUIDv5(HANDOVER_ID_NAMESPACE, commitment id in
+// lower case), so every delivery for one commitment addresses one workflow and one record, whoever
+// sends it and with whatever Idempotency-Key. A repeated delivery is answered by the machine's
+// redelivery rule on the stored handover: the same package is 200 with it, another 409.
+//
+// Acknowledgements take no If-Match: they are deduplicated by content (an acknowledgement equal to
+// one recorded changes nothing and answers 200 with the handover), and a final one cannot be
+// replaced (409 ACKNOWLEDGEMENT_CONFLICT), so a version precondition would only turn a repeated
+// delivery into a 409. The router sends the version it read and, if another acknowledgement won
+// the race, decides again on what that one made (docs/decisions.md, "ExecutionHandover and
+// acknowledgement").
+import { Hono } from 'hono';
+import { v5 as uuidv5 } from 'uuid';
+import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { isProblemCode, Problem } from '../core/problems';
+import { canonicalBytes, sha256Hex } from '../core/digest';
+import { loadDocument } from '../activities/projection';
+import { listHandovers } from '../activities/execution-handover';
+import { REFUSAL_FAILURE_TYPE, type EntityInput } from '../workflows/entity';
+import {
+  executionHandover,
+  redeliver,
+  type AcknowledgementPayload,
+  type CommitmentFacts,
+  type CreatePayload,
+  type ExecutionHandover,
+  type HandoverContext,
+  type PackageDigest,
+} from '../workflows/execution-handover';
+import { RefusalError, type Command, type Refusal } from '../workflows/machine';
+import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
+import type { AppEnv, Principal } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { encodeCursor, etagOf, notFound, pageParams, readJson, type Ctx } from './http';
+import { fingerprint, idempotent, type StoredResponse } from './idempotency';
+import { loader, viewFor } from './resource-routes';
+import { viewOf } from './views';
+
+const resource = executionHandover;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** The UUIDv5 namespace of handover ids (RFC 9562): fixed forever, documented in docs/decisions.md. */
+export const HANDOVER_ID_NAMESPACE = '2705d43c-4772-4c9f-be94-dbf7f6eab6d2';
+/** The members of a delivery its digest covers, in the documented order. */
+export const PACKAGE_DIGEST_FIELDS = ['commitmentId', 'package', 'sourceExternalReferences'] as const;
+/** Like api/commands.ts: a command not completed by then answers 503 and keeps its idempotency claim. */
+const COMMAND_DEADLINE_MS = 30_000;
+/** Acknowledgements that lose a race to another are decided again on its result, this often. */
+const ACKNOWLEDGE_ATTEMPTS = 5;
+
+/** The id of the handover of a commitment: the same for every delivery (rule 14). */
+export function handoverIdOf(commitmentId: string): string {
+  return uuidv5(commitmentId.toLowerCase(), HANDOVER_ID_NAMESPACE);
+}
+
+/** SHA-256 over the RFC 8785 bytes of the delivery's members (core/digest.ts): equal deliveries, equal digests. */
+export function packageDigestOf(body: CreatePayload): PackageDigest {
+  const input: Record<string, unknown> = {};
+  for (const field of PACKAGE_DIGEST_FIELDS) input[field] = body[field];
+  return { algorithm: 'SHA-256', canonicalization: 'RFC 8785', fields: [...PACKAGE_DIGEST_FIELDS], value: sha256Hex(canonicalBytes(input)) };
+}
+
+function commitmentFacts(c: TransportCommitment): CommitmentFacts {
+  return {
+    id: c.id,
+    status: c.status,
+    commitmentVersion: c.commitmentVersion,
+    tenderId: c.tenderId,
+    issuingOrganizationId: c.issuingOrganizationId,
+    executingOrganizationId: c.executingOrganizationId,
+    movementScope: c.movementScope,
+    stops: c.acceptedRevision.terms.stops.map(({ sequence, role, timeWindow }) => ({ sequence, role, timeWindow })),
+    ...(c.capacity.originatingProposalId ? { originatingProposalId: c.capacity.originatingProposalId } : {}),
+  };
+}
+
+/** Gate 4: the handover's two organizations (the issuer owns it); everyone else gets 404. */
+const role = (h: ExecutionHandover, p: Principal) => {
+  if (h.issuingOrganizationId === p.organizationId) return 'owner' as const;
+  return h.executingOrganizationId === p.organizationId ? ('participant' as const) : ('none' as const);
+};
+const access = (scope: string): AccessPolicy<ExecutionHandover> => ({ scope, load: loader(resource), role });
+
+const actorOf = (p: Principal) => ({ kind: 'connector' as const, organizationId: p.organizationId, clientId: p.clientId });
+
+/** The refusal a machine chose, carried out of the workflow as an ApplicationFailure. */
+function refusalOf(err: unknown): Refusal | undefined {
+  const failure = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
+  if (failure instanceof ApplicationFailure && failure.type === REFUSAL_FAILURE_TYPE) return failure.details?.[0] as Refusal | undefined;
+  return undefined;
+}
+
+function problemOf(refusal: Refusal): Problem {
+  return isProblemCode(refusal.code) ? new Problem(refusal.code, refusal.detail, refusal.extensions ?? {}) : unavailable();
+}
+
+function unavailable(): Problem {
+  return new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+}
+
+/** The workflow has ended (a final acknowledgement completes it). */
+function isCompleted(err: unknown): boolean {
+  if (err instanceof WorkflowNotFoundError) return true;
+  if (/already completed/i.test(err instanceof Error ? err.message : '')) return true;
+  const cause = (err as any)?.cause;
+  return isGrpcServiceError(cause) && /already completed/i.test(cause.details ?? '');
+}
+
+/** Runs a machine rule here, on the stored handover or before a workflow starts; a refusal is its problem. */
+function decideHere<T>(decide: () => T): T {
+  try {
+    return decide();
+  } catch (err) {
+    if (err instanceof RefusalError) throw problemOf(err.refusal);
+    throw err;
+  }
+}
+
+const answer = (status: number, snapshot: ExecutionHandover, principal: Principal): StoredResponse => ({
+  status,
+  headers: { etag: etagOf(snapshot.resourceVersion), location: `/${resource.collection}/${snapshot.id}` },
+  body: viewOf(resource, snapshot, principal),
+});
+
+export const executionHandovers = new Hono<AppEnv>();
+
+// The issuing organization hands over the execution package of an active commitment.
+executionHandovers.post('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.write });
+  const { db, schemas, temporal, config } = c.get('services');
+  const body = schemas.assert<CreatePayload>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+  const commitment = await loadDocument<TransportCommitment>(db, transportCommitment, body.commitmentId);
+  // Gate 4 for the commitment: one the caller takes no part in does not exist for it.
+  if (!commitment || !transportCommitment.participants!(commitment).includes(principal.organizationId)) throw notFound('transport commitment');
+  const id = handoverIdOf(commitment.id);
+  const context: HandoverContext = { commitment: commitmentFacts(commitment), packageDigest: packageDigestOf(body) };
+  const stored = await idempotent(c, fingerprint([resource.kind, 'create', body]), async (commandId) => {
+    const command: Command<CreatePayload, HandoverContext> = { name: 'create', commandId, actor: actorOf(principal), payload: body, correlationId: c.get('correlationId'), context };
+    // A repeated delivery: the machine's redelivery rule on the stored handover.
+    const redelivered = async () => {
+      const existing = await loadDocument<ExecutionHandover>(db, resource, id);
+      return existing ? answer(200, decideHere(() => redeliver(existing, command)), principal) : undefined;
+    };
+    const existing = await redelivered();
+    if (existing) return existing;
+    // The create rules before a workflow is started for a create they would refuse.
+    decideHere(() => resource.machine.create(command, id, new Date().toISOString()));
+    const start = new WithStartWorkflowOperation(resource.workflowType, {
+      workflowId: resource.workflowId(id),
+      taskQueue: config.temporal.taskQueue,
+      args: [{ kind: resource.kind, settings: config.workflow } satisfies EntityInput],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    });
+    try {
+      const snapshot = (await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+        temporal.workflow.executeUpdateWithStart(resource.updates.create, { args: [command], updateId: commandId, startWorkflowOperation: start }),
+      )) as ExecutionHandover;
+      return answer(201, snapshot, principal);
+    } catch (err) {
+      // Another delivery for the commitment created it first (the workflow refuses a second
+      // create, whatever code it gives that), or its workflow has already ended: once a handover
+      // is stored, the redelivery rule answers every delivery for its commitment.
+      const again = await redelivered();
+      if (again) return again;
+      const refusal = refusalOf(err);
+      throw refusal ? problemOf(refusal) : unavailable();
+    }
+  });
+  return c.json(stored.body as object, stored.status as 200, stored.headers);
+});
+
+executionHandovers.get('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.read });
+  const { after, limit } = pageParams(c);
+  const statuses = c.req.query('status')?.split(',');
+  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a handover status' }] });
+  }
+  const commitment = c.req.query('commitment');
+  if (commitment !== undefined && !UUID.test(commitment)) throw new Problem('VALIDATION_FAILED', 'commitment must be a resource id', { errors: [{ pointer: '/query/commitment', message: 'is not an id' }] });
+  const docs = await listHandovers(c.get('services').db, principal.organizationId, { statuses, commitmentId: commitment, after, limit });
+  const items = docs.slice(0, limit).map(viewFor(resource, principal));
+  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+});
+
+executionHandovers.get('/:id', async (c) => {
+  const { resource: doc, principal } = await authorize(c, access(resource.scopes.read));
+  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
+});
+
+// The executing organization's technical acknowledgement: imported, linked, rejected, quarantined.
+executionHandovers.post('/:id/acknowledgements', async (c) => {
+  const { resource: doc, principal } = await authorize(c, access('handovers:acknowledge'));
+  const payload = c.get('services').schemas.assert<AcknowledgementPayload>(`${resource.kind}#/$defs/AcknowledgementRequest`, await readJson(c));
+  const stored = await idempotent(c, fingerprint([resource.kind, 'acknowledge', doc.id, payload]), async (commandId) => {
+    const snapshot = await acknowledge(c, doc.id, payload, principal, commandId);
+    return { status: 200, headers: { etag: etagOf(snapshot.resourceVersion) }, body: viewOf(resource, snapshot, principal) };
+  });
+  return c.json(stored.body as object, stored.status as 200, stored.headers);
+});
+
+/**
+ * Decides the acknowledgement on the stored handover first (a duplicate, a refusal and a final
+ * handover, whose workflow has ended, are answered from it), then sends it with the version read.
+ * If another acknowledgement changed the handover in between, it decides again on the new state.
+ */
+async function acknowledge(c: Ctx, id: string, payload: AcknowledgementPayload, principal: Principal, commandId: string): Promise<ExecutionHandover> {
+  const { db, temporal } = c.get('services');
+  for (let attempt = 0; attempt < ACKNOWLEDGE_ATTEMPTS; attempt++) {
+    const current = await loadDocument<ExecutionHandover>(db, resource, id);
+    if (!current) throw notFound();
+    // A new Update id per attempt: an Update the workflow refused after accepting it is
+    // remembered under its id, and a retry under that id would only get the same refusal.
+    const command: Command<AcknowledgementPayload> = {
+      name: 'acknowledge',
+      commandId: attempt === 0 ? commandId : `${commandId}:${attempt}`,
+      actor: actorOf(principal),
+      expectedVersion: current.resourceVersion,
+      payload,
+      correlationId: c.get('correlationId'),
+    };
+    const decided = decideHere(() => resource.machine.commands.acknowledge(current, command, new Date().toISOString()));
+    if (decided.state.resourceVersion === current.resourceVersion) return current;
+    try {
+      return (await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
+        temporal.workflow.getHandle(resource.workflowId(id)).executeUpdate(resource.updates.acknowledge, { args: [command], updateId: command.commandId }),
+      )) as ExecutionHandover;
+    } catch (err) {
+      const refusal = refusalOf(err);
+      if (refusal?.code === 'STALE_RESOURCE_VERSION' || (!refusal && isCompleted(err))) continue;
+      throw refusal ? problemOf(refusal) : unavailable();
+    }
+  }
+  throw new Problem('STALE_RESOURCE_VERSION', 'the handover kept changing while the acknowledgement was decided; retry', {}, { 'retry-after': '1' });
+}

@@ -1,0 +1,194 @@
+// HTTP API of ExecutionReference and of what is recorded through it: the reference (create, link,
+// complete, cancel, reads), its milestones (POST /execution-updates, GET .../updates) and its
+// outcome chain (POST /execution-outcomes, corrections, reads). Readable by the participating
+// organizations (with outcomes:review or outcomes:write) and by authorized operators; nobody else
+// learns it exists (404). Rules live in workflows/execution-reference.ts.
+import { Hono } from 'hono';
+import { validateArea } from '../core/areas';
+import { Problem } from '../core/problems';
+import { listOutcomes, listReferences, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
+import { loadDocument } from '../activities/projection';
+import {
+  executionReference,
+  referenceIdOf,
+  type ExecutionOutcome,
+  type ExecutionReference,
+  type ExecutionUpdate,
+} from '../workflows/execution-reference';
+import type { Envelope } from '../workflows/machine';
+import { runCommand } from './commands';
+import type { AppEnv, Principal } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { encodeCursor, etagOf, notFound, pageParams, readJson, type Ctx } from './http';
+import type { StoredResponse } from './idempotency';
+import { commandRoute, loader, viewFor } from './resource-routes';
+import { viewOf } from './views';
+
+const resource = executionReference;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Reading needs one of these: a writer reads what it writes, an auditor reviews read-only. */
+const READ_SCOPES = ['outcomes:review', 'outcomes:write'];
+
+const role = (r: ExecutionReference, p: Principal) => {
+  if (r.participatingOrganizationIds.includes(p.organizationId)) return 'participant' as const;
+  return p.operator ? ('operator' as const) : ('none' as const);
+};
+const readAccess: AccessPolicy<ExecutionReference> = { scope: [], anyScope: READ_SCOPES, load: loader(resource), role };
+/** Writes: participants only (an operator reads, it does not report). */
+const writeAccess = (scope: string, load: (c: Ctx) => Promise<ExecutionReference | undefined> = loader(resource)): AccessPolicy<ExecutionReference> => ({
+  scope,
+  load,
+  role: (r, p) => (r.participatingOrganizationIds.includes(p.organizationId) ? 'participant' : 'none'),
+});
+
+export const executionReferences = new Hono<AppEnv>();
+
+// A participant (or the broker, automatically on acceptance) ties a reference to an accepted
+// proposal; there is one per proposal, so its id derives from the proposal's.
+executionReferences.post('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.write });
+  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+  const { proposalDoc, ...context } = await referenceFacts(c.get('services').db, body.acceptedProposalId);
+  // Gate 4 for the proposal: a proposal the caller takes no part in does not exist for it.
+  if (!proposalDoc || ![proposalDoc.offerOwnerOrganizationId, proposalDoc.requestOwnerOrganizationId].includes(principal.organizationId)) throw notFound('match proposal');
+  return runCommand(c, { resource, name: 'create', id: referenceIdOf(proposalDoc.id), payload: body, context, view: viewFor(resource, principal) });
+});
+
+executionReferences.get('/', async (c) => {
+  const { principal } = await authorize(c, { scope: [], anyScope: READ_SCOPES });
+  const { after, limit } = pageParams(c);
+  const statuses = c.req.query('status')?.split(',');
+  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a reference status' }] });
+  }
+  const proposal = c.req.query('proposal');
+  if (proposal !== undefined && !UUID.test(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
+  const docs = await listReferences(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
+  const items = docs.slice(0, limit).map(viewFor(resource, principal));
+  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+});
+
+executionReferences.get('/:id', async (c) => {
+  const { resource: doc, principal } = await authorize(c, readAccess);
+  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
+});
+
+// The milestone timeline, in occurrence order (late arrivals take their place).
+executionReferences.get('/:id/updates', async (c) => {
+  const { resource: doc } = await authorize(c, { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] });
+  return c.json({ items: await listUpdates(c.get('services').db, doc.id), nextCursor: null });
+});
+
+commandRoute<ExecutionReference>(executionReferences, resource, 'link', { body: `${resource.kind}#/$defs/LinkRequest`, access: writeAccess(resource.scopes.write) });
+commandRoute<ExecutionReference>(executionReferences, resource, 'complete', { body: 'common#/$defs/Command', access: writeAccess(resource.scopes.write) });
+commandRoute<ExecutionReference>(executionReferences, resource, 'cancel', { body: 'common#/$defs/ReasonedCommand', access: writeAccess(resource.scopes.write) });
+
+/** The reference a body names, for a participant with `scope` (404 otherwise). */
+async function referenceFor(c: Ctx, id: string, scope: string) {
+  return authorize(c, writeAccess(scope, () => loadDocument<ExecutionReference>(c.get('services').db, resource, id)));
+}
+
+/** 201 with a record the command created, 200 with the original of an exact replay. */
+function recorded<T extends { id: string; resourceVersion?: number }>(record: T | undefined, created: boolean, location: string): StoredResponse {
+  if (!record) throw new Problem('SERVICE_UNAVAILABLE', 'the record is not readable yet; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+  return { status: created ? 201 : 200, headers: { location: `${location}/${record.id}`, etag: etagOf(record.resourceVersion ?? 1) }, body: record };
+}
+
+/**
+ * A reference as its workflow held it, from the read model: the document with its milestones and
+ * outcomes. Commands on an ended (terminal) reference are decided against it (api/commands.ts).
+ */
+async function referenceState(c: Ctx, id: string): Promise<Envelope | undefined> {
+  const db = c.get('services').db;
+  const doc = await loadDocument<ExecutionReference>(db, resource, id);
+  if (!doc) return undefined;
+  const [updates, outcomes] = await Promise.all([listUpdates(db, id), listOutcomes(db, id)]);
+  return { ...doc, updates, outcomes } as unknown as Envelope;
+}
+
+export const executionUpdates = new Hono<AppEnv>();
+
+// A milestone: deduplicated by its key (same content: the original; another: 409), stored even
+// when it arrives out of order.
+executionUpdates.post('/', async (c) => {
+  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/UpdateRequest`, await readJson(c));
+  const { executionReferenceId, ...payload } = body;
+  const { resource: doc } = await referenceFor(c, executionReferenceId, 'execution:update');
+  if (payload.position) {
+    const errors = validateArea(payload.position, '/position');
+    if (errors.length) throw new Problem('VALIDATION_FAILED', 'the position is not a known area', { errors });
+  }
+  return runCommand(c, {
+    resource,
+    name: 'recordUpdate',
+    id: doc.id,
+    payload,
+    view: () => undefined,
+    current: () => referenceState(c, doc.id),
+    respond: (snapshot, commandId) => {
+      const update = (snapshot as unknown as ExecutionReference).updates.find((u: ExecutionUpdate) => u.deduplicationKey === payload.deduplicationKey);
+      return recorded(update, update?.id === commandId, `/execution-references/${doc.id}/updates`);
+    },
+  });
+});
+
+export const executionOutcomes = new Hono<AppEnv>();
+
+const outcomeAnswer = (key: string) => (snapshot: Envelope, commandId: string) => {
+  const outcome = (snapshot as unknown as ExecutionReference).outcomes.find((o: ExecutionOutcome) => o.deduplicationKey === key);
+  return recorded(outcome && outcomeDocument(outcome), outcome?.commandId === commandId, '/execution-outcomes');
+};
+
+executionOutcomes.post('/', async (c) => {
+  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/OutcomeRequest`, await readJson(c));
+  const { executionReferenceId, ...payload } = body;
+  const { resource: doc } = await referenceFor(c, executionReferenceId, 'outcomes:write');
+  return runCommand(c, {
+    resource,
+    name: 'recordOutcome',
+    id: doc.id,
+    payload,
+    view: () => undefined,
+    current: () => referenceState(c, doc.id),
+    respond: outcomeAnswer(payload.deduplicationKey),
+  });
+});
+
+executionOutcomes.post('/:id/corrections', async (c) => {
+  const stored = await authorizeOutcome(c, 'outcomes:write', true);
+  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CorrectionRequest`, await readJson(c));
+  return runCommand(c, {
+    resource,
+    name: 'correctOutcome',
+    id: stored.doc.executionReferenceId,
+    payload: { ...body, outcomeId: stored.doc.id },
+    view: () => undefined,
+    current: () => referenceState(c, stored.doc.executionReferenceId),
+    respond: outcomeAnswer(body.deduplicationKey),
+  });
+});
+
+executionOutcomes.get('/', async (c) => {
+  const referenceId = c.req.query('executionReferenceId');
+  if (referenceId === undefined || !UUID.test(referenceId)) {
+    throw new Problem('VALIDATION_FAILED', 'executionReferenceId is required: the chain of one reference', { errors: [{ pointer: '/query/executionReferenceId', message: 'must be a reference id' }] });
+  }
+  const { resource: doc } = await authorize(c, { ...readAccess, load: () => loadDocument<ExecutionReference>(c.get('services').db, resource, referenceId) });
+  return c.json({ items: await listOutcomes(c.get('services').db, doc.id), nextCursor: null });
+});
+
+executionOutcomes.get('/:id', async (c) => {
+  const stored = await authorizeOutcome(c, undefined, false);
+  return c.json(stored.doc, 200, { etag: etagOf(stored.doc.resourceVersion) });
+});
+
+/** Gates 6 and 4 for one outcome: the reference's participants (and operators, to read). */
+async function authorizeOutcome(c: Ctx, writeScope: string | undefined, write: boolean) {
+  const principal = c.get('principal');
+  await authorize(c, writeScope ? { scope: writeScope } : { scope: [], anyScope: READ_SCOPES });
+  const stored = await loadOutcome(c.get('services').db, c.req.param('id') ?? '');
+  if (!stored) throw notFound('execution outcome');
+  const participant = stored.participants.includes(principal.organizationId);
+  if (!participant && (write || !principal.operator)) throw notFound('execution outcome');
+  return stored;
+}

@@ -1,0 +1,143 @@
+// HTTP API of MatchProposal and its MatchDecisions: reads for the proposal's two organizations,
+// decisions under the relationship's decision policy, and proposals a participant asks for.
+// Nobody else learns that a proposal exists (404). Rules live in workflows/match-proposal.ts.
+import { Hono } from 'hono';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { Problem } from '../core/problems';
+import { listProposals } from '../activities/match-proposal';
+import { loadDocument } from '../activities/projection';
+import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
+import { effectWorkflowId } from '../workflows/entity';
+import { loadRequest, type LoadRequest } from '../workflows/load-request';
+import { matchProposal, type DecisionContext, type MatchProposal } from '../workflows/match-proposal';
+import type { Envelope } from '../workflows/machine';
+import type { ProposeOutcome, ProposePairInput } from '../workflows/flows/matching';
+import { runCommand } from './commands';
+import type { AppEnv, Principal } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { encodeCursor, etagOf, observedVersion, pageParams, readJson, type Ctx } from './http';
+import { fingerprint, idempotent } from './idempotency';
+import { listingReadAccess } from './listings';
+import { loader, viewFor } from './resource-routes';
+import { viewOf } from './views';
+
+const resource = matchProposal;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a decision that completes the acceptance waits for it to be committed. */
+const SETTLE_MS = 20_000;
+
+/** Gate 4: the proposal's two organizations; everyone else gets 404. */
+const participantAccess = (scope: string): AccessPolicy<MatchProposal> => ({
+  scope,
+  load: loader(resource),
+  role: (p, principal) => ([p.offerOwnerOrganizationId, p.requestOwnerOrganizationId].includes(principal.organizationId) ? 'participant' : 'none'),
+});
+
+export const matchProposals = new Hono<AppEnv>();
+
+matchProposals.get('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.read });
+  const { after, limit } = pageParams(c);
+  const q = (name: string) => c.req.query(name);
+  const invalid = (name: string, message: string) => new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
+  const statuses = q('status')?.split(',');
+  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
+  const role = q('role');
+  if (role !== undefined && role !== 'carrier' && role !== 'shipper') throw invalid('role', 'must be carrier (the caller owns the offer) or shipper (the caller owns the request)');
+  for (const name of ['offer', 'request']) if (q(name) !== undefined && !UUID.test(q(name)!)) throw invalid(name, 'must be a resource id');
+  const docs = await listProposals(c.get('services').db, principal.organizationId, { statuses, role: role as 'carrier' | 'shipper' | undefined, offerId: q('offer'), requestId: q('request'), after, limit });
+  const items = docs.slice(0, limit).map(viewFor(resource, principal));
+  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+});
+
+matchProposals.get('/:id', async (c) => {
+  const { resource: doc, principal } = await authorize(c, participantAccess(resource.scopes.read));
+  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
+});
+
+matchProposals.get('/:id/decisions', async (c) => {
+  const { resource: doc } = await authorize(c, participantAccess(resource.scopes.read));
+  return c.json({ items: doc.decisions, nextCursor: null });
+});
+
+// A decision (accept, reject, withdraw) on the version the caller observed. The decision that
+// completes the policy starts the acceptance; the answer waits for it to be committed, so the
+// caller learns whether the match holds.
+matchProposals.post('/:id/decisions', async (c) => {
+  const { resource: doc, principal } = await authorize(c, participantAccess(resource.scopes.write));
+  const body = c.get('services').schemas.assert<Record<string, any>>('match-proposal#/$defs/DecisionRequest', await readJson(c));
+  const { observedProposalVersion, ...payload } = body;
+  const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
+  const context: DecisionContext = { actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [] };
+  return runCommand(c, {
+    resource,
+    name: 'decide',
+    id: doc.id,
+    expectedVersion,
+    payload,
+    context,
+    view: viewFor(resource, principal),
+    current: () => loadDocument(c.get('services').db, resource, doc.id),
+    settle: (snapshot, commandId) => settleAcceptance(c, snapshot as MatchProposal, commandId),
+  });
+});
+
+/** Waits for the acceptance flow a decision started; a match the request no longer allows is 409. */
+async function settleAcceptance(c: Ctx, snapshot: MatchProposal, commandId: string): Promise<Envelope> {
+  if (snapshot.decisionState !== 'COMMITTING') return snapshot;
+  const { temporal } = c.get('services');
+  const flow = temporal.workflow.getHandle(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0));
+  const outcome = await temporal.withDeadline(Date.now() + SETTLE_MS, () => flow.result()).catch(() => undefined);
+  const after = (await temporal.workflow.getHandle(resource.workflowId(snapshot.id)).result().catch(() => undefined)) as MatchProposal | undefined;
+  if (outcome === 'abandoned' && after) {
+    throw new Problem('STALE_RESOURCE_VERSION', `the acceptance could not be committed: ${after.endReason?.reason ?? 'the offer or the request changed'}`, {
+      currentState: after.decisionState,
+      currentResourceVersion: after.resourceVersion,
+    });
+  }
+  // Committed, or still being committed when the wait ended (the answer shows COMMITTING).
+  return after ?? snapshot;
+}
+
+// A participant proposes a pair it owns one side of and can see the other side of: the same
+// evaluation and the same reservation as the broker's, with the caller as initiator.
+matchProposals.post('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.write });
+  const body = c.get('services').schemas.assert<{ capacityOfferId: string; loadRequestId: string }>('match-proposal#/$defs/CreateRequest', await readJson(c));
+  const { offer, request } = await visiblePair(c, body.capacityOfferId, body.loadRequestId);
+  if (offer.ownerOrganizationId !== principal.organizationId && request.ownerOrganizationId !== principal.organizationId) {
+    throw new Problem('ACTOR_NOT_PERMITTED', 'only the owner of the offer or of the request may propose this pair');
+  }
+  const stored = await idempotent(c, fingerprint(['propose-pair', body]), async (commandId) => {
+    const { temporal, config } = c.get('services');
+    const input: ProposePairInput = { offerId: offer.id, requestId: request.id, proposedBy: { organizationId: principal.organizationId, clientId: principal.clientId } };
+    const workflowId = `proposal-request/${commandId}`;
+    const outcome = (await temporal.withDeadline(Date.now() + SETTLE_MS, async () => {
+      try {
+        await temporal.workflow.start('proposePairFlow', { workflowId, taskQueue: config.temporal.taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // a retry joins the first run
+      }
+      return temporal.workflow.getHandle(workflowId).result();
+    }).catch(() => {
+      throw new Problem('SERVICE_UNAVAILABLE', 'the proposal was not made in time; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+    })) as ProposeOutcome | { ok: false; incompatible: true; evaluation: unknown };
+    if (outcome.ok) {
+      return { status: 201, headers: { etag: etagOf(outcome.proposal.resourceVersion), location: `/${resource.collection}/${outcome.proposal.id}` }, body: viewOf(resource, outcome.proposal, principal) };
+    }
+    if ('incompatible' in outcome) throw new Problem('INCOMPATIBLE_MATCH', 'the offer and the load request are not compatible', { evaluation: outcome.evaluation });
+    throw new Problem(outcome.refusal.code as any, outcome.refusal.detail, outcome.refusal.extensions ?? {});
+  });
+  return c.json(stored.body as object, stored.status as 201, stored.headers);
+});
+
+/**
+ * Both listings, if the caller may read both (the reads' gates: owner, operator, counterpart or a
+ * partner they are shared with); otherwise 404, as their reads would answer.
+ */
+export async function visiblePair(c: Ctx, offerId: string, requestId: string): Promise<{ offer: CapacityOffer; request: LoadRequest; principal: Principal }> {
+  const db = c.get('services').db;
+  const offer = await authorize(c, listingReadAccess(capacityOffer, () => loadDocument<CapacityOffer>(db, capacityOffer, offerId) as any));
+  const request = await authorize(c, listingReadAccess(loadRequest, () => loadDocument<LoadRequest>(db, loadRequest, requestId) as any));
+  return { offer: offer.resource as CapacityOffer, request: request.resource as LoadRequest, principal: offer.principal };
+}

@@ -1,0 +1,91 @@
+// HTTP API of TransportCommitment: reads for its two organizations, the canonical bytes its digest
+// covers, amendments (a new tender revision linked to the commitment) and cancellation. There is
+// no create: the broker creates commitments when a tender is accepted.
+import { Hono } from 'hono';
+import { Problem } from '../core/problems';
+import { canonicalBytes, digestInput, sha256Hex } from '../core/digest';
+import { loadDocument } from '../activities/projection';
+import { listCommitments } from '../activities/transport-tender';
+import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
+import { transportTender, type TransportTender } from '../workflows/transport-tender';
+import { runCommand } from './commands';
+import { checkTerms } from './transport-tenders';
+import type { AppEnv, Principal } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { encodeCursor, etagOf, observedVersion, pageParams, readJson } from './http';
+import { commandRoute, loader, viewFor } from './resource-routes';
+import { viewOf } from './views';
+
+const resource = transportCommitment;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const role = (c: TransportCommitment, p: Principal) => (resource.participants!(c).includes(p.organizationId) ? ('participant' as const) : ('none' as const));
+const access = (scope: string): AccessPolicy<TransportCommitment> => ({ scope, load: loader(resource), role });
+
+export const transportCommitments = new Hono<AppEnv>();
+
+transportCommitments.get('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.read });
+  const { after, limit } = pageParams(c);
+  const statuses = c.req.query('status')?.split(',');
+  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a commitment status' }] });
+  }
+  const tender = c.req.query('tender');
+  if (tender !== undefined && !UUID.test(tender)) throw new Problem('VALIDATION_FAILED', 'tender must be a resource id', { errors: [{ pointer: '/query/tender', message: 'is not an id' }] });
+  const docs = await listCommitments(c.get('services').db, principal.organizationId, { statuses, tenderId: tender, after, limit });
+  const items = docs.slice(0, limit).map(viewFor(resource, principal));
+  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+});
+
+transportCommitments.get('/:id', async (c) => {
+  const { resource: doc, principal } = await authorize(c, access(resource.scopes.read));
+  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
+});
+
+// The exact bytes the digest covers (RFC 8785), as the caller sees them: hash them with SHA-256
+// and compare with digest.value (docs/decisions.md, "Commitment digest").
+transportCommitments.get('/:id/digest-input', async (c) => {
+  const { resource: doc } = await authorize(c, access(resource.scopes.read));
+  const bytes = canonicalBytes(digestInput(doc as unknown as Record<string, unknown>));
+  return new Response(new Uint8Array(bytes), {
+    status: 200,
+    headers: {
+      'content-type': 'application/json',
+      'x-correlation-id': c.get('correlationId'),
+      'x-digest-sha256': sha256Hex(bytes),
+      etag: etagOf(doc.resourceVersion),
+    },
+  });
+});
+
+// Changed decision-relevant terms, proposed as a new revision of the commitment's tender. The
+// commitment keeps its terms until the policy's parties accept that revision (POST
+// /transport-tenders/{id}/decisions); then the next commitment version replaces it (rule 15).
+transportCommitments.post('/:id/amendments', async (c) => {
+  const { resource: doc, principal } = await authorize(c, access(resource.scopes.write));
+  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/AmendmentRequest`, await readJson(c));
+  const { observedResourceVersion, ...payload } = body;
+  checkTerms(payload.terms, '/terms');
+  // If-Match names the commitment version amended; the revision goes to its tender.
+  const expected = observedVersion(c, { observedResourceVersion });
+  if (expected !== doc.resourceVersion || doc.status !== 'active') {
+    throw new Problem(doc.status !== 'active' ? 'INVALID_STATE_TRANSITION' : 'STALE_RESOURCE_VERSION', `the commitment is ${doc.status} at version ${doc.resourceVersion}`, {
+      currentState: doc.status,
+      currentResourceVersion: doc.resourceVersion,
+    });
+  }
+  const tender = await loadDocument<TransportTender>(c.get('services').db, transportTender, doc.tenderId);
+  if (!tender) throw new Problem('SERVICE_UNAVAILABLE', 'the commitment\u2019s tender is not readable yet; retry', {}, { 'retry-after': '1' });
+  return runCommand(c, {
+    resource: transportTender,
+    name: 'amend',
+    id: tender.id,
+    expectedVersion: tender.resourceVersion,
+    payload: { ...payload, commitmentId: doc.id },
+    view: viewFor(transportTender, principal),
+    current: () => loadDocument(c.get('services').db, transportTender, tender.id),
+  });
+});
+
+commandRoute<TransportCommitment>(transportCommitments, resource, 'cancel', { body: 'common#/$defs/ReasonedCommand', access: access(resource.scopes.write) });

@@ -1,0 +1,158 @@
+// HTTP API of TransportTender: create (from an accepted match proposal, or directly to a
+// partner), issue, counterproposals, decisions, withdraw, and reads of the tender and its
+// revisions. A draft is its issuer's alone; from issue on both organizations see it all; nobody
+// else ever sees a tender (404). Rules live in workflows/transport-tender.ts.
+import { Hono } from 'hono';
+import { Problem, type FieldError } from '../core/problems';
+import { validateArea } from '../core/areas';
+import { loadDocument } from '../activities/projection';
+import { relationshipInForce } from '../activities/partner-relationship';
+import { listTenders } from '../activities/transport-tender';
+import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
+import { effectWorkflowId } from '../workflows/entity';
+import { loadRequest, type LoadRequest } from '../workflows/load-request';
+import { matchProposal, type MatchProposal } from '../workflows/match-proposal';
+import type { Envelope } from '../workflows/machine';
+import { transportTender, type TenderContext, type TenderTerms, type TransportTender } from '../workflows/transport-tender';
+import { precheckCreate, runCommand } from './commands';
+import type { AppEnv, Principal } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { encodeCursor, etagOf, notFound, pageParams, readJson, type Ctx } from './http';
+import { commandRoute, loader, viewFor } from './resource-routes';
+import { viewOf } from './views';
+
+const resource = transportTender;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** How long a decision that completes the policy waits for the commitment. */
+const SETTLE_MS = 20_000;
+
+/** Gate 4: the issuer always; the executing organization from issue on; nobody else. */
+function role(t: TransportTender, p: Principal) {
+  if (t.issuingOrganizationId === p.organizationId) return 'owner' as const;
+  return resource.participants!(t).includes(p.organizationId) ? ('participant' as const) : ('none' as const);
+}
+const access = (scope: string): AccessPolicy<TransportTender> => ({ scope, load: loader(resource), role });
+
+/**
+ * Terms from the accepted proposal's request (and the offer's price if the request names none),
+ * as the caller may see them in the accepted phase: cargo, equipment, the two stops' areas and
+ * windows, the price.
+ */
+export function prefilledTerms(offer: CapacityOffer, request: LoadRequest): TenderTerms | undefined {
+  const capacity = (request.requiredCapacity ?? {}) as Record<string, any>;
+  const handling = (request.handlingRequirements ?? {}) as Record<string, any>;
+  const goods = (request.goodsProfile ?? {}) as Record<string, any>;
+  const requirements = (request.vehicleRequirements ?? {}) as Record<string, any>;
+  const price = ((request.restrictedDetails as any)?.price ?? (offer.restrictedDetails as any)?.price) as TenderTerms['commercialTerms'];
+  if (!price || !request.pickupWindow || !request.deliveryWindow) return undefined;
+  return {
+    cargo: {
+      ...(goods.category ? { goodsCategory: goods.category } : {}),
+      ...(capacity.weight ? { weight: capacity.weight } : {}),
+      ...(capacity.volume ? { volume: capacity.volume } : {}),
+      ...(capacity.loadingMetres ? { loadingMetres: capacity.loadingMetres } : {}),
+      ...(capacity.palletSpaces !== undefined ? { palletSpaces: capacity.palletSpaces } : {}),
+      ...(handling.dangerousGoods ? { dangerousGoods: handling.dangerousGoods } : {}),
+      ...(handling.temperature ? { temperature: handling.temperature } : {}),
+    },
+    equipment: { ...(requirements.bodyTypes ? { bodyTypes: requirements.bodyTypes } : {}), ...(requirements.equipment ? { equipment: requirements.equipment } : {}) },
+    stops: [
+      { sequence: 1, role: 'pickup', area: request.pickupArea, timeWindow: request.pickupWindow },
+      { sequence: 2, role: 'delivery', area: request.deliveryArea, timeWindow: request.deliveryWindow },
+    ],
+    commercialTerms: { amount: price.amount, currency: price.currency },
+  };
+}
+
+/** What the schema cannot check of terms: every stop's area is one the broker knows. */
+export function checkTerms(terms: Partial<TenderTerms> | undefined, pointer: string): void {
+  const errors: FieldError[] = [];
+  for (const [i, stop] of (terms?.stops ?? []).entries()) errors.push(...validateArea(stop.area, `${pointer}/stops/${i}/area`));
+  if (errors.length) throw new Problem('VALIDATION_FAILED', 'the tender terms are not valid', { errors });
+}
+
+export const transportTenders = new Hono<AppEnv>();
+
+transportTenders.post('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.write });
+  const { db, schemas } = c.get('services');
+  const body = schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+  // Facts the machine decides on: the proposal (if any), the relationship in force.
+  const context: TenderContext = {};
+  if (body.originatingProposalId) {
+    const proposal = await loadDocument<MatchProposal>(db, matchProposal, body.originatingProposalId);
+    const participants = proposal ? [proposal.offerOwnerOrganizationId, proposal.requestOwnerOrganizationId] : [];
+    if (proposal && participants.includes(principal.organizationId)) {
+      context.proposal = { id: proposal.id, status: proposal.status, capacityOfferId: proposal.capacityOfferId, loadRequestId: proposal.loadRequestId, participants };
+      if (!body.terms && proposal.status === 'accepted') {
+        const [offer, request] = await Promise.all([
+          loadDocument<CapacityOffer>(db, capacityOffer, proposal.capacityOfferId),
+          loadDocument<LoadRequest>(db, loadRequest, proposal.loadRequestId),
+        ]);
+        const terms = offer && request ? prefilledTerms(offer, request) : undefined;
+        if (!terms) throw new Problem('VALIDATION_FAILED', 'the proposal\u2019s listings name no price: give the terms', { errors: [{ pointer: '/terms', message: 'is required' }] });
+        body.terms = terms;
+      }
+    }
+  }
+  // Gate 4 for the proposal: a proposal the caller takes no part in does not exist for it.
+  if (body.originatingProposalId && !context.proposal) throw notFound('match proposal');
+  if (!body.terms) throw new Problem('VALIDATION_FAILED', 'terms are required unless the tender follows an accepted proposal', { errors: [{ pointer: '/terms', message: 'is required' }] });
+  checkTerms(body.terms, '/terms');
+  const relationship = await relationshipInForce(db, principal.organizationId, body.executingOrganizationId);
+  if (relationship) context.relationship = relationship;
+  precheckCreate(c, resource, body, context);
+  return runCommand(c, { resource, name: 'create', payload: body, context, view: viewFor(resource, principal) });
+});
+
+transportTenders.get('/', async (c) => {
+  const { principal } = await authorize(c, { scope: resource.scopes.read });
+  const { after, limit } = pageParams(c);
+  const statuses = c.req.query('status')?.split(',');
+  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a tender status' }] });
+  }
+  const proposal = c.req.query('proposal');
+  if (proposal !== undefined && !UUID.test(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
+  const docs = await listTenders(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
+  const items = docs.slice(0, limit).map(viewFor(resource, principal));
+  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+});
+
+transportTenders.get('/:id', async (c) => {
+  const { resource: doc, principal } = await authorize(c, access(resource.scopes.read));
+  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
+});
+
+transportTenders.get('/:id/revisions', async (c) => {
+  const { resource: doc } = await authorize(c, access(resource.scopes.read));
+  return c.json({ items: doc.revisions, nextCursor: null });
+});
+
+/** A decision that completes the policy waits for its commitment; a refused commit is 409. */
+async function settleAcceptance(c: Ctx, snapshot: TransportTender, commandId: string): Promise<Envelope> {
+  if (snapshot.status !== 'accepting') return snapshot;
+  const { temporal } = c.get('services');
+  const flow = temporal.workflow.getHandle(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0));
+  const outcome = await temporal.withDeadline(Date.now() + SETTLE_MS, () => flow.result()).catch(() => undefined);
+  const after = await loadDocument<TransportTender>(c.get('services').db, resource, snapshot.id);
+  if (outcome === 'abandoned') {
+    throw new Problem('STALE_RESOURCE_VERSION', `the acceptance could not be committed: ${after?.endReason?.reason ?? 'the match changed'}`, { currentState: after?.status });
+  }
+  return after ?? snapshot;
+}
+
+commandRoute<TransportTender>(transportTenders, resource, 'issue', { body: 'common#/$defs/Command', access: access(resource.scopes.write) });
+commandRoute<TransportTender>(transportTenders, resource, 'counterpropose', {
+  path: 'counterproposals',
+  body: `${resource.kind}#/$defs/CounterproposalRequest`,
+  access: access('tenders:decide'),
+  payload: (_c, body) => (checkTerms(body.terms, '/terms'), body),
+});
+commandRoute<TransportTender>(transportTenders, resource, 'decide', {
+  path: 'decisions',
+  body: `${resource.kind}#/$defs/DecisionRequest`,
+  access: access('tenders:decide'),
+  settle: (c, snapshot, commandId) => settleAcceptance(c, snapshot as TransportTender, commandId),
+});
+commandRoute<TransportTender>(transportTenders, resource, 'withdraw', { body: 'common#/$defs/ReasonedCommand', access: access(resource.scopes.write) });

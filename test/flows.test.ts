@@ -1,0 +1,152 @@
+// The cross-resource flow mechanism (docs/architecture.md, "Cross-resource flows"), proven with
+// two test-only resource kinds (test/fixtures/flow-resources.ts): a transition's effect on another
+// resource survives a worker restart between the transition and the effect, and is applied
+// exactly once even when the activity that sends it crashes after sending. Real Temporal, real
+// read model (a schema of its own on PostgreSQL, an embedded PGlite on the pglite project), the
+// real activities; the workers run in this process so the test can stop them at will.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { Client as PgClient } from 'pg';
+import { createActivities } from '../activities';
+import { openDb, type Db } from '../core/db';
+import { effectWorkflowId, snapshotQuery, type EntityInput } from '../workflows/entity';
+import type { Command } from '../workflows/machine';
+import { testCounter, testTrigger, type TestCounter, type TestTrigger } from './fixtures/flow-resources';
+import { ENGINE, testEnv } from './helpers';
+import { PG_ADMIN_URL } from './setup/stack-setup';
+
+const STANDARD_TABLE = (name: string) => `create table if not exists ${name} (
+  id uuid primary key, resource_version integer not null, owner_organization_id text not null,
+  participants text[] not null default '{}', status text not null,
+  created_at timestamptz not null, updated_at timestamptz not null, doc jsonb not null)`;
+
+let db: Db;
+let schema: string | undefined;
+let connection: Connection;
+let client: Client;
+const workers: Array<{ worker: Worker; run: Promise<void> }> = [];
+
+beforeAll(async () => {
+  if (ENGINE === 'postgres') {
+    schema = `pcx_flows_${process.pid}_${Date.now()}`;
+    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    db = await openDb({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
+  } else {
+    db = await openDb({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-flows-')) });
+  }
+  await db.query(STANDARD_TABLE('test_counters'));
+  await db.query(STANDARD_TABLE('test_triggers'));
+  connection = await Connection.connect({ address: testEnv().temporalAddress });
+  client = new Client({ connection });
+}, 60000);
+
+afterAll(async () => {
+  for (const w of workers) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
+  await Promise.allSettled(workers.map((w) => w.run));
+  await connection?.close();
+  await db?.close();
+  if (schema) {
+    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`drop schema if exists ${schema} cascade`);
+    await admin.end();
+  }
+});
+
+type SendCommand = ReturnType<typeof createActivities>['sendCommand'];
+
+async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand) {
+  const activities = createActivities(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, client, [testCounter, testTrigger]);
+  if (wrapSend) activities.sendCommand = wrapSend(activities.sendCommand);
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address: testEnv().temporalAddress }),
+    taskQueue,
+    workflowsPath: require.resolve('./fixtures/flow-workflows'),
+    activities,
+  });
+  const entry = { worker, run: worker.run() };
+  workers.push(entry);
+  return entry;
+}
+
+async function stop(entry: { worker: Worker; run: Promise<void> }) {
+  entry.worker.shutdown();
+  await entry.run;
+}
+
+const command = (name: string, payload: unknown = {}): Command => ({
+  name,
+  commandId: crypto.randomUUID(),
+  actor: { kind: 'connector', organizationId: 'org-test', clientId: 'client-test' },
+  expectedVersion: undefined,
+  payload,
+  correlationId: 'flows-test',
+});
+
+async function create<S>(resource: typeof testCounter | typeof testTrigger, taskQueue: string, input: EntityInput, payload: unknown): Promise<S> {
+  const id = crypto.randomUUID();
+  return client.workflow.executeUpdateWithStart<any, S, [Command]>(resource.updates.create.name, {
+    args: [command('create', payload)],
+    startWorkflowOperation: new WithStartWorkflowOperation(resource.workflowType, {
+      workflowId: resource.workflowId(id),
+      taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+    }),
+  }) as Promise<S>;
+}
+
+test('an effect survives a worker restart between its transition and the effect, and is applied exactly once', async () => {
+  const entities = `pcx-flows-${ENGINE}-${Date.now()}`;
+  const flows = `${entities}-flows`;
+  // Flows run on a queue of their own here, so the test can hold them back: no worker polls it yet.
+  const input: EntityInput = { kind: '', settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500, flowTaskQueue: flows } };
+  const first = await startWorker(entities);
+
+  const counter = await create<TestCounter>(testCounter, entities, { ...input, kind: 'test-counter' }, {});
+  const trigger = await create<TestTrigger>(testTrigger, entities, { ...input, kind: 'test-trigger' }, { counterId: counter.id });
+  const fire = command('fire');
+  const fired = await client.workflow.getHandle(testTrigger.workflowId(trigger.id)).executeUpdate(testTrigger.updates.fire, { args: [{ ...fire, expectedVersion: 1 }], updateId: fire.commandId });
+  expect(fired).toMatchObject({ fired: 1, resourceVersion: 2 });
+
+  // The transition is persisted and its flow started; the effect has not happened yet.
+  const flowId = effectWorkflowId(testTrigger.workflowId(trigger.id), fire.commandId, 0);
+  expect((await client.workflow.getHandle(flowId).describe()).status.name).toBe('RUNNING');
+  const counterHandle = client.workflow.getHandle(testCounter.workflowId(counter.id));
+  expect(await counterHandle.query(snapshotQuery)).toMatchObject({ count: 0 });
+  const row = async (id: string) => (await db.query('select resource_version, doc from test_triggers where id = $1 union all select resource_version, doc from test_counters where id = $1', [id])).rows[0];
+  expect((await row(trigger.id)).doc.fired).toBe(1);
+
+  // The worker goes away with the effect pending; a new one comes up. Its sendCommand crashes once
+  // right after the command reached the counter, so the activity is retried with the same id.
+  await stop(first);
+  const crashedAfterSend = new Set<string>();
+  await startWorker(entities);
+  await startWorker(flows, (send) => async (order) => {
+    const outcome = await send(order);
+    if (!crashedAfterSend.has(order.commandId)) {
+      crashedAfterSend.add(order.commandId);
+      throw new Error('crash after the command was sent, before the activity reported');
+    }
+    return outcome;
+  });
+
+  expect(await client.workflow.getHandle(flowId).result()).toBe(1);
+  expect(crashedAfterSend.size).toBe(1);
+  const after = (await counterHandle.query(snapshotQuery)) as TestCounter;
+  expect(after).toMatchObject({ count: 1, resourceVersion: 2 });
+  expect(after.appliedBy).toEqual([`${flowId}:increment`]);
+  expect((await row(counter.id)).doc).toMatchObject({ count: 1 });
+
+  // A second transition starts a second flow: a second, distinct effect.
+  const again = command('fire');
+  await client.workflow.getHandle(testTrigger.workflowId(trigger.id)).executeUpdate(testTrigger.updates.fire, { args: [{ ...again, expectedVersion: 2 }], updateId: again.commandId });
+  expect(await client.workflow.getHandle(effectWorkflowId(testTrigger.workflowId(trigger.id), again.commandId, 0)).result()).toBe(2);
+  expect(((await counterHandle.query(snapshotQuery)) as TestCounter).appliedBy).toHaveLength(2);
+}, 120000);

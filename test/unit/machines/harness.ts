@@ -1,0 +1,51 @@
+// Drives a resource's pure machine the way the entity workflow does (version first, then the
+// machine), in-process: no Temporal, no database. A refusal comes back as its problem code.
+import { RefusalError, type Actor, type Command, type Envelope, type Transition } from '../../../workflows/machine';
+import type { Resource } from '../../../workflows/resource';
+
+export const NOW = '2030-01-01T12:00:00.000Z';
+export const later = (ms: number) => new Date(Date.parse(NOW) + ms).toISOString();
+export const HOUR = 3600_000;
+export const DAY = 24 * HOUR;
+
+export const connector = (organizationId: string): Actor => ({ kind: 'connector', organizationId, clientId: `client-of-${organizationId}` });
+export const operator: Actor = { kind: 'operator', organizationId: 'org-operator', clientId: 'client-operator' };
+export const system: Actor = { kind: 'system' };
+
+let seq = 0;
+export function command(name: string, actor: Actor, payload: unknown = {}, options: { context?: unknown; expectedVersion?: number } = {}): Command {
+  return { name, commandId: `cmd-${++seq}`, actor, payload, correlationId: 'test', context: options.context, expectedVersion: options.expectedVersion };
+}
+
+export type Outcome<S> = { ok: true; transition: Transition<S> } | { ok: false; code: string; detail: string; extensions?: Record<string, unknown> };
+
+/** Applies a command to a state as workflows/entity.ts decides: system-only commands, then the handler. */
+export function apply<S extends Envelope>(resource: Resource<S, any>, state: S | undefined, cmd: Command, now = NOW): Outcome<S> {
+  try {
+    if (cmd.name === 'create') return { ok: true, transition: resource.machine.create(cmd, '01a1fd30-05ff-70e9-bbcd-a29491e72bb4', now) };
+    if (!state) throw new Error('no state');
+    if (resource.machine.systemCommands.includes(cmd.name) && cmd.actor.kind !== 'system') {
+      return { ok: false, code: 'ACTOR_NOT_PERMITTED', detail: 'reserved to the broker' };
+    }
+    const handler = resource.machine.commands[cmd.name];
+    if (!handler) return { ok: false, code: 'INVALID_STATE_TRANSITION', detail: `unknown command ${cmd.name}` };
+    return { ok: true, transition: handler(state, cmd, now) };
+  } catch (err) {
+    if (err instanceof RefusalError) return { ok: false, ...err.refusal };
+    throw err;
+  }
+}
+
+/** The next state, or a test failure naming the refusal. */
+export function next<S extends Envelope>(resource: Resource<S, any>, state: S | undefined, cmd: Command, now = NOW): Transition<S> {
+  const outcome = apply(resource, state, cmd, now);
+  if (!outcome.ok) throw new Error(`${cmd.name} refused: ${outcome.code} ${outcome.detail}`);
+  return outcome.transition;
+}
+
+/** The refusal code, or a test failure when the command was accepted. */
+export function refusal<S extends Envelope>(resource: Resource<S, any>, state: S | undefined, cmd: Command, now = NOW): string {
+  const outcome = apply(resource, state, cmd, now);
+  if (outcome.ok) throw new Error(`${cmd.name} was accepted in status ${state?.status}`);
+  return outcome.code;
+}

@@ -1,0 +1,121 @@
+// The README walkthrough works verbatim, twice: scripts/walkthrough.sh (the README's curl blocks,
+// see test/unit/readme-walkthrough.test.ts) against a fresh `npm start` (scripts/start.ts with its
+// own data folder and ports), run twice on the same stack; then a run interrupted halfway, after
+// which the next run still succeeds.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, ROOT } from './stack';
+import { testEnv } from './helpers';
+
+const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
+
+async function start(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
+    cwd: ROOT,
+    // Always the embedded stack: its own Temporal dev server and PGlite, whatever the test run uses.
+    env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  const deadline = Date.now() + 60000;
+  while (Date.now() < deadline) {
+    const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
+    if (ready) return child;
+    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`npm start did not become ready:\n${stderr}`);
+}
+
+function interrupt(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}
+
+interface Run {
+  code: number | null;
+  output: string;
+  seconds: number;
+}
+
+/** Runs a bash script with B pointing at the stack; stdout and stderr interleaved as printed. */
+function bash(script: string, base: string): Promise<Run> {
+  const started = Date.now();
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', [script], { cwd: ROOT, env: { ...process.env, B: base }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout!.on('data', (chunk) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output, seconds: (Date.now() - started) / 1000 });
+    });
+  });
+}
+
+function succeeded(run: Run, name: string) {
+  if (run.code !== 0) throw new Error(`${name} exited with ${run.code} after ${run.seconds} s:\n${run.output}`);
+  expect(run.code).toBe(0);
+}
+
+describe('scripts/walkthrough.sh against npm start', () => {
+  let child: ChildProcess | undefined;
+  let base = '';
+
+  beforeAll(async () => {
+    const port = await freePort();
+    // PUBLIC_BASE_URL (the token issuer) must name the port the script calls.
+    base = `http://localhost:${port}`;
+    child = await start({
+      PORT: String(port),
+      PUBLIC_BASE_URL: base,
+      TEMPORAL_PORT: String(await freePort()),
+      TEMPORAL_UI_PORT: String(await freePort()),
+      DATA_DIR: join(testEnv().dir, 'walkthrough'),
+    });
+  }, 90000);
+
+  afterAll(async () => {
+    if (child) expect(await interrupt(child)).toBe(0);
+  }, 30000);
+
+  test('runs twice on the same stack', async () => {
+    const first = await bash(SCRIPT, base);
+    succeeded(first, 'the first run');
+    expect(first.output).toContain('open relationships between Alpine and Baltic: []');
+    // The whole path: match, tender, commitment, handover, execution, outcome.
+    expect(first.output).toMatch(/proposal \S+: accepted, COMMITTED/);
+    expect(first.output).toMatch(/tender \S+: accepted; commitment \S+: active, digest [0-9a-f]{64}/);
+    expect(first.output).toMatch(/handover \S+: imported as TR-/);
+    expect(first.output).toMatch(/execution reference \S+: completed; commitment [0-9a-f-]{36}, handover [0-9a-f-]{36}/);
+    expect(first.output).toMatch(/records: S-\S+ at Baltic, TR-\S+ at Alpine; last milestone delivered/);
+
+    const second = await bash(SCRIPT, base);
+    succeeded(second, 'the second run');
+    // The first run left nothing open for the second to clean up.
+    expect(second.output).not.toContain('left over');
+    expect(second.output).toContain('open relationships between Alpine and Baltic: []');
+  }, 240000);
+
+  test('a run interrupted after the accept leaves nothing the next run cannot end', async () => {
+    // The script cut just after Baltic accepts: an active relationship stays open.
+    const lines = readFileSync(SCRIPT, 'utf8').split('\n');
+    const accept = lines.findIndex((line) => line.includes('/accept"'));
+    expect(accept).toBeGreaterThan(0);
+    const partial = join(testEnv().dir, 'walkthrough-interrupted.sh');
+    writeFileSync(partial, lines.slice(0, accept + 1).join('\n') + '\n');
+    succeeded(await bash(partial, base), 'the interrupted run');
+
+    const next = await bash(SCRIPT, base);
+    succeeded(next, 'the run after the interrupted one');
+    expect(next.output).toMatch(/ended the relationship \S+ left over from an earlier run \(terminate\)/);
+  }, 150000);
+});

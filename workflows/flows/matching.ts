@@ -1,0 +1,180 @@
+// The matching flows: a listing's candidates turned into proposals, and a proposal's acceptance or
+// end carried to its offer and request. Each command goes through `send` (deterministic command
+// ids, so a crash or a retry never applies a step twice), under optimistic concurrency on the
+// versions the match observed: a step refused as stale re-reads, re-evaluates and tries again.
+// The serialisation points are the entities themselves: the offer keeps its allocations within
+// its capacity and refuses a second proposal of one pair; the request accepts exactly one
+// proposal and refuses it once withdrawn.
+import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../../activities';
+import type { CommandOutcome } from '../../activities/commands';
+import type { MatchCandidate } from '../../activities/matching';
+import type { Refusal } from '../machine';
+import type { CreatePayload, MatchProposal } from '../match-proposal';
+import { uuid7 } from '../ids';
+import { referenceIdOf } from '../execution-reference';
+import { send } from './commands';
+import type { AcceptInput, EndProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from './names';
+
+const { findMatches, evaluatePair, openListingsOf, createResource, prepareReference } = proxyActivities<Activities>({
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
+});
+
+const OFFER = 'capacity-offer';
+const REQUEST = 'load-request';
+const PROPOSAL = 'match-proposal';
+/** Re-evaluations after stale versions before a pair is left for the next run. */
+const ATTEMPTS = 5;
+
+export type ProposeOutcome = { ok: true; proposal: MatchProposal } | { ok: false; refusal: Refusal };
+
+/** Matching for one listing: every compatible pair proposed, best scores first. */
+export async function matchListingFlow(input: MatchInput): Promise<string[]> {
+  const candidates = await findMatches(input);
+  const created: string[] = [];
+  for (const [index, c] of candidates.entries()) {
+    const outcome = await proposePair(c, `pair${index}`);
+    if (outcome.ok) created.push(outcome.proposal.id);
+  }
+  return created;
+}
+
+/** Matching for the open listings of two organizations whose relationship came into force. */
+export async function matchRelationshipFlow(input: MatchRelationshipInput): Promise<number> {
+  const listings = await openListingsOf(input.organizationIds);
+  let created = 0;
+  for (const [l, listing] of listings.entries()) {
+    const candidates = await findMatches(listing);
+    for (const [index, c] of candidates.entries()) if ((await proposePair(c, `l${l}.pair${index}`)).ok) created++;
+  }
+  return created;
+}
+
+/**
+ * Proposes one pair: reserve the capacity on the offer (partialMatch or fullMatch at the observed
+ * offer version), move the request to proposed (at the observed request version), then create the
+ * proposal. A stale version re-reads and re-evaluates the pair; a refusal of the request releases
+ * the reservation first. A pair another run proposed meanwhile is refused by the offer
+ * (DUPLICATE_MATCH): no duplicate proposal (request rule 2).
+ */
+export async function proposePair(first: MatchCandidate, step: string, options: { repeat?: boolean; createdBy?: CreatePayload['createdBy'] } = {}): Promise<ProposeOutcome> {
+  let c = first;
+  let refusal: Refusal = { code: 'STALE_RESOURCE_VERSION', detail: 'the offer or the request kept changing' };
+  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+    const s = `${step}.${attempt}`;
+    const proposalId = uuid7();
+    const offer = { kind: OFFER, id: c.offer.id };
+    const request = { kind: REQUEST, id: c.request.id };
+    const capacity = c.evaluation.capacityCompatibility;
+    const reserved = await send(offer, capacity.exhaustsOffer ? 'fullMatch' : 'partialMatch', {
+      proposalId, requestId: c.request.id, organizationId: c.request.ownerOrganizationId, capacity: capacity.allocation,
+      // A retry of this very attempt (its reservation was released) may reserve the pair again.
+      explicit: options.repeat || attempt > 0,
+    }, { step: `${s}.reserve`, expectedVersion: c.offer.version });
+    if (!reserved.ok) {
+      refusal = reserved.refusal;
+      if (!(await reread(reserved))) return { ok: false, refusal };
+      continue;
+    }
+    const proposed = await send(request, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
+    if (!proposed.ok) {
+      refusal = proposed.refusal;
+      await send(offer, 'unmatch', { proposalId }, { step: `${s}.unreserve` });
+      if (!(await reread(proposed))) return { ok: false, refusal };
+      continue;
+    }
+    const payload: CreatePayload = {
+      capacityOfferId: c.offer.id,
+      capacityOfferVersion: c.offer.version,
+      offerOwnerOrganizationId: c.offer.ownerOrganizationId,
+      loadRequestId: c.request.id,
+      loadRequestVersion: c.request.version,
+      requestOwnerOrganizationId: c.request.ownerOrganizationId,
+      validUntil: c.validUntil,
+      score: c.evaluation.score,
+      compatibility: c.evaluation.compatibility,
+      routeCompatibility: c.evaluation.routeCompatibility as unknown as Record<string, unknown>,
+      capacityCompatibility: c.evaluation.capacityCompatibility as unknown as Record<string, unknown>,
+      rationale: c.evaluation.rationale,
+      requiredDecisionPolicy: c.policy,
+      createdBy: options.createdBy ?? { kind: 'broker' },
+    };
+    const created = await createResource({ kind: PROPOSAL, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId });
+    if (!created.ok) throw new Error(`the proposal could not be created: ${created.refusal.code}`);
+    return { ok: true, proposal: created.snapshot as MatchProposal };
+  }
+  return { ok: false, refusal };
+
+  // A stale version: read the pair again; go on only if it is still compatible and proposable.
+  async function reread(outcome: CommandOutcome & { ok: false }): Promise<boolean> {
+    if (outcome.refusal.code !== 'STALE_RESOURCE_VERSION') return false;
+    // `repeat`: this flow's own earlier attempt marked the pair as proposed on the offer.
+    const again = await evaluatePair({ offerId: c.offer.id, requestId: c.request.id, repeat: true, initiator: options.createdBy?.kind === 'participant' ? options.createdBy.organizationId : undefined });
+    if (!again.candidate) return false;
+    c = again.candidate;
+    return true;
+  }
+}
+
+/**
+ * The acceptance of a proposal once every required organization accepted: the offer commits its
+ * reservation, the request becomes matched (exactly one accepted proposal; refused if it was
+ * withdrawn or matched first), then the proposal is committed. Any refusal abandons the commit,
+ * which releases what was held. The offer and the request serialise this against their own
+ * withdrawals, so a committed match is never reversed by a later withdraw.
+ */
+export async function acceptProposalFlow(input: AcceptInput): Promise<'committed' | 'abandoned'> {
+  const proposal = { kind: PROPOSAL, id: input.proposalId };
+  const offer = await send({ kind: OFFER, id: input.offerId }, 'commit', { proposalId: input.proposalId }, { step: 'offer' });
+  const request = offer.ok
+    ? await send({ kind: REQUEST, id: input.requestId }, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' })
+    : offer;
+  if (!request.ok) {
+    const which = offer.ok ? 'load request' : 'capacity offer';
+    await send(proposal, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${request.refusal.detail}`, code: request.refusal.code }, { step: 'abandon' });
+    return 'abandoned';
+  }
+  const committed = await send(proposal, 'commit', {}, { step: 'commit' });
+  if (!committed.ok) throw new Error(`the proposal refused its commit: ${committed.refusal.code}`);
+  // The accepted match gets its execution reference (one per accepted proposal: a derived id).
+  // (Behind a patch: acceptances recorded before references existed replay without it.)
+  const facts = patched('execution-reference') ? await prepareReference(input.proposalId) : undefined;
+  if (facts) {
+    await createResource({ kind: 'execution-reference', id: referenceIdOf(input.proposalId), payload: facts.payload, context: facts.context, commandId: `${workflowInfo().workflowId}:reference`, correlationId: workflowInfo().workflowId });
+  }
+  return 'committed';
+}
+
+/** A proposal ended without acceptance: its reservation and its place on the request are released. */
+export async function releaseProposalFlow(input: ReleaseInput): Promise<void> {
+  // Refusals are expected and harmless: a listing that ended keeps nothing to release.
+  await send({ kind: OFFER, id: input.offerId }, 'unmatch', { proposalId: input.proposalId }, { step: 'offer' });
+  if (input.releaseRequest) await send({ kind: REQUEST, id: input.requestId }, 'proposalExpired', { proposalId: input.proposalId }, { step: 'request' });
+}
+
+/** Proposals that end with their listing, or because another proposal of the request was accepted. */
+export async function endProposalsFlow(input: EndProposalsInput): Promise<void> {
+  for (const [index, id] of input.proposalIds.entries()) {
+    await send({ kind: PROPOSAL, id }, input.command, { reason: input.reason, ...(input.byProposalId ? { byProposalId: input.byProposalId } : {}) }, { step: `end${index}` });
+  }
+}
+
+export interface ProposePairInput {
+  offerId: string;
+  requestId: string;
+  /** The participant who asks for the pair: the proposal's initiator. */
+  proposedBy: { organizationId: string; clientId?: string };
+}
+
+/**
+ * A pair a participant proposes (POST /match-proposals): the same evaluation and the same steps
+ * as the broker's, with the participant as initiator; allowed for a pair the broker proposed
+ * before, never while one of its proposals is open.
+ */
+export async function proposePairFlow(input: ProposePairInput): Promise<ProposeOutcome | { ok: false; incompatible: true; evaluation: unknown }> {
+  const { candidate, evaluation, refusal } = await evaluatePair({ offerId: input.offerId, requestId: input.requestId, repeat: true, initiator: input.proposedBy.organizationId });
+  if (refusal) return { ok: false, refusal };
+  if (!candidate) return { ok: false, incompatible: true, evaluation };
+  return proposePair(candidate, 'pair', { repeat: true, createdBy: { kind: 'participant', ...input.proposedBy } });
+}

@@ -1,0 +1,81 @@
+// The names and inputs of the cross-resource flows, as the machines that declare them as effects
+// see them (pure: no flow code is imported into a machine).
+
+export const FLOWS = {
+  /** Matching for one listing (published, capacity released, back to published). */
+  match: 'matchListingFlow',
+  /** Matching for the listings of two organizations whose relationship came into force. */
+  matchRelationship: 'matchRelationshipFlow',
+  /** The acceptance of a proposal: commit the offer's allocation, match the request, commit the proposal. */
+  accept: 'acceptProposalFlow',
+  /** A proposal ended without acceptance: release the offer's allocation and the request. */
+  release: 'releaseProposalFlow',
+  /** Proposals that end because their listing ended or another proposal was accepted. */
+  endProposals: 'endProposalsFlow',
+  /** An accepted tender revision becomes a transport commitment (or its next version). */
+  commitTender: 'commitTenderFlow',
+  /** A cancelled commitment releases the offer's capacity and the request, and closes the tender. */
+  commitmentCancelled: 'commitmentCancelledFlow',
+  /** A handover (or its successful acknowledgement) is recorded on the match's execution reference. */
+  handoverToReference: 'handoverToReferenceFlow',
+} as const;
+
+export interface MatchInput {
+  kind: 'capacity-offer' | 'load-request';
+  id: string;
+}
+
+export interface MatchRelationshipInput {
+  organizationIds: [string, string];
+}
+
+export interface AcceptInput {
+  proposalId: string;
+  offerId: string;
+  requestId: string;
+  requestOwnerOrganizationId: string;
+  offerOwnerOrganizationId: string;
+}
+
+export interface ReleaseInput {
+  proposalId: string;
+  offerId: string;
+  requestId: string;
+  /** Release the request too (not when it was matched by another proposal). */
+  releaseRequest: boolean;
+}
+
+export interface EndProposalsInput {
+  proposalIds: string[];
+  /** The proposal's command: withdrawn because a listing ended, or superseded by an accepted one. */
+  command: 'withdrawBySystem' | 'supersede';
+  reason: string;
+  byProposalId?: string;
+}
+
+export interface CommitTenderInput {
+  tenderId: string;
+  revision: number;
+  /** The commitment an accepted amendment replaces. */
+  previousCommitmentId?: string;
+  originatingProposalId?: string;
+  capacityOfferId?: string;
+  loadRequestId?: string;
+  requiredDecisions: Array<{ id: string; organizationId: string; decision: 'accept' | 'reject'; revision: number; decidedAt: string; decidedBy: { organizationId: string; clientId?: string } }>;
+}
+
+export interface CommitmentCancelledInput {
+  commitmentId: string;
+  tenderId: string;
+  reason: string;
+  proposalId?: string;
+  offerId?: string;
+  requestId?: string;
+}
+
+export interface HandoverToReferenceInput {
+  referenceId: string;
+  handoverId?: string;
+  sourceExternalReferences?: Array<{ system: string; type: string; value: string }>;
+  destinationExternalReferences?: Array<{ system: string; type: string; value: string }>;
+}

@@ -1,0 +1,28 @@
+// Resource ids created inside workflows (proposals made by matching): UUIDv7 (the specification
+// prefers it), from the workflow's clock and its seeded random, so a replay makes the same id.
+import { uuid4 } from '@temporalio/workflow';
+
+export function uuid7(): string {
+  const hex = uuid4().replace(/-/g, '');
+  const ms = Date.now().toString(16).padStart(12, '0').slice(-12);
+  // 48 bits of time, version 7, then 74 random bits with the RFC 4122 variant.
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  const v = `${ms}7${hex.slice(13, 16)}${variant}${hex.slice(17, 32)}`;
+  return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20, 32)}`;
+}
+
+/**
+ * An id derived from another resource's id, for a resource there is exactly one of per source
+ * (the execution reference of an accepted proposal): a UUIDv8 whose version nibble is 8 and whose
+ * next three hex digits name the derivation (`salt`), the rest being the source id's. Two
+ * requests to create it therefore address one workflow, whoever sends them.
+ */
+export function derivedId(sourceId: string, salt: number): string {
+  const hex = sourceId.replace(/-/g, '').toLowerCase();
+  if (!/^[0-9a-f]{32}$/.test(hex)) throw new Error(`not a uuid: ${sourceId}`);
+  const v = `${hex.slice(0, 12)}8${(salt & 0xfff).toString(16).padStart(3, '0')}${hex.slice(16)}`;
+  return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20, 32)}`;
+}
+
+/** Salts of derivedId. */
+export const DERIVED = { executionReference: 0xe01 } as const;

@@ -1,0 +1,290 @@
+// MatchProposal: an explainable, non-binding match of one capacity offer and one load request
+// (protocol rules 3, 4), and the decisions of its two organizations under the relationship's
+// decision policy (MatchDecision). Its content is immutable once created; only its status, its
+// decision state and the append-only list of decisions change. Transition table: docs/decisions.md,
+// "MatchProposal transitions".
+//
+// status         decisionState               how it gets there
+// open           PENDING_INITIATOR_ACCEPT    created (or the acceptor accepted first)
+// open           PENDING_ACCEPTOR_ACCEPT     the initiator accepted, BILATERAL_REQUIRED
+// open           COMMITTING                  every required accept is in: the acceptance flow runs
+// accepted       COMMITTED                   the flow committed the offer's capacity and matched the request
+// rejected       REJECTED                    either organization rejected
+// withdrawn      CANCELLED                   either organization withdrew, a listing ended, or the
+//                                            acceptance could not be committed (the request changed)
+// superseded     CANCELLED                   another proposal of the request was accepted
+// expired        EXPIRED                     validUntil passed before the decision completed
+import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
+import { EntityInput, runEntity } from './entity';
+import { defineResource } from './resource';
+import { FLOWS, type AcceptInput, type ReleaseInput } from './flows/names';
+
+export type ProposalStatus = 'open' | 'accepted' | 'rejected' | 'expired' | 'superseded' | 'withdrawn';
+export type DecisionState =
+  | 'PENDING_INITIATOR_ACCEPT'
+  | 'PENDING_ACCEPTOR_ACCEPT'
+  | 'COMMITTING'
+  | 'COMMITTED'
+  | 'REJECTED'
+  | 'EXPIRED'
+  | 'CANCELLED';
+export type DecisionPolicyMode = 'BILATERAL_REQUIRED' | 'INITIATOR_ONLY';
+export type DecisionValue = 'accept' | 'reject' | 'withdraw';
+
+/** An append-only record of one organization's decision (MatchDecision). */
+export interface MatchDecision {
+  id: string;
+  proposalId: string;
+  organizationId: string;
+  decision: DecisionValue;
+  decidedAt: string;
+  /** The actor reference: the deciding connector and its roles. */
+  decidedBy: { organizationId: string; clientId?: string; actorRoles?: string[] };
+  reasonCode?: string;
+  comment?: string;
+  observedProposalVersion: number;
+}
+
+export interface RequiredDecisionPolicy {
+  mode: DecisionPolicyMode;
+  /** The organization whose accept INITIATOR_ONLY needs (docs/decisions.md, "The initiator"). */
+  initiatorOrganizationId: string;
+  acceptorOrganizationId: string;
+  /** Connector roles allowed to decide; absent: any connector of the two organizations. */
+  decidingRoles?: string[];
+  /** The relationship the policy comes from, and its version when the proposal was made. */
+  relationshipId: string;
+  relationshipVersion: number;
+}
+
+export interface MatchProposal extends Envelope {
+  status: ProposalStatus;
+  decisionState: DecisionState;
+  capacityOfferId: string;
+  /** The offer version the match observed (optimistic concurrency of the reservation). */
+  capacityOfferVersion: number;
+  offerOwnerOrganizationId: string;
+  loadRequestId: string;
+  loadRequestVersion: number;
+  requestOwnerOrganizationId: string;
+  validUntil: string;
+  score: number;
+  compatibility: unknown[];
+  routeCompatibility: Record<string, unknown>;
+  capacityCompatibility: Record<string, unknown>;
+  rationale: { reasonCodes: string[]; summary: string };
+  requiredDecisionPolicy: RequiredDecisionPolicy;
+  createdBy: { kind: 'broker' } | { kind: 'participant'; organizationId: string; clientId?: string };
+  schemaVersion: string;
+  decisions: MatchDecision[];
+  acceptedAt?: string;
+  rejectedAt?: string;
+  expiredAt?: string;
+  withdrawnAt?: string;
+  supersededAt?: string;
+  supersededByProposalId?: string;
+  /** Why a proposal ended without acceptance when no decision says it (a listing ended, ...). */
+  endReason?: { reason: string; code?: string };
+}
+
+export const KIND = 'match-proposal';
+export const SCHEMA_VERSION = 'v0';
+
+/** What the matching flow hands to create (the evaluation and the pair it observed). */
+export type CreatePayload = Omit<MatchProposal, keyof Envelope | 'status' | 'decisionState' | 'decisions' | 'schemaVersion'>;
+
+export interface DecisionPayload {
+  decision: DecisionValue;
+  reasonCode?: string;
+  comment?: string;
+}
+
+/** Facts the API gathers for a decision: the roles the registry gives the deciding connector. */
+export interface DecisionContext {
+  actorRoles?: string[];
+}
+
+const TERMINAL: readonly ProposalStatus[] = ['accepted', 'rejected', 'expired', 'superseded', 'withdrawn'];
+const both = (p: MatchProposal) => [p.offerOwnerOrganizationId, p.requestOwnerOrganizationId];
+const event = (p: MatchProposal, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: both(p) });
+const decisionEvent = (p: MatchProposal): EventDraft => ({ type: 'pcx.match-decision.recorded.v1', audience: both(p) });
+
+function release(p: MatchProposal, releaseRequest = true) {
+  return [{ flow: FLOWS.release, input: { proposalId: p.id, offerId: p.capacityOfferId, requestId: p.loadRequestId, releaseRequest } satisfies ReleaseInput }];
+}
+
+/** The decision is over: 409 with currentState (specification, Errors). */
+function requireOpen(p: MatchProposal, allowCommitting = false) {
+  if (p.status !== 'open') refuse('DECISION_TERMINAL', `the decision on this proposal has ended (${p.decisionState})`, { currentState: p.decisionState });
+  if (p.decisionState === 'COMMITTING' && !allowCommitting) {
+    refuse('DECISION_IN_PROGRESS', 'every required organization has accepted; the acceptance is being committed', { currentState: p.decisionState });
+  }
+}
+
+function requireSystemCommitting(p: MatchProposal) {
+  requireOpen(p, true);
+  if (p.decisionState !== 'COMMITTING') refuse('INVALID_STATE_TRANSITION', 'the proposal is not being committed', { currentState: p.decisionState });
+}
+
+/** Which organizations have accepted, and whether the policy is satisfied. */
+export function acceptance(p: Pick<MatchProposal, 'decisions' | 'requiredDecisionPolicy'>) {
+  const accepted = new Set(p.decisions.filter((d) => d.decision === 'accept').map((d) => d.organizationId));
+  const { mode, initiatorOrganizationId, acceptorOrganizationId } = p.requiredDecisionPolicy;
+  const initiator = accepted.has(initiatorOrganizationId);
+  const acceptor = accepted.has(acceptorOrganizationId);
+  const satisfied = mode === 'INITIATOR_ONLY' ? initiator : initiator && acceptor;
+  const state: DecisionState = satisfied ? 'COMMITTING' : initiator ? 'PENDING_ACCEPTOR_ACCEPT' : 'PENDING_INITIATOR_ACCEPT';
+  return { accepted, satisfied, state };
+}
+
+function end(p: MatchProposal, now: string, changes: Partial<MatchProposal>, name: string, releaseRequest = true, decision?: EventDraft): Transition<MatchProposal> {
+  const next = bump(p, now, changes);
+  return { state: next, events: [...(decision ? [decision] : []), event(next, name)], effects: release(next, releaseRequest) };
+}
+
+export const matchProposalMachine = {
+  kind: KIND,
+  systemCommands: ['commit', 'abandonCommit', 'expire', 'withdrawBySystem', 'supersede'],
+
+  create(command: Command<CreatePayload>, id: string, now: string): Transition<MatchProposal> {
+    // Broker-made (matching) or on a participant's request; either way the matching flow sends it.
+    if (command.actor.kind !== 'system') refuse('ACTOR_NOT_PERMITTED', 'proposals are created by the broker');
+    const p = command.payload;
+    for (const field of ['capacityOfferId', 'loadRequestId', 'offerOwnerOrganizationId', 'requestOwnerOrganizationId', 'validUntil', 'requiredDecisionPolicy'] as const) {
+      if (p?.[field] === undefined) refuse('VALIDATION_FAILED', `${field} is required`);
+    }
+    const state: MatchProposal = {
+      ...p,
+      id,
+      resourceVersion: 1,
+      ownerOrganizationId: p.requiredDecisionPolicy.initiatorOrganizationId,
+      createdAt: now,
+      updatedAt: now,
+      status: 'open',
+      decisionState: 'PENDING_INITIATOR_ACCEPT',
+      schemaVersion: SCHEMA_VERSION,
+      decisions: [],
+    };
+    return { state, events: [event(state, 'created')] };
+  },
+
+  commands: {
+    // POST /match-proposals/{id}/decisions. Gate 10 (actor role) and the policy live here.
+    decide(p: MatchProposal, command: Command<DecisionPayload, DecisionContext>, now: string): Transition<MatchProposal> {
+      const org = command.actor.organizationId ?? '';
+      if (command.actor.kind !== 'connector' || !both(p).includes(org)) refuse('ACTOR_NOT_PERMITTED', 'only the two organizations of the proposal decide on it');
+      const roles = command.context?.actorRoles ?? [];
+      const allowed = p.requiredDecisionPolicy.decidingRoles;
+      if (allowed && !allowed.some((r) => roles.includes(r))) {
+        refuse('ACTOR_NOT_PERMITTED', `the decision policy lets only connectors with the role ${allowed.join(' or ')} decide`);
+      }
+      requireOpen(p);
+      if (Date.parse(now) >= Date.parse(p.validUntil)) refuse('RESOURCE_EXPIRED', 'the proposal is past its validUntil', { currentState: p.decisionState });
+      const { decision, reasonCode, comment } = command.payload;
+      // A repeated accept by one organization is idempotent: nothing is recorded, nothing advances.
+      if (decision === 'accept' && acceptance(p).accepted.has(org)) return { state: p, events: [] };
+      const record: MatchDecision = {
+        id: command.commandId,
+        proposalId: p.id,
+        organizationId: org,
+        decision,
+        decidedAt: now,
+        decidedBy: { organizationId: org, clientId: command.actor.clientId, ...(roles.length ? { actorRoles: roles } : {}) },
+        ...(reasonCode ? { reasonCode } : {}),
+        ...(comment ? { comment } : {}),
+        observedProposalVersion: command.expectedVersion ?? p.resourceVersion,
+      };
+      const decisions = [...p.decisions, record];
+      if (decision === 'reject') return end(p, now, { decisions, status: 'rejected', decisionState: 'REJECTED', rejectedAt: now }, 'rejected', true, decisionEvent(p));
+      if (decision === 'withdraw') return end(p, now, { decisions, status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now }, 'withdrawn', true, decisionEvent(p));
+      const { satisfied, state: decisionState } = acceptance({ decisions, requiredDecisionPolicy: p.requiredDecisionPolicy });
+      const next = bump(p, now, { decisions, decisionState });
+      const accept: AcceptInput = {
+        proposalId: p.id,
+        offerId: p.capacityOfferId,
+        requestId: p.loadRequestId,
+        requestOwnerOrganizationId: p.requestOwnerOrganizationId,
+        offerOwnerOrganizationId: p.offerOwnerOrganizationId,
+      };
+      return { state: next, events: [decisionEvent(p)], effects: satisfied ? [{ flow: FLOWS.accept, input: accept }] : [] };
+    },
+
+    // The acceptance flow committed the offer's capacity and matched the request.
+    commit(p: MatchProposal, _command: Command, now: string): Transition<MatchProposal> {
+      requireSystemCommitting(p);
+      const next = bump(p, now, { status: 'accepted', decisionState: 'COMMITTED', acceptedAt: now });
+      return { state: next, events: [event(next, 'accepted')] };
+    },
+
+    // The acceptance could not be committed (the offer or the request changed or ended first).
+    abandonCommit(p: MatchProposal, command: Command<{ reason: string; code?: string }>, now: string): Transition<MatchProposal> {
+      requireSystemCommitting(p);
+      return end(p, now, { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now, endReason: { reason: command.payload.reason, ...(command.payload.code ? { code: command.payload.code } : {}) } }, 'withdrawn');
+    },
+
+    // validUntil passed while the decision was still open.
+    expire(p: MatchProposal, _command: Command, now: string): Transition<MatchProposal> {
+      requireOpen(p);
+      if (Date.parse(now) < Date.parse(p.validUntil)) refuse('INVALID_STATE_TRANSITION', 'validUntil has not passed', { currentState: p.decisionState });
+      return end(p, now, { status: 'expired', decisionState: 'EXPIRED', expiredAt: now }, 'expired');
+    },
+
+    // Its offer or request was withdrawn, expired or cancelled.
+    withdrawBySystem(p: MatchProposal, command: Command<{ reason: string }>, now: string): Transition<MatchProposal> {
+      requireOpen(p);
+      return end(p, now, { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now, endReason: { reason: command.payload.reason } }, 'withdrawn');
+    },
+
+    // Another proposal of the same request was accepted: this one's reservation is released; the
+    // request is matched by the other, so it is not released.
+    supersede(p: MatchProposal, command: Command<{ byProposalId?: string; reason: string }>, now: string): Transition<MatchProposal> {
+      requireOpen(p);
+      return end(
+        p,
+        now,
+        { status: 'superseded', decisionState: 'CANCELLED', supersededAt: now, ...(command.payload.byProposalId ? { supersededByProposalId: command.payload.byProposalId } : {}), endReason: { reason: command.payload.reason } },
+        'superseded',
+        false,
+      );
+    },
+  },
+
+  // An action on a terminal decision is 409 with currentState (specification, Errors).
+  ended: (p: MatchProposal) => ({
+    code: 'DECISION_TERMINAL',
+    detail: `the decision on this proposal has ended (${p.decisionState})`,
+    extensions: { currentState: p.decisionState },
+  }),
+
+  deadline(p: MatchProposal) {
+    if (p.status !== 'open' || p.decisionState === 'COMMITTING') return undefined;
+    return { at: p.validUntil, command: 'expire' };
+  },
+} satisfies Machine<MatchProposal>;
+
+const FIELDS = [
+  'id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'status', 'decisionState',
+  'capacityOfferId', 'capacityOfferVersion', 'offerOwnerOrganizationId', 'loadRequestId', 'loadRequestVersion', 'requestOwnerOrganizationId',
+  'validUntil', 'score', 'compatibility', 'routeCompatibility', 'capacityCompatibility', 'rationale', 'requiredDecisionPolicy',
+  'createdBy', 'schemaVersion', 'decisions', 'acceptedAt', 'rejectedAt', 'expiredAt', 'withdrawnAt', 'supersededAt',
+  'supersededByProposalId', 'endReason',
+];
+
+export const matchProposal = defineResource({
+  kind: KIND,
+  collection: 'match-proposals',
+  workflowType: 'matchProposalWorkflow',
+  table: 'match_proposals',
+  statuses: ['open', 'accepted', 'rejected', 'expired', 'superseded', 'withdrawn'],
+  terminalStatuses: TERMINAL,
+  scopes: { read: 'matches:read', write: 'matches:decide' },
+  // The two organizations see all of it; nobody else sees a proposal at all (rule 2).
+  fields: Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])),
+  participants: (p) => both(p),
+  searchAttributes: (p) => ({ owner: p.offerOwnerOrganizationId, partner: p.requestOwnerOrganizationId, status: p.status }),
+  machine: matchProposalMachine,
+});
+
+export async function matchProposalWorkflow(input: EntityInput<MatchProposal>) {
+  return runEntity(matchProposal, input);
+}
