@@ -61,9 +61,12 @@ afterAll(async () => {
 
 type SendCommand = ReturnType<typeof createActivities>['sendCommand'];
 
-async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand) {
+type PersistTransition = ReturnType<typeof createActivities>['persistTransition'];
+
+async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand, wrapPersist?: (persist: PersistTransition) => PersistTransition) {
   const activities = createActivities(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, client, [testCounter, testTrigger]);
   if (wrapSend) activities.sendCommand = wrapSend(activities.sendCommand);
+  if (wrapPersist) activities.persistTransition = wrapPersist(activities.persistTransition);
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: testEnv().temporalAddress }),
     taskQueue,
@@ -150,3 +153,38 @@ test('an effect survives a worker restart between its transition and the effect,
   expect(await client.workflow.getHandle(effectWorkflowId(testTrigger.workflowId(trigger.id), again.commandId, 0)).result()).toBe(2);
   expect(((await counterHandle.query(snapshotQuery)) as TestCounter).appliedBy).toHaveLength(2);
 }, 120000);
+
+// A connector reads a resource as soon as the read model shows it and commands it at once: the
+// transition is persisted, but the workflow has not yet taken its new state in (its persistence
+// activity has not reported). The command must wait for it, not be refused against the old state
+// (a decision on a proposal just created was answered 404 under load before this was fixed).
+test('a command that arrives while the previous transition is being persisted is decided against the new state', async () => {
+  const entities = `pcx-flows-gate-${ENGINE}-${Date.now()}`;
+  const input: EntityInput = { kind: 'test-counter', settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } };
+  let persisted!: (id: string) => void;
+  const rowWritten = new Promise<string>((resolve) => (persisted = resolve));
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  const worker = await startWorker(entities, undefined, (persist) => async (record) => {
+    await persist(record);
+    if (record.snapshot.resourceVersion === 1) {
+      persisted(record.snapshot.id);
+      await held; // the row is written; the workflow does not know it yet
+    }
+  });
+  try {
+    const creating = create<TestCounter>(testCounter, entities, input, {});
+    const id = await rowWritten;
+    const { rows } = await db.query<{ id: string; resource_version: number }>('select id, resource_version from test_counters where id = $1', [id]);
+    const handle = client.workflow.getHandle(testCounter.workflowId(rows[0].id));
+    const increment = { ...command('increment'), actor: { kind: 'system' as const }, expectedVersion: rows[0].resource_version };
+    const incrementing = handle.executeUpdate(testCounter.updates.increment, { args: [increment], updateId: increment.commandId });
+    await new Promise((resolve) => setTimeout(resolve, 500)); // the update reaches the workflow while it is held
+    release();
+    expect(await creating).toMatchObject({ resourceVersion: 1, count: 0 });
+    expect(await incrementing).toMatchObject({ resourceVersion: 2, count: 1 });
+  } finally {
+    release();
+    await stop(worker);
+  }
+}, 60000);

@@ -192,8 +192,12 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     while (recent.size > RECENT_COMMANDS) recent.delete(recent.keys().next().value as string);
   }
 
+  // The validator answers early only when no command is in flight. While one is (its transition
+  // may already be in the read model, its state not yet here), a command decided against the old
+  // state would be refused wrongly (a decision on a proposal just created: not found); it waits
+  // for the mutex instead and apply decides it against the state it will really meet.
   function validate(command: Command) {
-    if (recent.has(command.commandId)) return;
+    if (recent.has(command.commandId) || mutex.isLocked()) return;
     try {
       decide(state, command, new Date().toISOString());
     } catch (err) {
