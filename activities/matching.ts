@@ -94,8 +94,8 @@ const REQUEST_TERMS = ['pickupArea', 'pickupWindow', 'deliveryArea', 'deliveryWi
  * Open offers of the given partners whose reach covers the request's pickup and delivery areas
  * in its pickup window (and, for round-trip and either-way offers, the reverse). One probe of the
  * reach index for the whole market (one per orientation); the partners filter what it finds. A
- * probe per partner with the owner in the key was slower by as many probes as partners
- * (docs/benchmarks.md, matching).
+ * probe per partner with the owner in the key took as many probes as partners (docs/benchmarks.md,
+ * matching).
  */
 export async function offersFor(db: Queryable, request: LoadRequest, partners: string[], limit: number): Promise<CapacityOffer[]> {
   if (!partners.length || !complete(request, REQUEST_TERMS)) return [];

@@ -108,9 +108,8 @@ create table if not exists load_requests (like capacity_offers including all);
 -- the query keeps the partners' listings. Offers: match_origin/match_destination are the origin
 -- and destination boxes grown by the maximum detour, match_window the availability. Requests: the
 -- pickup and delivery boxes and the pickup window. Partial: only open listings. The first indexes
--- (*_match) led with the owner organization (btree_gist) and were probed once per partner: about
--- 7 times slower at 100,000 offers with 20 partners (docs/benchmarks.md, matching); they are
--- replaced by the *_reach indexes.
+-- (*_match) led with the owner organization (btree_gist) and were probed once per partner, as
+-- many probes as partners; they are replaced by the *_reach indexes (docs/benchmarks.md, matching).
 create extension if not exists btree_gist;
 alter table capacity_offers add column if not exists match_origin box;
 alter table capacity_offers add column if not exists match_destination box;
