@@ -1,6 +1,6 @@
 // Read-model queries of the outbox (the `events` table that activities/projection.ts writes).
 import type { Queryable } from '../core/db';
-import { betweenSql, inForceSql } from '../core/sharing';
+import { betweenSql, inForceSql, nowParam } from '../core/sharing';
 
 export interface FeedRow {
   seq: number;
@@ -28,11 +28,11 @@ export async function readFeed(
         and e.resource_kind = any($5::text[])
         and (e.share_scope is null or e.owner_organization_id = $1 or exists (
               select 1 from partner_relationships r
-               where ${inForceSql('r')} and ${betweenSql('r', 'e.owner_organization_id', '$1')} and r.doc->'scopes' ? e.share_scope))
+               where ${inForceSql('r', '$6')} and ${betweenSql('r', 'e.owner_organization_id', '$1')} and r.doc->'scopes' ? e.share_scope))
         and (tx_id, seq) > ($2::text::xid8, $3::bigint)
         and tx_id < pg_snapshot_xmin(pg_current_snapshot())
       order by tx_id, seq limit $4`,
-    [organizationId, after.tx, after.seq, limit, kinds],
+    [organizationId, after.tx, after.seq, limit, kinds, nowParam()],
   );
   return rows;
 }

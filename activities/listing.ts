@@ -4,7 +4,7 @@ import type { Queryable } from '../core/db';
 import { boundingBox, type Area, type Box } from '../core/areas';
 import type { Listing } from '../workflows/listing';
 import type { Resource } from '../workflows/resource';
-import { partnerVisibleSql } from '../core/sharing';
+import { nowParam, partnerVisibleSql } from '../core/sharing';
 
 export interface ListingColumns {
   window?: { start: string; end: string };
@@ -96,7 +96,7 @@ export async function listListings(
   const { rows } = await db.query<{ doc: Listing }>(
     `select x.doc from ${resource.table} x
       where (x.owner_organization_id = $1 or $2::boolean or $1 = any(x.counterparts)
-             or (x.status = any($3::text[]) and ${partnerVisibleSql('x', '$1', '$4')}))
+             or (x.status = any($3::text[]) and ${partnerVisibleSql('x', '$1', '$4', '$12')}))
         and ($5::text[] is null or x.status = any($5::text[]))
         and ($6::text is null or x.owner_organization_id = $6)
         and ($7::float8[] is null
@@ -118,6 +118,7 @@ export async function listListings(
       filter.to ?? null,
       filter.after ?? null,
       filter.limit + 1,
+      nowParam(),
     ],
   );
   return rows.map((r) => r.doc);

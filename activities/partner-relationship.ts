@@ -1,7 +1,7 @@
 // Read model of PartnerRelationship.
 import type { Queryable } from '../core/db';
 import type { PartnerRelationship } from '../workflows/partner-relationship';
-import { betweenSql, inForceSql } from '../core/sharing';
+import { betweenSql, inForceSql, nowParam } from '../core/sharing';
 
 export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelationship): Promise<number | undefined> {
   const result = await tx.query<{ previous_version: number | null }>(
@@ -56,8 +56,8 @@ export interface RelationshipInForce {
  */
 export async function relationshipInForce(db: Queryable, a: string, b: string): Promise<RelationshipInForce | undefined> {
   const { rows } = await db.query<{ doc: PartnerRelationship }>(
-    `select doc from partner_relationships r where ${inForceSql('r')} and ${betweenSql('r', '$1', '$2')} limit 1`,
-    [a, b],
+    `select doc from partner_relationships r where ${inForceSql('r', '$3')} and ${betweenSql('r', '$1', '$2')} limit 1`,
+    [a, b, nowParam()],
   );
   const doc = rows[0]?.doc;
   return doc && { id: doc.id, scopes: doc.scopes, visibilityPolicy: doc.visibilityPolicy, decisionPolicy: doc.decisionPolicy, resourceVersion: doc.resourceVersion };
@@ -67,8 +67,8 @@ export async function relationshipInForce(db: Queryable, a: string, b: string): 
 export async function hasRelationshipInForce(db: Queryable, organizationId: string): Promise<boolean> {
   const { rows } = await db.query(
     `select 1 from partner_relationships r
-      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1) limit 1`,
-    [organizationId],
+      where ${inForceSql('r', '$2')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1) limit 1`,
+    [organizationId, nowParam()],
   );
   return rows.length > 0;
 }
@@ -79,9 +79,9 @@ export async function partnersInForce(db: Queryable, organizationId: string, sco
     `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org,
             r.doc->'visibilityPolicy'->'groups' as groups
        from partner_relationships r
-      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
+      where ${inForceSql('r', '$3')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
         and r.doc->'scopes' ? $2`,
-    [organizationId, scope],
+    [organizationId, scope, nowParam()],
   );
   return rows.map((r) => ({ organizationId: r.org, groups: r.groups ?? [] }));
 }
@@ -121,9 +121,9 @@ export async function partnershipsInForce(db: Queryable, organizationId: string,
   const { rows } = await db.query<{ org: string; doc: PartnerRelationship }>(
     `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org, r.doc
        from partner_relationships r
-      where ${inForceSql('r')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
+      where ${inForceSql('r', '$3')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
         and r.doc->'scopes' @> $2::jsonb`,
-    [organizationId, JSON.stringify(scopes)],
+    [organizationId, JSON.stringify(scopes), nowParam()],
   );
   return rows.map((r) => ({ organizationId: r.org, relationship: r.doc }));
 }

@@ -19,12 +19,20 @@ export function visibleTo(visibility: Visibility | undefined, relationshipGroups
   return (visibility.groups ?? []).some((g) => relationshipGroups.includes(g));
 }
 
-/** SQL: relationship `r` is active and in force now (effectiveFrom <= now < effectiveUntil, rule 5). */
-export function inForceSql(r: string): string {
+/**
+ * SQL: relationship `r` is active and in force at `at` (effectiveFrom <= at < effectiveUntil, rule
+ * 5). `at` is a query parameter holding the broker's clock (nowParam), not the database's now():
+ * the workflows' timers and the API read one clock, whatever the database host's says (and the
+ * time-skipping harness moves that one clock).
+ */
+export function inForceSql(r: string, at: string): string {
   return `${r}.status = 'active'
-    and (${r}.effective_from is null or ${r}.effective_from <= now())
-    and (${r}.effective_until is null or ${r}.effective_until > now())`;
+    and (${r}.effective_from is null or ${r}.effective_from <= ${at}::timestamptz)
+    and (${r}.effective_until is null or ${r}.effective_until > ${at}::timestamptz)`;
 }
+
+/** The broker's clock as the parameter inForceSql takes. */
+export const nowParam = (): string => new Date().toISOString();
 
 /** SQL: relationship `r` joins the organizations given as SQL expressions a and b. */
 export function betweenSql(r: string, a: string, b: string): string {
@@ -36,9 +44,9 @@ export function betweenSql(r: string, a: string, b: string): string {
  * SQL: the listing row `x` is visible to partner `viewer` (gates 5, 7, 8). Uses the read-model
  * columns visibility_mode, visibility_organization_ids and visibility_groups.
  */
-export function partnerVisibleSql(x: string, viewer: string, scope: string): string {
+export function partnerVisibleSql(x: string, viewer: string, scope: string, at: string): string {
   return `exists (select 1 from partner_relationships r
-    where ${inForceSql('r')} and ${betweenSql('r', `${x}.owner_organization_id`, viewer)}
+    where ${inForceSql('r', at)} and ${betweenSql('r', `${x}.owner_organization_id`, viewer)}
       and r.doc->'scopes' ? ${scope}
       and (${x}.visibility_mode = 'open'
         or (${x}.visibility_mode = 'partners' and ${viewer} = any(${x}.visibility_organization_ids))

@@ -61,6 +61,8 @@ const listing = listingMachine<CapacityOffer>({
   initial: { allocations: [], proposedRequestIds: [] },
   onPublished: (state) => [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }],
   onEnded: (state) => endTentative(state, 'the capacity offer ended'),
+  // Its open proposals end with it (onEnded), so their reservations go with it; committed stay.
+  ending: (state) => ({ allocations: (state.allocations ?? []).filter((a) => a.state !== 'tentative') }),
 });
 
 /** Open (tentative) proposals end with the offer; committed matches are not reversed (rule 4). */

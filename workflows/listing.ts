@@ -52,6 +52,8 @@ export interface ListingSpec<S extends Listing> {
   onPublished?: (state: S) => Effect[];
   /** Effects of the listing ending (withdrawn, expired, cancelled): its open proposals end too. */
   onEnded?: (state: S) => Effect[];
+  /** Its own fields as the listing ends (an offer's tentative reservations are released). */
+  ending?: (state: S) => Partial<S>;
 }
 
 function reasonOf(command: Command<Partial<ReasonPayload>>, now: string): ReasonRecord {
@@ -174,14 +176,14 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
       withdraw(state: S, command: Command<ReasonPayload>, now: string): Transition<S> {
         requireOwner(state, command);
         requireStatus(spec.kind, state, command, ['draft', ...spec.live]);
-        const next = bump(state, now, { status: 'withdrawn', withdrawnAt: now, withdrawal: reasonOf(command, now) } as Partial<S>);
+        const next = bump(state, now, { ...spec.ending?.(state), status: 'withdrawn', withdrawnAt: now, withdrawal: reasonOf(command, now) } as Partial<S>);
         return { state: next, events: [event(next, 'withdrawn')], effects: spec.onEnded?.(state) ?? [] };
       },
 
       expire(state: S, command: Command, now: string): Transition<S> {
         requireStatus(spec.kind, state, command, spec.live);
         if (!state.expiresAt || Date.parse(state.expiresAt) > Date.parse(now)) invalidTransition(spec.kind, 'expire', state.status);
-        const next = bump(state, now, { status: 'expired', expiredAt: now } as Partial<S>);
+        const next = bump(state, now, { ...spec.ending?.(state), status: 'expired', expiredAt: now } as Partial<S>);
         return { state: next, events: [event(next, 'expired')], effects: spec.onEnded?.(state) ?? [] };
       },
 
@@ -190,6 +192,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
         if (command.actor.kind !== 'operator') refuse('ACTOR_NOT_PERMITTED', 'only a protocol operator may cancel');
         requireStatus(spec.kind, state, command, spec.cancellable);
         const next = bump(state, now, {
+          ...spec.ending?.(state),
           status: 'cancelled',
           cancelledAt: now,
           cancellation: reasonOf(command, now),

@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
 import { Client as PgClient } from 'pg';
 import type { Hono } from 'hono';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
@@ -139,9 +139,16 @@ export interface HarnessOptions {
 /** The engine of the jest project (jest.config.js, timeskip-*), else PGlite. */
 export const ENGINE: Engine = ((globalThis as any).PCX_ENGINE ?? 'pglite') as Engine;
 
+let runtimeInstalled = false;
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const engine = options.engine ?? ENGINE;
   const dir = mkdtempSync(join(tmpdir(), 'pcx-timeskip-'));
+  // Warnings and errors only (the worker's bundler reports every module at INFO). Once per process.
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
   const env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: TEST_SERVER } } });
 
   let schema: string | undefined;

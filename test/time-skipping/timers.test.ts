@@ -3,6 +3,9 @@
 // effectiveUntil months ahead, a proposal's validUntil, a tender's expiresAt, and the orderings
 // between them. After each skip the test reads what a connector reads: the resource through the
 // API and the organization's event feed.
+import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
+import { capacityOffer } from '../../workflows/capacity-offer';
+import type { EntityInput } from '../../workflows/entity';
 import { startHarness, type Harness, type Party } from './harness';
 
 const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
@@ -99,5 +102,161 @@ describe('listings', () => {
     expect(await other.eventTypes()).toContain('pcx.load-request.expired.v1');
     // An expired listing takes no command.
     expect((await other.command(`/load-requests/${request.id}/withdraw`, expired.resourceVersion, { reason: 'late' })).status).toBe(422);
+  });
+});
+
+describe('partner relationships', () => {
+  test('effectiveUntil six months ahead: the partner reads until that instant and not after; the relationship ends by itself', async () => {
+    const [carrier, shipper] = h.parties(2);
+    const effectiveUntil = await h.at('180 days');
+    const relationship = await partners(carrier, shipper, { effectiveUntil });
+    expect(relationship).toMatchObject({ status: 'active', effectiveUntil });
+    const offer = await published(carrier, '/capacity-offers', await offerBody(200, { visibility: { mode: 'partners', organizationIds: [shipper.id] } }));
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(200);
+
+    await h.skipTo(effectiveUntil, { before: '1 minute' });
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(200);
+    expect(await status(carrier, `/partner-relationships/${relationship.id}`)).toBe('active');
+
+    await h.skip('2 minutes');
+    // Suspended from that instant for authorization, whether or not the workflow has ended it yet.
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
+    await untilStatus(carrier, `/partner-relationships/${relationship.id}`, 'terminated');
+    const ended = (await carrier.get(`/partner-relationships/${relationship.id}`)).body;
+    expect(ended.terminationReasons ?? ended.statusReasons ?? JSON.stringify(ended)).toBeDefined();
+    expect(JSON.stringify(ended)).toMatch(/effectiveUntil has passed/);
+    for (const party of [carrier, shipper]) expect(await party.eventTypes()).toContain('pcx.partner-relationship.terminated.v1');
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
+    expect((await shipper.get('/capacity-offers')).body.items.map((o: any) => o.id)).not.toContain(offer.id);
+    // The offer itself is still the carrier's, published, until its own expiresAt.
+    expect(await status(carrier, `/capacity-offers/${offer.id}`)).toBe('published');
+  });
+});
+
+describe('match proposals', () => {
+  test('validUntil passes: the proposal expires, the request is published again, the offer\u2019s capacity is released; a decision after it is refused', async () => {
+    const { carrier, shipper, offer, request, proposal } = await proposed(3, 3);
+    expect(await status(carrier, `/capacity-offers/${offer.id}`)).toBe('partiallyMatched');
+    expect(Date.parse(proposal.validUntil) - Date.parse(proposal.createdAt)).toBeGreaterThan(23 * 3600_000); // one day (the default)
+
+    await h.skipTo(proposal.validUntil, { before: '1 minute' });
+    const pending = await shipper.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: proposal.resourceVersion });
+    expect(pending.body).toMatchObject({ status: 'open', decisionState: 'PENDING_INITIATOR_ACCEPT' });
+
+    await h.skipTo(proposal.validUntil, '1 second');
+    const late = await carrier.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: pending.body.resourceVersion });
+    // Refused either by the machine's own validUntil check or because the timer has expired it.
+    expect([409, 422]).toContain(late.status);
+    expect(['RESOURCE_EXPIRED', 'DECISION_TERMINAL', 'STALE_RESOURCE_VERSION']).toContain(late.body.code);
+
+    await untilStatus(shipper, `/match-proposals/${proposal.id}`, 'expired');
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'published');
+    await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'published');
+    expect((await carrier.get(`/capacity-offers/${offer.id}`)).body.allocations).toEqual([]);
+    expect((await shipper.get(`/load-requests/${request.id}`)).body.openProposalIds).toEqual([]);
+    for (const party of [carrier, shipper]) expect(await party.eventTypes()).toContain('pcx.match-proposal.expired.v1');
+  });
+
+  test('accepted a minute before validUntil: later expiries (the proposal\u2019s, the offer\u2019s, the request\u2019s) never overwrite the committed match', async () => {
+    const { carrier, shipper, offer, request, proposal } = await proposed(3, 3);
+    await h.skipTo(proposal.validUntil, { before: '1 minute' });
+    const first = await shipper.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: proposal.resourceVersion });
+    expect(first.status).toBe(200);
+    const second = await carrier.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: first.body.resourceVersion });
+    expect(second.body).toMatchObject({ status: 'accepted', decisionState: 'COMMITTED' });
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'matched');
+
+    await h.skipTo(offer.expiresAt, '1 hour');
+    await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'expired');
+    expect((await carrier.get(`/match-proposals/${proposal.id}`)).body).toMatchObject({ status: 'accepted', decisionState: 'COMMITTED' });
+    expect(await status(shipper, `/load-requests/${request.id}`)).toBe('matched');
+    expect((await carrier.get(`/capacity-offers/${offer.id}`)).body.allocations).toEqual([expect.objectContaining({ proposalId: proposal.id, state: 'committed' })]);
+    const types = await shipper.eventTypes();
+    expect(types).toContain('pcx.match-proposal.accepted.v1');
+    expect(types).not.toContain('pcx.match-proposal.expired.v1');
+    expect(types).not.toContain('pcx.load-request.expired.v1');
+  });
+
+  test('the offer expiring ends its open proposal (validUntil is capped at the offer\u2019s expiresAt) and returns the request to published', async () => {
+    const { carrier, shipper, offer, request, proposal } = await proposed(0.5, 3);
+    expect(proposal.validUntil).toBe(offer.expiresAt);
+    await h.skipTo(offer.expiresAt, '1 second');
+    await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'expired');
+    await h.until('the proposal ended', async () => ['expired', 'withdrawn'].includes(await status(shipper, `/match-proposals/${proposal.id}`)));
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'published');
+    expect((await carrier.get(`/capacity-offers/${offer.id}`)).body.allocations ?? []).not.toContainEqual(expect.objectContaining({ state: 'tentative' }));
+    expect(await carrier.eventTypes()).toEqual(expect.arrayContaining(['pcx.capacity-offer.expired.v1']));
+  });
+});
+
+describe('transport tenders', () => {
+  const terms = async (amount: number) => ({
+    cargo: { goodsCategory: 'retail', weight: { value: 5, unitCode: 'TNE' }, palletSpaces: 6 },
+    equipment: { bodyTypes: ['curtainsider'] },
+    stops: [
+      { sequence: 1, role: 'pickup', area: { kind: 'unlocode', code: 'DEHAM' }, timeWindow: { start: await h.at('3 days'), end: await h.at('76 hours') } },
+      { sequence: 2, role: 'delivery', area: { kind: 'unlocode', code: 'NLRTM' }, timeWindow: { start: await h.at('84 hours'), end: await h.at('4 days') } },
+    ],
+    commercialTerms: { amount, currency: 'EUR' },
+  });
+  const issued = async (issuer: Party, executor: Party) => {
+    const created = await issuer.post('/transport-tenders', { executingOrganizationId: executor.id, movementScope: 'fullTransport', expiresAt: await h.at('2 days'), terms: await terms(700) });
+    if (created.status !== 201) throw new Error(`create tender: ${created.status} ${JSON.stringify(created.body)}`);
+    const done = await issuer.command(`/transport-tenders/${created.body.id}/issue`, created.body.resourceVersion);
+    expect(done.status).toBe(200);
+    return done.body;
+  };
+
+  test('a tender expires at expiresAt two days ahead while a counterproposal is pending; a decision after is refused', async () => {
+    const [issuer, executor] = h.parties(2);
+    await partners(issuer, executor);
+    const tender = await issued(issuer, executor);
+    const countered = await executor.command(`/transport-tenders/${tender.id}/counterproposals`, tender.resourceVersion, { revision: 1, terms: { commercialTerms: { amount: 900, currency: 'EUR' } }, reason: 'diesel prices' });
+    expect(countered.body).toMatchObject({ status: 'issued', currentRevision: 2 });
+
+    await h.skipTo(tender.expiresAt, { before: '1 minute' });
+    expect(await status(issuer, `/transport-tenders/${tender.id}`)).toBe('issued');
+    await h.skip('2 minutes');
+    await untilStatus(issuer, `/transport-tenders/${tender.id}`, 'expired');
+    const expired = (await issuer.get(`/transport-tenders/${tender.id}`)).body;
+    expect(expired.revisions).toHaveLength(2);
+    const late = await issuer.command(`/transport-tenders/${tender.id}/decisions`, expired.resourceVersion, { decision: 'accept', revision: 2 });
+    expect(late.status).toBe(422);
+    for (const party of [issuer, executor]) expect(await party.eventTypes()).toContain('pcx.transport-tender.expired.v1');
+  });
+
+  test('accepted a minute before expiresAt: the expiry does not overwrite the acceptance', async () => {
+    const [issuer, executor] = h.parties(2);
+    await partners(issuer, executor, { decisionPolicy: { mode: 'INITIATOR_ONLY' } });
+    const tender = await issued(issuer, executor);
+    await h.skipTo(tender.expiresAt, { before: '1 minute' });
+    const accepted = await executor.command(`/transport-tenders/${tender.id}/decisions`, tender.resourceVersion, { decision: 'accept', revision: 1 });
+    expect(accepted.body).toMatchObject({ status: 'accepted' });
+    await h.skip('1 day');
+    expect((await issuer.get(`/transport-tenders/${tender.id}`)).body).toMatchObject({ status: 'accepted', commitmentId: accepted.body.commitmentId });
+    expect(await issuer.eventTypes()).not.toContain('pcx.transport-tender.expired.v1');
+  });
+});
+
+describe('entity workflows', () => {
+  // Update-with-start starts the workflow even when the machine refuses the create (the API
+  // prechecks, but a create can still be refused inside: here, one not made by a connector): the empty workflow ends after a minute.
+  test('a workflow whose create was refused ends a minute later, leaving nothing behind', async () => {
+    const id = crypto.randomUUID();
+    const workflowId = capacityOffer.workflowId(id);
+    const input: EntityInput = { kind: capacityOffer.kind, settings: h.config.workflow };
+    const refused = h.client.workflow.executeUpdateWithStart(capacityOffer.updates.create, {
+      args: [{ name: 'create', commandId: id, actor: { kind: 'system' }, payload: {}, correlationId: id }],
+      startWorkflowOperation: new WithStartWorkflowOperation(capacityOffer.workflowType, { workflowId, taskQueue: h.config.temporal.taskQueue, args: [input], workflowIdConflictPolicy: 'FAIL' }),
+    });
+    await expect(refused).rejects.toBeInstanceOf(WorkflowUpdateFailedError);
+    const handle = h.client.workflow.getHandle(workflowId);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await h.skip('59 seconds');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    await h.skip('2 seconds');
+    await h.until('the empty workflow completed', async () => (await handle.describe()).status.name === 'COMPLETED');
+    expect(await handle.result()).toBeUndefined();
+    expect((await h.db.query('select 1 from capacity_offers where id = $1', [id])).rows).toEqual([]);
   });
 });

@@ -212,6 +212,20 @@ describe('capacity-offer matching transitions', () => {
     expect(refusal(R, none.state, command('unmatch', system, { proposalId: 'p1' }))).toBe('INVALID_STATE_TRANSITION');
   });
 
+  test('an offer that ends releases its tentative reservations (its open proposals end with it) and keeps committed ones', () => {
+    const partial = next(R, published(), command('partialMatch', system, hold('p1', 'r1', 10000)));
+    const second = next(R, partial.state, command('partialMatch', system, hold('p2', 'r2', 4000)));
+    const committed = next(R, second.state, command('commit', system, { proposalId: 'p2' })).state;
+    for (const end of [
+      command('withdraw', connector(OWNER), { reason: 'truck broke down' }),
+      command('cancel', operator, { reason: 'fraud report' }),
+    ]) {
+      const ended = next(R, committed, end);
+      expect(ended.state.allocations).toEqual([expect.objectContaining({ proposalId: 'p2', state: 'committed' })]);
+      expect(ended.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' } }]);
+    }
+  });
+
   test('rule 10: allocations never exceed availableCapacity; a pair is held once; the name says whether it fills the offer', () => {
     const s = next(R, published(), command('partialMatch', system, hold('p1', 'r1', 20000))).state;
     expect(refusal(R, s, command('partialMatch', system, hold('p2', 'r2', 5000)))).toBe('CAPACITY_EXCEEDED');
