@@ -1,7 +1,7 @@
 // The broker process: worker and/or HTTP API (PCX_ROLE), on the configuration from the environment.
 import { serve } from '@hono/node-server';
 import { Client } from '@temporalio/client';
-import type { Worker } from '@temporalio/worker';
+import type { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './core/config';
 import { openDb } from './core/db';
 import { createLogger } from './core/log';
@@ -24,9 +24,10 @@ export async function startBroker(config: Config) {
   await ensureSearchAttributes(connection, config.temporal.namespace);
 
   let worker: Worker | undefined;
+  let workerConnection: NativeConnection | undefined;
   let workerRun: Promise<void> | undefined;
   if (config.role !== 'api') {
-    worker = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace }));
+    ({ worker, connection: workerConnection } = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace })));
     workerRun = worker.run();
     // A process whose worker died must not keep serving as if it could complete commands.
     workerRun.catch((err) => {
@@ -70,6 +71,7 @@ export async function startBroker(config: Config) {
       if (worker) {
         worker.shutdown();
         await workerRun?.catch(() => undefined);
+        await workerConnection?.close().catch(() => undefined);
       }
       // Answers 503 while the worker drains; closed once it has.
       if (healthServer) {

@@ -6,11 +6,19 @@ import type { Db } from './core/db';
 import { createActivities } from './activities';
 import { temporalConnectionOptions } from './core/temporal';
 
-/** @param client the client flows send commands through (activities/commands.ts). */
-export async function createWorker(config: Config, db: Db, client: Client, workflowBundle?: WorkflowBundleOption): Promise<Worker> {
+/**
+ * @param client the client flows send commands through (activities/commands.ts).
+ * @returns the worker and its own connection, which the caller closes once the worker has stopped.
+ */
+export async function createWorker(
+  config: Config,
+  db: Db,
+  client: Client,
+  workflowBundle?: WorkflowBundleOption,
+): Promise<{ worker: Worker; connection: NativeConnection }> {
   // The same address, TLS and API key as the client connection (core/temporal.ts).
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
-  return Worker.create({
+  const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
@@ -28,6 +36,7 @@ export async function createWorker(config: Config, db: Db, client: Client, workf
     // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
     maxCachedWorkflows: 2000,
   });
+  return { worker, connection };
 }
 
 export function eventSource(config: Config): string {

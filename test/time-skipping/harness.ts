@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { Client as PgClient } from 'pg';
 import type { Hono } from 'hono';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
@@ -176,7 +176,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, 2 /* KEYWORD */])),
   });
   const client = new Client({ connection: env.connection, namespace: config.temporal.namespace });
-  const worker: Worker = await createWorker(config, db, client);
+  const { worker, connection: workerConnection } = await createWorker(config, db, client);
   const running = worker.run();
   // Date follows the test server's clock from here on (see the header). Not before the worker
   // exists: it builds the workflows' sandbox from the real globals.
@@ -232,6 +232,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     async stop() {
       worker.shutdown();
       await running.catch(() => undefined);
+      await workerConnection.close().catch(() => undefined);
       await env.teardown();
       await db.close();
       jest.useRealTimers();
