@@ -19,7 +19,7 @@ async function start(env: Record<string, string>): Promise<ChildProcess> {
   });
   let stderr = '';
   child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const deadline = Date.now() + 60000;
+  const deadline = Date.now() + 120000;
   while (Date.now() < deadline) {
     const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
     if (ready) return child;
@@ -81,7 +81,7 @@ describe('scripts/walkthrough.sh against npm start', () => {
       TEMPORAL_UI_PORT: String(await freePort()),
       DATA_DIR: join(testEnv().dir, 'walkthrough'),
     });
-  }, 90000);
+  }, 150000);
 
   afterAll(async () => {
     if (child) expect(await interrupt(child)).toBe(0);
