@@ -8,7 +8,11 @@
 // besides the round trip: a local activity (here one that does nothing; the real one writes the
 // projection and the outbox) and an upsert of the four keyword search attributes. It separates
 // the cost of that workflow shape from the cost of our own code around it.
-import { condition, defineUpdate, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+//
+// entityActivityWorkflow: the same with a regular activity instead of the local one, the shape of
+// workflows/entity.ts since the patch side-effects-as-activities (docs/decisions.md, "Commands are
+// Workflow Updates answered after persistence"). Beside entityShapedWorkflow it prices that switch.
+import { condition, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 
 export const noopUpdate = defineUpdate<null, [unknown]>('noop');
 
@@ -20,11 +24,20 @@ export async function noopWorkflow(): Promise<void> {
 export const benchActivities = { async nothing(_arg: unknown): Promise<void> {} };
 
 const { nothing } = proxyLocalActivities<typeof benchActivities>({ startToCloseTimeout: '10 seconds' });
+const regular = proxyActivities<typeof benchActivities>({ startToCloseTimeout: '10 seconds' });
 
 export async function entityShapedWorkflow(): Promise<void> {
+  await entityShape(nothing);
+}
+
+export async function entityActivityWorkflow(): Promise<void> {
+  await entityShape(regular.nothing);
+}
+
+async function entityShape(sideEffect: (arg: unknown) => Promise<void>): Promise<void> {
   let n = 0;
   setHandler(noopUpdate, async (arg) => {
-    await nothing(arg);
+    await sideEffect(arg);
     // The search attributes of core/temporal.ts (registered by the broker), a new status each time.
     upsertSearchAttributes({ PcxResourceKind: ['bench'], PcxOwnerOrganizationId: ['org-a'], PcxPartnerOrganizationId: ['org-b'], PcxStatus: [`s${n++}`] });
     return null;

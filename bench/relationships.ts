@@ -24,7 +24,7 @@ import { loadConfig } from '../core/config';
 import { openDb, type Db, type Queryable } from '../core/db';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
-import { benchActivities, entityShapedWorkflow, noopUpdate, noopWorkflow } from './noop-workflow';
+import { benchActivities, entityActivityWorkflow, entityShapedWorkflow, noopUpdate, noopWorkflow } from './noop-workflow';
 
 const CONCURRENCY = [1, 8, 32];
 /** Flows per run at each concurrency: enough for a stable p95 and a few seconds per run. */
@@ -287,6 +287,7 @@ const NAMES: Record<string, string> = {
   read: 'read path',
   update: 'bare Update',
   'entity-shaped': 'Update + LA + SA',
+  'entity-activity': 'Update + activity + SA',
   'http-pg': 'HTTP + PostgreSQL',
   'http-pglite': 'HTTP + PGlite',
 };
@@ -326,26 +327,28 @@ function report(runs: Run[], breakdown: Array<[string, number[]]>, machineLines:
     `Each level ran ${REPEATS} times, the systems interleaved (${Object.values(NAMES).join(', ')}) so that`,
     'background noise spreads over all of them; throughput is the median run (min–max in brackets), latency percentiles pool all runs.',
     'Read path: GET of one relationship (JWT, rate-limit upsert, gate-4 read, JSON; no Update). Update + LA + SA: the bare Update',
-    'plus a no-op local activity and a search-attribute upsert per Update, the Temporal-side shape of workflows/entity.ts.',
+    'plus a no-op local activity and a search-attribute upsert per Update, the Temporal-side shape of workflows/entity.ts until',
+    'the patch side-effects-as-activities; Update + activity + SA: the same with a regular activity, its shape since.',
     `Flows per run: ${CONCURRENCY.map((c) => `${FLOWS[c]} at concurrency ${c}`).join(', ')}; each system warmed up with ${WARMUP_FLOWS} flows first.`,
     'A flow is three operations: create, request, accept (command path); update-with-start and two Updates (Temporal references);',
     'three single-row INSERTs behind HTTP (plain handler). Idempotency-Key is sent on every other flow (on all three of its commands).',
     '',
     '## Throughput (operations per second; median run, min–max)',
     '',
-    '| concurrency | command path cmd/s | command path flows/s | bare Update upd/s | **ratio** | Update + LA + SA upd/s | ratio | read path GET/s | HTTP + PostgreSQL req/s | HTTP + PGlite req/s |',
-    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    '| concurrency | command path cmd/s | command path flows/s | bare Update upd/s | **ratio** | Update + LA + SA upd/s | ratio | Update + activity + SA upd/s | ratio | read path GET/s | HTTP + PostgreSQL req/s | HTTP + PGlite req/s |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
   ];
   const ratios: string[] = [];
   for (const c of CONCURRENCY) {
     const cmd = of('command', c).map(opsPerSecond);
     const upd = of('update', c).map(opsPerSecond);
     const shaped = of('entity-shaped', c).map(opsPerSecond);
+    const activity = of('entity-activity', c).map(opsPerSecond);
     const percent = (x: number) => `${(x * 100).toFixed(0)} %`;
     const ratio = median(cmd) / median(upd);
     ratios.push(`${c}: ${percent(ratio)}`);
     lines.push(
-      `| ${c} | ${range(cmd)} | ${range(of('command', c).map(flowsPerSecond))} | ${range(upd)} | **${percent(ratio)}** | ${range(shaped)} | ${percent(median(cmd) / median(shaped))} | ${range(of('read', c).map(opsPerSecond))} | ${range(of('http-pg', c).map(opsPerSecond))} | ${range(of('http-pglite', c).map(opsPerSecond))} |`,
+      `| ${c} | ${range(cmd)} | ${range(of('command', c).map(flowsPerSecond))} | ${range(upd)} | **${percent(ratio)}** | ${range(shaped)} | ${percent(median(cmd) / median(shaped))} | ${range(activity)} | ${percent(median(cmd) / median(activity))} | ${range(of('read', c).map(opsPerSecond))} | ${range(of('http-pg', c).map(opsPerSecond))} | ${range(of('http-pglite', c).map(opsPerSecond))} |`,
     );
   }
   lines.push('', `Ratio of command-path throughput to bare-Update throughput (target ≥ 70 %): ${ratios.join('; ')}.`, '');
@@ -503,6 +506,7 @@ async function main() {
       ['read', () => readFlow(broker.baseUrl, created)],
       ['update', () => updateFlow(client, noopQueue, noopWorkflow)],
       ['entity-shaped', () => updateFlow(client, noopQueue, entityShapedWorkflow)],
+      ['entity-activity', () => updateFlow(client, noopQueue, entityActivityWorkflow)],
       ['http-pg', () => insertFlow(inserts.base, '/pg')],
       ['http-pglite', () => insertFlow(inserts.base, '/pglite')],
     ];
