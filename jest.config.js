@@ -1,7 +1,9 @@
-// Three projects (docs/architecture.md, "Tests"):
+// Five projects (docs/architecture.md, "Tests"):
 //   unit      pure logic, no servers (test/unit/)
 //   postgres  integration tests against a broker whose read models are in PostgreSQL
 //   pglite    the same integration tests against a broker on the embedded PGlite (`npm start`'s default)
+//   timeskip-pglite, timeskip-postgres
+//             every timer at its real distance on Temporal's time-skipping test server (test/time-skipping/)
 // The integration projects share one Temporal dev server (test/setup/stack-setup.ts). Temporal's native
 // runtime wants a single jest worker (--runInBand).
 const common = {
