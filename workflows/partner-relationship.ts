@@ -13,9 +13,18 @@ import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
 import { FLOWS, type MatchRelationshipInput } from './flows/names';
 
-/** A relationship coming into force brings new candidates: matching runs for both organizations' listings. */
-const matchBoth = (state: PartnerRelationship) => [
-  { flow: FLOWS.matchRelationship, input: { organizationIds: [state.requestingOrganizationId, state.acceptingOrganizationId] } satisfies MatchRelationshipInput },
+/**
+ * A relationship coming into force brings new candidates: matching runs for both organizations'
+ * listings, at effectiveFrom when that lies ahead (before it, the relationship is not in force).
+ */
+const matchBoth = (state: PartnerRelationship, now: string) => [
+  {
+    flow: FLOWS.matchRelationship,
+    input: {
+      organizationIds: [state.requestingOrganizationId, state.acceptingOrganizationId],
+      ...(state.effectiveFrom && Date.parse(state.effectiveFrom) > Date.parse(now) ? { notBefore: state.effectiveFrom } : {}),
+    } satisfies MatchRelationshipInput,
+  },
 ];
 
 export type RelationshipStatus = 'draft' | 'requested' | 'active' | 'suspended' | 'terminated';
@@ -258,7 +267,7 @@ export const partnerRelationshipMachine = {
           effectiveFrom: state.effectiveFrom ?? now,
         }),
         events: [{ type: EVENT('activated'), audience: both(state) }],
-        effects: matchBoth(state),
+        effects: matchBoth(state, now),
       };
     },
 
@@ -297,7 +306,7 @@ export const partnerRelationshipMachine = {
       if (hasPassed(state.effectiveUntil, now)) refuse('RESOURCE_EXPIRED', 'effectiveUntil has passed; create a new relationship');
       const next = bump(state, now, { status: 'active', reactivatedAt: now });
       delete next.suspendedByOrganizationId;
-      return { state: next, events: [{ type: EVENT('reactivated'), audience: both(state) }], effects: matchBoth(state) };
+      return { state: next, events: [{ type: EVENT('reactivated'), audience: both(state) }], effects: matchBoth(state, now) };
     },
 
     terminate(state: PartnerRelationship, command: Command<ReasonPayload, RelationshipContext>, now: string): Transition<PartnerRelationship> {

@@ -11,9 +11,11 @@
 //   await h.stop();
 //
 // The clock: workflow time is the test server's. The API and the activities read Date, which the
-// harness moves along with the test server's time after each skip (jest's fake timers, Date only,
-// advancing in real time between skips), so tokens, "in force now" and "expiresAt must be in the
-// future" see the same instant as the workflows.
+// harness moves with the test server's time at each skip (jest's fake timers, Date only, advancing
+// in real time between skips), so tokens, "in force now" and "expiresAt must be in the future" see
+// the same instant as the workflows. One approximation: an activity that a timer inside a skip
+// triggers sees Date at the skip's end, not at the timer's instant; when that matters, skip to
+// each instant in turn (skipTo).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -211,8 +213,14 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     now: async () => new Date(await env.currentTimeMs()),
     at: async (duration) => new Date((await env.currentTimeMs()) + toMs(duration)).toISOString(),
     async skip(duration) {
+      // Date moves first: the activities a timer triggers run while the test server is still
+      // skipping, and must not see the time before the skip (they would find a relationship that
+      // has just come into force not yet in force). During a skip they see its end.
+      const target = (await env.currentTimeMs()) + toMs(duration);
+      jest.setSystemTime(target);
       await env.sleep(toMs(duration));
-      jest.setSystemTime(await env.currentTimeMs());
+      const serverNow = await env.currentTimeMs();
+      if (serverNow > Date.now()) jest.setSystemTime(serverNow);
     },
     async skipTo(instant, offset = 0) {
       const shift = typeof offset === 'object' ? -toMs(offset.before) : toMs(offset);

@@ -133,6 +133,37 @@ describe('partner relationships', () => {
   });
 });
 
+describe('a relationship accepted before its effectiveFrom', () => {
+  test('its partners’ listings become candidates at effectiveFrom, not before', async () => {
+    const [carrier, shipper] = h.parties(2);
+    const effectiveFrom = await h.at('2 days');
+    const relationship = await partners(carrier, shipper, { effectiveFrom });
+    expect(relationship).toMatchObject({ status: 'active', effectiveFrom });
+    // Listings for the week after effectiveFrom, published now.
+    const offer = await published(carrier, '/capacity-offers', {
+      ...(await offerBody(8)),
+      availabilityWindow: { start: await h.at('3 days'), end: await h.at('7 days') },
+    });
+    const request = await published(shipper, '/load-requests', {
+      ...(await requestBody(8)),
+      pickupWindow: { start: await h.at('74 hours'), end: await h.at('78 hours') },
+      deliveryWindow: { start: await h.at('84 hours'), end: await h.at('6 days') },
+    });
+    const proposals = async () => (await shipper.get(`/match-proposals?request=${request.id}`)).body.items;
+    // Not in force yet: the partner cannot read the offer and nothing is proposed.
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
+    await h.skipTo(effectiveFrom, { before: '1 minute' });
+    expect(await proposals()).toEqual([]);
+
+    await h.skip('2 minutes');
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(200);
+    await h.until('the broker proposed the pair', async () => (await proposals()).length === 1);
+    const [proposal] = await proposals();
+    expect(proposal).toMatchObject({ capacityOfferId: offer.id, loadRequestId: request.id, status: 'open' });
+    expect(await carrier.eventTypes()).toContain('pcx.match-proposal.created.v1');
+  });
+});
+
 describe('match proposals', () => {
   test('validUntil passes: the proposal expires, the request is published again, the offer\u2019s capacity is released; a decision after it is refused', async () => {
     const { carrier, shipper, offer, request, proposal } = await proposed(3, 3);

@@ -5,7 +5,7 @@
 // The serialisation points are the entities themselves: the offer keeps its allocations within
 // its capacity and refuses a second proposal of one pair; the request accepts exactly one
 // proposal and refuses it once withdrawn.
-import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { CommandOutcome } from '../../activities/commands';
 import type { MatchCandidate } from '../../activities/matching';
@@ -42,6 +42,10 @@ export async function matchListingFlow(input: MatchInput): Promise<string[]> {
 
 /** Matching for the open listings of two organizations whose relationship came into force. */
 export async function matchRelationshipFlow(input: MatchRelationshipInput): Promise<number> {
+  // A relationship accepted before its effectiveFrom: its partners' listings become candidates
+  // only then (a timer; runs recorded before notBefore existed never take this branch).
+  const wait = input.notBefore ? Date.parse(input.notBefore) - Date.now() : 0;
+  if (wait > 0) await sleep(wait);
   const listings = await openListingsOf(input.organizationIds);
   let created = 0;
   for (const [l, listing] of listings.entries()) {

@@ -27,6 +27,8 @@ export interface MatchInput {
 
 export interface MatchRelationshipInput {
   organizationIds: [string, string];
+  /** The relationship's effectiveFrom when it lies ahead: matching waits until it is in force. */
+  notBefore?: string;
 }
 
 export interface AcceptInput {

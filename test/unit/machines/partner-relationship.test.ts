@@ -54,9 +54,12 @@ describe('transition rows', () => {
     expect(t.events.map((e) => e.type)).toEqual(['pcx.partner-relationship.activated.v1']);
   });
 
-  test('an effectiveFrom set in advance is kept on accept', () => {
+  test('an effectiveFrom set in advance is kept on accept; matching for both organizations waits for it', () => {
     const t = next(R, inStatus('requested', { effectiveFrom: later(DAY) }), command('accept', connector(B), {}, { context }));
     expect(t.state.effectiveFrom).toBe(later(DAY));
+    expect(t.effects).toEqual([{ flow: 'matchRelationshipFlow', input: { organizationIds: [A, B], notBefore: later(DAY) } }]);
+    // In force at once: matching runs at once.
+    expect(next(R, inStatus('requested'), command('accept', connector(B), {}, { context })).effects).toEqual([{ flow: 'matchRelationshipFlow', input: { organizationIds: [A, B] } }]);
   });
 
   test('requested -> reject by the accepter -> terminated (rejected), the reason optional', () => {
