@@ -5,6 +5,8 @@ import { Hono } from 'hono';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { Problem } from '../core/problems';
 import { listProposals } from '../activities/match-proposal';
+import { relationshipInForce } from '../activities/partner-relationship';
+import { MATCHING_SCOPES } from '../core/matching/compatibility';
 import { loadDocument } from '../activities/projection';
 import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
 import { effectWorkflowId } from '../workflows/entity';
@@ -68,7 +70,11 @@ matchProposals.post('/:id/decisions', async (c) => {
   const body = c.get('services').schemas.assert<Record<string, any>>('match-proposal#/$defs/DecisionRequest', await readJson(c));
   const { observedProposalVersion, ...payload } = body;
   const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
-  const context: DecisionContext = { actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [] };
+  const relationship = await relationshipInForce(c.get('services').db, doc.offerOwnerOrganizationId, doc.requestOwnerOrganizationId);
+  const context: DecisionContext = {
+    actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [],
+    relationshipInForce: relationship !== undefined && MATCHING_SCOPES.every((s) => relationship.scopes.includes(s)),
+  };
   return runCommand(c, {
     resource,
     name: 'decide',

@@ -102,6 +102,11 @@ export interface DecisionPayload {
 /** Facts the API gathers for a decision: the roles the registry gives the deciding connector. */
 export interface DecisionContext {
   actorRoles?: string[];
+  /**
+   * Whether a relationship granting the matching scopes is in force between the two organizations
+   * now (the API reads it). Absent in commands recorded before it existed: taken as in force.
+   */
+  relationshipInForce?: boolean;
 }
 
 const TERMINAL: readonly ProposalStatus[] = ['accepted', 'rejected', 'expired', 'superseded', 'withdrawn'];
@@ -181,6 +186,11 @@ export const matchProposalMachine = {
       requireOpen(p);
       if (Date.parse(now) >= Date.parse(p.validUntil)) refuse('RESOURCE_EXPIRED', 'the proposal is past its validUntil', { currentState: p.decisionState });
       const { decision, reasonCode, comment } = command.payload;
+      // Sharing stops when the relationship does (suspended, terminated, past effectiveUntil): an
+      // open proposal can still be rejected or withdrawn, never accepted into a new match.
+      if (decision === 'accept' && command.context?.relationshipInForce === false) {
+        refuse('RELATIONSHIP_INACTIVE', 'no partner relationship granting matching is in force between the two organizations; the proposal can only be rejected or withdrawn', { currentState: p.decisionState });
+      }
       // A repeated accept by one organization is idempotent: nothing is recorded, nothing advances.
       if (decision === 'accept' && acceptance(p).accepted.has(org)) return { state: p, events: [] };
       const record: MatchDecision = {

@@ -220,6 +220,34 @@ describe('match proposals', () => {
   });
 });
 
+describe('a relationship ending while a proposal is open', () => {
+  test('after effectiveUntil the open proposal can be rejected but never accepted: sharing has stopped', async () => {
+    const [carrier, shipper] = h.parties(2);
+    const relationship = await partners(carrier, shipper, { effectiveUntil: await h.at('12 hours') });
+    const offer = await published(carrier, '/capacity-offers', await offerBody(3, { restrictedDetails: { price: { amount: 900, currency: 'EUR' } } }));
+    const request = await published(shipper, '/load-requests', await requestBody(3));
+    let proposal: any;
+    await h.until('the broker proposed the pair', async () => {
+      [proposal] = (await shipper.get(`/match-proposals?request=${request.id}`)).body.items;
+      return proposal !== undefined;
+    });
+    expect(Date.parse(proposal.validUntil)).toBeGreaterThan(Date.parse(relationship.effectiveUntil));
+
+    await h.skipTo(relationship.effectiveUntil, '1 hour');
+    await untilStatus(carrier, `/partner-relationships/${relationship.id}`, 'terminated');
+    const open = (await shipper.get(`/match-proposals/${proposal.id}`)).body;
+    expect(open.status).toBe('open');
+    const accept = await shipper.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: open.resourceVersion });
+    expect(accept.status).toBe(403);
+    expect(accept.body.code).toBe('RELATIONSHIP_INACTIVE');
+    expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
+    const reject = await carrier.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'reject', observedProposalVersion: open.resourceVersion });
+    expect(reject.body).toMatchObject({ status: 'rejected' });
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'published');
+    await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'published');
+  });
+});
+
 describe('transport tenders', () => {
   const terms = async (amount: number) => ({
     cargo: { goodsCategory: 'retail', weight: { value: 5, unitCode: 'TNE' }, palletSpaces: 6 },

@@ -114,6 +114,12 @@ test('gate 10: only the two organizations, and only the roles the policy names',
   expect(next(R, roles, decide(CARRIER, 'accept', {}, { actorRoles: ['planner'] })).state.decisions[0].decidedBy).toMatchObject({ organizationId: CARRIER, actorRoles: ['planner'] });
 });
 
+test('no relationship in force: an accept is RELATIONSHIP_INACTIVE; a reject still ends the proposal; recorded commands without the fact count as in force', () => {
+  expect(refusal(R, created(), decide(SHIPPER, 'accept', {}, { relationshipInForce: false }))).toBe('RELATIONSHIP_INACTIVE');
+  expect(next(R, created(), decide(CARRIER, 'reject', {}, { relationshipInForce: false })).state).toMatchObject({ status: 'rejected' });
+  expect(next(R, created(), decide(SHIPPER, 'accept')).state.decisions).toHaveLength(1);
+});
+
 test('the definition: both organizations are participants; every field is shared with them alone', () => {
   expect(R.participants!(created())).toEqual([CARRIER, SHIPPER]);
   for (const field of Object.keys({ ...created(), acceptedAt: NOW, rejectedAt: NOW, expiredAt: NOW, withdrawnAt: NOW, supersededAt: NOW, supersededByProposalId: 'x', endReason: {} })) {
