@@ -13,7 +13,7 @@ import { effectWorkflowId } from '../workflows/entity';
 import { loadRequest, type LoadRequest } from '../workflows/load-request';
 import { matchProposal, type MatchProposal } from '../workflows/match-proposal';
 import type { Envelope } from '../workflows/machine';
-import { transportTender, type TenderContext, type TenderTerms, type TransportTender } from '../workflows/transport-tender';
+import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderContext, type TenderTerms, type TransportTender } from '../workflows/transport-tender';
 import { precheckCreate, runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
@@ -142,7 +142,13 @@ async function settleAcceptance(c: Ctx, snapshot: TransportTender, commandId: st
   return after ?? snapshot;
 }
 
-commandRoute<TransportTender>(transportTenders, resource, 'issue', { body: 'common#/$defs/Command', access: access(resource.scopes.write) });
+/** Whether the tender's two organizations still have a relationship granting the tender scopes. */
+async function tenderRelationship(c: Ctx, t: TransportTender): Promise<TenderCommandContext> {
+  const relationship = await relationshipInForce(c.get('services').db, t.issuingOrganizationId, t.executingOrganizationId);
+  return { relationshipInForce: relationship !== undefined && TENDER_SCOPES.every((s) => relationship.scopes.includes(s)) };
+}
+
+commandRoute<TransportTender>(transportTenders, resource, 'issue', { body: 'common#/$defs/Command', access: access(resource.scopes.write), context: tenderRelationship });
 commandRoute<TransportTender>(transportTenders, resource, 'counterpropose', {
   path: 'counterproposals',
   body: `${resource.kind}#/$defs/CounterproposalRequest`,
@@ -153,6 +159,7 @@ commandRoute<TransportTender>(transportTenders, resource, 'decide', {
   path: 'decisions',
   body: `${resource.kind}#/$defs/DecisionRequest`,
   access: access('tenders:decide'),
+  context: tenderRelationship,
   settle: (c, snapshot, commandId) => settleAcceptance(c, snapshot as TransportTender, commandId),
 });
 commandRoute<TransportTender>(transportTenders, resource, 'withdraw', { body: 'common#/$defs/ReasonedCommand', access: access(resource.scopes.write) });

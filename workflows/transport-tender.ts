@@ -98,6 +98,22 @@ export interface TransportTender extends Envelope {
 
 export const KIND = 'transport-tender';
 
+/**
+ * Facts the API gathers for issue and decide: whether a relationship granting TENDER_SCOPES is in
+ * force between the two organizations now. Absent in commands recorded before it existed: taken
+ * as in force.
+ */
+export interface TenderCommandContext {
+  relationshipInForce?: boolean;
+}
+
+/** Sharing stops with the relationship: no tender is presented or accepted into a commitment after it. */
+function requireRelationship(command: Command<unknown, TenderCommandContext>, what: string) {
+  if ((command.context as TenderCommandContext | undefined)?.relationshipInForce === false) {
+    refuse('RELATIONSHIP_INACTIVE', `no partner relationship granting ${TENDER_SCOPES.join(' and ')} is in force between the two organizations: ${what}`);
+  }
+}
+
 /** Facts the API gathers for a create: the relationship in force and, from a proposal, its pair. */
 export interface TenderContext {
   relationship?: { id: string; resourceVersion: number; decisionPolicy: { mode: 'BILATERAL_REQUIRED' | 'INITIATOR_ONLY' }; scopes: string[] };
@@ -277,6 +293,7 @@ export const transportTenderMachine = {
       requireIssuer(t, command);
       requireStatus(t, command, ['draft']);
       if (Date.parse(t.expiresAt) <= Date.parse(now)) refuse('RESOURCE_EXPIRED', 'expiresAt has passed');
+      requireRelationship(command, 'the tender cannot be issued');
       const revision: TenderRevision = { number: 1, authorOrganizationId: t.issuingOrganizationId, createdAt: now, terms: t.draftTerms!, changes: changesOf(undefined, t.draftTerms!) };
       const next = bump(t, now, { status: 'issued', issuedAt: now, revisions: [revision], currentRevision: 1 });
       delete next.draftTerms;
@@ -301,6 +318,8 @@ export const transportTenderMachine = {
       if (t.status === 'issued' && Date.parse(t.expiresAt) <= Date.parse(now)) refuse('RESOURCE_EXPIRED', 'the tender has expired');
       const org = command.actor.organizationId!;
       const { decision, revision, reason } = command.payload;
+      // An amendment of an agreed commitment is existing work; a new acceptance is not.
+      if (decision === 'accept' && t.status === 'issued') requireRelationship(command, 'the tender can be rejected but not accepted');
       // A repeated accept of one revision by one organization changes nothing.
       if (decision === 'accept' && t.decisions.some((d) => d.organizationId === org && d.revision === revision && d.decision === 'accept')) return { state: t, events: [] };
       const record: TenderDecision = { id: command.commandId, organizationId: org, decision, revision, decidedAt: now, decidedBy: { organizationId: org, clientId: command.actor.clientId }, ...(reason ? { reason } : {}) };

@@ -266,6 +266,20 @@ describe('transport tenders', () => {
     return done.body;
   };
 
+  test('the relationship ends at effectiveUntil: an issued tender can be rejected, not accepted; a draft cannot be issued', async () => {
+    const [issuer, executor] = h.parties(2);
+    const relationship = await partners(issuer, executor, { effectiveUntil: await h.at('12 hours') });
+    const tender = await issued(issuer, executor);
+    const draft = (await issuer.post('/transport-tenders', { executingOrganizationId: executor.id, movementScope: 'collection', expiresAt: await h.at('2 days'), terms: await terms(500) })).body;
+    await h.skipTo(relationship.effectiveUntil, '1 minute');
+    const accept = await executor.command(`/transport-tenders/${tender.id}/decisions`, tender.resourceVersion, { decision: 'accept', revision: 1 });
+    expect([accept.status, accept.body.code]).toEqual([403, 'RELATIONSHIP_INACTIVE']);
+    const issue = await issuer.command(`/transport-tenders/${draft.id}/issue`, draft.resourceVersion);
+    expect([issue.status, issue.body.code]).toEqual([403, 'RELATIONSHIP_INACTIVE']);
+    const reject = await executor.command(`/transport-tenders/${tender.id}/decisions`, tender.resourceVersion, { decision: 'reject', revision: 1, reason: 'no longer partners' });
+    expect(reject.body).toMatchObject({ status: 'rejected' });
+  });
+
   test('a tender expires at expiresAt two days ahead while a counterproposal is pending; a decision after is refused', async () => {
     const [issuer, executor] = h.parties(2);
     await partners(issuer, executor);

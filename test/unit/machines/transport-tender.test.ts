@@ -62,6 +62,14 @@ describe('create and issue', () => {
   });
 });
 
+test('no relationship in force: issue and accept are RELATIONSHIP_INACTIVE; reject still ends the tender; commands without the fact count as in force', () => {
+  const gone = { context: { relationshipInForce: false } };
+  expect(refusal(T, draft(), command('issue', connector(ISSUER), {}, gone))).toBe('RELATIONSHIP_INACTIVE');
+  expect(refusal(T, issued(), command('decide', connector(EXECUTOR), { decision: 'accept', revision: 1 }, gone))).toBe('RELATIONSHIP_INACTIVE');
+  expect(next(T, issued(), command('decide', connector(EXECUTOR), { decision: 'reject', revision: 1 }, gone)).state.status).toBe('rejected');
+  expect(next(T, issued(), decide(EXECUTOR, 'accept')).state.decisions).toHaveLength(1);
+});
+
 describe('revisions and decisions', () => {
   test('a counterproposal adds revision n+1 with what changed; the one it answers must be current', () => {
     const t = next(T, issued(), command('counterpropose', connector(EXECUTOR), { revision: 1, terms: { commercialTerms: { amount: 1000, currency: 'EUR' } }, reason: 'fuel' }));
