@@ -13,6 +13,17 @@ export interface ProposalFilter {
   limit: number;
 }
 
+/** Open proposals made under a relationship up to an instant (its end), in id order. */
+export async function openProposalsOf(db: Queryable, relationshipId: string, at: string): Promise<string[]> {
+  const { rows } = await db.query<{ id: string }>(
+    `select id::text from match_proposals
+      where status = 'open' and doc->'requiredDecisionPolicy'->>'relationshipId' = $1 and created_at <= $2::timestamptz
+      order by id`,
+    [relationshipId, at],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** The proposals an organization takes part in, in id order, one more than `limit`. */
 export async function listProposals(db: Queryable, organizationId: string, filter: ProposalFilter): Promise<MatchProposal[]> {
   const { rows } = await db.query<{ doc: MatchProposal }>(

@@ -24,6 +24,7 @@ import type { RequiredDecisionPolicy } from '../workflows/match-proposal';
 import type { PartnerRelationship } from '../workflows/partner-relationship';
 import { boxLiteral } from './listing';
 import { partnershipsInForce, type Partnership } from './partner-relationship';
+import { openProposalsOf } from './match-proposal';
 import { loadDocument } from './projection';
 
 export interface MatchingSettings {
@@ -243,5 +244,6 @@ export function createMatchingActivities(db: Queryable, settings: MatchingSettin
     findMatches: (input: MatchInput) => findMatches(db, input, settings),
     evaluatePair: (pair: { offerId: string; requestId: string; repeat?: boolean; initiator?: string }) => evaluatePair(db, pair, settings),
     openListingsOf: (organizationIds: string[]) => openListingsOf(db, organizationIds),
+    openProposalsOf: (relationshipId: string, at: string) => openProposalsOf(db, relationshipId, at),
   };
 }

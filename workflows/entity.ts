@@ -177,8 +177,11 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
   async function startEffects(command: Command, effects: Effect[]) {
     // Runs recorded before transitions had effects replay without them (Temporal's patching).
     if (effects.length === 0 || !patched(EFFECTS_PATCH)) return;
+    // Indexes stay those of the transition's list, so a flow's id never depends on a patch.
+    const due = effects.map((effect, index) => ({ effect, index })).filter(({ effect }) => !effect.patch || patched(effect.patch));
+    if (due.length === 0) return;
     await sideEffects().startFlows({
-      flows: effects.map((effect, index) => ({
+      flows: due.map(({ effect, index }) => ({
         workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
         workflowType: effect.flow,
         input: effect.input,

@@ -62,6 +62,11 @@ export interface EventDraft {
 export interface Effect {
   flow: string;
   input: unknown;
+  /**
+   * A Temporal patch id for an effect a transition gained after runs were recorded: the entity
+   * starts it only where the patch applies, so recorded runs replay unchanged.
+   */
+  patch?: string;
 }
 
 export interface Transition<S> {

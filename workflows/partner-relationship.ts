@@ -11,7 +11,7 @@ import {
 } from './machine';
 import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
-import { FLOWS, type MatchRelationshipInput } from './flows/names';
+import { FLOWS, type EndRelationshipProposalsInput, type MatchRelationshipInput } from './flows/names';
 
 /**
  * A relationship coming into force brings new candidates: matching runs for both organizations'
@@ -144,8 +144,16 @@ function terminate(
   } as Partial<PartnerRelationship>);
   // A draft was never shown to the accepting organization (rule 7); its end is not either.
   const audience = state.status === 'draft' ? [state.requestingOrganizationId] : both(state);
-  return { state: next, events: [{ type: EVENT('terminated'), audience }] };
+  return { state: next, events: [{ type: EVENT('terminated'), audience }], effects: state.status === 'active' ? endProposals(state, now, `the partner relationship ended (${cause})`) : [] };
 }
+
+/**
+ * Sharing stops with the relationship: its open proposals end (withdrawn, their reservations and
+ * requests released). Behind a patch: runs recorded before this effect replay without it.
+ */
+const endProposals = (state: PartnerRelationship, now: string, reason: string) => [
+  { flow: FLOWS.endRelationshipProposals, input: { relationshipId: state.id, at: now, reason } satisfies EndRelationshipProposalsInput, patch: 'relationship-end-ends-proposals' },
+];
 
 const PATCHABLE = ['scopes', 'visibilityPolicy', 'decisionPolicy', 'effectiveFrom', 'effectiveUntil', 'retentionPolicyRef', 'externalReferences', 'extensions'] as const;
 
@@ -295,6 +303,7 @@ export const partnerRelationshipMachine = {
           reasons: [...state.reasons, ...reasons],
         }),
         events: [{ type: EVENT('suspended'), audience: both(state) }],
+        effects: endProposals(state, now, 'the partner relationship was suspended'),
       };
     },
 

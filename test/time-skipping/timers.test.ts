@@ -221,7 +221,7 @@ describe('match proposals', () => {
 });
 
 describe('a relationship ending while a proposal is open', () => {
-  test('after effectiveUntil the open proposal can be rejected but never accepted: sharing has stopped', async () => {
+  test('at effectiveUntil its open proposal is withdrawn, the capacity and the request released; it can no longer be accepted', async () => {
     const [carrier, shipper] = h.parties(2);
     const relationship = await partners(carrier, shipper, { effectiveUntil: await h.at('12 hours') });
     const offer = await published(carrier, '/capacity-offers', await offerBody(3, { restrictedDetails: { price: { amount: 900, currency: 'EUR' } } }));
@@ -233,16 +233,28 @@ describe('a relationship ending while a proposal is open', () => {
     });
     expect(Date.parse(proposal.validUntil)).toBeGreaterThan(Date.parse(relationship.effectiveUntil));
 
-    await h.skipTo(relationship.effectiveUntil, '1 hour');
+    await h.skipTo(relationship.effectiveUntil, { before: '1 minute' });
+    expect((await shipper.get(`/match-proposals/${proposal.id}`)).body.status).toBe('open');
+    await h.skip('2 minutes');
+    const accept = await shipper.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: proposal.resourceVersion });
+    // Refused whether the flow has withdrawn it yet (409) or not (403): sharing stopped at effectiveUntil.
+    expect(['RELATIONSHIP_INACTIVE', 'DECISION_TERMINAL', 'STALE_RESOURCE_VERSION']).toContain(accept.body.code);
     await untilStatus(carrier, `/partner-relationships/${relationship.id}`, 'terminated');
-    const open = (await shipper.get(`/match-proposals/${proposal.id}`)).body;
-    expect(open.status).toBe('open');
-    const accept = await shipper.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: open.resourceVersion });
-    expect(accept.status).toBe(403);
-    expect(accept.body.code).toBe('RELATIONSHIP_INACTIVE');
+    await untilStatus(shipper, `/match-proposals/${proposal.id}`, 'withdrawn');
+    expect((await shipper.get(`/match-proposals/${proposal.id}`)).body.endReason).toMatchObject({ reason: 'the partner relationship ended (expired)' });
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'published');
+    await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'published');
+    expect((await carrier.get(`/capacity-offers/${offer.id}`)).body.allocations).toEqual([]);
     expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
-    const reject = await carrier.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'reject', observedProposalVersion: open.resourceVersion });
-    expect(reject.body).toMatchObject({ status: 'rejected' });
+    for (const party of [carrier, shipper]) expect(await party.eventTypes()).toContain('pcx.match-proposal.withdrawn.v1');
+  });
+
+  test('suspending the relationship withdraws its open proposal at once', async () => {
+    const { carrier, shipper, offer, request, proposal } = await proposed(3, 3);
+    const [relationship] = (await carrier.get('/partner-relationships')).body.items;
+    const suspended = await shipper.command(`/partner-relationships/${relationship.id}/suspend`, relationship.resourceVersion, { reason: 'audit' });
+    expect(suspended.status).toBe(200);
+    await untilStatus(shipper, `/match-proposals/${proposal.id}`, 'withdrawn');
     await untilStatus(shipper, `/load-requests/${request.id}`, 'published');
     await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'published');
   });

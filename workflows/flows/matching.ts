@@ -14,9 +14,9 @@ import type { CreatePayload, MatchProposal } from '../match-proposal';
 import { uuid7 } from '../ids';
 import { referenceIdOf } from '../execution-reference';
 import { send } from './commands';
-import type { AcceptInput, EndProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from './names';
+import type { AcceptInput, EndProposalsInput, EndRelationshipProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from './names';
 
-const { findMatches, evaluatePair, openListingsOf, createResource, prepareReference } = proxyActivities<Activities>({
+const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
 });
@@ -162,6 +162,13 @@ export async function endProposalsFlow(input: EndProposalsInput): Promise<void> 
   for (const [index, id] of input.proposalIds.entries()) {
     await send({ kind: PROPOSAL, id }, input.command, { reason: input.reason, ...(input.byProposalId ? { byProposalId: input.byProposalId } : {}) }, { step: `end${index}` });
   }
+}
+
+/** Open proposals made under a relationship that is no longer in force end: withdrawn, their reservations released. */
+export async function endRelationshipProposalsFlow(input: EndRelationshipProposalsInput): Promise<number> {
+  const proposalIds = await openProposalsOf(input.relationshipId, input.at);
+  await endProposalsFlow({ proposalIds, command: 'withdrawBySystem', reason: input.reason });
+  return proposalIds.length;
 }
 
 export interface ProposePairInput {

@@ -12,6 +12,8 @@ export const FLOWS = {
   release: 'releaseProposalFlow',
   /** Proposals that end because their listing ended or another proposal was accepted. */
   endProposals: 'endProposalsFlow',
+  /** Open proposals made under a relationship that is no longer in force (suspended, terminated, expired). */
+  endRelationshipProposals: 'endRelationshipProposalsFlow',
   /** An accepted tender revision becomes a transport commitment (or its next version). */
   commitTender: 'commitTenderFlow',
   /** A cancelled commitment releases the offer's capacity and the request, and closes the tender. */
@@ -53,6 +55,13 @@ export interface EndProposalsInput {
   command: 'withdrawBySystem' | 'supersede';
   reason: string;
   byProposalId?: string;
+}
+
+export interface EndRelationshipProposalsInput {
+  relationshipId: string;
+  /** The transition's instant: proposals made after it (under a reactivated relationship) stay. */
+  at: string;
+  reason: string;
 }
 
 export interface CommitTenderInput {

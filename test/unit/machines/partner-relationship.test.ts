@@ -115,6 +115,16 @@ describe('transition rows', () => {
     expect(refusal(R, inStatus('active', { effectiveUntil: later(DAY) }), command('expire', connector(A)))).toBe('ACTOR_NOT_PERMITTED');
   });
 
+  test('leaving active (suspend, terminate, expire) ends the relationship’s open proposals, behind a patch; nothing else does', () => {
+    const ending = (reason: string, at = NOW) => [{ flow: 'endRelationshipProposalsFlow', input: { relationshipId: expect.any(String), at, reason }, patch: 'relationship-end-ends-proposals' }];
+    expect(next(R, inStatus('active'), command('suspend', connector(A), { reason: 'audit' }, { context })).effects).toEqual(ending('the partner relationship was suspended'));
+    expect(next(R, inStatus('active'), command('terminate', connector(A), { reason: 'over' }, { context })).effects).toEqual(ending('the partner relationship ended (terminated)'));
+    expect(next(R, inStatus('active', { effectiveUntil: later(DAY) }), command('expire', system), later(DAY)).effects).toEqual(ending('the partner relationship ended (expired)', later(DAY)));
+    // A suspended relationship's proposals ended at its suspension; a requested one had none.
+    expect(next(R, inStatus('suspended'), command('terminate', connector(A), { reason: 'over' }, { context })).effects ?? []).toEqual([]);
+    expect(next(R, inStatus('requested'), command('withdraw', connector(A), { reason: 'no' }, { context })).effects ?? []).toEqual([]);
+  });
+
   test('draft data may be patched by the requester; a decision-policy change of an active relationship is 422 INCOMPATIBLE_DECISION_POLICY', () => {
     const t = next(R, inStatus('draft'), command('update', connector(A), { retentionPolicyRef: 'keep-7y', scopes: ['loads:read'] }, { context }));
     expect(t.state).toMatchObject({ resourceVersion: 2, retentionPolicyRef: 'keep-7y', requestedScopes: ['loads:read'] });
