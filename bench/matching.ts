@@ -23,7 +23,8 @@
 // kept) and to stdout. BENCH_MATCHING_SIZES (e.g. "1000,10000") narrows the sizes for a quick try.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { f1, f2, median, percentile, treeCpuMs } from './common';
 import { loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
@@ -348,26 +349,6 @@ async function pool<T, U>(items: T[], concurrency: number, fn: (item: T, index: 
 // ---------------------------------------------------------------------------------------------
 // CPU time per process tree, from /proc (as in bench/relationships.ts).
 
-function treeCpuMs(root: number): number {
-  const procs = new Map<number, { ppid: number; ticks: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  let ticks = 0;
-  for (const stack = [root]; stack.length; ) {
-    const pid = stack.pop()!;
-    ticks += procs.get(pid)?.ticks ?? 0;
-    for (const [child, p] of procs) if (p.ppid === pid) stack.push(child);
-  }
-  return ticks * 10;
-}
 
 // ---------------------------------------------------------------------------------------------
 // One engine's stack for one N: a broker on the seeded database, tokens, real relationships.
@@ -577,14 +558,6 @@ async function breakdown(temporal: TemporalClient, samples: StreamSample[]): Pro
 // ---------------------------------------------------------------------------------------------
 // Statistics and the report.
 
-function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-const median = (xs: number[]) => percentile(xs, 50);
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 const range = (xs: number[], f = f1) => (xs.length ? `${f(Math.min(...xs))}–${f(Math.max(...xs))}` : '–');
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : NaN);
 

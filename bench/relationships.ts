@@ -9,7 +9,8 @@
 // stops by itself.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { f1, f2, median, percentile, treeCpuMs } from './common';
 import { loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -68,27 +69,6 @@ interface Run {
 type Cpu = Record<'temporal' | 'broker' | 'bench', number>;
 let cpuRoots: { temporal: number; broker: number } | undefined;
 
-function treeCpuMs(root: number): number {
-  const procs = new Map<number, { ppid: number; ticks: number }>();
-  for (const name of readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[1] ppid, f[11] utime, f[12] stime
-      procs.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
-    } catch {
-      /* exited meanwhile */
-    }
-  }
-  let ticks = 0;
-  // The broker runs as `node tsx/cli broker.ts`, which runs broker.ts in a child node: sum the tree.
-  for (const stack = [root]; stack.length; ) {
-    const pid = stack.pop()!;
-    ticks += procs.get(pid)?.ticks ?? 0;
-    for (const [child, p] of procs) if (p.ppid === pid) stack.push(child);
-  }
-  return ticks * 10; // USER_HZ is 100 on Linux
-}
 
 function cpuNow(): Cpu {
   const self = process.cpuUsage(); // this process alone (all threads), not its children
@@ -273,14 +253,6 @@ async function stepBreakdown(scratch: Db, broker: BrokerHandle, token: string, s
 // ---------------------------------------------------------------------------------------------
 // Statistics and the report.
 
-function percentile(xs: number[], p: number): number {
-  if (!xs.length) return NaN;
-  const sorted = [...xs].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))];
-}
-const median = (xs: number[]) => percentile(xs, 50);
-const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
-const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 
 const NAMES: Record<string, string> = {
   command: 'command path',
