@@ -141,3 +141,37 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
   writeFileSync(connectorsFile, JSON.stringify(connectors, null, 2));
   return { organizationsFile, connectorsFile };
 }
+
+/**
+ * `npm start` as a newcomer runs it (scripts/start.ts: its own Temporal dev server and PGlite,
+ * whatever the test run uses), with the given ports and data folder; resolves once
+ * /health/ready answers 200.
+ */
+export async function startEmbedded(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  // Generous: on a loaded machine the start compiles and boots two servers.
+  const deadline = Date.now() + 120000;
+  while (Date.now() < deadline) {
+    const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
+    if (ready) return child;
+    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  child.kill('SIGKILL');
+  throw new Error(`npm start did not become ready:\n${stderr}`);
+}
+
+/** Ctrl-C: resolves with the exit code. */
+export function interrupt(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGINT');
+  });
+}

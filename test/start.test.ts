@@ -1,35 +1,8 @@
 // `npm start` end to end: the start script brings up the Temporal dev server (SQLite file) and the
 // broker on PGlite, Ctrl-C stops every child, and a second start finds the state again.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { freePort, ROOT } from './stack';
+import { freePort, interrupt, startEmbedded } from './stack';
 import { testEnv } from './helpers';
-
-async function start(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
-    cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const deadline = Date.now() + 60000;
-  while (Date.now() < deadline) {
-    const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
-    if (ready) return child;
-    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill('SIGKILL');
-  throw new Error('npm start did not become ready');
-}
-
-function interrupt(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGINT');
-  });
-}
 
 async function portOpen(port: number) {
   return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
@@ -47,7 +20,7 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     const res = await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'alpine-tms', client_secret: 'alpine-demo-secret' }) });
     return ((await res.json()) as any).access_token as string;
   };
-  let child = await start(env);
+  let child = await startEmbedded(env);
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(true);
   const created = await fetch(`${base}/partner-relationships`, {
     method: 'POST',
@@ -61,7 +34,7 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   expect(await portOpen(Number(env.PORT))).toBe(false);
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(false);
 
-  child = await start(env);
+  child = await startEmbedded(env);
   try {
     // The read model (PGlite) and the workflow (Temporal's SQLite file) both survived.
     const requested = await fetch(`${base}/partner-relationships/${id}/request`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'if-match': '"1"' } });

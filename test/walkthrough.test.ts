@@ -5,38 +5,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, ROOT } from './stack';
+import { freePort, interrupt, ROOT, startEmbedded } from './stack';
 import { testEnv } from './helpers';
 
 const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
-
-async function start(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
-    cwd: ROOT,
-    // Always the embedded stack: its own Temporal dev server and PGlite, whatever the test run uses.
-    env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
-  const deadline = Date.now() + 120000;
-  while (Date.now() < deadline) {
-    const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
-    if (ready) return child;
-    if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  child.kill('SIGKILL');
-  throw new Error(`npm start did not become ready:\n${stderr}`);
-}
-
-function interrupt(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolve) => {
-    child.once('exit', (code) => resolve(code));
-    child.kill('SIGINT');
-  });
-}
 
 interface Run {
   code: number | null;
@@ -74,7 +46,7 @@ describe('scripts/walkthrough.sh against npm start', () => {
     const port = await freePort();
     // PUBLIC_BASE_URL (the token issuer) must name the port the script calls.
     base = `http://localhost:${port}`;
-    child = await start({
+    child = await startEmbedded({
       PORT: String(port),
       PUBLIC_BASE_URL: base,
       TEMPORAL_PORT: String(await freePort()),

@@ -201,6 +201,30 @@ function contentOf(o: Partial<ExecutionOutcome>): string {
   return canonical(rest);
 }
 
+/** The record a report or a correction adds: the new head of the chain, superseding `supersedes`. */
+function newHead(
+  r: ExecutionReference,
+  command: Command,
+  content: Record<string, unknown>,
+  now: string,
+  supersedes: string | null,
+  observed: Pick<ExecutionOutcome, 'observedReferenceVersion' | 'observedOutcomeVersion'>,
+): ExecutionOutcome {
+  return {
+    ...(content as OutcomeContent),
+    id: command.commandId,
+    executionReferenceId: r.id,
+    resourceVersion: 1,
+    submittedAt: now,
+    submittedBy: actorOf(command),
+    supersedes,
+    supersededByOutcomeId: null,
+    ...observed,
+    commandId: command.commandId,
+    updatedAt: now,
+  };
+}
+
 /** A new chain record after the head: marks the head superseded (its only change) and returns both. */
 function appendToChain(r: ExecutionReference, record: ExecutionOutcome, now: string): ExecutionOutcome[] {
   return [
@@ -398,19 +422,7 @@ export const executionReferenceMachine = {
       }
       requireOpen(r, command);
       checkOutcome(content);
-      const record: ExecutionOutcome = {
-        ...content,
-        id: command.commandId,
-        executionReferenceId: r.id,
-        resourceVersion: 1,
-        submittedAt: now,
-        submittedBy: actorOf(command),
-        supersedes: r.headOutcomeId ?? null,
-        supersededByOutcomeId: null,
-        ...(executionReferenceVersion !== undefined ? { observedReferenceVersion: executionReferenceVersion } : {}),
-        commandId: command.commandId,
-        updatedAt: now,
-      };
+      const record = newHead(r, command, content, now, r.headOutcomeId ?? null, executionReferenceVersion !== undefined ? { observedReferenceVersion: executionReferenceVersion } : {});
       const outcomes = appendToChain(r, record, now);
       const change = { kind: 'recorded' as const, outcomeId: record.id, ...(record.supersedes ? { supersededOutcomeId: record.supersedes } : {}) };
       const next = bump(r, now, { outcomes, headOutcomeId: record.id, lastOutcomeChange: change, ...afterOutcome(r, record, now) });
@@ -443,19 +455,7 @@ export const executionReferenceMachine = {
         refuse('VALIDATION_FAILED', 'correctionReason is required', { errors: [{ pointer: '/correctionReason', message: 'is required' }] });
       }
       checkOutcome(content);
-      const record: ExecutionOutcome = {
-        ...content,
-        id: command.commandId,
-        executionReferenceId: r.id,
-        resourceVersion: 1,
-        submittedAt: now,
-        submittedBy: actorOf(command),
-        supersedes: target.id,
-        supersededByOutcomeId: null,
-        observedOutcomeVersion,
-        commandId: command.commandId,
-        updatedAt: now,
-      };
+      const record = newHead(r, command, content, now, target.id, { observedOutcomeVersion });
       const outcomes = appendToChain(r, record, now);
       const next = bump(r, now, { outcomes, headOutcomeId: record.id, lastOutcomeChange: { kind: 'corrected', outcomeId: record.id, supersededOutcomeId: target.id }, ...afterOutcome(r, record, now) });
       return { state: next, events: outcomeEvents(r, next, 'corrected') };
