@@ -63,6 +63,12 @@ export async function relationshipInForce(db: Queryable, a: string, b: string): 
   return doc && { id: doc.id, scopes: doc.scopes, visibilityPolicy: doc.visibilityPolicy, decisionPolicy: doc.decisionPolicy, resourceVersion: doc.resourceVersion };
 }
 
+/** Whether a relationship in force now between `a` and `b` grants every one of `scopes`. */
+export async function grantedInForce(db: Queryable, a: string, b: string, scopes: string[]): Promise<boolean> {
+  const relationship = await relationshipInForce(db, a, b);
+  return relationship !== undefined && scopes.every((s) => relationship.scopes.includes(s));
+}
+
 /** Whether the organization has at least one relationship in force now (publishing to partners). */
 export async function hasRelationshipInForce(db: Queryable, organizationId: string): Promise<boolean> {
   const { rows } = await db.query(

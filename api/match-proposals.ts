@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { Problem } from '../core/problems';
 import { listProposals } from '../activities/match-proposal';
-import { relationshipInForce } from '../activities/partner-relationship';
+import { grantedInForce } from '../activities/partner-relationship';
 import { MATCHING_SCOPES } from '../core/matching/compatibility';
 import { loadDocument } from '../activities/projection';
 import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
@@ -70,11 +70,11 @@ matchProposals.post('/:id/decisions', async (c) => {
   const body = c.get('services').schemas.assert<Record<string, any>>('match-proposal#/$defs/DecisionRequest', await readJson(c));
   const { observedProposalVersion, ...payload } = body;
   const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
-  const relationship = await relationshipInForce(c.get('services').db, doc.offerOwnerOrganizationId, doc.requestOwnerOrganizationId);
-  const context: DecisionContext = {
-    actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [],
-    relationshipInForce: relationship !== undefined && MATCHING_SCOPES.every((s) => relationship.scopes.includes(s)),
-  };
+  const context: DecisionContext = { actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [] };
+  // Only an accept needs it (reject and withdraw end the proposal whatever the relationship).
+  if (payload.decision === 'accept') {
+    context.relationshipInForce = await grantedInForce(c.get('services').db, doc.offerOwnerOrganizationId, doc.requestOwnerOrganizationId, MATCHING_SCOPES);
+  }
   return runCommand(c, {
     resource,
     name: 'decide',

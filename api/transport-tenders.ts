@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { Problem, type FieldError } from '../core/problems';
 import { validateArea } from '../core/areas';
 import { loadDocument } from '../activities/projection';
-import { relationshipInForce } from '../activities/partner-relationship';
+import { grantedInForce, relationshipInForce } from '../activities/partner-relationship';
 import { listTenders } from '../activities/transport-tender';
 import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
 import { effectWorkflowId } from '../workflows/entity';
@@ -144,8 +144,7 @@ async function settleAcceptance(c: Ctx, snapshot: TransportTender, commandId: st
 
 /** Whether the tender's two organizations still have a relationship granting the tender scopes. */
 async function tenderRelationship(c: Ctx, t: TransportTender): Promise<TenderCommandContext> {
-  const relationship = await relationshipInForce(c.get('services').db, t.issuingOrganizationId, t.executingOrganizationId);
-  return { relationshipInForce: relationship !== undefined && TENDER_SCOPES.every((s) => relationship.scopes.includes(s)) };
+  return { relationshipInForce: await grantedInForce(c.get('services').db, t.issuingOrganizationId, t.executingOrganizationId, TENDER_SCOPES) };
 }
 
 commandRoute<TransportTender>(transportTenders, resource, 'issue', { body: 'common#/$defs/Command', access: access(resource.scopes.write), context: tenderRelationship });
