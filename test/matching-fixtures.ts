@@ -7,7 +7,8 @@ import { iso, OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
 export const HOUR = 3600_000;
 export const DAY = 24 * HOUR;
 export const connectors = (n: number) => Promise.all(freshOrgs(n).map((o) => Connector.of(o)));
-export const schemas = new SchemaRegistry(`${testEnv().baseUrl}/schemas`);
+// Made on first use: the time-skipping tests import the bodies below without a shared stack.
+let schemas: SchemaRegistry | undefined;
 
 /** Hamburg to Rotterdam, 24 t and 33 pallet spaces, 80 km detour. */
 export const offer = (o: Record<string, unknown> = {}) => ({
@@ -76,6 +77,7 @@ export async function market(options: { policy?: 'BILATERAL_REQUIRED' | 'INITIAT
 }
 
 export function expectValid(schema: string, body: unknown) {
+  schemas ??= new SchemaRegistry(`${testEnv().baseUrl}/schemas`);
   const validate = schemas.validator(schema);
   if (!validate(body)) throw new Error(`not valid against ${schema}: ${JSON.stringify(validate.errors)}`);
 }

@@ -6,6 +6,7 @@
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
 import { capacityOffer } from '../../workflows/capacity-offer';
 import type { EntityInput } from '../../workflows/entity';
+import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
 import { startHarness, type Harness, type Party } from './harness';
 
 const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
@@ -25,34 +26,14 @@ async function partners(a: Party, b: Party, extra: Record<string, unknown> = {})
   return accepted.body;
 }
 
-/** Hamburg to Rotterdam; its availability and expiry in days from now (harness time). */
+/** test/matching-fixtures.ts's offer (Hamburg to Rotterdam), available and expiring in days from now (harness time). */
 async function offerBody(expiresInDays: number, o: Record<string, unknown> = {}) {
-  return {
-    availabilityWindow: { start: await h.at('1 day'), end: await h.at(`${expiresInDays + 2} days`) },
-    originArea: { kind: 'unlocode', code: 'DEHAM' },
-    destinationArea: { kind: 'unlocode', code: 'NLRTM' },
-    vehicleProfile: { bodyType: 'curtainsider' },
-    availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
-    maximumDetour: { kilometres: 80 },
-    expiresAt: await h.at(`${expiresInDays} days`),
-    visibility: { mode: 'open' },
-    ...o,
-  };
+  return offerFixture({ availabilityWindow: { start: await h.at('1 day'), end: await h.at(`${expiresInDays + 2} days`) }, expiresAt: await h.at(`${expiresInDays} days`), ...o });
 }
 
+/** test/matching-fixtures.ts's request (Hamburg to Rotterdam, 12 t), expiring in days from now (harness time). */
 async function requestBody(expiresInDays: number, r: Record<string, unknown> = {}) {
-  return {
-    pickupArea: { kind: 'subdivision', code: 'DE-HH' },
-    pickupWindow: { start: await h.at('26 hours'), end: await h.at('30 hours') },
-    deliveryArea: { kind: 'unlocode', code: 'NLRTM' },
-    deliveryWindow: { start: await h.at('36 hours'), end: await h.at(`${expiresInDays + 1} days`) },
-    requiredCapacity: { weight: { value: 12000, unitCode: 'KGM' }, palletSpaces: 12 },
-    vehicleRequirements: { bodyTypes: ['curtainsider'] },
-    goodsProfile: { category: 'electronics' },
-    expiresAt: await h.at(`${expiresInDays} days`),
-    visibility: { mode: 'open' },
-    ...r,
-  };
+  return requestFixture({ deliveryWindow: { start: await h.at('36 hours'), end: await h.at(`${expiresInDays + 1} days`) }, expiresAt: await h.at(`${expiresInDays} days`), ...r });
 }
 
 async function published(owner: Party, collection: string, body: unknown) {
@@ -224,7 +205,7 @@ describe('a relationship ending while a proposal is open', () => {
   test('at effectiveUntil its open proposal is withdrawn, the capacity and the request released; it can no longer be accepted', async () => {
     const [carrier, shipper] = h.parties(2);
     const relationship = await partners(carrier, shipper, { effectiveUntil: await h.at('12 hours') });
-    const offer = await published(carrier, '/capacity-offers', await offerBody(3, { restrictedDetails: { price: { amount: 900, currency: 'EUR' } } }));
+    const offer = await published(carrier, '/capacity-offers', await offerBody(3));
     const request = await published(shipper, '/load-requests', await requestBody(3));
     let proposal: any;
     await h.until('the broker proposed the pair', async () => {
