@@ -6,7 +6,7 @@ import type { Queryable } from '../core/db';
 import { executionReference, type CreatePayload, type ExecutionOutcome, type ExecutionReference, type ExecutionUpdate, type ReferenceContext } from '../workflows/execution-reference';
 import { matchProposal, type MatchProposal } from '../workflows/match-proposal';
 import { partnerRelationship, type PartnerRelationship } from '../workflows/partner-relationship';
-import { projectDocument } from './projection-document';
+import { listParticipating, projectDocument, type ParticipantListFilter } from './projection-document';
 import { loadDocument } from './projection';
 
 const projectRow = projectDocument(executionReference);
@@ -60,18 +60,8 @@ export async function listOutcomes(db: Queryable, referenceId: string): Promise<
   return rows.map((r) => r.doc);
 }
 
-export async function listReferences(db: Queryable, organizationId: string, filter: { statuses?: string[]; proposalId?: string; after?: string; limit: number }): Promise<ExecutionReference[]> {
-  const { rows } = await db.query<{ doc: ExecutionReference }>(
-    `select doc from execution_references
-      where participants @> array[$1]::text[]
-        and ($2::text[] is null or status = any($2::text[]))
-        and ($3::text is null or doc->>'acceptedProposalId' = $3)
-        and ($4::uuid is null or id > $4::uuid)
-      order by id limit $5`,
-    [organizationId, filter.statuses ?? null, filter.proposalId ?? null, filter.after ?? null, filter.limit + 1],
-  );
-  return rows.map((r) => r.doc);
-}
+export const listReferences = (db: Queryable, organizationId: string, filter: ParticipantListFilter & { proposalId?: string }) =>
+  listParticipating<ExecutionReference>(db, executionReference, organizationId, filter, { link: { field: 'acceptedProposalId', value: filter.proposalId } });
 
 /** What creating the reference of an accepted proposal needs: the proposal's facts and the retention policy. */
 export async function referenceFacts(db: Queryable, proposalId: string): Promise<ReferenceContext & { proposalDoc?: MatchProposal }> {

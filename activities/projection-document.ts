@@ -28,3 +28,38 @@ export function projectDocument(resource: Resource<any, any>): Projector {
   };
 }
 
+
+export interface ParticipantListFilter {
+  statuses?: string[];
+  /** Rows after this id (the page cursor). */
+  after?: string;
+  limit: number;
+}
+
+/**
+ * The standard-shape rows an organization takes part in (its `participants`; with `owners`, also
+ * those it owns, for resources whose drafts have no participants yet), in id order, one more than
+ * `limit` to tell whether a next page exists. `link` keeps the rows whose document field equals a
+ * value (a tender's proposal, a commitment's tender); the field is spelled in the SQL so that the
+ * expression indexes of core/schema.sql apply.
+ */
+export async function listParticipating<T>(
+  db: Queryable,
+  resource: Resource<any, any>,
+  organizationId: string,
+  filter: ParticipantListFilter,
+  options: { link?: { field: string; value: string | undefined }; owners?: boolean } = {},
+): Promise<T[]> {
+  const { link, owners } = options;
+  if (link && !/^[A-Za-z]+$/.test(link.field)) throw new Error(`not a document field: ${link.field}`);
+  const { rows } = await db.query<{ doc: T }>(
+    `select doc from ${resource.table}
+      where (participants @> array[$1]::text[]${owners ? ' or owner_organization_id = $1' : ''})
+        and ($2::text[] is null or status = any($2::text[]))
+        and ($3::text is null${link ? ` or doc->>'${link.field}' = $3` : ''})
+        and ($4::uuid is null or id > $4::uuid)
+      order by id limit $5`,
+    [organizationId, filter.statuses ?? null, link?.value ?? null, filter.after ?? null, filter.limit + 1],
+  );
+  return rows.map((r) => r.doc);
+}

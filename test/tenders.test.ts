@@ -69,6 +69,13 @@ describe('from an accepted proposal to a commitment', () => {
     expect(canonicalBytes(digestInput(commitment)).equals(bytes)).toBe(true);
     expect(Object.keys(JSON.parse(bytes.toString('utf8'))).sort()).toEqual(commitment.digest.fields.filter((f: string) => commitment[f] !== undefined).sort());
 
+    // The lists filter by the link: the tenders of this proposal, the commitments of this tender.
+    const ids = async (path: string) => (await m.carrier.get(path)).body.items.map((x: any) => x.id);
+    expect(await ids(`/transport-tenders?proposal=${m.proposal.id}`)).toEqual([tender.id]);
+    expect(await ids(`/transport-tenders?proposal=${crypto.randomUUID()}`)).toEqual([]);
+    expect(await ids(`/transport-commitments?tender=${tender.id}`)).toEqual([commitmentId]);
+    expect(await ids(`/transport-commitments?tender=${crypto.randomUUID()}`)).toEqual([]);
+
     // The listings record the commitment: the counterparts read in the committed phase (external references).
     expect((await get(m.carrier, `/capacity-offers/${m.offer.id}`)).allocations[0]).toMatchObject({ state: 'committed', commitmentId });
     const carrierView = await get(m.carrier, `/load-requests/${m.request.id}`);
