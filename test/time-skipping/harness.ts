@@ -11,9 +11,9 @@
 //   await h.stop();
 //
 // The clock: workflow time is the test server's. The API and the activities read Date, which the
-// harness moves with the test server's time at each skip (jest's fake timers, Date only, advancing
-// in real time between skips), so tokens, "in force now" and "expiresAt must be in the future" see
-// the same instant as the workflows. One approximation: an activity that a timer inside a skip
+// harness replaces (shiftDate: real speed plus an offset) and keeps a second ahead of the test
+// server's time, moving it at each skip, so tokens, "in force now" and "expiresAt must be in the
+// future" see the workflows' instant. One approximation: an activity that a timer inside a skip
 // triggers sees Date at the skip's end, not at the timer's instant; when that matters, skip to
 // each instant in turn (skipTo).
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -143,6 +143,13 @@ export const ENGINE: Engine = ((globalThis as any).PCX_ENGINE ?? 'pglite') as En
 
 let runtimeInstalled = false;
 
+/**
+ * Date runs this far ahead of the test server's clock, never behind it: a relationship activated
+ * at workflow time t must be in force for an API call or an activity a few milliseconds later,
+ * which a Date a hair behind t would deny. Small beside the minutes the tests skip around instants.
+ */
+const CLOCK_LEAD_MS = 1000;
+
 export async function startHarness(options: HarnessOptions = {}): Promise<Harness> {
   const engine = options.engine ?? ENGINE;
   const dir = mkdtempSync(join(tmpdir(), 'pcx-timeskip-'));
@@ -182,8 +189,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const running = worker.run();
   // Date follows the test server's clock from here on (see the header). Not before the worker
   // exists: it builds the workflows' sandbox from the real globals.
-  jest.useFakeTimers({ doNotFake: ['hrtime', 'nextTick', 'performance', 'queueMicrotask', 'setImmediate', 'clearImmediate', 'setInterval', 'clearInterval', 'setTimeout', 'clearTimeout'], advanceTimers: true });
-  jest.setSystemTime(await env.currentTimeMs());
+  const clock = shiftDate();
+  const keepAhead = (serverMs: number) => clock.atLeast(serverMs + CLOCK_LEAD_MS);
+  keepAhead(await env.currentTimeMs());
   const devKey = await loadDevSigningKey(config.dataDir);
   const app = createApp({
     config,
@@ -216,11 +224,9 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       // Date moves first: the activities a timer triggers run while the test server is still
       // skipping, and must not see the time before the skip (they would find a relationship that
       // has just come into force not yet in force). During a skip they see its end.
-      const target = (await env.currentTimeMs()) + toMs(duration);
-      jest.setSystemTime(target);
+      keepAhead((await env.currentTimeMs()) + toMs(duration));
       await env.sleep(toMs(duration));
-      const serverNow = await env.currentTimeMs();
-      if (serverNow > Date.now()) jest.setSystemTime(serverNow);
+      keepAhead(await env.currentTimeMs());
     },
     async skipTo(instant, offset = 0) {
       const shift = typeof offset === 'object' ? -toMs(offset.before) : toMs(offset);
@@ -243,12 +249,41 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await workerConnection.close().catch(() => undefined);
       await env.teardown();
       await db.close();
-      jest.useRealTimers();
+      clock.restore();
       if (schema) await admin(`drop schema if exists ${schema} cascade`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
   return harness;
+}
+
+/**
+ * Replaces this module context's Date (what the API, the activities and their libraries read) by
+ * one running at real speed plus an offset that only grows. Not timer-driven fake time: that lags
+ * real time on a busy machine, and Date must never fall behind the test server's clock.
+ */
+function shiftDate() {
+  const RealDate = Date;
+  let offset = 0;
+  const now = () => RealDate.now() + offset;
+  class ShiftedDate extends RealDate {
+    constructor(...args: unknown[]) {
+      if (args.length === 0) super(now());
+      else super(...(args as [string | number | Date]));
+    }
+    static now() {
+      return now();
+    }
+  }
+  globalThis.Date = ShiftedDate as DateConstructor;
+  return {
+    atLeast(ms: number) {
+      offset = Math.max(offset, ms - RealDate.now());
+    },
+    restore() {
+      globalThis.Date = RealDate;
+    },
+  };
 }
 
 function toMs(duration: Duration): number {
