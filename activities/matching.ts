@@ -9,8 +9,13 @@ import {
   DEFAULT_MATCH_SETTINGS,
   evaluate,
   MATCHING_SCOPES,
+  incompleteDetail,
+  missingPairTerms,
+  missingTerms,
+  OFFER_TERMS,
   OPEN_OFFER_STATUSES,
   OPEN_REQUEST_STATUSES,
+  REQUEST_TERMS,
   type Evaluation,
   type OfferTerms,
   type PairFacts,
@@ -87,9 +92,7 @@ export function evaluateDocuments(offer: CapacityOffer, request: LoadRequest, re
 }
 
 /** Whether a listing has everything compatibility reads (a published one always has). */
-const complete = (doc: any, fields: string[]) => fields.every((f) => doc[f] !== undefined);
-const OFFER_TERMS = ['availabilityWindow', 'originArea', 'destinationArea', 'vehicleProfile', 'availableCapacity'];
-const REQUEST_TERMS = ['pickupArea', 'pickupWindow', 'deliveryArea', 'deliveryWindow', 'requiredCapacity', 'vehicleRequirements'];
+const complete = (doc: any, fields: readonly string[]) => missingTerms(doc, fields).length === 0;
 
 /**
  * Open offers of the given partners whose reach covers the request's pickup and delivery areas
@@ -206,9 +209,12 @@ export async function evaluatePair(
   db: Queryable,
   pair: { offerId: string; requestId: string; repeat?: boolean; initiator?: string },
   settings: MatchingSettings = DEFAULT_MATCHING,
-): Promise<{ candidate?: MatchCandidate; evaluation?: Evaluation; refusal?: { code: 'DUPLICATE_MATCH' | 'PROPOSAL_LIMIT_REACHED'; detail: string } }> {
+): Promise<{ candidate?: MatchCandidate; evaluation?: Evaluation; refusal?: { code: 'DUPLICATE_MATCH' | 'PROPOSAL_LIMIT_REACHED' | 'LISTING_INCOMPLETE'; detail: string; extensions?: Record<string, unknown> } }> {
   const [offer, request] = await Promise.all([loadDocument<CapacityOffer>(db, capacityOffer, pair.offerId), loadDocument<LoadRequest>(db, loadRequest, pair.requestId)]);
   if (!offer || !request) return {};
+  // A draft may lack the terms compatibility reads: a refusal as data, never a crash to retry.
+  const missing = missingPairTerms(offer, request);
+  if (missing) return { refusal: { code: 'LISTING_INCOMPLETE', detail: incompleteDetail(missing), extensions: { missingTerms: missing } } };
   const partners = await partnershipsInForce(db, offer.ownerOrganizationId, MATCHING_SCOPES);
   const relationship = partners.find((p) => p.organizationId === request.ownerOrganizationId)?.relationship;
   const evaluation = evaluateDocuments(offer, request, relationship);

@@ -8,7 +8,7 @@ import { MATCHING_SCOPES } from '../core/matching/compatibility';
 import type { AppEnv } from './context';
 import { authorize } from './gates';
 import { readJson } from './http';
-import { visiblePair } from './match-proposals';
+import { requireMatchable, visiblePair } from './match-proposals';
 
 export const matchEvaluations = new Hono<AppEnv>();
 
@@ -16,6 +16,7 @@ matchEvaluations.post('/', async (c) => {
   await authorize(c, { scope: 'matches:read' });
   const body = c.get('services').schemas.assert<{ capacityOfferId: string; loadRequestId: string }>('match-proposal#/$defs/EvaluationRequest', await readJson(c));
   const { offer, request } = await visiblePair(c, body.capacityOfferId, body.loadRequestId);
+  requireMatchable(offer, request);
   const partners = await partnershipsInForce(c.get('services').db, offer.ownerOrganizationId, MATCHING_SCOPES);
   const relationship = partners.find((p) => p.organizationId === request.ownerOrganizationId)?.relationship;
   const evaluation = evaluateDocuments(offer, request, relationship);

@@ -6,7 +6,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { Problem } from '../core/problems';
 import { listProposals } from '../activities/match-proposal';
 import { grantedInForce } from '../activities/partner-relationship';
-import { MATCHING_SCOPES } from '../core/matching/compatibility';
+import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../core/matching/compatibility';
 import { loadDocument } from '../activities/projection';
 import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
 import { effectWorkflowId } from '../workflows/entity';
@@ -114,6 +114,7 @@ matchProposals.post('/', async (c) => {
   if (offer.ownerOrganizationId !== principal.organizationId && request.ownerOrganizationId !== principal.organizationId) {
     throw new Problem('ACTOR_NOT_PERMITTED', 'only the owner of the offer or of the request may propose this pair');
   }
+  requireMatchable(offer, request);
   const stored = await idempotent(c, fingerprint(['propose-pair', body]), async (commandId) => {
     const { temporal, config } = c.get('services');
     const input: ProposePairInput = { offerId: offer.id, requestId: request.id, proposedBy: { organizationId: principal.organizationId, clientId: principal.clientId } };
@@ -136,6 +137,20 @@ matchProposals.post('/', async (c) => {
   });
   return c.json(stored.body as object, stored.status as 201, stored.headers);
 });
+
+/**
+ * A pair matching can evaluate: both listings hold every term compatibility reads (a draft may
+ * not). Otherwise 422 LISTING_INCOMPLETE naming each missing term, before anything starts.
+ */
+export function requireMatchable(offer: CapacityOffer, request: LoadRequest): void {
+  const missing = missingPairTerms(offer, request);
+  if (!missing) return;
+  const errors = [
+    ...missing.capacityOffer.map((t) => ({ pointer: `/capacityOfferId`, message: `the capacity offer has no ${t}` })),
+    ...missing.loadRequest.map((t) => ({ pointer: `/loadRequestId`, message: `the load request has no ${t}` })),
+  ];
+  throw new Problem('LISTING_INCOMPLETE', incompleteDetail(missing), { missingTerms: missing, errors });
+}
 
 /**
  * Both listings, if the caller may read both (the reads' gates: owner, operator, counterpart or a

@@ -40,6 +40,7 @@ export const PROBLEMS = {
   RESOURCE_NOT_PUBLISHABLE: { status: 422, name: 'resource-not-publishable', title: 'The resource lacks fields or values required to publish' },
   RESOURCE_EXPIRED: { status: 422, name: 'resource-expired', title: 'The resource or its validity has expired' },
   INCOMPATIBLE_MATCH: { status: 422, name: 'incompatible-match', title: 'The offer and the load request are not compatible' },
+  LISTING_INCOMPLETE: { status: 422, name: 'listing-incomplete', title: 'The offer or the load request lacks terms matching needs' },
   CANCELLATION_NOT_ALLOWED: { status: 422, name: 'cancellation-not-allowed', title: 'The cancellation policy does not allow this cancel' },
   AMENDMENT_NOT_ALLOWED: { status: 422, name: 'amendment-not-allowed', title: 'The amendment policy does not allow amendments' },
   INCOMPATIBLE_DECISION_POLICY: { status: 422, name: 'incompatible-decision-policy', title: 'The decision policy cannot be changed now' },

@@ -1,7 +1,9 @@
 // Matching, match proposals and match decisions, end to end on both engines: from publication to
 // acceptance under both decision policies, the effects on offers and requests, the races the
 // specification names, expiry, and what each organization may see.
-import { activeRelationship, Connector, expectProblem, listAll, sleep } from './helpers';
+import { Client, Connection } from '@temporalio/client';
+import { OFFER_TERMS, REQUEST_TERMS } from '../core/matching/compatibility';
+import { activeRelationship, Connector, expectProblem, listAll, sleep, testEnv } from './helpers';
 import { OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
 import { connectors, decide, expectValid, get, market, offer, proposalsOf, request, waitFor, waitProposals, waitStatus } from './matching-fixtures';
 
@@ -280,6 +282,35 @@ describe('participants and evaluations', () => {
     expectProblem(refused, 422, 'INCOMPATIBLE_MATCH');
     expect(refused.body.evaluation.compatible).toBe(false);
     expectProblem(await m.outsider.post('/match-proposals', { capacityOfferId: m.offer.id, loadRequestId: m.request.id }), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  test('a pair that lacks terms matching reads (drafts): 422 LISTING_INCOMPLETE at once, naming each missing term; no flow starts', async () => {
+    const [owner] = await connectors(1);
+    const draftOffer = (await owner.post('/capacity-offers', {})).body;
+    const draftRequest = (await owner.post('/load-requests', {})).body;
+    const pair = { capacityOfferId: draftOffer.id, loadRequestId: draftRequest.id };
+    const evaluation = await owner.post('/match-evaluations', pair);
+    expectProblem(evaluation, 422, 'LISTING_INCOMPLETE');
+    expect(evaluation.body.missingTerms).toEqual({ capacityOffer: [...OFFER_TERMS], loadRequest: [...REQUEST_TERMS] });
+    expect(evaluation.body.errors).toContainEqual({ pointer: '/capacityOfferId', message: 'the capacity offer has no originArea' });
+    // Half a draft: only what it lacks is named.
+    const { originArea: _o, ...partial } = offer();
+    const halfOffer = (await owner.post('/capacity-offers', partial)).body;
+    const half = await owner.post('/match-evaluations', { capacityOfferId: halfOffer.id, loadRequestId: draftRequest.id });
+    expectProblem(half, 422, 'LISTING_INCOMPLETE');
+    expect(half.body.missingTerms.capacityOffer).toEqual(['originArea']);
+    // Proposing the pair is refused the same way, before any flow starts.
+    const connection = await Connection.connect({ address: testEnv().temporalAddress });
+    try {
+      const flows = () => new Client({ connection }).workflow.count(`WorkflowType = "proposePairFlow" AND TaskQueue = "${testEnv().taskQueue}"`).then((c) => c.count);
+      const before = await flows();
+      const proposed = await owner.post('/match-proposals', pair, { 'idempotency-key': `drafts-${draftOffer.id}` });
+      expectProblem(proposed, 422, 'LISTING_INCOMPLETE');
+      expect(proposed.body.missingTerms.loadRequest).toEqual([...REQUEST_TERMS]);
+      expect(await flows()).toBe(before);
+    } finally {
+      await connection.close();
+    }
   });
 
   test('a relationship coming into force brings matching: listings published before it are proposed', async () => {

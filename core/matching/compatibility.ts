@@ -113,6 +113,35 @@ export const OPEN_REQUEST_STATUSES = ['published', 'proposed'];
 /** Offer rule 9: matching needs a relationship covering both. */
 export const MATCHING_SCOPES = ['capacity:publish', 'loads:read'];
 
+/**
+ * The terms compatibility reads of each side. A published listing has them all (publish requires
+ * them); a draft may lack any, and such a pair cannot be evaluated at all (docs/decisions.md,
+ * "Matching on listings that lack terms").
+ */
+export const OFFER_TERMS = ['availabilityWindow', 'originArea', 'destinationArea', 'vehicleProfile', 'availableCapacity'] as const;
+export const REQUEST_TERMS = ['pickupArea', 'pickupWindow', 'deliveryArea', 'deliveryWindow', 'requiredCapacity', 'vehicleRequirements'] as const;
+
+/** The terms a listing lacks for matching (empty when it can be evaluated). */
+export function missingTerms(listing: Record<string, unknown>, terms: readonly string[]): string[] {
+  return terms.filter((t) => listing[t] === undefined || listing[t] === null);
+}
+
+/** What a pair lacks for an evaluation, side by side; undefined when both sides are complete. */
+export function missingPairTerms(offer: object, request: object): { capacityOffer: string[]; loadRequest: string[] } | undefined {
+  const capacityOffer = missingTerms(offer as Record<string, unknown>, OFFER_TERMS);
+  const loadRequest = missingTerms(request as Record<string, unknown>, REQUEST_TERMS);
+  return capacityOffer.length || loadRequest.length ? { capacityOffer, loadRequest } : undefined;
+}
+
+/** The sentence naming what a pair lacks for matching (API and flows say it alike). */
+export function incompleteDetail(missing: { capacityOffer: string[]; loadRequest: string[] }): string {
+  const sides = [
+    missing.capacityOffer.length ? `the capacity offer lacks ${missing.capacityOffer.join(', ')}` : '',
+    missing.loadRequest.length ? `the load request lacks ${missing.loadRequest.join(', ')}` : '',
+  ].filter(Boolean);
+  return `matching cannot evaluate this pair: ${sides.join('; ')}`;
+}
+
 const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** The area's representative point: a UN/LOCODE's coordinates, a circle's centre, else its box centre. */

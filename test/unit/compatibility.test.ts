@@ -2,7 +2,7 @@
 // direction, time windows and zones, units and absent dimensions, vehicle, dangerous goods,
 // temperature; and the explanation never carries a protected field.
 import { remainingCapacity, toBaseCapacity } from '../../core/capacity';
-import { evaluate, type OfferTerms, type PairFacts, type RequestTerms } from '../../core/matching/compatibility';
+import { evaluate, missingPairTerms, OFFER_TERMS, REQUEST_TERMS, type OfferTerms, type PairFacts, type RequestTerms } from '../../core/matching/compatibility';
 import { greatCircleKm, greatCircleModel, growBox, nearestPoints } from '../../core/matching/distance';
 
 const T0 = Date.parse('2030-03-04T06:00:00Z');
@@ -221,4 +221,14 @@ test('the score prefers the fuller load and the smaller detour', () => {
   const near = evaluate(offer(), request(), facts());
   const far = evaluate(offer(), request({ pickupArea: { kind: 'unlocode', code: 'DELBC' } }), facts());
   expect(near.score).toBeGreaterThan(far.score);
+});
+
+describe('terms a pair lacks', () => {
+  test('a complete pair lacks nothing; a draft names each missing term, side by side', () => {
+    expect(missingPairTerms(offer(), request())).toBeUndefined();
+    expect(missingPairTerms({}, {})).toEqual({ capacityOffer: [...OFFER_TERMS], loadRequest: [...REQUEST_TERMS] });
+    const { pickupWindow: _p, ...noWindow } = request();
+    expect(missingPairTerms(offer(), noWindow)).toEqual({ capacityOffer: [], loadRequest: ['pickupWindow'] });
+    expect(missingPairTerms({ ...offer(), originArea: null }, request())).toEqual({ capacityOffer: ['originArea'], loadRequest: [] });
+  });
 });
