@@ -6,6 +6,7 @@
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   isGrpcServiceError,
@@ -58,7 +59,7 @@ function refusalOf(err: unknown): Refusal | undefined {
 
 /** Flows a transition starts (workflows/entity.ts, startEffects). */
 export interface FlowStarts {
-  flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string }>;
+  flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string; executionTimeoutMs?: number }>;
 }
 
 export function createCommandActivities(client: Client, placement?: EntityPlacement, resources: readonly Resource<any, any>[] = RESOURCES) {
@@ -68,9 +69,27 @@ export function createCommandActivities(client: Client, placement?: EntityPlacem
     async startFlows({ flows }: FlowStarts): Promise<void> {
       for (const flow of flows) {
         try {
-          await client.workflow.start(flow.workflowType, { workflowId: flow.workflowId, taskQueue: flow.taskQueue, args: [flow.input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+          await client.workflow.start(flow.workflowType, {
+            workflowId: flow.workflowId,
+            taskQueue: flow.taskQueue,
+            args: [flow.input],
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            ...(flow.executionTimeoutMs ? { workflowExecutionTimeout: flow.executionTimeoutMs } : {}),
+          });
         } catch (err) {
           if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        }
+      }
+    },
+
+    /** Waits until each flow has ended, however it ended (Effect.awaited: the command's answer includes them). */
+    async awaitFlows({ workflowIds }: { workflowIds: string[] }): Promise<void> {
+      for (const workflowId of workflowIds) {
+        try {
+          await client.workflow.getHandle(workflowId).result();
+        } catch (err) {
+          // Failed, terminated, timed out: ended. Anything else (Temporal unreachable) is retried.
+          if (!(err instanceof WorkflowFailedError)) throw err;
         }
       }
     },

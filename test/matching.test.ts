@@ -4,7 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { OFFER_TERMS, REQUEST_TERMS } from '../core/matching/compatibility';
 import { activeRelationship, Connector, expectProblem, listAll, sleep, testEnv } from './helpers';
-import { OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
+import { OFFERS, operator, publishedListing, REQUESTS } from './listing-fixtures';
 import { connectors, decide, expectValid, get, market, offer, proposalsOf, request, waitFor, waitProposals, waitStatus } from './matching-fixtures';
 
 describe('from publication to acceptance', () => {
@@ -132,13 +132,19 @@ describe('ending without acceptance', () => {
     expect(types).toEqual(expect.arrayContaining(['pcx.match-proposal.rejected.v1']));
   });
 
-  test('withdrawing the request withdraws its open proposals and releases the offer', async () => {
+  test('withdrawing the request withdraws its open proposals before it answers, and releases the offer', async () => {
     const m = await market();
     const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
     const current = await get(m.shipper, `/load-requests/${m.request.id}`);
-    expect((await m.shipper.command(`/load-requests/${m.request.id}/withdraw`, current.resourceVersion, { reason: 'no longer needed' })).status).toBe(200);
-    const ended = await waitStatus(m.carrier, `/match-proposals/${proposal.id}`, 'withdrawn');
-    expect(ended).toMatchObject({ decisionState: 'CANCELLED', endReason: { reason: 'the load request ended' } });
+    const withdrawn = await m.shipper.command(`/load-requests/${m.request.id}/withdraw`, current.resourceVersion, { reason: 'no longer needed' });
+    expect(withdrawn.status).toBe(200);
+    // Once the withdraw has answered, no read shows the proposal open, and the request says so itself.
+    expect(withdrawn.body).toMatchObject({ status: 'withdrawn', openProposalIds: [], proposalIds: [proposal.id] });
+    expect(await proposalsOf(m.shipper, `request=${m.request.id}&status=open`)).toEqual([]);
+    expect(await proposalsOf(m.carrier, `request=${m.request.id}&status=open`)).toEqual([]);
+    const ended = await get(m.carrier, `/match-proposals/${proposal.id}`);
+    expect(ended).toMatchObject({ status: 'withdrawn', decisionState: 'CANCELLED', endReason: { reason: 'the load request ended' } });
+    expect((await get(m.shipper, `/load-requests/${m.request.id}`)).openProposalIds).toEqual([]);
     await waitStatus(m.carrier, `/capacity-offers/${m.offer.id}`, 'published');
     expectProblem(await decide(m.carrier, ended, 'accept'), 409, 'DECISION_TERMINAL');
   });
@@ -148,8 +154,24 @@ describe('ending without acceptance', () => {
     const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
     const current = await get(m.carrier, `/capacity-offers/${m.offer.id}`);
     expect((await m.carrier.command(`/capacity-offers/${m.offer.id}/withdraw`, current.resourceVersion, { reason: 'lorry broke down' })).status).toBe(200);
-    await waitStatus(m.shipper, `/match-proposals/${proposal.id}`, 'withdrawn');
+    // Withdrawn before the withdraw answered.
+    expect(await proposalsOf(m.shipper, `offer=${m.offer.id}&status=open`)).toEqual([]);
+    expect(await get(m.shipper, `/match-proposals/${proposal.id}`)).toMatchObject({ status: 'withdrawn', endReason: { reason: 'the capacity offer ended' } });
     await waitStatus(m.shipper, `/load-requests/${m.request.id}`, 'published');
+  });
+
+  test('an operator\u2019s cancel of a proposed request or of an offer ends their open proposals before it answers', async () => {
+    const op = await operator();
+    for (const side of ['request', 'offer'] as const) {
+      const m = await market();
+      const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
+      const path = side === 'request' ? `/load-requests/${m.request.id}` : `/capacity-offers/${m.offer.id}`;
+      const current = await get(side === 'request' ? m.shipper : m.carrier, path);
+      const cancelled = await op.command(`${path}/cancel`, current.resourceVersion, { reason: 'fraud report' });
+      expect(cancelled.status).toBe(200);
+      expect(await get(m.carrier, `/match-proposals/${proposal.id}`)).toMatchObject({ status: 'withdrawn', decisionState: 'CANCELLED' });
+      if (side === 'request') expect(cancelled.body.openProposalIds ?? []).toEqual([]);
+    }
   });
 
   test('an accepted proposal supersedes the request\u2019s other open proposals and releases their capacity', async () => {

@@ -68,7 +68,8 @@ const listing = listingMachine<CapacityOffer>({
 /** Open (tentative) proposals end with the offer; committed matches are not reversed (rule 4). */
 function endTentative(state: CapacityOffer, reason: string) {
   const proposalIds = (state.allocations ?? []).filter((a) => a.state === 'tentative').map((a) => a.proposalId);
-  return proposalIds.length ? [{ flow: FLOWS.endProposals, input: { proposalIds, command: 'withdrawBySystem', reason } satisfies EndProposalsInput }] : [];
+  // Awaited: when the withdraw (or cancel) answers, none of them is open any more.
+  return proposalIds.length ? [{ flow: FLOWS.endProposals, input: { proposalIds, command: 'withdrawBySystem', reason } satisfies EndProposalsInput, awaited: true }] : [];
 }
 
 /** What is left of availableCapacity after every allocation, tentative and committed. */
@@ -110,7 +111,7 @@ const event = (name: string, owner: string) => ({ type: `pcx.${KIND}.${name}.v1`
 
 export const capacityOfferMachine = {
   ...listing,
-  systemCommands: ['expire', 'partialMatch', 'fullMatch', 'commit', 'linkCommitment', 'unmatch'],
+  systemCommands: ['expire', 'partialMatch', 'fullMatch', 'commit', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 
@@ -144,6 +145,19 @@ export const capacityOfferMachine = {
       if (!found || found.state !== 'committed') refuse('INVALID_STATE_TRANSITION', 'no committed allocation for this proposal', { currentState: state.status });
       if (found.commitmentId === command.payload.commitmentId) return { state, events: [] };
       const allocations = state.allocations.map((a) => (a === found ? { ...a, commitmentId: command.payload.commitmentId } : a));
+      return { state: bump(state, now, { allocations }), events: [] };
+    },
+
+    // The commitment named by linkCommitment was never made (its tender's acceptance was
+    // abandoned): the allocation stays committed to the proposal, without it.
+    unlinkCommitment(state: CapacityOffer, command: Command<{ proposalId: string; commitmentId: string }>, now: string) {
+      const found = state.allocations.find((a) => a.proposalId === command.payload?.proposalId);
+      if (!found || found.commitmentId !== command.payload.commitmentId) return { state, events: [] };
+      const allocations = state.allocations.map((a) => {
+        if (a !== found) return a;
+        const { commitmentId: _c, ...rest } = a;
+        return rest;
+      });
       return { state: bump(state, now, { allocations }), events: [] };
     },
 

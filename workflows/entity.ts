@@ -9,12 +9,14 @@
 // The workflow continues-as-new well before Temporal's history and Update limits, carrying its
 // state and the ids of recent commands (Update-id deduplication does not survive a new run).
 import {
+  ActivityFailure,
   allHandlersFinished,
   ApplicationFailure,
   condition,
   continueAsNew,
   defineQuery,
   defineUpdate,
+  log,
   patched,
   proxyActivities,
   proxyLocalActivities,
@@ -38,6 +40,8 @@ export const EFFECTS_PATCH = 'cross-resource-effects';
  * recorded activities").
  */
 export const RECORDED_SIDE_EFFECTS_PATCH = 'side-effects-as-activities';
+/** The patch id under which a command waits for its awaited effects (Effect.awaited). */
+export const AWAITED_EFFECTS_PATCH = 'awaited-effects';
 
 /**
  * The single Update of runs recorded before commands had names of their own: its payload names
@@ -80,6 +84,9 @@ const SIDE_EFFECT_OPTIONS = {
 const recorded = proxyActivities<Activities>(SIDE_EFFECT_OPTIONS);
 const local = proxyLocalActivities<Activities>(SIDE_EFFECT_OPTIONS);
 const sideEffects = () => (patched(RECORDED_SIDE_EFFECTS_PATCH) ? recorded : local);
+// Waiting for awaited flows: a flow ends within minutes (its activities give up); past this the
+// command answers anyway (its transition is persisted; the flow goes on or fails visibly).
+const { awaitFlows } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
 
 function toFailure(err: unknown): never {
   if (err instanceof RefusalError) {
@@ -180,14 +187,24 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     // Indexes stay those of the transition's list, so a flow's id never depends on a patch.
     const due = effects.map((effect, index) => ({ effect, index })).filter(({ effect }) => !effect.patch || patched(effect.patch));
     if (due.length === 0) return;
-    await sideEffects().startFlows({
-      flows: due.map(({ effect, index }) => ({
-        workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
-        workflowType: effect.flow,
-        input: effect.input,
-        taskQueue: input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
-      })),
-    });
+    const flows = due.map(({ effect, index }) => ({
+      workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
+      workflowType: effect.flow,
+      input: effect.input,
+      taskQueue: input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
+      ...(effect.timeoutMs ? { executionTimeoutMs: effect.timeoutMs } : {}),
+    }));
+    await sideEffects().startFlows({ flows });
+    // Effects the command's answer includes (Effect.awaited). Runs recorded before replay without the wait.
+    const awaited = flows.filter((_, i) => due[i].effect.awaited).map((f) => f.workflowId);
+    if (awaited.length && patched(AWAITED_EFFECTS_PATCH)) {
+      try {
+        await awaitFlows({ workflowIds: awaited });
+      } catch (err) {
+        if (!(err instanceof ActivityFailure)) throw err;
+        log.warn('an awaited flow did not end in time; the command answers without it', { flows: awaited });
+      }
+    }
   }
 
   function remember(commandId: string, version: number) {
@@ -234,8 +251,9 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
   for (;;) {
     const seen = wakeups;
     const candidate = state ? machine.deadline(state) : undefined;
-    // A deadline the clock cannot read (schemas refuse such timestamps) must never jam the loop.
-    const deadline = candidate && Number.isFinite(Date.parse(candidate.at)) ? candidate : undefined;
+    // A deadline the clock cannot read (schemas refuse such timestamps) must never jam the loop;
+    // one added after runs were recorded applies only where its patch does (a new timer).
+    const deadline = candidate && Number.isFinite(Date.parse(candidate.at)) && (!candidate.patch || patched(candidate.patch)) ? candidate : undefined;
     const timeout = deadline ? Math.max(0, Date.parse(deadline.at) - Date.now()) : undefined;
     const woken = await condition(
       () => wakeups !== seen || shouldContinueAsNew() || (state !== undefined && terminal(state)),

@@ -53,11 +53,16 @@ const listing = listingMachine<LoadRequest>({
       : [],
   initial: { proposalIds: [], openProposalIds: [] },
   onPublished: (state) => [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }],
-  onEnded: (state) => endProposals(state.openProposalIds ?? [], 'withdrawBySystem', 'the load request ended'),
+  // Its open proposals end with it, before the command answers (specification: "set to withdrawn
+  // before or atomically with it"); the request no longer counts them as open.
+  onEnded: (state) => endProposals(state.openProposalIds ?? [], 'withdrawBySystem', 'the load request ended', undefined, true),
+  ending: () => ({ openProposalIds: [] }),
 });
 
-function endProposals(proposalIds: string[], command: EndProposalsInput['command'], reason: string, byProposalId?: string) {
-  return proposalIds.length ? [{ flow: FLOWS.endProposals, input: { proposalIds, command, reason, ...(byProposalId ? { byProposalId } : {}) } satisfies EndProposalsInput }] : [];
+function endProposals(proposalIds: string[], command: EndProposalsInput['command'], reason: string, byProposalId?: string, awaited = false) {
+  return proposalIds.length
+    ? [{ flow: FLOWS.endProposals, input: { proposalIds, command, reason, ...(byProposalId ? { byProposalId } : {}) } satisfies EndProposalsInput, ...(awaited ? { awaited } : {}) }]
+    : [];
 }
 
 /** Payload of the broker's matching commands on a request. */
@@ -75,7 +80,7 @@ function proposalIdOf(payload: Partial<ProposalPayload> | undefined): string {
 
 export const loadRequestMachine = {
   ...listing,
-  systemCommands: ['expire', 'propose', 'accept', 'proposalExpired', 'linkCommitment', 'unmatch'],
+  systemCommands: ['expire', 'propose', 'accept', 'proposalExpired', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 
@@ -120,6 +125,14 @@ export const loadRequestMachine = {
       if (state.acceptedProposalId !== command.payload?.proposalId) invalidTransition(KIND, 'linkCommitment', state.status);
       if (state.matchedCommitmentId === command.payload.commitmentId) return { state, events: [] };
       return { state: bump(state, now, { matchedCommitmentId: command.payload.commitmentId }), events: [] };
+    },
+
+    // The commitment named by linkCommitment was never made (its tender's acceptance was abandoned).
+    unlinkCommitment(state: LoadRequest, command: Command<{ proposalId: string; commitmentId: string }>, now: string) {
+      if (state.matchedCommitmentId === undefined || state.matchedCommitmentId !== command.payload?.commitmentId) return { state, events: [] };
+      const next = bump(state, now, {});
+      delete next.matchedCommitmentId;
+      return { state: next, events: [] };
     },
 
     // The commitment of its match was cancelled: the request is open again and matching runs.

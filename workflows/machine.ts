@@ -54,10 +54,10 @@ export interface EventDraft {
 
 /**
  * A consequence of a transition for other resources: the named flow (a workflow in
- * workflows/flows/) that carries it out, and its input. The entity workflow starts the flow as a
- * child workflow after its own state is persisted, with an id derived from the command, so a
- * crash never loses the effect and a retry never starts it twice (docs/architecture.md,
- * "Cross-resource flows").
+ * workflows/flows/) that carries it out, and its input. The entity workflow starts the flow (a
+ * workflow of its own, not a child) after its own state is persisted, with an id derived from the
+ * command, so a crash never loses the effect and a retry never starts it twice
+ * (docs/architecture.md, "Cross-resource flows").
  */
 export interface Effect {
   flow: string;
@@ -67,6 +67,13 @@ export interface Effect {
    * starts it only where the patch applies, so recorded runs replay unchanged.
    */
   patch?: string;
+  /**
+   * The command answers only once this flow has ended: its effects are part of what the caller
+   * is told (a withdrawn request's proposals are withdrawn when the withdraw answers).
+   */
+  awaited?: boolean;
+  /** The flow's whole life at most (its workflowExecutionTimeout), for flows an intermediate state waits for. */
+  timeoutMs?: number;
 }
 
 export interface Transition<S> {
@@ -78,6 +85,8 @@ export interface Transition<S> {
 export interface Deadline {
   at: string;
   command: string;
+  /** A Temporal patch id for a deadline added after runs were recorded (its timer is new to their histories). */
+  patch?: string;
 }
 
 export interface SearchAttributeValues {

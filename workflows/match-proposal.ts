@@ -17,7 +17,7 @@
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
 import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
-import { FLOWS, type AcceptInput, type ReleaseInput } from './flows/names';
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows/names';
 
 export type ProposalStatus = 'open' | 'accepted' | 'rejected' | 'expired' | 'superseded' | 'withdrawn';
 export type DecisionState =
@@ -216,7 +216,7 @@ export const matchProposalMachine = {
         requestOwnerOrganizationId: p.requestOwnerOrganizationId,
         offerOwnerOrganizationId: p.offerOwnerOrganizationId,
       };
-      return { state: next, events: [decisionEvent(p)], effects: satisfied ? [{ flow: FLOWS.accept, input: accept }] : [] };
+      return { state: next, events: [decisionEvent(p)], effects: satisfied ? [{ flow: FLOWS.accept, input: accept, timeoutMs: FLOW_TIMEOUT_MS }] : [] };
     },
 
     // The acceptance flow committed the offer's capacity and matched the request.
@@ -226,10 +226,13 @@ export const matchProposalMachine = {
       return { state: next, events: [event(next, 'accepted')] };
     },
 
-    // The acceptance could not be committed (the offer or the request changed or ended first).
-    abandonCommit(p: MatchProposal, command: Command<{ reason: string; code?: string }>, now: string): Transition<MatchProposal> {
+    // The acceptance could not be committed (the offer or the request changed or ended first), or
+    // its flow never finished it (the COMMITTING deadline: no reason given).
+    abandonCommit(p: MatchProposal, command: Command<{ reason?: string; code?: string }>, now: string): Transition<MatchProposal> {
       requireSystemCommitting(p);
-      return end(p, now, { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now, endReason: { reason: command.payload.reason, ...(command.payload.code ? { code: command.payload.code } : {}) } }, 'withdrawn');
+      const reason = command.payload?.reason ?? 'the acceptance was not committed in time';
+      const code = command.payload?.reason ? command.payload.code : 'COMMIT_TIMEOUT';
+      return end(p, now, { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now, endReason: { reason, ...(code ? { code } : {}) } }, 'withdrawn');
     },
 
     // validUntil passed while the decision was still open.
@@ -267,7 +270,10 @@ export const matchProposalMachine = {
   }),
 
   deadline(p: MatchProposal) {
-    if (p.status !== 'open' || p.decisionState === 'COMMITTING') return undefined;
+    if (p.status !== 'open') return undefined;
+    // COMMITTING began at updatedAt (nothing else changes the proposal meanwhile); its flow has
+    // ended long before this, so the proposal ends itself and releases what the flow left held.
+    if (p.decisionState === 'COMMITTING') return { at: new Date(Date.parse(p.updatedAt) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonCommit', patch: FLOW_DEADLINES_PATCH };
     return { at: p.validUntil, command: 'expire' };
   },
 } satisfies Machine<MatchProposal>;

@@ -9,7 +9,7 @@
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
 import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
-import { FLOWS, type CommitTenderInput } from './flows/names';
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows/names';
 
 export type TenderStatus = 'draft' | 'issued' | 'accepting' | 'accepted' | 'amending' | 'rejected' | 'withdrawn' | 'expired' | 'closed';
 export type MovementScope = 'fullTransport' | 'routeLeg' | 'collection' | 'delivery';
@@ -332,7 +332,7 @@ export const transportTenderMachine = {
       }
       const candidate = { ...t, decisions };
       if (!policySatisfied(candidate)) return { state: bump(t, now, { decisions }), events: [] };
-      return { state: bump(t, now, { decisions, status: 'accepting' }), events: [], effects: [{ flow: FLOWS.commitTender, input: commitInput(t, decisions) }] };
+      return { state: bump(t, now, { decisions, status: 'accepting' }), events: [], effects: [{ flow: FLOWS.commitTender, input: commitInput(t, decisions), timeoutMs: FLOW_TIMEOUT_MS }] };
     },
 
     // The commit flow created the commitment.
@@ -344,10 +344,12 @@ export const transportTenderMachine = {
     },
 
     // The commitment could not be made (the proposal's capacity is no longer committed).
-    abandonAcceptance(t: TransportTender, command: Command<{ reason: string }>, now: string): Transition<TransportTender> {
+    // Also the accepting deadline (no reason given): the flow never finished it.
+    abandonAcceptance(t: TransportTender, command: Command<{ reason?: string }>, now: string): Transition<TransportTender> {
       requireStatus(t, command, ['accepting']);
-      if (t.commitmentId) return { state: bump(t, now, { status: 'accepted', endReason: { reason: command.payload.reason } }), events: [] };
-      return { state: bump(t, now, { status: 'withdrawn', withdrawnAt: now, endReason: { reason: command.payload.reason } }), events: [event(t, 'withdrawn')] };
+      const reason = command.payload?.reason ?? 'the acceptance was not committed in time';
+      if (t.commitmentId) return { state: bump(t, now, { status: 'accepted', endReason: { reason } }), events: [] };
+      return { state: bump(t, now, { status: 'withdrawn', withdrawnAt: now, endReason: { reason } }), events: [event(t, 'withdrawn')] };
     },
 
     // POST /transport-commitments/{id}/amendments, routed here: a revision linked to the commitment.
@@ -387,7 +389,10 @@ export const transportTenderMachine = {
   },
 
   deadline(t: TransportTender) {
-    return t.status === 'issued' ? { at: t.expiresAt, command: 'expire' } : undefined;
+    if (t.status === 'issued') return { at: t.expiresAt, command: 'expire' };
+    // accepting began at updatedAt; its commit flow has ended long before this (FLOW_TIMEOUT_MS).
+    if (t.status === 'accepting') return { at: new Date(Date.parse(t.updatedAt) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonAcceptance', patch: FLOW_DEADLINES_PATCH };
+    return undefined;
   },
 } satisfies Machine<TransportTender>;
 

@@ -2,16 +2,36 @@
 // activity (activities/commands.ts). Each step of a flow names itself, and the command id is the
 // flow's workflow id plus that step, so a flow replayed after a crash, or an activity retried,
 // re-sends the same command id: Temporal and the entity deduplicate it, and the effect happens
-// once. The activity retries until the command gets an answer (accepted or refused).
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+// once.
+//
+// Failure policy (docs/decisions.md, "Every flow ends"): a refusal comes back as data and the
+// flow decides what it means. An activity is retried a bounded number of times (FLOW_ACTIVITIES);
+// once it gives up, the flow undoes what it holds (`bestEffort` steps) and fails with a
+// non-retryable ApplicationFailure naming the step (`flowFailed`), which an operator finds in the
+// Temporal UI. Nothing throws a plain Error: in the TypeScript SDK that fails the workflow task,
+// which Temporal retries forever.
+import { ActivityFailure, ApplicationFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { ActivityOptions } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
 import type { CommandOutcome } from '../../activities/commands';
 import type { Envelope } from '../machine';
 
-const { sendCommand } = proxyActivities<Activities>({
+/**
+ * Every activity a flow runs: at most 8 attempts within 5 minutes (1, 2, 4, 8, 16, 30, 30 s
+ * apart), so a step that cannot succeed (the database or Temporal down for minutes) ends the flow
+ * instead of holding it forever. The entity deadlines that wait for a flow lie beyond a flow's
+ * whole life (FLOW_TIMEOUT in ./names.ts).
+ */
+export const FLOW_ACTIVITIES: ActivityOptions = {
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
-});
+  scheduleToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: 8 },
+};
+
+/** The failure type of a flow that gave up: the Temporal UI shows it with its reason. */
+export const FLOW_FAILED = 'PcxFlowFailed';
+
+const { sendCommand } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
 export interface Target {
   kind: string;
@@ -40,3 +60,31 @@ export function send<S extends Envelope = Envelope>(
     correlationId: workflowId,
   }) as Promise<CommandOutcome<S>>;
 }
+
+/** The non-retryable failure that ends a flow that gave up: its reason, and what it left behind. */
+export function flowFailed(reason: string, cause?: unknown): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: FLOW_FAILED,
+    message: reason,
+    nonRetryable: true,
+    cause: cause instanceof Error ? cause : undefined,
+  });
+}
+
+/**
+ * A compensating step: tried (with the activity's bounded retries), never allowed to hide the
+ * failure that made it necessary. Answers whether it was applied; a refusal is fine (nothing to undo).
+ */
+export async function bestEffort(what: string, step: () => Promise<CommandOutcome | unknown>): Promise<boolean> {
+  try {
+    await step();
+    return true;
+  } catch (err) {
+    if (!(err instanceof ActivityFailure)) throw err;
+    log.warn(`compensation could not be applied: ${what}`, { error: err.message });
+    return false;
+  }
+}
+
+/** Whether an error is an activity that gave up (its retries spent), the case a flow compensates. */
+export const gaveUp = (err: unknown): err is ActivityFailure => err instanceof ActivityFailure;

@@ -13,13 +13,10 @@ import type { Refusal } from '../machine';
 import type { CreatePayload, MatchProposal } from '../match-proposal';
 import { uuid7 } from '../ids';
 import { referenceIdOf } from '../execution-reference';
-import { send } from './commands';
+import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, send } from './commands';
 import type { AcceptInput, EndProposalsInput, EndRelationshipProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from './names';
 
-const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
-});
+const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
 const OFFER = 'capacity-offer';
 const REQUEST = 'load-request';
@@ -81,10 +78,23 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
       if (!(await reread(reserved))) return { ok: false, refusal };
       continue;
     }
-    const proposed = await send(request, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
+    // From here the flow holds a reservation (and then the request's place): whatever ends the
+    // attempt early gives them back.
+    const undo = async (requestToo: boolean) => {
+      await bestEffort('release the reservation', () => send(offer, 'unmatch', { proposalId }, { step: `${s}.unreserve` }));
+      if (requestToo) await bestEffort('release the request', () => send(request, 'proposalExpired', { proposalId }, { step: `${s}.unpropose` }));
+    };
+    let proposed: CommandOutcome;
+    try {
+      proposed = await send(request, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
+    } catch (err) {
+      if (!gaveUp(err)) throw err;
+      await undo(true);
+      throw flowFailed(`the load request ${c.request.id} could not be reached to propose it; the reservation was released`, err);
+    }
     if (!proposed.ok) {
       refusal = proposed.refusal;
-      await send(offer, 'unmatch', { proposalId }, { step: `${s}.unreserve` });
+      await undo(false);
       if (!(await reread(proposed))) return { ok: false, refusal };
       continue;
     }
@@ -104,8 +114,19 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
       requiredDecisionPolicy: c.policy,
       createdBy: options.createdBy ?? { kind: 'broker' },
     };
-    const created = await createResource({ kind: PROPOSAL, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId });
-    if (!created.ok) throw new Error(`the proposal could not be created: ${created.refusal.code}`);
+    let created: CommandOutcome;
+    try {
+      created = await createResource({ kind: PROPOSAL, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId });
+    } catch (err) {
+      if (!gaveUp(err)) throw err;
+      await undo(true);
+      throw flowFailed(`the match proposal ${proposalId} could not be created; the reservation and the request were released`, err);
+    }
+    if (!created.ok) {
+      // Refused (its payload did not hold): nothing waits for it; give back what the pair held.
+      await undo(true);
+      return { ok: false, refusal: created.refusal };
+    }
     return { ok: true, proposal: created.snapshot as MatchProposal };
   }
   return { ok: false, refusal };
@@ -130,22 +151,45 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
  */
 export async function acceptProposalFlow(input: AcceptInput): Promise<'committed' | 'abandoned'> {
   const proposal = { kind: PROPOSAL, id: input.proposalId };
-  const offer = await send({ kind: OFFER, id: input.offerId }, 'commit', { proposalId: input.proposalId }, { step: 'offer' });
-  const request = offer.ok
-    ? await send({ kind: REQUEST, id: input.requestId }, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' })
-    : offer;
-  if (!request.ok) {
-    const which = offer.ok ? 'load request' : 'capacity offer';
-    await send(proposal, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${request.refusal.detail}`, code: request.refusal.code }, { step: 'abandon' });
-    return 'abandoned';
+  // What the offer and the request committed, given back when the match cannot be completed.
+  const undo = async () => {
+    await bestEffort('release the offer', () => send({ kind: OFFER, id: input.offerId }, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-offer' }));
+    await bestEffort('release the request', () => send({ kind: REQUEST, id: input.requestId }, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-request' }));
+  };
+  try {
+    const offer = await send({ kind: OFFER, id: input.offerId }, 'commit', { proposalId: input.proposalId }, { step: 'offer' });
+    const request = offer.ok
+      ? await send({ kind: REQUEST, id: input.requestId }, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' })
+      : offer;
+    if (!request.ok) {
+      const which = offer.ok ? 'load request' : 'capacity offer';
+      await send(proposal, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${request.refusal.detail}`, code: request.refusal.code }, { step: 'abandon' });
+      return 'abandoned';
+    }
+    const committed = await send(proposal, 'commit', {}, { step: 'commit' });
+    if (!committed.ok) {
+      // The proposal is no longer committing (only its deadline ends that, after this flow's
+      // whole life): the offer and the request give back the match they made for it.
+      await undo();
+      return 'abandoned';
+    }
+  } catch (err) {
+    if (!gaveUp(err)) throw err;
+    await undo();
+    await bestEffort('end the proposal', () => send(proposal, 'abandonCommit', { reason: 'the acceptance could not be committed (a step kept failing)', code: 'COMMIT_FAILED' }, { step: 'abandon-failed' }));
+    throw flowFailed(`the acceptance of proposal ${input.proposalId} could not be committed; the offer and the request were released and the proposal withdrawn`, err);
   }
-  const committed = await send(proposal, 'commit', {}, { step: 'commit' });
-  if (!committed.ok) throw new Error(`the proposal refused its commit: ${committed.refusal.code}`);
   // The accepted match gets its execution reference (one per accepted proposal: a derived id).
-  // (Behind a patch: acceptances recorded before references existed replay without it.)
-  const facts = patched('execution-reference') ? await prepareReference(input.proposalId) : undefined;
-  if (facts) {
-    await createResource({ kind: 'execution-reference', id: referenceIdOf(input.proposalId), payload: facts.payload, context: facts.context, commandId: `${workflowInfo().workflowId}:reference`, correlationId: workflowInfo().workflowId });
+  // (Behind a patch: acceptances recorded before references existed replay without it.) The
+  // match holds whatever happens here; a participant can still POST the reference.
+  try {
+    const facts = patched('execution-reference') ? await prepareReference(input.proposalId) : undefined;
+    if (facts) {
+      await createResource({ kind: 'execution-reference', id: referenceIdOf(input.proposalId), payload: facts.payload, context: facts.context, commandId: `${workflowInfo().workflowId}:reference`, correlationId: workflowInfo().workflowId });
+    }
+  } catch (err) {
+    if (!gaveUp(err)) throw err;
+    throw flowFailed(`proposal ${input.proposalId} is accepted, but its execution reference could not be created (a participant may POST /execution-references)`, err);
   }
   return 'committed';
 }
@@ -154,14 +198,26 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
 export async function releaseProposalFlow(input: ReleaseInput): Promise<void> {
   // Refusals are expected and harmless: a listing that ended keeps nothing to release.
   await send({ kind: OFFER, id: input.offerId }, 'unmatch', { proposalId: input.proposalId }, { step: 'offer' });
-  if (input.releaseRequest) await send({ kind: REQUEST, id: input.requestId }, 'proposalExpired', { proposalId: input.proposalId }, { step: 'request' });
+  if (!input.releaseRequest) return;
+  const request = await send({ kind: REQUEST, id: input.requestId }, 'proposalExpired', { proposalId: input.proposalId }, { step: 'request' });
+  // An acceptance that matched the request for this proposal and then never committed it: the
+  // request is published again (refused, harmlessly, when another proposal matched it).
+  if (!request.ok && request.refusal.extensions?.currentState === 'matched') {
+    await send({ kind: REQUEST, id: input.requestId }, 'unmatch', { proposalId: input.proposalId }, { step: 'request-unmatch' });
+  }
 }
 
 /** Proposals that end with their listing, or because another proposal of the request was accepted. */
 export async function endProposalsFlow(input: EndProposalsInput): Promise<void> {
+  // Every proposal gets its command even if one cannot be reached; the flow then fails naming them.
+  const unreached: string[] = [];
   for (const [index, id] of input.proposalIds.entries()) {
-    await send({ kind: PROPOSAL, id }, input.command, { reason: input.reason, ...(input.byProposalId ? { byProposalId: input.byProposalId } : {}) }, { step: `end${index}` });
+    const sent = await bestEffort(`end proposal ${id}`, () =>
+      send({ kind: PROPOSAL, id }, input.command, { reason: input.reason, ...(input.byProposalId ? { byProposalId: input.byProposalId } : {}) }, { step: `end${index}` }),
+    );
+    if (!sent) unreached.push(id);
   }
+  if (unreached.length) throw flowFailed(`proposals could not be ended (${input.command}): ${unreached.join(', ')}`);
 }
 
 /** Open proposals made under a relationship that is no longer in force end: withdrawn, their reservations released. */

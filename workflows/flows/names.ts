@@ -22,6 +22,20 @@ export const FLOWS = {
   handoverToReference: 'handoverToReferenceFlow',
 } as const;
 
+/**
+ * The longest a flow that an intermediate state waits for may run (its workflowExecutionTimeout):
+ * the acceptance of a proposal, the commitment of a tender. Its activities give up well before
+ * (workflows/flows/commands.ts, FLOW_ACTIVITIES), so it ends by itself, compensated, first.
+ */
+export const FLOW_TIMEOUT_MS = 30 * 60_000;
+/**
+ * How long after it began an intermediate state (a proposal COMMITTING, a tender accepting) ends
+ * itself if its flow never finished it: after the flow's whole life, so the two never race.
+ */
+export const FLOW_DEADLINE_MS = 45 * 60_000;
+/** The patch under which those deadlines exist (runs recorded before had no such timer). */
+export const FLOW_DEADLINES_PATCH = 'flow-deadlines';
+
 export interface MatchInput {
   kind: 'capacity-offer' | 'load-request';
   id: string;

@@ -5,38 +5,68 @@
 // commitment. commitmentCancelledFlow releases what a cancelled commitment held.
 import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../../activities';
+import type { CommandOutcome } from '../../activities/commands';
 import { uuid7 } from '../ids';
 import { referenceIdOf } from '../execution-reference';
-import { send } from './commands';
+import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, send } from './commands';
 import type { CommitmentCancelledInput, CommitTenderInput, HandoverToReferenceInput } from './names';
 
-const { prepareCommitment, createResource } = proxyActivities<Activities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2 },
-});
+const { prepareCommitment, createResource } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
 const TENDER = 'transport-tender';
 const COMMITMENT = 'transport-commitment';
 
 export async function commitTenderFlow(input: CommitTenderInput): Promise<'committed' | 'abandoned'> {
   const tender = { kind: TENDER, id: input.tenderId };
+  const commitmentId = uuid7();
+  const link = input.originatingProposalId && !input.previousCommitmentId ? { proposalId: input.originatingProposalId, commitmentId } : undefined;
+  // Before the commitment exists, a refusal or a step that keeps failing undoes the listings'
+  // links and ends the acceptance: the tender is withdrawn (an amendment: back to accepted).
+  const unlink = async () => {
+    if (!link) return;
+    await bestEffort('unlink the offer', () => send({ kind: 'capacity-offer', id: input.capacityOfferId! }, 'unlinkCommitment', link, { step: 'unlink-offer' }));
+    await bestEffort('unlink the request', () => send({ kind: 'load-request', id: input.loadRequestId! }, 'unlinkCommitment', link, { step: 'unlink-request' }));
+  };
   const abandon = async (reason: string) => {
+    await unlink();
     await send(tender, 'abandonAcceptance', { reason }, { step: 'abandon' });
     return 'abandoned' as const;
   };
-  const payload = await prepareCommitment(input);
-  if ('refused' in payload) return abandon(payload.refused);
-  const commitmentId = uuid7();
-  // The capacity was consumed when the proposal was accepted: the listings record the commitment.
-  if (!input.previousCommitmentId && input.originatingProposalId) {
-    const link = { proposalId: input.originatingProposalId, commitmentId };
-    const offer = await send({ kind: 'capacity-offer', id: input.capacityOfferId! }, 'linkCommitment', link, { step: 'offer' });
-    if (!offer.ok) return abandon(`the capacity offer refused: ${offer.refusal.detail}`);
-    const request = await send({ kind: 'load-request', id: input.loadRequestId! }, 'linkCommitment', link, { step: 'request' });
-    if (!request.ok) return abandon(`the load request refused: ${request.refusal.detail}`);
+  let created: CommandOutcome;
+  let payload: Awaited<ReturnType<typeof prepareCommitment>>;
+  try {
+    payload = await prepareCommitment(input);
+    if ('refused' in payload) return abandon(payload.refused);
+    // The capacity was consumed when the proposal was accepted: the listings record the commitment.
+    if (link) {
+      const offer = await send({ kind: 'capacity-offer', id: input.capacityOfferId! }, 'linkCommitment', link, { step: 'offer' });
+      if (!offer.ok) return abandon(`the capacity offer refused: ${offer.refusal.detail}`);
+      const request = await send({ kind: 'load-request', id: input.loadRequestId! }, 'linkCommitment', link, { step: 'request' });
+      if (!request.ok) return abandon(`the load request refused: ${request.refusal.detail}`);
+    }
+    created = await createResource({ kind: COMMITMENT, id: commitmentId, payload, commandId: `${workflowInfo().workflowId}:create`, correlationId: workflowInfo().workflowId });
+    if (!created.ok) return abandon(`the commitment could not be created: ${created.refusal.detail}`);
+  } catch (err) {
+    if (!gaveUp(err)) throw err;
+    await unlink();
+    await bestEffort('end the acceptance', () => send(tender, 'abandonAcceptance', { reason: 'the commitment could not be made (a step kept failing)' }, { step: 'abandon-failed' }));
+    throw flowFailed(`tender ${input.tenderId}: the commitment could not be made; the acceptance was abandoned`, err);
   }
-  const created = await createResource({ kind: COMMITMENT, id: commitmentId, payload, commandId: `${workflowInfo().workflowId}:create`, correlationId: workflowInfo().workflowId });
-  if (!created.ok) throw new Error(`the commitment could not be created: ${created.refusal.code}`);
+  // The commitment exists: from here the flow only moves forward (each step is idempotent); one
+  // that keeps failing fails the flow, naming it, and the tender's accepting deadline ends it.
+  try {
+    await completeCommitment(input, payload, commitmentId);
+  } catch (err) {
+    if (!gaveUp(err)) throw err;
+    throw flowFailed(`tender ${input.tenderId}: commitment ${commitmentId} was created, but recording it failed (a step kept failing)`, err);
+  }
+  const committed = await send(tender, 'commit', { commitmentId, revision: input.revision }, { step: 'commit' });
+  if (!committed.ok) throw flowFailed(`tender ${input.tenderId} refused its commitment ${commitmentId}: ${committed.refusal.detail}`);
+  return 'committed';
+}
+
+/** After the commitment is created: the version it replaces, the listings and the execution reference learn of it. */
+async function completeCommitment(input: CommitTenderInput, payload: Exclude<Awaited<ReturnType<typeof prepareCommitment>>, { refused: string }>, commitmentId: string) {
   if (input.previousCommitmentId) {
     await send({ kind: COMMITMENT, id: input.previousCommitmentId }, 'supersede', { byCommitmentId: commitmentId }, { step: 'supersede' });
     // The listings now name the new version.
@@ -49,9 +79,6 @@ export async function commitTenderFlow(input: CommitTenderInput): Promise<'commi
   // The match's execution reference names its commitment (none for a direct tender: refused, harmless).
   const proposalId = payload.capacity.originatingProposalId;
   if (proposalId) await send({ kind: 'execution-reference', id: referenceIdOf(proposalId) }, 'attach', { commitmentId }, { step: 'reference' });
-  const committed = await send(tender, 'commit', { commitmentId, revision: input.revision }, { step: 'commit' });
-  if (!committed.ok) throw new Error(`the tender refused its commitment: ${committed.refusal.code}`);
-  return 'committed';
 }
 
 export async function commitmentCancelledFlow(input: CommitmentCancelledInput): Promise<void> {

@@ -222,7 +222,7 @@ describe('capacity-offer matching transitions', () => {
     ]) {
       const ended = next(R, committed, end);
       expect(ended.state.allocations).toEqual([expect.objectContaining({ proposalId: 'p2', state: 'committed' })]);
-      expect(ended.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' } }]);
+      expect(ended.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' }, awaited: true }]);
     }
   });
 
@@ -240,12 +240,23 @@ describe('capacity-offer matching transitions', () => {
     expect(next(R, released, command('partialMatch', system, hold('p3', 'r1', 1000, { explicit: true }))).state.status).toBe('partiallyMatched');
   });
 
+  test('unlinkCommitment undoes linkCommitment of the same commitment only; the allocation stays committed', () => {
+    let s = next(R, published(), command('partialMatch', system, hold('p1', 'r1', 5000))).state;
+    s = next(R, s, command('commit', system, { proposalId: 'p1' })).state;
+    const linked = next(R, s, command('linkCommitment', system, { proposalId: 'p1', commitmentId: 'c1' })).state;
+    expect(next(R, linked, command('unlinkCommitment', system, { proposalId: 'p1', commitmentId: 'c2' }))).toEqual({ state: linked, events: [] });
+    const unlinked = next(R, linked, command('unlinkCommitment', system, { proposalId: 'p1', commitmentId: 'c1' })).state;
+    expect(unlinked.allocations).toEqual([expect.objectContaining({ proposalId: 'p1', state: 'committed' })]);
+    expect(unlinked.allocations[0].commitmentId).toBeUndefined();
+    expect(refusal(R, linked, command('unlinkCommitment', connector(OWNER), { proposalId: 'p1', commitmentId: 'c1' }))).toBe('ACTOR_NOT_PERMITTED');
+  });
+
   test('ending the offer ends its open proposals; committed matches stay (rule 4)', () => {
     let s = next(R, published(), command('partialMatch', system, hold('p1', 'r1', 5000))).state;
     s = next(R, s, command('partialMatch', system, hold('p2', 'r2', 5000))).state;
     s = next(R, s, command('commit', system, { proposalId: 'p2' })).state;
     const withdrawn = next(R, s, command('withdraw', connector(OWNER), { reason: 'sold' }));
-    expect(withdrawn.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' } }]);
+    expect(withdrawn.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' }, awaited: true }]);
     expect(next(R, published(), command('withdraw', connector(OWNER), { reason: 'sold' })).effects).toEqual([]);
   });
 });
@@ -269,6 +280,29 @@ describe('load-request matching transitions', () => {
     expect(refusal(R, t.state, command('withdraw', connector(OWNER), { reason: 'x' }))).toBe('INVALID_STATE_TRANSITION');
     expect(R.machine.deadline(t.state)).toBeUndefined();
     expect(refusal(R, two, command('accept', system, { proposalId: 'p9' }))).toBe('INVALID_STATE_TRANSITION');
+  });
+
+  test('withdraw, expire and cancel end its open proposals before answering (awaited) and leave none counted open', () => {
+    const two = next(R, next(R, published(), command('propose', system, { proposalId: 'p1' })).state, command('propose', system, { proposalId: 'p2' })).state;
+    const end = { proposalIds: ['p1', 'p2'], command: 'withdrawBySystem', reason: 'the load request ended' };
+    for (const [cmd, at] of [
+      [command('withdraw', connector(OWNER), { reason: 'not needed' }), NOW],
+      [command('cancel', operator, { reason: 'fraud' }), NOW],
+      [command('expire', system), two.expiresAt!],
+    ] as const) {
+      const t = next(R, two, cmd, at);
+      expect(t.state).toMatchObject({ openProposalIds: [], proposalIds: ['p1', 'p2'] });
+      expect(t.effects).toEqual([{ flow: 'endProposalsFlow', input: end, awaited: true }]);
+    }
+  });
+
+  test('unlinkCommitment undoes linkCommitment of the same commitment only', () => {
+    const matched = next(R, next(R, published(), command('propose', system, { proposalId: 'p1' })).state, command('accept', system, { proposalId: 'p1' })).state;
+    const linked = next(R, matched, command('linkCommitment', system, { proposalId: 'p1', commitmentId: 'c1' })).state;
+    expect(next(R, linked, command('unlinkCommitment', system, { proposalId: 'p1', commitmentId: 'c2' }))).toEqual({ state: linked, events: [] });
+    const unlinked = next(R, linked, command('unlinkCommitment', system, { proposalId: 'p1', commitmentId: 'c1' })).state;
+    expect(unlinked.matchedCommitmentId).toBeUndefined();
+    expect(unlinked).toMatchObject({ status: 'matched', acceptedProposalId: 'p1', resourceVersion: linked.resourceVersion + 1 });
   });
 
   test('proposed -> proposalExpired for each open proposal -> published when none remain', () => {

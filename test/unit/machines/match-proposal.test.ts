@@ -1,6 +1,7 @@
 // Every transition row and refusal of the MatchProposal machine (docs/decisions.md, "MatchProposal
 // transitions"), in-process: both decision policies, the acceptance commit, expiry, withdrawal
 // and supersession, and what each transition starts on the offer and the request.
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../workflows/flows/names';
 import { acceptance, matchProposal, type MatchProposal } from '../../../workflows/match-proposal';
 import { apply, command, connector, HOUR, later, next, NOW, refusal, system } from './harness';
 
@@ -41,8 +42,9 @@ describe('BILATERAL_REQUIRED', () => {
       expect(repeat).toEqual({ state: one.state, events: [] });
       const two = next(R, one.state, decide(second, 'accept'));
       expect(two.state.decisionState).toBe('COMMITTING');
-      expect(two.effects).toEqual([{ flow: 'acceptProposalFlow', input: { proposalId: two.state.id, offerId: 'offer-1', requestId: 'request-1', requestOwnerOrganizationId: SHIPPER, offerOwnerOrganizationId: CARRIER } }]);
-      expect(R.machine.deadline(two.state)).toBeUndefined(); // an acceptance in time is not overtaken by expiry
+      expect(two.effects).toEqual([{ flow: 'acceptProposalFlow', input: { proposalId: two.state.id, offerId: 'offer-1', requestId: 'request-1', requestOwnerOrganizationId: SHIPPER, offerOwnerOrganizationId: CARRIER }, timeoutMs: FLOW_TIMEOUT_MS }]);
+      // An acceptance in time is not overtaken by expiry; only by its own commit deadline.
+      expect(R.machine.deadline(two.state)).toEqual({ at: new Date(Date.parse(NOW) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonCommit', patch: FLOW_DEADLINES_PATCH });
     }
   });
 });
@@ -67,6 +69,14 @@ describe('the acceptance commit', () => {
     expect(t.events.map((e) => e.type)).toEqual(['pcx.match-proposal.accepted.v1']);
     expect(refusal(R, created(), command('commit', system))).toBe('INVALID_STATE_TRANSITION');
     expect(refusal(R, committing(), command('commit', connector(CARRIER)))).toBe('ACTOR_NOT_PERMITTED');
+  });
+
+  test('the commit deadline: past the acceptance flow\u2019s whole life, the proposal abandons itself (COMMIT_TIMEOUT) and releases what it held', () => {
+    const deadline = R.machine.deadline(committing())!;
+    expect(Date.parse(deadline.at) - Date.parse(NOW)).toBeGreaterThan(FLOW_TIMEOUT_MS);
+    const t = next(R, committing(), command(deadline.command, system, {}), deadline.at);
+    expect(t.state).toMatchObject({ status: 'withdrawn', decisionState: 'CANCELLED', endReason: { reason: 'the acceptance was not committed in time', code: 'COMMIT_TIMEOUT' } });
+    expect(t.effects).toEqual(release(t.state));
   });
 
   test('abandonCommit -> withdrawn, CANCELLED, with the reason; releases the offer and the request', () => {

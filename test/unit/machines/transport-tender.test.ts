@@ -1,5 +1,6 @@
 // Every transition row and refusal of the TransportTender and TransportCommitment machines
 // (docs/decisions.md, "TransportTender transitions", "TransportCommitment"), in-process.
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../workflows/flows/names';
 import { changesOf, policySatisfied, transportTender, type TransportTender } from '../../../workflows/transport-tender';
 import { cancellationAllowed, transportCommitment, type TransportCommitment } from '../../../workflows/transport-commitment';
 import { apply, command, connector, DAY, HOUR, later, next, NOW, refusal, system } from './harness';
@@ -90,8 +91,12 @@ describe('revisions and decisions', () => {
     expect(next(T, one.state, decide(EXECUTOR, 'accept'))).toEqual({ state: one.state, events: [] });
     const two = next(T, one.state, decide(ISSUER, 'accept'));
     expect(two.state.status).toBe('accepting');
-    expect(two.effects).toEqual([{ flow: 'commitTenderFlow', input: { tenderId: two.state.id, revision: 1, requiredDecisions: two.state.decisions } }]);
+    expect(two.effects).toEqual([{ flow: 'commitTenderFlow', input: { tenderId: two.state.id, revision: 1, requiredDecisions: two.state.decisions }, timeoutMs: FLOW_TIMEOUT_MS }]);
     expect(refusal(T, two.state, decide(ISSUER, 'reject'))).toBe('INVALID_STATE_TRANSITION');
+    // accepting ends by itself once the commit flow's whole life has passed without committing it.
+    const deadline = T.machine.deadline(two.state)!;
+    expect(deadline).toEqual({ at: new Date(Date.parse(NOW) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonAcceptance', patch: FLOW_DEADLINES_PATCH });
+    expect(next(T, two.state, command(deadline.command, system, {}), deadline.at).state).toMatchObject({ status: 'withdrawn', endReason: { reason: 'the acceptance was not committed in time' } });
     const committed = next(T, two.state, command('commit', system, { commitmentId: 'c1', revision: 1 }));
     expect(committed.state).toMatchObject({ status: 'accepted', commitmentId: 'c1', commitmentIds: ['c1'], revisions: [{ outcome: 'accepted' }] });
     expect(T.machine.deadline(committed.state)).toBeUndefined();
