@@ -1,5 +1,6 @@
-// Five projects (docs/architecture.md, "Tests"):
+// Six projects (docs/architecture.md, "Tests"):
 //   unit      pure logic, no servers (test/unit/)
+//   workflows flows and entity deadlines alone on the time-skipping test server, activities scripted
 //   postgres  integration tests against a broker whose read models are in PostgreSQL
 //   pglite    the same integration tests against a broker on the embedded PGlite (`npm start`'s default)
 //   timeskip-pglite, timeskip-postgres
@@ -43,6 +44,9 @@ module.exports = {
   testTimeout: 60000,
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    // Workflow code alone on the time-skipping test server, activities scripted: the failure paths
+    // of flows and entity deadlines in seconds (test/workflows/).
+    { ...common, displayName: 'workflows', roots: ['<rootDir>/test/workflows'], testMatch: ['<rootDir>/test/workflows/*.test.ts'] },
     integration('postgres', []),
     integration('pglite', ENGINE_INDEPENDENT),
     // The time-skipping harness (test/time-skipping/harness.ts) starts its own test server, worker

@@ -2,5 +2,20 @@
 // (workflows/machine.ts, Effect; their names in ./names.ts). One file per family; each flow is
 // exported here and registered by the worker through workflows/index.ts. See
 // docs/architecture.md, "Cross-resource flows".
-export { acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow } from './matching';
-export { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow } from './tenders';
+import { setWorkflowOptions } from '@temporalio/workflow';
+import { acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow } from './matching';
+import { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow } from './tenders';
+
+export { acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow };
+export { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow };
+
+// Any error a flow's code throws fails the flow, visibly, instead of failing its workflow task,
+// which Temporal would retry forever (a plain Error, a TypeError of a bug). What a failed flow
+// held is given back by the deadlines of the states waiting for it (docs/decisions.md, "Every
+// flow ends").
+for (const flow of [
+  acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow,
+  commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow,
+]) {
+  setWorkflowOptions({ failureExceptionTypes: [Error] }, flow);
+}

@@ -22,8 +22,9 @@ export async function commitTenderFlow(input: CommitTenderInput): Promise<'commi
   const link = input.originatingProposalId && !input.previousCommitmentId ? { proposalId: input.originatingProposalId, commitmentId } : undefined;
   // Before the commitment exists, a refusal or a step that keeps failing undoes the listings'
   // links and ends the acceptance: the tender is withdrawn (an amendment: back to accepted).
+  let linked = false;
   const unlink = async () => {
-    if (!link) return;
+    if (!link || !linked) return;
     await bestEffort('unlink the offer', () => send({ kind: 'capacity-offer', id: input.capacityOfferId! }, 'unlinkCommitment', link, { step: 'unlink-offer' }));
     await bestEffort('unlink the request', () => send({ kind: 'load-request', id: input.loadRequestId! }, 'unlinkCommitment', link, { step: 'unlink-request' }));
   };
@@ -39,6 +40,7 @@ export async function commitTenderFlow(input: CommitTenderInput): Promise<'commi
     if ('refused' in payload) return abandon(payload.refused);
     // The capacity was consumed when the proposal was accepted: the listings record the commitment.
     if (link) {
+      linked = true;
       const offer = await send({ kind: 'capacity-offer', id: input.capacityOfferId! }, 'linkCommitment', link, { step: 'offer' });
       if (!offer.ok) return abandon(`the capacity offer refused: ${offer.refusal.detail}`);
       const request = await send({ kind: 'load-request', id: input.loadRequestId! }, 'linkCommitment', link, { step: 'request' });
