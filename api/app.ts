@@ -9,7 +9,7 @@ import { authenticate } from './gates';
 import { rateLimit } from './rate-limit';
 import { problemResponse } from './http';
 import { health } from './health';
-import { openapi } from './openapi';
+import { bundledOpenApi, openapi } from './openapi';
 import { oauth } from './oauth';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
@@ -113,6 +113,8 @@ export function createApp(services: Services): Hono<AppEnv> {
   });
 
   app.route('/', health);
+  // The bundled document is built now, from the schema files: one that cannot be bundled stops the start.
+  bundledOpenApi(services.config.publicBaseUrl);
   app.route('/', openapi);
   if (services.config.auth.devServer) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));

@@ -5,7 +5,7 @@
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
-import { decodeCursor, encodeCursor } from './http';
+import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from './views';
 import { readFeed } from '../activities/events';
 import { RESOURCES } from '../workflows/registry';
@@ -15,13 +15,13 @@ export const events = new Hono<AppEnv>();
 events.get('/', async (c) => {
   const principal = c.get('principal');
   const { db, config } = c.get('services');
-  const limitText = c.req.query('limit') ?? String(config.limits.pageSizeDefault);
+  const limitText = querySingle(c, 'limit') ?? String(config.limits.pageSizeDefault);
   if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > config.limits.pageSizeMax) {
     throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${config.limits.pageSizeMax}`, { errors: [{ pointer: '/query/limit', message: 'is out of range' }] });
   }
   let tx = '0';
   let seq = 0;
-  const cursor = c.req.query('cursor');
+  const cursor = querySingle(c, 'cursor');
   if (cursor !== undefined) {
     const m = /^(\d{1,20})\.(\d{1,18})$/.exec(decodeCursor(cursor));
     if (!m) throw new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });

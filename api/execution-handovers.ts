@@ -37,7 +37,7 @@ import { RefusalError, type Command, type Refusal } from '../workflows/machine';
 import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, notFound, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
@@ -178,11 +178,11 @@ executionHandovers.post('/', async (c) => {
 executionHandovers.get('/', async (c) => {
   const { principal } = await authorize(c, { scope: resource.scopes.read });
   const { after, limit } = pageParams(c);
-  const statuses = c.req.query('status')?.split(',');
+  const statuses = queryValues(c, 'status');
   if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a handover status' }] });
   }
-  const commitment = c.req.query('commitment');
+  const commitment = querySingle(c, 'commitment');
   if (commitment !== undefined && !UUID.test(commitment)) throw new Problem('VALIDATION_FAILED', 'commitment must be a resource id', { errors: [{ pointer: '/query/commitment', message: 'is not an id' }] });
   const docs = await listHandovers(c.get('services').db, principal.organizationId, { statuses, commitmentId: commitment, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));

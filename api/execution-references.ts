@@ -19,7 +19,7 @@ import type { Envelope } from '../workflows/machine';
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, notFound, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import type { StoredResponse } from './idempotency';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
@@ -57,11 +57,11 @@ executionReferences.post('/', async (c) => {
 executionReferences.get('/', async (c) => {
   const { principal } = await authorize(c, { scope: [], anyScope: READ_SCOPES });
   const { after, limit } = pageParams(c);
-  const statuses = c.req.query('status')?.split(',');
+  const statuses = queryValues(c, 'status');
   if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a reference status' }] });
   }
-  const proposal = c.req.query('proposal');
+  const proposal = querySingle(c, 'proposal');
   if (proposal !== undefined && !UUID.test(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
   const docs = await listReferences(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));
@@ -169,7 +169,7 @@ executionOutcomes.post('/:id/corrections', async (c) => {
 });
 
 executionOutcomes.get('/', async (c) => {
-  const referenceId = c.req.query('executionReferenceId');
+  const referenceId = querySingle(c, 'executionReferenceId');
   if (referenceId === undefined || !UUID.test(referenceId)) {
     throw new Problem('VALIDATION_FAILED', 'executionReferenceId is required: the chain of one reference', { errors: [{ pointer: '/query/executionReferenceId', message: 'must be a reference id' }] });
   }

@@ -126,10 +126,36 @@ export function notFound(what = 'resource'): Problem {
   return new Problem('RESOURCE_NOT_FOUND', `no such ${what}, or it is not visible to your organization`);
 }
 
+/**
+ * Every value of a list-valued query parameter, in either form a client may send an array in:
+ * repeated (`status=draft&status=terminated`, OpenAPI's form style with explode, openapi-fetch's
+ * default) or comma-separated (`status=draft,terminated`), or both mixed; in order, each value once.
+ * Undefined when the parameter is absent. Empty items (`status=`, `status=a,,b`) are kept, for the
+ * caller's check of the values to refuse.
+ */
+export function queryValues(c: Ctx, name: string): string[] | undefined {
+  const sent = c.req.queries(name);
+  if (sent === undefined || sent.length === 0) return undefined;
+  return [...new Set(sent.flatMap((v) => v.split(',')))];
+}
+
+/**
+ * A single-valued query parameter, undefined when absent. Sent more than once (`limit=5&limit=500`)
+ * it is refused, 400 VALIDATION_FAILED at `/query/<name>`: the broker never picks one of them.
+ */
+export function querySingle(c: Ctx, name: string): string | undefined {
+  const sent = c.req.queries(name);
+  if (sent === undefined || sent.length === 0) return undefined;
+  if (sent.length > 1) {
+    throw new Problem('VALIDATION_FAILED', `query parameter ${name} takes one value; it was sent ${sent.length} times`, { errors: [{ pointer: `/query/${name}`, message: 'must not be repeated' }] });
+  }
+  return sent[0];
+}
+
 /** Cursor pagination by resource id (UUIDv7 ids sort by creation time). */
 export function pageParams(c: Ctx): { after?: string; limit: number } {
   const { pageSizeDefault, pageSizeMax } = c.get('services').config.limits;
-  const limitText = c.req.query('limit');
+  const limitText = querySingle(c, 'limit');
   let limit = pageSizeDefault;
   if (limitText !== undefined) {
     if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > pageSizeMax) {
@@ -137,7 +163,7 @@ export function pageParams(c: Ctx): { after?: string; limit: number } {
     }
     limit = Number(limitText);
   }
-  const cursor = c.req.query('cursor');
+  const cursor = querySingle(c, 'cursor');
   if (cursor === undefined) return { limit };
   const after = decodeCursor(cursor);
   if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(after)) throw badCursor();

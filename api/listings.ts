@@ -4,6 +4,7 @@
 import { Hono } from 'hono';
 import { Problem, type FieldError } from '../core/problems';
 import { boundingBox, parseAreaQuery, validateArea, type Area } from '../core/areas';
+import { fieldErrors } from '../core/schemas';
 import { visibleTo } from '../core/sharing';
 import { listListings } from '../activities/listing';
 import { hasRelationshipInForce } from '../activities/partner-relationship';
@@ -12,7 +13,7 @@ import type { Resource } from '../workflows/resource';
 import { runCommand } from './commands';
 import type { AppEnv } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, isUtcTimestamp, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, isUtcTimestamp, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
 
@@ -25,6 +26,8 @@ export interface ListingApi {
   handlingFields: readonly string[];
   /** Turns an accepted alternative input form into the resource form (load requests). */
   normalize?: (body: Record<string, any>, errors: FieldError[]) => Record<string, any>;
+  /** With `normalize`: the pointer into the body as sent for a pointer into its normalized form. */
+  sentPointer?: (pointer: string, body: Record<string, any>) => string;
 }
 
 const ORG = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -63,9 +66,14 @@ function semanticErrors(c: Ctx, api: ListingApi, body: Record<string, any>): Fie
 function checked(c: Ctx, api: ListingApi, def: 'CreateRequest' | 'UpdateRequest', body: Record<string, any>) {
   const errors: FieldError[] = [];
   const normalized = api.normalize ? api.normalize(body, errors) : body;
+  // Refusals of the normalized body name the fields as the client sent them.
+  const asSent = (found: FieldError[]) => (api.sentPointer ? found.map((e) => ({ ...e, pointer: api.sentPointer!(e.pointer, body) })) : found);
   // The rewritten body must hold in the resource form too (e.g. bodyType other needs a description).
-  if (api.normalize && !errors.length) c.get('services').schemas.assert(`${api.resource.kind}#/$defs/${def}`, normalized);
-  errors.push(...semanticErrors(c, api, normalized));
+  if (api.normalize && !errors.length) {
+    const validate = c.get('services').schemas.validator(`${api.resource.kind}#/$defs/${def}`);
+    if (!validate(normalized)) throw new Problem('VALIDATION_FAILED', 'the request body does not match the schema', { errors: asSent(fieldErrors(validate.errors ?? [])) });
+  }
+  errors.push(...asSent(semanticErrors(c, api, normalized)));
   if (errors.length) throw new Problem('VALIDATION_FAILED', 'the request body is not valid', { errors });
   return normalized;
 }
@@ -117,10 +125,10 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
   router.get('/', async (c) => {
     const { principal } = await authorize(c, { scope: resource.scopes.read });
     const { after, limit } = pageParams(c);
-    const q = (name: string) => c.req.query(name);
+    const q = (name: string) => querySingle(c, name);
     const invalid = (name: string, message: string) =>
       new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
-    const statuses = q('status')?.split(',');
+    const statuses = queryValues(c, 'status');
     if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
     const owner = q('owner');
     if (owner !== undefined && !ORG.test(owner)) throw invalid('owner', 'must be an organization id');

@@ -45,7 +45,7 @@ export function toResourceForm(body: Record<string, any>, errors: FieldError[]):
     delete out[endField];
   }
   const capacity = out.requiredCapacity;
-  if (capacity && (SCHEMA_FORM_CAPACITY.some((k) => k in capacity) || typeof capacity.loadingMetres === 'number')) {
+  if (isSchemaFormCapacity(capacity)) {
     const converted: Record<string, unknown> = {};
     if (capacity.weightKg !== undefined) converted.weight = { value: capacity.weightKg, unitCode: 'KGM' };
     if (capacity.volumeM3 !== undefined) converted.volume = { value: capacity.volumeM3, unitCode: 'MTQ' };
@@ -59,6 +59,43 @@ export function toResourceForm(body: Record<string, any>, errors: FieldError[]):
   return out;
 }
 
+/** Whether a requiredCapacity is in the schema form (numbers, or body types). */
+function isSchemaFormCapacity(capacity: any): boolean {
+  return Boolean(capacity) && typeof capacity === 'object' && (SCHEMA_FORM_CAPACITY.some((k) => k in capacity) || typeof capacity.loadingMetres === 'number');
+}
+
+/** Resource-form capacity member -> the schema-form number it was made of. */
+const CAPACITY_NUMBERS: Record<string, string> = { weight: 'weightKg', volume: 'volumeM3', loadingMetres: 'loadingMetres' };
+
+/**
+ * The pointer into the body the client sent for a pointer into its resource form (what
+ * `toResourceForm` made of it), so that a refusal names the field the client wrote:
+ * `/requiredCapacity/loadingMetres/value` -> `/requiredCapacity/loadingMetres`,
+ * `/pickupWindow/end` -> `/pickupWindowEnd`, `/pickupArea/code` -> `/originArea/code`.
+ * Pointers into fields sent in the resource form stay as they are.
+ */
+export function sentPointer(pointer: string, body: Record<string, any>): string {
+  const under = (prefix: string) => pointer === prefix || pointer.startsWith(`${prefix}/`);
+  for (const [from, to] of Object.entries(RENAMED)) {
+    if (from in body && !(to in body) && under(`/${to}`)) return `/${from}${pointer.slice(to.length + 1)}`;
+  }
+  for (const [window, [startField, endField]] of Object.entries(WINDOWS)) {
+    if (window in body || !(startField in body || endField in body) || !under(`/${window}`)) continue;
+    if (under(`/${window}/end`)) return `/${endField}${pointer.slice(window.length + 5)}`;
+    if (under(`/${window}/start`)) return `/${startField}${pointer.slice(window.length + 7)}`;
+    return `/${startField in body ? startField : endField}`;
+  }
+  const capacity = body.requiredCapacity;
+  if (isSchemaFormCapacity(capacity)) {
+    const m = /^\/requiredCapacity\/([^/]+)(\/.*)?$/.exec(pointer);
+    if (m && CAPACITY_NUMBERS[m[1]]) return `/requiredCapacity/${CAPACITY_NUMBERS[m[1]]}`;
+    if (capacity.vehicleBodyTypes?.length && !('vehicleRequirements' in body) && under('/vehicleRequirements')) {
+      return under('/vehicleRequirements/bodyTypes') ? `/requiredCapacity/vehicleBodyTypes${pointer.slice('/vehicleRequirements/bodyTypes'.length)}` : '/requiredCapacity/vehicleBodyTypes';
+    }
+  }
+  return pointer;
+}
+
 export const loadRequests = listingRouter({
   resource: loadRequest,
   // "protocol operator with admin scope" (no further scope named for requests)
@@ -67,4 +104,5 @@ export const loadRequests = listingRouter({
   windowFields: ['pickupWindow', 'deliveryWindow'],
   handlingFields: ['handlingRequirements'],
   normalize: toResourceForm,
+  sentPointer,
 });

@@ -17,7 +17,7 @@ import type { ProposeOutcome, ProposePairInput } from '../workflows/flows/matchi
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, observedVersion, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { loader, viewFor } from './resource-routes';
@@ -40,9 +40,9 @@ export const matchProposals = new Hono<AppEnv>();
 matchProposals.get('/', async (c) => {
   const { principal } = await authorize(c, { scope: resource.scopes.read });
   const { after, limit } = pageParams(c);
-  const q = (name: string) => c.req.query(name);
+  const q = (name: string) => querySingle(c, name);
   const invalid = (name: string, message: string) => new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
-  const statuses = q('status')?.split(',');
+  const statuses = queryValues(c, 'status');
   if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
   const role = q('role');
   if (role !== undefined && role !== 'carrier' && role !== 'shipper') throw invalid('role', 'must be carrier (the caller owns the offer) or shipper (the caller owns the request)');

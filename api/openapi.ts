@@ -1,5 +1,7 @@
 // Serves schemas/openapi.yaml as JSON at /openapi.json and each schema file at
 // /schemas/v0/<name>. References to schema files are rewritten to their immutable ids.
+// /openapi.bundled.json is the same document self-contained (api/openapi-bundle.ts): every schema
+// under components/schemas with a name derived from its file and definition, every $ref internal.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Hono } from 'hono';
@@ -7,8 +9,10 @@ import { parse } from 'yaml';
 import { SCHEMA_DIR } from '../core/schemas';
 import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
+import { bundleOpenApi, withServer } from './openapi-bundle';
 
-export function loadOpenApi(schemaBase: string): any {
+/** The document with references to the schema ids under `schemaBase`; `servers` names `publicBaseUrl` when given. */
+export function loadOpenApi(schemaBase: string, publicBaseUrl?: string): any {
   const text = readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8');
   const doc = parse(text);
   const rewrite = (node: any): any => {
@@ -22,17 +26,27 @@ export function loadOpenApi(schemaBase: string): any {
     }
     return node;
   };
-  return rewrite(doc);
+  const rewritten = rewrite(doc);
+  return publicBaseUrl === undefined ? rewritten : withServer(rewritten, publicBaseUrl);
 }
 
 export const openapi = new Hono<AppEnv>();
 
-const documents = new Map<string, any>(); // by schema base
+const documents = new Map<string, any>(); // by schema base and public base URL
 openapi.get('/openapi.json', (c) => {
-  const base = c.get('services').config.schemaBase;
-  if (!documents.has(base)) documents.set(base, loadOpenApi(base));
-  return c.json(documents.get(base));
+  const { schemaBase, publicBaseUrl } = c.get('services').config;
+  const key = `${schemaBase} ${publicBaseUrl}`;
+  if (!documents.has(key)) documents.set(key, loadOpenApi(schemaBase, publicBaseUrl));
+  return c.json(documents.get(key));
 });
+
+const bundles = new Map<string, any>(); // by public base URL
+/** The bundled document for a public base URL, built once (createApp builds it at start). */
+export function bundledOpenApi(publicBaseUrl: string): any {
+  if (!bundles.has(publicBaseUrl)) bundles.set(publicBaseUrl, bundleOpenApi(publicBaseUrl));
+  return bundles.get(publicBaseUrl);
+}
+openapi.get('/openapi.bundled.json', (c) => c.json(bundledOpenApi(c.get('services').config.publicBaseUrl)));
 
 openapi.get('/schemas/v0/:name', (c) => {
   const doc = c.get('services').schemas.documents.get(c.req.param('name'));

@@ -10,7 +10,7 @@ import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';
 import { authorize, type AccessPolicy } from './gates';
 import type { AppEnv, Principal } from './context';
-import { encodeCursor, etagOf, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
 
@@ -74,8 +74,8 @@ partnerRelationships.post('/', async (c) => {
 partnerRelationships.get('/', async (c) => {
   const { principal } = await authorize(c, { scope: resource.scopes.read });
   const { after, limit } = pageParams(c);
-  const statuses = c.req.query('status')?.split(',');
-  const counterpart = c.req.query('counterpart');
+  const statuses = queryValues(c, 'status');
+  const counterpart = querySingle(c, 'counterpart');
   if (statuses && statuses.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a relationship status' }] });
   }

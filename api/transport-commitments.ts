@@ -12,7 +12,7 @@ import { runCommand } from './commands';
 import { checkTerms } from './transport-tenders';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, observedVersion, pageParams, readJson } from './http';
+import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson } from './http';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
 
@@ -27,11 +27,11 @@ export const transportCommitments = new Hono<AppEnv>();
 transportCommitments.get('/', async (c) => {
   const { principal } = await authorize(c, { scope: resource.scopes.read });
   const { after, limit } = pageParams(c);
-  const statuses = c.req.query('status')?.split(',');
+  const statuses = queryValues(c, 'status');
   if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a commitment status' }] });
   }
-  const tender = c.req.query('tender');
+  const tender = querySingle(c, 'tender');
   if (tender !== undefined && !UUID.test(tender)) throw new Problem('VALIDATION_FAILED', 'tender must be a resource id', { errors: [{ pointer: '/query/tender', message: 'is not an id' }] });
   const docs = await listCommitments(c.get('services').db, principal.organizationId, { statuses, tenderId: tender, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));

@@ -17,7 +17,7 @@ import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderC
 import { precheckCreate, runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, notFound, pageParams, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
 
@@ -108,11 +108,11 @@ transportTenders.post('/', async (c) => {
 transportTenders.get('/', async (c) => {
   const { principal } = await authorize(c, { scope: resource.scopes.read });
   const { after, limit } = pageParams(c);
-  const statuses = c.req.query('status')?.split(',');
+  const statuses = queryValues(c, 'status');
   if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a tender status' }] });
   }
-  const proposal = c.req.query('proposal');
+  const proposal = querySingle(c, 'proposal');
   if (proposal !== undefined && !UUID.test(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
   const docs = await listTenders(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));

@@ -311,4 +311,23 @@ describe('LoadRequest forms', () => {
     const bodyTypesTwice = await owner.patch(`/load-requests/${draft.id}`, { requiredCapacity: { vehicleBodyTypes: ['box'] }, vehicleRequirements: null }, { 'if-match': '"1"' });
     expectProblem(bodyTypesTwice, 400, 'VALIDATION_FAILED');
   });
+
+  test('a refusal of a schema-form body names the fields as sent: bounds of the capacity numbers, window order', async () => {
+    const [owner] = await connectors(1);
+    for (const field of ['weightKg', 'volumeM3', 'loadingMetres']) {
+      // The resource form's values go up to 1e9; the schema-form numbers have the same bounds.
+      expect((await owner.post('/load-requests', { requiredCapacity: { [field]: 1e9 } })).status).toBe(201);
+      const refused = await owner.post('/load-requests', { requiredCapacity: { [field]: 2e9 } });
+      expectProblem(refused, 400, 'VALIDATION_FAILED');
+      const pointers: string[] = refused.body.errors.map((e: any) => e.pointer);
+      expect(pointers).toContain(`/requiredCapacity/${field}`);
+      expect(pointers.every((p) => p === '/requiredCapacity' || p === `/requiredCapacity/${field}`)).toBe(true);
+    }
+    const backwards = await owner.post('/load-requests', { pickupWindowStart: iso(8 * 3600_000), pickupWindowEnd: iso(4 * 3600_000) });
+    expectProblem(backwards, 400, 'VALIDATION_FAILED');
+    expect(backwards.body.errors).toEqual([{ pointer: '/pickupWindowEnd', message: 'must be after start' }]);
+    const unknownCode = await owner.post('/load-requests', { originArea: { kind: 'unlocode', code: 'DEQ9Q' } });
+    expectProblem(unknownCode, 400, 'VALIDATION_FAILED');
+    expect(unknownCode.body.errors.map((e: any) => e.pointer.split('/')[1])).toEqual(['originArea']);
+  });
 });

@@ -6,13 +6,15 @@ import { parse } from 'yaml';
 import { createApp } from '../api/app';
 import type { Services } from '../api/context';
 import { loadOpenApi } from '../api/openapi';
+import { bundleOpenApi } from '../api/openapi-bundle';
 import { loadConfig, type Config } from '../core/config';
 import { PROBLEMS, type ProblemCode } from '../core/problems';
 import { SCHEMA_DIR, SchemaRegistry } from '../core/schemas';
 import { SCOPES } from '../core/scopes';
+import { RESOURCES } from '../workflows/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const PUBLIC_PATHS = ['/health/live', '/health/ready', '/openapi.json', '/schemas/v0/{name}', '/oauth2/token', '/.well-known/jwks.json'];
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/openapi.json', '/openapi.bundled.json', '/schemas/v0/{name}', '/oauth2/token', '/.well-known/jwks.json'];
 /** Routes registered only while the development authorization server is on. */
 const DEV_AUTH_ONLY = ['POST /oauth2/token', 'GET /.well-known/jwks.json'];
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
@@ -390,7 +392,8 @@ describe('served OpenAPI document', () => {
     const res = await app.request('/openapi.json');
     expect(res.status).toBe(200);
     const served = await res.json();
-    expect(served).toEqual(loadOpenApi(config.schemaBase));
+    expect(served).toEqual(loadOpenApi(config.schemaBase, config.publicBaseUrl));
+    expect(served.servers).toEqual([{ url: config.publicBaseUrl, description: expect.any(String) }]);
     const prefix = `${config.schemaBase}/v0/`;
     const targets = new Set(
       refsOf(served)
@@ -404,6 +407,75 @@ describe('served OpenAPI document', () => {
       const schema = await app.request(new URL(target).pathname);
       expect({ target, status: schema.status }).toEqual({ target, status: 200 });
       expect({ target, id: (await schema.json()).$id }).toEqual({ target, id: target });
+    }
+  });
+});
+
+describe('served bundled OpenAPI document', () => {
+  it('serves /openapi.bundled.json: the bundle of the schema files for this broker, with internal references only', async () => {
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://broker.pcx.test' });
+    const app = createApp(stubServices(config));
+    const res = await app.request('/openapi.bundled.json');
+    expect(res.status).toBe(200);
+    const served = await res.json();
+    expect(served).toEqual(bundleOpenApi(config.publicBaseUrl));
+    expect(served.servers).toEqual([{ url: 'https://broker.pcx.test', description: expect.any(String) }]);
+    expect(refsOf(served).filter(({ ref }) => !ref.startsWith('#/'))).toEqual([]);
+    // The same operations as the document it bundles.
+    expect(documentOperations(served)).toEqual(documentOperations(readDocument()));
+  });
+});
+
+/**
+ * The query parameters each list reads (api/<router>.ts: queryValues for the list-valued status,
+ * querySingle for the others and pageParams' limit and cursor): the document declares exactly these.
+ */
+const LIST_QUERIES: Record<string, string[]> = {
+  '/partner-relationships': ['status', 'counterpart', 'cursor', 'limit'],
+  '/capacity-offers': ['status', 'owner', 'area', 'from', 'to', 'cursor', 'limit'],
+  '/load-requests': ['status', 'owner', 'area', 'from', 'to', 'cursor', 'limit'],
+  '/match-proposals': ['status', 'role', 'offer', 'request', 'cursor', 'limit'],
+  '/transport-tenders': ['status', 'proposal', 'cursor', 'limit'],
+  '/transport-commitments': ['status', 'tender', 'cursor', 'limit'],
+  '/execution-handovers': ['status', 'commitment', 'cursor', 'limit'],
+  '/execution-references': ['status', 'proposal', 'cursor', 'limit'],
+  '/execution-outcomes': ['executionReferenceId'],
+  '/events': ['cursor', 'limit'],
+};
+
+describe('schemas/openapi.yaml, query parameters', () => {
+  const doc = readDocument();
+  const queryOf = (path: string) =>
+    [...(doc.paths[path].parameters ?? []), ...(doc.paths[path].get.parameters ?? [])].map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === 'query');
+
+  it('declares on every list exactly the query parameters its router reads', () => {
+    const lists = operations(doc).filter(({ method, op }) => method === 'get' && (op.parameters ?? []).some((p: Json) => deref(doc, p).in === 'query'));
+    expect(lists.map(({ path }) => path).sort()).toEqual(Object.keys(LIST_QUERIES).sort());
+    for (const [path, names] of Object.entries(LIST_QUERIES)) {
+      expect({ path, names: queryOf(path).map((p: Json) => p.name).sort() }).toEqual({ path, names: [...names].sort() });
+    }
+  });
+
+  it('declares status as an array of exactly the statuses the broker accepts, repeated (form, explode) or comma-separated', () => {
+    const byCollection = new Map(RESOURCES.map((r) => [`/${r.collection}`, r]));
+    for (const path of Object.keys(LIST_QUERIES).filter((p) => LIST_QUERIES[p].includes('status'))) {
+      const status = queryOf(path).find((p: Json) => p.name === 'status');
+      expect({ path, style: status.style, explode: status.explode, type: status.schema.type, enum: status.schema.items.enum }).toEqual({
+        path,
+        style: 'form',
+        explode: true,
+        type: 'array',
+        enum: [...byCollection.get(path)!.statuses],
+      });
+      expect({ path, commas: /commas/.test(status.description) }).toEqual({ path, commas: true });
+    }
+  });
+
+  it('declares every other query parameter as a single value', () => {
+    for (const path of Object.keys(LIST_QUERIES)) {
+      for (const p of queryOf(path).filter((q: Json) => q.name !== 'status')) {
+        expect({ path, name: p.name, type: p.schema.type }).toEqual({ path, name: p.name, type: p.name === 'limit' ? 'integer' : 'string' });
+      }
     }
   });
 });
