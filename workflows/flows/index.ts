@@ -13,9 +13,8 @@ export { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow };
 // which Temporal would retry forever (a plain Error, a TypeError of a bug). What a failed flow
 // held is given back by the deadlines of the states waiting for it (docs/decisions.md, "Every
 // flow ends").
-for (const flow of [
+const FLOWS: Array<(input: any) => Promise<unknown>> = [
   acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow,
   commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow,
-]) {
-  setWorkflowOptions({ failureExceptionTypes: [Error] }, flow);
-}
+];
+for (const flow of FLOWS) setWorkflowOptions({ failureExceptionTypes: [Error] }, flow);
