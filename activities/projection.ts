@@ -87,17 +87,19 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings,
         const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, resource, record.snapshot) : [];
         for (const draft of record.events) {
           const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
+          // An event about an append-only record names the record (EventDraft.record).
+          const about = draft.record;
           const event = new CloudEvent({
             id: draft.id,
             source: settings.eventSource,
             type: draft.type,
-            subject: `${resource.collection}/${record.snapshot.id}`,
+            subject: about?.subject ?? `${resource.collection}/${record.snapshot.id}`,
             time: draft.time,
-            dataschema: `${settings.schemaBase}/v0/${record.kind}`,
+            dataschema: `${settings.schemaBase}/v0/${about?.schema ?? record.kind}`,
             datacontenttype: 'application/json',
-            data: document,
+            data: about?.data ?? document,
             organizationid: record.snapshot.ownerOrganizationId,
-            resourceversion: record.snapshot.resourceVersion,
+            resourceversion: about?.version ?? record.snapshot.resourceVersion,
             correlationid: record.correlationId,
             causationid: record.causationId,
           });

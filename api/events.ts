@@ -1,7 +1,9 @@
 // GET /events: the pull feed of CloudEvents the caller's organization may see, in causal order
-// per resource. An event shared with partners is served to a partner only while their
-// relationship still grants the read scope, and with the same field disclosure as the reads. The cursor is (transaction id, sequence): the feed only serves rows of
-// transactions older than every running one, so a late commit can never be skipped by a cursor.
+// per resource. An event's audience is fixed when it is emitted (partners share a listing's events
+// while their relationship is in force then; ending it stops future sharing only, so a feed read
+// again from its start is the same feed), with the same field disclosure as the reads. The cursor
+// is (transaction id, sequence): the feed only serves rows of transactions older than every
+// running one, so a late commit can never be skipped by a cursor.
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import type { AppEnv } from './context';

@@ -94,8 +94,11 @@ async function settleAcceptance(c: Ctx, snapshot: MatchProposal, commandId: stri
   const { temporal } = c.get('services');
   const flow = temporal.workflow.getHandle(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0));
   const outcome = await temporal.withDeadline(Date.now() + SETTLE_MS, () => flow.result()).catch(() => undefined);
-  const after = (await temporal.workflow.getHandle(resource.workflowId(snapshot.id)).result().catch(() => undefined)) as MatchProposal | undefined;
-  if (outcome === 'abandoned' && after) {
+  // The proposal's final state once it has ended; one still committing (the flow is slow) answers as it stands.
+  const after = (await temporal.withDeadline(Date.now() + 2_000, () => temporal.workflow.getHandle(resource.workflowId(snapshot.id)).result()).catch(() => undefined)) as MatchProposal | undefined;
+  // Abandoned, or the flow failed and withdrew the proposal (workflows/flows/matching.ts): the
+  // decision is recorded, the match is not.
+  if (after && (outcome === 'abandoned' || (outcome === undefined && after.status === 'withdrawn'))) {
     throw new Problem('STALE_RESOURCE_VERSION', `the acceptance could not be committed: ${after.endReason?.reason ?? 'the offer or the request changed'}`, {
       currentState: after.decisionState,
       currentResourceVersion: after.resourceVersion,

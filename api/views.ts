@@ -19,11 +19,27 @@ export function audienceOf(resource: Resource<any, any>, doc: any, viewer: Viewe
   return { role: 'partner', phase: phaseFor(resource, doc, viewer.organizationId) };
 }
 
+/**
+ * `doc` is a read-model document, event data or a command's snapshot: the resource's `document`
+ * projection applies first, so a snapshot never shows what only the workflow keeps (an execution
+ * reference's milestones and outcomes), not even to its owner.
+ */
 export function viewOf(resource: Resource<any, any>, doc: any, viewer: Viewer): Record<string, unknown> {
-  return disclose(resource, doc, audienceOf(resource, doc, viewer));
+  const document = resource.document?.(doc) ?? doc;
+  return disclose(resource, document, audienceOf(resource, document, viewer));
 }
 
 /** A stored CloudEvent as one organization may read it: the data is that organization's view. */
 export function eventView(kind: string, cloudevent: any, viewer: Viewer): unknown {
-  return cloudevent.data === undefined ? cloudevent : { ...cloudevent, data: viewOf(resourceOf(kind), cloudevent.data, viewer) };
+  if (cloudevent.data === undefined || isRecordEvent(cloudevent)) return cloudevent;
+  return { ...cloudevent, data: viewOf(resourceOf(kind), cloudevent.data, viewer) };
+}
+
+/**
+ * An event about an append-only record (a match decision, an execution outcome; its dataschema
+ * names the record's definition): only the resource's participants are its audience, and they see
+ * such records whole, so its data is served as stored.
+ */
+function isRecordEvent(cloudevent: { dataschema?: unknown }): boolean {
+  return typeof cloudevent.dataschema === 'string' && cloudevent.dataschema.includes('#/$defs/');
 }

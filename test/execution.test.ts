@@ -6,6 +6,7 @@ import { Connector, expectProblem, type Reply } from './helpers';
 import { decide, expectValid, get, market, waitFor, waitProposals } from './matching-fixtures';
 import { acceptedMatch, issuedTender, tenderCommand } from './tenders.fixtures';
 import { handoverBody } from './execution-handovers.fixtures';
+import { expectCausalFeed, wholeFeed } from './feed';
 
 /** An accepted match and the execution reference the broker made for it. */
 async function referenced() {
@@ -196,11 +197,17 @@ describe('the outcome chain', () => {
     const replayed = await correct(m.carrier, winner, 'c-final', 'completed');
     expect([replayed.status, replayed.body]).toEqual([200, done.body]);
 
-    // The events name both records of a correction.
-    const events = (await m.carrier.get('/events?limit=200')).body.items.filter((e: any) => e.data.id === id);
-    const corrected = events.filter((e: any) => e.type === 'pcx.execution-outcome.corrected.v1');
-    expect(corrected.map((e: any) => e.data.lastOutcomeChange)).toContainEqual({ kind: 'corrected', outcomeId: winner.id, supersededOutcomeId: disputed.body.id });
-    expect(events.map((e: any) => e.type)).toEqual(expect.arrayContaining(['pcx.execution-reference.created.v1', 'pcx.execution-outcome.recorded.v1', 'pcx.execution.completed.v1']));
+    // The events name both records of a correction: its subject is the new record, whose data
+    // names the one it supersedes.
+    for (const c of [m.carrier, m.shipper]) {
+      const feed = await wholeFeed(c);
+      expectCausalFeed(feed);
+      const events = feed.filter((e: any) => e.data.id === id || e.data.executionReferenceId === id);
+      const corrected = events.filter((e: any) => e.type === 'pcx.execution-outcome.corrected.v1');
+      expect(corrected.map((e: any) => [e.subject, e.resourceversion, e.data.id, e.data.supersedes])).toContainEqual([`execution-outcomes/${winner.id}`, 1, winner.id, disputed.body.id]);
+      expect(events.map((e: any) => e.type)).toEqual(expect.arrayContaining(['pcx.execution-reference.created.v1', 'pcx.execution-outcome.recorded.v1', 'pcx.execution.completed.v1']));
+      for (const e of events.filter((x: any) => x.type.startsWith('pcx.execution-outcome.'))) expectValid('execution-reference#/$defs/ExecutionOutcome', e.data);
+    }
   });
 
   test('concurrent initial reports: one key makes one record; different keys are both accepted; only the first completed one completes', async () => {

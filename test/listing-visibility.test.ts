@@ -3,6 +3,7 @@
 // the visibility modes, the read filters, and a test per protected field that it never reaches a
 // partner before acceptance, through any read, list or event.
 import { activeRelationship, Connector, expectProblem, freshOrgs, type Reply } from './helpers';
+import { expectCausalFeed, wholeFeed } from './feed';
 import { createListing, ids, iso, OFFERS, operator, pointerGet, publishedListing, REQUESTS, type ListingKind } from './listing-fixtures';
 
 const connectors = (n: number) => Promise.all(freshOrgs(n).map((o) => Connector.of(o)));
@@ -51,15 +52,16 @@ describe.each([OFFERS, REQUESTS])('$name isolation matrix', (kind) => {
         }
       }
     }
-    // Suspension stops sharing at once: reads, lists and the event feed.
+    // Suspension stops sharing at once: reads and lists. The feed keeps what it showed (an
+    // event's audience is fixed when it is emitted; a feed's past never changes).
     await owner.command(`/partner-relationships/${relationship.id}/suspend`, 3, { reason: 'audit' });
-    await expectVisibility(partner, live.id, false);
+    await expectVisibility(partner, live.id, false, true);
     await expectVisibility(owner, live.id, true);
     // Reactivation shares again; termination stops it for good.
     await owner.command(`/partner-relationships/${relationship.id}/reactivate`, 4);
     await expectVisibility(partner, live.id, true);
     await partner.command(`/partner-relationships/${relationship.id}/terminate`, 5, { reason: 'end' });
-    await expectVisibility(partner, live.id, false);
+    await expectVisibility(partner, live.id, false, true);
     // Nothing anyone else did changed the listings.
     expect((await owner.get(`${kind.collection}/${draft.id}`)).body.resourceVersion).toBe(1);
     expect((await owner.get(`${kind.collection}/${live.id}`)).body.resourceVersion).toBe(2);
@@ -214,5 +216,35 @@ describe('the event feed honours the token scopes (gate 6)', () => {
     expect(await kindsSeen(await Connector.of(partner.org, 'capacity:read'))).toEqual(['capacity-offer']);
     expect(await kindsSeen(await Connector.of(partner.org, 'matches:read'))).toEqual([]);
     expect([offer.id, request.id, relationship.id]).toHaveLength(3);
+  });
+});
+
+describe('a reader\u2019s feed never changes its past (an event\u2019s audience is fixed at emission)', () => {
+  test('replaying the feed from its start returns the same events across a suspension and a termination; nothing new is shared meanwhile', async () => {
+    const [owner, partner] = await connectors(2);
+    const relationship = await activeRelationship(owner, partner);
+    const shared = await publishedListing(OFFERS, owner);
+    const replay = async () => (await wholeFeed(partner)).map((e: any) => e.id);
+    const before = await replay();
+    const sharedEvents = (await wholeFeed(partner)).filter((e: any) => e.data.id === shared.id).map((e: any) => e.type);
+    expect(sharedEvents).toEqual(['pcx.capacity-offer.published.v1']);
+
+    await owner.command(`/partner-relationships/${relationship.id}/suspend`, 3, { reason: 'audit' });
+    // Published while suspended: not shared, now or later.
+    const hidden = await publishedListing(OFFERS, owner);
+    const suspended = await replay();
+    expect(suspended.slice(0, before.length)).toEqual(before);
+    expect((await wholeFeed(partner)).some((e: any) => e.data?.id === hidden.id)).toBe(false);
+
+    await owner.command(`/partner-relationships/${relationship.id}/reactivate`, 4);
+    await owner.command(`/partner-relationships/${relationship.id}/terminate`, 5, { reason: 'end' });
+    await owner.command(`/capacity-offers/${shared.id}/withdraw`, 2, { reason: 'after the end' });
+    const ended = await wholeFeed(partner);
+    // The past as it was shown, relationship events appended; the withdrawal after the end not shared.
+    expect(ended.map((e: any) => e.id).slice(0, suspended.length)).toEqual(suspended);
+    expect(ended.filter((e: any) => e.data.id === shared.id).map((e: any) => e.type)).toEqual(['pcx.capacity-offer.published.v1']);
+    expect(ended.some((e: any) => e.data?.id === hidden.id)).toBe(false);
+    expect((await wholeFeed(partner)).map((e: any) => e.id)).toEqual(ended.map((e: any) => e.id));
+    expectCausalFeed(ended);
   });
 });

@@ -4,6 +4,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { OFFER_TERMS, REQUEST_TERMS } from '../core/matching/compatibility';
 import { activeRelationship, Connector, expectProblem, listAll, sleep, testEnv } from './helpers';
+import { expectCausalFeed, wholeFeed } from './feed';
 import { OFFERS, operator, publishedListing, REQUESTS } from './listing-fixtures';
 import { connectors, decide, expectValid, get, market, offer, proposalsOf, request, waitFor, waitProposals, waitStatus } from './matching-fixtures';
 
@@ -78,7 +79,15 @@ describe('from publication to acceptance', () => {
     expectProblem(late, 409, 'DECISION_TERMINAL');
     expect(late.body.currentState).toBe('COMMITTED');
 
-    // What each side reads in the feed.
+    // What each side reads in the feed: each decision is its own subject, and no event is one a
+    // consumer must drop (delivery rule 2).
+    for (const c of [m.carrier, m.shipper]) {
+      const feed = await wholeFeed(c);
+      expectCausalFeed(feed);
+      const recorded = feed.filter((e: any) => e.type === 'pcx.match-decision.recorded.v1');
+      expect(recorded.map((e: any) => [e.subject, e.resourceversion])).toEqual(decisions.items.map((d: any) => [`match-proposals/${proposal.id}/decisions/${d.id}`, 1]));
+      for (const e of recorded) expectValid('match-proposal#/$defs/MatchDecision', e.data);
+    }
     const types = async (c: Connector) => (await c.get('/events?limit=200')).body.items.map((e: any) => e.type);
     for (const c of [m.carrier, m.shipper]) {
       expect(await types(c)).toEqual(expect.arrayContaining(['pcx.match-proposal.created.v1', 'pcx.match-decision.recorded.v1', 'pcx.match-proposal.accepted.v1', 'pcx.load-request.matched.v1', 'pcx.capacity-offer.partially-matched.v1']));

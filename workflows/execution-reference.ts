@@ -242,10 +242,20 @@ function afterOutcome(r: ExecutionReference, head: ExecutionOutcome, now: string
   return changes;
 }
 
-function outcomeEvents(r: ExecutionReference, next: ExecutionReference, kind: 'recorded' | 'corrected'): EventDraft[] {
-  const events = [event(next, `pcx.execution-outcome.${kind}.v1`)];
-  if (r.status !== 'linked' && next.status === 'linked') events.unshift(event(next, 'pcx.execution-reference.linked.v1'));
+/**
+ * The events of a new chain record: one about the record itself (its subject, its version 1, its
+ * data: a correction names the record it supersedes), and at most one about the reference, for
+ * the state it ends in: completed, or else linked (a first outcome on a created reference). One
+ * event per subject and version (docs/decisions.md, "One event per subject and version").
+ */
+function outcomeEvents(r: ExecutionReference, next: ExecutionReference, record: ExecutionOutcome, kind: 'recorded' | 'corrected'): EventDraft[] {
+  const { commandId: _c, ...data } = record;
+  const events: EventDraft[] = [{
+    ...event(next, `pcx.execution-outcome.${kind}.v1`),
+    record: { subject: `execution-outcomes/${record.id}`, version: record.resourceVersion, schema: `${KIND}#/$defs/ExecutionOutcome`, data },
+  }];
   if (r.status !== 'completed' && next.status === 'completed') events.push(event(next, 'pcx.execution.completed.v1'));
+  else if (r.status !== 'linked' && next.status === 'linked') events.unshift(event(next, 'pcx.execution-reference.linked.v1'));
   return events;
 }
 
@@ -426,7 +436,7 @@ export const executionReferenceMachine = {
       const outcomes = appendToChain(r, record, now);
       const change = { kind: 'recorded' as const, outcomeId: record.id, ...(record.supersedes ? { supersededOutcomeId: record.supersedes } : {}) };
       const next = bump(r, now, { outcomes, headOutcomeId: record.id, lastOutcomeChange: change, ...afterOutcome(r, record, now) });
-      return { state: next, events: outcomeEvents(r, next, 'recorded') };
+      return { state: next, events: outcomeEvents(r, next, record, 'recorded') };
     },
 
     // POST /execution-outcomes/{id}/corrections: version first (the loser of concurrent corrections
@@ -458,7 +468,7 @@ export const executionReferenceMachine = {
       const record = newHead(r, command, content, now, target.id, { observedOutcomeVersion });
       const outcomes = appendToChain(r, record, now);
       const next = bump(r, now, { outcomes, headOutcomeId: record.id, lastOutcomeChange: { kind: 'corrected', outcomeId: record.id, supersededOutcomeId: target.id }, ...afterOutcome(r, record, now) });
-      return { state: next, events: outcomeEvents(r, next, 'corrected') };
+      return { state: next, events: outcomeEvents(r, next, record, 'corrected') };
     },
   },
 

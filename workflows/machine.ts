@@ -50,6 +50,23 @@ export interface EventDraft {
    * when it serves the event, so suspension stops sharing at once.
    */
   shareWithPartners?: boolean;
+  /**
+   * An event about an append-only record the transition added (a match decision, an execution
+   * outcome): the record is its subject, at the record's own version, and its data. Without it the
+   * subject is the resource at its new version. Within one subject versions strictly increase, so
+   * a transition emits at most one event per subject (docs/decisions.md, "One event per subject
+   * and version").
+   */
+  record?: EventRecord;
+}
+
+export interface EventRecord {
+  /** The record's subject: `<collection>/<id>` or below its resource (`match-proposals/<id>/decisions/<id>`). */
+  subject: string;
+  version: number;
+  /** The schema of the data: `<schema file>#/$defs/<Def>`. */
+  schema: string;
+  data: unknown;
 }
 
 /**

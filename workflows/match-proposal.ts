@@ -88,6 +88,7 @@ export interface MatchProposal extends Envelope {
 }
 
 export const KIND = 'match-proposal';
+const COLLECTION = 'match-proposals';
 export const SCHEMA_VERSION = 'v0';
 
 /** What the matching flow hands to create (the evaluation and the pair it observed). */
@@ -112,7 +113,12 @@ export interface DecisionContext {
 const TERMINAL: readonly ProposalStatus[] = ['accepted', 'rejected', 'expired', 'superseded', 'withdrawn'];
 const both = (p: MatchProposal) => [p.offerOwnerOrganizationId, p.requestOwnerOrganizationId];
 const event = (p: MatchProposal, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: both(p) });
-const decisionEvent = (p: MatchProposal): EventDraft => ({ type: 'pcx.match-decision.recorded.v1', audience: both(p) });
+/** The decision is the subject of its own event, at version 1 (a decision never changes). */
+const decisionEvent = (p: MatchProposal, decision: MatchDecision): EventDraft => ({
+  type: 'pcx.match-decision.recorded.v1',
+  audience: both(p),
+  record: { subject: `${COLLECTION}/${p.id}/decisions/${decision.id}`, version: 1, schema: `${KIND}#/$defs/MatchDecision`, data: decision },
+});
 
 function release(p: MatchProposal, releaseRequest = true) {
   return [{ flow: FLOWS.release, input: { proposalId: p.id, offerId: p.capacityOfferId, requestId: p.loadRequestId, releaseRequest } satisfies ReleaseInput }];
@@ -205,8 +211,8 @@ export const matchProposalMachine = {
         observedProposalVersion: command.expectedVersion ?? p.resourceVersion,
       };
       const decisions = [...p.decisions, record];
-      if (decision === 'reject') return end(p, now, { decisions, status: 'rejected', decisionState: 'REJECTED', rejectedAt: now }, 'rejected', true, decisionEvent(p));
-      if (decision === 'withdraw') return end(p, now, { decisions, status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now }, 'withdrawn', true, decisionEvent(p));
+      if (decision === 'reject') return end(p, now, { decisions, status: 'rejected', decisionState: 'REJECTED', rejectedAt: now }, 'rejected', true, decisionEvent(p, record));
+      if (decision === 'withdraw') return end(p, now, { decisions, status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now }, 'withdrawn', true, decisionEvent(p, record));
       const { satisfied, state: decisionState } = acceptance({ decisions, requiredDecisionPolicy: p.requiredDecisionPolicy });
       const next = bump(p, now, { decisions, decisionState });
       const accept: AcceptInput = {
@@ -216,7 +222,7 @@ export const matchProposalMachine = {
         requestOwnerOrganizationId: p.requestOwnerOrganizationId,
         offerOwnerOrganizationId: p.offerOwnerOrganizationId,
       };
-      return { state: next, events: [decisionEvent(p)], effects: satisfied ? [{ flow: FLOWS.accept, input: accept, timeoutMs: FLOW_TIMEOUT_MS }] : [] };
+      return { state: next, events: [decisionEvent(p, record)], effects: satisfied ? [{ flow: FLOWS.accept, input: accept, timeoutMs: FLOW_TIMEOUT_MS }] : [] };
     },
 
     // The acceptance flow committed the offer's capacity and matched the request.
@@ -288,7 +294,7 @@ const FIELDS = [
 
 export const matchProposal = defineResource({
   kind: KIND,
-  collection: 'match-proposals',
+  collection: COLLECTION,
   workflowType: 'matchProposalWorkflow',
   table: 'match_proposals',
   statuses: ['open', 'accepted', 'rejected', 'expired', 'superseded', 'withdrawn'],

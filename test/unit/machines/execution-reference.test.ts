@@ -124,6 +124,11 @@ describe('the outcome chain', () => {
     const first = next(R, r, outcome(CARRIER, 'o-1', 'inProgress'));
     expect(first.state).toMatchObject({ status: 'linked', headOutcomeId: first.state.outcomes[0].id, lastOutcomeChange: { kind: 'recorded', outcomeId: first.state.outcomes[0].id } });
     expect(first.events.map((e) => e.type)).toEqual(['pcx.execution-reference.linked.v1', 'pcx.execution-outcome.recorded.v1']);
+    // Two subjects: the reference (at its new version) and the new record (at its own version 1).
+    const [outcomeId] = first.state.outcomes.map((o) => o.id);
+    expect(first.events.map((e) => e.record?.subject)).toEqual([undefined, `execution-outcomes/${outcomeId}`]);
+    expect(first.events[1].record).toMatchObject({ version: 1, schema: 'execution-reference#/$defs/ExecutionOutcome', data: { id: outcomeId, status: 'inProgress' } });
+    expect((first.events[1].record!.data as any).commandId).toBeUndefined();
     expect(first.state.outcomes[0]).toMatchObject({ resourceVersion: 1, supersedes: null, supersededByOutcomeId: null, submittedBy: { organizationId: CARRIER } });
     expectChain(first.state);
     expect(next(R, first.state, outcome(CARRIER, 'o-1', 'inProgress')).state).toBe(first.state);
@@ -170,6 +175,11 @@ describe('the outcome chain', () => {
     const done = next(R, r, correction(CARRIER, r.outcomes[0], 'c-1', 'completed'));
     expect(done.state).toMatchObject({ status: 'completed', completedAt: NOW, actualTimeRange: { start: at(0), end: at(620) } });
     expect(done.events.map((e) => e.type)).toEqual(['pcx.execution-outcome.corrected.v1', 'pcx.execution.completed.v1']);
+    expect(done.events[0].record).toMatchObject({ subject: `execution-outcomes/${done.state.outcomes[1].id}`, data: { supersedes: r.outcomes[0].id } });
+    // A first outcome that completes a created reference: one event about the reference (completed), not linked as well.
+    const direct = next(R, created(), outcome(CARRIER, 'o-9', 'completed', { actualTimeRange: { start: at(0), end: at(60) } }));
+    expect(direct.state).toMatchObject({ status: 'completed', linkedAt: NOW });
+    expect(direct.events.map((e) => [e.type, e.record?.subject.split('/')[0]])).toEqual([['pcx.execution-outcome.recorded.v1', 'execution-outcomes'], ['pcx.execution.completed.v1', undefined]]);
     r = done.state;
     const head = r.outcomes[1];
     expect(refusal(R, r, outcome(CARRIER, 'o-2', 'inProgress'))).toBe('INVALID_STATE_TRANSITION');

@@ -40,7 +40,19 @@ export function apply<S extends Envelope>(resource: Resource<S, any>, state: S |
 export function next<S extends Envelope>(resource: Resource<S, any>, state: S | undefined, cmd: Command, now = NOW): Transition<S> {
   const outcome = apply(resource, state, cmd, now);
   if (!outcome.ok) throw new Error(`${cmd.name} refused: ${outcome.code} ${outcome.detail}`);
+  expectOneEventPerSubject(outcome.transition, cmd.name);
   return outcome.transition;
+}
+
+/**
+ * Delivery rule 2: a consumer drops an event at or below the version it applied, so one
+ * transition emits at most one event per subject (the resource itself, or each record it adds).
+ * Checked on every transition every machine test makes.
+ */
+function expectOneEventPerSubject(transition: Transition<any>, command: string) {
+  const subjects = transition.events.map((e) => e.record?.subject ?? '(the resource)');
+  const twice = subjects.filter((s, i) => subjects.indexOf(s) !== i);
+  if (twice.length) throw new Error(`${command} emits two events about ${twice[0]}: ${transition.events.map((e) => e.type).join(', ')}`);
 }
 
 /** The refusal code, or a test failure when the command was accepted. */

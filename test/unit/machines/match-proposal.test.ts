@@ -37,6 +37,9 @@ describe('BILATERAL_REQUIRED', () => {
       expect(one.state).toMatchObject({ status: 'open', decisionState: first === CARRIER ? 'PENDING_ACCEPTOR_ACCEPT' : 'PENDING_INITIATOR_ACCEPT', resourceVersion: 2 });
       expect(one.state.decisions).toEqual([expect.objectContaining({ organizationId: first, decision: 'accept', comment: 'c', decidedAt: NOW })]);
       expect(one.events.map((e) => e.type)).toEqual(['pcx.match-decision.recorded.v1']);
+      // The decision is its own subject, at version 1, with the record as its data.
+      const decision = one.state.decisions[0];
+      expect(one.events[0].record).toEqual({ subject: `match-proposals/${one.state.id}/decisions/${decision.id}`, version: 1, schema: 'match-proposal#/$defs/MatchDecision', data: decision });
       expect(one.effects).toEqual([]);
       const repeat = next(R, one.state, decide(first, 'accept'));
       expect(repeat).toEqual({ state: one.state, events: [] });
