@@ -5,6 +5,7 @@ import type { Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
 import { temporalConnectionOptions } from './core/temporal';
+import { STICKY_QUEUE_TIMEOUT } from './workflows/timeouts';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -35,6 +36,8 @@ export async function createWorker(
     ),
     // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
     maxCachedWorkflows: 2000,
+    // A killed worker's sticky queue is drained by another within seconds (workflows/timeouts.ts).
+    stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
   });
   return { worker, connection };
 }

@@ -17,6 +17,7 @@ import { REFUSAL_FAILURE_TYPE, type EntityInput, type EntitySettings } from '../
 import type { Actor, Command, Envelope, Refusal } from '../workflows/machine';
 import { RESOURCES } from '../workflows/registry';
 import { workflowIdOf, type Resource } from '../workflows/resource';
+import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
 
 export interface CommandOrder {
   kind: string;
@@ -74,6 +75,7 @@ export function createCommandActivities(client: Client, placement?: EntityPlacem
             taskQueue: flow.taskQueue,
             args: [flow.input],
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
             ...(flow.executionTimeoutMs ? { workflowExecutionTimeout: flow.executionTimeoutMs } : {}),
           });
         } catch (err) {
@@ -113,6 +115,7 @@ export function createCommandActivities(client: Client, placement?: EntityPlacem
             args: [input],
             workflowIdConflictPolicy: 'USE_EXISTING',
             workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
           }),
         });
         return { ok: true, snapshot: snapshot as Envelope };

@@ -16,6 +16,7 @@ import { RefusalError, type Actor, type Command, type Envelope, type Refusal } f
 import type { Resource } from '../workflows/resource';
 import { etagOf, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
+import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
 
 export interface CommandRequest {
   resource: Resource<any, any>;
@@ -102,6 +103,7 @@ async function create(c: Ctx, request: CommandRequest, command: Command, id: str
     workflowIdConflictPolicy: 'USE_EXISTING',
     // A retried create must never start a second life of an id whose workflow has ended.
     workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
   });
   try {
     return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>

@@ -16,6 +16,7 @@
 // acknowledgement").
 import { Hono } from 'hono';
 import { v5 as uuidv5 } from 'uuid';
+import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { isProblemCode, Problem } from '../core/problems';
@@ -156,6 +157,7 @@ executionHandovers.post('/', async (c) => {
       args: [{ kind: resource.kind, settings: config.workflow } satisfies EntityInput],
       workflowIdConflictPolicy: 'USE_EXISTING',
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     });
     try {
       const snapshot = (await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>

@@ -24,9 +24,9 @@ export interface StoredResponse {
 }
 
 /** How long a claim lasts without renewal: a retry may take over a claim its holder stopped renewing. */
-const LEASE_SECONDS = 6;
+const LEASE_SECONDS = 4;
 /** How often the holder renews its lease while the request runs. */
-const RENEW_EVERY_MS = 2000;
+const RENEW_EVERY_MS = 1000;
 
 /** A hash of the request that ignores the order of object keys (the same payload is the same). */
 export function fingerprint(parts: unknown[]): string {

@@ -22,6 +22,7 @@ import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
+import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
 
 const resource = matchProposal;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -124,7 +125,7 @@ matchProposals.post('/', async (c) => {
     const workflowId = `proposal-request/${commandId}`;
     const outcome = (await temporal.withDeadline(Date.now() + SETTLE_MS, async () => {
       try {
-        await temporal.workflow.start('proposePairFlow', { workflowId, taskQueue: config.temporal.taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+        await temporal.workflow.start('proposePairFlow', { workflowId, taskQueue: config.temporal.taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // a retry joins the first run
       }

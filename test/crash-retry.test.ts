@@ -1,8 +1,12 @@
-// A broker killed in the middle of a command: the connector's retry (same Idempotency-Key) is
-// answered within seconds of the broker being ready again, with exactly one effect. The in-flight
-// window is held open deterministically: the API-only broker sends the command to a task queue
-// no worker polls yet, and is killed (SIGKILL) while it waits for the answer. Then a broker with
-// a worker for that queue starts and the connector retries once a second, as connectors do.
+// Processes killed in the middle of commands: the connector's retry (same Idempotency-Key) is
+// answered within 5 s of the broker being ready again, with exactly one effect.
+// 1. The API alone: the in-flight window is held open deterministically (the API-only broker sends
+//    the command to a task queue no worker polls yet, and is killed while it waits); then a broker
+//    with a worker for that queue starts and the connector retries once a second, as connectors do.
+// 2. Worker and API in one process, under load from eight connectors, SIGKILLed three times: the
+//    work the dead worker held (a workflow task, a persistence activity, its sticky queue, the
+//    idempotency claims) is taken over within seconds (workflows/timeouts.ts); the console line
+//    reports the median and the worst answer after ready.
 // Runs once, on PostgreSQL (jest.config.js, ENGINE_INDEPENDENT): separate API and worker processes
 // need a shared database (PGlite lives inside one process).
 import { join } from 'node:path';
@@ -45,7 +49,7 @@ afterEach(async () => {
   brokers = [];
 });
 
-test('a command in flight when the broker is killed: the retry is answered within 10 s of restart, exactly once', async () => {
+test('a command in flight when the API process is killed: the retry is answered within 5 s of restart, exactly once', async () => {
   const env = testEnv();
   const [a, b] = freshOrgs(2);
   const queue = `${env.taskQueue}-crash-${Date.now()}`;
@@ -67,7 +71,7 @@ test('a command in flight when the broker is killed: the retry is answered withi
   const created = await retryUntilAnswered(() => send(all.baseUrl, ta, 'POST', '/partner-relationships', invite, { 'idempotency-key': 'crash-create' }), 30000);
   const createdAfter = Date.now() - ready;
   expect(created.status).toBe(201);
-  expect(createdAfter).toBeLessThan(10000);
+  expect(createdAfter).toBeLessThanOrEqual(5000);
   const list = await send(all.baseUrl, ta, 'GET', '/partner-relationships?limit=200', undefined, {});
   expect(list.body.items.filter((r: any) => r.requestingOrganizationId === a.id).map((r: any) => r.id)).toEqual([created.body.id]);
 
@@ -90,7 +94,7 @@ test('a command in flight when the broker is killed: the retry is answered withi
     30000,
   );
   expect(requested.status).toBe(200);
-  expect(Date.now() - readyAgain).toBeLessThan(10000);
+  expect(Date.now() - readyAgain).toBeLessThanOrEqual(5000);
   expect(requested.body).toMatchObject({ id, status: 'requested', resourceVersion: 2 });
   // Exactly one effect: one requested event, version 2.
   const events = await send(all.baseUrl, ta, 'GET', '/events?limit=200', undefined, {});
@@ -99,3 +103,106 @@ test('a command in flight when the broker is killed: the retry is answered withi
   const replay = await send(all.baseUrl, ta, 'POST', `/partner-relationships/${id}/request`, undefined, { 'idempotency-key': 'crash-request', 'if-match': '"1"' });
   expect(replay.body).toEqual(requested.body);
 }, 180000);
+
+/**
+ * One connector's work under load: creates an offer, then changes it again and again (PATCH with
+ * If-Match), each request with an Idempotency-Key of its own. What was sent and never answered
+ * when the broker died is kept for the retry.
+ */
+class LoadClient {
+  created: string[] = [];
+  /** Answered changes per offer: its version must end at 1 + that count (exactly once). */
+  changes = new Map<string, number>();
+  unanswered: Array<{ method: string; path: string; body: unknown; headers: Record<string, string>; offerId?: string }> = [];
+  private stopped = false;
+  private n = 0;
+
+  constructor(
+    private readonly base: () => string,
+    private readonly token: () => string,
+    private readonly name: string,
+  ) {}
+
+  async run(): Promise<void> {
+    let offer: { id: string; version: number } | undefined;
+    while (!this.stopped) {
+      const key = `${this.name}-${++this.n}`;
+      const request: { method: string; path: string; body: unknown; headers: Record<string, string>; offerId?: string } = offer
+        ? { method: 'PATCH', path: `/capacity-offers/${offer.id}`, body: { maximumDetour: { kilometres: this.n } }, headers: { 'idempotency-key': key, 'if-match': `"${offer.version}"` }, offerId: offer.id }
+        : { method: 'POST', path: '/capacity-offers', body: { maximumDetour: { kilometres: 1 } }, headers: { 'idempotency-key': key } };
+      const reply = await send(this.base(), this.token(), request.method, request.path, request.body, request.headers).catch(() => undefined);
+      if (!reply) {
+        this.unanswered.push(request);
+        return; // the broker died: this client's work stops here, its last request unanswered
+      }
+      this.record(request, reply);
+      offer = reply.status === 201 || reply.status === 200 ? { id: reply.body.id, version: reply.body.resourceVersion } : offer;
+      if (reply.status >= 500) throw new Error(`${request.method} ${request.path}: ${reply.status} ${JSON.stringify(reply.body)}`);
+    }
+  }
+
+  record(request: { method: string; offerId?: string }, reply: Sent) {
+    if (request.method === 'POST' && reply.status === 201) this.created.push(reply.body.id);
+    if (request.method === 'PATCH' && reply.status === 200) this.changes.set(request.offerId!, (this.changes.get(request.offerId!) ?? 0) + 1);
+  }
+
+  stop() {
+    this.stopped = true;
+  }
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+test('the broker (worker and API in one process) killed under load: every command in flight is answered to its retry within 5 s of ready, exactly once', async () => {
+  const env = testEnv();
+  const orgs = freshOrgs(8);
+  const queue = `${env.taskQueue}-load-crash-${Date.now()}`;
+  const brokerEnv = { ...env.brokerEnv, TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_TOKEN_PER_MINUTE: '100000', RATE_LIMIT_ORG_PER_MINUTE: '100000' };
+  const dataDir = join(env.dir, `load-crash-${Date.now()}`);
+  let broker = await startBroker(brokerEnv, dataDir);
+  brokers.push(broker);
+  const tokens = new Map<string, string>();
+  for (const org of orgs) tokens.set(org.id, await token(broker.baseUrl, org));
+  const clients = orgs.map((org) => new LoadClient(() => broker.baseUrl, () => tokens.get(org.id)!, `${org.id}-${Date.now()}`));
+  const afterReady: number[] = [];
+
+  for (let kill = 0; kill < 3; kill++) {
+    const running = clients.map((c) => c.run());
+    await sleep(2500 + kill * 700);
+    broker.process.kill('SIGKILL');
+    await Promise.all(running);
+    brokers = [];
+    broker = await startBroker(brokerEnv, dataDir);
+    brokers.push(broker);
+    const ready = Date.now();
+    // The restarted broker listens on another port (its issuer changes): new tokens, then retry.
+    for (const org of orgs) tokens.set(org.id, await token(broker.baseUrl, org));
+    await Promise.all(
+      clients.map(async (c) => {
+        for (const request of c.unanswered.splice(0)) {
+          const reply = await retryUntilAnswered(() => send(broker.baseUrl, tokens.get(orgs[clients.indexOf(c)].id)!, request.method, request.path, request.body, request.headers), 60000);
+          afterReady.push(Date.now() - ready);
+          expect([request.method, reply.status]).toEqual([request.method, request.method === 'POST' ? 201 : 200]);
+          c.record(request, reply);
+        }
+      }),
+    );
+  }
+  for (const c of clients) c.stop();
+
+  // Exactly once: each client's offers are the ones it was told of, each at 1 + its answered changes.
+  for (const [i, c] of clients.entries()) {
+    const t = tokens.get(orgs[i].id)!;
+    const own = await send(broker.baseUrl, t, 'GET', '/capacity-offers?limit=200', undefined, {});
+    expect(own.body.items.filter((o: any) => o.ownerOrganizationId === orgs[i].id).map((o: any) => o.id).sort()).toEqual([...c.created].sort());
+    for (const id of c.created) {
+      const offer = await send(broker.baseUrl, t, 'GET', `/capacity-offers/${id}`, undefined, {});
+      expect([id, offer.body.resourceVersion]).toEqual([id, 1 + (c.changes.get(id) ?? 0)]);
+    }
+  }
+  // The retries after each restart: median and worst (reported by `npm test` in the console).
+  console.log(`crash-retry under load: ${afterReady.length} commands in flight at 3 kills; answered after ready: median ${median(afterReady)} ms, max ${Math.max(...afterReady)} ms`);
+  expect(afterReady.length).toBeGreaterThan(0);
+  expect(median(afterReady)).toBeLessThanOrEqual(5000);
+  expect(Math.max(...afterReady)).toBeLessThanOrEqual(5000);
+}, 300000);

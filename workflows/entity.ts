@@ -13,7 +13,7 @@ import {
   allHandlersFinished,
   ApplicationFailure,
   condition,
-  continueAsNew,
+  makeContinueAsNewFunc,
   defineQuery,
   defineUpdate,
   log,
@@ -30,6 +30,7 @@ import { Mutex } from 'async-mutex';
 import type { Activities } from '../activities';
 import { Command, Effect, Envelope, Machine, RefusalError, SearchAttributeValues } from './machine';
 import type { Resource } from './resource';
+import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from './timeouts';
 
 export const REFUSAL_FAILURE_TYPE = 'PcxRefusal';
 /** The patch id under which transitions start their effects (docs/decisions.md, "Effects"). */
@@ -73,7 +74,7 @@ export interface EntityInput<S extends Envelope = Envelope> {
 const RECENT_COMMANDS = 64;
 
 const SIDE_EFFECT_OPTIONS = {
-  startToCloseTimeout: '10 seconds',
+  startToCloseTimeout: PERSISTENCE_ACTIVITY_TIMEOUT,
   retry: { initialInterval: '100ms', maximumInterval: '2 seconds', maximumAttempts: 20 },
 } as const;
 // A local activity runs inside the workflow task, before the server has accepted it: when that
@@ -291,7 +292,8 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     }
     if (shouldContinueAsNew()) {
       await condition(allHandlersFinished);
-      await continueAsNew<(input: EntityInput<S>) => Promise<S | undefined>>({
+      // The next run keeps the short workflow task timeout (runs started before it get it here).
+      await makeContinueAsNewFunc<(input: EntityInput<S>) => Promise<S | undefined>>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT })({
         kind: input.kind,
         settings: input.settings,
         state,
