@@ -42,6 +42,14 @@ export class SchemaRegistry {
     return fn;
   }
 
+  /**
+   * Validator for a schema that is not one of the files (an OpenAPI document's inline response
+   * schema), with the same settings; it may reference the files by their ids.
+   */
+  compile(schema: object): ValidateFunction {
+    return this.ajv.compile(schema);
+  }
+
   /** Validates and throws a VALIDATION_FAILED problem naming each bad field. */
   assert<T>(ref: string, value: unknown): T {
     const validate = this.validator(ref);

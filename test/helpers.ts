@@ -4,6 +4,7 @@ import { closeSync, openSync, readFileSync, readSync, writeSync, ftruncateSync }
 import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { Pool } from 'pg';
+import { ResponseContract, type ObservedResponse } from './contract';
 import { RESERVED_ORGANIZATIONS, TEST_ORGANIZATION_COUNT } from './stack';
 
 export type Engine = 'postgres' | 'pglite';
@@ -85,8 +86,9 @@ export async function tokenFor(clientId: string, secret: string, scope?: string)
   const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
   if (scope !== undefined) body.set('scope', scope);
   const res = await fetch(`${testEnv().baseUrl}/oauth2/token`, { method: 'POST', body });
-  if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${await res.text()}`);
-  return ((await res.json()) as any).access_token;
+  const reply = await received('POST', '/oauth2/token', res);
+  if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${JSON.stringify(reply.body)}`);
+  return reply.body.access_token;
 }
 
 /** Signs a token with the development key directly, to test tokens the server would never issue. */
@@ -125,15 +127,50 @@ export async function call(method: string, path: string, token: string | undefin
     headers['content-type'] ??= 'application/json';
   }
   const res = await fetch(`${testEnv().baseUrl}${path}`, { method, headers, body: payload, ...(payload instanceof ReadableStream ? { duplex: 'half' } : {}) } as any);
+  return received(method, path, res);
+}
+
+let contract: ResponseContract | undefined;
+/** The contract of the broker under test (its schema base), compiled once per test file. */
+export function responseContract(): ResponseContract {
+  const env = testEnv();
+  const base = (env.brokerEnv.SCHEMA_BASE ?? `${env.baseUrl}/schemas`).replace(/\/$/, '');
+  if (contract?.schemaBase !== base) contract = new ResponseContract(base);
+  return contract;
+}
+
+/** Violations seen since the last test ended: reported again after the test, in case it swallowed the error. */
+const violations: string[] = [];
+
+/**
+ * Reads a reply and checks it against schemas/openapi.yaml (and each event's data against its
+ * dataschema): a reply outside its schema throws in the test that received it. Only responses are
+ * checked; what a test sends may be as wrong as it likes.
+ */
+async function received(method: string, path: string, res: Response): Promise<Reply> {
   const text = await res.text();
-  let parsed: any = text;
+  let parsed: any = text || undefined;
+  let json = false;
   try {
-    parsed = text ? JSON.parse(text) : undefined;
+    if (text) (parsed = JSON.parse(text)), (json = true);
   } catch {
     /* keep text */
   }
+  const observed: ObservedResponse = { method, path, status: res.status, contentType: res.headers.get('content-type'), body: parsed, json };
+  try {
+    responseContract().check(observed);
+  } catch (e) {
+    violations.push((e as Error).message);
+    throw e;
+  }
   return { status: res.status, headers: res.headers, body: parsed };
 }
+
+afterEach(() => {
+  if (violations.length === 0) return;
+  const found = violations.splice(0);
+  throw new Error(`${found.length} response(s) outside their schemas during this test:\n${found.join('\n')}`);
+});
 
 /** A connector of one organization, with a token holding all its scopes (or the given ones). */
 export class Connector {

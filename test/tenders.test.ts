@@ -78,8 +78,11 @@ describe('from an accepted proposal to a commitment', () => {
 
     // The listings record the commitment: the counterparts read in the committed phase (external references).
     expect((await get(m.carrier, `/capacity-offers/${m.offer.id}`)).allocations[0]).toMatchObject({ state: 'committed', commitmentId });
+    // The request's owner reads the link too (its own bookkeeping, private); the counterpart does not.
+    expect((await get(m.shipper, `/load-requests/${m.request.id}`)).matchedCommitmentId).toBe(commitmentId);
     const carrierView = await get(m.carrier, `/load-requests/${m.request.id}`);
     expect(carrierView.externalReferences).toEqual([{ system: 'baltic-erp', type: 'order', value: 'O-9' }]);
+    expect(carrierView).not.toHaveProperty('matchedCommitmentId');
     const types = (await m.carrier.get('/events?limit=200')).body.items.map((e: any) => e.type);
     expect(types).toEqual(expect.arrayContaining(['pcx.transport-tender.issued.v1', 'pcx.transport-tender.countered.v1', 'pcx.transport-commitment.created.v1']));
   });
