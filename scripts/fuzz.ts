@@ -15,7 +15,8 @@
 //    .data/fuzz/, and stops the stack, also on Ctrl-C or failure.
 //
 // Environment: FUZZ_SECONDS (whole run, default 600), FUZZ_WORKERS (per organization, default 2),
-// FUZZ_SEED (schemathesis --seed), PYTHON (interpreter for the venv), FUZZ_NO_DOCS=1 (leave
+// FUZZ_SEED (schemathesis --seed), FUZZ_OPENAPI (the document's path, default
+// /openapi.bundled.json when the broker serves it, else /openapi.json), PYTHON (interpreter for the venv), FUZZ_NO_DOCS=1 (leave
 // docs/fuzz.md alone; the summary is still written to .data/fuzz/summary.md), FUZZ_KEEP=1 (keep
 // the stack running after the summary, to replay its curl lines, until Ctrl-C).
 // Exit code: 0 when no check failed, 1 when some did, 2 when the run itself could not be made or
@@ -355,6 +356,7 @@ interface RunInfo {
   version: string;
   python: string;
   maxTime: number;
+  document: string;
   budgetSeconds: number;
   workers: number;
   seed: number;
@@ -366,13 +368,25 @@ interface RunInfo {
   runs: FuzzRun[];
 }
 
-function runSchemathesis(st: string, party: Party, maxTime: number): Promise<FuzzRun> {
+/**
+ * The document to fuzz: FUZZ_OPENAPI, else /openapi.bundled.json (every schema under
+ * components/schemas), else /openapi.json. The two describe the same API; from the bundled one
+ * schemathesis infers which response feeds which request (its stateful links: 582 against 12 for
+ * /openapi.json, whose schemas are files of their own), so the stateful phase gets much further.
+ */
+async function openApiPath(): Promise<string> {
+  if (process.env.FUZZ_OPENAPI) return process.env.FUZZ_OPENAPI;
+  const bundled = await fetch(`${broker!.baseUrl}/openapi.bundled.json`).then((r) => r.status === 200, () => false);
+  return bundled ? '/openapi.bundled.json' : '/openapi.json';
+}
+
+function runSchemathesis(st: string, party: Party, maxTime: number, document: string): Promise<FuzzRun> {
   const reportDir = join(RUN_DIR, 'reports', party.name);
   const logFile = join(RUN_DIR, `schemathesis-${party.name}.log`);
   mkdirSync(reportDir, { recursive: true });
   const args = [
     '--config-file', join(CONFIG_DIR, 'schemathesis.toml'),
-    'run', `${broker!.baseUrl}/openapi.json`,
+    'run', `${broker!.baseUrl}${document}`,
     '--checks', 'all',
     '--phases', 'examples,coverage,fuzzing,stateful',
     '--max-time', String(maxTime),
@@ -462,15 +476,17 @@ async function main() {
   const elapsed = (Date.now() - started) / 1000;
   const maxTime = Math.max(60, Math.floor(budgetSeconds - elapsed - 30));
   log(`schemathesis ${version}: ${PARTIES.map((p) => p.name).join(' and ')} at once, ${workers} worker(s) each, seed ${seed}, --max-time ${maxTime}`);
-  const runs = await Promise.all(PARTIES.map((party) => runSchemathesis(st, party, maxTime)));
+  const document = await openApiPath();
+  log(`fuzzing ${document}`);
+  const runs = await Promise.all(PARTIES.map((party) => runSchemathesis(st, party, maxTime, document)));
   if (interrupted) return;
   const brokerExit = broker.process.exitCode ?? broker.process.signalCode;
   if (brokerExit !== null) notes.push(`**the broker exited during the run (${brokerExit})**: see .data/fuzz/broker.log`);
 
-  const info: RunInfo = { version, python, maxTime, budgetSeconds, workers, seed, started, finished: Date.now(), code: codeVersion(), notes, baseUrl: broker.baseUrl, runs: runs.map((r) => ({ ...r, party: { ...r.party, token: undefined } })) };
+  const info: RunInfo = { version, python, maxTime, document, budgetSeconds, workers, seed, started, finished: Date.now(), code: codeVersion(), notes, baseUrl: broker.baseUrl, runs: runs.map((r) => ({ ...r, party: { ...r.party, token: undefined } })) };
   writeFileSync(join(RUN_DIR, 'run.json'), JSON.stringify(info, null, 2));
   const summary = await summarize(info);
-  writeFileSync(join(RUN_DIR, 'summary.md'), summary.markdown + '\n');
+  writeFileSync(join(RUN_DIR, 'summary.md'), summary.complete + '\n');
   const toDocs = process.env.FUZZ_NO_DOCS !== '1' && !summary.incomplete;
   if (toDocs) writeDoc(summary.markdown);
   log(summary.headline);
@@ -580,16 +596,15 @@ function distinctKey(check: string, operation: string, status: number | undefine
 }
 
 /** The problem code and the field pointers of a problem answer, to tell refusals apart. */
-function problemOf(response: any): string {
-  if (!response?.content?.$base64) return '';
+function problemOf(response: any): { code: string; pointers: string[] } {
+  if (!response?.content?.$base64) return { code: '', pointers: [] };
   try {
     const doc = JSON.parse(Buffer.from(response.content.$base64, 'base64').toString('utf8'));
     // Item indexes are left out (/coordinates/*/1), so one rule broken at many places is one failure.
-    const all = Array.isArray(doc.errors) ? [...new Set<string>(doc.errors.map((e: any) => normalPointer(String(e.pointer))))].sort() : [];
-    const pointers = all.length > 4 ? `${all.slice(0, 4).join(' ')} (+${all.length - 4})` : all.join(' ');
-    return [doc.code, pointers].filter(Boolean).join(' ');
+    const pointers = Array.isArray(doc.errors) ? [...new Set<string>(doc.errors.map((e: any) => normalPointer(String(e.pointer))))].sort() : [];
+    return { code: typeof doc.code === 'string' ? doc.code : '', pointers };
   } catch {
-    return '';
+    return { code: '', pointers: [] };
   }
 }
 
@@ -636,31 +651,36 @@ async function tally(runs: FuzzRun[], baseUrl: string): Promise<Tally> {
             const theCase = recorder.cases?.[caseId]?.value ?? {};
             const operation = failure.operation ?? `${theCase.method ?? '?'} ${theCase.path ?? '?'}`;
             const status: number | undefined = interaction?.response?.status_code;
-            const problem = problemOf(interaction?.response);
+            const { code, pointers } = problemOf(interaction?.response);
             const message = printable(String(failure.message ?? '').split('\n').slice(0, 6).join(' ').replace(/\s+/g, ' ')).slice(0, 400);
-            const key = distinctKey(check.name, operation, status, problem, message);
             const identity: string | undefined = theCase.auth_identity ?? undefined;
             const curl = interaction ? curlLine(interaction.request, baseUrl, identity) : '(no request recorded)';
-            const found = t.failures.get(key);
-            if (found) {
-              found.count++;
-              found.operations.add(operation);
-              if (identity) found.identities.add(identity);
-              // The shortest reproduction is the one worth reading.
-              if (curl.length < found.curl.length) found.curl = curl;
-            } else {
-              t.failures.set(key, {
-                check: check.name,
-                code: failure.code ?? '',
-                title: failure.title ?? check.name,
-                operations: new Set([operation]),
-                status,
-                problem,
-                identities: new Set(identity ? [identity] : []),
-                count: 1,
-                curl,
-                message,
-              });
+            // A refused valid request counts once for each field the broker named: each is a rule
+            // the schema does not state, whatever else was wrong with the same request.
+            const problems = check.name === 'positive_data_acceptance' && pointers.length ? pointers.map((p) => `${code} ${p}`) : [[code, ...pointers].filter(Boolean).join(' ')];
+            for (const problem of problems) {
+              const key = distinctKey(check.name, operation, status, problem, message);
+              const found = t.failures.get(key);
+              if (found) {
+                found.count++;
+                found.operations.add(operation);
+                if (identity) found.identities.add(identity);
+                // The shortest reproduction is the one worth reading.
+                if (curl.length < found.curl.length) found.curl = curl;
+              } else {
+                t.failures.set(key, {
+                  check: check.name,
+                  code: failure.code ?? '',
+                  title: failure.title ?? check.name,
+                  operations: new Set([operation]),
+                  status,
+                  problem,
+                  identities: new Set(identity ? [identity] : []),
+                  count: 1,
+                  curl,
+                  message,
+                });
+              }
             }
           }
         }
@@ -682,6 +702,7 @@ async function tally(runs: FuzzRun[], baseUrl: string): Promise<Tally> {
 }
 
 const SCHEMA_CHECK = 'response_schema_conformance';
+const CURL_IN_DOCS = 2000;
 const SERVER_CHECK = 'not_a_server_error';
 
 async function summarize(input: RunInfo) {
@@ -696,10 +717,12 @@ async function summarize(input: RunInfo) {
   const minutes = (input.finished - input.started) / 60000;
   const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
   const lines: string[] = [];
+  // docs/fuzz.md shows curl lines up to CURL_IN_DOCS characters; .data/fuzz/summary.md all of them.
+  const full: { marker: number; curl: string }[] = [];
   lines.push('## Last run', '');
   lines.push(`- Command: \`npm run fuzz\` (FUZZ_SECONDS=${input.budgetSeconds}, FUZZ_WORKERS=${input.workers}, FUZZ_SEED=${input.seed})`);
   lines.push(`- Date: ${new Date(input.started).toISOString().replace(/\.\d+Z$/, 'Z')}, ${minutes.toFixed(1)} minutes until the summary; schemathesis --max-time ${input.maxTime} s per organization`);
-  lines.push(`- Broker code: ${input.code}`);
+  lines.push(`- Broker code: ${input.code}; document \`GET ${input.document ?? '/openapi.json'}\``);
   lines.push(`- schemathesis ${input.version} on Python ${input.python}; ${input.runs.map((r) => `${r.party.name} exited ${r.exitCode}`).join(', ')}`);
   for (const note of input.notes) lines.push(`- ${note}`);
   lines.push(`- Phases (worst of both runs): ${[...t.phases].filter(([name]) => ['examples', 'coverage', 'fuzzing', 'stateful'].includes(name)).map(([name, status]) => `${name} ${status}`).join(', ') || 'none finished'}`);
@@ -712,7 +735,7 @@ async function summarize(input: RunInfo) {
   const byCheck = new Map<string, number>();
   for (const f of other) byCheck.set(f.check, (byCheck.get(f.check) ?? 0) + 1);
   const checks = [...byCheck].map(([check, count]) => `${check} ${count}`).join(', ');
-  lines.push(`| Other failed checks | ${n(other.length, 'distinct failure')}${checks ? `: ${checks}` : ''} (${other.reduce((s, f) => s + f.count, 0)} cases) |`);
+  lines.push(`| Other failed checks | ${n(other.length, 'distinct failure')}${checks ? `: ${checks}` : ''} (${other.reduce((s, f) => s + f.count, 0)} occurrences) |`);
   lines.push(`| Errors (timeouts, connection, schemathesis) | ${[...t.errors.values()].reduce((s, c) => s + c, 0)} |`);
   lines.push('');
   if (failures.length) {
@@ -732,7 +755,11 @@ async function summarize(input: RunInfo) {
       const where = ops.length > 6 ? `${ops.slice(0, 6).map((o) => `\`${o}\``).join(', ')} and ${ops.length - 6} more` : ops.map((o) => `\`${o}\``).join(', ');
       lines.push(`${i}. **${f.check}** (${f.code}): ${where} answered ${printable(answer)}; ${n(f.count, 'time')}, as ${[...f.identities].sort().join(', ') || 'no identity'}.`);
       if (f.message && f.check !== 'positive_data_acceptance') lines.push(`   ${f.message.replace(/`/g, "'")}`);
-      lines.push('   ```sh', `   ${f.curl}`, '   ```');
+      if (f.curl.length <= CURL_IN_DOCS) lines.push('   ```sh', `   ${f.curl}`, '   ```');
+      else {
+        lines.push(`   The shortest request that got it is ${f.curl.length} characters long: its curl line is in \`.data/fuzz/summary.md\`.`);
+        full.push({ marker: lines.length - 1, curl: f.curl });
+      }
     }
     lines.push('');
   }
@@ -749,7 +776,9 @@ async function summarize(input: RunInfo) {
   if (runErrors.length) lines.push(`**The run is incomplete**: ${runErrors.map((r) => `schemathesis as ${r.party.name} exited ${r.exitCode} (see ${relative(ROOT, r.logFile)})`).join('; ')}.`, '');
   lines.push(`Raw reports (JUnit, JSON, NDJSON) and the schemathesis and broker logs: \`.data/fuzz/\` (not committed).`);
   const headline = `${t.requests} requests, ${t.serverErrors} server errors, ${schema.length} response-schema violations, ${other.length} other failed checks${runErrors.length ? ', run incomplete' : ''}`;
-  return { markdown: lines.join('\n'), headline, failed: failures.length > 0 || t.serverErrors > 0 || runErrors.length > 0, incomplete: runErrors.length > 0 };
+  const complete = [...lines];
+  for (const { marker, curl } of full) complete[marker] = ['   ```sh', `   ${curl}`, '   ```'].join('\n');
+  return { markdown: lines.join('\n'), complete: complete.join('\n'), headline, failed: failures.length > 0 || t.serverErrors > 0 || runErrors.length > 0, incomplete: runErrors.length > 0 };
 }
 
 /** The commit the broker ran from, and whether the work tree differed from it. */
@@ -757,7 +786,11 @@ function codeVersion(): string {
   const git = (...args: string[]) => spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' }).stdout?.trim() ?? '';
   const commit = git('rev-parse', '--short', 'HEAD');
   if (!commit) return 'not a git checkout';
-  const changed = git('status', '--porcelain', '--untracked-files=no').split('\n').filter(Boolean).length;
+  // This tool's own files do not change the broker.
+  const own = /^(scripts\/fuzz|config\/fuzz\/|docs\/fuzz\.md$)/;
+  const changed = git('status', '--porcelain', '--untracked-files=no')
+    .split('\n')
+    .filter((line) => line && !own.test(line.slice(3))).length;
   return changed ? `commit ${commit} with uncommitted changes in ${changed} tracked file${changed === 1 ? '' : 's'}` : `commit ${commit}`;
 }
 
@@ -778,7 +811,7 @@ async function summaryOnly() {
   const file = join(RUN_DIR, 'run.json');
   if (!existsSync(file)) fail(`no finished run in ${relative(ROOT, RUN_DIR)} to summarize`);
   const summary = await summarize(JSON.parse(readFileSync(file, 'utf8')));
-  writeFileSync(join(RUN_DIR, 'summary.md'), summary.markdown + '\n');
+  writeFileSync(join(RUN_DIR, 'summary.md'), summary.complete + '\n');
   if (process.env.FUZZ_NO_DOCS !== '1' && !summary.incomplete) writeDoc(summary.markdown);
   log(summary.headline);
 }
