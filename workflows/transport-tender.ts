@@ -200,7 +200,11 @@ function canonical(value: unknown): unknown {
 function revise(t: TransportTender, command: Command<{ terms: Partial<TenderTerms>; reason?: string; revision?: number }>, now: string, amendsCommitmentId?: string) {
   const previous = current(t);
   // A counterproposal gives the terms it changes; the others carry over from the current revision.
-  const terms = validateTerms({ ...previous.terms, ...command.payload.terms } as TenderTerms, '/terms');
+  // The price and an external terms reference are alternatives: giving one replaces the other.
+  const carried: Partial<TenderTerms> = { ...previous.terms };
+  if (command.payload.terms?.commercialTerms) delete carried.externalTermsReference;
+  if (command.payload.terms?.externalTermsReference) delete carried.commercialTerms;
+  const terms = validateTerms({ ...carried, ...command.payload.terms } as TenderTerms, '/terms');
   const changes = changesOf(previous.terms, terms);
   if (changes.length === 0) refuse('VALIDATION_FAILED', 'the revision changes no term', { errors: [{ pointer: '/terms', message: 'changes nothing' }] });
   const revision: TenderRevision = {

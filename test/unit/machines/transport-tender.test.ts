@@ -83,6 +83,11 @@ describe('revisions and decisions', () => {
     expect(refusal(T, t.state, command('counterpropose', connector(ISSUER), { revision: 2, terms: { commercialTerms: { amount: 1000, currency: 'EUR' } }, reason: 'x' }))).toBe('VALIDATION_FAILED'); // changes nothing
     expect(refusal(T, t.state, decide(ISSUER, 'accept', 1))).toBe('STALE_RESOURCE_VERSION');
     expect(refusal(T, issued(), command('counterpropose', connector('org-x'), { revision: 1, terms: {}, reason: 'x' }))).toBe('ACTOR_NOT_PERMITTED');
+    // The price and an external terms reference are alternatives: giving one replaces the other.
+    const reference = { system: 'erp', type: 'frame-contract', value: 'FC-7' };
+    const switched = next(T, t.state, command('counterpropose', connector(ISSUER), { revision: 2, terms: { externalTermsReference: reference }, reason: 'frame contract' })).state;
+    const latest = switched.revisions[switched.revisions.length - 1].terms;
+    expect([latest.externalTermsReference, latest.commercialTerms]).toEqual([reference, undefined]);
   });
 
   test('BILATERAL_REQUIRED: the author and the other organization accept the current revision; then the commit flow runs', () => {
