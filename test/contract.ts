@@ -147,6 +147,16 @@ export class ResponseContract {
       }
       out.push(...this.run(label, ref, validate, event.data, `${at}/data`));
     });
+    // Delivery rule 2 within the page: per subject, resourceversion strictly increases (a
+    // consumer drops an event at or below the version it applied). test/feed.ts checks whole feeds.
+    const last = new Map<string, number>();
+    (page?.items ?? []).forEach((event: Json, i: number) => {
+      const before = last.get(event?.subject);
+      if (before !== undefined && !(event.resourceversion > before)) {
+        out.push(`${where}: /items/${i} ${event.type} about ${event.subject} at resourceversion ${event.resourceversion} follows version ${before} in the same page; a consumer would drop it`);
+      }
+      last.set(event?.subject, event?.resourceversion);
+    });
     return out;
   }
 

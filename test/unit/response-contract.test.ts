@@ -92,6 +92,9 @@ describe('response contract (test/contract.ts)', () => {
     expect(violation(feed(noCorrelation))).toContain('/items/0/correlationid: is required');
     expect(violation(feed(event(offer, 'https://elsewhere.example/v0/capacity-offer')))).toContain('is not a schema id of this broker');
     expect(violation(feed(event(offer, `${BASE}/v0/no-such-schema`)))).toContain('names no schema');
+    // Two events about one subject at one version in a page: a consumer would drop the second.
+    expect(violation(feed(event(offer), { ...event(offer), id: '01912f6e-6a44-7c3a-9d3e-0c5b6a1e2f3c' }))).toContain('a consumer would drop it');
+    expect(contract.violations(feed(event(offer), { ...event(offer), id: '01912f6e-6a44-7c3a-9d3e-0c5b6a1e2f3c', resourceversion: 4 }))).toEqual([]);
   });
 
   it('follows a dataschema with a #/$defs fragment', () => {
