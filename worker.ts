@@ -5,7 +5,7 @@ import type { Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
 import { temporalConnectionOptions } from './core/temporal';
-import { STICKY_QUEUE_TIMEOUT } from './workflows/timeouts';
+import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).

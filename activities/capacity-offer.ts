@@ -4,7 +4,7 @@ import type { Queryable } from '../core/db';
 import { boundingBox, type Area } from '../core/areas';
 import { allowanceKm, DEFAULT_MATCH_SETTINGS } from '../core/matching/compatibility';
 import { growBox } from '../core/matching/distance';
-import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
+import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
 import { projectListing } from './listing';
 
 export function projectCapacityOffer(tx: Queryable, offer: CapacityOffer): Promise<number | undefined> {

@@ -13,40 +13,14 @@ import {
   type Client,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { REFUSAL_FAILURE_TYPE, type EntityInput, type EntitySettings } from '../workflows/entity';
-import type { Actor, Command, Envelope, Refusal } from '../workflows/machine';
-import { RESOURCES } from '../workflows/registry';
-import { workflowIdOf, type Resource } from '../workflows/resource';
-import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
+import { REFUSAL_FAILURE_TYPE, type Actor, type Command, type Envelope, type Refusal } from '../domain/machine';
+import { RESOURCES } from '../domain/registry';
+import { workflowIdOf, type EntityInput, type EntitySettings, type Resource } from '../domain/resource';
+import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
+import type { CommandOrder, CommandOutcome, CreateOrder, FlowStarts } from '../domain/activities';
 
-export interface CommandOrder {
-  kind: string;
-  id: string;
-  /** The command: the name of the target's Workflow Update. */
-  name: string;
-  payload: unknown;
-  /** Deterministic per flow step: the Update id. */
-  commandId: string;
-  /** Optimistic concurrency: the version the flow observed. */
-  expectedVersion?: number;
-  correlationId: string;
-  /** The broker itself unless given. */
-  actor?: Actor;
-}
 
-/** What became of a command: the new snapshot, or the target's refusal (and its state, if known). */
-export type CommandOutcome<S extends Envelope = Envelope> = { ok: true; snapshot: S } | { ok: false; refusal: Refusal; current?: S };
 
-/** What a flow needs to create a resource (a proposal): its kind, id and create payload. */
-export interface CreateOrder {
-  kind: string;
-  id: string;
-  payload: unknown;
-  /** Facts the machine's create decides on (read from the read model by the flow). */
-  context?: unknown;
-  commandId: string;
-  correlationId: string;
-}
 
 export interface EntityPlacement {
   taskQueue: string;
@@ -58,10 +32,6 @@ function refusalOf(err: unknown): Refusal | undefined {
   return failure instanceof ApplicationFailure && failure.type === REFUSAL_FAILURE_TYPE ? (failure.details?.[0] as Refusal) : undefined;
 }
 
-/** Flows a transition starts (workflows/entity.ts, startEffects). */
-export interface FlowStarts {
-  flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string; executionTimeoutMs?: number }>;
-}
 
 export function createCommandActivities(client: Client, placement?: EntityPlacement, resources: readonly Resource<any, any>[] = RESOURCES) {
   const byKind = new Map(resources.map((r) => [r.kind, r]));

@@ -1,7 +1,7 @@
 // Read-model queries of ExecutionHandover (standard table shape). A handover is listed to its two
 // organizations only: the issuing organization (owner) and the executing one (participants hold both).
 import type { Queryable } from '../core/db';
-import { executionHandover, type ExecutionHandover } from '../workflows/execution-handover';
+import { executionHandover, type ExecutionHandover } from '../domain/execution-handover';
 import { listParticipating, type ParticipantListFilter } from './projection-document';
 
 export const listHandovers = (db: Queryable, organizationId: string, filter: ParticipantListFilter & { commitmentId?: string }) =>

@@ -3,11 +3,12 @@
 // (execution_outcomes), each upserted idempotently: a record never changes but for an outcome's
 // supersededByOutcomeId and version, and no row moves to an older version.
 import type { Queryable } from '../core/db';
-import { executionReference, type CreatePayload, type ExecutionOutcome, type ExecutionReference, type ExecutionUpdate, type ReferenceContext } from '../workflows/execution-reference';
-import { matchProposal, type MatchProposal } from '../workflows/match-proposal';
-import { partnerRelationship, type PartnerRelationship } from '../workflows/partner-relationship';
+import { executionReference, type CreatePayload, type ExecutionOutcome, type ExecutionReference, type ExecutionUpdate, type ReferenceContext } from '../domain/execution-reference';
+import { matchProposal, type MatchProposal } from '../domain/match-proposal';
+import { partnerRelationship, type PartnerRelationship } from '../domain/partner-relationship';
 import { listParticipating, projectDocument, type ParticipantListFilter } from './projection-document';
-import { loadDocument } from './projection';
+import { loadDocument } from './projection-document';
+import { isUuid } from '../domain/ids';
 
 const projectRow = projectDocument(executionReference);
 
@@ -49,7 +50,7 @@ export interface StoredOutcome {
 }
 
 export async function loadOutcome(db: Queryable, id: string): Promise<StoredOutcome | undefined> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id)) return undefined;
+  if (!isUuid(id)) return undefined;
   const { rows } = await db.query<StoredOutcome>('select doc, participants from execution_outcomes where id = $1', [id]);
   return rows[0];
 }

@@ -1,8 +1,10 @@
-// Activities: the only workflow-side code that does I/O. Created per worker with its database and
-// a Temporal client (flows send commands to entity workflows through it).
+// Activities: the only workflow-side code that does I/O, implementing the contract of
+// domain/activities.ts. Created per worker with its database and a Temporal client (flows send
+// commands to entity workflows through it).
 import type { Client } from '@temporalio/client';
 import type { Db } from '../core/db';
-import type { Resource } from '../workflows/resource';
+import type { Activities } from '../domain/activities';
+import type { Resource } from '../domain/resource';
 import { createCommandActivities, type EntityPlacement } from './commands';
 import { createMatchingActivities, type MatchingSettings } from './matching';
 import { createProjectionActivities, ProjectionSettings } from './projection';
@@ -15,7 +17,7 @@ export interface ActivitySettings extends ProjectionSettings {
   matching?: MatchingSettings;
 }
 
-export function createActivities(db: Db, settings: ActivitySettings, client: Client, resources?: readonly Resource<any, any>[]) {
+export function createActivities(db: Db, settings: ActivitySettings, client: Client, resources?: readonly Resource<any, any>[]): Activities {
   return {
     ...createProjectionActivities(db, settings, resources),
     ...createCommandActivities(client, settings.placement, resources),
@@ -25,4 +27,3 @@ export function createActivities(db: Db, settings: ActivitySettings, client: Cli
   };
 }
 
-export type Activities = ReturnType<typeof createActivities>;

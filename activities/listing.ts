@@ -2,8 +2,8 @@
 // the lists filter on. The areas' bounding boxes are computed here, once per write.
 import type { Queryable } from '../core/db';
 import { boundingBox, type Area, type Box } from '../core/areas';
-import type { Listing } from '../workflows/listing';
-import type { Resource } from '../workflows/resource';
+import type { Listing } from '../domain/listing';
+import type { Resource } from '../domain/resource';
 import { nowParam, partnerVisibleSql } from '../core/sharing';
 
 export interface ListingColumns {

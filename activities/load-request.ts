@@ -2,7 +2,7 @@
 // index searches its pickup and delivery boxes and its pickup window.
 import type { Queryable } from '../core/db';
 import { boundingBox, type Area } from '../core/areas';
-import { loadRequest, type LoadRequest } from '../workflows/load-request';
+import { loadRequest, type LoadRequest } from '../domain/load-request';
 import { projectListing } from './listing';
 
 export function projectLoadRequest(tx: Queryable, request: LoadRequest): Promise<number | undefined> {

@@ -1,7 +1,7 @@
 // Read-model queries of MatchProposal (its table has the standard shape: activities/projection.ts,
 // projectDocument). The API asks these, never inline SQL.
 import type { Queryable } from '../core/db';
-import type { MatchProposal } from '../workflows/match-proposal';
+import type { MatchProposal } from '../domain/match-proposal';
 
 export interface ProposalFilter {
   statuses?: string[];

@@ -22,15 +22,16 @@ import {
   type RequestTerms,
 } from '../core/matching/compatibility';
 import { visibleTo } from '../core/sharing';
-import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
-import { loadRequest, type LoadRequest } from '../workflows/load-request';
-import type { MatchInput } from '../workflows/flows/names';
-import type { RequiredDecisionPolicy } from '../workflows/match-proposal';
-import type { PartnerRelationship } from '../workflows/partner-relationship';
+import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
+import { loadRequest, type LoadRequest } from '../domain/load-request';
+import type { MatchInput } from '../domain/flows';
+import type { RequiredDecisionPolicy } from '../domain/match-proposal';
+import type { PartnerRelationship } from '../domain/partner-relationship';
 import { boxLiteral } from './listing';
 import { partnershipsInForce, type Partnership } from './partner-relationship';
 import { openProposalsOf } from './match-proposal';
-import { loadDocument } from './projection';
+import { loadDocument } from './projection-document';
+import type { MatchCandidate, PairEvaluation, PairQuery } from '../domain/activities';
 
 export interface MatchingSettings {
   /** How long a broker-made proposal stays open for decisions (capped by both listings' expiresAt). */
@@ -43,14 +44,6 @@ export interface MatchingSettings {
 
 export const DEFAULT_MATCHING: MatchingSettings = { proposalValiditySeconds: 86400, maxOpenProposalsPerRequest: 3, candidateLimit: 50 };
 
-/** One compatible pair, with everything the flow needs to reserve, propose and create. */
-export interface MatchCandidate {
-  offer: { id: string; version: number; ownerOrganizationId: string };
-  request: { id: string; version: number; ownerOrganizationId: string };
-  evaluation: Evaluation;
-  policy: RequiredDecisionPolicy;
-  validUntil: string;
-}
 
 /** The decision policy of a proposal between two organizations, from their relationship. */
 export function policyOf(relationship: PartnerRelationship, initiator?: string): RequiredDecisionPolicy {

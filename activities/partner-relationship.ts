@@ -1,6 +1,6 @@
 // Read model of PartnerRelationship.
 import type { Queryable } from '../core/db';
-import type { PartnerRelationship } from '../workflows/partner-relationship';
+import type { PartnerRelationship } from '../domain/partner-relationship';
 import { betweenSql, inForceSql, nowParam } from '../core/sharing';
 
 export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelationship): Promise<number | undefined> {

@@ -1,7 +1,8 @@
 // The standard read model of a resource (its table in core/schema.sql): kept apart from
 // projection.ts so that projectors with tables of their own can build on it.
 import type { Queryable } from '../core/db';
-import type { Resource } from '../workflows/resource';
+import type { Resource } from '../domain/resource';
+import { isUuid } from '../domain/ids';
 
 /** Upserts a resource's read-model row and returns the resourceVersion the row had before, if any. */
 export type Projector = (tx: Queryable, snapshot: any) => Promise<number | undefined>;
@@ -63,3 +64,11 @@ export async function listParticipating<T>(
   );
   return rows.map((r) => r.doc);
 }
+
+/** The read-model document of any resource, by id (every table has `id` and `doc`). */
+export async function loadDocument<T = any>(db: Queryable, resource: Resource<any, any>, id: string): Promise<T | undefined> {
+  if (!isUuid(id)) return undefined;
+  const { rows } = await db.query<{ doc: T }>(`select doc from ${resource.table} where id = $1`, [id]);
+  return rows[0]?.doc;
+}
+

@@ -3,27 +3,21 @@
 // event twice (event ids come from the workflow).
 import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
-import type { Envelope, EventDraft } from '../workflows/machine';
+import type { Envelope } from '../domain/machine';
+import type { TransitionRecord } from '../domain/activities';
 import { partnersInForce, projectPartnerRelationship } from './partner-relationship';
 import { projectExecutionReference } from './execution-reference';
 import { projectCapacityOffer } from './capacity-offer';
 import { projectLoadRequest } from './load-request';
 import { visibleTo } from '../core/sharing';
-import { RESOURCES } from '../workflows/registry';
-import type { Resource } from '../workflows/resource';
+import { RESOURCES } from '../domain/registry';
+import type { Resource } from '../domain/resource';
 
 export interface ProjectionSettings {
   schemaBase: string;
   eventSource: string;
 }
 
-export interface TransitionRecord {
-  kind: string;
-  snapshot: Envelope;
-  events: Array<EventDraft & { id: string; time: string }>;
-  correlationId: string;
-  causationId: string;
-}
 
 /** Upserts a resource's read-model row and returns the resourceVersion the row had before, if any. */
 export type { Projector } from './projection-document';
@@ -40,14 +34,6 @@ export const PROJECTORS: Record<string, Projector> = {
   'execution-reference': projectExecutionReference,
 };
 
-/** The read-model document of any resource, by id (every table has `id` and `doc`). */
-export async function loadDocument<T = any>(db: Queryable, resource: Resource<any, any>, id: string): Promise<T | undefined> {
-  if (!UUID.test(id)) return undefined;
-  const { rows } = await db.query<{ doc: T }>(`select doc from ${resource.table} where id = $1`, [id]);
-  return rows[0]?.doc;
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The partners a published listing is shared with right now: an active relationship granting the

@@ -1,8 +1,8 @@
 // Read-model queries of TransportTender and TransportCommitment (standard table shape). A draft
 // tender is listed to its issuer only: its participants are empty until it is issued.
 import type { Queryable } from '../core/db';
-import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
-import { transportTender, type TransportTender } from '../workflows/transport-tender';
+import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
+import { transportTender, type TransportTender } from '../domain/transport-tender';
 import { listParticipating, type ParticipantListFilter } from './projection-document';
 
 export const listTenders = (db: Queryable, organizationId: string, filter: ParticipantListFilter & { proposalId?: string }) =>

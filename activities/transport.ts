@@ -3,12 +3,12 @@
 // capacity the originating proposal committed, with its digest (core/digest.ts).
 import type { Queryable } from '../core/db';
 import { commitmentDigest } from '../core/digest';
-import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
-import type { CommitTenderInput } from '../workflows/flows/names';
-import type { CreatePayload } from '../workflows/transport-commitment';
-import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
-import { transportTender, type TransportTender } from '../workflows/transport-tender';
-import { loadDocument } from './projection';
+import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
+import type { CommitTenderInput } from '../domain/flows';
+import type { CreatePayload } from '../domain/transport-commitment';
+import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
+import { transportTender, type TransportTender } from '../domain/transport-tender';
+import { loadDocument } from './projection-document';
 
 export async function prepareCommitment(db: Queryable, input: CommitTenderInput): Promise<CreatePayload | { refused: string }> {
   const tender = await loadDocument<TransportTender>(db, transportTender, input.tenderId);

@@ -1,5 +1,5 @@
 // HTTP API of CapacityOffer (the listing API of api/listings.ts, configured for offers).
-import { capacityOffer } from '../workflows/capacity-offer';
+import { capacityOffer } from '../domain/capacity-offer';
 import { listingRouter } from './listings';
 
 export const capacityOffers = listingRouter({

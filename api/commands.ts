@@ -11,12 +11,11 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { isProblemCode, Problem } from '../core/problems';
-import { REFUSAL_FAILURE_TYPE, type EntityInput } from '../workflows/entity';
-import { RefusalError, type Actor, type Command, type Envelope, type Refusal } from '../workflows/machine';
-import type { Resource } from '../workflows/resource';
+import { REFUSAL_FAILURE_TYPE, RefusalError, type Actor, type Command, type Envelope, type Refusal } from '../domain/machine';
+import type { EntityInput, Resource } from '../domain/resource';
 import { etagOf, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
-import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
+import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
 export interface CommandRequest {
   resource: Resource<any, any>;

@@ -10,7 +10,7 @@ import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from './views';
 import { readFeed } from '../activities/events';
-import { RESOURCES } from '../workflows/registry';
+import { RESOURCES } from '../domain/registry';
 
 export const events = new Hono<AppEnv>();
 

@@ -3,9 +3,9 @@
 // nobody else learns that it exists (404). Rules live in workflows/execution-handover.ts; this
 // router gathers the facts (the commitment, the package digest) and derives the handover's id.
 //
-// One handover per commitment (rule 14): its id is UUIDv5(HANDOVER_ID_NAMESPACE, commitment id in
-// lower case), so every delivery for one commitment addresses one workflow and one record, whoever
-// sends it and with whatever Idempotency-Key. A repeated delivery is answered by the machine's
+// One handover per commitment (rule 14): its id derives from the commitment's (handoverIdOf,
+// domain/execution-handover.ts), so every delivery for one commitment addresses one workflow and
+// one record, whoever sends it and with whatever Idempotency-Key. A repeated delivery is answered by the machine's
 // redelivery rule on the stored handover: the same package is 200 with it, another 409.
 //
 // Acknowledgements take no If-Match: they are deduplicated by content (an acknowledgement equal to
@@ -15,17 +15,17 @@
 // the race, decides again on what that one made (docs/decisions.md, "ExecutionHandover and
 // acknowledgement").
 import { Hono } from 'hono';
-import { v5 as uuidv5 } from 'uuid';
-import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
+import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { isProblemCode, Problem } from '../core/problems';
 import { canonicalBytes, sha256Hex } from '../core/digest';
-import { loadDocument } from '../activities/projection';
+import { loadDocument } from '../activities/projection-document';
 import { listHandovers } from '../activities/execution-handover';
-import { REFUSAL_FAILURE_TYPE, type EntityInput } from '../workflows/entity';
+import type { EntityInput } from '../domain/resource';
 import {
   executionHandover,
+  handoverIdOf,
   redeliver,
   type AcknowledgementPayload,
   type CommitmentFacts,
@@ -33,31 +33,24 @@ import {
   type ExecutionHandover,
   type HandoverContext,
   type PackageDigest,
-} from '../workflows/execution-handover';
-import { RefusalError, type Command, type Refusal } from '../workflows/machine';
-import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
+} from '../domain/execution-handover';
+import { REFUSAL_FAILURE_TYPE, RefusalError, type Command, type Refusal } from '../domain/machine';
+import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
 import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
+import { isUuid } from '../domain/ids';
 
 const resource = executionHandover;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/** The UUIDv5 namespace of handover ids (RFC 9562): fixed forever, documented in docs/decisions.md. */
-export const HANDOVER_ID_NAMESPACE = '2705d43c-4772-4c9f-be94-dbf7f6eab6d2';
 /** The members of a delivery its digest covers, in the documented order. */
 export const PACKAGE_DIGEST_FIELDS = ['commitmentId', 'package', 'sourceExternalReferences'] as const;
 /** Like api/commands.ts: a command not completed by then answers 503 and keeps its idempotency claim. */
 const COMMAND_DEADLINE_MS = 30_000;
 /** Acknowledgements that lose a race to another are decided again on its result, this often. */
 const ACKNOWLEDGE_ATTEMPTS = 5;
-
-/** The id of the handover of a commitment: the same for every delivery (rule 14). */
-export function handoverIdOf(commitmentId: string): string {
-  return uuidv5(commitmentId.toLowerCase(), HANDOVER_ID_NAMESPACE);
-}
 
 /** SHA-256 over the RFC 8785 bytes of the delivery's members (core/digest.ts): equal deliveries, equal digests. */
 export function packageDigestOf(body: CreatePayload): PackageDigest {
@@ -144,7 +137,11 @@ executionHandovers.post('/', async (c) => {
     const command: Command<CreatePayload, HandoverContext> = { name: 'create', commandId, actor: actorOf(principal), payload: body, correlationId: c.get('correlationId'), context };
     // A repeated delivery: the machine's redelivery rule on the stored handover.
     const redelivered = async () => {
-      const existing = await loadDocument<ExecutionHandover>(db, resource, id);
+      // By its id, or by its commitment: handovers made before ids were derived as UUIDv8 have
+      // UUIDv5 ids (docs/decisions.md, "Derived ids").
+      const existing =
+        (await loadDocument<ExecutionHandover>(db, resource, id)) ??
+        (await listHandovers(db, principal.organizationId, { commitmentId: commitment.id, limit: 1 }))[0];
       return existing ? answer(200, decideHere(() => redeliver(existing, command)), principal) : undefined;
     };
     const existing = await redelivered();
@@ -185,7 +182,7 @@ executionHandovers.get('/', async (c) => {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a handover status' }] });
   }
   const commitment = querySingle(c, 'commitment');
-  if (commitment !== undefined && !UUID.test(commitment)) throw new Problem('VALIDATION_FAILED', 'commitment must be a resource id', { errors: [{ pointer: '/query/commitment', message: 'is not an id' }] });
+  if (commitment !== undefined && !isUuid(commitment)) throw new Problem('VALIDATION_FAILED', 'commitment must be a resource id', { errors: [{ pointer: '/query/commitment', message: 'is not an id' }] });
   const docs = await listHandovers(c.get('services').db, principal.organizationId, { statuses, commitmentId: commitment, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));
   return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });

@@ -7,15 +7,15 @@ import { Hono } from 'hono';
 import { validateArea } from '../core/areas';
 import { Problem } from '../core/problems';
 import { listOutcomes, listReferences, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
-import { loadDocument } from '../activities/projection';
+import { loadDocument } from '../activities/projection-document';
 import {
   executionReference,
   referenceIdOf,
   type ExecutionOutcome,
   type ExecutionReference,
   type ExecutionUpdate,
-} from '../workflows/execution-reference';
-import type { Envelope } from '../workflows/machine';
+} from '../domain/execution-reference';
+import type { Envelope } from '../domain/machine';
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
@@ -23,9 +23,9 @@ import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, r
 import type { StoredResponse } from './idempotency';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
+import { isUuid } from '../domain/ids';
 
 const resource = executionReference;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Reading needs one of these: a writer reads what it writes, an auditor reviews read-only. */
 const READ_SCOPES = ['outcomes:review', 'outcomes:write'];
 
@@ -62,7 +62,7 @@ executionReferences.get('/', async (c) => {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a reference status' }] });
   }
   const proposal = querySingle(c, 'proposal');
-  if (proposal !== undefined && !UUID.test(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
+  if (proposal !== undefined && !isUuid(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
   const docs = await listReferences(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));
   return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
@@ -170,7 +170,7 @@ executionOutcomes.post('/:id/corrections', async (c) => {
 
 executionOutcomes.get('/', async (c) => {
   const referenceId = querySingle(c, 'executionReferenceId');
-  if (referenceId === undefined || !UUID.test(referenceId)) {
+  if (referenceId === undefined || !isUuid(referenceId)) {
     throw new Problem('VALIDATION_FAILED', 'executionReferenceId is required: the chain of one reference', { errors: [{ pointer: '/query/executionReferenceId', message: 'must be a reference id' }] });
   }
   const { resource: doc } = await authorize(c, { ...readAccess, load: () => loadDocument<ExecutionReference>(c.get('services').db, resource, referenceId) });

@@ -7,6 +7,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../core/log';
 import { Problem, type ProblemCode } from '../core/problems';
 import type { AppEnv } from './context';
+import { isUuid } from '../domain/ids';
 
 export type Ctx = Context<AppEnv>;
 
@@ -166,7 +167,7 @@ export function pageParams(c: Ctx): { after?: string; limit: number } {
   const cursor = querySingle(c, 'cursor');
   if (cursor === undefined) return { limit };
   const after = decodeCursor(cursor);
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(after)) throw badCursor();
+  if (!isUuid(after) || after !== after.toLowerCase()) throw badCursor();
   return { after, limit };
 }
 

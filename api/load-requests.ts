@@ -2,7 +2,7 @@
 // mapping of the specification's two LoadRequest descriptions: bodies may use the schema form,
 // responses always use the resource form (docs/decisions.md, "LoadRequest forms").
 import type { FieldError } from '../core/problems';
-import { loadRequest } from '../workflows/load-request';
+import { loadRequest } from '../domain/load-request';
 import { listingRouter } from './listings';
 
 /** Schema-form field -> resource-form field, for the fields that only change name. */

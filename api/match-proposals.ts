@@ -7,13 +7,13 @@ import { Problem } from '../core/problems';
 import { listProposals } from '../activities/match-proposal';
 import { grantedInForce } from '../activities/partner-relationship';
 import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../core/matching/compatibility';
-import { loadDocument } from '../activities/projection';
-import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
-import { effectWorkflowId } from '../workflows/entity';
-import { loadRequest, type LoadRequest } from '../workflows/load-request';
-import { matchProposal, type DecisionContext, type MatchProposal } from '../workflows/match-proposal';
-import type { Envelope } from '../workflows/machine';
-import type { ProposeOutcome, ProposePairInput } from '../workflows/flows/matching';
+import { loadDocument } from '../activities/projection-document';
+import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
+import { effectWorkflowId } from '../domain/resource';
+import { loadRequest, type LoadRequest } from '../domain/load-request';
+import { matchProposal, type DecisionContext, type MatchProposal } from '../domain/match-proposal';
+import type { Envelope } from '../domain/machine';
+import type { ProposeOutcome, ProposePairInput } from '../domain/match-proposal';
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
@@ -22,10 +22,10 @@ import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
-import { WORKFLOW_TASK_TIMEOUT } from '../workflows/timeouts';
+import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
+import { isUuid } from '../domain/ids';
 
 const resource = matchProposal;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a decision that completes the acceptance waits for it to be committed. */
 const SETTLE_MS = 20_000;
 
@@ -47,7 +47,7 @@ matchProposals.get('/', async (c) => {
   if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
   const role = q('role');
   if (role !== undefined && role !== 'carrier' && role !== 'shipper') throw invalid('role', 'must be carrier (the caller owns the offer) or shipper (the caller owns the request)');
-  for (const name of ['offer', 'request']) if (q(name) !== undefined && !UUID.test(q(name)!)) throw invalid(name, 'must be a resource id');
+  for (const name of ['offer', 'request']) if (q(name) !== undefined && !isUuid(q(name)!)) throw invalid(name, 'must be a resource id');
   const docs = await listProposals(c.get('services').db, principal.organizationId, { statuses, role: role as 'carrier' | 'shipper' | undefined, offerId: q('offer'), requestId: q('request'), after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));
   return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });

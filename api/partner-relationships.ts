@@ -4,7 +4,7 @@
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import { listRelationships } from '../activities/partner-relationship';
-import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../workflows/partner-relationship';
+import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../domain/partner-relationship';
 import { hit } from './rate-limit';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';

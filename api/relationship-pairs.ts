@@ -12,7 +12,7 @@
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Queryable } from '../core/db';
 import { Problem } from '../core/problems';
-import { partnerRelationship } from '../workflows/partner-relationship';
+import { partnerRelationship } from '../domain/partner-relationship';
 import type { Ctx } from './http';
 
 export const draftKey = (requesting: string, accepting: string) => `${requesting}>${accepting}`;

@@ -3,9 +3,9 @@
 // observedResourceVersion required, the command's named Workflow Update sent through
 // idempotency). A router declares its commands as a table; see api/listings.ts.
 import type { Hono } from 'hono';
-import { loadDocument } from '../activities/projection';
-import type { Actor, Envelope } from '../workflows/machine';
-import type { Resource } from '../workflows/resource';
+import { loadDocument } from '../activities/projection-document';
+import type { Actor, Envelope } from '../domain/machine';
+import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';

@@ -4,10 +4,10 @@
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import { canonicalBytes, digestInput, sha256Hex } from '../core/digest';
-import { loadDocument } from '../activities/projection';
+import { loadDocument } from '../activities/projection-document';
 import { listCommitments } from '../activities/transport-tender';
-import { transportCommitment, type TransportCommitment } from '../workflows/transport-commitment';
-import { transportTender, type TransportTender } from '../workflows/transport-tender';
+import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
+import { transportTender, type TransportTender } from '../domain/transport-tender';
 import { runCommand } from './commands';
 import { checkTerms } from './transport-tenders';
 import type { AppEnv, Principal } from './context';
@@ -15,9 +15,9 @@ import { authorize, type AccessPolicy } from './gates';
 import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson } from './http';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
+import { isUuid } from '../domain/ids';
 
 const resource = transportCommitment;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const role = (c: TransportCommitment, p: Principal) => (resource.participants!(c).includes(p.organizationId) ? ('participant' as const) : ('none' as const));
 const access = (scope: string): AccessPolicy<TransportCommitment> => ({ scope, load: loader(resource), role });
@@ -32,7 +32,7 @@ transportCommitments.get('/', async (c) => {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a commitment status' }] });
   }
   const tender = querySingle(c, 'tender');
-  if (tender !== undefined && !UUID.test(tender)) throw new Problem('VALIDATION_FAILED', 'tender must be a resource id', { errors: [{ pointer: '/query/tender', message: 'is not an id' }] });
+  if (tender !== undefined && !isUuid(tender)) throw new Problem('VALIDATION_FAILED', 'tender must be a resource id', { errors: [{ pointer: '/query/tender', message: 'is not an id' }] });
   const docs = await listCommitments(c.get('services').db, principal.organizationId, { statuses, tenderId: tender, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));
   return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });

@@ -5,24 +5,24 @@
 import { Hono } from 'hono';
 import { Problem, type FieldError } from '../core/problems';
 import { validateArea } from '../core/areas';
-import { loadDocument } from '../activities/projection';
+import { loadDocument } from '../activities/projection-document';
 import { grantedInForce, relationshipInForce } from '../activities/partner-relationship';
 import { listTenders } from '../activities/transport-tender';
-import { capacityOffer, type CapacityOffer } from '../workflows/capacity-offer';
-import { effectWorkflowId } from '../workflows/entity';
-import { loadRequest, type LoadRequest } from '../workflows/load-request';
-import { matchProposal, type MatchProposal } from '../workflows/match-proposal';
-import type { Envelope } from '../workflows/machine';
-import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderContext, type TenderTerms, type TransportTender } from '../workflows/transport-tender';
+import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
+import { effectWorkflowId } from '../domain/resource';
+import { loadRequest, type LoadRequest } from '../domain/load-request';
+import { matchProposal, type MatchProposal } from '../domain/match-proposal';
+import type { Envelope } from '../domain/machine';
+import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderContext, type TenderTerms, type TransportTender } from '../domain/transport-tender';
 import { precheckCreate, runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
 import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { commandRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
+import { isUuid } from '../domain/ids';
 
 const resource = transportTender;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long a decision that completes the policy waits for the commitment. */
 const SETTLE_MS = 20_000;
 
@@ -113,7 +113,7 @@ transportTenders.get('/', async (c) => {
     throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a tender status' }] });
   }
   const proposal = querySingle(c, 'proposal');
-  if (proposal !== undefined && !UUID.test(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
+  if (proposal !== undefined && !isUuid(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
   const docs = await listTenders(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
   const items = docs.slice(0, limit).map(viewFor(resource, principal));
   return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });

@@ -2,8 +2,8 @@
 // its audience (owner, participant, partner or operator) decides the disclosed fields
 // (core/disclosure.ts). Events carry the same projection as the reads because both call viewOf.
 import { disclose, phaseFor, type Audience } from '../core/disclosure';
-import type { Resource } from '../workflows/resource';
-import { resourceOf } from '../workflows/registry';
+import type { Resource } from '../domain/resource';
+import { resourceOf } from '../domain/registry';
 
 export interface Viewer {
   organizationId: string;

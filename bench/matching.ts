@@ -37,9 +37,9 @@ import { openDb, type Db, type Queryable } from '../core/db';
 import { MATCHING_SCOPES } from '../core/matching/compatibility';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, writeTestRegistry, type BrokerHandle } from '../test/stack';
-import type { CapacityOffer } from '../workflows/capacity-offer';
-import type { LoadRequest } from '../workflows/load-request';
-import type { PartnerRelationship } from '../workflows/partner-relationship';
+import type { CapacityOffer } from '../domain/capacity-offer';
+import type { LoadRequest } from '../domain/load-request';
+import type { PartnerRelationship } from '../domain/partner-relationship';
 
 const SIZES = (process.env.BENCH_MATCHING_SIZES ?? '1000,10000,100000').split(',').map(Number).filter((n) => n > 0);
 const ENGINES = ['pglite', 'postgres'] as const;

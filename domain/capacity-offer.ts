@@ -5,9 +5,8 @@
 // (workflows/flows/). The offer itself keeps its allocations within availableCapacity (rule 10).
 import { exhausts, overflow, remainingCapacity, sumCapacity, toBaseCapacity, type BaseCapacity } from '../core/capacity';
 import { bump, Command, Machine, refuse } from './machine';
-import { FLOWS, type EndProposalsInput, type MatchInput } from './flows/names';
+import { FLOWS, type EndProposalsInput, type MatchInput } from './flows';
 import { Listing, LISTING_FIELDS, LISTING_TERMINAL, listingMachine, requireStatus } from './listing';
-import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
 
 export type OfferStatus = 'draft' | 'published' | 'partiallyMatched' | 'matched' | 'withdrawn' | 'expired' | 'cancelled';
@@ -194,7 +193,3 @@ export const capacityOffer = defineResource({
   searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   machine: capacityOfferMachine,
 });
-
-export async function capacityOfferWorkflow(input: EntityInput<CapacityOffer>) {
-  return runEntity(capacityOffer, input);
-}

@@ -4,7 +4,7 @@
 // nothing more: protocol rule 17), and the executing connector's technical acknowledgement of it
 // (imported, linked, rejected, quarantined). The acknowledgement is a fact of its own, separate
 // from the commercial acceptance that the commitment records (rule 13). One handover per
-// commitment: its id derives from the commitment's (api/execution-handovers.ts, handoverIdOf), so
+// commitment: its id derives from the commitment's (handoverIdOf), so
 // a repeated delivery resolves to the same record (rule 14). The package never changes; only the
 // status, the append-only acknowledgements and, on success, the destination reference do.
 // Transition table: docs/decisions.md, "ExecutionHandover and acknowledgement".
@@ -17,10 +17,10 @@
 // rejected     the executing system refused it, with a reason (final)
 // Every acknowledgement emits pcx.execution-handover.acknowledged.v1. The final statuses are terminal.
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
-import { EntityInput, runEntity } from './entity';
+import { DERIVED, derivedId } from './ids';
 import { defineResource } from './resource';
 import { referenceIdOf } from './execution-reference';
-import { FLOWS, type HandoverToReferenceInput } from './flows/names';
+import { FLOWS, type HandoverToReferenceInput } from './flows';
 
 export type HandoverStatus = 'offered' | 'quarantined' | 'imported' | 'linked' | 'rejected';
 export type AcknowledgementOutcome = 'imported' | 'linked' | 'rejected' | 'quarantined';
@@ -114,6 +114,9 @@ export interface ExecutionHandover extends Envelope {
   /** When the final acknowledgement (imported, linked, rejected) was recorded. */
   acknowledgedAt?: string;
 }
+
+/** The id of the handover of a commitment: the same for every delivery (rule 14). */
+export const handoverIdOf = (commitmentId: string) => derivedId(commitmentId, DERIVED.executionHandover);
 
 export const KIND = 'execution-handover';
 export const SCHEMA_VERSION = 'v0';
@@ -367,7 +370,3 @@ export const executionHandover = defineResource({
   searchAttributes: (h) => ({ owner: h.issuingOrganizationId, partner: h.executingOrganizationId, status: h.status }),
   machine: executionHandoverMachine,
 });
-
-export async function executionHandoverWorkflow(input: EntityInput<ExecutionHandover>) {
-  return runEntity(executionHandover, input);
-}

@@ -6,7 +6,6 @@
 // "ExecutionOutcome"). Reference states: created, linked, completed, cancelled (the last two are
 // terminal and accept nothing).
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
-import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
 import { DERIVED, derivedId } from './ids';
 
@@ -500,7 +499,3 @@ export const executionReference = defineResource({
   document: ({ updates: _u, outcomes: _o, ...doc }) => doc,
   machine: executionReferenceMachine,
 });
-
-export async function executionReferenceWorkflow(input: EntityInput<ExecutionReference>) {
-  return runEntity(executionReference, input);
-}

@@ -104,3 +104,4 @@ export interface HandoverToReferenceInput {
   sourceExternalReferences?: Array<{ system: string; type: string; value: string }>;
   destinationExternalReferences?: Array<{ system: string; type: string; value: string }>;
 }
+

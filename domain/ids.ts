@@ -1,7 +1,13 @@
-// Resource ids created inside workflows (proposals made by matching): UUIDv7 (the specification
-// prefers it), from the workflow's clock and its seeded random, so a replay makes the same id.
+// Resource ids: what one looks like, ids created inside workflows (proposals made by matching:
+// UUIDv7, which the specification prefers, from the workflow's clock and its seeded random, so a
+// replay makes the same id), and ids derived from another resource's id.
 import { uuid4 } from '@temporalio/workflow';
 
+/** A resource id as the API accepts it in paths, bodies and query parameters (any UUID version). */
+export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
+
+/** Only inside a workflow (uuid4 is the workflow's seeded random). */
 export function uuid7(): string {
   const hex = uuid4().replace(/-/g, '');
   const ms = Date.now().toString(16).padStart(12, '0').slice(-12);
@@ -13,7 +19,7 @@ export function uuid7(): string {
 
 /**
  * An id derived from another resource's id, for a resource there is exactly one of per source
- * (the execution reference of an accepted proposal): a UUIDv8 whose version nibble is 8 and whose
+ * (the execution reference of an accepted proposal, the handover of a commitment): a UUIDv8 whose version nibble is 8 and whose
  * next three hex digits name the derivation (`salt`), the rest being the source id's. Two
  * requests to create it therefore address one workflow, whoever sends them.
  */
@@ -25,4 +31,4 @@ export function derivedId(sourceId: string, salt: number): string {
 }
 
 /** Salts of derivedId. */
-export const DERIVED = { executionReference: 0xe01 } as const;
+export const DERIVED = { executionReference: 0xe01, executionHandover: 0xe02 } as const;

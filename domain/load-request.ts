@@ -2,9 +2,8 @@
 // plus the broker-only transitions propose, accept and proposalExpired, which no public endpoint
 // and no connector can call; the matching flows do (workflows/flows/).
 import { bump, Command, invalidTransition, Machine, refuse } from './machine';
-import { FLOWS, type EndProposalsInput, type MatchInput } from './flows/names';
+import { FLOWS, type EndProposalsInput, type MatchInput } from './flows';
 import { Listing, LISTING_FIELDS, LISTING_TERMINAL, listingMachine, requireStatus } from './listing';
-import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
 
 export type RequestStatus = 'draft' | 'published' | 'proposed' | 'matched' | 'withdrawn' | 'expired' | 'cancelled';
@@ -178,7 +177,3 @@ export const loadRequest = defineResource({
   searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   machine: loadRequestMachine,
 });
-
-export async function loadRequestWorkflow(input: EntityInput<LoadRequest>) {
-  return runEntity(loadRequest, input);
-}

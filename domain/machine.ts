@@ -136,6 +136,9 @@ export interface Machine<S extends Envelope> {
   ended?(state: S, command: string): Refusal;
 }
 
+/** The ApplicationFailure type that carries a refusal out of the workflow (its details: the Refusal). */
+export const REFUSAL_FAILURE_TYPE = 'PcxRefusal';
+
 /** A refusal of a command, carried out of the workflow as ApplicationFailure details. */
 export interface Refusal {
   code: ProblemCode;

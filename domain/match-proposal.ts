@@ -14,10 +14,9 @@
 //                                            acceptance could not be committed (the request changed)
 // superseded     CANCELLED                   another proposal of the request was accepted
 // expired        EXPIRED                     validUntil passed before the decision completed
-import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
-import { EntityInput, runEntity } from './entity';
+import { bump, Command, Envelope, EventDraft, Machine, Refusal, refuse, Transition } from './machine';
 import { defineResource } from './resource';
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows/names';
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
 
 export type ProposalStatus = 'open' | 'accepted' | 'rejected' | 'expired' | 'superseded' | 'withdrawn';
 export type DecisionState =
@@ -307,6 +306,13 @@ export const matchProposal = defineResource({
   machine: matchProposalMachine,
 });
 
-export async function matchProposalWorkflow(input: EntityInput<MatchProposal>) {
-  return runEntity(matchProposal, input);
+/** A pair a participant proposes (POST /match-proposals): proposePairFlow's input. */
+export interface ProposePairInput {
+  offerId: string;
+  requestId: string;
+  /** The participant who asks for the pair: the proposal's initiator. */
+  proposedBy: { organizationId: string; clientId?: string };
 }
+
+/** What proposing a pair gave: the proposal, or the refusal of the step that stopped it. */
+export type ProposeOutcome = { ok: true; proposal: MatchProposal } | { ok: false; refusal: Refusal };

@@ -9,9 +9,8 @@ import {
   refuse,
   Transition,
 } from './machine';
-import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
-import { FLOWS, type EndRelationshipProposalsInput, type MatchRelationshipInput } from './flows/names';
+import { FLOWS, type EndRelationshipProposalsInput, type MatchRelationshipInput } from './flows';
 
 /**
  * A relationship coming into force brings new candidates: matching runs for both organizations'
@@ -362,7 +361,3 @@ export const partnerRelationship = defineResource({
   }),
   machine: partnerRelationshipMachine,
 });
-
-export async function partnerRelationshipWorkflow(input: EntityInput<PartnerRelationship>) {
-  return runEntity(partnerRelationship, input);
-}

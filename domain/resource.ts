@@ -84,13 +84,6 @@ export function workflowIdOf(kind: string, id: string): string {
   return `${kind}/${id}`;
 }
 
-/** The inverse of workflowIdOf. */
-export function parseWorkflowId(workflowId: string): { kind: string; id: string } {
-  const slash = workflowId.indexOf('/');
-  if (slash < 1) throw new Error(`not a resource workflow id: ${workflowId}`);
-  return { kind: workflowId.slice(0, slash), id: workflowId.slice(slash + 1) };
-}
-
 /** The state type of a machine. */
 export type StateOf<M> = M extends { create(command: Command, id: string, now: string): Transition<infer S> } ? S : never;
 
@@ -99,4 +92,29 @@ export function defineResource<M extends Machine<any>>(spec: ResourceSpec<StateO
   const names = ['create', ...Object.keys(spec.machine.commands)];
   const updates = Object.fromEntries(names.map((name) => [name, defineUpdate<S, [Command]>(name)])) as UpdatesOf<S, M>;
   return { ...spec, workflowId: (id) => workflowIdOf(spec.kind, id), updates };
+}
+
+// What starts (and continues) the entity workflow of a resource (workflows/entity.ts).
+export interface EntitySettings {
+  continueAsNewAfterEvents: number;
+  continueAsNewAfterCommands: number;
+  /** Task queue of the flows a transition starts; absent: the entity's own. */
+  flowTaskQueue?: string;
+}
+
+export interface EntityInput<S extends Envelope = Envelope> {
+  kind: string;
+  settings: EntitySettings;
+  state?: S;
+  /**
+   * The ids of the last RECENT_COMMANDS commands (with the version each produced). A repeated
+   * command is answered with the current snapshot instead of being applied again. Runs recorded
+   * before this carried whole snapshots here; only the ids are read.
+   */
+  recent?: Array<[string, unknown]>;
+}
+
+/** Workflow id of the flow that carries out effect `index` of a command: derived, so never started twice. */
+export function effectWorkflowId(entityWorkflowId: string, commandId: string, index: number): string {
+  return `${entityWorkflowId}/effect/${commandId}/${index}`;
 }

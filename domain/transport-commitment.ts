@@ -15,9 +15,8 @@
 // Both superseded and cancelled are terminal.
 import type { BaseCapacity } from '../core/capacity';
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
-import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
-import { FLOWS, type CommitmentCancelledInput } from './flows/names';
+import { FLOWS, type CommitmentCancelledInput } from './flows';
 import type { CancellationPolicy, TenderDecision, TenderTerms } from './transport-tender';
 
 export type CommitmentStatus = 'active' | 'superseded' | 'cancelled';
@@ -153,7 +152,3 @@ export const transportCommitment = defineResource({
   searchAttributes: (c) => ({ owner: c.issuingOrganizationId, partner: c.executingOrganizationId, status: c.status }),
   machine: transportCommitmentMachine,
 });
-
-export async function transportCommitmentWorkflow(input: EntityInput<TransportCommitment>) {
-  return runEntity(transportCommitment, input);
-}

@@ -7,9 +7,8 @@
 // adds a revision linked to the commitment; accepted, it creates the next commitment version.
 // Transition table: docs/decisions.md, "TransportTender transitions".
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
-import { EntityInput, runEntity } from './entity';
 import { defineResource } from './resource';
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows/names';
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows';
 
 export type TenderStatus = 'draft' | 'issued' | 'accepting' | 'accepted' | 'amending' | 'rejected' | 'withdrawn' | 'expired' | 'closed';
 export type MovementScope = 'fullTransport' | 'routeLeg' | 'collection' | 'delivery';
@@ -422,7 +421,3 @@ export const transportTender = defineResource({
   searchAttributes: (t) => ({ owner: t.issuingOrganizationId, partner: t.executingOrganizationId, status: t.status }),
   machine: transportTenderMachine,
 });
-
-export async function transportTenderWorkflow(input: EntityInput<TransportTender>) {
-  return runEntity(transportTender, input);
-}

@@ -5,9 +5,6 @@ import { connectors, get } from './matching-fixtures';
 import { iso } from './listing-fixtures';
 import { DAY, HOUR, directTerms, tenderCommand } from './tenders.fixtures';
 
-/** The documented namespace of handover ids (docs/decisions.md, "One handover per commitment"). */
-export const NAMESPACE = '2705d43c-4772-4c9f-be94-dbf7f6eab6d2';
-
 /** An issuer, an executor, an outsider and an active commitment between the first two (a direct tender, INITIATOR_ONLY). */
 export async function commitment(policy: Record<string, unknown> = {}) {
   const [issuer, executor, outsider] = await connectors(3);

@@ -3,13 +3,13 @@
 // the executing organization acknowledges it (imported, linked, rejected, quarantined), a fact
 // separate from the commercial acceptance (rule 13); amendments, cancellation and races.
 import { createHash } from 'node:crypto';
-import { v5 as uuidv5 } from 'uuid';
+import { handoverIdOf } from '../domain/execution-handover';
 import { canonicalBytes } from '../core/digest';
 import { Connector, expectProblem, listAll } from './helpers';
 import { expectValid, get } from './matching-fixtures';
 import { iso } from './listing-fixtures';
 import { HOUR, tenderCommand } from './tenders.fixtures';
-import { commitment, handoverBody, NAMESPACE } from './execution-handovers.fixtures';
+import { commitment, handoverBody } from './execution-handovers.fixtures';
 
 const handOver = (c: Connector, body: unknown, headers?: Record<string, string>) => c.post('/execution-handovers', body, headers);
 const acknowledge = (c: Connector, id: string, body: unknown, headers?: Record<string, string>) => c.post(`/execution-handovers/${id}/acknowledgements`, body, headers);
@@ -44,7 +44,7 @@ describe('handing over', () => {
     expect(created.status).toBe(201);
     const h = created.body;
     expectValid('execution-handover', h);
-    expect(h.id).toBe(uuidv5(c.id, NAMESPACE));
+    expect(h.id).toBe(handoverIdOf(c.id));
     expect(created.headers.get('location')).toBe(`/execution-handovers/${h.id}`);
     expect(created.headers.get('etag')).toBe('"1"');
     expect(h).toMatchObject({
@@ -102,7 +102,7 @@ describe('handing over', () => {
     const body = handoverBody(c);
     const replies = await Promise.all([handOver(issuer, body), handOver(issuer, body), handOver(issuer, reversed(body))]);
     expect(replies.map((r) => r.status).sort()).toEqual([200, 200, 201]);
-    expect(new Set(replies.map((r) => r.body.id))).toEqual(new Set([uuidv5(c.id, NAMESPACE)]));
+    expect(new Set(replies.map((r) => r.body.id))).toEqual(new Set([handoverIdOf(c.id)]));
     expect(new Set(replies.map((r) => r.body.resourceVersion))).toEqual(new Set([1]));
     // Two different packages racing: one is the handover, the other a conflict.
     const other = await commitment();
@@ -140,7 +140,7 @@ describe('handing over', () => {
     // The new version gets a new one.
     const h2 = await handOver(issuer, handoverBody(second));
     expect(h2.status).toBe(201);
-    expect(h2.body).toMatchObject({ id: uuidv5(second.id, NAMESPACE), commitmentId: second.id, commitmentVersion: 2, tenderId: tender.id });
+    expect(h2.body).toMatchObject({ id: handoverIdOf(second.id), commitmentId: second.id, commitmentVersion: 2, tenderId: tender.id });
     expect(h2.body.id).not.toBe(h1.id);
     for (const [cm, h] of [[first, h1], [second, h2.body]]) {
       expect((await listAll(executor, '/execution-handovers', `commitment=${cm.id}`)).map((x) => x.id)).toEqual([h.id]);

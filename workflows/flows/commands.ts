@@ -12,9 +12,9 @@
 // which Temporal retries forever.
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Activities } from '../../activities';
-import type { CommandOutcome } from '../../activities/commands';
-import type { Envelope } from '../machine';
+import type { Activities, CommandOutcome } from '../../domain/activities';
+import type { Command, Envelope } from '../../domain/machine';
+import type { Resource, StateOf } from '../../domain/resource';
 
 /**
  * Every activity a flow runs: at most 8 attempts within 5 minutes (1, 2, 4, 8, 16, 30, 30 s
@@ -33,32 +33,35 @@ export const FLOW_FAILED = 'PcxFlowFailed';
 
 const { sendCommand } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
-export interface Target {
-  kind: string;
-  id: string;
-}
+/** The commands a flow may send to a resource: its machine's (a create goes through createResource). */
+export type CommandName<R extends Resource<any, any>> = keyof R['machine']['commands'] & string;
+/** A command's payload, as its handler in the resource's machine declares it. */
+export type PayloadOf<R extends Resource<any, any>, K extends CommandName<R>> = R['machine']['commands'][K] extends (state: any, command: Command<infer P>, now: string) => any ? P : never;
 
 /**
- * Sends command `name` to `target` as the broker. `step` must be unique within the flow and the
- * same on every replay. With `expectedVersion` the command is refused (STALE_RESOURCE_VERSION) if
- * the target changed since the flow observed it: optimistic concurrency across resources.
+ * Sends command `name` to the resource `id` of `resource`'s kind, as the broker: typed by the
+ * resource's machine, so a misspelled command or a wrong payload does not compile. `step` must
+ * be unique within the flow and the same on every replay. With `expectedVersion` the command is
+ * refused (STALE_RESOURCE_VERSION) if the target changed since the flow observed it: optimistic
+ * concurrency across resources.
  */
-export function send<S extends Envelope = Envelope>(
-  target: Target,
-  name: string,
-  payload: unknown,
+export function send<R extends Resource<any, any>, K extends CommandName<R>>(
+  resource: R,
+  id: string,
+  name: K,
+  payload: PayloadOf<R, K>,
   options: { step: string; expectedVersion?: number },
-): Promise<CommandOutcome<S>> {
+): Promise<CommandOutcome<StateOf<R['machine']> & Envelope>> {
   const { workflowId } = workflowInfo();
   return sendCommand({
-    kind: target.kind,
-    id: target.id,
+    kind: resource.kind,
+    id,
     name,
     payload,
     commandId: `${workflowId}:${options.step}`,
     expectedVersion: options.expectedVersion,
     correlationId: workflowId,
-  }) as Promise<CommandOutcome<S>>;
+  }) as Promise<CommandOutcome<StateOf<R['machine']> & Envelope>>;
 }
 
 /** The non-retryable failure that ends a flow that gave up: its reason, and what it left behind. */

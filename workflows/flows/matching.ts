@@ -6,25 +6,21 @@
 // its capacity and refuses a second proposal of one pair; the request accepts exactly one
 // proposal and refuses it once withdrawn.
 import { patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
-import type { Activities } from '../../activities';
-import type { CommandOutcome } from '../../activities/commands';
-import type { MatchCandidate } from '../../activities/matching';
-import type { Refusal } from '../machine';
-import type { CreatePayload, MatchProposal } from '../match-proposal';
-import { uuid7 } from '../ids';
-import { referenceIdOf } from '../execution-reference';
+import type { Activities, CommandOutcome, MatchCandidate } from '../../domain/activities';
+import { capacityOffer } from '../../domain/capacity-offer';
+import { executionReference, referenceIdOf } from '../../domain/execution-reference';
+import { uuid7 } from '../../domain/ids';
+import { loadRequest } from '../../domain/load-request';
+import type { Refusal } from '../../domain/machine';
+import { matchProposal, type CreatePayload, type MatchProposal, type ProposeOutcome, type ProposePairInput } from '../../domain/match-proposal';
 import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, send } from './commands';
-import type { AcceptInput, EndProposalsInput, EndRelationshipProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from './names';
+import type { AcceptInput, EndProposalsInput, EndRelationshipProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from '../../domain/flows';
 
 const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
-const OFFER = 'capacity-offer';
-const REQUEST = 'load-request';
-const PROPOSAL = 'match-proposal';
 /** Re-evaluations after stale versions before a pair is left for the next run. */
 const ATTEMPTS = 5;
 
-export type ProposeOutcome = { ok: true; proposal: MatchProposal } | { ok: false; refusal: Refusal };
 
 /** Matching for one listing: every compatible pair proposed, best scores first. */
 export async function matchListingFlow(input: MatchInput): Promise<string[]> {
@@ -65,10 +61,8 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const s = `${step}.${attempt}`;
     const proposalId = uuid7();
-    const offer = { kind: OFFER, id: c.offer.id };
-    const request = { kind: REQUEST, id: c.request.id };
     const capacity = c.evaluation.capacityCompatibility;
-    const reserved = await send(offer, capacity.exhaustsOffer ? 'fullMatch' : 'partialMatch', {
+    const reserved = await send(capacityOffer, c.offer.id, capacity.exhaustsOffer ? 'fullMatch' : 'partialMatch', {
       proposalId, requestId: c.request.id, organizationId: c.request.ownerOrganizationId, capacity: capacity.allocation,
       // A retry of this very attempt (its reservation was released) may reserve the pair again.
       explicit: options.repeat || attempt > 0,
@@ -81,12 +75,12 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
     // From here the flow holds a reservation (and then the request's place): whatever ends the
     // attempt early gives them back.
     const undo = async (requestToo: boolean) => {
-      await bestEffort('release the reservation', () => send(offer, 'unmatch', { proposalId }, { step: `${s}.unreserve` }));
-      if (requestToo) await bestEffort('release the request', () => send(request, 'proposalExpired', { proposalId }, { step: `${s}.unpropose` }));
+      await bestEffort('release the reservation', () => send(capacityOffer, c.offer.id, 'unmatch', { proposalId }, { step: `${s}.unreserve` }));
+      if (requestToo) await bestEffort('release the request', () => send(loadRequest, c.request.id, 'proposalExpired', { proposalId }, { step: `${s}.unpropose` }));
     };
     let proposed: CommandOutcome;
     try {
-      proposed = await send(request, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
+      proposed = await send(loadRequest, c.request.id, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
     } catch (err) {
       if (!gaveUp(err)) throw err;
       await undo(true);
@@ -116,7 +110,7 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
     };
     let created: CommandOutcome;
     try {
-      created = await createResource({ kind: PROPOSAL, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId });
+      created = await createResource({ kind: matchProposal.kind, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId });
     } catch (err) {
       if (!gaveUp(err)) throw err;
       await undo(true);
@@ -150,23 +144,22 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
  * withdrawals, so a committed match is never reversed by a later withdraw.
  */
 export async function acceptProposalFlow(input: AcceptInput): Promise<'committed' | 'abandoned'> {
-  const proposal = { kind: PROPOSAL, id: input.proposalId };
   // What the offer and the request committed, given back when the match cannot be completed.
   const undo = async () => {
-    await bestEffort('release the offer', () => send({ kind: OFFER, id: input.offerId }, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-offer' }));
-    await bestEffort('release the request', () => send({ kind: REQUEST, id: input.requestId }, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-request' }));
+    await bestEffort('release the offer', () => send(capacityOffer, input.offerId, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-offer' }));
+    await bestEffort('release the request', () => send(loadRequest, input.requestId, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-request' }));
   };
   try {
-    const offer = await send({ kind: OFFER, id: input.offerId }, 'commit', { proposalId: input.proposalId }, { step: 'offer' });
+    const offer = await send(capacityOffer, input.offerId, 'commit', { proposalId: input.proposalId }, { step: 'offer' });
     const request = offer.ok
-      ? await send({ kind: REQUEST, id: input.requestId }, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' })
+      ? await send(loadRequest, input.requestId, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' })
       : offer;
     if (!request.ok) {
       const which = offer.ok ? 'load request' : 'capacity offer';
-      await send(proposal, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${request.refusal.detail}`, code: request.refusal.code }, { step: 'abandon' });
+      await send(matchProposal, input.proposalId, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${request.refusal.detail}`, code: request.refusal.code }, { step: 'abandon' });
       return 'abandoned';
     }
-    const committed = await send(proposal, 'commit', {}, { step: 'commit' });
+    const committed = await send(matchProposal, input.proposalId, 'commit', {}, { step: 'commit' });
     if (!committed.ok) {
       // The proposal is no longer committing (only its deadline ends that, after this flow's
       // whole life): the offer and the request give back the match they made for it.
@@ -176,7 +169,7 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
   } catch (err) {
     if (!gaveUp(err)) throw err;
     await undo();
-    await bestEffort('end the proposal', () => send(proposal, 'abandonCommit', { reason: 'the acceptance could not be committed (a step kept failing)', code: 'COMMIT_FAILED' }, { step: 'abandon-failed' }));
+    await bestEffort('end the proposal', () => send(matchProposal, input.proposalId, 'abandonCommit', { reason: 'the acceptance could not be committed (a step kept failing)', code: 'COMMIT_FAILED' }, { step: 'abandon-failed' }));
     throw flowFailed(`the acceptance of proposal ${input.proposalId} could not be committed; the offer and the request were released and the proposal withdrawn`, err);
   }
   // The accepted match gets its execution reference (one per accepted proposal: a derived id).
@@ -185,7 +178,7 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
   try {
     const facts = patched('execution-reference') ? await prepareReference(input.proposalId) : undefined;
     if (facts) {
-      await createResource({ kind: 'execution-reference', id: referenceIdOf(input.proposalId), payload: facts.payload, context: facts.context, commandId: `${workflowInfo().workflowId}:reference`, correlationId: workflowInfo().workflowId });
+      await createResource({ kind: executionReference.kind, id: referenceIdOf(input.proposalId), payload: facts.payload, context: facts.context, commandId: `${workflowInfo().workflowId}:reference`, correlationId: workflowInfo().workflowId });
     }
   } catch (err) {
     if (!gaveUp(err)) throw err;
@@ -197,13 +190,13 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
 /** A proposal ended without acceptance: its reservation and its place on the request are released. */
 export async function releaseProposalFlow(input: ReleaseInput): Promise<void> {
   // Refusals are expected and harmless: a listing that ended keeps nothing to release.
-  await send({ kind: OFFER, id: input.offerId }, 'unmatch', { proposalId: input.proposalId }, { step: 'offer' });
+  await send(capacityOffer, input.offerId, 'unmatch', { proposalId: input.proposalId }, { step: 'offer' });
   if (!input.releaseRequest) return;
-  const request = await send({ kind: REQUEST, id: input.requestId }, 'proposalExpired', { proposalId: input.proposalId }, { step: 'request' });
+  const request = await send(loadRequest, input.requestId, 'proposalExpired', { proposalId: input.proposalId }, { step: 'request' });
   // An acceptance that matched the request for this proposal and then never committed it: the
   // request is published again (refused, harmlessly, when another proposal matched it).
   if (!request.ok && request.refusal.extensions?.currentState === 'matched') {
-    await send({ kind: REQUEST, id: input.requestId }, 'unmatch', { proposalId: input.proposalId }, { step: 'request-unmatch' });
+    await send(loadRequest, input.requestId, 'unmatch', { proposalId: input.proposalId }, { step: 'request-unmatch' });
   }
 }
 
@@ -213,7 +206,7 @@ export async function endProposalsFlow(input: EndProposalsInput): Promise<void> 
   const unreached: string[] = [];
   for (const [index, id] of input.proposalIds.entries()) {
     const sent = await bestEffort(`end proposal ${id}`, () =>
-      send({ kind: PROPOSAL, id }, input.command, { reason: input.reason, ...(input.byProposalId ? { byProposalId: input.byProposalId } : {}) }, { step: `end${index}` }),
+      send(matchProposal, id, input.command, { reason: input.reason, ...(input.byProposalId ? { byProposalId: input.byProposalId } : {}) }, { step: `end${index}` }),
     );
     if (!sent) unreached.push(id);
   }
@@ -227,12 +220,6 @@ export async function endRelationshipProposalsFlow(input: EndRelationshipProposa
   return proposalIds.length;
 }
 
-export interface ProposePairInput {
-  offerId: string;
-  requestId: string;
-  /** The participant who asks for the pair: the proposal's initiator. */
-  proposedBy: { organizationId: string; clientId?: string };
-}
 
 /**
  * A pair a participant proposes (POST /match-proposals): the same evaluation and the same steps

@@ -11,9 +11,9 @@ import {
   type ExecutionHandover,
   type HandoverContext,
   type HandoverStatus,
-} from '../../../workflows/execution-handover';
-import { referenceIdOf } from '../../../workflows/execution-reference';
-import { RefusalError } from '../../../workflows/machine';
+} from '../../../domain/execution-handover';
+import { referenceIdOf } from '../../../domain/execution-reference';
+import { RefusalError } from '../../../domain/machine';
 import { apply, command, connector, HOUR, later, next, NOW, operator, refusal, system } from './harness';
 
 const R = executionHandover;

@@ -2,7 +2,7 @@
 // "ExecutionReference", "Milestones", "The outcome chain"), in-process: creation from an accepted
 // proposal, links, milestones, the outcome chain with its corrections, completion and
 // cancellation. The invariants of the chain are checked after every step that changes it.
-import { executionReference, referenceIdOf, type ExecutionOutcome, type ExecutionReference } from '../../../workflows/execution-reference';
+import { executionReference, referenceIdOf, type ExecutionOutcome, type ExecutionReference } from '../../../domain/execution-reference';
 import { command, connector, next, NOW, operator, refusal, system } from './harness';
 
 const R = executionReference;

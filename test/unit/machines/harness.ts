@@ -1,7 +1,7 @@
 // Drives a resource's pure machine the way the entity workflow does (version first, then the
 // machine), in-process: no Temporal, no database. A refusal comes back as its problem code.
-import { RefusalError, type Actor, type Command, type Envelope, type Transition } from '../../../workflows/machine';
-import type { Resource } from '../../../workflows/resource';
+import { RefusalError, type Actor, type Command, type Envelope, type Transition } from '../../../domain/machine';
+import type { Resource } from '../../../domain/resource';
 
 export const NOW = '2030-01-01T12:00:00.000Z';
 export const later = (ms: number) => new Date(Date.parse(NOW) + ms).toISOString();

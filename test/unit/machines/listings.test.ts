@@ -1,8 +1,8 @@
 // Every transition row and refusal of the CapacityOffer and LoadRequest machines (specification,
 // States and transitions), in-process. Both share the listing lifecycle (workflows/listing.ts).
-import { capacityOffer, type CapacityOffer } from '../../../workflows/capacity-offer';
-import { loadRequest, type LoadRequest } from '../../../workflows/load-request';
-import type { Resource } from '../../../workflows/resource';
+import { capacityOffer, type CapacityOffer } from '../../../domain/capacity-offer';
+import { loadRequest, type LoadRequest } from '../../../domain/load-request';
+import type { Resource } from '../../../domain/resource';
 import { apply, command, connector, DAY, HOUR, later, next, NOW, operator, refusal, system } from './harness';
 
 const OWNER = 'org-owner';

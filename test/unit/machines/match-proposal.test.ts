@@ -1,8 +1,8 @@
 // Every transition row and refusal of the MatchProposal machine (docs/decisions.md, "MatchProposal
 // transitions"), in-process: both decision policies, the acceptance commit, expiry, withdrawal
 // and supersession, and what each transition starts on the offer and the request.
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../workflows/flows/names';
-import { acceptance, matchProposal, type MatchProposal } from '../../../workflows/match-proposal';
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../domain/flows';
+import { acceptance, matchProposal, type MatchProposal } from '../../../domain/match-proposal';
 import { apply, command, connector, HOUR, later, next, NOW, refusal, system } from './harness';
 
 const R = matchProposal;

@@ -1,6 +1,6 @@
 // Every transition row and refusal of the PartnerRelationship machine (specification, States and
 // transitions, PartnerRelationship, rules 1-7), in-process.
-import { partnerRelationship, type PartnerRelationship } from '../../../workflows/partner-relationship';
+import { partnerRelationship, type PartnerRelationship } from '../../../domain/partner-relationship';
 import { apply, command, connector, DAY, later, next, NOW, refusal, system } from './harness';
 
 const R = partnerRelationship;

@@ -1,8 +1,8 @@
 // Every transition row and refusal of the TransportTender and TransportCommitment machines
 // (docs/decisions.md, "TransportTender transitions", "TransportCommitment"), in-process.
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../workflows/flows/names';
-import { changesOf, policySatisfied, transportTender, type TransportTender } from '../../../workflows/transport-tender';
-import { cancellationAllowed, transportCommitment, type TransportCommitment } from '../../../workflows/transport-commitment';
+import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../domain/flows';
+import { changesOf, policySatisfied, transportTender, type TransportTender } from '../../../domain/transport-tender';
+import { cancellationAllowed, transportCommitment, type TransportCommitment } from '../../../domain/transport-commitment';
 import { apply, command, connector, DAY, HOUR, later, next, NOW, refusal, system } from './harness';
 
 const T = transportTender;

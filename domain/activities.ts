@@ -1,0 +1,98 @@
+// The activities the workflows call, as a contract: their names, inputs and answers. Workflow code
+// (workflows/) proxies them through this interface; activities/ implements it (createActivities
+// returns an Activities). Types only: the workflows depend on this, never on activities/.
+import type { Evaluation } from '../core/matching/compatibility';
+import type { CreatePayload as ReferencePayload, ReferenceContext } from './execution-reference';
+import type { CommitTenderInput, MatchInput } from './flows';
+import type { Actor, Envelope, EventDraft, Refusal } from './machine';
+import type { RequiredDecisionPolicy } from './match-proposal';
+import type { CreatePayload as CommitmentPayload } from './transport-commitment';
+
+/** One transition to persist: the read-model row and the outbox events, in one transaction. */
+export interface TransitionRecord {
+  kind: string;
+  snapshot: Envelope;
+  events: Array<EventDraft & { id: string; time: string }>;
+  correlationId: string;
+  causationId: string;
+}
+
+/** Flows a transition starts (workflows/entity.ts, startEffects). */
+export interface FlowStarts {
+  flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string; executionTimeoutMs?: number }>;
+}
+
+/** A command a flow sends to an entity (its named Workflow Update). */
+export interface CommandOrder {
+  kind: string;
+  id: string;
+  /** The command: the name of the target's Workflow Update. */
+  name: string;
+  payload: unknown;
+  /** Deterministic per flow step: the Update id. */
+  commandId: string;
+  /** Optimistic concurrency: the version the flow observed. */
+  expectedVersion?: number;
+  correlationId: string;
+  /** The broker itself unless given. */
+  actor?: Actor;
+}
+
+/** What became of a command: the new snapshot, or the target's refusal (and its state, if known). */
+export type CommandOutcome<S extends Envelope = Envelope> = { ok: true; snapshot: S } | { ok: false; refusal: Refusal; current?: S };
+
+/** What a flow needs to create a resource (a proposal): its kind, id and create payload. */
+export interface CreateOrder {
+  kind: string;
+  id: string;
+  payload: unknown;
+  /** Facts the machine's create decides on (read from the read model by the flow). */
+  context?: unknown;
+  commandId: string;
+  correlationId: string;
+}
+
+/** One compatible pair, with everything the flow needs to reserve, propose and create. */
+export interface MatchCandidate {
+  offer: { id: string; version: number; ownerOrganizationId: string };
+  request: { id: string; version: number; ownerOrganizationId: string };
+  evaluation: Evaluation;
+  policy: RequiredDecisionPolicy;
+  validUntil: string;
+}
+
+/** A pair to evaluate again (after a stale version) or for a participant who asks for it. */
+export interface PairQuery {
+  offerId: string;
+  requestId: string;
+  /** The flow's own earlier attempt, or a participant asking again: a pair proposed before may be proposed. */
+  repeat?: boolean;
+  /** The participant who asks: the initiator of the decision policy. */
+  initiator?: string;
+}
+
+/** What evaluating one pair gives: the candidate if it can be proposed, the evaluation, or why not. */
+export interface PairEvaluation {
+  candidate?: MatchCandidate;
+  evaluation?: Evaluation;
+  refusal?: { code: 'DUPLICATE_MATCH' | 'PROPOSAL_LIMIT_REACHED' | 'LISTING_INCOMPLETE'; detail: string; extensions?: Record<string, unknown> };
+}
+
+export interface Activities {
+  /** activities/projection.ts */
+  persistTransition(record: TransitionRecord): Promise<void>;
+  /** activities/commands.ts */
+  startFlows(starts: FlowStarts): Promise<void>;
+  awaitFlows(flows: { workflowIds: string[] }): Promise<void>;
+  createResource(order: CreateOrder): Promise<CommandOutcome>;
+  sendCommand(order: CommandOrder): Promise<CommandOutcome>;
+  /** activities/matching.ts */
+  findMatches(input: MatchInput): Promise<MatchCandidate[]>;
+  evaluatePair(pair: PairQuery): Promise<PairEvaluation>;
+  openListingsOf(organizationIds: string[]): Promise<MatchInput[]>;
+  openProposalsOf(relationshipId: string, at: string): Promise<string[]>;
+  /** activities/transport.ts */
+  prepareCommitment(input: CommitTenderInput): Promise<Omit<CommitmentPayload, never> | { refused: string }>;
+  /** activities/execution-reference.ts */
+  prepareReference(proposalId: string): Promise<{ payload: ReferencePayload; context: ReferenceContext } | undefined>;
+}
