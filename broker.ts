@@ -9,6 +9,7 @@ import { clientSecretPolicy, Registry } from './core/registry';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadDevSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
+import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
 import type { Server as HttpServer } from 'node:http';
 import { createApp } from './api/app';
@@ -51,7 +52,8 @@ export async function startBroker(config: Config) {
     const schemas = new SchemaRegistry(config.schemaBase);
     const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
-    const app = createApp({ config, db, temporal, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
+    const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
+    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
     await new Promise<void>((resolve) => {
       server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve());
       // Requests Node's HTTP parser refuses get a problem body too, not Node's bare 400/431.

@@ -4,6 +4,7 @@ import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio
 import type { Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
+import { Entities } from './core/entities';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 
@@ -26,13 +27,8 @@ export async function createWorker(
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(
       db,
-      {
-        schemaBase: config.schemaBase,
-        eventSource: eventSource(config),
-        placement: { taskQueue: config.temporal.taskQueue, settings: config.workflow },
-        matching: config.matching,
-      },
-      client,
+      { schemaBase: config.schemaBase, eventSource: eventSource(config), matching: config.matching },
+      new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     ),
     // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
     maxCachedWorkflows: 2000,

@@ -198,11 +198,7 @@ const rank = (found: MatchCandidate[]) =>
  * proposable, else undefined. `repeat` lets a flow retry its own attempt (its reservation was
  * released) and a participant ask again for a pair the broker proposed before.
  */
-export async function evaluatePair(
-  db: Queryable,
-  pair: { offerId: string; requestId: string; repeat?: boolean; initiator?: string },
-  settings: MatchingSettings = DEFAULT_MATCHING,
-): Promise<{ candidate?: MatchCandidate; evaluation?: Evaluation; refusal?: { code: 'DUPLICATE_MATCH' | 'PROPOSAL_LIMIT_REACHED' | 'LISTING_INCOMPLETE'; detail: string; extensions?: Record<string, unknown> } }> {
+export async function evaluatePair(db: Queryable, pair: PairQuery, settings: MatchingSettings = DEFAULT_MATCHING): Promise<PairEvaluation> {
   const [offer, request] = await Promise.all([loadDocument<CapacityOffer>(db, capacityOffer, pair.offerId), loadDocument<LoadRequest>(db, loadRequest, pair.requestId)]);
   if (!offer || !request) return {};
   // A draft may lack the terms compatibility reads: a refusal as data, never a crash to retry.
@@ -241,7 +237,7 @@ export async function openListingsOf(db: Queryable, organizationIds: string[]): 
 export function createMatchingActivities(db: Queryable, settings: MatchingSettings = DEFAULT_MATCHING) {
   return {
     findMatches: (input: MatchInput) => findMatches(db, input, settings),
-    evaluatePair: (pair: { offerId: string; requestId: string; repeat?: boolean; initiator?: string }) => evaluatePair(db, pair, settings),
+    evaluatePair: (pair: PairQuery) => evaluatePair(db, pair, settings),
     openListingsOf: (organizationIds: string[]) => openListingsOf(db, organizationIds),
     openProposalsOf: (relationshipId: string, at: string) => openProposalsOf(db, relationshipId, at),
   };

@@ -1,21 +1,13 @@
-// Sends lifecycle commands to entity workflows as Workflow Updates and turns the answers into
-// HTTP responses. Creates use update-with-start, so the workflow and its first snapshot come into
-// being in one call. Every create and command goes through idempotency; every refusal inside the
-// workflow comes back as a problem with the code the machine chose.
-import {
-  WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowNotFoundError,
-  WorkflowUpdateFailedError,
-  isGrpcServiceError,
-} from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { isProblemCode, Problem } from '../core/problems';
-import { REFUSAL_FAILURE_TYPE, RefusalError, type Actor, type Command, type Envelope, type Refusal } from '../domain/machine';
-import type { EntityInput, Resource } from '../domain/resource';
+// Sends lifecycle commands to entity workflows (through the Temporal facade, core/entities.ts)
+// and turns the answers into HTTP responses. Creates use update-with-start, so the workflow and its
+// first snapshot come into being in one call. Every create and command goes through idempotency;
+// every refusal inside the workflow comes back as a problem with the code the machine chose.
+import { EntityUnavailable, type EntityAnswer } from '../core/entities';
+import { Problem } from '../core/problems';
+import { RefusalError, type Actor, type Command, type Envelope } from '../domain/machine';
+import type { Resource } from '../domain/resource';
 import { etagOf, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
-import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
 export interface CommandRequest {
   resource: Resource<any, any>;
@@ -45,10 +37,6 @@ export interface CommandRequest {
   respond?: (snapshot: Envelope, commandId: string) => StoredResponse;
 }
 
-/** A command that has not completed by then answers 503 (no worker, Temporal down); its outcome
- * is unknown, so the idempotency claim is kept for the retry. */
-const COMMAND_DEADLINE_MS = 30_000;
-
 function actorOf(c: Ctx): Actor {
   const p = c.get('principal');
   return { kind: 'connector', organizationId: p.organizationId, clientId: p.clientId };
@@ -71,7 +59,7 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
       context: request.context,
     };
     const id = request.name === 'create' ? (request.id ?? commandId) : request.id!;
-    const answered = await withHooks(request, id, () => (request.name === 'create' ? create(c, request, command, id) : update(c, request, command)));
+    const answered = await withHooks(request, id, () => send(c, request, command, id));
     const snapshot = request.settle ? await request.settle(answered, commandId) : answered;
     if (request.respond) return request.respond(snapshot, commandId);
     const headers: Record<string, string> = { etag: etagOf(snapshot.resourceVersion) };
@@ -92,44 +80,25 @@ async function withHooks(request: CommandRequest, id: string, send: () => Promis
   }
 }
 
-async function create(c: Ctx, request: CommandRequest, command: Command, id: string): Promise<Envelope> {
-  const { temporal, config } = c.get('services');
-  const input: EntityInput = { kind: request.resource.kind, settings: config.workflow };
-  const start = new WithStartWorkflowOperation(request.resource.workflowType, {
-    workflowId: request.resource.workflowId(id),
-    taskQueue: config.temporal.taskQueue,
-    args: [input],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    // A retried create must never start a second life of an id whose workflow has ended.
-    workflowIdReusePolicy: 'REJECT_DUPLICATE',
-    workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-  });
+/**
+ * Sends the create or command through the Temporal facade: the new snapshot, or the machine's
+ * refusal as its problem. A resource whose workflow has ended is answered from the read model
+ * (answerEnded); an unknown outcome is 503, the idempotency claim kept for the retry.
+ */
+async function send(c: Ctx, request: CommandRequest, command: Command, id: string): Promise<Envelope> {
+  const { entities } = c.get('services');
+  let answer: EntityAnswer;
   try {
-    return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
-      temporal.workflow.executeUpdateWithStart(request.resource.updates.create, {
-        args: [command],
-        updateId: command.commandId,
-        startWorkflowOperation: start,
-      }),
-    );
+    answer = request.name === 'create' ? await entities.create(request.resource, id, command) : await entities.send(request.resource, id, command);
   } catch (err) {
-    throw await translate(err, request);
+    if (err instanceof EntityUnavailable) throw Problem.unavailable();
+    throw err;
   }
-}
-
-async function update(c: Ctx, request: CommandRequest, command: Command): Promise<Envelope> {
-  const { temporal } = c.get('services');
-  const handle = temporal.workflow.getHandle(request.resource.workflowId(request.id!));
-  const definition = request.resource.updates[request.name];
-  if (!definition) throw new Error(`${request.resource.kind} has no command ${request.name}`);
-  try {
-    return await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
-      handle.executeUpdate(definition, { args: [command], updateId: command.commandId }),
-    );
-  } catch (err) {
-    if (isCompleted(err) && request.current) return answerEnded(request, command);
-    throw await translate(err, request);
-  }
+  if (answer.ok) return answer.snapshot;
+  if ('refusal' in answer) throw Problem.fromRefusal(answer.refusal);
+  if (request.name === 'create') throw new Problem('IDEMPOTENCY_CONFLICT', 'the resource this request created has since ended; use a new Idempotency-Key');
+  if (!request.current) throw Problem.unavailable();
+  return answerEnded(request, command);
 }
 
 /**
@@ -139,7 +108,7 @@ async function update(c: Ctx, request: CommandRequest, command: Command): Promis
  */
 async function answerEnded(request: CommandRequest, command: Command): Promise<Envelope> {
   const current = await request.current!();
-  if (!current) throw new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+  if (!current) throw Problem.unavailable();
   if (request.expectedVersion !== undefined && request.expectedVersion !== current.resourceVersion) {
     throw new Problem('STALE_RESOURCE_VERSION', `observed resourceVersion ${request.expectedVersion}, current is ${current.resourceVersion}`, {
       currentResourceVersion: current.resourceVersion,
@@ -153,12 +122,10 @@ async function answerEnded(request: CommandRequest, command: Command): Promise<E
   } catch (err) {
     // A read-model document may lack what only the workflow kept (a machine may then throw other
     // than a refusal): the resource has ended, which is the answer below.
-    if (err instanceof RefusalError && err.refusal.code !== 'INVALID_STATE_TRANSITION' && isProblemCode(err.refusal.code)) {
-      throw new Problem(err.refusal.code, err.refusal.detail, err.refusal.extensions ?? {});
-    }
+    if (err instanceof RefusalError && err.refusal.code !== 'INVALID_STATE_TRANSITION') throw Problem.fromRefusal(err.refusal);
   }
   const ended = request.resource.machine.ended?.(current, request.name);
-  if (ended && isProblemCode(ended.code)) throw new Problem(ended.code, ended.detail, ended.extensions ?? {});
+  if (ended) throw Problem.fromRefusal(ended);
   throw new Problem('INVALID_STATE_TRANSITION', `${request.name} is not allowed on a ${request.resource.kind} in status ${current.status}`, {
     currentState: current.status,
   });
@@ -177,29 +144,7 @@ export function precheckCreate(c: Ctx, resource: Resource<any, any>, payload: un
       new Date().toISOString(),
     );
   } catch (err) {
-    if (err instanceof RefusalError && isProblemCode(err.refusal.code)) throw new Problem(err.refusal.code, err.refusal.detail, err.refusal.extensions ?? {});
+    if (err instanceof RefusalError) throw Problem.fromRefusal(err.refusal);
     throw err;
   }
-}
-
-/** Maps a Temporal error to a problem. Anything unexpected becomes 503 without internals. */
-async function translate(err: unknown, request: CommandRequest): Promise<Problem> {
-  if (err instanceof Problem) return err;
-  const failure = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
-  if (failure instanceof ApplicationFailure && failure.type === REFUSAL_FAILURE_TYPE) {
-    const refusal = failure.details?.[0] as Refusal | undefined;
-    if (refusal && isProblemCode(refusal.code)) return new Problem(refusal.code, refusal.detail, refusal.extensions ?? {});
-  }
-  if (err instanceof WorkflowExecutionAlreadyStartedError) {
-    return new Problem('IDEMPOTENCY_CONFLICT', 'the resource this request created has since ended; use a new Idempotency-Key');
-  }
-  return new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
-}
-
-function isCompleted(err: unknown): boolean {
-  if (err instanceof WorkflowNotFoundError) return true;
-  const message = err instanceof Error ? err.message : '';
-  if (/already completed|workflow execution already completed/i.test(message)) return true;
-  const cause = (err as any)?.cause;
-  return isGrpcServiceError(cause) && /already completed/i.test(cause.details ?? '');
 }

@@ -6,11 +6,14 @@ import type { Registry } from '../core/registry';
 import type { SchemaRegistry } from '../core/schemas';
 import type { Logger } from '../core/log';
 import type { DevSigningKey, TokenVerifier } from '../core/auth';
+import type { Entities } from '../core/entities';
 
 export interface Services {
   config: Config;
   db: Db;
   temporal: Client;
+  /** The one way to create resources, send them commands and run flows (core/entities.ts). */
+  entities: Entities;
   registry: Registry;
   schemas: SchemaRegistry;
   verifyToken: TokenVerifier;

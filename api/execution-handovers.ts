@@ -15,14 +15,11 @@
 // the race, decides again on what that one made (docs/decisions.md, "ExecutionHandover and
 // acknowledgement").
 import { Hono } from 'hono';
-import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
-import { WithStartWorkflowOperation, WorkflowNotFoundError, WorkflowUpdateFailedError, isGrpcServiceError } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { isProblemCode, Problem } from '../core/problems';
 import { canonicalBytes, sha256Hex } from '../core/digest';
+import { EntityUnavailable } from '../core/entities';
+import { Problem } from '../core/problems';
 import { loadDocument } from '../activities/projection-document';
 import { listHandovers } from '../activities/execution-handover';
-import type { EntityInput } from '../domain/resource';
 import {
   executionHandover,
   handoverIdOf,
@@ -34,7 +31,7 @@ import {
   type HandoverContext,
   type PackageDigest,
 } from '../domain/execution-handover';
-import { REFUSAL_FAILURE_TYPE, RefusalError, type Command, type Refusal } from '../domain/machine';
+import { RefusalError, type Command } from '../domain/machine';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
@@ -47,8 +44,6 @@ import { isUuid } from '../domain/ids';
 const resource = executionHandover;
 /** The members of a delivery its digest covers, in the documented order. */
 export const PACKAGE_DIGEST_FIELDS = ['commitmentId', 'package', 'sourceExternalReferences'] as const;
-/** Like api/commands.ts: a command not completed by then answers 503 and keeps its idempotency claim. */
-const COMMAND_DEADLINE_MS = 30_000;
 /** Acknowledgements that lose a race to another are decided again on its result, this often. */
 const ACKNOWLEDGE_ATTEMPTS = 5;
 
@@ -82,37 +77,19 @@ const access = (scope: string): AccessPolicy<ExecutionHandover> => ({ scope, loa
 
 const actorOf = (p: Principal) => ({ kind: 'connector' as const, organizationId: p.organizationId, clientId: p.clientId });
 
-/** The refusal a machine chose, carried out of the workflow as an ApplicationFailure. */
-function refusalOf(err: unknown): Refusal | undefined {
-  const failure = err instanceof WorkflowUpdateFailedError ? err.cause : undefined;
-  if (failure instanceof ApplicationFailure && failure.type === REFUSAL_FAILURE_TYPE) return failure.details?.[0] as Refusal | undefined;
-  return undefined;
-}
-
-function problemOf(refusal: Refusal): Problem {
-  return isProblemCode(refusal.code) ? new Problem(refusal.code, refusal.detail, refusal.extensions ?? {}) : unavailable();
-}
-
-function unavailable(): Problem {
-  return new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
-}
-
-/** The workflow has ended (a final acknowledgement completes it). */
-function isCompleted(err: unknown): boolean {
-  if (err instanceof WorkflowNotFoundError) return true;
-  if (/already completed/i.test(err instanceof Error ? err.message : '')) return true;
-  const cause = (err as any)?.cause;
-  return isGrpcServiceError(cause) && /already completed/i.test(cause.details ?? '');
-}
-
 /** Runs a machine rule here, on the stored handover or before a workflow starts; a refusal is its problem. */
 function decideHere<T>(decide: () => T): T {
   try {
     return decide();
   } catch (err) {
-    if (err instanceof RefusalError) throw problemOf(err.refusal);
+    if (err instanceof RefusalError) throw Problem.fromRefusal(err.refusal);
     throw err;
   }
+}
+
+/** An unknown outcome (Temporal unreachable, too slow) is 503: the claim stays for the retry. */
+function unavailableOnUnknown(err: unknown): never {
+  throw err instanceof EntityUnavailable ? Problem.unavailable() : err;
 }
 
 const answer = (status: number, snapshot: ExecutionHandover, principal: Principal): StoredResponse => ({
@@ -126,7 +103,7 @@ export const executionHandovers = new Hono<AppEnv>();
 // The issuing organization hands over the execution package of an active commitment.
 executionHandovers.post('/', async (c) => {
   const { principal } = await authorize(c, { scope: resource.scopes.write });
-  const { db, schemas, temporal, config } = c.get('services');
+  const { db, schemas, entities } = c.get('services');
   const body = schemas.assert<CreatePayload>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
   const commitment = await loadDocument<TransportCommitment>(db, transportCommitment, body.commitmentId);
   // Gate 4 for the commitment: one the caller takes no part in does not exist for it.
@@ -148,28 +125,14 @@ executionHandovers.post('/', async (c) => {
     if (existing) return existing;
     // The create rules before a workflow is started for a create they would refuse.
     decideHere(() => resource.machine.create(command, id, new Date().toISOString()));
-    const start = new WithStartWorkflowOperation(resource.workflowType, {
-      workflowId: resource.workflowId(id),
-      taskQueue: config.temporal.taskQueue,
-      args: [{ kind: resource.kind, settings: config.workflow } satisfies EntityInput],
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
-    });
-    try {
-      const snapshot = (await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
-        temporal.workflow.executeUpdateWithStart(resource.updates.create, { args: [command], updateId: commandId, startWorkflowOperation: start }),
-      )) as ExecutionHandover;
-      return answer(201, snapshot, principal);
-    } catch (err) {
-      // Another delivery for the commitment created it first (the workflow refuses a second
-      // create, whatever code it gives that), or its workflow has already ended: once a handover
-      // is stored, the redelivery rule answers every delivery for its commitment.
-      const again = await redelivered();
-      if (again) return again;
-      const refusal = refusalOf(err);
-      throw refusal ? problemOf(refusal) : unavailable();
-    }
+    const created = await entities.create<ExecutionHandover>(resource, id, command).catch(unavailableOnUnknown);
+    if (created.ok) return answer(201, created.snapshot, principal);
+    // Another delivery for the commitment created it first (the workflow refuses a second
+    // create, whatever code it gives that), or its workflow has already ended: once a handover
+    // is stored, the redelivery rule answers every delivery for its commitment.
+    const again = await redelivered();
+    if (again) return again;
+    throw 'refusal' in created ? Problem.fromRefusal(created.refusal) : Problem.unavailable();
   });
   return c.json(stored.body as object, stored.status as 200, stored.headers);
 });
@@ -210,7 +173,7 @@ executionHandovers.post('/:id/acknowledgements', async (c) => {
  * If another acknowledgement changed the handover in between, it decides again on the new state.
  */
 async function acknowledge(c: Ctx, id: string, payload: AcknowledgementPayload, principal: Principal, commandId: string): Promise<ExecutionHandover> {
-  const { db, temporal } = c.get('services');
+  const { db, entities } = c.get('services');
   for (let attempt = 0; attempt < ACKNOWLEDGE_ATTEMPTS; attempt++) {
     const current = await loadDocument<ExecutionHandover>(db, resource, id);
     if (!current) throw notFound();
@@ -226,15 +189,12 @@ async function acknowledge(c: Ctx, id: string, payload: AcknowledgementPayload, 
     };
     const decided = decideHere(() => resource.machine.commands.acknowledge(current, command, new Date().toISOString()));
     if (decided.state.resourceVersion === current.resourceVersion) return current;
-    try {
-      return (await temporal.withDeadline(Date.now() + COMMAND_DEADLINE_MS, () =>
-        temporal.workflow.getHandle(resource.workflowId(id)).executeUpdate(resource.updates.acknowledge, { args: [command], updateId: command.commandId }),
-      )) as ExecutionHandover;
-    } catch (err) {
-      const refusal = refusalOf(err);
-      if (refusal?.code === 'STALE_RESOURCE_VERSION' || (!refusal && isCompleted(err))) continue;
-      throw refusal ? problemOf(refusal) : unavailable();
-    }
+    const sent = await entities.send<ExecutionHandover>(resource, id, command).catch(unavailableOnUnknown);
+    if (sent.ok) return sent.snapshot;
+    // Another acknowledgement won the race, or made the handover final (its workflow ended):
+    // decide again on what it made.
+    if (!('refusal' in sent) || sent.refusal.code === 'STALE_RESOURCE_VERSION') continue;
+    throw Problem.fromRefusal(sent.refusal);
   }
   throw new Problem('STALE_RESOURCE_VERSION', 'the handover kept changing while the acknowledgement was decided; retry', {}, { 'retry-after': '1' });
 }

@@ -2,7 +2,6 @@
 // decisions under the relationship's decision policy, and proposals a participant asks for.
 // Nobody else learns that a proposal exists (404). Rules live in workflows/match-proposal.ts.
 import { Hono } from 'hono';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { Problem } from '../core/problems';
 import { listProposals } from '../activities/match-proposal';
 import { grantedInForce } from '../activities/partner-relationship';
@@ -22,7 +21,6 @@ import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
-import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 import { isUuid } from '../domain/ids';
 
 const resource = matchProposal;
@@ -92,11 +90,11 @@ matchProposals.post('/:id/decisions', async (c) => {
 /** Waits for the acceptance flow a decision started; a match the request no longer allows is 409. */
 async function settleAcceptance(c: Ctx, snapshot: MatchProposal, commandId: string): Promise<Envelope> {
   if (snapshot.decisionState !== 'COMMITTING') return snapshot;
-  const { temporal } = c.get('services');
-  const flow = temporal.workflow.getHandle(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0));
-  const outcome = await temporal.withDeadline(Date.now() + SETTLE_MS, () => flow.result()).catch(() => undefined);
+  const { entities } = c.get('services');
+  const flow = await entities.flowResult<'committed' | 'abandoned'>(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0), SETTLE_MS);
+  const outcome = flow.ended ? flow.value : undefined;
   // The proposal's final state once it has ended; one still committing (the flow is slow) answers as it stands.
-  const after = (await temporal.withDeadline(Date.now() + 2_000, () => temporal.workflow.getHandle(resource.workflowId(snapshot.id)).result()).catch(() => undefined)) as MatchProposal | undefined;
+  const after = await entities.finalState<MatchProposal>(resource, snapshot.id, 2_000);
   // Abandoned, or the flow failed and withdrew the proposal (workflows/flows/matching.ts): the
   // decision is recorded, the match is not.
   if (after && (outcome === 'abandoned' || (outcome === undefined && after.status === 'withdrawn'))) {
@@ -120,24 +118,19 @@ matchProposals.post('/', async (c) => {
   }
   requireMatchable(offer, request);
   const stored = await idempotent(c, fingerprint(['propose-pair', body]), async (commandId) => {
-    const { temporal, config } = c.get('services');
+    const { entities } = c.get('services');
     const input: ProposePairInput = { offerId: offer.id, requestId: request.id, proposedBy: { organizationId: principal.organizationId, clientId: principal.clientId } };
     const workflowId = `proposal-request/${commandId}`;
-    const outcome = (await temporal.withDeadline(Date.now() + SETTLE_MS, async () => {
-      try {
-        await temporal.workflow.start('proposePairFlow', { workflowId, taskQueue: config.temporal.taskQueue, args: [input], workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // a retry joins the first run
-      }
-      return temporal.workflow.getHandle(workflowId).result();
-    }).catch(() => {
-      throw new Problem('SERVICE_UNAVAILABLE', 'the proposal was not made in time; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
-    })) as ProposeOutcome | { ok: false; incompatible: true; evaluation: unknown };
+    // A retry joins the first run (the start is idempotent by the id derived from the command).
+    await entities.startFlow('proposePairFlow', workflowId, input);
+    const ran = await entities.flowResult<ProposeOutcome | { ok: false; incompatible: true; evaluation: unknown }>(workflowId, SETTLE_MS);
+    if (!ran.ended || !ran.value) throw new Problem('SERVICE_UNAVAILABLE', 'the proposal was not made in time; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+    const outcome = ran.value;
     if (outcome.ok) {
       return { status: 201, headers: { etag: etagOf(outcome.proposal.resourceVersion), location: `/${resource.collection}/${outcome.proposal.id}` }, body: viewOf(resource, outcome.proposal, principal) };
     }
     if ('incompatible' in outcome) throw new Problem('INCOMPATIBLE_MATCH', 'the offer and the load request are not compatible', { evaluation: outcome.evaluation });
-    throw new Problem(outcome.refusal.code as any, outcome.refusal.detail, outcome.refusal.extensions ?? {});
+    throw Problem.fromRefusal(outcome.refusal);
   });
   return c.json(stored.body as object, stored.status as 201, stored.headers);
 });

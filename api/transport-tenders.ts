@@ -132,9 +132,8 @@ transportTenders.get('/:id/revisions', async (c) => {
 /** A decision that completes the policy waits for its commitment; a refused commit is 409. */
 async function settleAcceptance(c: Ctx, snapshot: TransportTender, commandId: string): Promise<Envelope> {
   if (snapshot.status !== 'accepting') return snapshot;
-  const { temporal } = c.get('services');
-  const flow = temporal.workflow.getHandle(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0));
-  const outcome = await temporal.withDeadline(Date.now() + SETTLE_MS, () => flow.result()).catch(() => undefined);
+  const flow = await c.get('services').entities.flowResult<'committed' | 'abandoned'>(effectWorkflowId(resource.workflowId(snapshot.id), commandId, 0), SETTLE_MS);
+  const outcome = flow.ended ? flow.value : undefined;
   const after = await loadDocument<TransportTender>(c.get('services').db, resource, snapshot.id);
   if (outcome === 'abandoned') {
     throw new Problem('STALE_RESOURCE_VERSION', `the acceptance could not be committed: ${after?.endReason?.reason ?? 'the match changed'}`, { currentState: after?.status });

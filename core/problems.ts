@@ -86,6 +86,20 @@ export class Problem extends Error {
     super(detail ?? PROBLEMS[code].title);
   }
 
+  /**
+   * A machine's refusal (domain/machine.ts) as the problem the caller gets: its code, detail and
+   * extensions. A code outside the catalogue is the broker's fault: 500 without internals.
+   */
+  static fromRefusal(refusal: { code: string; detail: string; extensions?: Record<string, unknown> }): Problem {
+    if (!isProblemCode(refusal.code)) return new Problem('INTERNAL_ERROR', 'the broker refused the command with an unknown code; quote the correlation id when reporting it');
+    return new Problem(refusal.code, refusal.detail, refusal.extensions ?? {});
+  }
+
+  /** A command whose outcome is unknown (Temporal unreachable, too slow): the caller retries with its Idempotency-Key. */
+  static unavailable(): Problem {
+    return new Problem('SERVICE_UNAVAILABLE', 'the workflow service did not complete the command; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
+  }
+
   get status(): number {
     return PROBLEMS[this.code].status;
   }

@@ -11,6 +11,7 @@ import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/clie
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client as PgClient } from 'pg';
 import { createActivities } from '../activities';
+import { Entities } from '../core/entities';
 import { openDb, type Db } from '../core/db';
 import { effectWorkflowId, type EntityInput } from '../domain/resource';
 import { snapshotQuery } from '../workflows/entity';
@@ -65,7 +66,8 @@ type SendCommand = ReturnType<typeof createActivities>['sendCommand'];
 type PersistTransition = ReturnType<typeof createActivities>['persistTransition'];
 
 async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand, wrapPersist?: (persist: PersistTransition) => PersistTransition) {
-  const activities = createActivities(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, client, [testCounter, testTrigger]);
+  const entities = new Entities(client, { taskQueue, settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } });
+  const activities = createActivities(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, entities, [testCounter, testTrigger]);
   if (wrapSend) activities.sendCommand = wrapSend(activities.sendCommand);
   if (wrapPersist) activities.persistTransition = wrapPersist(activities.persistTransition);
   const worker = await Worker.create({

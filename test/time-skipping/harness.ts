@@ -34,6 +34,7 @@ import { createLogger } from '../../core/log';
 import { clientSecretPolicy, Registry } from '../../core/registry';
 import { SchemaRegistry } from '../../core/schemas';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
+import { Entities } from '../../core/entities';
 import { createWorker } from '../../worker';
 import { writeTestRegistry } from '../stack';
 
@@ -197,6 +198,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     db,
     temporal: client,
+    entities: new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config)),
     schemas: new SchemaRegistry(config.schemaBase),
     verifyToken: createTokenVerifier(config, devKey),
