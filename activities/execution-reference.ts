@@ -6,7 +6,7 @@ import type { Queryable } from '../core/db';
 import { executionReference, type CreatePayload, type ExecutionOutcome, type ExecutionReference, type ExecutionUpdate, type ReferenceContext } from '../domain/execution-reference';
 import { matchProposal, type MatchProposal } from '../domain/match-proposal';
 import { partnerRelationship, type PartnerRelationship } from '../domain/partner-relationship';
-import { listParticipating, projectDocument, type ParticipantListFilter } from './projection-document';
+import { projectDocument } from './projection-document';
 import { loadDocument } from './projection-document';
 import { isUuid } from '../domain/ids';
 
@@ -60,9 +60,6 @@ export async function listOutcomes(db: Queryable, referenceId: string): Promise<
   const { rows } = await db.query<{ doc: ExecutionOutcome }>('select doc from execution_outcomes where execution_reference_id = $1 order by submitted_at desc, id desc', [referenceId]);
   return rows.map((r) => r.doc);
 }
-
-export const listReferences = (db: Queryable, organizationId: string, filter: ParticipantListFilter & { proposalId?: string }) =>
-  listParticipating<ExecutionReference>(db, executionReference, organizationId, filter, { link: { field: 'acceptedProposalId', value: filter.proposalId } });
 
 /** What creating the reference of an accepted proposal needs: the proposal's facts and the retention policy. */
 export async function referenceFacts(db: Queryable, proposalId: string): Promise<ReferenceContext & { proposalDoc?: MatchProposal }> {

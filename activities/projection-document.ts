@@ -32,6 +32,8 @@ export function projectDocument(resource: Resource<any, any>): Projector {
 
 export interface ParticipantListFilter {
   statuses?: string[];
+  /** Document fields that must equal a value: a link to another resource, the caller's role. */
+  equal?: Array<{ field: string; value: string }>;
   /** Rows after this id (the page cursor). */
   after?: string;
   limit: number;
@@ -40,27 +42,22 @@ export interface ParticipantListFilter {
 /**
  * The standard-shape rows an organization takes part in (its `participants`; with `owners`, also
  * those it owns, for resources whose drafts have no participants yet), in id order, one more than
- * `limit` to tell whether a next page exists. `link` keeps the rows whose document field equals a
- * value (a tender's proposal, a commitment's tender); the field is spelled in the SQL so that the
- * expression indexes of core/schema.sql apply.
+ * `limit` to tell whether a next page exists. Each `equal` keeps the rows whose document field has
+ * the value (a tender's proposal, a commitment's tender); fields are spelled in the SQL so that the
+ * expression indexes of the standard tables apply.
  */
-export async function listParticipating<T>(
-  db: Queryable,
-  resource: Resource<any, any>,
-  organizationId: string,
-  filter: ParticipantListFilter,
-  options: { link?: { field: string; value: string | undefined }; owners?: boolean } = {},
-): Promise<T[]> {
-  const { link, owners } = options;
-  if (link && !/^[A-Za-z]+$/.test(link.field)) throw new Error(`not a document field: ${link.field}`);
+export async function listParticipating<T>(db: Queryable, resource: Resource<any, any>, organizationId: string, filter: ParticipantListFilter, options: { owners?: boolean } = {}): Promise<T[]> {
+  const equal = filter.equal ?? [];
+  for (const { field } of equal) if (!/^[A-Za-z]+$/.test(field)) throw new Error(`not a document field: ${field}`);
+  const params: unknown[] = [organizationId, filter.statuses ?? null, filter.after ?? null, filter.limit + 1, ...equal.map((e) => e.value)];
   const { rows } = await db.query<{ doc: T }>(
     `select doc from ${resource.table}
-      where (participants @> array[$1]::text[]${owners ? ' or owner_organization_id = $1' : ''})
+      where (participants @> array[$1]::text[]${options.owners ? ' or owner_organization_id = $1' : ''})
         and ($2::text[] is null or status = any($2::text[]))
-        and ($3::text is null${link ? ` or doc->>'${link.field}' = $3` : ''})
-        and ($4::uuid is null or id > $4::uuid)
-      order by id limit $5`,
-    [organizationId, filter.statuses ?? null, link?.value ?? null, filter.after ?? null, filter.limit + 1],
+        and ($3::uuid is null or id > $3::uuid)
+        ${equal.map((e, n) => `and doc->>'${e.field}' = $${n + 5}`).join(' ')}
+      order by id limit $4`,
+    params,
   );
   return rows.map((r) => r.doc);
 }

@@ -18,8 +18,7 @@ import { Hono } from 'hono';
 import { canonicalBytes, sha256Hex } from '../core/digest';
 import { EntityUnavailable } from '../core/entities';
 import { Problem } from '../core/problems';
-import { loadDocument } from '../activities/projection-document';
-import { listHandovers } from '../activities/execution-handover';
+import { listParticipating, loadDocument } from '../activities/projection-document';
 import {
   executionHandover,
   handoverIdOf,
@@ -35,11 +34,11 @@ import { RefusalError, type Command } from '../domain/machine';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
+import { etagOf, notFound, readJson, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
-import { loader, viewFor } from './resource-routes';
+import { getRoute, listRoute, loader } from './resource-routes';
 import { viewOf } from './views';
-import { isUuid } from '../domain/ids';
+
 
 const resource = executionHandover;
 /** The members of a delivery its digest covers, in the documented order. */
@@ -118,7 +117,7 @@ executionHandovers.post('/', async (c) => {
       // UUIDv5 ids (docs/decisions.md, "Derived ids").
       const existing =
         (await loadDocument<ExecutionHandover>(db, resource, id)) ??
-        (await listHandovers(db, principal.organizationId, { commitmentId: commitment.id, limit: 1 }))[0];
+        (await listParticipating<ExecutionHandover>(db, resource, principal.organizationId, { equal: [{ field: 'commitmentId', value: commitment.id }], limit: 1 }))[0];
       return existing ? answer(200, decideHere(() => redeliver(existing, command)), principal) : undefined;
     };
     const existing = await redelivered();
@@ -137,24 +136,9 @@ executionHandovers.post('/', async (c) => {
   return c.json(stored.body as object, stored.status as 200, stored.headers);
 });
 
-executionHandovers.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.read });
-  const { after, limit } = pageParams(c);
-  const statuses = queryValues(c, 'status');
-  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
-    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a handover status' }] });
-  }
-  const commitment = querySingle(c, 'commitment');
-  if (commitment !== undefined && !isUuid(commitment)) throw new Problem('VALIDATION_FAILED', 'commitment must be a resource id', { errors: [{ pointer: '/query/commitment', message: 'is not an id' }] });
-  const docs = await listHandovers(c.get('services').db, principal.organizationId, { statuses, commitmentId: commitment, after, limit });
-  const items = docs.slice(0, limit).map(viewFor(resource, principal));
-  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
-});
+listRoute(executionHandovers, resource, { links: { commitment: 'commitmentId' } });
 
-executionHandovers.get('/:id', async (c) => {
-  const { resource: doc, principal } = await authorize(c, access(resource.scopes.read));
-  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-});
+getRoute(executionHandovers, resource, access(resource.scopes.read));
 
 // The executing organization's technical acknowledgement: imported, linked, rejected, quarantined.
 executionHandovers.post('/:id/acknowledgements', async (c) => {

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { validateArea } from '../core/areas';
 import { Problem } from '../core/problems';
-import { listOutcomes, listReferences, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
+import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
 import { loadDocument } from '../activities/projection-document';
 import {
   executionReference,
@@ -19,10 +19,10 @@ import type { Envelope } from '../domain/machine';
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
+import { etagOf, notFound, querySingle, readJson, type Ctx } from './http';
 import type { StoredResponse } from './idempotency';
-import { commandRoute, loader, viewFor } from './resource-routes';
-import { viewOf } from './views';
+import { commandRoute, getRoute, listRoute, loader, viewFor } from './resource-routes';
+
 import { isUuid } from '../domain/ids';
 
 const resource = executionReference;
@@ -54,24 +54,9 @@ executionReferences.post('/', async (c) => {
   return runCommand(c, { resource, name: 'create', id: referenceIdOf(proposalDoc.id), payload: body, context, view: viewFor(resource, principal) });
 });
 
-executionReferences.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: [], anyScope: READ_SCOPES });
-  const { after, limit } = pageParams(c);
-  const statuses = queryValues(c, 'status');
-  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
-    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a reference status' }] });
-  }
-  const proposal = querySingle(c, 'proposal');
-  if (proposal !== undefined && !isUuid(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
-  const docs = await listReferences(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
-  const items = docs.slice(0, limit).map(viewFor(resource, principal));
-  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
-});
+listRoute(executionReferences, resource, { links: { proposal: 'acceptedProposalId' }, anyScope: READ_SCOPES });
 
-executionReferences.get('/:id', async (c) => {
-  const { resource: doc, principal } = await authorize(c, readAccess);
-  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-});
+getRoute(executionReferences, resource, readAccess);
 
 // The milestone timeline, in occurrence order (late arrivals take their place).
 executionReferences.get('/:id/updates', async (c) => {

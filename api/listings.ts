@@ -13,9 +13,9 @@ import type { Resource } from '../domain/resource';
 import { runCommand } from './commands';
 import type { AppEnv } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, isUtcTimestamp, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
-import { commandRoute, loader, viewFor } from './resource-routes';
-import { viewOf } from './views';
+import { encodeCursor, isUtcTimestamp, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
+import { commandRoute, getRoute, loader, viewFor } from './resource-routes';
+
 
 export interface ListingApi {
   resource: Resource<any, any>;
@@ -149,10 +149,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
   });
 
-  router.get('/:id', async (c) => {
-    const { resource: doc, principal } = await authorize(c, readAccess);
-    return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-  });
+  getRoute(router, resource, readAccess);
 
   // The lifecycle commands a connector or operator may send, with the schema of each body.
   commandRoute(router, resource, 'update', {

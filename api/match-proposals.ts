@@ -3,7 +3,6 @@
 // Nobody else learns that a proposal exists (404). Rules live in workflows/match-proposal.ts.
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';
-import { listProposals } from '../activities/match-proposal';
 import { grantedInForce } from '../activities/partner-relationship';
 import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../core/matching/compatibility';
 import { loadDocument } from '../activities/projection-document';
@@ -16,12 +15,12 @@ import type { ProposeOutcome, ProposePairInput } from '../domain/match-proposal'
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
+import { etagOf, observedVersion, readJson, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
-import { loader, viewFor } from './resource-routes';
+import { getRoute, listRoute, loader, viewFor } from './resource-routes';
 import { viewOf } from './views';
-import { isUuid } from '../domain/ids';
+
 
 const resource = matchProposal;
 /** How long a decision that completes the acceptance waits for it to be committed. */
@@ -36,25 +35,16 @@ const participantAccess = (scope: string): AccessPolicy<MatchProposal> => ({
 
 export const matchProposals = new Hono<AppEnv>();
 
-matchProposals.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.read });
-  const { after, limit } = pageParams(c);
-  const q = (name: string) => querySingle(c, name);
-  const invalid = (name: string, message: string) => new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
-  const statuses = queryValues(c, 'status');
-  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
-  const role = q('role');
-  if (role !== undefined && role !== 'carrier' && role !== 'shipper') throw invalid('role', 'must be carrier (the caller owns the offer) or shipper (the caller owns the request)');
-  for (const name of ['offer', 'request']) if (q(name) !== undefined && !isUuid(q(name)!)) throw invalid(name, 'must be a resource id');
-  const docs = await listProposals(c.get('services').db, principal.organizationId, { statuses, role: role as 'carrier' | 'shipper' | undefined, offerId: q('offer'), requestId: q('request'), after, limit });
-  const items = docs.slice(0, limit).map(viewFor(resource, principal));
-  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+listRoute(matchProposals, resource, {
+  links: { offer: 'capacityOfferId', request: 'loadRequestId' },
+  roles: {
+    parameter: 'role',
+    fields: { carrier: 'offerOwnerOrganizationId', shipper: 'requestOwnerOrganizationId' },
+    descriptions: { carrier: 'the caller owns the offer', shipper: 'the caller owns the request' },
+  },
 });
 
-matchProposals.get('/:id', async (c) => {
-  const { resource: doc, principal } = await authorize(c, participantAccess(resource.scopes.read));
-  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-});
+getRoute(matchProposals, resource, participantAccess(resource.scopes.read));
 
 matchProposals.get('/:id/decisions', async (c) => {
   const { resource: doc } = await authorize(c, participantAccess(resource.scopes.read));

@@ -10,9 +10,9 @@ import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';
 import { authorize, type AccessPolicy } from './gates';
 import type { AppEnv, Principal } from './context';
-import { encodeCursor, etagOf, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
-import { commandRoute, loader, viewFor } from './resource-routes';
-import { viewOf } from './views';
+import { encodeCursor, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
+import { commandRoute, getRoute, loader, viewFor } from './resource-routes';
+
 
 const resource = partnerRelationship;
 const ORG = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -87,10 +87,7 @@ partnerRelationships.get('/', async (c) => {
   return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
 });
 
-partnerRelationships.get('/:id', async (c) => {
-  const { resource: doc, principal } = await authorize(c, access);
-  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-});
+getRoute(partnerRelationships, resource, access);
 
 // The lifecycle commands, with the schema of each body. Every one gets the partnering policies.
 const command = (name: string, body: string, extra: Partial<Parameters<typeof commandRoute<PartnerRelationship>>[3]> = {}) =>

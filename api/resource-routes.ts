@@ -1,15 +1,17 @@
-// Route builders every resource router uses: loading a resource for gate 4, and a lifecycle
-// command as one route (body validated against the command's schema, If-Match or
-// observedResourceVersion required, the command's named Workflow Update sent through
-// idempotency). A router declares its commands as a table; see api/listings.ts.
+// Route builders every resource router uses: loading a resource for gate 4, its list and its read
+// (GET / and GET /:id), and a lifecycle command as one route (body validated against the
+// command's schema, If-Match or observedResourceVersion required, the command's named Workflow
+// Update sent through idempotency). A router declares its routes with these; see api/listings.ts.
 import type { Hono } from 'hono';
-import { loadDocument } from '../activities/projection-document';
+import { listParticipating, loadDocument, type ParticipantListFilter } from '../activities/projection-document';
+import { isUuid } from '../domain/ids';
+import { Problem } from '../core/problems';
 import type { Actor, Envelope } from '../domain/machine';
 import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { observedVersion, readJson, type Ctx } from './http';
+import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
 import { viewOf } from './views';
 
 /** Gate 4's loader for a resource: the read-model document named by the `:id` path parameter. */
@@ -19,6 +21,78 @@ export function loader<R>(resource: Resource<any, any>): (c: Ctx) => Promise<R |
 
 /** The caller's view of a resource (gate 9). */
 export const viewFor = (resource: Resource<any, any>, principal: Principal) => (doc: any) => viewOf(resource, doc, principal);
+
+const invalidQuery = (name: string, message: string) => new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
+
+/** `?status=`: one or more of the resource's statuses (repeated or comma-separated). */
+export function statusQuery(c: Ctx, resource: Resource<any, any>): string[] | undefined {
+  const statuses = queryValues(c, 'status');
+  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalidQuery('status', `must be one or more of ${resource.statuses.join(', ')}`);
+  return statuses;
+}
+
+/** A query parameter naming a resource by its id. */
+export function idQuery(c: Ctx, name: string): string | undefined {
+  const value = querySingle(c, name);
+  if (value !== undefined && !isUuid(value)) throw invalidQuery(name, 'must be a resource id');
+  return value;
+}
+
+/** A query parameter that takes one of a few words. */
+export function choiceQuery<T extends string>(c: Ctx, name: string, choices: Readonly<Record<T, string>>): T | undefined {
+  const value = querySingle(c, name);
+  if (value !== undefined && !Object.prototype.hasOwnProperty.call(choices, value)) {
+    throw invalidQuery(name, `must be ${Object.entries(choices).map(([k, v]) => `${k} (${v})`).join(' or ')}`);
+  }
+  return value as T | undefined;
+}
+
+/** One page of a list: the caller's views, and the cursor after the last when there is more. */
+export function page(resource: Resource<any, any>, principal: Principal, docs: Array<{ id: string }>, limit: number) {
+  return { items: docs.slice(0, limit).map(viewFor(resource, principal)), nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null };
+}
+
+export interface ListRoute {
+  /** Query parameters naming a linked resource: parameter -> the document field holding its id. */
+  links?: Readonly<Record<string, string>>;
+  /** Query parameters that keep the resources where the caller stands in a role: value -> the document field naming it. */
+  roles?: { parameter: string; fields: Readonly<Record<string, string>>; descriptions: Readonly<Record<string, string>> };
+  /** Also the resources the caller owns (drafts whose participants are still empty). */
+  owners?: boolean;
+  /** Scopes of which the caller needs one, instead of the resource's read scope. */
+  anyScope?: readonly string[];
+}
+
+/**
+ * GET /: the resources of the standard read model the caller takes part in, by status, by link
+ * and by role, in id order, page by page. Resources with a read model of their own have list
+ * routes of their own (api/listings.ts, api/partner-relationships.ts).
+ */
+export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute = {}) {
+  router.get('/', async (c) => {
+    const { principal } = await authorize(c, route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read });
+    const { after, limit } = pageParams(c);
+    const equal: NonNullable<ParticipantListFilter['equal']> = [];
+    for (const [parameter, field] of Object.entries(route.links ?? {})) {
+      const value = idQuery(c, parameter);
+      if (value !== undefined) equal.push({ field, value });
+    }
+    if (route.roles) {
+      const role = choiceQuery(c, route.roles.parameter, route.roles.descriptions);
+      if (role !== undefined) equal.push({ field: route.roles.fields[role], value: principal.organizationId });
+    }
+    const docs = await listParticipating<Envelope>(c.get('services').db, resource, principal.organizationId, { statuses: statusQuery(c, resource), equal, after, limit }, { owners: route.owners });
+    return c.json(page(resource, principal, docs, limit));
+  });
+}
+
+/** GET /:id: the resource as the caller may see it (gates 4 to 9), with its ETag. */
+export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>) {
+  router.get('/:id', async (c) => {
+    const { resource: doc, principal } = await authorize(c, access);
+    return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
+  });
+}
 
 export interface CommandRoute<R extends Envelope> {
   /** JSON Schema the body must match: `<file>#/$defs/<Def>`. */

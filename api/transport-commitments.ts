@@ -5,17 +5,16 @@ import { Hono } from 'hono';
 import { Problem } from '../core/problems';
 import { canonicalBytes, digestInput, sha256Hex } from '../core/digest';
 import { loadDocument } from '../activities/projection-document';
-import { listCommitments } from '../activities/transport-tender';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import { transportTender, type TransportTender } from '../domain/transport-tender';
 import { runCommand } from './commands';
 import { checkTerms } from './transport-tenders';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson } from './http';
-import { commandRoute, loader, viewFor } from './resource-routes';
-import { viewOf } from './views';
-import { isUuid } from '../domain/ids';
+import { etagOf, observedVersion, readJson } from './http';
+import { commandRoute, getRoute, listRoute, loader, viewFor } from './resource-routes';
+
+
 
 const resource = transportCommitment;
 
@@ -24,24 +23,9 @@ const access = (scope: string): AccessPolicy<TransportCommitment> => ({ scope, l
 
 export const transportCommitments = new Hono<AppEnv>();
 
-transportCommitments.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.read });
-  const { after, limit } = pageParams(c);
-  const statuses = queryValues(c, 'status');
-  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
-    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a commitment status' }] });
-  }
-  const tender = querySingle(c, 'tender');
-  if (tender !== undefined && !isUuid(tender)) throw new Problem('VALIDATION_FAILED', 'tender must be a resource id', { errors: [{ pointer: '/query/tender', message: 'is not an id' }] });
-  const docs = await listCommitments(c.get('services').db, principal.organizationId, { statuses, tenderId: tender, after, limit });
-  const items = docs.slice(0, limit).map(viewFor(resource, principal));
-  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
-});
+listRoute(transportCommitments, resource, { links: { tender: 'tenderId' } });
 
-transportCommitments.get('/:id', async (c) => {
-  const { resource: doc, principal } = await authorize(c, access(resource.scopes.read));
-  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-});
+getRoute(transportCommitments, resource, access(resource.scopes.read));
 
 // The exact bytes the digest covers (RFC 8785), as the caller sees them: hash them with SHA-256
 // and compare with digest.value (docs/decisions.md, "Commitment digest").

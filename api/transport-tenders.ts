@@ -7,7 +7,6 @@ import { Problem, type FieldError } from '../core/problems';
 import { validateArea } from '../core/areas';
 import { loadDocument } from '../activities/projection-document';
 import { grantedInForce, relationshipInForce } from '../activities/partner-relationship';
-import { listTenders } from '../activities/transport-tender';
 import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
 import { effectWorkflowId } from '../domain/resource';
 import { loadRequest, type LoadRequest } from '../domain/load-request';
@@ -17,10 +16,10 @@ import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderC
 import { precheckCreate, runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, notFound, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
-import { commandRoute, loader, viewFor } from './resource-routes';
-import { viewOf } from './views';
-import { isUuid } from '../domain/ids';
+import { notFound, readJson, type Ctx } from './http';
+import { commandRoute, getRoute, listRoute, loader, viewFor } from './resource-routes';
+
+
 
 const resource = transportTender;
 /** How long a decision that completes the policy waits for the commitment. */
@@ -105,24 +104,9 @@ transportTenders.post('/', async (c) => {
   return runCommand(c, { resource, name: 'create', payload: body, context, view: viewFor(resource, principal) });
 });
 
-transportTenders.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.read });
-  const { after, limit } = pageParams(c);
-  const statuses = queryValues(c, 'status');
-  if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
-    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a tender status' }] });
-  }
-  const proposal = querySingle(c, 'proposal');
-  if (proposal !== undefined && !isUuid(proposal)) throw new Problem('VALIDATION_FAILED', 'proposal must be a resource id', { errors: [{ pointer: '/query/proposal', message: 'is not an id' }] });
-  const docs = await listTenders(c.get('services').db, principal.organizationId, { statuses, proposalId: proposal, after, limit });
-  const items = docs.slice(0, limit).map(viewFor(resource, principal));
-  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
-});
+listRoute(transportTenders, resource, { links: { proposal: 'originatingProposalId' }, owners: true });
 
-transportTenders.get('/:id', async (c) => {
-  const { resource: doc, principal } = await authorize(c, access(resource.scopes.read));
-  return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-});
+getRoute(transportTenders, resource, access(resource.scopes.read));
 
 transportTenders.get('/:id/revisions', async (c) => {
   const { resource: doc } = await authorize(c, access(resource.scopes.read));
