@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './core/config';
-import { openDb } from './core/db';
+import { openReadModel } from './activities/read-model';
 import { createLogger } from './core/log';
 import { clientSecretPolicy, Registry } from './core/registry';
 import { SchemaRegistry } from './core/schemas';
@@ -20,7 +20,7 @@ import { createWorker } from './worker';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const connection = await connectTemporal(config.temporal);
   await ensureSearchAttributes(connection, config.temporal.namespace);
 

@@ -28,7 +28,7 @@ import type { MatchInput } from '../domain/flows';
 import type { RequiredDecisionPolicy } from '../domain/match-proposal';
 import type { PartnerRelationship } from '../domain/partner-relationship';
 import { boxLiteral } from './listing';
-import { partnershipsInForce, type Partnership } from './partner-relationship';
+import { partnershipsInForce } from './partner-relationship';
 import { openProposalsOf } from './match-proposal';
 import { loadDocument } from './projection-document';
 import type { MatchCandidate, PairEvaluation, PairQuery } from '../domain/activities';
@@ -159,35 +159,36 @@ function proposable(offer: CapacityOffer, request: LoadRequest, settings: Matchi
  * for a request, offers of its partners (as many as its free proposal slots).
  */
 export async function findMatches(db: Queryable, input: MatchInput, settings: MatchingSettings = DEFAULT_MATCHING): Promise<MatchCandidate[]> {
-  const byPartner = (partnerships: Partnership[]) => new Map(partnerships.map((p) => [p.organizationId, p.relationship]));
   if (input.kind === 'capacity-offer') {
     const offer = await loadDocument<CapacityOffer>(db, capacityOffer, input.id);
     if (!offer || !OPEN_OFFER_STATUSES.includes(offer.status)) return [];
-    const partners = byPartner(await partnershipsInForce(db, offer.ownerOrganizationId, MATCHING_SCOPES));
+    const partners = await partnersOf(db, offer.ownerOrganizationId);
     const requests = await requestsFor(db, offer, [...partners.keys()], settings.candidateLimit);
-    const found: MatchCandidate[] = [];
-    for (const request of requests) {
-      if (!proposable(offer, request, settings)) continue;
-      const relationship = partners.get(request.ownerOrganizationId)!;
-      const evaluation = evaluateDocuments(offer, request, relationship);
-      if (evaluation.compatible) found.push(candidate(offer, request, relationship, evaluation, settings));
-    }
-    return rank(found);
+    return compatible(requests.map((request) => ({ offer, request, relationship: partners.get(request.ownerOrganizationId)! })), settings);
   }
   const request = await loadDocument<LoadRequest>(db, loadRequest, input.id);
   if (!request || !OPEN_REQUEST_STATUSES.includes(request.status)) return [];
   const slots = settings.maxOpenProposalsPerRequest - (request.openProposalIds ?? []).length;
   if (slots <= 0) return [];
-  const partners = byPartner(await partnershipsInForce(db, request.ownerOrganizationId, MATCHING_SCOPES));
+  const partners = await partnersOf(db, request.ownerOrganizationId);
   const offers = await offersFor(db, request, [...partners.keys()], settings.candidateLimit);
+  return compatible(offers.map((offer) => ({ offer, request, relationship: partners.get(offer.ownerOrganizationId)! })), settings).slice(0, slots);
+}
+
+/** The relationships in force that allow matching, by partner. */
+async function partnersOf(db: Queryable, organizationId: string): Promise<Map<string, PartnerRelationship>> {
+  return new Map((await partnershipsInForce(db, organizationId, MATCHING_SCOPES)).map((p) => [p.organizationId, p.relationship]));
+}
+
+/** The pairs the broker may propose and that are compatible, as candidates, best scores first. */
+function compatible(pairs: Array<{ offer: CapacityOffer; request: LoadRequest; relationship: PartnerRelationship }>, settings: MatchingSettings): MatchCandidate[] {
   const found: MatchCandidate[] = [];
-  for (const offer of offers) {
+  for (const { offer, request, relationship } of pairs) {
     if (!proposable(offer, request, settings)) continue;
-    const relationship = partners.get(offer.ownerOrganizationId)!;
     const evaluation = evaluateDocuments(offer, request, relationship);
     if (evaluation.compatible) found.push(candidate(offer, request, relationship, evaluation, settings));
   }
-  return rank(found).slice(0, slots);
+  return rank(found);
 }
 
 const rank = (found: MatchCandidate[]) =>

@@ -25,7 +25,7 @@ import { projectDocument, type Projector } from './projection-document';
 
 /**
  * Kinds whose read model has columns of its own (its file in activities/). Every other kind is
- * projected by projectDocument into a table of the standard shape (core/schema.sql).
+ * projected by projectDocument into a table of the standard shape (activities/read-model.ts).
  */
 export const PROJECTORS: Record<string, Projector> = {
   'partner-relationship': projectPartnerRelationship,

@@ -24,6 +24,22 @@ import { executionHandovers } from './execution-handovers';
 
 type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 
+/** One router per resource (and the feed), with the body limit of its payloads. */
+const ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [
+  ['/partner-relationships', partnerRelationships, 'maxRelationshipBodyBytes'],
+  ['/capacity-offers', capacityOffers, 'maxBodyBytes'],
+  ['/load-requests', loadRequests, 'maxBodyBytes'],
+  ['/match-proposals', matchProposals, 'maxBodyBytes'],
+  ['/match-evaluations', matchEvaluations, 'maxBodyBytes'],
+  ['/transport-tenders', transportTenders, 'maxBodyBytes'],
+  ['/transport-commitments', transportCommitments, 'maxBodyBytes'],
+  ['/execution-references', executionReferences, 'maxBodyBytes'],
+  ['/execution-updates', executionUpdates, 'maxBodyBytes'],
+  ['/execution-outcomes', executionOutcomes, 'maxBodyBytes'],
+  ['/execution-handovers', executionHandovers, 'maxBodyBytes'],
+  ['/events', events, 'maxBodyBytes'],
+];
+
 /** 413 before the body is parsed, chunked bodies included. */
 function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
   return (c, next) =>
@@ -120,17 +136,6 @@ export function createApp(services: Services): Hono<AppEnv> {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
     app.route('/', oauth);
   }
-  app.route('/partner-relationships', protectedRouter(partnerRelationships, 'maxRelationshipBodyBytes'));
-  app.route('/capacity-offers', protectedRouter(capacityOffers, 'maxBodyBytes'));
-  app.route('/load-requests', protectedRouter(loadRequests, 'maxBodyBytes'));
-  app.route('/match-proposals', protectedRouter(matchProposals, 'maxBodyBytes'));
-  app.route('/match-evaluations', protectedRouter(matchEvaluations, 'maxBodyBytes'));
-  app.route('/transport-tenders', protectedRouter(transportTenders, 'maxBodyBytes'));
-  app.route('/transport-commitments', protectedRouter(transportCommitments, 'maxBodyBytes'));
-  app.route('/execution-references', protectedRouter(executionReferences, 'maxBodyBytes'));
-  app.route('/execution-updates', protectedRouter(executionUpdates, 'maxBodyBytes'));
-  app.route('/execution-outcomes', protectedRouter(executionOutcomes, 'maxBodyBytes'));
-  app.route('/execution-handovers', protectedRouter(executionHandovers, 'maxBodyBytes'));
-  app.route('/events', protectedRouter(events, 'maxBodyBytes'));
+  for (const [path, router, limit] of ROUTERS) app.route(path, protectedRouter(router, limit));
   return app;
 }

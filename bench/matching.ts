@@ -33,7 +33,8 @@ import { projectCapacityOffer } from '../activities/capacity-offer';
 import { DEFAULT_MATCHING, offersFor } from '../activities/matching';
 import { partnershipsInForce, projectPartnerRelationship } from '../activities/partner-relationship';
 import { draftKey, pairKey } from '../api/relationship-pairs';
-import { openDb, type Db, type Queryable } from '../core/db';
+import type { Db, Queryable } from '../core/db';
+import { openReadModel } from '../activities/read-model';
 import { MATCHING_SCOPES } from '../core/matching/compatibility';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, writeTestRegistry, type BrokerHandle } from '../test/stack';
@@ -869,7 +870,7 @@ async function main() {
       const dbs = {} as Record<Engine, Db>;
       for (const engine of ENGINES) {
         const t0 = performance.now();
-        const db = engine === 'pglite' ? await openDb({ dataDir: pgliteDir }) : await openDb({ databaseUrl, dataDir: join(dir, 'unused'), poolSize: 4 });
+        const db = engine === 'pglite' ? await openReadModel({ dataDir: pgliteDir }) : await openReadModel({ databaseUrl, dataDir: join(dir, 'unused'), poolSize: 4 });
         dbs[engine] = db;
         results.versions[engine] ??= ((await db.query<{ v: string }>('select version() as v')).rows[0].v ?? '').split(',')[0];
         await seedRelationships(db, now);

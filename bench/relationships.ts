@@ -22,7 +22,8 @@ import { createProjectionActivities } from '../activities/projection';
 import { hit } from '../api/rate-limit';
 import { createTokenVerifier } from '../core/auth';
 import { loadConfig } from '../core/config';
-import { openDb, type Db, type Queryable } from '../core/db';
+import type { Db, Queryable } from '../core/db';
+import { openReadModel } from '../activities/read-model';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
 import { benchActivities, entityActivityWorkflow, entityShapedWorkflow, noopUpdate, noopWorkflow } from './noop-workflow';
@@ -465,7 +466,7 @@ async function main() {
     cleanups.push(() => pool.end());
     await pool.query(ddl);
     cleanups.push(() => pool.query(`drop table if exists ${table}`));
-    const scratch = await openDb({ dataDir: join(dir, 'scratch') }); // PGlite behind the product's mutex
+    const scratch = await openReadModel({ dataDir: join(dir, 'scratch') }); // PGlite behind the product's mutex
     cleanups.push(() => scratch.close());
     await scratch.query(ddl);
     const inserts = await startInsertServer({ pg: pool, pglite: scratch }, table);

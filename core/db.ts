@@ -25,9 +25,14 @@ export interface Db extends Queryable {
   close(): Promise<void>;
 }
 
-export async function openDb(options: { databaseUrl?: string; dataDir: string; poolSize?: number }): Promise<Db> {
+/**
+ * Opens the read-model database and brings its schema up to date: core/schema.sql, then `tables`
+ * (statements the caller derives, such as the standard-shape tables of the resource kinds:
+ * activities/read-model.ts).
+ */
+export async function openDb(options: { databaseUrl?: string; dataDir: string; poolSize?: number; tables?: readonly string[] }): Promise<Db> {
   const db = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20) : await openPglite(options.dataDir);
-  await migrate(db);
+  await migrate(db, options.tables ?? []);
   return db;
 }
 
@@ -98,13 +103,12 @@ async function openPglite(dataDir: string): Promise<Db> {
   };
 }
 
-async function migrate(db: Db) {
+async function migrate(db: Db, tables: readonly string[]) {
   const sql = readFileSync(join(__dirname, 'schema.sql'), 'utf8');
+  const statements = [...sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean), ...tables];
   await db.transaction(async (tx) => {
     // Several replicas may start at once against one PostgreSQL: migrate one at a time.
     if (db.engine === 'postgres') await tx.query('select pg_advisory_xact_lock(7426011)');
-    for (const statement of sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean)) {
-      await tx.query(statement);
-    }
+    for (const statement of statements) await tx.query(statement);
   });
 }

@@ -132,63 +132,9 @@ create index if not exists load_requests_reach on load_requests
 create index if not exists capacity_offers_counterparts on capacity_offers using gin (counterparts);
 create index if not exists load_requests_counterparts on load_requests using gin (counterparts);
 
--- MatchProposal: the standard read-model shape (activities/projection.ts, projectDocument).
-create table if not exists match_proposals (
-  id uuid primary key,
-  resource_version integer not null,
-  owner_organization_id text not null,
-  participants text[] not null default '{}',
-  status text not null,
-  created_at timestamptz not null,
-  updated_at timestamptz not null,
-  doc jsonb not null
-);
-create index if not exists match_proposals_participants on match_proposals using gin (participants);
-create index if not exists match_proposals_offer on match_proposals ((doc->>'capacityOfferId'));
-create index if not exists match_proposals_request on match_proposals ((doc->>'loadRequestId'))
-;
-
--- TransportTender and TransportCommitment: the standard read-model shape.
-create table if not exists transport_tenders (
-  id uuid primary key,
-  resource_version integer not null,
-  owner_organization_id text not null,
-  participants text[] not null default '{}',
-  status text not null,
-  created_at timestamptz not null,
-  updated_at timestamptz not null,
-  doc jsonb not null
-);
-create index if not exists transport_tenders_participants on transport_tenders using gin (participants);
-create index if not exists transport_tenders_owner on transport_tenders (owner_organization_id);
-create table if not exists transport_commitments (
-  id uuid primary key,
-  resource_version integer not null,
-  owner_organization_id text not null,
-  participants text[] not null default '{}',
-  status text not null,
-  created_at timestamptz not null,
-  updated_at timestamptz not null,
-  doc jsonb not null
-);
-create index if not exists transport_commitments_participants on transport_commitments using gin (participants);
-create index if not exists transport_commitments_tender on transport_commitments ((doc->>'tenderId'))
-;
-
--- ExecutionReference (the standard shape) with its milestones and its outcome chain in tables of
--- their own (activities/execution-reference.ts). Nothing here is ever deleted.
-create table if not exists execution_references (
-  id uuid primary key,
-  resource_version integer not null,
-  owner_organization_id text not null,
-  participants text[] not null default '{}',
-  status text not null,
-  created_at timestamptz not null,
-  updated_at timestamptz not null,
-  doc jsonb not null
-);
-create index if not exists execution_references_participants on execution_references using gin (participants);
-create index if not exists execution_references_proposal on execution_references ((doc->>'acceptedProposalId'));
+-- ExecutionReference's milestones and outcome chain, in tables of their own beside its standard
+-- table (activities/read-model.ts; activities/execution-reference.ts projects them). Nothing here
+-- is ever deleted.
 create table if not exists execution_updates (
   id uuid primary key,
   execution_reference_id uuid not null,
@@ -210,17 +156,10 @@ create table if not exists execution_outcomes (
 create index if not exists execution_outcomes_reference on execution_outcomes (execution_reference_id, submitted_at)
 ;
 
--- ExecutionHandover: the standard read-model shape (activities/projection.ts, projectDocument).
--- One per commitment: its id derives from the commitment's (api/execution-handovers.ts).
-create table if not exists execution_handovers (
-  id uuid primary key,
-  resource_version integer not null,
-  owner_organization_id text not null,
-  participants text[] not null default '{}',
-  status text not null,
-  created_at timestamptz not null,
-  updated_at timestamptz not null,
-  doc jsonb not null
-);
-create index if not exists execution_handovers_participants on execution_handovers using gin (participants);
-create index if not exists execution_handovers_commitment on execution_handovers ((doc->>'commitmentId'));
+-- The standard tables are created from the resource definitions (activities/read-model.ts); their
+-- indexes on document fields were named by hand before, so those names go.
+drop index if exists match_proposals_offer;
+drop index if exists match_proposals_request;
+drop index if exists transport_commitments_tender;
+drop index if exists execution_references_proposal;
+drop index if exists execution_handovers_commitment;

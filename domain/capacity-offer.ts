@@ -178,6 +178,7 @@ export const capacityOffer = defineResource({
   collection: 'capacity-offers',
   workflowType: 'capacityOfferWorkflow',
   table: 'capacity_offers',
+  readModel: 'own',
   statuses: ['draft', 'published', 'partiallyMatched', 'matched', 'withdrawn', 'expired', 'cancelled'],
   terminalStatuses: LISTING_TERMINAL,
   scopes: { read: 'capacity:read', write: 'capacity:publish' },

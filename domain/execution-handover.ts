@@ -360,6 +360,7 @@ export const executionHandover = defineResource({
   collection: 'execution-handovers',
   workflowType: 'executionHandoverWorkflow',
   table: 'execution_handovers',
+  indexedFields: ['commitmentId'],
   statuses: ['offered', 'quarantined', 'imported', 'linked', 'rejected'],
   terminalStatuses: FINAL_OUTCOMES as readonly HandoverStatus[],
   scopes: { read: 'handovers:read', write: 'handovers:write' },

@@ -487,6 +487,7 @@ export const executionReference = defineResource({
   collection: 'execution-references',
   workflowType: 'executionReferenceWorkflow',
   table: 'execution_references',
+  indexedFields: ['acceptedProposalId'],
   statuses: ['created', 'linked', 'completed', 'cancelled'],
   terminalStatuses: ['completed', 'cancelled'],
   scopes: { read: 'outcomes:review', write: 'outcomes:write' },

@@ -162,6 +162,7 @@ export const loadRequest = defineResource({
   collection: 'load-requests',
   workflowType: 'loadRequestWorkflow',
   table: 'load_requests',
+  readModel: 'own',
   statuses: ['draft', 'published', 'proposed', 'matched', 'withdrawn', 'expired', 'cancelled'],
   terminalStatuses: LISTING_TERMINAL,
   scopes: { read: 'loads:read', write: 'loads:publish' },

@@ -296,6 +296,7 @@ export const matchProposal = defineResource({
   collection: COLLECTION,
   workflowType: 'matchProposalWorkflow',
   table: 'match_proposals',
+  indexedFields: ['capacityOfferId', 'loadRequestId'],
   statuses: ['open', 'accepted', 'rejected', 'expired', 'superseded', 'withdrawn'],
   terminalStatuses: TERMINAL,
   scopes: { read: 'matches:read', write: 'matches:decide' },

@@ -340,6 +340,7 @@ export const partnerRelationship = defineResource({
   collection: 'partner-relationships',
   workflowType: 'partnerRelationshipWorkflow',
   table: 'partner_relationships',
+  readModel: 'own',
   statuses: ['draft', 'requested', 'active', 'suspended', 'terminated'],
   terminalStatuses: ['terminated'],
   // There is no relationships:read among the recommended scopes: reads need manage too.

@@ -30,8 +30,16 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
   collection: string;
   /** Workflow type registered by the worker (workflows/index.ts). */
   workflowType: string;
-  /** Read-model table (core/schema.sql). */
+  /** Read-model table. */
   table: string;
+  /**
+   * `standard` (the default): the table has the standard shape, created from this definition
+   * (activities/read-model.ts) and written by projectDocument; `own`: a table of its own in
+   * core/schema.sql with its projector in activities/ (listings' match columns, relationship pairs).
+   */
+  readModel?: 'standard' | 'own';
+  /** Document fields a standard table indexes: the links its list filters by (a proposal's offer). */
+  indexedFields?: readonly string[];
   statuses: readonly S['status'][];
   /** Terminal statuses: no command is accepted, the workflow completes. */
   terminalStatuses: readonly S['status'][];

@@ -144,6 +144,7 @@ export const transportCommitment = defineResource({
   collection: 'transport-commitments',
   workflowType: 'transportCommitmentWorkflow',
   table: 'transport_commitments',
+  indexedFields: ['tenderId'],
   statuses: ['active', 'superseded', 'cancelled'],
   terminalStatuses: ['superseded', 'cancelled'],
   scopes: { read: 'commitments:read', write: 'tenders:decide' },

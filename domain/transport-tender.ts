@@ -411,6 +411,7 @@ export const transportTender = defineResource({
   collection: 'transport-tenders',
   workflowType: 'transportTenderWorkflow',
   table: 'transport_tenders',
+  indexedFields: ['originatingProposalId'],
   statuses: ['draft', 'issued', 'accepting', 'accepted', 'amending', 'rejected', 'withdrawn', 'expired', 'closed'],
   terminalStatuses: ['rejected', 'withdrawn', 'expired', 'closed'],
   scopes: { read: 'tenders:read', write: 'tenders:publish' },

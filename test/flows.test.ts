@@ -12,18 +12,17 @@ import { NativeConnection, Worker } from '@temporalio/worker';
 import { Client as PgClient } from 'pg';
 import { createActivities } from '../activities';
 import { Entities } from '../core/entities';
-import { openDb, type Db } from '../core/db';
+import type { Db } from '../core/db';
+import { openReadModel } from '../activities/read-model';
 import { effectWorkflowId, type EntityInput } from '../domain/resource';
 import { snapshotQuery } from '../workflows/entity';
 import type { Command } from '../domain/machine';
 import { testCounter, testTrigger, type TestCounter, type TestTrigger } from './fixtures/flow-resources';
 import { ENGINE, testEnv } from './helpers';
-import { PG_ADMIN_URL } from './setup/stack-setup';
 
-const STANDARD_TABLE = (name: string) => `create table if not exists ${name} (
-  id uuid primary key, resource_version integer not null, owner_organization_id text not null,
-  participants text[] not null default '{}', status text not null,
-  created_at timestamptz not null, updated_at timestamptz not null, doc jsonb not null)`;
+/** The test-only kinds: their standard tables are made from their definitions, as the registry's are. */
+const TEST_KINDS = [testCounter, testTrigger];
+import { PG_ADMIN_URL } from './setup/stack-setup';
 
 let db: Db;
 let schema: string | undefined;
@@ -38,12 +37,10 @@ beforeAll(async () => {
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    db = await openDb({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
+    db = await openReadModel({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' }, TEST_KINDS);
   } else {
-    db = await openDb({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-flows-')) });
+    db = await openReadModel({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-flows-')) }, TEST_KINDS);
   }
-  await db.query(STANDARD_TABLE('test_counters'));
-  await db.query(STANDARD_TABLE('test_triggers'));
   connection = await Connection.connect({ address: testEnv().temporalAddress });
   client = new Client({ connection });
 }, 60000);

@@ -84,6 +84,11 @@ function toFailure(err: unknown): never {
 }
 
 
+/** The workflow function of a resource kind (workflows/index.ts exports one per kind: its name is the workflow type). */
+export function entityWorkflow<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>): (input: EntityInput<S>) => Promise<S | undefined> {
+  return (input) => runEntity(resource, input);
+}
+
 export async function runEntity<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>, input: EntityInput<S>): Promise<S | undefined> {
   const machine = resource.machine;
   let state = input.state;

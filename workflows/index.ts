@@ -2,40 +2,23 @@
 // runEntity of ./entity.ts with the kind's definition from domain/, listed in domain/registry.ts)
 // and the cross-resource flows. The exported names are the workflow types: never rename one that
 // has running workflows.
-import type { EntityInput } from '../domain/resource';
-import { runEntity } from './entity';
-import { partnerRelationship, type PartnerRelationship } from '../domain/partner-relationship';
-import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
-import { loadRequest, type LoadRequest } from '../domain/load-request';
-import { matchProposal, type MatchProposal } from '../domain/match-proposal';
-import { transportTender, type TransportTender } from '../domain/transport-tender';
-import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
-import { executionHandover, type ExecutionHandover } from '../domain/execution-handover';
-import { executionReference, type ExecutionReference } from '../domain/execution-reference';
+import { entityWorkflow } from './entity';
+import { partnerRelationship } from '../domain/partner-relationship';
+import { capacityOffer } from '../domain/capacity-offer';
+import { loadRequest } from '../domain/load-request';
+import { matchProposal } from '../domain/match-proposal';
+import { transportTender } from '../domain/transport-tender';
+import { transportCommitment } from '../domain/transport-commitment';
+import { executionHandover } from '../domain/execution-handover';
+import { executionReference } from '../domain/execution-reference';
 
-export async function partnerRelationshipWorkflow(input: EntityInput<PartnerRelationship>) {
-  return runEntity(partnerRelationship, input);
-}
-export async function capacityOfferWorkflow(input: EntityInput<CapacityOffer>) {
-  return runEntity(capacityOffer, input);
-}
-export async function loadRequestWorkflow(input: EntityInput<LoadRequest>) {
-  return runEntity(loadRequest, input);
-}
-export async function matchProposalWorkflow(input: EntityInput<MatchProposal>) {
-  return runEntity(matchProposal, input);
-}
-export async function transportTenderWorkflow(input: EntityInput<TransportTender>) {
-  return runEntity(transportTender, input);
-}
-export async function transportCommitmentWorkflow(input: EntityInput<TransportCommitment>) {
-  return runEntity(transportCommitment, input);
-}
-export async function executionHandoverWorkflow(input: EntityInput<ExecutionHandover>) {
-  return runEntity(executionHandover, input);
-}
-export async function executionReferenceWorkflow(input: EntityInput<ExecutionReference>) {
-  return runEntity(executionReference, input);
-}
+export const partnerRelationshipWorkflow = entityWorkflow(partnerRelationship);
+export const capacityOfferWorkflow = entityWorkflow(capacityOffer);
+export const loadRequestWorkflow = entityWorkflow(loadRequest);
+export const matchProposalWorkflow = entityWorkflow(matchProposal);
+export const transportTenderWorkflow = entityWorkflow(transportTender);
+export const transportCommitmentWorkflow = entityWorkflow(transportCommitment);
+export const executionHandoverWorkflow = entityWorkflow(executionHandover);
+export const executionReferenceWorkflow = entityWorkflow(executionReference);
 
 export * from './flows';

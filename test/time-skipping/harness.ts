@@ -29,7 +29,8 @@ import { createApp } from '../../api/app';
 import type { AppEnv } from '../../api/context';
 import { createTokenVerifier, loadDevSigningKey } from '../../core/auth';
 import { loadConfig, type Config } from '../../core/config';
-import { openDb, type Db } from '../../core/db';
+import type { Db } from '../../core/db';
+import { openReadModel } from '../../activities/read-model';
 import { createLogger } from '../../core/log';
 import { clientSecretPolicy, Registry } from '../../core/registry';
 import { SchemaRegistry } from '../../core/schemas';
@@ -179,7 +180,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     LOG_LEVEL: 'error',
     ...options.env,
   });
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // The test server has no listSearchAttributes; it takes the registration as is.
   await env.connection.operatorService.addSearchAttributes({
     namespace: config.temporal.namespace,
