@@ -5,7 +5,7 @@
 // run, and the entity answers a command id it has applied from its memory of recent commands
 // across continue-as-new. An unknown outcome throws, and the activity is retried with that id.
 import type { CommandOrder, CommandOutcome, CreateOrder, FlowStarts } from '../domain/activities';
-import type { Command } from '../domain/machine';
+import { BROKER, type Command } from '../domain/machine';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
 import type { Entities } from '../core/entities';
@@ -36,7 +36,7 @@ export function createCommandActivities(entities: Entities, resources: readonly 
      */
     async createResource(order: CreateOrder): Promise<CommandOutcome> {
       const resource = resourceOf(order.kind);
-      const command: Command = { name: 'create', commandId: order.commandId, actor: { kind: 'system' }, payload: order.payload, correlationId: order.correlationId, context: order.context };
+      const command: Command = { name: 'create', commandId: order.commandId, actor: BROKER, payload: order.payload, correlationId: order.correlationId, context: order.context };
       const answer = await entities.create(resource, order.id, command);
       if (answer.ok || 'refusal' in answer) return answer;
       // Created on an earlier attempt, and already ended since: its final state is the answer.
@@ -50,7 +50,7 @@ export function createCommandActivities(entities: Entities, resources: readonly 
       const command: Command = {
         name: order.name,
         commandId: order.commandId,
-        actor: order.actor ?? { kind: 'system' },
+        actor: order.actor ?? BROKER,
         expectedVersion: order.expectedVersion,
         payload: order.payload,
         correlationId: order.correlationId,

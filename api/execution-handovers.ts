@@ -33,10 +33,10 @@ import {
 import { RefusalError, type Command } from '../domain/machine';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import type { AppEnv, Principal } from './context';
-import { authorize, type AccessPolicy } from './gates';
+import { authorize } from './gates';
 import { etagOf, notFound, readJson, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
-import { getRoute, listRoute, loader } from './resource-routes';
+import { getRoute, listRoute, participantAccess } from './resource-routes';
 import { viewOf } from './views';
 
 
@@ -68,11 +68,7 @@ function commitmentFacts(c: TransportCommitment): CommitmentFacts {
 }
 
 /** Gate 4: the handover's two organizations (the issuer owns it); everyone else gets 404. */
-const role = (h: ExecutionHandover, p: Principal) => {
-  if (h.issuingOrganizationId === p.organizationId) return 'owner' as const;
-  return h.executingOrganizationId === p.organizationId ? ('participant' as const) : ('none' as const);
-};
-const access = (scope: string): AccessPolicy<ExecutionHandover> => ({ scope, load: loader(resource), role });
+const access = (scope: string) => participantAccess<ExecutionHandover>(resource, scope);
 
 const actorOf = (p: Principal) => ({ kind: 'connector' as const, organizationId: p.organizationId, clientId: p.clientId });
 

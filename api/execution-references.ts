@@ -17,11 +17,11 @@ import {
 } from '../domain/execution-reference';
 import type { Envelope } from '../domain/machine';
 import { runCommand } from './commands';
-import type { AppEnv, Principal } from './context';
+import type { AppEnv } from './context';
 import { authorize, type AccessPolicy } from './gates';
 import { etagOf, notFound, querySingle, readJson, type Ctx } from './http';
 import type { StoredResponse } from './idempotency';
-import { commandRoute, getRoute, listRoute, loader, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, loader, participantAccess, viewFor } from './resource-routes';
 
 import { isUuid } from '../domain/ids';
 
@@ -29,16 +29,12 @@ const resource = executionReference;
 /** Reading needs one of these: a writer reads what it writes, an auditor reviews read-only. */
 const READ_SCOPES = ['outcomes:review', 'outcomes:write'];
 
-const role = (r: ExecutionReference, p: Principal) => {
-  if (r.participatingOrganizationIds.includes(p.organizationId)) return 'participant' as const;
-  return p.operator ? ('operator' as const) : ('none' as const);
-};
-const readAccess: AccessPolicy<ExecutionReference> = { scope: [], anyScope: READ_SCOPES, load: loader(resource), role };
+/** Reads: the participating organizations, and authorized operators (rule 7). */
+const readAccess = participantAccess<ExecutionReference>(resource, '', { anyScope: READ_SCOPES, operator: true });
 /** Writes: participants only (an operator reads, it does not report). */
 const writeAccess = (scope: string, load: (c: Ctx) => Promise<ExecutionReference | undefined> = loader(resource)): AccessPolicy<ExecutionReference> => ({
-  scope,
+  ...participantAccess<ExecutionReference>(resource, scope),
   load,
-  role: (r, p) => (r.participatingOrganizationIds.includes(p.organizationId) ? 'participant' : 'none'),
 });
 
 export const executionReferences = new Hono<AppEnv>();

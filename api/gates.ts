@@ -8,7 +8,7 @@
 //   5 active partner relationship             authorize: for partners of the owner only
 //   7 bilateral relationship policy           authorize: the relationship's scopes
 //   8 resource visibility policy              authorize: the resource's visibility
-//   9 field disclosure phase                  authorize returns the audience; views project
+//   9 field disclosure phase                  views (api/views.ts) project per audience
 //  10 actor role for decisions                entity workflow validator (workflows/machine.ts)
 //  11 lifecycle preconditions                 entity workflow validator
 //  12 resource version and expiry             entity workflow validator (version first, so a
@@ -60,10 +60,12 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 /**
- * How the caller stands to a resource (gate 4). `partner` is decided by gates 5, 7 and 8;
- * `operator` is a protocol operator holding the admin scope.
+ * How the caller stands to a resource (gate 4): its owner, one of its participants (the same
+ * `participants` gate 9 reads), a counterpart of an accepted match with it (a listing), a partner
+ * of its owner (gates 5, 7 and 8 decide), a protocol operator holding the admin scope, or nobody
+ * (404). Gate 9's audience (api/views.ts) is decided from the same facts.
  */
-export type Role = 'owner' | 'participant' | 'partner' | 'operator' | 'none';
+export type Role = 'owner' | 'participant' | 'counterpart' | 'partner' | 'operator' | 'none';
 
 export interface AccessPolicy<R> {
   /** Gate 6: the exact scope (or every one of the scopes) the operation needs. */
@@ -87,8 +89,6 @@ export interface AccessPolicy<R> {
 export interface Access<R> {
   principal: Principal;
   resource: R;
-  /** Gate 9: the audience a view must be projected for. */
-  role: Exclude<Role, 'none'>;
 }
 
 export function requireScope(principal: Principal, scope: string) {
@@ -102,13 +102,13 @@ export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Acc
   if (policy.anyScope && !policy.anyScope.some((s) => principal.scopes.has(s))) {
     throw new Problem('INSUFFICIENT_SCOPE', `this operation needs one of the scopes ${policy.anyScope.join(', ')}`, { requiredScopes: policy.anyScope });
   }
-  if (!policy.load || !policy.role) return { principal, resource: undefined as R, role: 'owner' };
+  if (!policy.load || !policy.role) return { principal, resource: undefined as R };
   // Gate 4.
   const resource = await policy.load(c);
   if (resource === undefined) throw notFound();
   const role = policy.role(resource, principal);
   if (role === 'none') throw notFound();
-  if (role !== 'partner') return { principal, resource, role };
+  if (role !== 'partner') return { principal, resource };
   if (!policy.partner) throw notFound();
   // Gate 5: an active relationship between the owner and the caller, in force now.
   const relationship = await relationshipInForce(c.get('services').db, policy.partner.ownerOf(resource), principal.organizationId);
@@ -117,5 +117,5 @@ export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Acc
   if (!relationship.scopes.includes(policy.partner.relationshipScope)) throw notFound();
   // Gate 8: the resource's own visibility includes the caller.
   if (!policy.partner.visible(resource, relationship, principal.organizationId)) throw notFound();
-  return { principal, resource, role };
+  return { principal, resource };
 }

@@ -91,7 +91,7 @@ export function listingReadAccess(resource: Resource<any, any>, load: (c: Ctx) =
     role: (r, p) => {
       if (r.ownerOrganizationId === p.organizationId) return 'owner';
       if (p.operator) return 'operator';
-      if (resource.counterparts?.(r).includes(p.organizationId)) return 'participant';
+      if (resource.counterparts?.(r).includes(p.organizationId)) return 'counterpart';
       return partnerStatuses.includes(r.status) ? 'partner' : 'none';
     },
     partner: {

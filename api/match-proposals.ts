@@ -14,11 +14,11 @@ import type { Envelope } from '../domain/machine';
 import type { ProposeOutcome, ProposePairInput } from '../domain/match-proposal';
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
-import { authorize, type AccessPolicy } from './gates';
+import { authorize } from './gates';
 import { etagOf, observedVersion, readJson, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
-import { getRoute, listRoute, loader, viewFor } from './resource-routes';
+import { getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
 import { viewOf } from './views';
 
 
@@ -27,11 +27,7 @@ const resource = matchProposal;
 const SETTLE_MS = 20_000;
 
 /** Gate 4: the proposal's two organizations; everyone else gets 404. */
-const participantAccess = (scope: string): AccessPolicy<MatchProposal> => ({
-  scope,
-  load: loader(resource),
-  role: (p, principal) => ([p.offerOwnerOrganizationId, p.requestOwnerOrganizationId].includes(principal.organizationId) ? 'participant' : 'none'),
-});
+const participantOnly = (scope: string) => participantAccess<MatchProposal>(resource, scope);
 
 export const matchProposals = new Hono<AppEnv>();
 
@@ -44,10 +40,10 @@ listRoute(matchProposals, resource, {
   },
 });
 
-getRoute(matchProposals, resource, participantAccess(resource.scopes.read));
+getRoute(matchProposals, resource, participantOnly(resource.scopes.read));
 
 matchProposals.get('/:id/decisions', async (c) => {
-  const { resource: doc } = await authorize(c, participantAccess(resource.scopes.read));
+  const { resource: doc } = await authorize(c, participantOnly(resource.scopes.read));
   return c.json({ items: doc.decisions, nextCursor: null });
 });
 
@@ -55,7 +51,7 @@ matchProposals.get('/:id/decisions', async (c) => {
 // completes the policy starts the acceptance; the answer waits for it to be committed, so the
 // caller learns whether the match holds.
 matchProposals.post('/:id/decisions', async (c) => {
-  const { resource: doc, principal } = await authorize(c, participantAccess(resource.scopes.write));
+  const { resource: doc, principal } = await authorize(c, participantOnly(resource.scopes.write));
   const body = c.get('services').schemas.assert<Record<string, any>>('match-proposal#/$defs/DecisionRequest', await readJson(c));
   const { observedProposalVersion, ...payload } = body;
   const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });

@@ -8,26 +8,17 @@ import { partnerRelationship, type PartnerRelationship, type RelationshipContext
 import { hit } from './rate-limit';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';
-import { authorize, type AccessPolicy } from './gates';
-import type { AppEnv, Principal } from './context';
+import { authorize } from './gates';
+import type { AppEnv } from './context';
 import { encodeCursor, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
-import { commandRoute, getRoute, loader, viewFor } from './resource-routes';
+import { commandRoute, getRoute, participantAccess, viewFor } from './resource-routes';
 
 
 const resource = partnerRelationship;
 const ORG = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
 
-/**
- * Gate 4: the requester always; the accepter once the relationship has been requested (rule 7).
- * A draft withdrawn before it was requested stays invisible to the accepter for good.
- */
-function role(r: PartnerRelationship, { organizationId: org }: Principal) {
-  if (org === r.requestingOrganizationId) return 'owner' as const;
-  if (org === r.acceptingOrganizationId && r.submittedAt !== undefined) return 'participant' as const;
-  return 'none' as const;
-}
-
-const access: AccessPolicy<PartnerRelationship> = { scope: resource.scopes.write, load: loader(resource), role };
+/** Gate 4: the requester always; the accepter once the relationship has been requested (its participants, rule 7). */
+const access = participantAccess<PartnerRelationship>(resource, resource.scopes.write);
 
 /** Facts the machine needs: both partnering policies, and whether the counterpart exists. */
 function context(c: Ctx, r: { requestingOrganizationId: string; acceptingOrganizationId: string }): RelationshipContext {

@@ -19,6 +19,24 @@ export function loader<R>(resource: Resource<any, any>): (c: Ctx) => Promise<R |
   return (c) => loadDocument<R>(c.get('services').db, resource, c.req.param('id') ?? '');
 }
 
+/**
+ * Gate 4 for a resource only its owner and its participants see (domain/resource.ts
+ * `participants`, the same list gate 9 reads): everyone else gets 404. With `operator`, a protocol
+ * operator reads it too.
+ */
+export function participantAccess<R extends Envelope>(resource: Resource<any, any>, scope: string, options: { anyScope?: readonly string[]; operator?: boolean } = {}): AccessPolicy<R> {
+  return {
+    scope: options.anyScope ? [] : scope,
+    ...(options.anyScope ? { anyScope: options.anyScope } : {}),
+    load: loader(resource),
+    role: (doc, p) => {
+      if (doc.ownerOrganizationId === p.organizationId) return 'owner';
+      if (resource.participants?.(doc).includes(p.organizationId)) return 'participant';
+      return options.operator && p.operator ? 'operator' : 'none';
+    },
+  };
+}
+
 /** The caller's view of a resource (gate 9). */
 export const viewFor = (resource: Resource<any, any>, principal: Principal) => (doc: any) => viewOf(resource, doc, principal);
 

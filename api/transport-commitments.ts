@@ -9,17 +9,16 @@ import { transportCommitment, type TransportCommitment } from '../domain/transpo
 import { transportTender, type TransportTender } from '../domain/transport-tender';
 import { runCommand } from './commands';
 import { checkTerms } from './transport-tenders';
-import type { AppEnv, Principal } from './context';
-import { authorize, type AccessPolicy } from './gates';
+import type { AppEnv } from './context';
+import { authorize } from './gates';
 import { etagOf, observedVersion, readJson } from './http';
-import { commandRoute, getRoute, listRoute, loader, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
 
 
 
 const resource = transportCommitment;
 
-const role = (c: TransportCommitment, p: Principal) => (resource.participants!(c).includes(p.organizationId) ? ('participant' as const) : ('none' as const));
-const access = (scope: string): AccessPolicy<TransportCommitment> => ({ scope, load: loader(resource), role });
+const access = (scope: string) => participantAccess<TransportCommitment>(resource, scope);
 
 export const transportCommitments = new Hono<AppEnv>();
 

@@ -14,10 +14,10 @@ import { matchProposal, type MatchProposal } from '../domain/match-proposal';
 import type { Envelope } from '../domain/machine';
 import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderContext, type TenderTerms, type TransportTender } from '../domain/transport-tender';
 import { precheckCreate, runCommand } from './commands';
-import type { AppEnv, Principal } from './context';
-import { authorize, type AccessPolicy } from './gates';
+import type { AppEnv } from './context';
+import { authorize } from './gates';
 import { notFound, readJson, type Ctx } from './http';
-import { commandRoute, getRoute, listRoute, loader, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
 
 
 
@@ -25,12 +25,8 @@ const resource = transportTender;
 /** How long a decision that completes the policy waits for the commitment. */
 const SETTLE_MS = 20_000;
 
-/** Gate 4: the issuer always; the executing organization from issue on; nobody else. */
-function role(t: TransportTender, p: Principal) {
-  if (t.issuingOrganizationId === p.organizationId) return 'owner' as const;
-  return resource.participants!(t).includes(p.organizationId) ? ('participant' as const) : ('none' as const);
-}
-const access = (scope: string): AccessPolicy<TransportTender> => ({ scope, load: loader(resource), role });
+/** Gate 4: the issuer always; the executing organization from issue on (its participants); nobody else. */
+const access = (scope: string) => participantAccess<TransportTender>(resource, scope);
 
 /**
  * Terms from the accepted proposal's request (and the offer's price if the request names none),

@@ -68,7 +68,7 @@ const listing = listingMachine<CapacityOffer>({
 function endTentative(state: CapacityOffer, reason: string) {
   const proposalIds = (state.allocations ?? []).filter((a) => a.state === 'tentative').map((a) => a.proposalId);
   // Awaited: when the withdraw (or cancel) answers, none of them is open any more.
-  return proposalIds.length ? [{ flow: FLOWS.endProposals, input: { proposalIds, command: 'withdrawBySystem', reason } satisfies EndProposalsInput, awaited: true }] : [];
+  return proposalIds.length ? [{ flow: FLOWS.endProposals, input: { proposalIds, command: 'withdrawByBroker', reason } satisfies EndProposalsInput, awaited: true }] : [];
 }
 
 /** What is left of availableCapacity after every allocation, tentative and committed. */
@@ -110,7 +110,7 @@ const event = (name: string, owner: string) => ({ type: `pcx.${KIND}.${name}.v1`
 
 export const capacityOfferMachine = {
   ...listing,
-  systemCommands: ['expire', 'partialMatch', 'fullMatch', 'commit', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
+  brokerCommands: ['expire', 'partialMatch', 'fullMatch', 'commit', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 

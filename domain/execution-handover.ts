@@ -251,7 +251,7 @@ function toReference(h: ExecutionHandover, input: Omit<HandoverToReferenceInput,
 
 export const executionHandoverMachine = {
   kind: KIND,
-  systemCommands: [],
+  brokerCommands: [],
 
   // POST /execution-handovers by the commitment's issuing organization, for an active commitment.
   create(command: Command<CreatePayload, HandoverContext>, id: string, now: string): Transition<ExecutionHandover> {

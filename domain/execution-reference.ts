@@ -5,7 +5,7 @@
 // head have one winner and the chain keeps one head (docs/decisions.md, "ExecutionReference",
 // "ExecutionOutcome"). Reference states: created, linked, completed, cancelled (the last two are
 // terminal and accept nothing).
-import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 import { DERIVED, derivedId } from './ids';
 
@@ -19,7 +19,6 @@ export const OUTCOME_STATUSES = ['planned', 'inProgress', 'completed', 'cancelle
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 /** Outcome statuses that end the execution: the first such head completes the reference. */
 export const FINAL_OUTCOMES: readonly OutcomeStatus[] = ['completed', 'cancelled'];
-export const CORRECTION_REASON_CODES = ['DATA_ENTRY_ERROR', 'LATE_INFORMATION', 'DISPUTE_RESOLVED', 'PARTIAL_EXECUTION', 'CLAIM_SETTLED', 'OTHER'] as const;
 
 export interface ExternalRef {
   system: string;
@@ -117,7 +116,6 @@ export interface ExecutionReference extends Envelope {
 }
 
 export const KIND = 'execution-reference';
-export const OUTCOME_SCHEMA_VERSION = 'v0';
 
 const participants = (r: ExecutionReference) => r.participatingOrganizationIds;
 const event = (r: ExecutionReference, type: string): EventDraft => ({ type, audience: participants(r) });
@@ -140,7 +138,7 @@ function actorOf(command: Command): Actor {
 }
 
 function requireParticipant(r: ExecutionReference, command: Command) {
-  if (command.actor.kind === 'system') return;
+  if (isBroker(command.actor)) return;
   if (command.actor.kind !== 'connector' || !participants(r).includes(command.actor.organizationId ?? '')) {
     refuse('ACTOR_NOT_PERMITTED', 'only a participating organization acts on an execution reference');
   }
@@ -272,7 +270,7 @@ function checkOutcome(content: OutcomeContent, pointer = '') {
 
 export const executionReferenceMachine = {
   kind: KIND,
-  systemCommands: ['attach'],
+  brokerCommands: ['attach'],
   // Deduplicated by their keys, and serialised here: no If-Match (docs/decisions.md).
   unversionedCommands: ['recordUpdate', 'recordOutcome', 'correctOutcome'],
 
@@ -285,7 +283,7 @@ export const executionReferenceMachine = {
       refuse('STALE_RESOURCE_VERSION', `observed proposal version ${p.acceptedProposalVersion}, current is ${proposal.resourceVersion}`, { currentResourceVersion: proposal.resourceVersion });
     }
     const required = [proposal.carrierOrganizationId, proposal.shipperOrganizationId];
-    if (command.actor.kind !== 'system' && !required.includes(command.actor.organizationId ?? '')) refuse('ACTOR_NOT_PERMITTED', 'only a party to the accepted proposal or the broker creates its reference');
+    if (!isBroker(command.actor) && !required.includes(command.actor.organizationId ?? '')) refuse('ACTOR_NOT_PERMITTED', 'only a party to the accepted proposal or the broker creates its reference');
     const missing = required.filter((o) => !p.participatingOrganizationIds.includes(o));
     if (missing.length) {
       refuse('VALIDATION_FAILED', 'participatingOrganizationIds must include the carrier and the shipper of the accepted proposal', { errors: [{ pointer: '/participatingOrganizationIds', message: `lacks ${missing.join(', ')}` }] });
@@ -311,7 +309,7 @@ export const executionReferenceMachine = {
       externalOrderRefs: [],
       ...(p.plannedTimeRange ? { plannedTimeRange: p.plannedTimeRange } : {}),
       ...(command.context?.retentionPolicyRef ? { retentionPolicyRef: command.context.retentionPolicyRef } : {}),
-      createdBy: command.actor.kind === 'system' ? { kind: 'broker' } : { kind: 'participant', ...actorOf(command) },
+      createdBy: isBroker(command.actor) ? { kind: 'broker' } : { kind: 'participant', ...actorOf(command) },
       updates: [],
       outcomes: [],
     };

@@ -66,7 +66,8 @@ export interface ReleaseInput {
 export interface EndProposalsInput {
   proposalIds: string[];
   /** The proposal's command: withdrawn because a listing ended, or superseded by an accepted one. */
-  command: 'withdrawBySystem' | 'supersede';
+  /** withdrawBySystem: the same as withdrawByBroker, in inputs of flows started before it was renamed. */
+  command: 'withdrawByBroker' | 'withdrawBySystem' | 'supersede';
   reason: string;
   byProposalId?: string;
 }

@@ -1,5 +1,5 @@
 // LoadRequest: demand for transport capacity. The shared listing lifecycle (workflows/listing.ts)
-// plus the broker-only transitions propose, accept and proposalExpired, which no public endpoint
+// plus the broker-only transitions propose, accept and proposalEnded, which no public endpoint
 // and no connector can call; the matching flows do (workflows/flows/).
 import { bump, Command, invalidTransition, Machine, refuse } from './machine';
 import { FLOWS, type EndProposalsInput, type MatchInput } from './flows';
@@ -54,7 +54,7 @@ const listing = listingMachine<LoadRequest>({
   onPublished: (state) => [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }],
   // Its open proposals end with it, before the command answers (specification: "set to withdrawn
   // before or atomically with it"); the request no longer counts them as open.
-  onEnded: (state) => endProposals(state.openProposalIds ?? [], 'withdrawBySystem', 'the load request ended', undefined, true),
+  onEnded: (state) => endProposals(state.openProposalIds ?? [], 'withdrawByBroker', 'the load request ended', undefined, true),
   ending: () => ({ openProposalIds: [] }),
 });
 
@@ -77,9 +77,20 @@ function proposalIdOf(payload: Partial<ProposalPayload> | undefined): string {
   return payload.proposalId;
 }
 
+// An open proposal ended (expired, rejected, withdrawn); with none left the request is published
+// again and matching runs for it.
+function proposalEnded(state: LoadRequest, command: Command<ProposalPayload>, now: string) {
+  requireStatus(KIND, state, command, ['proposed']);
+  const proposalId = proposalIdOf(command.payload);
+  if (!state.openProposalIds.includes(proposalId)) invalidTransition(KIND, 'proposalEnded', state.status);
+  const openProposalIds = state.openProposalIds.filter((id) => id !== proposalId);
+  const next = bump(state, now, { status: openProposalIds.length ? 'proposed' : 'published', openProposalIds });
+  return { state: next, events: [], effects: openProposalIds.length ? [] : [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }] };
+}
+
 export const loadRequestMachine = {
   ...listing,
-  systemCommands: ['expire', 'propose', 'accept', 'proposalExpired', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
+  brokerCommands: ['expire', 'propose', 'accept', 'proposalEnded', 'proposalExpired', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 
@@ -144,16 +155,9 @@ export const loadRequestMachine = {
       return { state: next, events: [], effects: [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }] };
     },
 
-    // An open proposal expired, was rejected or withdrawn; with none left the request is published
-    // again and matching runs for it.
-    proposalExpired(state: LoadRequest, command: Command<ProposalPayload>, now: string) {
-      requireStatus(KIND, state, command, ['proposed']);
-      const proposalId = proposalIdOf(command.payload);
-      if (!state.openProposalIds.includes(proposalId)) invalidTransition(KIND, 'proposalExpired', state.status);
-      const openProposalIds = state.openProposalIds.filter((id) => id !== proposalId);
-      const next = bump(state, now, { status: openProposalIds.length ? 'proposed' : 'published', openProposalIds });
-      return { state: next, events: [], effects: openProposalIds.length ? [] : [{ flow: FLOWS.match, input: { kind: KIND, id: state.id } satisfies MatchInput }] };
-    },
+    proposalEnded,
+    // The name proposalEnded had before (recorded histories, and flows started then, send it).
+    proposalExpired: proposalEnded,
   },
 } satisfies Machine<LoadRequest>;
 

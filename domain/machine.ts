@@ -16,12 +16,21 @@ export interface Envelope {
   status: string;
 }
 
-/** Who issues a command. `system` is the broker itself (timers, matching); no HTTP caller can be it. */
+/**
+ * Who issues a command. `broker` is the broker itself (timers, matching, flows); no HTTP caller
+ * can be it. Commands recorded before the broker had that name say `system` (isBroker).
+ */
 export interface Actor {
-  kind: 'connector' | 'operator' | 'system';
+  kind: 'connector' | 'operator' | 'broker' | 'system';
   organizationId?: string;
   clientId?: string;
 }
+
+/** The broker itself, by either of its names (recorded histories say `system`). */
+export const isBroker = (actor: Actor): boolean => actor.kind === 'broker' || actor.kind === 'system';
+
+/** The broker as the actor of the commands it issues. */
+export const BROKER: Actor = { kind: 'broker' };
 
 export interface Command<P = any, C = any> {
   name: string;
@@ -121,7 +130,7 @@ export interface Machine<S extends Envelope> {
   /** Each lifecycle command is also the name of its Workflow Update (workflows/entity.ts). */
   commands: Record<string, CommandHandler<S>>;
   /** Names of commands only the broker itself may issue (timers, matching, flows). */
-  systemCommands: readonly string[];
+  brokerCommands: readonly string[];
   /**
    * Commands a connector sends without an observed resourceVersion: they are deduplicated by a
    * key of their own and serialised by the workflow (milestones, outcome reports).

@@ -14,7 +14,7 @@
 //                                            acceptance could not be committed (the request changed)
 // superseded     CANCELLED                   another proposal of the request was accepted
 // expired        EXPIRED                     validUntil passed before the decision completed
-import { bump, Command, Envelope, EventDraft, Machine, Refusal, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, Refusal, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
 
@@ -152,13 +152,19 @@ function end(p: MatchProposal, now: string, changes: Partial<MatchProposal>, nam
   return { state: next, events: [...(decision ? [decision] : []), event(next, name)], effects: release(next, releaseRequest) };
 }
 
+// Its offer or request was withdrawn, expired or cancelled.
+function withdrawByBroker(p: MatchProposal, command: Command<{ reason: string }>, now: string): Transition<MatchProposal> {
+  requireOpen(p);
+  return end(p, now, { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now, endReason: { reason: command.payload.reason } }, 'withdrawn');
+}
+
 export const matchProposalMachine = {
   kind: KIND,
-  systemCommands: ['commit', 'abandonCommit', 'expire', 'withdrawBySystem', 'supersede'],
+  brokerCommands: ['commit', 'abandonCommit', 'expire', 'withdrawByBroker', 'withdrawBySystem', 'supersede'],
 
   create(command: Command<CreatePayload>, id: string, now: string): Transition<MatchProposal> {
     // Broker-made (matching) or on a participant's request; either way the matching flow sends it.
-    if (command.actor.kind !== 'system') refuse('ACTOR_NOT_PERMITTED', 'proposals are created by the broker');
+    if (!isBroker(command.actor)) refuse('ACTOR_NOT_PERMITTED', 'proposals are created by the broker');
     const p = command.payload;
     for (const field of ['capacityOfferId', 'loadRequestId', 'offerOwnerOrganizationId', 'requestOwnerOrganizationId', 'validUntil', 'requiredDecisionPolicy'] as const) {
       if (p?.[field] === undefined) refuse('VALIDATION_FAILED', `${field} is required`);
@@ -247,11 +253,9 @@ export const matchProposalMachine = {
       return end(p, now, { status: 'expired', decisionState: 'EXPIRED', expiredAt: now }, 'expired');
     },
 
-    // Its offer or request was withdrawn, expired or cancelled.
-    withdrawBySystem(p: MatchProposal, command: Command<{ reason: string }>, now: string): Transition<MatchProposal> {
-      requireOpen(p);
-      return end(p, now, { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: now, endReason: { reason: command.payload.reason } }, 'withdrawn');
-    },
+    withdrawByBroker,
+    // The name withdrawByBroker had before (recorded histories, and flows started then, send it).
+    withdrawBySystem: withdrawByBroker,
 
     // Another proposal of the same request was accepted: this one's reservation is released; the
     // request is matched by the other, so it is not released.
@@ -303,7 +307,8 @@ export const matchProposal = defineResource({
   // The two organizations see all of it; nobody else sees a proposal at all (rule 2).
   fields: Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])),
   participants: (p) => both(p),
-  searchAttributes: (p) => ({ owner: p.offerOwnerOrganizationId, partner: p.requestOwnerOrganizationId, status: p.status }),
+  // The owner is the initiator (ownerOrganizationId), as everywhere else; the partner the acceptor.
+  searchAttributes: (p) => ({ owner: p.ownerOrganizationId, partner: p.requiredDecisionPolicy.acceptorOrganizationId, status: p.status }),
   machine: matchProposalMachine,
 });
 

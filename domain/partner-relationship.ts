@@ -164,7 +164,7 @@ export interface ReasonPayload {
 
 export const partnerRelationshipMachine = {
   kind: KIND,
-  systemCommands: ['expire'],
+  brokerCommands: ['expire'],
 
   create(command: Command<any, RelationshipContext>, id: string, now: string): Transition<PartnerRelationship> {
     const p = command.payload;
@@ -354,7 +354,9 @@ export const partnerRelationship = defineResource({
       'suspendedByOrganizationId', 'reactivatedAt', 'terminatedAt', 'terminationCause', 'reasons',
     ].map((field) => [field, 'shared' as const]),
   ),
-  participants: (state) => [state.requestingOrganizationId, state.acceptingOrganizationId],
+  // The accepting organization takes part once the relationship has been requested (rule 7: a
+  // draft, even one withdrawn before it was requested, stays invisible to it).
+  participants: (state) => (state.submittedAt !== undefined ? [state.requestingOrganizationId, state.acceptingOrganizationId] : [state.requestingOrganizationId]),
   searchAttributes: (state) => ({
     owner: state.requestingOrganizationId,
     partner: state.acceptingOrganizationId,

@@ -14,7 +14,7 @@
 // cancelled   either party cancelled it (pcx.transport-commitment.cancelled.v1)
 // Both superseded and cancelled are terminal.
 import type { BaseCapacity } from '../core/capacity';
-import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 import { FLOWS, type CommitmentCancelledInput } from './flows';
 import type { CancellationPolicy, TenderDecision, TenderTerms } from './transport-tender';
@@ -81,10 +81,10 @@ export function cancellationAllowed(c: TransportCommitment, org: string, now: st
 
 export const transportCommitmentMachine = {
   kind: KIND,
-  systemCommands: ['supersede'],
+  brokerCommands: ['supersede'],
 
   create(command: Command<CreatePayload>, id: string, now: string): Transition<TransportCommitment> {
-    if (command.actor.kind !== 'system') refuse('ACTOR_NOT_PERMITTED', 'commitments are created by the broker when a tender is accepted');
+    if (!isBroker(command.actor)) refuse('ACTOR_NOT_PERMITTED', 'commitments are created by the broker when a tender is accepted');
     const p = command.payload;
     const state: TransportCommitment = {
       ...p,

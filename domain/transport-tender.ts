@@ -242,7 +242,7 @@ function commitInput(t: TransportTender, decisions: TenderDecision[]): CommitTen
 
 export const transportTenderMachine = {
   kind: KIND,
-  systemCommands: ['expire', 'commit', 'abandonAcceptance', 'close'],
+  brokerCommands: ['expire', 'commit', 'abandonAcceptance', 'close'],
 
   create(command: Command<CreatePayload, TenderContext>, id: string, now: string): Transition<TransportTender> {
     const p = command.payload;

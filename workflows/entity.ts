@@ -28,7 +28,7 @@ import {
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { Activities } from '../domain/activities';
-import { Command, Effect, Envelope, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
+import { BROKER, Command, Effect, Envelope, isBroker, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
 import { effectWorkflowId, type EntityInput, type Resource } from '../domain/resource';
 import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
@@ -111,11 +111,11 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     }
     const handler = machine.commands[command.name];
     if (!handler) throw new RefusalError({ code: 'INVALID_STATE_TRANSITION', detail: `unknown command ${command.name}` });
-    if (machine.systemCommands.includes(command.name) && command.actor.kind !== 'system') {
+    if (machine.brokerCommands.includes(command.name) && !isBroker(command.actor)) {
       throw new RefusalError({ code: 'ACTOR_NOT_PERMITTED', detail: `${command.name} is reserved to the broker` });
     }
     // Callers must name the version they observed; the broker's own commands may (matching does).
-    if (command.actor.kind !== 'system' && command.expectedVersion === undefined && !machine.unversionedCommands?.includes(command.name)) {
+    if (!isBroker(command.actor) && command.expectedVersion === undefined && !machine.unversionedCommands?.includes(command.name)) {
       throw new RefusalError({ code: 'PRECONDITION_REQUIRED', detail: 'an observed resourceVersion is required' });
     }
     if (command.expectedVersion !== undefined && command.expectedVersion !== current.resourceVersion) {
@@ -251,7 +251,7 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
           await apply({
             name: deadline.command,
             commandId: `deadline:${deadline.command}:${state.resourceVersion}`,
-            actor: { kind: 'system' },
+            actor: BROKER,
             payload: {},
             correlationId: workflowInfo().workflowId,
           });

@@ -154,7 +154,7 @@ describe('proposing a pair', () => {
     script = { 'match-proposal.create': refused('VALIDATION_FAILED') };
     const { result } = await run<any>('proposePairFlow', input);
     expect(result).toMatchObject({ ok: false, refusal: { code: 'VALIDATION_FAILED' } });
-    expect(sent).toEqual(['capacity-offer.partialMatch', 'load-request.propose', 'match-proposal.create', 'capacity-offer.unmatch', 'load-request.proposalExpired']);
+    expect(sent).toEqual(['capacity-offer.partialMatch', 'load-request.propose', 'match-proposal.create', 'capacity-offer.unmatch', 'load-request.proposalEnded']);
   });
 
   test('creating the proposal keeps failing: the flow gives up, releases what it held and fails naming it', async () => {
@@ -162,11 +162,11 @@ describe('proposing a pair', () => {
     const { failure } = await run('proposePairFlow', input);
     expectFlowFailed(failure, /could not be created; the reservation and the request were released/);
     expect(sent.filter((s) => s === 'match-proposal.create').length).toBe(8); // bounded attempts
-    expect(sent.slice(-2)).toEqual(['capacity-offer.unmatch', 'load-request.proposalExpired']);
+    expect(sent.slice(-2)).toEqual(['capacity-offer.unmatch', 'load-request.proposalEnded']);
   });
 
   test('the request cannot be reached: the reservation is released and the flow fails', async () => {
-    script = { 'load-request.propose': 'fail', 'load-request.proposalExpired': 'fail' };
+    script = { 'load-request.propose': 'fail', 'load-request.proposalEnded': 'fail' };
     const { failure } = await run('proposePairFlow', input);
     expectFlowFailed(failure, /could not be reached/);
     expect(sent).toContain('capacity-offer.unmatch');
@@ -257,22 +257,22 @@ describe('committing a tender', () => {
 
 describe('ending proposals', () => {
   test('one proposal cannot be reached: the others still end; the flow fails naming it', async () => {
-    script = { 'match-proposal.withdrawBySystem': 'fail' };
-    const { failure } = await run('endProposalsFlow', { proposalIds: ['p1', 'p2'], command: 'withdrawBySystem', reason: 'the load request ended' });
-    expectFlowFailed(failure, /proposals could not be ended \(withdrawBySystem\): p1, p2/);
-    expect(sent.filter((s) => s === 'match-proposal.withdrawBySystem').length).toBe(16); // 8 attempts each
+    script = { 'match-proposal.withdrawByBroker': 'fail' };
+    const { failure } = await run('endProposalsFlow', { proposalIds: ['p1', 'p2'], command: 'withdrawByBroker', reason: 'the load request ended' });
+    expectFlowFailed(failure, /proposals could not be ended \(withdrawByBroker\): p1, p2/);
+    expect(sent.filter((s) => s === 'match-proposal.withdrawByBroker').length).toBe(16); // 8 attempts each
   });
 
   test('a refusal is harmless: the flow completes', async () => {
-    script = { 'match-proposal.withdrawBySystem': refused('DECISION_TERMINAL') };
-    expect((await run('endProposalsFlow', { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'x' })).failure).toBeUndefined();
+    script = { 'match-proposal.withdrawByBroker': refused('DECISION_TERMINAL') };
+    expect((await run('endProposalsFlow', { proposalIds: ['p1'], command: 'withdrawByBroker', reason: 'x' })).failure).toBeUndefined();
   });
 });
 
 test('the release of a proposal whose acceptance matched the request: the request is unmatched', async () => {
-  script = { 'load-request.proposalExpired': { code: 'INVALID_STATE_TRANSITION', detail: 'x', extensions: { currentState: 'matched' } } };
+  script = { 'load-request.proposalEnded': { code: 'INVALID_STATE_TRANSITION', detail: 'x', extensions: { currentState: 'matched' } } };
   await run('releaseProposalFlow', { proposalId: 'p1', offerId: 'o1', requestId: 'r1', releaseRequest: true });
-  expect(sent).toEqual(['capacity-offer.unmatch', 'load-request.proposalExpired', 'load-request.unmatch']);
+  expect(sent).toEqual(['capacity-offer.unmatch', 'load-request.proposalEnded', 'load-request.unmatch']);
 });
 
 test('the flow deadline lies beyond a flow\u2019s whole life', () => {

@@ -76,7 +76,7 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
     // attempt early gives them back.
     const undo = async (requestToo: boolean) => {
       await bestEffort('release the reservation', () => send(capacityOffer, c.offer.id, 'unmatch', { proposalId }, { step: `${s}.unreserve` }));
-      if (requestToo) await bestEffort('release the request', () => send(loadRequest, c.request.id, 'proposalExpired', { proposalId }, { step: `${s}.unpropose` }));
+      if (requestToo) await bestEffort('release the request', () => send(loadRequest, c.request.id, 'proposalEnded', { proposalId }, { step: `${s}.unpropose` }));
     };
     let proposed: CommandOutcome;
     try {
@@ -192,7 +192,7 @@ export async function releaseProposalFlow(input: ReleaseInput): Promise<void> {
   // Refusals are expected and harmless: a listing that ended keeps nothing to release.
   await send(capacityOffer, input.offerId, 'unmatch', { proposalId: input.proposalId }, { step: 'offer' });
   if (!input.releaseRequest) return;
-  const request = await send(loadRequest, input.requestId, 'proposalExpired', { proposalId: input.proposalId }, { step: 'request' });
+  const request = await send(loadRequest, input.requestId, 'proposalEnded', { proposalId: input.proposalId }, { step: 'request' });
   // An acceptance that matched the request for this proposal and then never committed it: the
   // request is published again (refused, harmlessly, when another proposal matched it).
   if (!request.ok && request.refusal.extensions?.currentState === 'matched') {
@@ -216,7 +216,7 @@ export async function endProposalsFlow(input: EndProposalsInput): Promise<void> 
 /** Open proposals made under a relationship that is no longer in force end: withdrawn, their reservations released. */
 export async function endRelationshipProposalsFlow(input: EndRelationshipProposalsInput): Promise<number> {
   const proposalIds = await openProposalsOf(input.relationshipId, input.at);
-  await endProposalsFlow({ proposalIds, command: 'withdrawBySystem', reason: input.reason });
+  await endProposalsFlow({ proposalIds, command: 'withdrawByBroker', reason: input.reason });
   return proposalIds.length;
 }
 

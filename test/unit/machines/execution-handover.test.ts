@@ -279,7 +279,7 @@ describe('the definition', () => {
     expect([...R.terminalStatuses].sort()).toEqual(['imported', 'linked', 'rejected']);
     expect(R.statuses).toEqual(['offered', 'quarantined', 'imported', 'linked', 'rejected']);
     expect(R.machine.ended(reach('imported'))).toMatchObject({ code: 'ACKNOWLEDGEMENT_CONFLICT', extensions: { currentState: 'imported' } });
-    expect(R.machine.systemCommands).toEqual([]);
+    expect(R.machine.brokerCommands).toEqual([]);
   });
 
   test('every field a handover can hold is classified, shared by the two organizations', () => {

@@ -24,7 +24,7 @@ export function apply<S extends Envelope>(resource: Resource<S, any>, state: S |
   try {
     if (cmd.name === 'create') return { ok: true, transition: resource.machine.create(cmd, '01a1fd30-05ff-70e9-bbcd-a29491e72bb4', now) };
     if (!state) throw new Error('no state');
-    if (resource.machine.systemCommands.includes(cmd.name) && cmd.actor.kind !== 'system') {
+    if (resource.machine.brokerCommands.includes(cmd.name) && cmd.actor.kind !== 'system') {
       return { ok: false, code: 'ACTOR_NOT_PERMITTED', detail: 'reserved to the broker' };
     }
     const handler = resource.machine.commands[cmd.name];

@@ -167,7 +167,7 @@ describe.each(cases)('$name', ({ name, resource: R, draft, required, live }) => 
   });
 
   test('matching commands are the broker\u2019s alone', () => {
-    for (const cmd of name === 'capacity-offer' ? ['partialMatch', 'fullMatch', 'unmatch'] : ['propose', 'accept', 'proposalExpired']) {
+    for (const cmd of name === 'capacity-offer' ? ['partialMatch', 'fullMatch', 'unmatch'] : ['propose', 'accept', 'proposalEnded']) {
       expect(refusal(R, published(), command(cmd, connector(OWNER), { proposalId: 'p1' }))).toBe('ACTOR_NOT_PERMITTED');
     }
   });
@@ -222,7 +222,7 @@ describe('capacity-offer matching transitions', () => {
     ]) {
       const ended = next(R, committed, end);
       expect(ended.state.allocations).toEqual([expect.objectContaining({ proposalId: 'p2', state: 'committed' })]);
-      expect(ended.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' }, awaited: true }]);
+      expect(ended.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawByBroker', reason: 'the capacity offer ended' }, awaited: true }]);
     }
   });
 
@@ -256,7 +256,7 @@ describe('capacity-offer matching transitions', () => {
     s = next(R, s, command('partialMatch', system, hold('p2', 'r2', 5000))).state;
     s = next(R, s, command('commit', system, { proposalId: 'p2' })).state;
     const withdrawn = next(R, s, command('withdraw', connector(OWNER), { reason: 'sold' }));
-    expect(withdrawn.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawBySystem', reason: 'the capacity offer ended' }, awaited: true }]);
+    expect(withdrawn.effects).toEqual([{ flow: 'endProposalsFlow', input: { proposalIds: ['p1'], command: 'withdrawByBroker', reason: 'the capacity offer ended' }, awaited: true }]);
     expect(next(R, published(), command('withdraw', connector(OWNER), { reason: 'sold' })).effects).toEqual([]);
   });
 });
@@ -284,7 +284,7 @@ describe('load-request matching transitions', () => {
 
   test('withdraw, expire and cancel end its open proposals before answering (awaited) and leave none counted open', () => {
     const two = next(R, next(R, published(), command('propose', system, { proposalId: 'p1' })).state, command('propose', system, { proposalId: 'p2' })).state;
-    const end = { proposalIds: ['p1', 'p2'], command: 'withdrawBySystem', reason: 'the load request ended' };
+    const end = { proposalIds: ['p1', 'p2'], command: 'withdrawByBroker', reason: 'the load request ended' };
     for (const [cmd, at] of [
       [command('withdraw', connector(OWNER), { reason: 'not needed' }), NOW],
       [command('cancel', operator, { reason: 'fraud' }), NOW],
@@ -305,11 +305,19 @@ describe('load-request matching transitions', () => {
     expect(unlinked).toMatchObject({ status: 'matched', acceptedProposalId: 'p1', resourceVersion: linked.resourceVersion + 1 });
   });
 
-  test('proposed -> proposalExpired for each open proposal -> published when none remain', () => {
+  test('proposed -> proposalEnded for each open proposal -> published when none remain', () => {
     const two = next(R, next(R, published(), command('propose', system, { proposalId: 'p1' })).state, command('propose', system, { proposalId: 'p2' })).state;
-    const one = next(R, two, command('proposalExpired', system, { proposalId: 'p1' })).state;
+    const one = next(R, two, command('proposalEnded', system, { proposalId: 'p1' })).state;
     expect(one).toMatchObject({ status: 'proposed', openProposalIds: ['p2'] });
-    const none = next(R, one, command('proposalExpired', system, { proposalId: 'p2' })).state;
+    const none = next(R, one, command('proposalEnded', system, { proposalId: 'p2' })).state;
     expect(none).toMatchObject({ status: 'published', openProposalIds: [], proposalIds: ['p1', 'p2'] });
   });
+});
+
+test('the names commands had before stay: proposalExpired is proposalEnded (recorded histories send it)', () => {
+  const R = loadRequest;
+  const draft = next(R, undefined, command('create', connector(OWNER), requestDraft())).state;
+  const proposed = next(R, next(R, draft, command('publish', connector(OWNER), {}, { context: withPartners })).state, command('propose', system, { proposalId: 'p1' })).state;
+  expect(next(R, proposed, command('proposalExpired', system, { proposalId: 'p1' })).state).toEqual(next(R, proposed, command('proposalEnded', system, { proposalId: 'p1' })).state);
+  expect(R.machine.brokerCommands).toEqual(expect.arrayContaining(['proposalEnded', 'proposalExpired']));
 });

@@ -66,7 +66,7 @@ describe('the acceptance commit', () => {
 
   test('commit -> accepted, COMMITTED, event accepted; a decision meanwhile is DECISION_IN_PROGRESS', () => {
     expect(refusal(R, committing(), decide(SHIPPER, 'reject'))).toBe('DECISION_IN_PROGRESS');
-    expect(refusal(R, committing(), command('withdrawBySystem', system, { reason: 'x' }))).toBe('DECISION_IN_PROGRESS');
+    expect(refusal(R, committing(), command('withdrawByBroker', system, { reason: 'x' }))).toBe('DECISION_IN_PROGRESS');
     const t = next(R, committing(), command('commit', system));
     expect(t.state).toMatchObject({ status: 'accepted', decisionState: 'COMMITTED', acceptedAt: NOW });
     expect(t.events.map((e) => e.type)).toEqual(['pcx.match-proposal.accepted.v1']);
@@ -93,7 +93,7 @@ describe('ending without acceptance', () => {
   test.each<[string, (p: MatchProposal) => ReturnType<typeof command>, Partial<MatchProposal>, string, boolean]>([
     ['reject by either organization', () => decide(SHIPPER, 'reject', { reasonCode: 'NO' }), { status: 'rejected', decisionState: 'REJECTED', rejectedAt: NOW }, 'rejected', true],
     ['withdraw by either organization', () => decide(CARRIER, 'withdraw'), { status: 'withdrawn', decisionState: 'CANCELLED', withdrawnAt: NOW }, 'withdrawn', true],
-    ['a listing ended', () => command('withdrawBySystem', system, { reason: 'the capacity offer ended' }), { status: 'withdrawn', decisionState: 'CANCELLED', endReason: { reason: 'the capacity offer ended' } }, 'withdrawn', true],
+    ['a listing ended', () => command('withdrawByBroker', system, { reason: 'the capacity offer ended' }), { status: 'withdrawn', decisionState: 'CANCELLED', endReason: { reason: 'the capacity offer ended' } }, 'withdrawn', true],
     ['another proposal was accepted', () => command('supersede', system, { reason: 'r', byProposalId: 'p9' }), { status: 'superseded', decisionState: 'CANCELLED', supersededByProposalId: 'p9' }, 'superseded', false],
   ])('%s', (_name, cmd, expected, event, releaseRequest) => {
     const p = created();
