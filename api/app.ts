@@ -8,6 +8,7 @@ import type { AppEnv, Services } from './context';
 import { authenticate } from './gates';
 import { rateLimit } from './rate-limit';
 import { problemResponse } from './http';
+import { operationsOf, type Declared } from './operations';
 import { health } from './health';
 import { bundledOpenApi, openapi } from './openapi';
 import { oauth } from './oauth';
@@ -83,6 +84,17 @@ function safeDecode(url: string): string {
   } catch {
     return '\u0000'; // undecodable percent-escapes count as malformed
   }
+}
+
+/**
+ * Every operation the resource routers declare (api/operations.ts), with its full path in the
+ * document's form (`/capacity-offers/{id}/publish`): what test/openapi.test.ts compares with
+ * schemas/openapi.yaml.
+ */
+export function declaredOperations(): Array<Declared & { documentPath: string }> {
+  return ROUTERS.flatMap(([mount, router]) =>
+    operationsOf(router).map((op) => ({ ...op, documentPath: `${mount}${op.path === '/' ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
+  );
 }
 
 export function createApp(services: Services): Hono<AppEnv> {

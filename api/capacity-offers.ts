@@ -4,6 +4,7 @@ import { listingRouter } from './listings';
 
 export const capacityOffers = listingRouter({
   resource: capacityOffer,
+  bodies: { create: 'CapacityOfferCreateRequest', update: 'CapacityOfferUpdateRequest' },
   // "protocol operator with admin scope plus scope capacity:publish"
   cancelScopes: ['capacity:publish'],
   areaFields: ['originArea', 'destinationArea'],

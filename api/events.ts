@@ -5,6 +5,7 @@
 // is (transaction id, sequence): the feed only serves rows of transactions older than every
 // running one, so a late commit can never be skipped by a cursor.
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
@@ -14,8 +15,8 @@ import { RESOURCES } from '../domain/registry';
 
 export const events = new Hono<AppEnv>();
 
-events.get('/', async (c) => {
-  const principal = c.get('principal');
+// Any authenticated connector reads its feed; gate 6 applies per kind below.
+operation(events, { method: 'GET', path: '/', access: { scope: [] }, answers: [200] }, async ({ c, principal }) => {
   const { db, config } = c.get('services');
   const limitText = querySingle(c, 'limit') ?? String(config.limits.pageSizeDefault);
   if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > config.limits.pageSizeMax) {

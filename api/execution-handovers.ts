@@ -15,6 +15,7 @@
 // the race, decides again on what that one made (docs/decisions.md, "ExecutionHandover and
 // acknowledgement").
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { canonicalBytes, sha256Hex } from '../core/digest';
 import { EntityUnavailable } from '../core/entities';
 import { Problem } from '../core/problems';
@@ -33,8 +34,8 @@ import {
 import { RefusalError, type Command } from '../domain/machine';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import type { AppEnv, Principal } from './context';
-import { authorize } from './gates';
-import { etagOf, notFound, readJson, type Ctx } from './http';
+
+import { etagOf, notFound, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { getRoute, listRoute, participantAccess } from './resource-routes';
 import { viewOf } from './views';
@@ -96,10 +97,9 @@ const answer = (status: number, snapshot: ExecutionHandover, principal: Principa
 export const executionHandovers = new Hono<AppEnv>();
 
 // The issuing organization hands over the execution package of an active commitment.
-executionHandovers.post('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.write });
-  const { db, schemas, entities } = c.get('services');
-  const body = schemas.assert<CreatePayload>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+operation(executionHandovers, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'ExecutionHandoverCreateRequest', answers: [201, 200] }, async ({ c, principal, body: sent }) => {
+  const { db, entities } = c.get('services');
+  const body = sent as CreatePayload;
   const commitment = await loadDocument<TransportCommitment>(db, transportCommitment, body.commitmentId);
   // Gate 4 for the commitment: one the caller takes no part in does not exist for it.
   if (!commitment || !transportCommitment.participants!(commitment).includes(principal.organizationId)) throw notFound('transport commitment');
@@ -137,9 +137,8 @@ listRoute(executionHandovers, resource, { links: { commitment: 'commitmentId' } 
 getRoute(executionHandovers, resource, access(resource.scopes.read));
 
 // The executing organization's technical acknowledgement: imported, linked, rejected, quarantined.
-executionHandovers.post('/:id/acknowledgements', async (c) => {
-  const { resource: doc, principal } = await authorize(c, access('handovers:acknowledge'));
-  const payload = c.get('services').schemas.assert<AcknowledgementPayload>(`${resource.kind}#/$defs/AcknowledgementRequest`, await readJson(c));
+operation(executionHandovers, { method: 'POST', path: '/:id/acknowledgements', access: access('handovers:acknowledge'), body: 'ExecutionHandoverAcknowledgementRequest', answers: [200] }, async ({ c, resource: doc, principal, body }) => {
+  const payload = body as AcknowledgementPayload;
   const stored = await idempotent(c, fingerprint([resource.kind, 'acknowledge', doc.id, payload]), async (commandId) => {
     const snapshot = await acknowledge(c, doc.id, payload, principal, commandId);
     return { status: 200, headers: { etag: etagOf(snapshot.resourceVersion) }, body: viewOf(resource, snapshot, principal) };

@@ -4,6 +4,7 @@
 // organizations (with outcomes:review or outcomes:write) and by authorized operators; nobody else
 // learns it exists (404). Rules live in workflows/execution-reference.ts.
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { validateArea } from '../core/areas';
 import { Problem } from '../core/problems';
 import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
@@ -19,7 +20,7 @@ import type { Envelope } from '../domain/machine';
 import { runCommand } from './commands';
 import type { AppEnv } from './context';
 import { authorize, type AccessPolicy } from './gates';
-import { etagOf, notFound, querySingle, readJson, type Ctx } from './http';
+import { etagOf, notFound, querySingle, type Ctx } from './http';
 import type { StoredResponse } from './idempotency';
 import { commandRoute, getRoute, listRoute, loader, participantAccess, viewFor } from './resource-routes';
 
@@ -41,9 +42,7 @@ export const executionReferences = new Hono<AppEnv>();
 
 // A participant (or the broker, automatically on acceptance) ties a reference to an accepted
 // proposal; there is one per proposal, so its id derives from the proposal's.
-executionReferences.post('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.write });
-  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+operation(executionReferences, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'ExecutionReferenceCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
   const { proposalDoc, ...context } = await referenceFacts(c.get('services').db, body.acceptedProposalId);
   // Gate 4 for the proposal: a proposal the caller takes no part in does not exist for it.
   if (!proposalDoc || ![proposalDoc.offerOwnerOrganizationId, proposalDoc.requestOwnerOrganizationId].includes(principal.organizationId)) throw notFound('match proposal');
@@ -55,14 +54,13 @@ listRoute(executionReferences, resource, { links: { proposal: 'acceptedProposalI
 getRoute(executionReferences, resource, readAccess);
 
 // The milestone timeline, in occurrence order (late arrivals take their place).
-executionReferences.get('/:id/updates', async (c) => {
-  const { resource: doc } = await authorize(c, { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] });
+operation(executionReferences, { method: 'GET', path: '/:id/updates', access: { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] }, answers: [200] }, async ({ c, resource: doc }) => {
   return c.json({ items: await listUpdates(c.get('services').db, doc.id), nextCursor: null });
 });
 
-commandRoute<ExecutionReference>(executionReferences, resource, 'link', { body: `${resource.kind}#/$defs/LinkRequest`, access: writeAccess(resource.scopes.write) });
-commandRoute<ExecutionReference>(executionReferences, resource, 'complete', { body: 'common#/$defs/Command', access: writeAccess(resource.scopes.write) });
-commandRoute<ExecutionReference>(executionReferences, resource, 'cancel', { body: 'common#/$defs/ReasonedCommand', access: writeAccess(resource.scopes.write) });
+commandRoute(executionReferences, resource, 'link', { body: 'ExecutionReferenceLinkRequest', access: writeAccess(resource.scopes.write) });
+commandRoute(executionReferences, resource, 'complete', { body: 'CommonCommand', access: writeAccess(resource.scopes.write) });
+commandRoute(executionReferences, resource, 'cancel', { body: 'CommonReasonedCommand', access: writeAccess(resource.scopes.write) });
 
 /** The reference a body names, for a participant with `scope` (404 otherwise). */
 async function referenceFor(c: Ctx, id: string, scope: string) {
@@ -91,8 +89,7 @@ export const executionUpdates = new Hono<AppEnv>();
 
 // A milestone: deduplicated by its key (same content: the original; another: 409), stored even
 // when it arrives out of order.
-executionUpdates.post('/', async (c) => {
-  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/UpdateRequest`, await readJson(c));
+operation(executionUpdates, { method: 'POST', path: '/', access: { scope: 'execution:update' }, body: 'ExecutionReferenceUpdateRequest', answers: [201, 200] }, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
   const { resource: doc } = await referenceFor(c, executionReferenceId, 'execution:update');
   if (payload.position) {
@@ -120,8 +117,7 @@ const outcomeAnswer = (key: string) => (snapshot: Envelope, commandId: string) =
   return recorded(outcome && outcomeDocument(outcome), outcome?.commandId === commandId, '/execution-outcomes');
 };
 
-executionOutcomes.post('/', async (c) => {
-  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/OutcomeRequest`, await readJson(c));
+operation(executionOutcomes, { method: 'POST', path: '/', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceOutcomeRequest', answers: [201, 200] }, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
   const { resource: doc } = await referenceFor(c, executionReferenceId, 'outcomes:write');
   return runCommand(c, {
@@ -135,9 +131,8 @@ executionOutcomes.post('/', async (c) => {
   });
 });
 
-executionOutcomes.post('/:id/corrections', async (c) => {
-  const stored = await authorizeOutcome(c, 'outcomes:write', true);
-  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CorrectionRequest`, await readJson(c));
+operation(executionOutcomes, { method: 'POST', path: '/:id/corrections', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceCorrectionRequest', answers: [201, 200] }, async ({ c, body }) => {
+  const stored = await authorizeOutcome(c, true);
   return runCommand(c, {
     resource,
     name: 'correctOutcome',
@@ -149,7 +144,7 @@ executionOutcomes.post('/:id/corrections', async (c) => {
   });
 });
 
-executionOutcomes.get('/', async (c) => {
+operation(executionOutcomes, { method: 'GET', path: '/', access: { scope: [], anyScope: READ_SCOPES }, answers: [200] }, async ({ c }) => {
   const referenceId = querySingle(c, 'executionReferenceId');
   if (referenceId === undefined || !isUuid(referenceId)) {
     throw new Problem('VALIDATION_FAILED', 'executionReferenceId is required: the chain of one reference', { errors: [{ pointer: '/query/executionReferenceId', message: 'must be a reference id' }] });
@@ -158,15 +153,14 @@ executionOutcomes.get('/', async (c) => {
   return c.json({ items: await listOutcomes(c.get('services').db, doc.id), nextCursor: null });
 });
 
-executionOutcomes.get('/:id', async (c) => {
-  const stored = await authorizeOutcome(c, undefined, false);
+operation(executionOutcomes, { method: 'GET', path: '/:id', access: { scope: [], anyScope: READ_SCOPES }, answers: [200] }, async ({ c }) => {
+  const stored = await authorizeOutcome(c, false);
   return c.json(stored.doc, 200, { etag: etagOf(stored.doc.resourceVersion) });
 });
 
-/** Gates 6 and 4 for one outcome: the reference's participants (and operators, to read). */
-async function authorizeOutcome(c: Ctx, writeScope: string | undefined, write: boolean) {
+/** Gate 4 for one outcome (gate 6 is the operation's): the reference's participants, and operators to read. */
+async function authorizeOutcome(c: Ctx, write: boolean) {
   const principal = c.get('principal');
-  await authorize(c, writeScope ? { scope: writeScope } : { scope: [], anyScope: READ_SCOPES });
   const stored = await loadOutcome(c.get('services').db, c.req.param('id') ?? '');
   if (!stored) throw notFound('execution outcome');
   const participant = stored.participants.includes(principal.organizationId);

@@ -2,6 +2,7 @@
 // publish, withdraw, operator cancel, and reads with partner visibility and field disclosure.
 // api/capacity-offers.ts and api/load-requests.ts configure it for their resource.
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { Problem, type FieldError } from '../core/problems';
 import { boundingBox, parseAreaQuery, validateArea, type Area } from '../core/areas';
 import { fieldErrors } from '../core/schemas';
@@ -12,13 +13,15 @@ import type { Listing, ListingContext } from '../domain/listing';
 import type { Resource } from '../domain/resource';
 import { runCommand } from './commands';
 import type { AppEnv } from './context';
-import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, isUtcTimestamp, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
-import { commandRoute, getRoute, loader, viewFor } from './resource-routes';
+import { type AccessPolicy } from './gates';
+import { isUtcTimestamp, pageParams, querySingle, type Ctx } from './http';
+import { commandRoute, getRoute, loader, page, statusQuery, viewFor } from './resource-routes';
 
 
 export interface ListingApi {
   resource: Resource<any, any>;
+  /** The bodies of its create and its draft PATCH (components of the bundled document). */
+  bodies: { create: 'CapacityOfferCreateRequest' | 'LoadRequestCreateRequest'; update: 'CapacityOfferUpdateRequest' | 'LoadRequestUpdateRequest' };
   /** Scopes an operator needs, besides exchange:admin, to cancel (specification, cancel rows). */
   cancelScopes: readonly string[];
   areaFields: readonly string[];
@@ -115,21 +118,17 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     role: (r, p) => (r.ownerOrganizationId === p.organizationId ? 'owner' : 'none'),
   };
 
-  router.post('/', async (c) => {
-    const { principal } = await authorize(c, { scope: resource.scopes.write });
-    const raw = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+  operation(router, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: api.bodies.create, answers: [201] }, async ({ c, principal, body: raw }) => {
     const body = checked(c, api, 'CreateRequest', raw);
     return runCommand(c, { resource, name: 'create', payload: body, view: viewFor(resource, principal) });
   });
 
-  router.get('/', async (c) => {
-    const { principal } = await authorize(c, { scope: resource.scopes.read });
+  operation(router, { method: 'GET', path: '/', access: { scope: resource.scopes.read }, answers: [200] }, async ({ c, principal }) => {
     const { after, limit } = pageParams(c);
     const q = (name: string) => querySingle(c, name);
     const invalid = (name: string, message: string) =>
       new Problem('VALIDATION_FAILED', `query parameter ${name} ${message}`, { errors: [{ pointer: `/query/${name}`, message }] });
-    const statuses = queryValues(c, 'status');
-    if (statuses?.some((s) => !(resource.statuses as readonly string[]).includes(s))) throw invalid('status', `must be one or more of ${resource.statuses.join(', ')}`);
+    const statuses = statusQuery(c, resource);
     const owner = q('owner');
     if (owner !== undefined && !ORG.test(owner)) throw invalid('owner', 'must be an organization id');
     let box: number[] | undefined;
@@ -145,8 +144,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
       return v;
     };
     const docs = await listListings(c.get('services').db, resource, principal, { statuses, owner, box, from: time('from'), to: time('to'), after, limit });
-    const items = docs.slice(0, limit).map(viewFor(resource, principal));
-    return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+    return c.json(page(resource, principal, docs, limit));
   });
 
   getRoute(router, resource, readAccess);
@@ -154,12 +152,12 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
   // The lifecycle commands a connector or operator may send, with the schema of each body.
   commandRoute(router, resource, 'update', {
     method: 'PATCH',
-    body: `${resource.kind}#/$defs/UpdateRequest`,
+    body: api.bodies.update,
     access: ownerAccess,
     payload: (c, body) => checked(c, api, 'UpdateRequest', body),
   });
   commandRoute(router, resource, 'publish', {
-    body: 'common#/$defs/Command',
+    body: 'CommonCommand',
     access: ownerAccess,
     // Publishing to partners needs a relationship in force now (unless visibility is open):
     // the machine decides, the API gathers the fact.
@@ -167,10 +165,10 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
       ownerHasActiveRelationship: await hasRelationshipInForce(c.get('services').db, principal.organizationId),
     }),
   });
-  commandRoute(router, resource, 'withdraw', { body: 'common#/$defs/ReasonedCommand', access: ownerAccess });
+  commandRoute(router, resource, 'withdraw', { body: 'CommonReasonedCommand', access: ownerAccess });
   // Administrative cancel: a protocol operator (organization role operator, scope exchange:admin).
   commandRoute(router, resource, 'cancel', {
-    body: 'common#/$defs/ReasonedCommand',
+    body: 'CommonReasonedCommand',
     access: { scope: ['exchange:admin', ...api.cancelScopes], load, role: (_r, p) => (p.operator ? 'operator' : 'none') },
     actor: (p) => ({ kind: 'operator', organizationId: p.organizationId, clientId: p.clientId }),
   });

@@ -98,6 +98,7 @@ export function sentPointer(pointer: string, body: Record<string, any>): string 
 
 export const loadRequests = listingRouter({
   resource: loadRequest,
+  bodies: { create: 'LoadRequestCreateRequest', update: 'LoadRequestUpdateRequest' },
   // "protocol operator with admin scope" (no further scope named for requests)
   cancelScopes: [],
   areaFields: ['pickupArea', 'deliveryArea'],

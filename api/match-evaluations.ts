@@ -2,19 +2,18 @@
 // without creating a proposal. The caller must be able to read both (as their own reads decide);
 // the answer holds figures derived from the listings' coarse terms, never a protected field.
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { partnershipsInForce } from '../activities/partner-relationship';
 import { evaluateDocuments } from '../activities/matching';
 import { MATCHING_SCOPES } from '../core/matching/compatibility';
 import type { AppEnv } from './context';
-import { authorize } from './gates';
-import { readJson } from './http';
+
+
 import { requireMatchable, visiblePair } from './match-proposals';
 
 export const matchEvaluations = new Hono<AppEnv>();
 
-matchEvaluations.post('/', async (c) => {
-  await authorize(c, { scope: 'matches:read' });
-  const body = c.get('services').schemas.assert<{ capacityOfferId: string; loadRequestId: string }>('match-proposal#/$defs/EvaluationRequest', await readJson(c));
+operation(matchEvaluations, { method: 'POST', path: '/', access: { scope: 'matches:read' }, body: 'MatchProposalEvaluationRequest', answers: [200] }, async ({ c, body }) => {
   const { offer, request } = await visiblePair(c, body.capacityOfferId, body.loadRequestId);
   requireMatchable(offer, request);
   const partners = await partnershipsInForce(c.get('services').db, offer.ownerOrganizationId, MATCHING_SCOPES);

