@@ -28,7 +28,7 @@ import {
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
 import type { Activities } from '../domain/activities';
-import { BROKER, Command, Effect, Envelope, isBroker, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
+import { BROKER, Command, Deadline, Effect, Envelope, isBroker, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
 import { effectWorkflowId, type EntityInput, type Resource } from '../domain/resource';
 import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
@@ -89,26 +89,55 @@ export function entityWorkflow<S extends Envelope, M extends Machine<S>>(resourc
   return (input) => runEntity(resource, input);
 }
 
-export async function runEntity<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>, input: EntityInput<S>): Promise<S | undefined> {
-  const machine = resource.machine;
-  let state = input.state;
-  const recent = new Map<string, unknown>(input.recent ?? []);
-  const mutex = new Mutex();
-  let commandsThisRun = 0;
-  let wakeups = 0;
-  let deadlineRetryPending = false;
-  const terminal = (s: S) => (resource.terminalStatuses as readonly string[]).includes(s.status);
+/**
+ * One resource's entity: its state, the commands it remembers, and the decisions on them. The
+ * workflow's handlers delegate to it (Temporal's safe-message-handlers pattern); runEntity below
+ * is the workflow's main loop around it. Pure bookkeeping and the Temporal calls of a transition:
+ * no I/O but through activities.
+ */
+class Entity<S extends Envelope, M extends Machine<S>> {
+  state: S | undefined;
+  private readonly recent: Map<string, unknown>;
+  readonly mutex = new Mutex();
+  private commandsThisRun = 0;
+  /** Counts applied transitions: the main loop wakes up when it changes. */
+  wakeups = 0;
+
+  constructor(
+    private readonly resource: Resource<S, M>,
+    private readonly input: EntityInput<S>,
+  ) {
+    this.state = input.state;
+    this.recent = new Map<string, unknown>(input.recent ?? []);
+  }
+
+  private get machine(): M {
+    return this.resource.machine;
+  }
+
+  terminal(): boolean {
+    return this.state !== undefined && (this.resource.terminalStatuses as readonly string[]).includes(this.state.status);
+  }
+
+  shouldContinueAsNew(): boolean {
+    const info = workflowInfo();
+    return info.continueAsNewSuggested || info.historyLength >= this.input.settings.continueAsNewAfterEvents || this.commandsThisRun >= this.input.settings.continueAsNewAfterCommands;
+  }
+
+  /** What the next run starts from: the state and the ids of recent commands. */
+  continuation(): EntityInput<S> {
+    return { kind: this.input.kind, settings: this.input.settings, state: this.state, recent: [...this.recent.entries()].slice(-RECENT_COMMANDS) };
+  }
 
   // The one decision function: stale version first (so the loser of a race always sees 409,
   // even when the winner's transition made its command invalid), then the machine (actor, lifecycle).
-  function decide(current: S | undefined, command: Command, now: string) {
+  private decide(current: S | undefined, command: Command, now: string) {
+    const machine = this.machine;
     if (command.name === 'create') {
       if (current) throw new RefusalError({ code: 'RESOURCE_EXISTS', detail: `this ${machine.kind} exists already`, extensions: { id: current.id, currentState: current.status } });
       return machine.create(command, workflowInfo().workflowId.split('/')[1], now);
     }
-    if (!current) {
-      throw new RefusalError({ code: 'RESOURCE_NOT_FOUND', detail: `${machine.kind} does not exist` });
-    }
+    if (!current) throw new RefusalError({ code: 'RESOURCE_NOT_FOUND', detail: `${machine.kind} does not exist` });
     const handler = machine.commands[command.name];
     if (!handler) throw new RefusalError({ code: 'INVALID_STATE_TRANSITION', detail: `unknown command ${command.name}` });
     if (machine.brokerCommands.includes(command.name) && !isBroker(command.actor)) {
@@ -128,44 +157,79 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     return handler(current, command, now);
   }
 
-  async function apply(command: Command): Promise<S> {
-    if (recent.has(command.commandId) && state) return state;
+  /** The Update handler (under the mutex): decide, persist, start the effects, commit, answer. */
+  async apply(command: Command): Promise<S> {
+    if (this.recent.has(command.commandId) && this.state) return this.state;
     const now = new Date().toISOString();
     let transition;
     try {
-      transition = decide(state, command, now);
+      transition = this.decide(this.state, command, now);
     } catch (err) {
       toFailure(err);
     }
     const events = transition.events.map((e) => ({ ...e, id: uuid4(), time: now }));
     // A command that changes nothing (a repeated report, say) is answered without a write.
-    if (state && transition.state.resourceVersion === state.resourceVersion && patched(RECORDED_SIDE_EFFECTS_PATCH)) {
-      remember(command.commandId, state.resourceVersion);
-      return state;
+    if (this.state && transition.state.resourceVersion === this.state.resourceVersion && patched(RECORDED_SIDE_EFFECTS_PATCH)) {
+      this.remember(command.commandId, this.state.resourceVersion);
+      return this.state;
     }
-    await sideEffects().persistTransition({
-      kind: resource.kind,
-      snapshot: transition.state,
-      events,
-      correlationId: command.correlationId,
-      causationId: command.commandId,
-    });
-    await startEffects(command, transition.effects ?? []);
-    state = transition.state;
-    remember(command.commandId, state.resourceVersion);
-    commandsThisRun++;
-    wakeups++;
-    upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(state) });
+    await sideEffects().persistTransition({ kind: this.resource.kind, snapshot: transition.state, events, correlationId: command.correlationId, causationId: command.commandId });
+    await this.startEffects(command, transition.effects ?? []);
+    const state = transition.state;
+    this.state = state;
+    this.remember(command.commandId, state.resourceVersion);
+    this.commandsThisRun++;
+    this.wakeups++;
+    upsertAttributes({ kind: this.resource.kind, ...this.resource.searchAttributes(state) });
     return state;
   }
 
+  // The validator answers early only when no command is in flight. While one is (its transition
+  // may already be in the read model, its state not yet here), a command decided against the old
+  // state would be refused wrongly (a decision on a proposal just created: not found); it waits
+  // for the mutex instead and apply decides it against the state it will really meet.
+  validate(command: Command): void {
+    if (this.recent.has(command.commandId) || this.mutex.isLocked()) return;
+    try {
+      this.decide(this.state, command, new Date().toISOString());
+    } catch (err) {
+      toFailure(err);
+    }
+  }
+
+  /** The next deadline of the state, if its clock can be read and its patch (if any) applies. */
+  deadline(): Deadline | undefined {
+    const candidate = this.state ? this.machine.deadline(this.state) : undefined;
+    // A deadline the clock cannot read (schemas refuse such timestamps) must never jam the loop;
+    // one added after runs were recorded applies only where its patch does (a new timer).
+    return candidate && Number.isFinite(Date.parse(candidate.at)) && (!candidate.patch || patched(candidate.patch)) ? candidate : undefined;
+  }
+
+  /**
+   * The deadline passed with no command in between: the broker issues its command. Answers
+   * whether the loop should wait before trying again (anything but a refusal: the read-model
+   * database is down, say, which must not fail the workflow for good).
+   */
+  async runDeadline(deadline: Deadline): Promise<boolean> {
+    return this.mutex.runExclusive(async () => {
+      const state = this.state;
+      if (!state || this.machine.deadline(state)?.command !== deadline.command) return false;
+      try {
+        await this.apply({ name: deadline.command, commandId: `deadline:${deadline.command}:${state.resourceVersion}`, actor: BROKER, payload: {}, correlationId: workflowInfo().workflowId });
+        return false;
+      } catch (err) {
+        // A refusal means the state no longer has that deadline; the loop re-evaluates.
+        return !(err instanceof ApplicationFailure && err.type === REFUSAL_FAILURE_TYPE);
+      }
+    });
+  }
+
   // Effects on other resources run as flows (workflows of their own) started after this
-  // transition is persisted, by an activity. Their ids derive from
-  // the command: a replay after a crash starts the same ids again, which Temporal refuses as
-  // already started, so a flow is never started twice and never lost. They are not children: the
-  // entity neither waits for them nor hears of their end (nothing arrives that could race with a
-  // continue-as-new), and they outlive it.
-  async function startEffects(command: Command, effects: Effect[]) {
+  // transition is persisted, by an activity. Their ids derive from the command: a replay after a
+  // crash starts the same ids again, which Temporal refuses as already started, so a flow is never
+  // started twice and never lost. They are not children: the entity hears nothing of their end
+  // (nothing arrives that could race with a continue-as-new), and they outlive it.
+  private async startEffects(command: Command, effects: Effect[]) {
     // Runs recorded before transitions had effects replay without them (Temporal's patching).
     if (effects.length === 0 || !patched(EFFECTS_PATCH)) return;
     // Indexes stay those of the transition's list, so a flow's id never depends on a patch.
@@ -175,7 +239,7 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
       workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
       workflowType: effect.flow,
       input: effect.input,
-      taskQueue: input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
+      taskQueue: this.input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
       ...(effect.timeoutMs ? { executionTimeoutMs: effect.timeoutMs } : {}),
     }));
     await sideEffects().startFlows({ flows });
@@ -191,97 +255,50 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     }
   }
 
-  function remember(commandId: string, version: number) {
-    recent.set(commandId, version);
-    while (recent.size > RECENT_COMMANDS) recent.delete(recent.keys().next().value as string);
+  private remember(commandId: string, version: number) {
+    this.recent.set(commandId, version);
+    while (this.recent.size > RECENT_COMMANDS) this.recent.delete(this.recent.keys().next().value as string);
   }
+}
 
-  // The validator answers early only when no command is in flight. While one is (its transition
-  // may already be in the read model, its state not yet here), a command decided against the old
-  // state would be refused wrongly (a decision on a proposal just created: not found); it waits
-  // for the mutex instead and apply decides it against the state it will really meet.
-  function validate(command: Command) {
-    if (recent.has(command.commandId) || mutex.isLocked()) return;
-    try {
-      decide(state, command, new Date().toISOString());
-    } catch (err) {
-      toFailure(err);
-    }
-  }
-
-  setHandler(snapshotQuery, () => state);
+/** The entity workflow: handlers for every command, then the loop of deadlines, completion and continue-as-new. */
+export async function runEntity<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>, input: EntityInput<S>): Promise<S | undefined> {
+  const entity = new Entity(resource, input);
+  setHandler(snapshotQuery, () => entity.state);
   // One Update per command, named after it; the update's name is the command's.
   for (const [name, definition] of Object.entries(resource.updates)) {
-    setHandler(definition, (command: Command) => mutex.runExclusive(() => apply({ ...command, name })), {
-      validator: (command: Command) => validate({ ...command, name }),
+    setHandler(definition, (command: Command) => entity.mutex.runExclusive(() => entity.apply({ ...command, name })), {
+      validator: (command: Command) => entity.validate({ ...command, name }),
     });
   }
-  setHandler(legacyCommandUpdate, (command) => mutex.runExclusive(() => apply(command)), { validator: validate });
+  setHandler(legacyCommandUpdate, (command) => entity.mutex.runExclusive(() => entity.apply(command)), { validator: (command) => entity.validate(command) });
 
-  const shouldContinueAsNew = () =>
-    workflowInfo().continueAsNewSuggested ||
-    workflowInfo().historyLength >= input.settings.continueAsNewAfterEvents ||
-    commandsThisRun >= input.settings.continueAsNewAfterCommands;
-
-  if (state) upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(state) });
+  if (entity.state) upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(entity.state) });
 
   // Started by a create that was refused (update-with-start starts the workflow either way):
   // nothing exists, so end rather than wait forever.
-  if (!state && !(await condition(() => state !== undefined, '1 minute'))) {
+  if (!entity.state && !(await condition(() => entity.state !== undefined, '1 minute'))) {
     await condition(allHandlersFinished);
-    if (!state) return undefined;
+    if (!entity.state) return undefined;
   }
 
   for (;;) {
-    const seen = wakeups;
-    const candidate = state ? machine.deadline(state) : undefined;
-    // A deadline the clock cannot read (schemas refuse such timestamps) must never jam the loop;
-    // one added after runs were recorded applies only where its patch does (a new timer).
-    const deadline = candidate && Number.isFinite(Date.parse(candidate.at)) && (!candidate.patch || patched(candidate.patch)) ? candidate : undefined;
+    const seen = entity.wakeups;
+    const deadline = entity.deadline();
     const timeout = deadline ? Math.max(0, Date.parse(deadline.at) - Date.now()) : undefined;
-    const woken = await condition(
-      () => wakeups !== seen || shouldContinueAsNew() || (state !== undefined && terminal(state)),
-      timeout === undefined ? undefined : Math.max(timeout, 1),
-    );
+    const woken = await condition(() => entity.wakeups !== seen || entity.shouldContinueAsNew() || entity.terminal(), timeout === undefined ? undefined : Math.max(timeout, 1));
     if (!woken && deadline) {
-      // The deadline passed with no command in between: the broker issues the system command.
-      await mutex.runExclusive(async () => {
-        if (!state || machine.deadline(state)?.command !== deadline.command) return;
-        try {
-          await apply({
-            name: deadline.command,
-            commandId: `deadline:${deadline.command}:${state.resourceVersion}`,
-            actor: BROKER,
-            payload: {},
-            correlationId: workflowInfo().workflowId,
-          });
-        } catch (err) {
-          // A refusal means the state no longer has that deadline; the loop re-evaluates.
-          if (err instanceof ApplicationFailure && err.type === REFUSAL_FAILURE_TYPE) return;
-          // Anything else (the read-model database is down) must not fail the workflow for
-          // good: wait and let the loop try the deadline again.
-          deadlineRetryPending = true;
-        }
-      });
-      if (deadlineRetryPending) {
-        deadlineRetryPending = false;
-        await sleep('30 seconds');
-      }
+      if (await entity.runDeadline(deadline)) await sleep('30 seconds');
       continue;
     }
-    if (state && terminal(state)) {
+    if (entity.terminal()) {
       await condition(allHandlersFinished);
-      return state;
+      return entity.state;
     }
-    if (shouldContinueAsNew()) {
+    if (entity.shouldContinueAsNew()) {
       await condition(allHandlersFinished);
       // The next run keeps the short workflow task timeout (runs started before it get it here).
-      await makeContinueAsNewFunc<(input: EntityInput<S>) => Promise<S | undefined>>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT })({
-        kind: input.kind,
-        settings: input.settings,
-        state,
-        recent: [...recent.entries()].slice(-RECENT_COMMANDS),
-      });
+      await makeContinueAsNewFunc<(input: EntityInput<S>) => Promise<S | undefined>>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT })(entity.continuation());
     }
   }
 }
