@@ -76,150 +76,57 @@ export class ConfigError extends Error {
 
 type Env = Record<string, string | undefined>;
 
-export function loadConfig(env: Env = process.env): Config {
-  const problems: string[] = [];
-  const str = (name: string, fallback: string) => {
-    const v = env[name];
-    if (v === undefined || v === '') return fallback;
-    return v;
-  };
-  const int = (name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) => {
-    const v = env[name];
-    if (v === undefined || v === '') return fallback;
-    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) {
-      problems.push(`${name}=${JSON.stringify(v)} must be an integer between ${min} and ${max}`);
-      return fallback;
-    }
+/** Reads variables, collecting a problem for every bad one (the defaults stand in meanwhile). */
+class EnvReader {
+  readonly problems: string[] = [];
+  constructor(readonly env: Env) {}
+
+  /** A variable set to something (empty counts as unset). */
+  given(name: string): string | undefined {
+    const v = this.env[name];
+    return v === undefined || v === '' ? undefined : v;
+  }
+
+  str(name: string, fallback: string): string {
+    return this.given(name) ?? fallback;
+  }
+
+  int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+    const v = this.given(name);
+    if (v === undefined) return fallback;
+    if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) return this.problem(`${name}=${JSON.stringify(v)} must be an integer between ${min} and ${max}`, fallback);
     return Number(v);
-  };
-  const bool = (name: string, fallback: boolean) => {
-    const v = env[name];
-    if (v === undefined || v === '') return fallback;
+  }
+
+  bool(name: string, fallback: boolean): boolean {
+    const v = this.given(name);
+    if (v === undefined) return fallback;
     if (v === 'true' || v === '1') return true;
     if (v === 'false' || v === '0') return false;
-    problems.push(`${name}=${JSON.stringify(v)} must be true or false`);
-    return fallback;
-  };
-  const oneOf = <T extends string>(name: string, fallback: T, allowed: readonly T[]): T => {
-    const v = env[name];
-    if (v === undefined || v === '') return fallback;
-    if (!(allowed as readonly string[]).includes(v)) {
-      problems.push(`${name}=${JSON.stringify(v)} must be one of ${allowed.join(', ')}`);
-      return fallback;
-    }
+    return this.problem(`${name}=${JSON.stringify(v)} must be true or false`, fallback);
+  }
+
+  oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[]): T {
+    const v = this.given(name);
+    if (v === undefined) return fallback;
+    if (!(allowed as readonly string[]).includes(v)) return this.problem(`${name}=${JSON.stringify(v)} must be one of ${allowed.join(', ')}`, fallback);
     return v as T;
-  };
-  const url = (name: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
+  }
+
+  /** An absolute URL (checked), or the fallback; without a trailing slash. */
+  url(name: string, fallback: string): string {
+    const value = this.str(name, fallback);
     try {
       new URL(value);
     } catch {
-      problems.push(`${name}=${JSON.stringify(value)} is not an absolute URL`);
+      this.problems.push(`${name}=${JSON.stringify(value)} is not an absolute URL`);
     }
-    return value;
-  };
-
-  const mode = oneOf('PCX_MODE', 'development', ['development', 'production'] as const);
-  const port = int('PORT', 8080, 1, 65535);
-  const publicBaseUrl = url('PUBLIC_BASE_URL', str('PUBLIC_BASE_URL', `http://localhost:${port}`))!.replace(/\/$/, '');
-  const devServer = bool('DEV_AUTH', mode === 'development');
-  if (devServer && mode === 'production') problems.push('DEV_AUTH=true is not allowed with PCX_MODE=production');
-  const jwksUrl = url('AUTH_JWKS_URL', env.AUTH_JWKS_URL || undefined);
-  const role = oneOf('PCX_ROLE', 'all', ['all', 'api', 'worker'] as const);
-  // A worker verifies no tokens; only processes that serve the API need a key set.
-  if (!devServer && !jwksUrl && role !== 'worker') problems.push('AUTH_JWKS_URL is required when the development authorization server is off');
-  const databaseUrl = env.DATABASE_URL || undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    problems.push(`DATABASE_URL must be a postgres:// or postgresql:// URL`);
-  }
-  if (mode === 'production' && !databaseUrl) problems.push('DATABASE_URL is required with PCX_MODE=production');
-  // PGlite lives inside one process: separate api and worker processes must share PostgreSQL.
-  if (role !== 'all' && !databaseUrl) problems.push(`PCX_ROLE=${role} needs DATABASE_URL (PGlite serves a single process)`);
-  const temporalAddress = str('TEMPORAL_ADDRESS', '127.0.0.1:7233');
-  if (!/^[^\s:]+:\d{1,5}$/.test(temporalAddress)) {
-    problems.push(`TEMPORAL_ADDRESS=${JSON.stringify(temporalAddress)} must be host:port`);
-  }
-  const temporalTls = temporalTlsSettings(env, mode, problems);
-  // RFC 8725 section 3.10: bounded token lifetimes. The development server must not issue tokens
-  // the broker itself would refuse.
-  const tokenTtlSeconds = int('TOKEN_TTL_SECONDS', 3600, 60, 86400);
-  const maxTokenLifetimeSeconds = int('AUTH_MAX_TOKEN_LIFETIME_SECONDS', 86400, 60, 7 * 86400);
-  if (devServer && tokenTtlSeconds > maxTokenLifetimeSeconds) {
-    problems.push(`TOKEN_TTL_SECONDS=${tokenTtlSeconds} must not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS=${maxTokenLifetimeSeconds}`);
+    return value.replace(/\/$/, '');
   }
 
-  const config: Config = {
-    mode,
-    role,
-    host: str('HOST', '127.0.0.1'),
-    port,
-    publicBaseUrl,
-    dataDir: resolve(str('DATA_DIR', '.data')),
-    databaseUrl,
-    temporal: {
-      address: temporalAddress,
-      namespace: str('TEMPORAL_NAMESPACE', 'default'),
-      taskQueue: str('TEMPORAL_TASK_QUEUE', 'pcx'),
-      tls: temporalTls.tls,
-      apiKey: temporalTls.apiKey,
-    },
-    workerHealthPort: int('WORKER_HEALTH_PORT', 8081, 1, 65535),
-    auth: {
-      audience: str('AUTH_AUDIENCE', 'pcx-broker'),
-      issuer: str('AUTH_ISSUER', `${publicBaseUrl}/oauth2`),
-      jwksUrl,
-      devServer,
-      tokenTtlSeconds,
-      clockSkewSeconds: int('AUTH_CLOCK_SKEW_SECONDS', 60, 0, 300),
-      maxTokenLifetimeSeconds,
-    },
-    registry: {
-      organizationsFile: resolve(str('ORGANIZATIONS_FILE', 'config/organizations.json')),
-      connectorsFile: resolve(str('CONNECTORS_FILE', 'config/demo-clients.json')),
-      environment: str('BROKER_ENVIRONMENT', 'sandbox'),
-    },
-    schemaBase: url('SCHEMA_BASE', str('SCHEMA_BASE', `${publicBaseUrl}/schemas`))!.replace(/\/$/, ''),
-    // At least the declared maximum client retry window of 12 hours (docs/decisions.md).
-    idempotencyTtlSeconds: int('IDEMPOTENCY_TTL_SECONDS', 86400, 43200),
-    limits: {
-      maxBodyBytes: int('MAX_BODY_BYTES', 256 * 1024, 1024),
-      maxRelationshipBodyBytes: int('MAX_RELATIONSHIP_BODY_BYTES', 64 * 1024, 1024),
-      orgRequestsPerMinute: int('RATE_LIMIT_ORG_PER_MINUTE', 6000, 1),
-      tokenRequestsPerMinute: int('RATE_LIMIT_TOKEN_PER_MINUTE', 3000, 1),
-      invitesPerMinute: int('INVITES_PER_MINUTE', 10, 10),
-      invitesPerHour: int('INVITES_PER_HOUR', 50, 50),
-      maxPendingOutbound: int('MAX_PENDING_OUTBOUND', 100, 1),
-      pageSizeDefault: 50,
-      pageSizeMax: 200,
-    },
-    workflow: {
-      continueAsNewAfterEvents: int('WORKFLOW_CONTINUE_AS_NEW_EVENTS', 10000, 20, 40000),
-      continueAsNewAfterCommands: int('WORKFLOW_CONTINUE_AS_NEW_COMMANDS', 500, 2, 1500),
-    },
-    matching: {
-      proposalValiditySeconds: int('MATCH_PROPOSAL_VALIDITY_SECONDS', 86400, 1, 30 * 86400),
-      maxOpenProposalsPerRequest: int('MATCH_MAX_OPEN_PROPOSALS', 3, 1, 50),
-      candidateLimit: int('MATCH_CANDIDATE_LIMIT', 50, 1, 1000),
-    },
-    log: {
-      level: oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
-      redact: bool('LOG_REDACT', true),
-    },
-  };
-  if (problems.length) throw new ConfigError(problems);
-  return config;
-}
-
-/**
- * TEMPORAL_TLS, TEMPORAL_TLS_CERT_FILE / _KEY_FILE / _CA_FILE / _SERVER_NAME, TEMPORAL_API_KEY or
- * TEMPORAL_API_KEY_FILE. Every file is read and parsed here, so a missing, unreadable or wrong file
- * stops the process at start with its variable named, not at the first connection attempt. Messages
- * never contain the key material or the API key.
- */
-function temporalTlsSettings(env: Env, mode: Config['mode'], problems: string[]): { tls: TemporalTls | undefined; apiKey: string | undefined } {
-  const given = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : env[name]!);
-  const readPem = (name: string): { path: string; text: string } | undefined => {
-    const v = given(name);
+  /** The contents of the file a variable names, or a problem saying why it cannot be read. */
+  file(name: string): { path: string; text: string } | undefined {
+    const v = this.given(name);
     if (v === undefined) return undefined;
     const path = resolve(v);
     try {
@@ -227,91 +134,197 @@ function temporalTlsSettings(env: Env, mode: Config['mode'], problems: string[])
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : code === 'EISDIR' ? 'is a directory' : `cannot be read (${code ?? (err as Error).message})`;
-      problems.push(`${name}=${JSON.stringify(v)} ${why}`);
-      return undefined;
+      return this.problem(`${name}=${JSON.stringify(v)} ${why}`, undefined);
     }
+  }
+
+  problem<T>(message: string, fallback: T): T {
+    this.problems.push(message);
+    return fallback;
+  }
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const r = new EnvReader(env);
+  const mode = r.oneOf('PCX_MODE', 'development', ['development', 'production'] as const);
+  const role = r.oneOf('PCX_ROLE', 'all', ['all', 'api', 'worker'] as const);
+  const port = r.int('PORT', 8080, 1, 65535);
+  const publicBaseUrl = r.url('PUBLIC_BASE_URL', `http://localhost:${port}`);
+  const config: Config = {
+    mode,
+    role,
+    host: r.str('HOST', '127.0.0.1'),
+    port,
+    publicBaseUrl,
+    dataDir: resolve(r.str('DATA_DIR', '.data')),
+    databaseUrl: databaseUrlOf(r, mode, role),
+    temporal: temporalOf(r, mode),
+    workerHealthPort: r.int('WORKER_HEALTH_PORT', 8081, 1, 65535),
+    auth: authOf(r, mode, role, publicBaseUrl),
+    registry: {
+      organizationsFile: resolve(r.str('ORGANIZATIONS_FILE', 'config/organizations.json')),
+      connectorsFile: resolve(r.str('CONNECTORS_FILE', 'config/demo-clients.json')),
+      environment: r.str('BROKER_ENVIRONMENT', 'sandbox'),
+    },
+    schemaBase: r.url('SCHEMA_BASE', `${publicBaseUrl}/schemas`),
+    // At least the declared maximum client retry window of 12 hours (docs/decisions.md).
+    idempotencyTtlSeconds: r.int('IDEMPOTENCY_TTL_SECONDS', 86400, 43200),
+    limits: limitsOf(r),
+    workflow: {
+      continueAsNewAfterEvents: r.int('WORKFLOW_CONTINUE_AS_NEW_EVENTS', 10000, 20, 40000),
+      continueAsNewAfterCommands: r.int('WORKFLOW_CONTINUE_AS_NEW_COMMANDS', 500, 2, 1500),
+    },
+    matching: {
+      proposalValiditySeconds: r.int('MATCH_PROPOSAL_VALIDITY_SECONDS', 86400, 1, 30 * 86400),
+      maxOpenProposalsPerRequest: r.int('MATCH_MAX_OPEN_PROPOSALS', 3, 1, 50),
+      candidateLimit: r.int('MATCH_CANDIDATE_LIMIT', 50, 1, 1000),
+    },
+    log: {
+      level: r.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
+      redact: r.bool('LOG_REDACT', true),
+    },
   };
-  const certificate = (name: string, file: { text: string } | undefined): X509Certificate | undefined => {
-    if (!file) return undefined;
-    try {
-      return new X509Certificate(file.text);
-    } catch {
-      problems.push(`${name}=${JSON.stringify(env[name])} is not a PEM certificate`);
-      return undefined;
-    }
+  if (r.problems.length) throw new ConfigError(r.problems);
+  return config;
+}
+
+function databaseUrlOf(r: EnvReader, mode: Config['mode'], role: Config['role']): string | undefined {
+  const databaseUrl = r.given('DATABASE_URL');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) r.problems.push(`DATABASE_URL must be a postgres:// or postgresql:// URL`);
+  if (mode === 'production' && !databaseUrl) r.problems.push('DATABASE_URL is required with PCX_MODE=production');
+  // PGlite lives inside one process: separate api and worker processes must share PostgreSQL.
+  if (role !== 'all' && !databaseUrl) r.problems.push(`PCX_ROLE=${role} needs DATABASE_URL (PGlite serves a single process)`);
+  return databaseUrl;
+}
+
+function authOf(r: EnvReader, mode: Config['mode'], role: Config['role'], publicBaseUrl: string): Config['auth'] {
+  const devServer = r.bool('DEV_AUTH', mode === 'development');
+  if (devServer && mode === 'production') r.problems.push('DEV_AUTH=true is not allowed with PCX_MODE=production');
+  const jwksUrl = r.given('AUTH_JWKS_URL') === undefined ? undefined : r.url('AUTH_JWKS_URL', '');
+  // A worker verifies no tokens; only processes that serve the API need a key set.
+  if (!devServer && !jwksUrl && role !== 'worker') r.problems.push('AUTH_JWKS_URL is required when the development authorization server is off');
+  // RFC 8725 section 3.10: bounded token lifetimes. The development server must not issue tokens
+  // the broker itself would refuse.
+  const tokenTtlSeconds = r.int('TOKEN_TTL_SECONDS', 3600, 60, 86400);
+  const maxTokenLifetimeSeconds = r.int('AUTH_MAX_TOKEN_LIFETIME_SECONDS', 86400, 60, 7 * 86400);
+  if (devServer && tokenTtlSeconds > maxTokenLifetimeSeconds) {
+    r.problems.push(`TOKEN_TTL_SECONDS=${tokenTtlSeconds} must not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS=${maxTokenLifetimeSeconds}`);
+  }
+  return {
+    audience: r.str('AUTH_AUDIENCE', 'pcx-broker'),
+    issuer: r.str('AUTH_ISSUER', `${publicBaseUrl}/oauth2`),
+    jwksUrl,
+    devServer,
+    tokenTtlSeconds,
+    clockSkewSeconds: r.int('AUTH_CLOCK_SKEW_SECONDS', 60, 0, 300),
+    maxTokenLifetimeSeconds,
   };
+}
 
-  const certFile = readPem('TEMPORAL_TLS_CERT_FILE');
-  const keyFile = readPem('TEMPORAL_TLS_KEY_FILE');
-  const caFile = readPem('TEMPORAL_TLS_CA_FILE');
-  const serverName = given('TEMPORAL_TLS_SERVER_NAME');
-  const cert = certificate('TEMPORAL_TLS_CERT_FILE', certFile);
-  certificate('TEMPORAL_TLS_CA_FILE', caFile);
-  let key: KeyObject | undefined;
-  if (keyFile) {
-    try {
-      key = createPrivateKey(keyFile.text);
-    } catch {
-      problems.push(`TEMPORAL_TLS_KEY_FILE=${JSON.stringify(env.TEMPORAL_TLS_KEY_FILE)} is not an unencrypted PEM private key`);
-    }
-  }
-  if (given('TEMPORAL_TLS_CERT_FILE') !== undefined && given('TEMPORAL_TLS_KEY_FILE') === undefined) {
-    problems.push('TEMPORAL_TLS_CERT_FILE needs TEMPORAL_TLS_KEY_FILE (a client certificate and its key go together)');
-  }
-  if (given('TEMPORAL_TLS_KEY_FILE') !== undefined && given('TEMPORAL_TLS_CERT_FILE') === undefined) {
-    problems.push('TEMPORAL_TLS_KEY_FILE needs TEMPORAL_TLS_CERT_FILE (a client certificate and its key go together)');
-  }
-  if (cert && key && !cert.checkPrivateKey(key)) {
-    problems.push('TEMPORAL_TLS_KEY_FILE is not the private key of the certificate in TEMPORAL_TLS_CERT_FILE');
-  }
-  if (serverName !== undefined && !/^[A-Za-z0-9.-]{1,253}$/.test(serverName)) {
-    problems.push(`TEMPORAL_TLS_SERVER_NAME=${JSON.stringify(serverName)} must be a host name`);
-  }
+function limitsOf(r: EnvReader): Config['limits'] {
+  return {
+    maxBodyBytes: r.int('MAX_BODY_BYTES', 256 * 1024, 1024),
+    maxRelationshipBodyBytes: r.int('MAX_RELATIONSHIP_BODY_BYTES', 64 * 1024, 1024),
+    orgRequestsPerMinute: r.int('RATE_LIMIT_ORG_PER_MINUTE', 6000, 1),
+    tokenRequestsPerMinute: r.int('RATE_LIMIT_TOKEN_PER_MINUTE', 3000, 1),
+    invitesPerMinute: r.int('INVITES_PER_MINUTE', 10, 10),
+    invitesPerHour: r.int('INVITES_PER_HOUR', 50, 50),
+    maxPendingOutbound: r.int('MAX_PENDING_OUTBOUND', 100, 1),
+    pageSizeDefault: 50,
+    pageSizeMax: 200,
+  };
+}
 
-  let apiKey: string | undefined;
-  const apiKeyValue = given('TEMPORAL_API_KEY');
-  const apiKeyFile = given('TEMPORAL_API_KEY_FILE');
-  if (apiKeyValue !== undefined && apiKeyFile !== undefined) {
-    problems.push('set TEMPORAL_API_KEY or TEMPORAL_API_KEY_FILE, not both');
-  } else if (apiKeyValue !== undefined) {
-    apiKey = apiKeyValue;
-  } else if (apiKeyFile !== undefined) {
-    try {
-      apiKey = readFileSync(resolve(apiKeyFile), 'utf8').trim();
-      if (!apiKey) problems.push(`TEMPORAL_API_KEY_FILE=${JSON.stringify(apiKeyFile)} is empty`);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      problems.push(`TEMPORAL_API_KEY_FILE=${JSON.stringify(apiKeyFile)} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : `cannot be read (${code})`}`);
-    }
-  }
-  // It becomes an HTTP/2 header value: visible ASCII only (the value itself is never echoed).
-  if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey)) {
-    problems.push(`${apiKeyFile !== undefined ? 'TEMPORAL_API_KEY_FILE' : 'TEMPORAL_API_KEY'} must hold one token of visible ASCII characters`);
-  }
+function temporalOf(r: EnvReader, mode: Config['mode']): Config['temporal'] {
+  const address = r.str('TEMPORAL_ADDRESS', '127.0.0.1:7233');
+  if (!/^[^\s:]+:\d{1,5}$/.test(address)) r.problems.push(`TEMPORAL_ADDRESS=${JSON.stringify(address)} must be host:port`);
+  const apiKey = temporalApiKey(r);
+  return { address, namespace: r.str('TEMPORAL_NAMESPACE', 'default'), taskQueue: r.str('TEMPORAL_TASK_QUEUE', 'pcx'), tls: temporalTls(r, mode, apiKey), apiKey };
+}
 
-  // TLS is on when asked for, or implied by any TLS setting or by an API key (as the Temporal SDK
-  // itself assumes: an API key is a bearer credential).
-  const tlsSettings = ['TEMPORAL_TLS_CERT_FILE', 'TEMPORAL_TLS_KEY_FILE', 'TEMPORAL_TLS_CA_FILE', 'TEMPORAL_TLS_SERVER_NAME'].filter((n) => given(n) !== undefined);
-  const tlsFlag = given('TEMPORAL_TLS');
-  let tlsOn = tlsSettings.length > 0 || apiKey !== undefined;
-  if (tlsFlag !== undefined) {
-    if (tlsFlag === 'true' || tlsFlag === '1') tlsOn = true;
-    else if (tlsFlag === 'false' || tlsFlag === '0') {
-      tlsOn = false;
-      if (tlsSettings.length) problems.push(`TEMPORAL_TLS=${tlsFlag} contradicts ${tlsSettings.join(', ')}`);
-      if (apiKey !== undefined && mode === 'production') {
-        problems.push(`TEMPORAL_TLS=${tlsFlag} would send the Temporal API key in clear text; not allowed with PCX_MODE=production`);
-      }
-    } else problems.push(`TEMPORAL_TLS=${JSON.stringify(tlsFlag)} must be true or false`);
-  }
-  const tls: TemporalTls | undefined = tlsOn
+/**
+ * TEMPORAL_TLS, TEMPORAL_TLS_CERT_FILE / _KEY_FILE / _CA_FILE / _SERVER_NAME. Every file is read
+ * and parsed here, so a missing, unreadable or wrong file stops the process at start with its
+ * variable named, not at the first connection attempt. Messages never contain key material.
+ */
+function temporalTls(r: EnvReader, mode: Config['mode'], apiKey: string | undefined): TemporalTls | undefined {
+  const certFile = r.file('TEMPORAL_TLS_CERT_FILE');
+  const keyFile = r.file('TEMPORAL_TLS_KEY_FILE');
+  const caFile = r.file('TEMPORAL_TLS_CA_FILE');
+  const serverName = r.given('TEMPORAL_TLS_SERVER_NAME');
+  checkClientCertificate(r, certFile, keyFile);
+  if (caFile) certificateOf(r, 'TEMPORAL_TLS_CA_FILE', caFile.text);
+  if (serverName !== undefined && !/^[A-Za-z0-9.-]{1,253}$/.test(serverName)) r.problems.push(`TEMPORAL_TLS_SERVER_NAME=${JSON.stringify(serverName)} must be a host name`);
+  return tlsEnabled(r, mode, apiKey)
     ? {
         ...(certFile && keyFile ? { certFile: certFile.path, keyFile: keyFile.path } : {}),
         ...(caFile ? { caFile: caFile.path } : {}),
         ...(serverName !== undefined ? { serverName } : {}),
       }
     : undefined;
-  return { tls, apiKey };
+}
+
+/** A client certificate and its key go together, parse, and belong to each other. */
+function checkClientCertificate(r: EnvReader, certFile: { text: string } | undefined, keyFile: { text: string } | undefined) {
+  const cert = certFile ? certificateOf(r, 'TEMPORAL_TLS_CERT_FILE', certFile.text) : undefined;
+  let key: KeyObject | undefined;
+  if (keyFile) {
+    try {
+      key = createPrivateKey(keyFile.text);
+    } catch {
+      r.problems.push(`TEMPORAL_TLS_KEY_FILE=${JSON.stringify(r.env.TEMPORAL_TLS_KEY_FILE)} is not an unencrypted PEM private key`);
+    }
+  }
+  const [certGiven, keyGiven] = [r.given('TEMPORAL_TLS_CERT_FILE') !== undefined, r.given('TEMPORAL_TLS_KEY_FILE') !== undefined];
+  if (certGiven && !keyGiven) r.problems.push('TEMPORAL_TLS_CERT_FILE needs TEMPORAL_TLS_KEY_FILE (a client certificate and its key go together)');
+  if (keyGiven && !certGiven) r.problems.push('TEMPORAL_TLS_KEY_FILE needs TEMPORAL_TLS_CERT_FILE (a client certificate and its key go together)');
+  if (cert && key && !cert.checkPrivateKey(key)) r.problems.push('TEMPORAL_TLS_KEY_FILE is not the private key of the certificate in TEMPORAL_TLS_CERT_FILE');
+}
+
+function certificateOf(r: EnvReader, name: string, text: string): X509Certificate | undefined {
+  try {
+    return new X509Certificate(text);
+  } catch {
+    return r.problem(`${name}=${JSON.stringify(r.env[name])} is not a PEM certificate`, undefined);
+  }
+}
+
+/**
+ * TLS is on when asked for, or implied by any TLS setting or by an API key (as the Temporal SDK
+ * itself assumes: an API key is a bearer credential); TEMPORAL_TLS=false contradicting them is a problem.
+ */
+function tlsEnabled(r: EnvReader, mode: Config['mode'], apiKey: string | undefined): boolean {
+  const settings = ['TEMPORAL_TLS_CERT_FILE', 'TEMPORAL_TLS_KEY_FILE', 'TEMPORAL_TLS_CA_FILE', 'TEMPORAL_TLS_SERVER_NAME'].filter((n) => r.given(n) !== undefined);
+  const flag = r.given('TEMPORAL_TLS');
+  const implied = settings.length > 0 || apiKey !== undefined;
+  if (flag === undefined) return implied;
+  if (flag === 'true' || flag === '1') return true;
+  if (flag !== 'false' && flag !== '0') return r.problem(`TEMPORAL_TLS=${JSON.stringify(flag)} must be true or false`, implied);
+  if (settings.length) r.problems.push(`TEMPORAL_TLS=${flag} contradicts ${settings.join(', ')}`);
+  if (apiKey !== undefined && mode === 'production') r.problems.push(`TEMPORAL_TLS=${flag} would send the Temporal API key in clear text; not allowed with PCX_MODE=production`);
+  return false;
+}
+
+/** TEMPORAL_API_KEY or TEMPORAL_API_KEY_FILE (never both); the key itself is never echoed. */
+function temporalApiKey(r: EnvReader): string | undefined {
+  const value = r.given('TEMPORAL_API_KEY');
+  const file = r.given('TEMPORAL_API_KEY_FILE');
+  if (value !== undefined && file !== undefined) return r.problem('set TEMPORAL_API_KEY or TEMPORAL_API_KEY_FILE, not both', undefined);
+  let apiKey = value;
+  if (file !== undefined) {
+    try {
+      apiKey = readFileSync(resolve(file), 'utf8').trim();
+      if (!apiKey) r.problems.push(`TEMPORAL_API_KEY_FILE=${JSON.stringify(file)} is empty`);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      r.problems.push(`TEMPORAL_API_KEY_FILE=${JSON.stringify(file)} ${code === 'ENOENT' ? 'does not exist' : code === 'EACCES' ? 'is not readable' : `cannot be read (${code})`}`);
+    }
+  }
+  // It becomes an HTTP/2 header value: visible ASCII only (the value itself is never echoed).
+  if (apiKey && !/^[\x21-\x7e]+$/.test(apiKey)) {
+    r.problems.push(`${file !== undefined ? 'TEMPORAL_API_KEY_FILE' : 'TEMPORAL_API_KEY'} must hold one token of visible ASCII characters`);
+  }
+  return apiKey;
 }
 
 /** For entry points: the configuration, or a message naming each bad variable and exit code 2. */

@@ -75,81 +75,82 @@ export class Registry {
 
   static load(organizationsFile: string, connectorsFile: string, defaultEnvironment: string, clientSecrets: ClientSecretPolicy = 'required'): Registry {
     const problems: string[] = [];
-    const warnings: string[] = [];
-    const read = (file: string) => {
-      try {
-        const v = JSON.parse(readFileSync(file, 'utf8'));
-        if (!Array.isArray(v)) throw new Error('must be a JSON array');
-        return v as any[];
-      } catch (err) {
-        problems.push(`${file}: ${(err as Error).message}`);
-        return [];
-      }
-    };
-    const organizations: Organization[] = read(organizationsFile).map((o, i) => {
-      if (typeof o.organizationId !== 'string' || !o.organizationId) problems.push(`${organizationsFile}[${i}].organizationId is required`);
-      const granted: string[] = o.partneringPolicy?.grantedScopes ?? [...RELATIONSHIP_SCOPES];
-      for (const s of granted) if (!RELATIONSHIP_SCOPES.includes(s as any)) problems.push(`${organizationsFile}[${i}] grants unknown scope ${s}`);
-      return {
-        organizationId: o.organizationId,
-        name: o.name ?? o.organizationId,
-        status: o.status === 'inactive' ? 'inactive' : 'active',
-        role: o.role === 'operator' ? 'operator' : 'participant',
-        partneringPolicy: { grantedScopes: granted },
-      };
-    });
+    const organizations = readArray(organizationsFile, problems).map((o, i) => organizationOf(o, `${organizationsFile}[${i}]`, problems));
     const known = new Set(organizations.map((o) => o.organizationId));
     const clientIds = new Set<string>();
-    let droppedSecrets = 0;
-    const connectors: Connector[] = read(connectorsFile).map((c, i) => {
-      for (const field of ['organizationId', 'clientId']) {
-        if (typeof c[field] !== 'string' || !c[field]) problems.push(`${connectorsFile}[${i}].${field} is required`);
-      }
+    const entries = readArray(connectorsFile, problems);
+    const connectors = entries.map((c, i) => {
+      const at = `${connectorsFile}[${i}]`;
       if (typeof c.clientId === 'string' && c.clientId) {
         // Tokens name their connector by `sub` alone: two entries for one id would be ambiguous.
-        if (clientIds.has(c.clientId)) problems.push(`${connectorsFile}[${i}] registers clientId ${c.clientId} a second time`);
+        if (clientIds.has(c.clientId)) problems.push(`${at} registers clientId ${c.clientId} a second time`);
         clientIds.add(c.clientId);
       }
-      const hasSecret = c.clientSecret !== undefined;
-      if (clientSecrets === 'required' && (typeof c.clientSecret !== 'string' || !c.clientSecret)) {
-        problems.push(`${connectorsFile}[${i}].clientSecret is required while the development authorization server (DEV_AUTH) is on`);
-      }
-      if (clientSecrets === 'refused' && hasSecret) {
-        problems.push(
-          `${connectorsFile}[${i}] (clientId ${c.clientId}) carries a clientSecret: in production connectors authenticate to the identity provider (private_key_jwt or mutual TLS) and the broker holds no secret; remove the field`,
-        );
-      }
-      if (clientSecrets === 'ignored' && hasSecret) droppedSecrets++;
-      if (!known.has(c.organizationId)) problems.push(`${connectorsFile}[${i}] names unknown organization ${c.organizationId}`);
-      if (c.scopes !== undefined && !Array.isArray(c.scopes)) problems.push(`${connectorsFile}[${i}].scopes must be an array of scopes`);
-      for (const s of Array.isArray(c.scopes) ? c.scopes : []) if (!(SCOPES as readonly string[]).includes(s)) problems.push(`${connectorsFile}[${i}] has unknown scope ${s}`);
-      // A mistyped status must not leave a revoked connector active.
-      if (c.status !== undefined && c.status !== 'active' && c.status !== 'inactive') {
-        problems.push(`${connectorsFile}[${i}].status must be active or inactive, not ${JSON.stringify(c.status)}`);
-      }
-      if (c.actorRoles !== undefined && (!Array.isArray(c.actorRoles) || c.actorRoles.some((r: unknown) => typeof r !== 'string' || !/^[a-z][a-zA-Z0-9-]{0,39}$/.test(r)))) {
-        problems.push(`${connectorsFile}[${i}].actorRoles must be an array of role names (a-z, digits, dashes)`);
-      }
-      if (c.environment !== undefined && (typeof c.environment !== 'string' || !c.environment)) {
-        problems.push(`${connectorsFile}[${i}].environment must be a non-empty string`);
-      }
-      return {
-        clientId: c.clientId,
-        ...(clientSecrets === 'required' ? { clientSecret: c.clientSecret } : {}),
-        organizationId: c.organizationId,
-        name: c.name ?? c.clientId,
-        scopes: Array.isArray(c.scopes) ? c.scopes : [],
-        environment: c.environment ?? defaultEnvironment,
-        status: c.status === 'inactive' ? 'inactive' : 'active',
-        actorRoles: Array.isArray(c.actorRoles) ? c.actorRoles : [],
-      };
+      if (!known.has(c.organizationId)) problems.push(`${at} names unknown organization ${c.organizationId}`);
+      return connectorOf(c, at, { clientSecrets, defaultEnvironment }, problems);
     });
-    if (droppedSecrets) {
-      warnings.push(`${connectorsFile}: ignored the clientSecret of ${droppedSecrets} connector(s); only the development authorization server (DEV_AUTH) reads it`);
-    }
     if (problems.length) throw new Error(`invalid registry configuration:\n  - ${problems.join('\n  - ')}`);
     const registry = new Registry(organizations, connectors);
-    registry.warnings.push(...warnings);
+    const droppedSecrets = clientSecrets === 'ignored' ? entries.filter((c) => c.clientSecret !== undefined).length : 0;
+    if (droppedSecrets) {
+      registry.warnings.push(`${connectorsFile}: ignored the clientSecret of ${droppedSecrets} connector(s); only the development authorization server (DEV_AUTH) reads it`);
+    }
     return registry;
   }
+}
+
+/** A registry file: a JSON array, or a problem naming the file. */
+function readArray(file: string, problems: string[]): any[] {
+  try {
+    const v = JSON.parse(readFileSync(file, 'utf8'));
+    if (!Array.isArray(v)) throw new Error('must be a JSON array');
+    return v;
+  } catch (err) {
+    problems.push(`${file}: ${(err as Error).message}`);
+    return [];
+  }
+}
+
+function organizationOf(o: any, at: string, problems: string[]): Organization {
+  if (typeof o.organizationId !== 'string' || !o.organizationId) problems.push(`${at}.organizationId is required`);
+  const granted: string[] = o.partneringPolicy?.grantedScopes ?? [...RELATIONSHIP_SCOPES];
+  for (const s of granted) if (!RELATIONSHIP_SCOPES.includes(s as any)) problems.push(`${at} grants unknown scope ${s}`);
+  return {
+    organizationId: o.organizationId,
+    name: o.name ?? o.organizationId,
+    status: o.status === 'inactive' ? 'inactive' : 'active',
+    role: o.role === 'operator' ? 'operator' : 'participant',
+    partneringPolicy: { grantedScopes: granted },
+  };
+}
+
+/** One connector entry, checked field by field (every problem named with its place in the file). */
+function connectorOf(c: any, at: string, options: { clientSecrets: ClientSecretPolicy; defaultEnvironment: string }, problems: string[]): Connector {
+  for (const field of ['organizationId', 'clientId']) if (typeof c[field] !== 'string' || !c[field]) problems.push(`${at}.${field} is required`);
+  if (options.clientSecrets === 'required' && (typeof c.clientSecret !== 'string' || !c.clientSecret)) {
+    problems.push(`${at}.clientSecret is required while the development authorization server (DEV_AUTH) is on`);
+  }
+  if (options.clientSecrets === 'refused' && c.clientSecret !== undefined) {
+    problems.push(
+      `${at} (clientId ${c.clientId}) carries a clientSecret: in production connectors authenticate to the identity provider (private_key_jwt or mutual TLS) and the broker holds no secret; remove the field`,
+    );
+  }
+  if (c.scopes !== undefined && !Array.isArray(c.scopes)) problems.push(`${at}.scopes must be an array of scopes`);
+  for (const s of Array.isArray(c.scopes) ? c.scopes : []) if (!(SCOPES as readonly string[]).includes(s)) problems.push(`${at} has unknown scope ${s}`);
+  // A mistyped status must not leave a revoked connector active.
+  if (c.status !== undefined && c.status !== 'active' && c.status !== 'inactive') problems.push(`${at}.status must be active or inactive, not ${JSON.stringify(c.status)}`);
+  if (c.actorRoles !== undefined && (!Array.isArray(c.actorRoles) || c.actorRoles.some((r: unknown) => typeof r !== 'string' || !/^[a-z][a-zA-Z0-9-]{0,39}$/.test(r)))) {
+    problems.push(`${at}.actorRoles must be an array of role names (a-z, digits, dashes)`);
+  }
+  if (c.environment !== undefined && (typeof c.environment !== 'string' || !c.environment)) problems.push(`${at}.environment must be a non-empty string`);
+  return {
+    clientId: c.clientId,
+    ...(options.clientSecrets === 'required' ? { clientSecret: c.clientSecret } : {}),
+    organizationId: c.organizationId,
+    name: c.name ?? c.clientId,
+    scopes: Array.isArray(c.scopes) ? c.scopes : [],
+    environment: c.environment ?? options.defaultEnvironment,
+    status: c.status === 'inactive' ? 'inactive' : 'active',
+    actorRoles: Array.isArray(c.actorRoles) ? c.actorRoles : [],
+  };
 }
