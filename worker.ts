@@ -32,7 +32,7 @@ export async function createWorker(
     ),
     // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
     maxCachedWorkflows: 2000,
-    // A killed worker's sticky queue is drained by another within seconds (workflows/timeouts.ts).
+    // A killed worker's sticky queue is drained by another within seconds (domain/timeouts.ts).
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
   });
   return { worker, connection };

@@ -16,7 +16,7 @@ export interface ListingColumns {
    * availability; for a request, its pickup and delivery boxes and its pickup window.
    */
   match?: { origin: Box; destination: Box; window: { start: string; end: string }; reversible?: boolean };
-  /** Organizations that accepted a match with it: they keep reading it (workflows/resource.ts). */
+  /** Organizations that accepted a match with it: they keep reading it (domain/resource.ts). */
   counterparts?: string[];
 }
 

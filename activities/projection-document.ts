@@ -9,7 +9,7 @@ export type Projector = (tx: Queryable, snapshot: any) => Promise<number | undef
 
 /**
  * The standard read model: id, version, owner, the participants that may read it besides the
- * owner (workflows/resource.ts `participants`), status, times and the document. Never moves a
+ * owner (domain/resource.ts `participants`), status, times and the document. Never moves a
  * row to an older resourceVersion.
  */
 export function projectDocument(resource: Resource<any, any>): Projector {

@@ -1,6 +1,6 @@
 // HTTP API of ExecutionHandover and its acknowledgement: the commitment's issuing organization
 // hands over the execution package, the executing organization acknowledges it; both read it and
-// nobody else learns that it exists (404). Rules live in workflows/execution-handover.ts; this
+// nobody else learns that it exists (404). Rules live in domain/execution-handover.ts; this
 // router gathers the facts (the commitment, the package digest) and derives the handover's id.
 //
 // One handover per commitment (rule 14): its id derives from the commitment's (handoverIdOf,

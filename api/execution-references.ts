@@ -2,7 +2,7 @@
 // complete, cancel, reads), its milestones (POST /execution-updates, GET .../updates) and its
 // outcome chain (POST /execution-outcomes, corrections, reads). Readable by the participating
 // organizations (with outcomes:review or outcomes:write) and by authorized operators; nobody else
-// learns it exists (404). Rules live in workflows/execution-reference.ts.
+// learns it exists (404). Rules live in domain/execution-reference.ts.
 import { Hono } from 'hono';
 import { operation } from './operations';
 import { validateArea } from '../core/areas';

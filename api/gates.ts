@@ -9,7 +9,7 @@
 //   7 bilateral relationship policy           authorize: the relationship's scopes
 //   8 resource visibility policy              authorize: the resource's visibility
 //   9 field disclosure phase                  views (api/views.ts) project per audience
-//  10 actor role for decisions                entity workflow validator (workflows/machine.ts)
+//  10 actor role for decisions                entity workflow validator (domain/machine.ts)
 //  11 lifecycle preconditions                 entity workflow validator
 //  12 resource version and expiry             entity workflow validator (version first, so a
 //                                             race loser always sees 409; docs/decisions.md)

@@ -1,6 +1,6 @@
 // HTTP API of MatchProposal and its MatchDecisions: reads for the proposal's two organizations,
 // decisions under the relationship's decision policy, and proposals a participant asks for.
-// Nobody else learns that a proposal exists (404). Rules live in workflows/match-proposal.ts.
+// Nobody else learns that a proposal exists (404). Rules live in domain/match-proposal.ts.
 import { Hono } from 'hono';
 import { operation } from './operations';
 import { Problem } from '../core/problems';

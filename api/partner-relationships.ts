@@ -1,5 +1,5 @@
 // HTTP API of PartnerRelationship: create, draft update, the seven lifecycle commands, reads.
-// Rules live in the machine (workflows/partner-relationship.ts); this router gathers the facts it
+// Rules live in the machine (domain/partner-relationship.ts); this router gathers the facts it
 // needs (partnering policies, known organizations), authorizes, and keeps the pair claims.
 import { Hono } from 'hono';
 import { Problem } from '../core/problems';

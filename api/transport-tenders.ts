@@ -1,7 +1,7 @@
 // HTTP API of TransportTender: create (from an accepted match proposal, or directly to a
 // partner), issue, counterproposals, decisions, withdraw, and reads of the tender and its
 // revisions. A draft is its issuer's alone; from issue on both organizations see it all; nobody
-// else ever sees a tender (404). Rules live in workflows/transport-tender.ts.
+// else ever sees a tender (404). Rules live in domain/transport-tender.ts.
 import { Hono } from 'hono';
 import { operation, type Body } from './operations';
 import { Problem, type FieldError } from '../core/problems';

@@ -1,6 +1,6 @@
 // Gate 9, field disclosure: what each audience sees of a resource, in reads, lists, command
 // answers and events alike. Every field of a resource has a disclosure class in its definition
-// (workflows/resource.ts, `fields`); this module says which classes each audience sees. Allow-
+// (domain/resource.ts, `fields`); this module says which classes each audience sees. Allow-
 // lists, not deny-lists: a field without a class is shown to its owner only.
 //
 // Audiences:

@@ -1,4 +1,4 @@
-// CapacityOffer: free vehicle or trip capacity. The shared listing lifecycle (workflows/listing.ts)
+// CapacityOffer: free vehicle or trip capacity. The shared listing lifecycle (domain/listing.ts)
 // plus the broker-only matching transitions: partialMatch and fullMatch reserve capacity for a
 // proposal (tentative), commit makes a reservation final when its proposal is accepted, unmatch
 // releases one. No public endpoint and no connector can call them; the matching flows do

@@ -1,8 +1,8 @@
 // What CapacityOffer and LoadRequest share: a draft that its owner edits, publishes and
 // withdraws, that expires at expiresAt and that a protocol operator can cancel. Both are
 // "listings": published to partners, never re-published after they end. Each resource adds its
-// own fields and its system-only matching commands (workflows/capacity-offer.ts,
-// workflows/load-request.ts).
+// own fields and its broker-only matching commands (domain/capacity-offer.ts,
+// domain/load-request.ts).
 import { bump, Command, Effect, Envelope, EventDraft, invalidTransition, refuse, Transition } from './machine';
 
 export interface ReasonRecord {
@@ -83,7 +83,7 @@ export interface ReasonPayload {
 /** Statuses a listing ends in: terminal, no command accepted, never re-published (rules 5, 6). */
 export const LISTING_TERMINAL = ['withdrawn', 'expired', 'cancelled'] as const;
 
-/** Disclosure classes of the fields every listing has (workflows/resource.ts). */
+/** Disclosure classes of the fields every listing has (domain/resource.ts). */
 export const LISTING_FIELDS = {
   id: 'envelope', resourceVersion: 'envelope', ownerOrganizationId: 'envelope', createdAt: 'envelope', updatedAt: 'envelope', status: 'envelope',
   expiresAt: 'lifecycle', publishedAt: 'lifecycle', matchedAt: 'lifecycle', withdrawnAt: 'lifecycle', expiredAt: 'lifecycle', cancelledAt: 'lifecycle',

@@ -1,4 +1,4 @@
-// LoadRequest: demand for transport capacity. The shared listing lifecycle (workflows/listing.ts)
+// LoadRequest: demand for transport capacity. The shared listing lifecycle (domain/listing.ts)
 // plus the broker-only transitions propose, accept and proposalEnded, which no public endpoint
 // and no connector can call; the matching flows do (workflows/flows/).
 import { bump, Command, invalidTransition, Machine, refuse } from './machine';

@@ -1,6 +1,6 @@
 // One definition per resource kind: what every layer needs to know about it, in one place. The
 // API (routes, scopes, views), the projections, sharing and disclosure, the event feed, the worker
-// and the Temporal UI all derive from it; workflows/registry.ts lists the kinds. Pure TypeScript
+// and the Temporal UI all derive from it; domain/registry.ts lists the kinds. Pure TypeScript
 // without Node imports: it is bundled into the workflow sandbox with the machine it carries.
 import type { UpdateDefinition } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';

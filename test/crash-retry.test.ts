@@ -5,7 +5,7 @@
 //    with a worker for that queue starts and the connector retries once a second, as connectors do.
 // 2. Worker and API in one process, under load from eight connectors, SIGKILLed three times: the
 //    work the dead worker held (a workflow task, a persistence activity, its sticky queue, the
-//    idempotency claims) is taken over within seconds (workflows/timeouts.ts); the console line
+//    idempotency claims) is taken over within seconds (domain/timeouts.ts); the console line
 //    reports the median and the worst answer after ready.
 // Runs once, on PostgreSQL (jest.config.js, ENGINE_INDEPENDENT): separate API and worker processes
 // need a shared database (PGlite lives inside one process).

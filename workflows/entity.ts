@@ -84,11 +84,6 @@ function toFailure(err: unknown): never {
 }
 
 
-/** The workflow function of a resource kind (workflows/index.ts exports one per kind: its name is the workflow type). */
-export function entityWorkflow<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>): (input: EntityInput<S>) => Promise<S | undefined> {
-  return (input) => runEntity(resource, input);
-}
-
 /**
  * One resource's entity: its state, the commands it remembers, and the decisions on them. The
  * workflow's handlers delegate to it (Temporal's safe-message-handlers pattern); runEntity below

@@ -1,24 +1,18 @@
-// Every workflow type the worker registers: one entity workflow per resource kind (the generic
-// runEntity of ./entity.ts with the kind's definition from domain/, listed in domain/registry.ts)
-// and the cross-resource flows. The exported names are the workflow types: never rename one that
-// has running workflows.
-import { entityWorkflow } from './entity';
-import { partnerRelationship } from '../domain/partner-relationship';
-import { capacityOffer } from '../domain/capacity-offer';
-import { loadRequest } from '../domain/load-request';
-import { matchProposal } from '../domain/match-proposal';
-import { transportTender } from '../domain/transport-tender';
-import { transportCommitment } from '../domain/transport-commitment';
-import { executionHandover } from '../domain/execution-handover';
-import { executionReference } from '../domain/execution-reference';
+// Every workflow type the worker registers. The entity workflows of all resource kinds are served
+// by Temporal's default (dynamic) workflow: it finds the kind by the workflow type its definition
+// names (domain/registry.ts), so a new kind needs no line here. The cross-resource flows are named
+// exports (their names are their workflow types: never rename one that may be running).
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
+import type { Envelope } from '../domain/machine';
+import { RESOURCES } from '../domain/registry';
+import type { EntityInput } from '../domain/resource';
+import { runEntity } from './entity';
 
-export const partnerRelationshipWorkflow = entityWorkflow(partnerRelationship);
-export const capacityOfferWorkflow = entityWorkflow(capacityOffer);
-export const loadRequestWorkflow = entityWorkflow(loadRequest);
-export const matchProposalWorkflow = entityWorkflow(matchProposal);
-export const transportTenderWorkflow = entityWorkflow(transportTender);
-export const transportCommitmentWorkflow = entityWorkflow(transportCommitment);
-export const executionHandoverWorkflow = entityWorkflow(executionHandover);
-export const executionReferenceWorkflow = entityWorkflow(executionReference);
+export default async function entityWorkflow(input: EntityInput): Promise<Envelope | undefined> {
+  const { workflowType } = workflowInfo();
+  const resource = RESOURCES.find((r) => r.workflowType === workflowType);
+  if (!resource) throw ApplicationFailure.nonRetryable(`no workflow of type ${workflowType} runs here`, 'UnknownWorkflowType');
+  return runEntity(resource, input);
+}
 
 export * from './flows';

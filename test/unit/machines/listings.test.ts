@@ -1,5 +1,5 @@
 // Every transition row and refusal of the CapacityOffer and LoadRequest machines (specification,
-// States and transitions), in-process. Both share the listing lifecycle (workflows/listing.ts).
+// States and transitions), in-process. Both share the listing lifecycle (domain/listing.ts).
 import { capacityOffer, type CapacityOffer } from '../../../domain/capacity-offer';
 import { loadRequest, type LoadRequest } from '../../../domain/load-request';
 import type { Resource } from '../../../domain/resource';
