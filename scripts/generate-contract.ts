@@ -3,9 +3,9 @@
 // Schema files, which stay the source of truth. Not checked in: scripts/setup.mjs (npm start,
 // npm test, npm run typecheck) makes it whenever a schema file is newer; `npm run generate` by hand.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { bundleOpenApi } from '../api/openapi-bundle';
 
 const ROOT = join(__dirname, '..');
@@ -29,6 +29,7 @@ export function generateContract(): string {
 }
 
 if (require.main === module) {
+  mkdirSync(dirname(CONTRACT_FILE), { recursive: true });
   writeFileSync(CONTRACT_FILE, generateContract());
   process.stderr.write(`wrote ${CONTRACT_FILE}\n`);
 }
