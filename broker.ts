@@ -5,6 +5,7 @@ import type { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './core/config';
 import { openReadModel } from './activities/read-model';
 import { createLogger } from './core/log';
+import { observeCluster } from './core/metrics';
 import { clientSecretPolicy, Registry } from './core/registry';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadDevSigningKey } from './core/auth';
@@ -23,6 +24,8 @@ export async function startBroker(config: Config) {
   const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const connection = await connectTemporal(config.temporal);
   await ensureSearchAttributes(connection, config.temporal.namespace);
+  // The cluster gauges of /metrics (open entity workflows, feed lag) read through these.
+  const cluster = observeCluster({ db, client: new Client({ connection, namespace: config.temporal.namespace }) });
 
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
@@ -32,7 +35,7 @@ export async function startBroker(config: Config) {
     workerRun = worker.run();
     // A process whose worker died must not keep serving as if it could complete commands.
     workerRun.catch((err) => {
-      log.error('worker stopped', { error: String(err) });
+      log.error({ error: String(err) }, 'worker stopped');
       process.exit(1);
     });
   }
@@ -40,8 +43,8 @@ export async function startBroker(config: Config) {
   // roles have the API's /health/* (api/health.ts).
   let healthServer: import('node:http').Server | undefined;
   if (config.role === 'worker') {
-    healthServer = await startWorkerHealthServer({ worker: worker!, db, connection }, { host: config.host, port: config.workerHealthPort });
-    log.info('worker health listening', { url: workerHealthUrl(healthServer), taskQueue: config.temporal.taskQueue, database: db.engine });
+    healthServer = await startWorkerHealthServer({ worker: worker!, db, connection, metricsToken: config.metricsToken }, { host: config.host, port: config.workerHealthPort });
+    log.info({ url: workerHealthUrl(healthServer), taskQueue: config.temporal.taskQueue, database: db.engine }, 'worker health listening');
   }
 
   let server: ReturnType<typeof serve> | undefined;
@@ -60,14 +63,15 @@ export async function startBroker(config: Config) {
       (server as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
     });
     housekeeping = setInterval(() => {
-      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db)]).catch((err) => log.warn('housekeeping failed', { error: String(err) }));
+      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
     }, 10 * 60 * 1000);
     housekeeping.unref();
-    log.info('broker listening', { url: `http://${config.host}:${config.port}`, role: config.role, database: db.engine });
+    log.info({ url: `http://${config.host}:${config.port}`, role: config.role, database: db.engine }, 'broker listening');
   }
 
   return {
     async stop() {
+      cluster.stop();
       if (housekeeping) clearInterval(housekeeping);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       if (worker) {

@@ -18,8 +18,9 @@ const common = {
 // start.test.ts and walkthrough.test.ts start `npm start` themselves (always PGlite);
 // replay.test.ts replays workflow histories, in which the engine plays no part; crash-retry.test.ts
 // needs separate API and worker processes, which share PostgreSQL only, as do the worker role of
-// worker-health.test.ts and the TLS proxy of temporal-tls.test.ts.
-const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'crash-retry', 'worker-health', 'temporal-tls'].map((name) => `/test/${name}\\.test\\.ts$`);
+// worker-health.test.ts, the TLS proxy of temporal-tls.test.ts and the two APIs and two workers
+// of scale.test.ts.
+const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'crash-retry', 'worker-health', 'temporal-tls', 'scale'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 const integration = (engine, ignore) => ({
   ...common,

@@ -1,6 +1,7 @@
 // The Temporal worker: entity workflows and the activities that keep read models and the outbox.
 import type { Client } from '@temporalio/client';
-import { NativeConnection, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkflowBundleOption } from '@temporalio/worker';
+import { activityDuration, activityFailures, flowDuration } from './core/metrics';
 import type { Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
@@ -30,6 +31,8 @@ export async function createWorker(
       { schemaBase: config.schemaBase, eventSource: eventSource(config), matching: config.matching },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     ),
+    interceptors: { workflowModules: [require.resolve('./workflows/interceptors')], activity: [measureActivity] },
+    sinks: { flowMetrics: { flowEnded: { fn: (_info, flow: string, outcome: string, seconds: number) => flowDuration.observe({ flow, outcome }, seconds) } } },
     // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
     maxCachedWorkflows: 2000,
     // A killed worker's sticky queue is drained by another within seconds (domain/timeouts.ts).
@@ -37,6 +40,26 @@ export async function createWorker(
   });
   return { worker, connection };
 }
+
+/** Every activity's duration and result, and its failures by error name (core/metrics.ts). */
+const measureActivity: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: {
+    async execute(input, next) {
+      const activity = ctx.info.activityType;
+      const stop = activityDuration.startTimer({ activity });
+      try {
+        const result = await next(input);
+        stop({ result: 'ok' });
+        return result;
+      } catch (err) {
+        stop({ result: 'failed' });
+        // An ApplicationFailure's type says more than its class name.
+        activityFailures.inc({ activity, error: (err as { type?: string })?.type ?? (err as Error)?.name ?? 'unknown' });
+        throw err;
+      }
+    },
+  },
+});
 
 export function eventSource(config: Config): string {
   return `${config.publicBaseUrl}/events`;

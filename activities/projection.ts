@@ -9,6 +9,7 @@ import { partnersInForce, projectPartnerRelationship } from './partner-relations
 import { projectExecutionReference } from './execution-reference';
 import { projectCapacityOffer } from './capacity-offer';
 import { projectLoadRequest } from './load-request';
+import { outboxWriteLag } from '../core/metrics';
 import { visibleTo } from '../core/sharing';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
@@ -106,6 +107,8 @@ export function createProjectionActivities(db: Db, settings: ProjectionSettings,
           );
         }
       });
+      const written = Date.now();
+      for (const draft of record.events) outboxWriteLag.observe({ kind: record.kind }, Math.max(0, (written - Date.parse(draft.time)) / 1000));
     },
   };
 }

@@ -10,6 +10,7 @@ import { rateLimit } from './rate-limit';
 import { problemResponse } from './http';
 import { operationsOf, type Declared } from './operations';
 import { health } from './health';
+import { metrics } from './metrics';
 import { bundledOpenApi, openapi } from './openapi';
 import { oauth } from './oauth';
 import { events } from './events';
@@ -112,24 +113,27 @@ export function createApp(services: Services): Hono<AppEnv> {
     }
     await next();
     c.res.headers.set('x-correlation-id', correlationId);
-    services.log.info('request', {
-      correlationId,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      organizationId: c.get('principal')?.organizationId,
-      ms: Math.round(performance.now() - started),
-    });
+    services.log.info(
+      {
+        correlationId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        organizationId: c.get('principal')?.organizationId,
+        ms: Math.round(performance.now() - started),
+      },
+      'request',
+    );
   });
 
   app.onError((err, c) => {
     if (err instanceof Problem) return problemResponse(c, err);
     if (isDatabaseUnavailable(err)) {
-      services.log.warn('database unavailable', { correlationId: c.get('correlationId'), error: String(err) });
+      services.log.warn({ correlationId: c.get('correlationId'), error: String(err) }, 'database unavailable');
       return problemResponse(c, new Problem('SERVICE_UNAVAILABLE', 'the database is unavailable; retry later', {}, { 'retry-after': '1' }));
     }
     // Anything else is our fault: log it with the correlation id, answer without internals.
-    services.log.error('unhandled error', { correlationId: c.get('correlationId'), error: String((err as Error)?.stack ?? err) });
+    services.log.error({ correlationId: c.get('correlationId'), error: String((err as Error)?.stack ?? err) }, 'unhandled error');
     return problemResponse(c, new Problem('INTERNAL_ERROR', 'the broker could not complete the request; quote the correlation id when reporting it'));
   });
   app.notFound((c) => {
@@ -141,6 +145,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   });
 
   app.route('/', health);
+  app.route('/', metrics);
   // The bundled document is built now, from the schema files: one that cannot be bundled stops the start.
   bundledOpenApi(services.config.publicBaseUrl);
   app.route('/', openapi);

@@ -3,6 +3,7 @@
 // first snapshot come into being in one call. Every create and command goes through idempotency;
 // every refusal inside the workflow comes back as a problem with the code the machine chose.
 import { EntityUnavailable, type EntityAnswer } from '../core/entities';
+import { commandDuration } from '../core/metrics';
 import { Problem } from '../core/problems';
 import { RefusalError, type Actor, type Command, type Envelope } from '../domain/machine';
 import type { Resource } from '../domain/resource';
@@ -47,6 +48,18 @@ function actorOf(c: Ctx): Actor {
  * id is its command id, so a retry that takes over an unfinished create reuses the same id.
  */
 export async function runCommand(c: Ctx, request: CommandRequest): Promise<Response> {
+  const stopTimer = commandDuration.startTimer({ kind: request.resource.kind, command: request.name });
+  try {
+    const response = await commandResponse(c, request);
+    stopTimer({ status: response.status });
+    return response;
+  } catch (err) {
+    stopTimer({ status: err instanceof Problem ? err.status : 500 });
+    throw err;
+  }
+}
+
+async function commandResponse(c: Ctx, request: CommandRequest): Promise<Response> {
   const hash = fingerprint([request.resource.kind, request.name, request.id ?? null, request.expectedVersion ?? null, request.payload]);
   const stored = await idempotent(c, hash, async (commandId) => {
     const command: Command = {

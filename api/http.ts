@@ -5,6 +5,7 @@ import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
 import { v7 as uuidv7 } from 'uuid';
 import type { Logger } from '../core/log';
+import { problems } from '../core/metrics';
 import { Problem, type ProblemCode } from '../core/problems';
 import type { AppEnv } from './context';
 import { isUuid } from '../domain/ids';
@@ -118,6 +119,7 @@ export function observedVersion(c: Ctx, body: Record<string, unknown>): number {
 
 export function problemResponse(c: Ctx, problem: Problem): Response {
   const correlationId = c.get('correlationId');
+  problems.inc({ code: problem.code, status: problem.status });
   const headers: Record<string, string> = { 'content-type': 'application/problem+json', ...problem.headers };
   if (correlationId) headers['x-correlation-id'] = correlationId;
   return new Response(JSON.stringify(problem.body(correlationId)), { status: problem.status, headers });
@@ -242,7 +244,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     `x-correlation-id: ${correlationId}`,
     'connection: close',
   ].join('\r\n');
-  log?.info('request refused by the HTTP parser', { correlationId, error: err.code ?? err.message, status: problem.status });
+  log?.info({ correlationId, error: err.code ?? err.message, status: problem.status }, 'request refused by the HTTP parser');
   // The parser keeps reading (and discarding) what the client still sends, so closing after the
   // answer does not reset the connection under unread data; the timer bounds a client that never closes.
   socket.end(`${head}\r\n\r\n${body}`);

@@ -12,6 +12,7 @@
 // (the broker was killed mid-command) stops renewing, so a connector's retry takes the claim over
 // within seconds instead of waiting out a long lock; re-sending the command is safe because the
 // command id is also the Update id, which Temporal and the workflow deduplicate.
+import { idempotencyTakeovers } from '../core/metrics';
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { Queryable } from '../core/db';
@@ -107,7 +108,10 @@ async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number): P
         returning command_id`,
       [org, operation, key, LEASE_SECONDS, token],
     );
-    if (taken.rows[0]) return { commandId: taken.rows[0].command_id };
+    if (taken.rows[0]) {
+      idempotencyTakeovers.inc();
+      return { commandId: taken.rows[0].command_id };
+    }
   }
   throw new Problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
 }

@@ -22,8 +22,10 @@ export interface Config {
     /** API key sent as `Authorization: Bearer` (Temporal Cloud API-key authentication). */
     apiKey: string | undefined;
   };
-  /** Port of the worker role's own /health/live and /health/ready (bound on `host`). */
+  /** Port of the worker role's own /health/live, /health/ready and /metrics (bound on `host`). */
   workerHealthPort: number;
+  /** When set, GET /metrics asks for `Authorization: Bearer <token>` (docs/deployment.md). */
+  metricsToken: string | undefined;
   auth: {
     audience: string;
     issuer: string;
@@ -160,6 +162,7 @@ export function loadConfig(env: Env = process.env): Config {
     databaseUrl: databaseUrlOf(r, mode, role),
     temporal: temporalOf(r, mode),
     workerHealthPort: r.int('WORKER_HEALTH_PORT', 8081, 1, 65535),
+    metricsToken: metricsTokenOf(r),
     auth: authOf(r, mode, role, publicBaseUrl),
     registry: {
       organizationsFile: resolve(r.str('ORGANIZATIONS_FILE', 'config/organizations.json')),
@@ -186,6 +189,12 @@ export function loadConfig(env: Env = process.env): Config {
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+function metricsTokenOf(r: EnvReader): string | undefined {
+  const token = r.given('METRICS_TOKEN');
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) r.problems.push('METRICS_TOKEN must be at least 16 printable characters without spaces');
+  return token;
 }
 
 function databaseUrlOf(r: EnvReader, mode: Config['mode'], role: Config['role']): string | undefined {

@@ -1,13 +1,15 @@
-// Structured JSON logs, one object per line on stdout. By default the logger redacts what the
-// specification forbids in broker logs: exact locations, customer identity and goods details, and
-// the external references of execution records (they name other systems' orders and trips, rule 7).
-// Redaction is by field name at any depth, so a new resource cannot leak through a forgotten path.
+// Structured JSON logs through pino, one object per line on stdout (or the destination given).
+// By default the logger redacts what the specification forbids in broker logs: exact locations,
+// customer identity and goods details, and the external references of execution records (they
+// name other systems' orders and trips, rule 7). Redaction is by field name at any depth, so a new
+// resource cannot leak through a forgotten path; pino's own `redact` takes fixed paths, which is
+// why the walk below runs as its log formatter instead.
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 // Matched anywhere in the name (pickupAddress, goodsProfile, vehicleRegistration, ...).
 const REDACTED_FIELDS = /address|street|postal|postcode|coordinates|geometry|^(lat|lon|lng)$|latitude|longitude|location|customer|consignee|consignor|contact|goods|cargo|commodity|price|commercial|registration|^notes$|restricted|external|^position$|^package$|^stops$|instructions/i;
 
-type Level = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+export type Level = 'debug' | 'info' | 'warn' | 'error';
 
 export function redact(value: unknown, depth = 0): unknown {
   if (depth > 12 || value === null || typeof value !== 'object') return value;
@@ -17,18 +19,24 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
-export interface Logger {
-  debug(msg: string, fields?: Record<string, unknown>): void;
-  info(msg: string, fields?: Record<string, unknown>): void;
-  warn(msg: string, fields?: Record<string, unknown>): void;
-  error(msg: string, fields?: Record<string, unknown>): void;
-}
+/** pino's logger: `log.info({ fields }, 'message')`. */
+export type Logger = PinoLogger;
 
-export function createLogger(options: { level: Level; redact: boolean }, write: (line: string) => void = (l) => process.stdout.write(l + '\n')): Logger {
-  const log = (level: Level) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (ORDER[level] < ORDER[options.level]) return;
-    const body = options.redact ? (redact(fields) as Record<string, unknown>) : fields;
-    write(JSON.stringify({ time: new Date().toISOString(), level, msg, ...body }));
-  };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
+/**
+ * @param destination where lines go (tests pass a stream that collects them); stdout by default,
+ * written synchronously so that the last lines before a crash are not lost.
+ */
+export function createLogger(options: { level: Level; redact: boolean }, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level: options.level,
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: {
+        level: (label) => ({ level: label }),
+        log: (fields) => (options.redact ? (redact(fields) as Record<string, unknown>) : fields),
+      },
+    },
+    destination ?? pino.destination({ dest: 1, sync: true }),
+  );
 }

@@ -4,14 +4,18 @@
 //   GET /health/live   200 while the process runs
 //   GET /health/ready  200 only when the worker is polling its task queue (state RUNNING), the
 //                      Temporal frontend answers and the database answers `select 1`; else 503
+//   GET /metrics       the process's Prometheus metrics (core/metrics.ts), as the API serves them
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Connection } from '@temporalio/client';
 import type { Worker } from '@temporalio/worker';
 import type { Db } from './db';
+import { scrape } from './metrics';
 
 export interface WorkerHealthDeps {
   worker: Pick<Worker, 'getState'>;
+  /** METRICS_TOKEN, when set. */
+  metricsToken?: string;
   db: Pick<Db, 'query'>;
   connection: Pick<Connection, 'workflowService'>;
 }
@@ -41,9 +45,19 @@ export async function startWorkerHealthServer(deps: WorkerHealthDeps, options: {
       res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body));
     };
     const path = (req.url ?? '/').split('?')[0];
-    if (path !== '/health/live' && path !== '/health/ready') return reply(404, { status: 404, title: 'Not Found' });
+    if (path !== '/health/live' && path !== '/health/ready' && path !== '/metrics') return reply(404, { status: 404, title: 'Not Found' });
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, { status: 405, title: 'Method Not Allowed' }, { allow: 'GET, HEAD' });
     if (path === '/health/live') return reply(200, { status: 'live' });
+    if (path === '/metrics') {
+      scrape(req.headers.authorization, deps.metricsToken).then(
+        ({ status, contentType, body }) => {
+          res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', ...(status === 401 ? { 'www-authenticate': 'Bearer' } : {}) });
+          res.end(req.method === 'HEAD' ? undefined : body);
+        },
+        () => reply(503, { status: 503, title: 'Metrics unavailable' }),
+      );
+      return;
+    }
     workerReadiness(deps).then(
       ({ ready, body }) => reply(ready ? 200 : 503, body),
       () => reply(503, { status: 'not-ready' }),

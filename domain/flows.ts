@@ -22,6 +22,21 @@ export const FLOWS = {
   handoverToReference: 'handoverToReferenceFlow',
 } as const;
 
+const FLOW_TYPES: ReadonlySet<string> = new Set(Object.values(FLOWS));
+
+/** Whether a workflow type is one of the flows (not an entity workflow). */
+export function isFlow(workflowType: string): boolean {
+  return FLOW_TYPES.has(workflowType);
+}
+
+/**
+ * The sink through which flows report how they ended (workflows/interceptors.ts), outside the
+ * workflow sandbox and never during replay: the worker turns it into pcx_flow_duration_seconds.
+ */
+export type FlowMetricsSink = {
+  flowEnded(flow: string, outcome: string, seconds: number): void;
+};
+
 /**
  * The longest a flow that an intermediate state waits for may run (its workflowExecutionTimeout):
  * the acceptance of a proposal, the commitment of a tender. Its activities give up well before

@@ -12,6 +12,7 @@
 import { join } from 'node:path';
 import { startBroker, type BrokerHandle } from './stack';
 import { freshOrgs, sleep, testEnv } from './helpers';
+import { parsePrometheusTextFormat } from './metrics-text';
 
 async function token(base: string, org: { clientId: string; secret: string }) {
   const res = await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.secret }) });
@@ -72,6 +73,9 @@ test('a command in flight when the API process is killed: the retry is answered 
   const createdAfter = Date.now() - ready;
   expect(created.status).toBe(201);
   expect(createdAfter).toBeLessThanOrEqual(5000);
+  // The retry took the dead request's claim over, and the operator can see it (GET /metrics).
+  const metrics = parsePrometheusTextFormat(await (await fetch(`${all.baseUrl}/metrics`)).text());
+  expect(metrics.get('pcx_idempotency_takeovers_total')!.samples[0].value).toBeGreaterThanOrEqual(1);
   const list = await send(all.baseUrl, ta, 'GET', '/partner-relationships?limit=200', undefined, {});
   expect(list.body.items.filter((r: any) => r.requestingOrganizationId === a.id).map((r: any) => r.id)).toEqual([created.body.id]);
 

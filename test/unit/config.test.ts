@@ -63,9 +63,11 @@ test('token lifetime settings: the skew and the cap are bounded, and development
 
 test('logs redact exact locations, customer identity and goods details at any depth', () => {
   const lines: string[] = [];
-  const log = createLogger({ level: 'info', redact: true }, (l) => lines.push(l));
-  log.info('x', { body: { pickupArea: { address: 'Hafenstr. 1', coordinates: [9.9, 53.5] }, customerName: 'ACME', goodsDescription: 'TVs', status: 'ok' } });
+  const log = createLogger({ level: 'info', redact: true }, { write: (l: string) => lines.push(l) });
+  log.info({ body: { pickupArea: { address: 'Hafenstr. 1', coordinates: [9.9, 53.5] }, customerName: 'ACME', goodsDescription: 'TVs', status: 'ok' } }, 'x');
   const entry = JSON.parse(lines[0]);
+  expect(entry).toMatchObject({ level: 'info', msg: 'x', pid: process.pid });
+  expect(Number.isNaN(Date.parse(entry.time))).toBe(false);
   expect(entry.body).toEqual({ pickupArea: { address: '[redacted]', coordinates: '[redacted]' }, customerName: '[redacted]', goodsDescription: '[redacted]', status: 'ok' });
   expect(redact([{ price: 1 }])).toEqual([{ price: '[redacted]' }]);
   // Execution records: external references, positions and the handover package (reference rule 7).
@@ -74,6 +76,10 @@ test('logs redact exact locations, customer identity and goods details at any de
   });
   log.debug('hidden');
   expect(lines).toHaveLength(1);
+  // Without redaction (LOG_REDACT=false, for local debugging) the fields pass as given.
+  const plain: string[] = [];
+  createLogger({ level: 'debug', redact: false }, { write: (l: string) => plain.push(l) }).debug({ customerName: 'ACME' }, 'y');
+  expect(JSON.parse(plain[0])).toMatchObject({ level: 'debug', msg: 'y', customerName: 'ACME' });
 });
 
 describe('Temporal TLS and API key (TEMPORAL_TLS*, TEMPORAL_API_KEY*)', () => {
