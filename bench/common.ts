@@ -1,6 +1,6 @@
 // What both benchmarks (bench/relationships.ts, bench/matching.ts) measure with: percentiles and
 // number formats for the reports, and the CPU time of a process tree read from /proc.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** Nearest-rank percentile; NaN for no samples. */
 export function percentile(xs: number[], p: number): number {
@@ -35,4 +35,15 @@ export function treeCpuMs(root: number): number {
     for (const [child, p] of procs) if (p.ppid === pid) stack.push(child);
   }
   return ticks * 10; // USER_HZ is 100 on Linux
+}
+
+/**
+ * Puts a generated report between its markers in a hand-written document (appended with the
+ * markers when they are not there yet); the text outside the markers is kept.
+ */
+export function writeBetweenMarkers(file: string, begin: string, end: string, generated: string): void {
+  const text = readFileSync(file, 'utf8');
+  const i = text.indexOf(begin);
+  const j = text.indexOf(end);
+  writeFileSync(file, i >= 0 && j > i ? `${text.slice(0, i)}${begin}\n${generated}\n${text.slice(j)}` : `${text.trimEnd()}\n\n${begin}\n${generated}\n${end}\n`);
 }

@@ -14,7 +14,7 @@
 //      request, accept) at concurrency 1, and `request` on a relationship drafted before the
 //      seeding, whose workflow is no longer in the worker's cache (it replays its history);
 //   3. the broker's restart with N open workflows: time to ready and to the first answered command.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -23,7 +23,7 @@ import { loadConfig } from '../core/config';
 import { capacityOffer } from '../domain/capacity-offer';
 import { loadRequest } from '../domain/load-request';
 import type { Resource } from '../domain/resource';
-import { f1, median, percentile } from './common';
+import { f1, median, percentile, writeBetweenMarkers } from './common';
 import { commandFlow, organizationPairs, runLevel, send, SCOPES, tokensOf, type Run } from './load';
 import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
 
@@ -221,10 +221,7 @@ async function main() {
     ];
     const generated = lines.join('\n');
     process.stdout.write(`${generated}\n`);
-    const text = readFileSync(REPORT, 'utf8');
-    const i = text.indexOf(BEGIN);
-    const j = text.indexOf(END);
-    writeFileSync(REPORT, i >= 0 && j > i ? `${text.slice(0, i)}${BEGIN}\n${generated}\n${text.slice(j)}` : `${text.trimEnd()}\n\n${BEGIN}\n${generated}\n${END}\n`);
+    writeBetweenMarkers(REPORT, BEGIN, END, generated);
     log(`wrote ${REPORT}`);
   } finally {
     for (const fn of cleanups.reverse()) await fn().catch(() => undefined);

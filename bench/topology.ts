@@ -6,11 +6,11 @@
 // each (default 3); the median run is quoted. CPU time per command is summed over every broker
 // process. The report goes into docs/benchmarks.md between the bench-topology markers.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
-import { f1, f2, median, percentile, treeCpuMs } from './common';
+import { f1, f2, median, percentile, treeCpuMs, writeBetweenMarkers } from './common';
 import { commandFlow, organizationPairs, runLevel, tokensOf, type Created, type Run } from './load';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry } from '../test/stack';
@@ -101,10 +101,7 @@ async function main() {
     }
     const generated = report(runs, systems.map((s) => s.name));
     process.stdout.write(`${generated}\n`);
-    const text = readFileSync(REPORT, 'utf8');
-    const i = text.indexOf(BEGIN);
-    const j = text.indexOf(END);
-    writeFileSync(REPORT, i >= 0 && j > i ? `${text.slice(0, i)}${BEGIN}\n${generated}\n${text.slice(j)}` : `${text.trimEnd()}\n\n${BEGIN}\n${generated}\n${END}\n`);
+    writeBetweenMarkers(REPORT, BEGIN, END, generated);
     log(`wrote ${REPORT}`);
   } finally {
     await cleanup();
