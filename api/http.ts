@@ -235,6 +235,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
     return;
   }
   const problem = parserProblem(err.code);
+  problems.inc({ code: problem.code, status: problem.status });
   const correlationId = uuidv7();
   const body = JSON.stringify(problem.body(correlationId));
   const head = [

@@ -1,6 +1,6 @@
-// What both benchmarks (bench/relationships.ts, bench/matching.ts) measure with: percentiles and
-// number formats for the reports, and the CPU time of a process tree read from /proc.
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+// What the benchmarks (bench/*.ts) measure with: percentiles and number formats for the reports,
+// the CPU time and resident memory of a process tree read from /proc, and the report markers.
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 
 /** Nearest-rank percentile; NaN for no samples. */
 export function percentile(xs: number[], p: number): number {
@@ -13,37 +13,56 @@ export const f1 = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : '–');
 export const f2 = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
 
 /**
- * CPU milliseconds (user + system) of a process and all its descendants. The broker runs as
- * `node tsx/cli broker.ts`, which runs broker.ts in a child node: the tree is summed.
+ * The sum of a per-process figure over a process and all its descendants, read from /proc. The
+ * broker may run as a wrapper with a child node, and the Temporal CLI starts the server as a child:
+ * the tree is what the system costs.
  */
-export function treeCpuMs(root: number): number {
-  const procs = new Map<number, { ppid: number; ticks: number }>();
+function treeSum(root: number, figure: (pid: string) => number): number {
+  const procs = new Map<number, { ppid: number; value: number }>();
   for (const name of readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
-      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[1] ppid, f[11] utime, f[12] stime
-      procs.set(Number(name), { ppid: Number(f[1]), ticks: Number(f[11]) + Number(f[12]) });
+      const status = readFileSync(`/proc/${name}/status`, 'utf8');
+      procs.set(Number(name), { ppid: Number(/PPid:\s+(\d+)/.exec(status)?.[1]), value: figure(name) });
     } catch {
       /* exited meanwhile */
     }
   }
-  let ticks = 0;
+  let sum = 0;
   for (const stack = [root]; stack.length; ) {
     const pid = stack.pop()!;
-    ticks += procs.get(pid)?.ticks ?? 0;
+    sum += procs.get(pid)?.value ?? 0;
     for (const [child, p] of procs) if (p.ppid === pid) stack.push(child);
   }
-  return ticks * 10; // USER_HZ is 100 on Linux
+  return sum;
+}
+
+/** CPU milliseconds (user + system) of a process tree. */
+export function treeCpuMs(root: number): number {
+  return treeSum(root, (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' '); // f[11] utime, f[12] stime
+    return (Number(f[11]) + Number(f[12])) * 10; // USER_HZ is 100 on Linux
+  });
+}
+
+/** Resident memory (MiB) of a process tree. */
+export function treeRssMiB(root: number): number {
+  return treeSum(root, (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024);
 }
 
 /**
- * Puts a generated report between its markers in a hand-written document (appended with the
- * markers when they are not there yet); the text outside the markers is kept.
+ * Puts a generated report between its markers in a hand-written document, keeping the text outside
+ * them; a document without the markers (or none at all) gets them appended under `heading`.
  */
-export function writeBetweenMarkers(file: string, begin: string, end: string, generated: string): void {
-  const text = readFileSync(file, 'utf8');
-  const i = text.indexOf(begin);
-  const j = text.indexOf(end);
-  writeFileSync(file, i >= 0 && j > i ? `${text.slice(0, i)}${begin}\n${generated}\n${text.slice(j)}` : `${text.trimEnd()}\n\n${begin}\n${generated}\n${end}\n`);
+export function writeBetweenMarkers(file: string, begin: string, end: string, generated: string, heading: string): void {
+  const block = `${begin}\n\n${generated}\n\n${end}`;
+  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const [head, rest] = existing.split(begin);
+  writeFileSync(
+    file,
+    rest !== undefined && rest.includes(end)
+      ? `${head}${block}${rest.slice(rest.indexOf(end) + end.length)}`
+      : `${existing.trimEnd()}\n\n${heading}\n\n${block}\n`,
+  );
 }

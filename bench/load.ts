@@ -80,6 +80,18 @@ export function* organizationPairs(n: number): Generator<[string, string]> {
   }
 }
 
+/**
+ * The broker's limits out of a benchmark's way; the counters are still upserted on every request,
+ * as in production.
+ */
+export const UNLIMITED = {
+  RATE_LIMIT_ORG_PER_MINUTE: '1000000000',
+  RATE_LIMIT_TOKEN_PER_MINUTE: '1000000000',
+  INVITES_PER_MINUTE: '1000000000',
+  INVITES_PER_HOUR: '1000000000',
+  MAX_PENDING_OUTBOUND: '1000000000',
+};
+
 export const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide'];
 
 export interface Created {

@@ -23,8 +23,9 @@
 // kept) and to stdout. BENCH_MATCHING_SIZES (e.g. "1000,10000") narrows the sizes for a quick try.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { f1, f2, median, percentile, treeCpuMs } from './common';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { f1, f2, median, percentile, treeCpuMs, writeBetweenMarkers } from './common';
+import { UNLIMITED } from './load';
 import { loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { Client as TemporalClient, Connection } from '@temporalio/client';
@@ -788,14 +789,7 @@ function report(x: Results): string {
 }
 
 function writeReport(generated: string) {
-  const block = `${BEGIN}\n\n${generated}\n\n${END}`;
-  const existing = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '# Benchmarks\n';
-  const [head, rest] = existing.split(BEGIN);
-  const next =
-    rest !== undefined && rest.includes(END)
-      ? `${head}${block}${rest.slice(rest.indexOf(END) + END.length)}`
-      : `${existing.trimEnd()}\n\n## Matching: candidate search and publish-to-proposal\n\n${block}\n\n### Analysis (matching)\n\n(To be written after a run.)\n`;
-  writeFileSync(REPORT, next);
+  writeBetweenMarkers(REPORT, BEGIN, END, generated, '## Matching: candidate search and publish-to-proposal');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -854,7 +848,6 @@ async function main() {
     const admin = new PgClient({ connectionString: PG_URL });
     await admin.connect();
     cleanups.push(() => admin.end());
-    const unlimited = '1000000000';
 
     for (const [sizeIndex, n] of SIZES.entries()) {
       const now = Date.now();
@@ -917,11 +910,7 @@ async function main() {
             DATABASE_URL: engine === 'postgres' ? databaseUrl : '',
             ORGANIZATIONS_FILE: registry.organizationsFile,
             CONNECTORS_FILE: registry.connectorsFile,
-            RATE_LIMIT_ORG_PER_MINUTE: unlimited,
-            RATE_LIMIT_TOKEN_PER_MINUTE: unlimited,
-            INVITES_PER_MINUTE: unlimited,
-            INVITES_PER_HOUR: unlimited,
-            MAX_PENDING_OUTBOUND: unlimited,
+            ...UNLIMITED,
           },
           engine === 'pglite' ? pgliteDir : join(dir, `postgres-broker-${n}`),
           join(dir, `broker-${engine}-${n}.log`),

@@ -9,8 +9,8 @@
 // stops by itself.
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { f1, f2, median, percentile, treeCpuMs } from './common';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { f1, f2, median, percentile, treeCpuMs, writeBetweenMarkers } from './common';
 import { loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { serve } from '@hono/node-server';
@@ -26,7 +26,7 @@ import type { Db, Queryable } from '../core/db';
 import { openReadModel } from '../activities/read-model';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
-import { commandFlow, organizationPairs, runLevel as runLevelWith, SCOPES, send, tokensOf, type Created, type Flow, type Run as RunOf } from './load';
+import { commandFlow, organizationPairs, runLevel as runLevelWith, SCOPES, send, tokensOf, type Created, type Flow, type Run as RunOf, UNLIMITED } from './load';
 import { benchActivities, entityActivityWorkflow, entityShapedWorkflow, noopUpdate, noopWorkflow } from './noop-workflow';
 
 const CONCURRENCY = [1, 8, 32];
@@ -270,14 +270,7 @@ function report(runs: Run[], breakdown: Array<[string, number[]]>, machineLines:
 }
 
 function writeReport(generated: string) {
-  const block = `${BEGIN}\n\n${generated}\n\n${END}`;
-  const existing = existsSync(REPORT) ? readFileSync(REPORT, 'utf8') : '';
-  const [head, rest] = existing.split(BEGIN);
-  const next =
-    rest !== undefined && rest.includes(END)
-      ? `${head}${block}${rest.slice(rest.indexOf(END) + END.length)}`
-      : `# Benchmarks: the relationship command path\n\n${block}\n\n## Analysis\n\n(To be written after a run.)\n`;
-  writeFileSync(REPORT, next);
+  writeBetweenMarkers(REPORT, BEGIN, END, generated, '## The relationship command path');
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -310,7 +303,6 @@ async function main() {
     const temporal = await startTemporal();
     cleanups.push(() => temporal.stop());
     const registry = writeTestRegistry(join(dir, 'registry'));
-    const unlimited = '1000000000';
     const broker = await startBroker(
       {
         TEMPORAL_ADDRESS: temporal.address,
@@ -318,12 +310,7 @@ async function main() {
         DATABASE_URL: '', // read models in PGlite, as in the embedded set-up
         ORGANIZATIONS_FILE: registry.organizationsFile,
         CONNECTORS_FILE: registry.connectorsFile,
-        // Limits out of the way: the counters are still upserted on every request, as in production.
-        RATE_LIMIT_ORG_PER_MINUTE: unlimited,
-        RATE_LIMIT_TOKEN_PER_MINUTE: unlimited,
-        INVITES_PER_MINUTE: unlimited,
-        INVITES_PER_HOUR: unlimited,
-        MAX_PENDING_OUTBOUND: unlimited,
+        ...UNLIMITED,
       },
       join(dir, 'broker-data'),
       join(dir, 'broker.log'),

@@ -11,7 +11,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'pg';
 import { f1, f2, median, percentile, treeCpuMs, writeBetweenMarkers } from './common';
-import { commandFlow, organizationPairs, runLevel, tokensOf, type Created, type Run } from './load';
+import { commandFlow, organizationPairs, runLevel, tokensOf, type Created, type Run, UNLIMITED } from './load';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry } from '../test/stack';
 import { startWorkerProcess } from '../test/worker-process';
@@ -43,7 +43,6 @@ async function main() {
     const registry = writeTestRegistry(join(dir, 'registry'));
     const admin = new Pool({ connectionString: PG_URL, max: 2 });
     cleanups.push(() => admin.end());
-    const unlimited = '1000000000';
     const envOf = async (name: string) => {
       const schema = `pcx_bench_${name}_${process.pid}`;
       await admin.query(`create schema ${schema}`);
@@ -55,11 +54,7 @@ async function main() {
         ORGANIZATIONS_FILE: registry.organizationsFile,
         CONNECTORS_FILE: registry.connectorsFile,
         PUBLIC_BASE_URL,
-        RATE_LIMIT_ORG_PER_MINUTE: unlimited,
-        RATE_LIMIT_TOKEN_PER_MINUTE: unlimited,
-        INVITES_PER_MINUTE: unlimited,
-        INVITES_PER_HOUR: unlimited,
-        MAX_PENDING_OUTBOUND: unlimited,
+        ...UNLIMITED,
         LOG_LEVEL: 'warn',
       };
     };
@@ -101,7 +96,7 @@ async function main() {
     }
     const generated = report(runs, systems.map((s) => s.name));
     process.stdout.write(`${generated}\n`);
-    writeBetweenMarkers(REPORT, BEGIN, END, generated);
+    writeBetweenMarkers(REPORT, BEGIN, END, generated, '## The command path across processes');
     log(`wrote ${REPORT}`);
   } finally {
     await cleanup();
@@ -117,8 +112,6 @@ function report(runs: Run<Cpu>[], systems: string[]): string {
     }
   })();
   const lines = [
-    '## The command path across processes',
-    '',
     `- Date: ${new Date().toISOString()}; nproc ${cpus().length}; load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
     `- ${version}; PostgreSQL at 127.0.0.1:5432 (a schema per system); ${REPEATS} runs per level, systems interleaved; flows per run: ${CONCURRENCY.map((c) => `${FLOWS[c]} at c = ${c}`).join(', ')}`,
     '',

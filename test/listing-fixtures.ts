@@ -2,9 +2,9 @@
 // states. Every test builds on these so the shape of a valid listing lives in one place.
 import { Connector, type Reply } from './helpers';
 
-export const iso = (msFromNow: number) => new Date(Date.now() + msFromNow).toISOString();
-const HOUR = 3600_000;
-const DAY = 24 * HOUR;
+import { DAY, HOUR, iso } from './market-bodies';
+
+export { iso };
 
 /** Fields a partner must never see before acceptance, as JSON pointers into the owner's view. */
 export const PROTECTED_OFFER_FIELDS = [
