@@ -33,8 +33,9 @@ export async function createWorker(
     ),
     interceptors: { workflowModules: [require.resolve('./workflows/interceptors')], activity: [measureActivity] },
     sinks: { flowMetrics: { flowEnded: { fn: (_info, flow: string, outcome: string, seconds: number) => flowDuration.observe({ flow, outcome }, seconds) } } },
-    // Entity workflows are many, long-lived and mostly idle: keep the cache generous.
-    maxCachedWorkflows: 2000,
+    // Entity workflows are many, long-lived and mostly idle: an evicted one replays its short
+    // history on its next command, while every cached one holds memory (docs/benchmarks.md, goal 4).
+    maxCachedWorkflows: config.workflow.cachedWorkflows,
     // A killed worker's sticky queue is drained by another within seconds (domain/timeouts.ts).
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
   });

@@ -51,7 +51,8 @@ export interface Config {
     pageSizeDefault: number;
     pageSizeMax: number;
   };
-  workflow: { continueAsNewAfterEvents: number; continueAsNewAfterCommands: number };
+  /** cachedWorkflows: the worker's workflow cache, which sets its memory (about 0.5 MB per cached workflow measured). */
+  workflow: { continueAsNewAfterEvents: number; continueAsNewAfterCommands: number; cachedWorkflows: number };
   matching: { proposalValiditySeconds: number; maxOpenProposalsPerRequest: number; candidateLimit: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error'; redact: boolean };
 }
@@ -176,6 +177,8 @@ export function loadConfig(env: Env = process.env): Config {
     workflow: {
       continueAsNewAfterEvents: r.int('WORKFLOW_CONTINUE_AS_NEW_EVENTS', 10000, 20, 40000),
       continueAsNewAfterCommands: r.int('WORKFLOW_CONTINUE_AS_NEW_COMMANDS', 500, 2, 1500),
+      // The worker's memory grows with its cache, not with the open workflows (docs/benchmarks.md, goal 4).
+      cachedWorkflows: r.int('WORKER_CACHED_WORKFLOWS', 500, 10, 100000),
     },
     matching: {
       proposalValiditySeconds: r.int('MATCH_PROPOSAL_VALIDITY_SECONDS', 86400, 1, 30 * 86400),
