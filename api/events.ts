@@ -9,7 +9,7 @@ import { operation } from './operations';
 import { Problem } from '../core/problems';
 import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
-import { eventView } from './views';
+import { eventView } from '../core/views';
 import { readFeed } from '../activities/events';
 import { RESOURCES } from '../domain/registry';
 

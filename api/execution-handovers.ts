@@ -38,7 +38,7 @@ import type { AppEnv, Principal } from './context';
 import { etagOf, notFound, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { getRoute, listRoute, participantAccess } from './resource-routes';
-import { viewOf } from './views';
+import { viewOf } from '../core/views';
 
 
 const resource = executionHandover;

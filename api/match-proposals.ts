@@ -20,7 +20,7 @@ import { etagOf, observedVersion, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
-import { viewOf } from './views';
+import { viewOf } from '../core/views';
 
 
 const resource = matchProposal;

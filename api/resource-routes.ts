@@ -13,7 +13,7 @@ import type { AppEnv, Principal } from './context';
 import type { AccessPolicy } from './gates';
 import { operation, type Body, type BodyName } from './operations';
 import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, type Ctx } from './http';
-import { viewOf } from './views';
+import { viewOf } from '../core/views';
 
 /** Gate 4's loader for a resource: the read-model document named by the `:id` path parameter. */
 export function loader<R>(resource: Resource<any, any>): (c: Ctx) => Promise<R | undefined> {

@@ -4,6 +4,7 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 export interface Config {
   mode: 'development' | 'production';
@@ -55,6 +56,24 @@ export interface Config {
   workflow: { continueAsNewAfterEvents: number; continueAsNewAfterCommands: number; cachedWorkflows: number };
   matching: { proposalValiditySeconds: number; maxOpenProposalsPerRequest: number; candidateLimit: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error'; redact: boolean };
+  webhooks: WebhookSettings;
+}
+
+/** Webhook delivery (docs/webhooks.md). */
+export interface WebhookSettings {
+  /**
+   * CIDR ranges a target may resolve to although they are private or loopback: for tests that
+   * deliver to receivers on 127.0.0.1. Empty by default; refused with PCX_MODE=production.
+   */
+  allowCidrs: string[];
+  /** DNS servers (`ip` or `ip:port`) that resolve targets; empty: the system's. */
+  dnsServers: string[];
+  /** An extra certificate authority (PEM) trusted for targets besides the system's roots. */
+  ca?: string;
+  /** Deliveries in flight to one target host, across this worker's subscriptions. */
+  maxPerHost: number;
+  /** Deliveries in flight for one subscription. */
+  maxPerSubscription: number;
 }
 
 /**
@@ -189,9 +208,35 @@ export function loadConfig(env: Env = process.env): Config {
       level: r.oneOf('LOG_LEVEL', 'info', ['debug', 'info', 'warn', 'error'] as const),
       redact: r.bool('LOG_REDACT', true),
     },
+    webhooks: webhooksOf(r, mode),
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+function webhooksOf(r: EnvReader, mode: Config['mode']): WebhookSettings {
+  const list = (name: string) => (r.given(name) ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const allowCidrs = list('WEBHOOK_ALLOWED_CIDRS');
+  for (const cidr of allowCidrs) if (!isCidr(cidr)) r.problems.push(`WEBHOOK_ALLOWED_CIDRS: ${JSON.stringify(cidr)} is not a CIDR range such as 127.0.0.1/32`);
+  if (allowCidrs.length && mode === 'production') r.problems.push('WEBHOOK_ALLOWED_CIDRS is not allowed with PCX_MODE=production (it lets webhooks reach private addresses)');
+  const dnsServers = list('WEBHOOK_DNS_SERVERS');
+  for (const server of dnsServers) if (!/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?)$/.test(server)) r.problems.push(`WEBHOOK_DNS_SERVERS: ${JSON.stringify(server)} is not an address such as 10.0.0.2 or 10.0.0.2:53`);
+  return {
+    allowCidrs,
+    dnsServers,
+    ca: r.file('WEBHOOK_CA_FILE')?.text,
+    maxPerHost: r.int('WEBHOOK_MAX_PER_HOST', 8, 1, 256),
+    maxPerSubscription: r.int('WEBHOOK_MAX_PER_SUBSCRIPTION', 16, 1, 256),
+  };
+}
+
+function isCidr(value: string): boolean {
+  try {
+    ipaddr.parseCIDR(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function metricsTokenOf(r: EnvReader): string | undefined {

@@ -1,7 +1,7 @@
 // What a caller sees of a resource (gate 9), in reads, lists, command answers and events alike:
 // its audience (owner, participant, partner or operator) decides the disclosed fields
 // (core/disclosure.ts). Events carry the same projection as the reads because both call viewOf.
-import { disclose, phaseFor, type Audience } from '../core/disclosure';
+import { disclose, phaseFor, type Audience } from './disclosure';
 import type { Resource } from '../domain/resource';
 import { resourceOf } from '../domain/registry';
 
