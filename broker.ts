@@ -6,7 +6,7 @@ import { loadConfigOrExit, type Config } from './core/config';
 import { openReadModel } from './activities/read-model';
 import { createLogger } from './core/log';
 import { observeCluster } from './core/metrics';
-import { clientSecretPolicy, Registry } from './core/registry';
+import { loadRegistry } from './core/registry';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadDevSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
@@ -18,6 +18,7 @@ import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './api/idempotency';
 import { purgeOldRateCounters } from './api/rate-limit';
 import { createWorker } from './worker';
+import { startWebhookWatcher } from './activities/webhooks';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
@@ -30,9 +31,18 @@ export async function startBroker(config: Config) {
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
   let workerRun: Promise<void> | undefined;
+  let watcher: { stop(): Promise<void> } | undefined;
   if (config.role !== 'api') {
     ({ worker, connection: workerConnection } = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace })));
     workerRun = worker.run();
+    // Pokes webhook subscriptions' workflows as the outbox grows (activities/webhooks.ts).
+    watcher = startWebhookWatcher({
+      db,
+      client: new Client({ connection, namespace: config.temporal.namespace }),
+      taskQueue: config.temporal.taskQueue,
+      idlePumpSeconds: config.webhooks.idlePumpSeconds,
+      log,
+    });
     // A process whose worker died must not keep serving as if it could complete commands.
     workerRun.catch((err) => {
       log.error({ error: String(err) }, 'worker stopped');
@@ -50,7 +60,7 @@ export async function startBroker(config: Config) {
   let server: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
   if (config.role !== 'worker') {
-    const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
+    const registry = loadRegistry(config);
     for (const warning of registry.warnings) log.warn(warning);
     const schemas = new SchemaRegistry(config.schemaBase);
     const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
@@ -74,6 +84,7 @@ export async function startBroker(config: Config) {
       cluster.stop();
       if (housekeeping) clearInterval(housekeeping);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      await watcher?.stop();
       if (worker) {
         worker.shutdown();
         await workerRun?.catch(() => undefined);

@@ -8,6 +8,7 @@ import { createActivities } from './activities';
 import { Entities } from './core/entities';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
+import { loadRegistry } from './core/registry';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -28,7 +29,12 @@ export async function createWorker(
     ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
     activities: createActivities(
       db,
-      { schemaBase: config.schemaBase, eventSource: eventSource(config), matching: config.matching },
+      {
+        schemaBase: config.schemaBase,
+        eventSource: eventSource(config),
+        matching: config.matching,
+        webhooks: { webhooks: config.webhooks, registry: loadRegistry(config) },
+      },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     ),
     interceptors: { workflowModules: [require.resolve('./workflows/interceptors')], activity: [measureActivity] },

@@ -10,9 +10,12 @@ import { createMatchingActivities, type MatchingSettings } from './matching';
 import { createProjectionActivities, ProjectionSettings } from './projection';
 import { createTransportActivities } from './transport';
 import { createReferenceActivities } from './execution-reference';
+import { createWebhookActivities, type WebhookActivitySettings } from './webhooks';
 
 export interface ActivitySettings extends ProjectionSettings {
   matching?: MatchingSettings;
+  /** Without them (tests of other activities) the webhook pump refuses to run. */
+  webhooks?: Omit<WebhookActivitySettings, 'eventSource' | 'schemaBase'>;
 }
 
 /** @param entities where the broker creates resources (proposals) and sends flows' commands. */
@@ -23,6 +26,13 @@ export function createActivities(db: Db, settings: ActivitySettings, entities: E
     ...createMatchingActivities(db, settings.matching),
     ...createTransportActivities(db),
     ...createReferenceActivities(db),
+    ...(settings.webhooks
+      ? createWebhookActivities(db, { ...settings.webhooks, eventSource: settings.eventSource, schemaBase: settings.schemaBase })
+      : {
+          async pumpWebhookSubscription() {
+            throw new Error('this worker was created without webhook settings');
+          },
+        }),
   };
 }
 

@@ -13,6 +13,7 @@ import { health } from './health';
 import { metrics } from './metrics';
 import { bundledOpenApi, openapi } from './openapi';
 import { oauth } from './oauth';
+import { webhookSubscriptions } from './webhook-subscriptions';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
 import { capacityOffers } from './capacity-offers';
@@ -40,6 +41,7 @@ const ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [
   ['/execution-outcomes', executionOutcomes, 'maxBodyBytes'],
   ['/execution-handovers', executionHandovers, 'maxBodyBytes'],
   ['/events', events, 'maxBodyBytes'],
+  ['/webhook-subscriptions', webhookSubscriptions, 'maxBodyBytes'],
 ];
 
 /** 413 before the body is parsed, chunked bodies included. */

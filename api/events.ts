@@ -11,7 +11,7 @@ import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../core/views';
 import { readFeed } from '../activities/events';
-import { RESOURCES } from '../domain/registry';
+import { deliverableKinds } from '../domain/webhooks';
 
 export const events = new Hono<AppEnv>();
 
@@ -31,8 +31,9 @@ operation(events, { method: 'GET', path: '/', access: { scope: [] }, answers: [2
     if (BigInt(m[1]) > 2n ** 64n - 1n) throw new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
     [tx, seq] = [m[1], Number(m[2])];
   }
-  // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints.
-  const kinds = RESOURCES.filter((r) => principal.scopes.has(r.scopes.read)).map((r) => r.kind);
+  // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints
+  // (webhooks deliver the same kinds: activities/webhooks.ts).
+  const kinds = deliverableKinds([...principal.scopes]);
   const rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
   const last = rows[rows.length - 1];
   const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);

@@ -17,7 +17,7 @@ export type Schemas = components['schemas'];
 export type BodyName = keyof Schemas & string;
 export type Body<N extends BodyName> = Schemas[N];
 
-export type Method = 'GET' | 'POST' | 'PATCH';
+export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
 export interface OperationSpec<R, N extends BodyName | undefined = undefined> {
   method: Method;

@@ -68,12 +68,18 @@ export interface WebhookSettings {
   allowCidrs: string[];
   /** DNS servers (`ip` or `ip:port`) that resolve targets; empty: the system's. */
   dnsServers: string[];
+  /** How long a target's addresses are trusted at least (the specification's 60 s floor; lower only outside production, for tests). */
+  dnsMinTtlSeconds: number;
   /** An extra certificate authority (PEM) trusted for targets besides the system's roots. */
   ca?: string;
   /** Deliveries in flight to one target host, across this worker's subscriptions. */
   maxPerHost: number;
   /** Deliveries in flight for one subscription. */
   maxPerSubscription: number;
+  /** A subscription whose every attempt has failed for this long is disabled. */
+  disableAfterHours: number;
+  /** A subscription's workflow pumps at least this often without a poke (a poke lost with a watcher). */
+  idlePumpSeconds: number;
 }
 
 /**
@@ -221,12 +227,17 @@ function webhooksOf(r: EnvReader, mode: Config['mode']): WebhookSettings {
   if (allowCidrs.length && mode === 'production') r.problems.push('WEBHOOK_ALLOWED_CIDRS is not allowed with PCX_MODE=production (it lets webhooks reach private addresses)');
   const dnsServers = list('WEBHOOK_DNS_SERVERS');
   for (const server of dnsServers) if (!/^(\d{1,3}(\.\d{1,3}){3}(:\d{1,5})?|\[[0-9a-fA-F:]+\](:\d{1,5})?)$/.test(server)) r.problems.push(`WEBHOOK_DNS_SERVERS: ${JSON.stringify(server)} is not an address such as 10.0.0.2 or 10.0.0.2:53`);
+  const dnsMinTtlSeconds = r.int('WEBHOOK_DNS_MIN_TTL_SECONDS', 60, 1, 3600);
+  if (dnsMinTtlSeconds < 60 && mode === 'production') r.problems.push('WEBHOOK_DNS_MIN_TTL_SECONDS below 60 is not allowed with PCX_MODE=production (the specification\'s re-validation floor)');
   return {
     allowCidrs,
     dnsServers,
+    dnsMinTtlSeconds,
     ca: r.file('WEBHOOK_CA_FILE')?.text,
     maxPerHost: r.int('WEBHOOK_MAX_PER_HOST', 8, 1, 256),
     maxPerSubscription: r.int('WEBHOOK_MAX_PER_SUBSCRIPTION', 16, 1, 256),
+    disableAfterHours: r.int('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 90),
+    idlePumpSeconds: r.int('WEBHOOK_IDLE_PUMP_SECONDS', 60, 1, 86400),
   };
 }
 

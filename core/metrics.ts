@@ -68,6 +68,27 @@ export const flowDuration = new Histogram({
   registers: [registry],
 });
 
+export const webhookAttempts = new Counter({
+  name: 'pcx_webhook_attempts_total',
+  help: 'Webhook delivery attempts by outcome (succeeded: a 2xx; failed: anything else, including refused targets)',
+  labelNames: ['outcome'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveriesEnded = new Counter({
+  name: 'pcx_webhook_deliveries_ended_total',
+  help: 'Webhook deliveries that ended, by status (succeeded, dead-lettered, skipped because the sharing relationship ended)',
+  labelNames: ['status'] as const,
+  registers: [registry],
+});
+
+export const webhookDeliveryLag = new Histogram({
+  name: 'pcx_webhook_delivery_lag_seconds',
+  help: 'From an event entering the outbox to its successful webhook delivery',
+  buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 60, 600, 3600, 36000],
+  registers: [registry],
+});
+
 /**
  * The answer to GET /metrics: the text exposition, or 401 when a token is configured and the
  * request does not carry it (docs/deployment.md, METRICS_TOKEN).
@@ -152,5 +173,34 @@ new Gauge({
       .then((r) => r.rows)
       .catch(() => undefined);
     if (rows) this.set(rows[0]?.age ?? 0);
+  },
+});
+
+/** Webhook deliveries waiting and dead-lettered, cluster-wide (also in GET /health/ready's details). */
+export async function webhookBacklog(db: Queryable): Promise<{ pending: number; deadLettered: number; oldestPendingSeconds: number; disabledSubscriptions: number }> {
+  const { rows } = await db.query<{ pending: string; dead: string; oldest: number | null; disabled: string }>(
+    `select (select count(*) from webhook_deliveries where status = 'pending') as pending,
+            (select count(*) from webhook_deliveries where status = 'dead-lettered') as dead,
+            (select extract(epoch from now() - min(event_time))::float8 from webhook_deliveries where status = 'pending') as oldest,
+            (select count(*) from webhook_subscriptions where deleted_at is null and not active and disabled_reason is not null) as disabled`,
+  );
+  const r = rows[0];
+  return { pending: Number(r.pending), deadLettered: Number(r.dead), oldestPendingSeconds: Math.max(0, r.oldest ?? 0), disabledSubscriptions: Number(r.disabled) };
+}
+
+new Gauge({
+  name: 'pcx_webhook_backlog',
+  help: 'Webhook deliveries pending and dead-lettered, the age of the oldest pending one, and subscriptions the broker disabled; cluster-wide',
+  labelNames: ['measure'] as const,
+  registers: [registry],
+  async collect() {
+    this.reset();
+    if (!source) return;
+    const backlog = await webhookBacklog(source.db).catch(() => undefined);
+    if (!backlog) return;
+    this.set({ measure: 'pending' }, backlog.pending);
+    this.set({ measure: 'dead_lettered' }, backlog.deadLettered);
+    this.set({ measure: 'oldest_pending_seconds' }, backlog.oldestPendingSeconds);
+    this.set({ measure: 'disabled_subscriptions' }, backlog.disabledSubscriptions);
   },
 });

@@ -45,6 +45,7 @@ export const PROBLEMS = {
   AMENDMENT_NOT_ALLOWED: { status: 422, name: 'amendment-not-allowed', title: 'The amendment policy does not allow amendments' },
   INCOMPATIBLE_DECISION_POLICY: { status: 422, name: 'incompatible-decision-policy', title: 'The decision policy cannot be changed now' },
   SCOPES_NOT_GRANTED: { status: 422, name: 'scopes-not-granted', title: 'A partnering policy does not grant the requested scopes' },
+  WEBHOOK_TARGET_REFUSED: { status: 422, name: 'webhook-target-refused', title: 'The webhook target is not an allowed https URL' },
   UNKNOWN_ORGANIZATION: { status: 422, name: 'unknown-organization', title: 'The organization is not known to the broker' },
   PRECONDITION_REQUIRED: { status: 428, name: 'precondition-required', title: 'If-Match or an observed resourceVersion is required' },
   RATE_LIMITED: { status: 429, name: 'rate-limited', title: 'Too many requests' },

@@ -50,6 +50,11 @@ export function clientSecretPolicy(config: { mode: 'development' | 'production';
   return config.mode === 'production' ? 'refused' : 'ignored';
 }
 
+/** The registry the configuration names (organizations and connectors files). */
+export function loadRegistry(config: { mode: 'development' | 'production'; auth: { devServer: boolean }; registry: { organizationsFile: string; connectorsFile: string; environment: string } }): Registry {
+  return Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
+}
+
 export class Registry {
   private readonly organizations = new Map<string, Organization>();
   private readonly connectors = new Map<string, Connector>();

@@ -163,3 +163,52 @@ drop index if exists match_proposals_request;
 drop index if exists transport_commitments_tender;
 drop index if exists execution_references_proposal;
 drop index if exists execution_handovers_commitment;
+
+-- Webhook subscriptions (api/webhook-subscriptions.ts) and their deliveries (activities/webhooks.ts).
+-- A subscription's workflow (workflows/webhooks.ts) collects the events after `cursor_tx`,
+-- `cursor_seq` that its organization's feed holds into deliveries and attempts them.
+create table if not exists webhook_subscriptions (
+  id uuid primary key,
+  organization_id text not null,
+  client_id text not null,
+  url text not null,
+  event_types text[] not null,
+  description text,
+  active boolean not null,
+  disabled_reason text,
+  disabled_at timestamptz,
+  -- [{ secret, createdAt, expiresAt? }], newest first: every unexpired one signs.
+  secrets jsonb not null,
+  version integer not null,
+  cursor_tx xid8 not null,
+  cursor_seq bigint not null,
+  -- Since when every attempt has failed (null after a success): disables after WEBHOOK_DISABLE_AFTER_HOURS.
+  failing_since timestamptz,
+  deleted_at timestamptz,
+  created_at timestamptz not null,
+  updated_at timestamptz not null
+);
+create index if not exists webhook_subscriptions_org on webhook_subscriptions (organization_id, created_at, id);
+
+create table if not exists webhook_deliveries (
+  id uuid primary key,
+  subscription_id uuid not null,
+  event_id uuid not null,
+  event_tx xid8 not null,
+  event_seq bigint not null,
+  event_type text not null,
+  event_time timestamptz not null,
+  subject text not null,
+  resource_version integer,
+  -- pending | succeeded | dead-lettered | skipped
+  status text not null,
+  attempts jsonb not null default '[]',
+  attempt_count integer not null default 0,
+  next_attempt_at timestamptz,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  unique (subscription_id, event_id)
+);
+-- The head of each subject's queue: the earliest pending delivery by feed order.
+create index if not exists webhook_deliveries_pending on webhook_deliveries (subscription_id, subject, event_tx, event_seq) where status = 'pending';
+create index if not exists webhook_deliveries_list on webhook_deliveries (subscription_id, created_at, id);

@@ -4,6 +4,7 @@
 import { disclose, phaseFor, type Audience } from './disclosure';
 import type { Resource } from '../domain/resource';
 import { resourceOf } from '../domain/registry';
+import { WEBHOOK_KIND } from '../domain/webhooks';
 
 export interface Viewer {
   organizationId: string;
@@ -31,7 +32,8 @@ export function viewOf(resource: Resource<any, any>, doc: any, viewer: Viewer): 
 
 /** A stored CloudEvent as one organization may read it: the data is that organization's view. */
 export function eventView(kind: string, cloudevent: any, viewer: Viewer): unknown {
-  if (cloudevent.data === undefined || isRecordEvent(cloudevent)) return cloudevent;
+  // A webhook subscription's events go to its organization alone, already in its view.
+  if (cloudevent.data === undefined || isRecordEvent(cloudevent) || kind === WEBHOOK_KIND) return cloudevent;
   return { ...cloudevent, data: viewOf(resourceOf(kind), cloudevent.data, viewer) };
 }
 

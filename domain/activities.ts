@@ -2,6 +2,7 @@
 // (workflows/) proxies them through this interface; activities/ implements it (createActivities
 // returns an Activities). Types only: the workflows depend on this, never on activities/.
 import type { Evaluation } from '../core/matching/compatibility';
+import type { PumpInput, PumpResult } from './webhooks';
 import type { CreatePayload as ReferencePayload, ReferenceContext } from './execution-reference';
 import type { CommitTenderInput, MatchInput } from './flows';
 import type { Actor, Envelope, EventDraft, Refusal } from './machine';
@@ -95,4 +96,6 @@ export interface Activities {
   prepareCommitment(input: CommitTenderInput): Promise<Omit<CommitmentPayload, never> | { refused: string }>;
   /** activities/execution-reference.ts */
   prepareReference(proposalId: string): Promise<{ payload: ReferencePayload; context: ReferenceContext } | undefined>;
+  /** activities/webhooks.ts: collect a subscription's new events and attempt what is due. */
+  pumpWebhookSubscription(input: PumpInput): Promise<PumpResult>;
 }

@@ -26,6 +26,8 @@ export interface TestEnv {
   taskQueue: string;
   brokerEnv: Record<string, string>;
   registry: { organizationsFile: string; connectorsFile: string };
+  /** The file the tests' DNS server answers from (test/dns-server.ts, setDnsAnswer). */
+  webhooks: { dnsFile: string; tlsDir: string };
 }
 
 let cached: TestEnv | undefined;
@@ -197,6 +199,10 @@ export class Connector {
 
   patch(path: string, body?: unknown, headers?: Record<string, string>) {
     return call('PATCH', path, this.token, body, { headers });
+  }
+
+  delete(path: string, headers?: Record<string, string>) {
+    return call('DELETE', path, this.token, undefined, { headers });
   }
 
   /** A lifecycle command with If-Match taken from the given version. */

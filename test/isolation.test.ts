@@ -224,3 +224,32 @@ describe.each(['created', 'linked', 'completed', 'cancelled'])('an execution ref
     expect((await get(m.carrier, `/execution-references/${id}`)).resourceVersion).toBe(reference.resourceVersion);
   });
 });
+
+describe('webhook subscriptions', () => {
+  test('are invisible and untouchable for another organization, even a partner, on every endpoint', async () => {
+    const [owner, partner, outsider] = await Promise.all(freshOrgs(3).map((o) => Connector.of(o)));
+    await createRelationship(owner, partner);
+    const created = await owner.post('/webhook-subscriptions', { url: 'https://127.0.0.1:9/isolation', active: false });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    const delivery = '00000000-0000-7000-8000-000000000000';
+    for (const other of [partner, outsider]) {
+      const probes: Record<string, () => Promise<Reply>> = {
+        'GET /webhook-subscriptions/{id}': () => other.get(`/webhook-subscriptions/${id}`),
+        'PATCH /webhook-subscriptions/{id}': () => other.patch(`/webhook-subscriptions/${id}`, { active: true }, { 'if-match': '"1"' }),
+        'DELETE /webhook-subscriptions/{id}': () => other.delete(`/webhook-subscriptions/${id}`, { 'if-match': '"1"' }),
+        'POST /webhook-subscriptions/{id}/rotate-secret': () => other.post(`/webhook-subscriptions/${id}/rotate-secret`, {}),
+        'POST /webhook-subscriptions/{id}/ping': () => other.post(`/webhook-subscriptions/${id}/ping`),
+        'GET /webhook-subscriptions/{id}/deliveries': () => other.get(`/webhook-subscriptions/${id}/deliveries`),
+        'POST /webhook-subscriptions/{id}/deliveries/{deliveryId}/redeliver': () => other.post(`/webhook-subscriptions/${id}/deliveries/${delivery}/redeliver`),
+        'POST /webhook-subscriptions/{id}/recover': () => other.post(`/webhook-subscriptions/${id}/recover`, { since: iso(-DAY) }),
+      };
+      for (const [name, probe] of Object.entries(probes)) {
+        const reply = await probe();
+        if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to another organization`);
+      }
+      expect((await other.get('/webhook-subscriptions?limit=200')).body.items).toEqual([]);
+    }
+    expect((await owner.get(`/webhook-subscriptions/${id}`)).body.resourceVersion).toBe(1);
+  });
+});

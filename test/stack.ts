@@ -109,9 +109,9 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
   const all = [
     'relationships:manage', 'capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide',
     'tenders:publish', 'tenders:read', 'tenders:decide', 'commitments:read', 'handovers:write', 'handovers:read', 'handovers:acknowledge',
-    'execution:update', 'outcomes:write', 'outcomes:review',
+    'execution:update', 'outcomes:write', 'outcomes:review', 'connectors:manage',
   ];
-  const sharing = all.filter((s) => s !== 'relationships:manage');
+  const sharing = all.filter((s) => s !== 'relationships:manage' && s !== 'connectors:manage');
   const organizations: any[] = [];
   const connectors: any[] = [];
   for (let i = 1; i <= TEST_ORGANIZATION_COUNT; i++) {

@@ -16,3 +16,4 @@ export default async function entityWorkflow(input: EntityInput): Promise<Envelo
 }
 
 export * from './flows';
+export { webhookSubscriptionWorkflow } from './webhooks';

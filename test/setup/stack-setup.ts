@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startBroker, startTemporal, writeTestRegistry } from '../stack';
+import { startDnsServer } from '../dns-server';
+import { testCertificates } from '../tls';
 
 export const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -18,6 +20,8 @@ interface Shared {
   root: string;
   temporal: Awaited<ReturnType<typeof startTemporal>>;
   registry: { organizationsFile: string; connectorsFile: string };
+  /** Webhook targets: a DNS server answering from a file, and the certificate authority of the test receivers. */
+  webhooks: { dns: { address: string; close(): Promise<void> }; dnsFile: string; tlsDir: string; caFile: string };
   users: number;
   stacks: Array<{ broker: { stop(): Promise<void> }; schema?: string }>;
 }
@@ -26,7 +30,13 @@ async function shared(): Promise<Shared> {
   const g = globalThis as any;
   if (!g.__pcx) {
     const root = mkdtempSync(join(tmpdir(), 'pcx-test-'));
-    g.__pcx = { root, temporal: await startTemporal(), registry: writeTestRegistry(root), users: 0, stacks: [] } satisfies Shared;
+    const dnsFile = join(root, 'dns.json');
+    writeFileSync(dnsFile, '{}');
+    // The receivers of the tests read their key and certificate from the same folder (testCertificates(tlsDir)).
+    const tlsDir = join(root, 'webhook-tls');
+    testCertificates(tlsDir);
+    const webhooks = { dns: await startDnsServer(dnsFile), dnsFile, tlsDir, caFile: join(tlsDir, 'ca.pem') };
+    g.__pcx = { root, temporal: await startTemporal(), registry: writeTestRegistry(root), webhooks, users: 0, stacks: [] } satisfies Shared;
   }
   return g.__pcx;
 }
@@ -60,6 +70,12 @@ export async function setUpStack(engine: Engine) {
     MAX_PENDING_OUTBOUND: '5',
     // Proposals expire within the test run (test/matching.test.ts, expiry); decisions take a second.
     MATCH_PROPOSAL_VALIDITY_SECONDS: '15',
+    // Webhook receivers of the tests listen on 127.0.0.1 with certificates of a test authority;
+    // target names resolve through the tests' DNS server, whose answers may change every second.
+    WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+    WEBHOOK_CA_FILE: s.webhooks.caFile,
+    WEBHOOK_DNS_SERVERS: s.webhooks.dns.address,
+    WEBHOOK_DNS_MIN_TTL_SECONDS: '1',
     LOG_LEVEL: 'info',
   };
   const broker = await startBroker(brokerEnv, join(dir, 'data'), join(dir, 'broker.log'));
@@ -77,6 +93,7 @@ export async function setUpStack(engine: Engine) {
     taskQueue,
     brokerEnv,
     registry: s.registry,
+    webhooks: { dnsFile: s.webhooks.dnsFile, tlsDir: s.webhooks.tlsDir },
   };
   const file = join(dir, 'env.json');
   writeFileSync(file, JSON.stringify(env, null, 2));

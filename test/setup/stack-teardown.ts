@@ -17,5 +17,6 @@ export async function tearDownStack() {
     }
   }
   await s.temporal.stop();
+  await s.webhooks?.dns.close();
   delete (globalThis as any).__pcx;
 }

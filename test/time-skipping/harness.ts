@@ -37,6 +37,7 @@ import { SchemaRegistry } from '../../core/schemas';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { Entities } from '../../core/entities';
 import { createWorker } from '../../worker';
+import { startWebhookWatcher } from '../../activities/webhooks';
 import { writeTestRegistry } from '../stack';
 
 const ROOT = join(__dirname, '..', '..');
@@ -189,6 +190,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const client = new Client({ connection: env.connection, namespace: config.temporal.namespace });
   const { worker, connection: workerConnection } = await createWorker(config, db, client);
   const running = worker.run();
+  // The outbox watcher that pokes webhook subscriptions' workflows, as the broker runs it.
+  const watcher = startWebhookWatcher({ db, client, taskQueue: config.temporal.taskQueue, idlePumpSeconds: config.webhooks.idlePumpSeconds, log: createLogger(config.log) });
   // Date follows the test server's clock from here on (see the header). Not before the worker
   // exists: it builds the workflows' sandbox from the real globals.
   const clock = shiftDate();
@@ -247,6 +250,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async stop() {
+      await watcher.stop();
       worker.shutdown();
       await running.catch(() => undefined);
       await workerConnection.close().catch(() => undefined);

@@ -1,0 +1,325 @@
+// Webhook delivery (docs/webhooks.md): the pump a subscription's workflow runs, and the watcher
+// that pokes those workflows when the outbox grows.
+//
+// A pump (1) collects the events after the subscription's cursor that its organization's feed
+// holds, of the kinds its connector may read and the types it asked for, into deliveries, and
+// moves the cursor, in one transaction; (2) attempts every delivery that is due and is the
+// earliest pending one of its subject (causal order per subject: a later event waits until the
+// earlier ones succeeded, were dead-lettered or skipped), subjects in parallel; (3) records each
+// attempt as it ends. A pump cut short by a crash repeats at most the attempts in flight
+// (at least once). The clock is the workflow's (PumpInput.now), so schedules follow Temporal's timers.
+import { Context } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import type { WebhookSettings } from '../core/config';
+import type { Db, Queryable } from '../core/db';
+import type { Logger } from '../core/log';
+import { webhookAttempts, webhookDeliveriesEnded, webhookDeliveryLag } from '../core/metrics';
+import type { Registry } from '../core/registry';
+import { betweenSql, inForceSql } from '../core/sharing';
+import { eventView } from '../core/views';
+import { checkTarget, createResolver, type Resolve } from '../core/webhooks/target';
+import { hostLimiter, sendWebhook, type SendResult } from '../core/webhooks/send';
+import { signedHeaders } from '../core/webhooks/sign';
+import { uuid7 } from '../domain/ids';
+import {
+  nextAttemptDelayMs,
+  deliverableKinds,
+  typeMatches,
+  WEBHOOK_WORKFLOW,
+  webhookWorkflowStart,
+  type PumpInput,
+  type PumpResult,
+} from '../domain/webhooks';
+import { disableSubscription, loadSubscription, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from './webhook-subscriptions';
+
+export interface WebhookActivitySettings {
+  webhooks: WebhookSettings;
+  registry: Registry;
+  eventSource: string;
+  schemaBase: string;
+}
+
+/** Events collected per pump; a full batch pumps again at once. */
+const COLLECT_BATCH = 500;
+/** A pump starts no attempt after this long (each attempt lasts at most 15 s). */
+const PUMP_BUDGET_MS = 20_000;
+/** How many subject heads one round of a pump looks at. */
+const HEADS_PER_ROUND = 500;
+
+/** The visible end of the outbox: rows of transactions older than every running one (as the feed). */
+async function outboxTail(db: Queryable): Promise<{ xmin: string; tx: string | null; seq: string | null }> {
+  const { rows } = await db.query<{ xmin: string; tx: string | null; seq: string | null }>(
+    `select s.xmin::text as xmin, t.tx_id::text as tx, t.seq::text as seq
+       from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) s
+       left join lateral (select tx_id, seq from events where tx_id < s.xmin order by tx_id desc, seq desc limit 1) t on true`,
+  );
+  return rows[0];
+}
+
+export function createWebhookActivities(db: Db, settings: WebhookActivitySettings) {
+  const resolve: Resolve = createResolver({ servers: settings.webhooks.dnsServers, minTtlSeconds: settings.webhooks.dnsMinTtlSeconds });
+  const perHost = hostLimiter(settings.webhooks.maxPerHost);
+
+  /** Events after the cursor into deliveries; the number of events read. */
+  async function collect(sub: SubscriptionRow, kinds: string[], now: number): Promise<number> {
+    const tail = await outboxTail(db);
+    return db.transaction(async (tx) => {
+      const { rows } = await tx.query<{ seq: string; tx: string; id: string; type: string; subject: string; resource_version: number; created_at: Date }>(
+        `select seq::text as seq, tx_id::text as tx, id, type, cloudevent->>'subject' as subject, resource_version, created_at from events
+          where audience @> array[$1]::text[] and resource_kind = any($2::text[])
+            and (tx_id, seq) > ($3::text::xid8, $4::bigint) and tx_id < $5::text::xid8
+          order by tx_id, seq limit $6`,
+        [sub.organization_id, kinds, sub.cursor_tx, sub.cursor_seq, tail.xmin, COLLECT_BATCH],
+      );
+      const at = new Date(now).toISOString();
+      for (const e of rows) {
+        if (!typeMatches(sub.event_types, e.type)) continue;
+        await tx.query(
+          `insert into webhook_deliveries (id, subscription_id, event_id, event_tx, event_seq, event_type, event_time, subject, resource_version, status, next_attempt_at, created_at, updated_at)
+           values ($1, $2, $3, $4::text::xid8, $5, $6, $7, $8, $9, 'pending', $10, $10, $10) on conflict (subscription_id, event_id) do nothing`,
+          [uuid7(), sub.id, e.id, e.tx, e.seq, e.type, e.created_at, e.subject, e.resource_version, at],
+        );
+      }
+      // A short batch read everything visible: the cursor moves to the visible end, past the rows
+      // of other organizations, so the next pump does not scan them again.
+      const last = rows[rows.length - 1];
+      const next = rows.length < COLLECT_BATCH && tail.tx !== null ? { tx: tail.tx, seq: tail.seq! } : last ? { tx: last.tx, seq: last.seq } : undefined;
+      if (next) {
+        await tx.query(
+          `update webhook_subscriptions set cursor_tx = $2::text::xid8, cursor_seq = $3::bigint
+            where id = $1 and (cursor_tx, cursor_seq) < ($2::text::xid8, $3::bigint)`,
+          [sub.id, next.tx, next.seq],
+        );
+      }
+      return rows.length;
+    });
+  }
+
+  /** The earliest pending delivery of each subject. */
+  async function heads(subscriptionId: string): Promise<DeliveryRow[]> {
+    const { rows } = await db.query<DeliveryRow>(
+      `select distinct on (subject) * from webhook_deliveries where subscription_id = $1 and status = 'pending'
+        order by subject, event_tx, event_seq limit $2`,
+      [subscriptionId, HEADS_PER_ROUND],
+    );
+    return rows;
+  }
+
+  /** Whether an event shared with the organization by a partner may still reach it: the relationship is in force now. */
+  async function stillShared(organizationId: string, event: { owner_organization_id: string; share_scope: string | null }, now: number): Promise<boolean> {
+    if (event.owner_organization_id === organizationId || event.share_scope === null) return true;
+    const { rows } = await db.query(
+      `select 1 from partner_relationships r where ${inForceSql('r', '$3')} and ${betweenSql('r', '$1', '$2')} and r.doc->'scopes' ? $4 limit 1`,
+      [organizationId, event.owner_organization_id, new Date(now).toISOString(), event.share_scope],
+    );
+    return rows.length > 0;
+  }
+
+  async function record(delivery: DeliveryRow, status: DeliveryRow['status'], attempt: Attempt | undefined, nextAttemptAt: number | undefined, at: number): Promise<void> {
+    await db.query(
+      `update webhook_deliveries set status = $3, attempts = attempts || $4::jsonb, attempt_count = attempt_count + $5,
+          next_attempt_at = $6, updated_at = $7
+        where id = $1 and subscription_id = $2 and status = 'pending'`,
+      [
+        delivery.id,
+        delivery.subscription_id,
+        status,
+        JSON.stringify(attempt ? [attempt] : []),
+        attempt ? 1 : 0,
+        nextAttemptAt !== undefined ? new Date(nextAttemptAt).toISOString() : null,
+        new Date(at).toISOString(),
+      ],
+    );
+  }
+
+  /** One attempt of one delivery; whether the subject may go on to its next event. */
+  async function attempt(sub: SubscriptionRow, kinds: string[], delivery: DeliveryRow, clock: () => number): Promise<boolean> {
+    const { rows } = await db.query<{ cloudevent: any; resource_kind: string; owner_organization_id: string; share_scope: string | null }>(
+      'select cloudevent, resource_kind, owner_organization_id, share_scope from events where id = $1',
+      [delivery.event_id],
+    );
+    const event = rows[0];
+    // Not sent: an event the outbox no longer holds, of a kind the connector may no longer read,
+    // or shared by a relationship that is no longer in force (nothing from it after its end).
+    if (!event || !kinds.includes(event.resource_kind) || !(await stillShared(sub.organization_id, event, clock()))) {
+      await record(delivery, 'skipped', undefined, undefined, clock());
+      webhookDeliveriesEnded.inc({ status: 'skipped' });
+      return true;
+    }
+    const started = clock();
+    const result = await send(sub, event, clock);
+    const at = clock();
+    const attemptRecord: Attempt = {
+      attemptedAt: new Date(started).toISOString(),
+      outcome: result.ok ? 'succeeded' : 'failed',
+      ...(result.status !== undefined ? { statusCode: result.status } : {}),
+      latencyMs: Math.max(0, Math.round(result.latencyMs)),
+      ...(result.error ? { error: result.error } : {}),
+      ...(result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}),
+    };
+    if (result.ok) {
+      await record(delivery, 'succeeded', attemptRecord, undefined, at);
+      await db.query('update webhook_subscriptions set failing_since = null where id = $1 and failing_since is not null', [sub.id]);
+      webhookAttempts.inc({ outcome: 'succeeded' });
+      webhookDeliveriesEnded.inc({ status: 'succeeded' });
+      webhookDeliveryLag.observe(Math.max(0, (Date.now() - new Date(delivery.event_time).getTime()) / 1000));
+      return true;
+    }
+    webhookAttempts.inc({ outcome: 'failed' });
+    if (result.status === 410) {
+      await record(delivery, 'dead-lettered', attemptRecord, undefined, at);
+      webhookDeliveriesEnded.inc({ status: 'dead-lettered' });
+      await disableSubscription(db, sub.id, 'target-gone', at, settings);
+      return false;
+    }
+    const delay = nextAttemptDelayMs(delivery.attempt_count + 1, Math.random(), result.status === 429 || result.status === 503 ? result.retryAfterSeconds : undefined);
+    if (delay === undefined) {
+      await record(delivery, 'dead-lettered', attemptRecord, undefined, at);
+      webhookDeliveriesEnded.inc({ status: 'dead-lettered' });
+    } else {
+      await record(delivery, 'pending', attemptRecord, at + delay, at);
+    }
+    const { rows: failing } = await db.query<{ failing_since: Date }>(
+      'update webhook_subscriptions set failing_since = coalesce(failing_since, $2) where id = $1 returning failing_since',
+      [sub.id, new Date(started).toISOString()],
+    );
+    if (failing[0] && at - new Date(failing[0].failing_since).getTime() >= settings.webhooks.disableAfterHours * 3_600_000) {
+      await disableSubscription(db, sub.id, 'failing', at, settings);
+    }
+    // A dead-lettered delivery lets its subject go on; a pending retry holds it.
+    return delay === undefined;
+  }
+
+  async function send(sub: SubscriptionRow, event: { cloudevent: any; resource_kind: string }, clock: () => number): Promise<SendResult> {
+    const checked = await checkTarget(sub.url, { allowCidrs: settings.webhooks.allowCidrs, resolve });
+    if (!checked.ok) return { ok: false, latencyMs: 0, error: 'target-refused' };
+    const body = JSON.stringify(eventView(event.resource_kind, event.cloudevent, { organizationId: sub.organization_id }));
+    const secrets = signingSecrets(sub, clock()).map((s) => s.secret);
+    const headers = signedHeaders(secrets, event.cloudevent.id, new Date(clock()), body);
+    return perHost(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: settings.webhooks.ca }));
+  }
+
+  return {
+    async pumpWebhookSubscription(input: PumpInput): Promise<PumpResult> {
+      const startedAt = Date.now();
+      const clock = () => input.now + (Date.now() - startedAt);
+      const heartbeat = setInterval(() => {
+        try {
+          Context.current().heartbeat();
+        } catch {
+          // Called outside an activity (a unit test): nothing to tell.
+        }
+      }, 1000);
+      try {
+        let sub = await loadSubscription(db, input.subscriptionId);
+        if (!sub) return { state: 'deleted', more: false };
+        if (!sub.active) return { state: 'inactive', more: false };
+        const connector = settings.registry.connector(sub.client_id);
+        const organization = settings.registry.organization(sub.organization_id);
+        if (!connector || connector.status !== 'active' || connector.organizationId !== sub.organization_id || organization?.status !== 'active') {
+          await disableSubscription(db, sub.id, 'connector-inactive', clock(), settings);
+          return { state: 'inactive', more: false };
+        }
+        const kinds = deliverableKinds(connector.scopes);
+        const collected = await collect(sub, kinds, clock());
+        let nextDueAt: number | undefined;
+        let more = collected === COLLECT_BATCH;
+        for (;;) {
+          sub = await loadSubscription(db, input.subscriptionId);
+          if (!sub?.active) break;
+          const now = clock();
+          const pending = await heads(sub.id);
+          const due = pending.filter((d) => !d.next_attempt_at || new Date(d.next_attempt_at).getTime() <= now);
+          nextDueAt = pending
+            .filter((d) => !due.includes(d))
+            .reduce<number | undefined>((min, d) => Math.min(min ?? Infinity, new Date(d.next_attempt_at!).getTime()), undefined);
+          if (due.length === 0) break;
+          if (Date.now() - startedAt > PUMP_BUDGET_MS) {
+            more = true;
+            break;
+          }
+          const current = sub;
+          // Subjects in parallel, at most maxPerSubscription at once; a subject's next event only
+          // in the next round, once this one has ended.
+          await inParallel(due, settings.webhooks.maxPerSubscription, (d) => attempt(current, kinds, d, clock));
+        }
+        const after = await loadSubscription(db, input.subscriptionId);
+        if (!after) return { state: 'deleted', more: false };
+        return { state: after.active ? 'active' : 'inactive', more, ...(nextDueAt !== undefined ? { nextDueAt } : {}) };
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+  };
+}
+
+async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<unknown>): Promise<void> {
+  let next = 0;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await run(items[next++]);
+  });
+  await Promise.all(lanes);
+}
+
+/**
+ * Pokes the delivery workflows of the subscriptions whose organizations the outbox has new events
+ * for, a few times a second, so a delivery starts within a fraction of a second of its event. Every
+ * worker runs one; a poke is idempotent, a missed one is made up by the workflows' idle pumps.
+ * Signal-with-start also starts a subscription's workflow if its creation did not get to.
+ */
+export function startWebhookWatcher(deps: {
+  db: Db;
+  client: Client;
+  taskQueue: string;
+  idlePumpSeconds: number;
+  log: Pick<Logger, 'warn'>;
+  intervalMs?: number;
+}): { stop(): Promise<void> } {
+  const { db, client, log } = deps;
+  let stopped = false;
+  let watermark: { tx: string; seq: string } | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+
+  async function tick(): Promise<void> {
+    const tail = await outboxTail(db);
+    // From the outbox's visible end when the process starts (older events are the workflows' own
+    // idle pumps' to find), or its beginning when it is empty.
+    const from = watermark ?? { tx: tail.tx ?? '0', seq: tail.seq ?? '0' };
+    if (tail.tx !== null) watermark = { tx: tail.tx, seq: tail.seq! };
+    else watermark ??= from;
+    if (tail.tx === null || (from.tx === tail.tx && from.seq === tail.seq)) return;
+    const { rows } = await db.query<{ id: string }>(
+      `select s.id from webhook_subscriptions s
+        where s.active and s.deleted_at is null
+          and exists (select 1 from events e where (e.tx_id, e.seq) > ($1::text::xid8, $2::bigint) and e.tx_id < $3::text::xid8
+                        and e.audience @> array[s.organization_id]::text[])`,
+      [from.tx, from.seq, tail.xmin],
+    );
+    await Promise.all(
+      rows.map((r) =>
+        client.workflow
+          .signalWithStart(WEBHOOK_WORKFLOW, webhookWorkflowStart(r.id, deps))
+          .catch((err) => log.warn({ subscriptionId: r.id, error: String(err) }, 'webhook poke failed')),
+      ),
+    );
+  }
+
+  const loop = () => {
+    if (stopped) return;
+    running = tick()
+      .catch((err) => log.warn({ error: String(err) }, 'webhook watcher failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(loop, deps.intervalMs ?? 200);
+      });
+  };
+  loop();
+  return {
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+

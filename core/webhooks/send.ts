@@ -1,0 +1,185 @@
+// One webhook POST to a checked target (core/webhooks/target.ts), and the per-host concurrency
+// limit deliveries run under (issue "Webhook subscriptions and delivery", part 2).
+//
+// The socket connects to the address the check judged, through the `lookup` hook: the URL's
+// host name is used only for SNI, the certificate check and the Host header, never looked up
+// again, so a name rebound after the check cannot redirect the connection. Redirects are never
+// followed (https.request does not); a 3xx is a failed delivery. The response body is read up to
+// a limit and thrown away: it is never returned nor logged (spec: "the response body is not
+// returned to the registering organization"); only status and timing leave this module.
+import * as https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import * as tls from 'node:tls';
+import type { CheckedTarget } from './target';
+
+export interface SendResult {
+  /** A 2xx answer. */
+  ok: boolean;
+  status?: number;
+  /** From the start to the response's status line (or to the failure). */
+  latencyMs: number;
+  /** Retry-After of a 429 or 503, in seconds from now. */
+  retryAfterSeconds?: number;
+  error?: 'timeout' | 'connection' | 'tls' | 'redirect' | 'status' | 'target-refused' | 'response-too-large';
+}
+
+export interface SendInput {
+  target: CheckedTarget;
+  /** Every request header (content-type included); content-length is added when absent. */
+  headers: Record<string, string>;
+  body: string;
+  /** The whole exchange, connection to status line: the spec's "a 2xx within 15 s". */
+  timeoutMs?: number;
+  /** TCP connection and TLS handshake. */
+  connectTimeoutMs?: number;
+  /** Body bytes read (and discarded) before the connection is dropped. */
+  maxResponseBytes?: number;
+  /** An extra certificate authority (PEM) trusted besides the system's roots. */
+  ca?: string;
+}
+
+const TIMEOUT_MS = 15_000;
+const CONNECT_TIMEOUT_MS = 5_000;
+const MAX_RESPONSE_BYTES = 65_536;
+/** Response headers beyond this are an abuse, not an answer: 'response-too-large'. */
+const MAX_HEADER_BYTES = 16_384;
+
+/** OpenSSL and Node codes of a failed handshake or certificate check. */
+const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO$)/;
+
+export async function sendWebhook(input: SendInput): Promise<SendResult> {
+  const { target } = input;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  // The address is the one the check judged; anything else was not checked.
+  if (target.url.protocol !== 'https:' || !isIP(target.address)) return { ok: false, latencyMs: 0, error: 'target-refused' };
+
+  const urlHost = target.url.hostname.replace(/^\[(.*)\]$/, '$1');
+  const ipHost = isIP(urlHost) !== 0;
+  // An IP literal is connected to as such (no lookup happens for one): the checked address.
+  // A name: SNI and the certificate are checked against it (no trailing dot, RFC 6066); for an
+  // IP literal Node sends no SNI and checks the certificate's IP addresses.
+  const host = ipHost ? target.address : urlHost;
+  const servername = ipHost ? undefined : urlHost.replace(/\.$/, '');
+  const lookup: LookupFunction = (_hostname, options, callback) => {
+    if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+    else callback(null, target.address, target.family);
+  };
+
+  const headers: Record<string, string> = { ...input.headers };
+  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(input.body));
+
+  return new Promise<SendResult>((resolve) => {
+    let settled = false;
+    let phase: 'connecting' | 'handshake' | 'exchange' = 'connecting';
+    let answer: SendResult | undefined;
+    let connectTimer: NodeJS.Timeout | undefined;
+
+    const req = https.request({
+      method: 'POST',
+      host,
+      port: target.url.port ? Number(target.url.port) : 443,
+      path: `${target.url.pathname}${target.url.search}`,
+      headers,
+      lookup,
+      family: target.family,
+      servername,
+      ca: input.ca ? [...tls.rootCertificates, input.ca] : undefined,
+      // A fresh agent per request: no socket is reused for a different checked address.
+      agent: false,
+      maxHeaderSize: MAX_HEADER_BYTES,
+    });
+
+    const finish = (result: SendResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(deadline);
+      clearTimeout(connectTimer);
+      req.destroy();
+      resolve(result);
+    };
+    const fail = (error: NonNullable<SendResult['error']>) => finish({ ok: false, latencyMs: elapsed(), error });
+
+    // Once the status line is in, it decides: a receiver trickling its body is not a timeout.
+    const deadline = setTimeout(() => (answer ? finish(answer) : fail('timeout')), input.timeoutMs ?? TIMEOUT_MS);
+
+    req.on('socket', (socket) => {
+      connectTimer = setTimeout(() => fail('timeout'), input.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
+      socket.once('connect', () => (phase = 'handshake'));
+      socket.once('secureConnect', () => {
+        phase = 'exchange';
+        clearTimeout(connectTimer);
+      });
+    });
+
+    req.on('error', (err: NodeJS.ErrnoException) => {
+      if (answer) return finish(answer);
+      const code = err.code ?? '';
+      if (code === 'HPE_HEADER_OVERFLOW') return fail('response-too-large');
+      fail(phase === 'handshake' || TLS_ERROR.test(code) ? 'tls' : 'connection');
+    });
+
+    req.on('response', (res) => {
+      const status = res.statusCode ?? 0;
+      const result: SendResult = { ok: status >= 200 && status < 300, status, latencyMs: elapsed() };
+      if (status >= 300 && status < 400) result.error = 'redirect';
+      else if (!result.ok) result.error = 'status';
+      if (status === 429 || status === 503) {
+        const retryAfter = parseRetryAfter(res.headers['retry-after']);
+        if (retryAfter !== undefined) result.retryAfterSeconds = retryAfter;
+      }
+      answer = result;
+      // Read and discard: the bytes are counted, never kept.
+      let received = 0;
+      res.on('data', (chunk: Buffer) => {
+        received += chunk.length;
+        if (received > (input.maxResponseBytes ?? MAX_RESPONSE_BYTES)) finish(result);
+      });
+      res.on('end', () => finish(result));
+      res.on('error', () => finish(result));
+      res.on('close', () => finish(result));
+    });
+
+    req.end(input.body);
+  });
+}
+
+/**
+ * Retry-After as seconds from `now`: delta-seconds or an HTTP-date (a date in the past: 0).
+ * Anything else is ignored, as the header is advisory.
+ */
+export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Math.min(Number(text), Number.MAX_SAFE_INTEGER);
+  // An HTTP-date names its weekday and month (IMF-fixdate, RFC 850, asctime); bare numbers such
+  // as "2030" that Date.parse would also take are not dates here.
+  if (!/^[A-Za-z]{3}/.test(text)) return undefined;
+  const at = Date.parse(text);
+  if (Number.isNaN(at)) return undefined;
+  return Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/**
+ * A FIFO semaphore per host: at most `maxPerHost` runs at once for one key, the others wait in
+ * arrival order. A host's entry exists only while something runs or waits for it.
+ */
+export function hostLimiter(maxPerHost: number): <T>(host: string, run: () => Promise<T>) => Promise<T> {
+  const hosts = new Map<string, { running: number; waiting: (() => void)[] }>();
+  return async <T>(host: string, run: () => Promise<T>): Promise<T> => {
+    const key = host.toLowerCase();
+    let entry = hosts.get(key);
+    if (!entry) hosts.set(key, (entry = { running: 0, waiting: [] }));
+    const slot = entry;
+    if (slot.running < maxPerHost) slot.running++;
+    // The finishing run hands its slot over: `running` stays counted.
+    else await new Promise<void>((resolve) => slot.waiting.push(resolve));
+    try {
+      return await run();
+    } finally {
+      const next = slot.waiting.shift();
+      if (next) next();
+      else if (--slot.running === 0) hosts.delete(key);
+    }
+  };
+}

@@ -1,0 +1,78 @@
+// A test certificate authority and a server certificate it signed, for HTTPS receivers on
+// 127.0.0.1 (webhook deliveries: the broker trusts the CA through WEBHOOK_CA_FILE / `ca`).
+// Made with the openssl CLI (the commands work with OpenSSL 1.1.1 and 3.x) with EC keys: a few
+// tens of milliseconds.
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestCertificates {
+  /** The CA's certificate (PEM): what a client trusts. */
+  ca: string;
+  /** The server's private key (PEM). */
+  key: string;
+  /** The server's certificate (PEM), valid for 127.0.0.1, ::1, localhost, *.pcx.test. */
+  cert: string;
+}
+
+const OPENSSL = fs.existsSync('/usr/bin/openssl') ? '/usr/bin/openssl' : 'openssl';
+const made = new Map<string, TestCertificates>();
+
+const CA_CONFIG = `[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = PCX Test CA
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+`;
+
+const SERVER_EXTENSIONS = `[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature, keyEncipherment
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, IP:::1, DNS:localhost, DNS:*.pcx.test, DNS:receiver.pcx.test
+authorityKeyIdentifier = keyid
+`;
+
+/**
+ * The certificates in `dir` (made there when absent, and left there: the caller owns it);
+ * without `dir`, made once per process (per test file under jest, whose module registries are
+ * separate) in a temporary directory that is removed as soon as they are read: nothing is left
+ * behind in /tmp. Two directories give two unrelated CAs (a certificate from an unknown
+ * authority).
+ */
+export function testCertificates(dir?: string): TestCertificates {
+  const key = dir ?? '';
+  const cached = made.get(key);
+  if (cached) return cached;
+  const where = dir ?? fs.mkdtempSync(join(tmpdir(), 'pcx-test-tls-'));
+  try {
+    const certificates = make(where);
+    made.set(key, certificates);
+    return certificates;
+  } finally {
+    if (dir === undefined) fs.rmSync(where, { recursive: true, force: true });
+  }
+}
+
+function make(where: string): TestCertificates {
+  const file = (name: string) => join(where, name);
+  if (!['ca.pem', 'server.key', 'server.pem'].every((name) => fs.existsSync(file(name)))) {
+    fs.mkdirSync(where, { recursive: true });
+    fs.writeFileSync(file('ca.cnf'), CA_CONFIG);
+    fs.writeFileSync(file('server.cnf'), SERVER_EXTENSIONS);
+    const openssl = (...args: string[]) => execFileSync(OPENSSL, args, { cwd: where, stdio: ['ignore', 'ignore', 'pipe'] });
+    const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+    openssl('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30', '-config', 'ca.cnf', '-extensions', 'ca');
+    openssl('req', '-new', ...ec, '-keyout', 'server.key.tmp', '-out', 'server.csr', '-subj', '/CN=receiver.pcx.test');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-set_serial', `0x${Date.now().toString(16)}`, '-out', 'server.pem.tmp', '-days', '30', '-sha256', '-extfile', 'server.cnf', '-extensions', 'server');
+    // Renamed last: a directory with server.key and server.pem is complete.
+    fs.renameSync(file('server.key.tmp'), file('server.key'));
+    fs.renameSync(file('server.pem.tmp'), file('server.pem'));
+  }
+  return { ca: fs.readFileSync(file('ca.pem'), 'utf8'), key: fs.readFileSync(file('server.key'), 'utf8'), cert: fs.readFileSync(file('server.pem'), 'utf8') };
+}

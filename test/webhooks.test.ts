@@ -1,0 +1,301 @@
+// Webhook subscriptions and delivery against the running broker, on both engines: real HTTPS
+// receivers on 127.0.0.1 (allow-listed by the test stack, certificates of a test authority),
+// target names resolved by the tests' DNS server (test/dns-server.ts), signatures checked with the
+// standardwebhooks package's own verifier.
+import { Webhook } from 'standardwebhooks';
+import { activeRelationship, Connector, expectProblem, freshOrgs, sleep, testEnv, type Reply } from './helpers';
+import { offerBody } from './listing-fixtures';
+import { setDnsAnswer } from './dns-server';
+import { testCertificates } from './tls';
+import { startReceiver, type ReceivedRequest, type Receiver } from './webhook-receiver';
+
+const connectors = (n: number) => Promise.all(freshOrgs(n).map((o) => Connector.of(o)));
+
+let receiver: Receiver;
+beforeAll(async () => {
+  receiver = await startReceiver(testCertificates(testEnv().webhooks.tlsDir));
+});
+afterAll(() => receiver.close());
+beforeEach(() => receiver.respond(() => ({ status: 204 })));
+
+/** Requests to one path of the receiver (each test subscribes its own path). */
+const at = (path: string) => receiver.requests.filter((r) => r.path === path);
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(100);
+  }
+}
+
+let paths = 0;
+/** A subscription of `c` to a fresh path of the receiver. */
+async function subscribe(c: Connector, extra: Record<string, unknown> = {}): Promise<{ id: string; secret: string; path: string; body: any }> {
+  const path = `/hook-${process.pid}-${++paths}`;
+  const created = await c.post('/webhook-subscriptions', { url: receiver.url(path), ...extra });
+  expect(created.status).toBe(201);
+  return { id: created.body.id, secret: created.body.secret, path, body: created.body };
+}
+
+async function publishedOffer(c: Connector): Promise<any> {
+  const created = await c.post('/capacity-offers', offerBody());
+  expect(created.status).toBe(201);
+  const published = await c.command(`/capacity-offers/${created.body.id}/publish`, 1);
+  expect(published.status).toBe(200);
+  return published.body;
+}
+
+const eventOf = (r: ReceivedRequest) => JSON.parse(r.body);
+const headersOf = (r: ReceivedRequest) => ({
+  'webhook-id': String(r.headers['webhook-id']),
+  'webhook-timestamp': String(r.headers['webhook-timestamp']),
+  'webhook-signature': String(r.headers['webhook-signature']),
+});
+
+describe('subscriptions', () => {
+  test('create shows the secret once; reads, lists and changes never show it; If-Match guards changes', async () => {
+    const [a] = await connectors(1);
+    const { id, secret, body } = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'], description: 'our TMS' });
+    expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]+={0,2}$/);
+    expect(body).toMatchObject({ ownerOrganizationId: a.id, active: true, eventTypes: ['pcx.capacity-offer.*'], createdBy: { kind: 'connector', clientId: a.org.clientId } });
+
+    const read = await a.get(`/webhook-subscriptions/${id}`);
+    expect(read.status).toBe(200);
+    expect(read.headers.get('etag')).toBe('"1"');
+    expect(JSON.stringify(read.body)).not.toContain(secret);
+    const listed = await a.get('/webhook-subscriptions?limit=200');
+    expect(listed.body.items.map((s: any) => s.id)).toContain(id);
+    expect(JSON.stringify(listed.body)).not.toContain('whsec_');
+
+    expectProblem(await a.patch(`/webhook-subscriptions/${id}`, { active: false }), 428, 'PRECONDITION_REQUIRED');
+    const paused = await a.patch(`/webhook-subscriptions/${id}`, { active: false }, { 'if-match': '"1"' });
+    expect(paused.status).toBe(200);
+    expect(paused.body).toMatchObject({ active: false, resourceVersion: 2 });
+    expectProblem(await a.patch(`/webhook-subscriptions/${id}`, { active: true }, { 'if-match': '"1"' }), 409, 'STALE_RESOURCE_VERSION');
+    expectProblem(await a.patch(`/webhook-subscriptions/${id}`, { eventTypes: ['pcx.capacity-ofer.*'] }, { 'if-match': '"2"' }), 400, 'VALIDATION_FAILED');
+
+    const deleted = await a.delete(`/webhook-subscriptions/${id}`, { 'if-match': '"2"' });
+    expect(deleted.status).toBe(204);
+    expectProblem(await a.get(`/webhook-subscriptions/${id}`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  test('another organization finds none of it (404), a token without connectors:manage gets 403', async () => {
+    const [a, b] = await connectors(2);
+    const { id } = await subscribe(a);
+    for (const reply of [
+      await b.get(`/webhook-subscriptions/${id}`),
+      await b.patch(`/webhook-subscriptions/${id}`, { active: false }, { 'if-match': '"1"' }),
+      await b.delete(`/webhook-subscriptions/${id}`, { 'if-match': '"1"' }),
+      await b.post(`/webhook-subscriptions/${id}/rotate-secret`, {}),
+      await b.post(`/webhook-subscriptions/${id}/ping`),
+      await b.get(`/webhook-subscriptions/${id}/deliveries`),
+      await b.post(`/webhook-subscriptions/${id}/recover`, { since: new Date().toISOString() }),
+    ]) {
+      expectProblem(reply, 404, 'RESOURCE_NOT_FOUND');
+    }
+    expect((await b.get('/webhook-subscriptions?limit=200')).body.items.map((s: any) => s.id)).not.toContain(id);
+    const narrow = await Connector.of(a.org, 'capacity:read');
+    expectProblem(await narrow.get('/webhook-subscriptions'), 403, 'INSUFFICIENT_SCOPE');
+    expectProblem(await narrow.post('/webhook-subscriptions', { url: receiver.url('/x') }), 403, 'INSUFFICIENT_SCOPE');
+  });
+
+  test('every unsafe target is refused at registration (422 WEBHOOK_TARGET_REFUSED) and nothing is stored', async () => {
+    const [a] = await connectors(1);
+    setDnsAnswer(testEnv().webhooks.dnsFile, 'mixed.pcx.test', ['93.184.216.34', '10.1.2.3']);
+    setDnsAnswer(testEnv().webhooks.dnsFile, 'metadata.pcx.test', ['169.254.169.254']);
+    setDnsAnswer(testEnv().webhooks.dnsFile, 'v6loop.pcx.test', ['::1']);
+    const port = receiver.port;
+    const refused = [
+      `http://127.0.0.1:${port}/hook`,
+      `https://user:pass@127.0.0.1:${port}/hook`,
+      'https://127.0.0.2/hook',
+      'https://2130706434/hook',
+      'https://0177.0.0.2/hook',
+      'https://0x7f000002/hook',
+      'https://10.0.0.1/hook',
+      'https://172.16.0.1/hook',
+      'https://192.168.1.1/hook',
+      'https://169.254.169.254/latest/meta-data',
+      'https://100.100.100.200/',
+      'https://0.0.0.0/',
+      'https://[::1]/',
+      'https://[::ffff:10.0.0.1]/',
+      'https://[fe80::1]/',
+      'https://[fd00:ec2::254]/',
+      'https://224.0.0.1/',
+      'https://mixed.pcx.test/hook',
+      'https://metadata.pcx.test/hook',
+      'https://v6loop.pcx.test/hook',
+      'https://nowhere.pcx.test/hook',
+    ];
+    for (const url of refused) {
+      const reply = await a.post('/webhook-subscriptions', { url });
+      if (reply.status === 400) continue; // not even an https URL by the schema (http://)
+      try {
+        expectProblem(reply, 422, 'WEBHOOK_TARGET_REFUSED');
+      } catch (err) {
+        throw new Error(`${url}: ${(err as Error).message}`);
+      }
+    }
+    expect((await a.get('/webhook-subscriptions?limit=200')).body.items).toEqual([]);
+  });
+});
+
+describe('delivery', () => {
+  test('the events of GET /events, signed, with the same data, filtered by type, in order per subject', async () => {
+    const [a] = await connectors(1);
+    const { secret, path } = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    const offer = await publishedOffer(a);
+    const withdrawn = await a.command(`/capacity-offers/${offer.id}/withdraw`, offer.resourceVersion, { reason: 'sold elsewhere' });
+    expect(withdrawn.status).toBe(200);
+    const received = await until('two deliveries', () => (at(path).length >= 2 ? at(path) : undefined));
+    const events = received.map(eventOf);
+    expect(events.map((e) => e.type)).toEqual(['pcx.capacity-offer.published.v1', 'pcx.capacity-offer.withdrawn.v1']);
+    for (const r of received) {
+      // The package's own verifier: signature and timestamp window.
+      expect(new Webhook(secret).verify(r.body, headersOf(r))).toEqual(eventOf(r));
+      expect(r.headers['webhook-id']).toBe(eventOf(r).id);
+      expect(r.headers['content-type']).toBe('application/cloudevents+json');
+    }
+    // The same events, with the same data, as the organization's feed.
+    const feed = (await a.get('/events?limit=200')).body.items;
+    for (const e of events) expect(feed.find((f: any) => f.id === e.id)).toEqual(e);
+    // A subscription receives nothing of types it did not ask for (the offer's create was a draft: no event).
+    const deliveries = await until('deliveries succeeded', async () => {
+      const page = await a.get(`/webhook-subscriptions/${(await a.get('/webhook-subscriptions')).body.items[0].id}/deliveries`);
+      return page.body.items.length === 2 && page.body.items.every((d: any) => d.status === 'succeeded') ? page.body.items : undefined;
+    });
+    expect(deliveries[0].attempts[0]).toMatchObject({ outcome: 'succeeded', statusCode: 204 });
+  });
+
+  test('a failing subject holds its later events until the earlier one succeeded; Retry-After is honoured', async () => {
+    const [a] = await connectors(1);
+    const { id, path } = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    let failures = 0;
+    receiver.respond((req) => {
+      if (req.path === path && failures < 1) {
+        failures++;
+        return { status: 503, headers: { 'retry-after': '2' } };
+      }
+      return { status: 204 };
+    });
+    const offer = await publishedOffer(a);
+    await a.command(`/capacity-offers/${offer.id}/withdraw`, offer.resourceVersion, { reason: 'sold elsewhere' });
+    const received = await until('the retried and the held event', () => (at(path).length >= 3 ? at(path) : undefined));
+    expect(received.map((r) => eventOf(r).type)).toEqual(['pcx.capacity-offer.published.v1', 'pcx.capacity-offer.published.v1', 'pcx.capacity-offer.withdrawn.v1']);
+    // The retry waited for Retry-After (2 s), not the schedule's 5 s.
+    const gap = received[1].at - received[0].at;
+    expect(gap).toBeGreaterThanOrEqual(1500);
+    expect(gap).toBeLessThan(4500);
+    const deliveries = (await a.get(`/webhook-subscriptions/${id}/deliveries`)).body.items;
+    const first = deliveries.find((d: any) => d.eventType === 'pcx.capacity-offer.published.v1');
+    expect(first.attempts.map((x: any) => [x.outcome, x.statusCode])).toEqual([
+      ['failed', 503],
+      ['succeeded', 204],
+    ]);
+    expect(first.attempts[0].retryAfterSeconds).toBe(2);
+  });
+
+  test('a redirect is a failed attempt and is never followed; the response body is never stored', async () => {
+    const [a] = await connectors(1);
+    const { id, path } = await subscribe(a);
+    receiver.respond((req) => (req.path === path ? { status: 302, headers: { location: receiver.url(`${path}-elsewhere`) }, body: 'secret body' } : { status: 204 }));
+    await publishedOffer(a);
+    const delivery = await until('a failed attempt', async () => {
+      const items = (await a.get(`/webhook-subscriptions/${id}/deliveries`)).body.items;
+      return items.find((d: any) => d.attempts.length > 0);
+    });
+    expect(delivery.status).toBe('pending');
+    expect(delivery.attempts[0]).toMatchObject({ outcome: 'failed', statusCode: 302, error: 'redirect' });
+    expect(delivery.nextAttemptAt).toBeDefined();
+    expect(at(`${path}-elsewhere`)).toEqual([]);
+    expect(JSON.stringify(delivery)).not.toContain('secret body');
+  });
+
+  test('410 Gone disables the subscription and tells its organization', async () => {
+    const [a] = await connectors(1);
+    const { id, path } = await subscribe(a);
+    receiver.respond((req) => (req.path === path ? { status: 410 } : { status: 204 }));
+    await publishedOffer(a);
+    const disabled = await until('the subscription disabled', async () => {
+      const s = (await a.get(`/webhook-subscriptions/${id}`)).body;
+      return s.active === false ? s : undefined;
+    });
+    expect(disabled).toMatchObject({ active: false, disabledReason: 'target-gone' });
+    const items = (await a.get(`/webhook-subscriptions/${id}/deliveries`)).body.items;
+    expect(items[0]).toMatchObject({ status: 'dead-lettered' });
+    const feed = (await a.get('/events?limit=200')).body.items;
+    expect(feed.find((e: any) => e.type === 'pcx.webhook-subscription.disabled.v1' && e.subject === `webhook-subscriptions/${id}`)?.data).toMatchObject({ disabledReason: 'target-gone' });
+    // Turned on again by its organization: the reason goes.
+    const resumed = await a.patch(`/webhook-subscriptions/${id}`, { active: true }, { 'if-match': `"${disabled.resourceVersion}"` });
+    expect(resumed.body.disabledReason).toBeUndefined();
+  });
+
+  test('a name that resolved to a public address at registration and to a private one later is refused at delivery', async () => {
+    const [a] = await connectors(1);
+    const name = `rebind-${process.pid}-${Date.now()}.pcx.test`;
+    setDnsAnswer(testEnv().webhooks.dnsFile, name, ['93.184.216.34'], 1);
+    const created = await a.post('/webhook-subscriptions', { url: `https://${name}:${receiver.port}/rebind` });
+    expect(created.status).toBe(201);
+    setDnsAnswer(testEnv().webhooks.dnsFile, name, ['10.9.8.7'], 1);
+    await sleep(1500);
+    await publishedOffer(a);
+    const delivery = await until('a refused attempt', async () => (await a.get(`/webhook-subscriptions/${created.body.id}/deliveries`)).body.items.find((d: any) => d.attempts.length));
+    expect(delivery.attempts[0]).toMatchObject({ outcome: 'failed', error: 'target-refused' });
+    expect(at('/rebind')).toEqual([]);
+  });
+
+  test('secret rotation: both secrets sign during the overlap; ping; redelivery and recovery', async () => {
+    const [a] = await connectors(1);
+    const { id, secret: old, path } = await subscribe(a);
+    const ping = await a.post(`/webhook-subscriptions/${id}/ping`);
+    expect(ping.body).toMatchObject({ ok: true, statusCode: 204 });
+    const pinged = await until('the ping', () => at(path)[0]);
+    expect(eventOf(pinged).type).toBe('pcx.webhook-subscription.ping.v1');
+    expect(new Webhook(old).verify(pinged.body, headersOf(pinged))).toBeTruthy();
+
+    const rotated = await a.post(`/webhook-subscriptions/${id}/rotate-secret`, { overlapSeconds: 3600 });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.secret as string;
+    expect(fresh).not.toBe(old);
+    expect(rotated.body.signingSecrets).toHaveLength(2);
+    await publishedOffer(a);
+    const delivered = await until('a delivery after the rotation', () => at(path)[1]);
+    expect(String(delivered.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const secret of [old, fresh]) expect(new Webhook(secret).verify(delivered.body, headersOf(delivered))).toBeTruthy();
+
+    // Redelivery of a succeeded delivery: the same message (same webhook-id) again.
+    const deliveries = (await a.get(`/webhook-subscriptions/${id}/deliveries?status=succeeded`)).body.items;
+    expect(deliveries).toHaveLength(1);
+    const again = await a.post(`/webhook-subscriptions/${id}/deliveries/${deliveries[0].id}/redeliver`);
+    expect(again.status).toBe(202);
+    const redelivered = await until('the redelivery', () => at(path)[2]);
+    expect(redelivered.headers['webhook-id']).toBe(delivered.headers['webhook-id']);
+    const recovered = await a.post(`/webhook-subscriptions/${id}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });
+    expect(recovered).toMatchObject({ status: 202, body: { redelivering: 0 } });
+  });
+
+  test('nothing from a relationship that ended: events shared before the end are skipped, the feed keeps them', async () => {
+    const [owner, partner] = await connectors(2);
+    const relationship = await activeRelationship(owner, partner);
+    const { id, path } = await subscribe(partner, { eventTypes: ['pcx.capacity-offer.*'], active: false });
+    const offer = await publishedOffer(owner);
+    const feed = (await partner.get('/events?limit=200')).body.items;
+    expect(feed.some((e: any) => e.data?.id === offer.id)).toBe(true);
+    const terminated = await owner.command(`/partner-relationships/${relationship.id}/terminate`, relationship.resourceVersion, { reason: 'ended' });
+    expect(terminated.status).toBe(200);
+    const resumed = await partner.patch(`/webhook-subscriptions/${id}`, { active: true }, { 'if-match': '"1"' });
+    expect(resumed.status).toBe(200);
+    // Its own events still arrive (proof that the subscription delivers)...
+    const own = await publishedOffer(partner);
+    await until('its own event', () => at(path).find((r) => eventOf(r).data?.id === own.id));
+    // ...but nothing of the partner's offer.
+    await sleep(1000);
+    expect(at(path).filter((r) => eventOf(r).data?.id === offer.id)).toEqual([]);
+  });
+});
+
+export type { Reply };
