@@ -253,12 +253,12 @@ export const DELIVERY_STATUSES = ['pending', 'succeeded', 'dead-lettered', 'skip
 export async function listDeliveries(
   db: Queryable,
   subscriptionId: string,
-  filter: { status?: string; after?: string; limit: number },
+  filter: { statuses?: string[]; after?: string; limit: number },
 ): Promise<DeliveryRow[]> {
   const { rows } = await db.query<DeliveryRow>(
-    `select * from webhook_deliveries where subscription_id = $1 and ($2::text is null or status = $2) and ($3::uuid is null or id > $3::uuid)
+    `select * from webhook_deliveries where subscription_id = $1 and ($2::text[] is null or status = any($2::text[])) and ($3::uuid is null or id > $3::uuid)
       order by id limit $4`,
-    [subscriptionId, filter.status ?? null, filter.after ?? null, filter.limit],
+    [subscriptionId, filter.statuses ?? null, filter.after ?? null, filter.limit],
   );
   return rows;
 }

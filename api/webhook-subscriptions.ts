@@ -30,7 +30,7 @@ import {
   type SubscriptionRow,
 } from '../activities/webhook-subscriptions';
 import type { AppEnv, Principal } from './context';
-import { encodeCursor, etagOf, notFound, observedVersion, pageParams, querySingle, type Ctx } from './http';
+import { encodeCursor, etagOf, notFound, observedVersion, pageParams, queryValues, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { operation } from './operations';
 import { isUuid } from '../domain/ids';
@@ -188,12 +188,12 @@ operation(webhookSubscriptions, { method: 'POST', path: '/:id/ping', access: own
 });
 
 operation(webhookSubscriptions, { method: 'GET', path: '/:id/deliveries', access: own, answers: [200] }, async ({ c, resource }) => {
-  const status = querySingle(c, 'status');
-  if (status !== undefined && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
-    throw new Problem('VALIDATION_FAILED', `status must be one of ${DELIVERY_STATUSES.join(', ')}`, { errors: [{ pointer: '/query/status', message: 'is not a delivery status' }] });
+  const statuses = queryValues(c, 'status');
+  if (statuses?.some((s) => !(DELIVERY_STATUSES as readonly string[]).includes(s))) {
+    throw new Problem('VALIDATION_FAILED', `query parameter status must be one or more of ${DELIVERY_STATUSES.join(', ')}`, { errors: [{ pointer: '/query/status', message: `must be one or more of ${DELIVERY_STATUSES.join(', ')}` }] });
   }
   const page = pageParams(c);
-  const rows = await listDeliveries(c.get('services').db, resource.id, { status, ...page });
+  const rows = await listDeliveries(c.get('services').db, resource.id, { statuses, ...page });
   const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;
   return c.json({ items: rows.map(deliveryView), ...(last ? { nextCursor: encodeCursor(last.id) } : {}) });
 });

@@ -184,7 +184,7 @@ describe('development authorization server', () => {
 
     const badScope = await fetch(`${base}/oauth2/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.secret, scope: 'connectors:manage' }),
+      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.secret, scope: 'exchange:admin' }),
     });
     expect(badScope.status).toBe(400);
     expect(((await badScope.json()) as any).error).toBe('invalid_scope');

@@ -1,5 +1,6 @@
 // The OpenAPI document (schemas/openapi.yaml) against the Hono router and the schema files.
 // Routes are static, so the app is built with stub services: no server, database or Temporal.
+import { DELIVERY_STATUSES } from '../activities/webhook-subscriptions';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
@@ -231,7 +232,8 @@ describe('schemas/openapi.yaml', () => {
         expect({ key, location: 'Location' in headers, etag: 'ETag' in headers }).toEqual({ key, location: true, etag: true });
       }
       const params = [...(pathItem.parameters ?? []), ...(op.parameters ?? [])].map((p: Json) => deref(doc, p));
-      const isCommand = params.some((p: Json) => p.in === 'header' && p.name === 'If-Match');
+      // A DELETE answers 204 without a body, so without an ETag.
+      const isCommand = params.some((p: Json) => p.in === 'header' && p.name === 'If-Match') && !key.startsWith('DELETE ');
       const isSingleRead = key.startsWith('GET ') && /\{id\}$/.test(key);
       if (isCommand || isSingleRead) {
         const headers = deref(doc, responses['200'] ?? {}).headers ?? {};
@@ -475,6 +477,8 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/execution-references': ['status', 'proposal', 'cursor', 'limit'],
   '/execution-outcomes': ['executionReferenceId'],
   '/events': ['cursor', 'limit'],
+  '/webhook-subscriptions': ['cursor', 'limit'],
+  '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],
 };
 
 describe('schemas/openapi.yaml, query parameters', () => {
@@ -491,7 +495,8 @@ describe('schemas/openapi.yaml, query parameters', () => {
   });
 
   it('declares status as an array of exactly the statuses the broker accepts, repeated (form, explode) or comma-separated', () => {
-    const byCollection = new Map(RESOURCES.map((r) => [`/${r.collection}`, r]));
+    const byCollection = new Map<string, { statuses: readonly string[] }>(RESOURCES.map((r) => [`/${r.collection}`, r]));
+    byCollection.set('/webhook-subscriptions/{id}/deliveries', { statuses: DELIVERY_STATUSES });
     for (const path of Object.keys(LIST_QUERIES).filter((p) => LIST_QUERIES[p].includes('status'))) {
       const status = queryOf(path).find((p: Json) => p.name === 'status');
       expect({ path, style: status.style, explode: status.explode, type: status.schema.type, enum: status.schema.items.enum }).toEqual({
