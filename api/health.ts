@@ -1,6 +1,7 @@
 // Liveness and readiness. Ready only when both Temporal and the database answer.
 import { Hono } from 'hono';
 import type { AppEnv } from './context';
+import { webhookBacklog } from '../core/metrics';
 
 export const health = new Hono<AppEnv>();
 
@@ -15,5 +16,7 @@ health.get('/health/ready', async (c) => {
   ]);
   const [database, temporalCheck] = checks.map((r) => (r.status === 'fulfilled' ? 'up' : 'down'));
   const ready = database === 'up' && temporalCheck === 'up';
-  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck } }, ready ? 200 : 503);
+  // What operators watch of webhook delivery (docs/webhooks.md); absent when the database is not up.
+  const webhooks = database === 'up' ? await timeout(webhookBacklog(db)).catch(() => undefined) : undefined;
+  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck }, ...(webhooks ? { webhooks } : {}) }, ready ? 200 : 503);
 });

@@ -5,5 +5,9 @@ test('liveness and readiness answer when Temporal and the database are up', asyn
   expect(live.status).toBe(200);
   const ready = await call('GET', '/health/ready', undefined);
   expect(ready.status).toBe(200);
-  expect(ready.body).toEqual({ status: 'ready', checks: { database: 'up', temporal: 'up' } });
+  expect(ready.body).toEqual({
+    status: 'ready',
+    checks: { database: 'up', temporal: 'up' },
+    webhooks: { pending: expect.any(Number), deadLettered: expect.any(Number), oldestPendingSeconds: expect.any(Number), disabledSubscriptions: expect.any(Number) },
+  });
 });
