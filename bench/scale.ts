@@ -59,7 +59,9 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'pcx-scale-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    const temporal = await startTemporal();
+    // On a SQLite file, as `npm start` runs it: the in-memory dev server died twice past 80,000
+    // open workflows (2026-11-25); its log says why if this one does.
+    const temporal = await startTemporal({ dbFile: join(dir, 'temporal.sqlite'), logFile: join(ROOT, '.data', 'bench-scale-temporal.log') });
     cleanups.push(() => temporal.stop());
     const registry = writeTestRegistry(join(dir, 'registry'));
     const env = {

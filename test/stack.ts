@@ -2,7 +2,7 @@
 // broker process (worker + API) on PostgreSQL or PGlite. Used by the jest global setup and by the
 // PGlite smoke test; no mocks anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { devServerArgs, temporalCli } from '../scripts/start';
@@ -31,10 +31,18 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: n
   throw new Error(`${what} did not become ready in ${timeoutMs} ms`);
 }
 
-export async function startTemporal(): Promise<{ address: string; process: ChildProcess; stop(): Promise<void> }> {
+/**
+ * A Temporal dev server on a free port: in-memory by default; with `dbFile`, on a SQLite file as
+ * `npm start` runs it. Its logs go to `logFile` when given (a benchmark that must know why it
+ * died), else nowhere (they stay out of the test output).
+ */
+export async function startTemporal(options: { dbFile?: string; logFile?: string } = {}): Promise<{ address: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
-  // The dev server's own logs stay out of the test output.
-  const child = spawn(temporalCli(), devServerArgs({ port }), { stdio: ['ignore', 'ignore', 'ignore'] });
+  const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
+  const child = spawn(temporalCli(), devServerArgs({ port, dbFile: options.dbFile }), { stdio: ['ignore', out, out] });
+  child.once('exit', (code, signal) => {
+    if (options.logFile) appendFileSync(options.logFile, `\n[temporal dev server exited: code ${code}, signal ${signal}]\n`);
+  });
   const address = `127.0.0.1:${port}`;
   const { Connection } = await import('@temporalio/client');
   await waitFor(
