@@ -86,7 +86,8 @@ export async function startBroker(config: Config) {
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       await watcher?.stop();
       if (worker) {
-        worker.shutdown();
+        // The Temporal runtime shuts its workers down on SIGTERM and SIGINT itself; a second call throws.
+        if (worker.getState() === 'RUNNING') worker.shutdown();
         await workerRun?.catch(() => undefined);
         await workerConnection?.close().catch(() => undefined);
       }
@@ -109,7 +110,13 @@ if (require.main === module) {
       const stop = () => {
         if (stopping) return;
         stopping = true;
-        broker.stop().then(() => process.exit(0), () => process.exit(1));
+        broker.stop().then(
+          () => process.exit(0),
+          (err) => {
+            process.stderr.write(`broker failed to stop cleanly: ${(err as Error)?.stack ?? err}\n`);
+            process.exit(1);
+          },
+        );
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);

@@ -8,7 +8,7 @@ import { createActivities } from './activities';
 import { Entities } from './core/entities';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
-import { loadRegistry } from './core/registry';
+import { Registry } from './core/registry';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -33,7 +33,8 @@ export async function createWorker(
         schemaBase: config.schemaBase,
         eventSource: eventSource(config),
         matching: config.matching,
-        webhooks: { webhooks: config.webhooks, registry: loadRegistry(config) },
+        // The worker authenticates no one: connectors' secrets, where present, are ignored here.
+        webhooks: { webhooks: config.webhooks, registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored') },
       },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     ),

@@ -6,6 +6,7 @@ import { Webhook } from 'standardwebhooks';
 import { activeRelationship, Connector, expectProblem, freshOrgs, sleep, testEnv, type Reply } from './helpers';
 import { offerBody } from './listing-fixtures';
 import { setDnsAnswer } from './dns-server';
+import { createWebhookReceiver } from '../connector/webhooks';
 import { testCertificates } from './tls';
 import { startReceiver, type ReceivedRequest, type Receiver } from './webhook-receiver';
 
@@ -274,6 +275,12 @@ describe('delivery', () => {
     expect(again.status).toBe(202);
     const redelivered = await until('the redelivery', () => at(path)[2]);
     expect(redelivered.headers['webhook-id']).toBe(delivered.headers['webhook-id']);
+    // The consumers' helper (connector/webhooks.ts) applies the first and recognises the redelivery.
+    const consumer = createWebhookReceiver({ secrets: [fresh] });
+    const first = await consumer.receive(delivered.body, delivered.headers as Record<string, string>);
+    expect(first.outcome).toBe('apply');
+    await consumer.markApplied(first.event);
+    expect((await consumer.receive(redelivered.body, redelivered.headers as Record<string, string>)).outcome).toBe('duplicate');
     const recovered = await a.post(`/webhook-subscriptions/${id}/recover`, { since: new Date(Date.now() - 3600_000).toISOString() });
     expect(recovered).toMatchObject({ status: 202, body: { redelivering: 0 } });
   });

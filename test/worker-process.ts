@@ -52,7 +52,9 @@ export async function startWorkerProcess(env: Record<string, string>, dataDir: s
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 15000).unref();
       }
-      return exited;
+      const code = await exited;
+      if (code !== 0) process.stderr.write(`worker process exited with ${code}:\n${output.join("").slice(-3000)}\n`);
+      return code;
     },
   };
   const deadline = Date.now() + readyTimeoutMs;
