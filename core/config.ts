@@ -237,7 +237,7 @@ function webhooksOf(r: EnvReader, mode: Config['mode']): WebhookSettings {
     maxPerHost: r.int('WEBHOOK_MAX_PER_HOST', 8, 1, 256),
     maxPerSubscription: r.int('WEBHOOK_MAX_PER_SUBSCRIPTION', 16, 1, 256),
     disableAfterHours: r.int('WEBHOOK_DISABLE_AFTER_HOURS', 120, 1, 24 * 90),
-    idlePumpSeconds: r.int('WEBHOOK_IDLE_PUMP_SECONDS', 60, 1, 86400),
+    idlePumpSeconds: r.int('WEBHOOK_IDLE_PUMP_SECONDS', 600, 1, 86400),
   };
 }
 
