@@ -289,12 +289,17 @@ export function startWebhookWatcher(deps: {
     if (tail.tx !== null) watermark = { tx: tail.tx, seq: tail.seq! };
     else watermark ??= from;
     if (tail.tx === null || (from.tx === tail.tx && from.seq === tail.seq)) return;
-    const { rows } = await db.query<{ id: string }>(
-      `select s.id from webhook_subscriptions s
-        where s.active and s.deleted_at is null
-          and exists (select 1 from events e where (e.tx_id, e.seq) > ($1::text::xid8, $2::bigint) and e.tx_id < $3::text::xid8
-                        and e.audience @> array[s.organization_id]::text[])`,
+    // The organizations the new events are for, then their subscriptions: two index reads, not a
+    // scan of the new events per subscription (1,000 subscriptions made that the worker's main cost).
+    const { rows: audience } = await db.query<{ organization: string }>(
+      `select distinct unnest(audience) as organization from events
+        where (tx_id, seq) > ($1::text::xid8, $2::bigint) and tx_id < $3::text::xid8`,
       [from.tx, from.seq, tail.xmin],
+    );
+    if (audience.length === 0) return;
+    const { rows } = await db.query<{ id: string }>(
+      'select id from webhook_subscriptions where organization_id = any($1::text[]) and active and deleted_at is null',
+      [audience.map((a) => a.organization)],
     );
     await Promise.all(
       rows.map((r) =>
