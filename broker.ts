@@ -33,10 +33,12 @@ export async function startBroker(config: Config) {
   let workerRun: Promise<void> | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
   if (config.role !== 'api') {
-    ({ worker, connection: workerConnection } = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace })));
+    const created = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace }));
+    ({ worker, connection: workerConnection } = created);
     workerRun = worker.run();
-    // Pokes webhook subscriptions' workflows as the outbox grows (activities/webhooks.ts).
+    // Delivers webhooks as the outbox grows, directly or by poking subscriptions' workflows (activities/webhooks.ts).
     watcher = startWebhookWatcher({
+      delivery: created.webhooks,
       db,
       client: new Client({ connection, namespace: config.temporal.namespace }),
       taskQueue: config.temporal.taskQueue,

@@ -9,6 +9,7 @@ import { Entities } from './core/entities';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 import { Registry } from './core/registry';
+import { createWebhookDelivery, type WebhookDelivery } from './activities/webhooks';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -19,9 +20,18 @@ export async function createWorker(
   db: Db,
   client: Client,
   workflowBundle?: WorkflowBundleOption,
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+): Promise<{ worker: Worker; connection: NativeConnection; webhooks: WebhookDelivery }> {
   // The same address, TLS and API key as the client connection (core/temporal.ts).
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
+  // One webhook pump per process, shared by the activity and the outbox watcher's direct path
+  // (activities/webhooks.ts), so its limits per target host and per subscription hold for both.
+  // The worker authenticates no one: connectors' secrets, where present, are ignored here.
+  const webhooks = createWebhookDelivery(db, {
+    webhooks: config.webhooks,
+    registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored'),
+    eventSource: eventSource(config),
+    schemaBase: config.schemaBase,
+  });
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
@@ -33,8 +43,7 @@ export async function createWorker(
         schemaBase: config.schemaBase,
         eventSource: eventSource(config),
         matching: config.matching,
-        // The worker authenticates no one: connectors' secrets, where present, are ignored here.
-        webhooks: { webhooks: config.webhooks, registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored') },
+        webhooks,
       },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     ),
@@ -46,7 +55,7 @@ export async function createWorker(
     // A killed worker's sticky queue is drained by another within seconds (domain/timeouts.ts).
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
   });
-  return { worker, connection };
+  return { worker, connection, webhooks };
 }
 
 /** Every activity's duration and result, and its failures by error name (core/metrics.ts). */

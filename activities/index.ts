@@ -10,12 +10,12 @@ import { createMatchingActivities, type MatchingSettings } from './matching';
 import { createProjectionActivities, ProjectionSettings } from './projection';
 import { createTransportActivities } from './transport';
 import { createReferenceActivities } from './execution-reference';
-import { createWebhookActivities, type WebhookActivitySettings } from './webhooks';
+import { createWebhookActivities, type WebhookDelivery } from './webhooks';
 
 export interface ActivitySettings extends ProjectionSettings {
   matching?: MatchingSettings;
-  /** Without them (tests of other activities) the webhook pump refuses to run. */
-  webhooks?: Omit<WebhookActivitySettings, 'eventSource' | 'schemaBase'>;
+  /** The webhook pump the workflow path's activity runs; without it (tests of other activities) the activity refuses to run. */
+  webhooks?: WebhookDelivery;
 }
 
 /** @param entities where the broker creates resources (proposals) and sends flows' commands. */
@@ -27,7 +27,7 @@ export function createActivities(db: Db, settings: ActivitySettings, entities: E
     ...createTransportActivities(db),
     ...createReferenceActivities(db),
     ...(settings.webhooks
-      ? createWebhookActivities(db, { ...settings.webhooks, eventSource: settings.eventSource, schemaBase: settings.schemaBase })
+      ? createWebhookActivities(settings.webhooks)
       : {
           async pumpWebhookSubscription() {
             throw new Error('this worker was created without webhook settings');

@@ -219,6 +219,8 @@ export interface DeliveryRow {
   attempts: Attempt[];
   attempt_count: number;
   next_attempt_at: Date | null;
+  /** While a pump attempts it (activities/webhooks.ts, claims). */
+  claimed_until: Date | null;
   created_at: Date;
   updated_at: Date;
 }

@@ -1,5 +1,4 @@
-// Webhook delivery (docs/webhooks.md): the pump a subscription's workflow runs, and the watcher
-// that pokes those workflows when the outbox grows.
+// Webhook delivery (docs/webhooks.md): the pump, run by two paths, and the watcher.
 //
 // A pump (1) collects the events after the subscription's cursor that its organization's feed
 // holds, of the kinds its connector may read and the types it asked for, into deliveries, and
@@ -7,7 +6,15 @@
 // earliest pending one of its subject (causal order per subject: a later event waits until the
 // earlier ones succeeded, were dead-lettered or skipped), subjects in parallel; (3) records each
 // attempt as it ends. A pump cut short by a crash repeats at most the attempts in flight
-// (at least once). The clock is the workflow's (PumpInput.now), so schedules follow Temporal's timers.
+// (at least once).
+//
+// Two paths run pumps. Direct: the outbox watcher of each worker pumps the subscriptions its new
+// events are for as they arrive, in its own process, with no workflow task or activity between the
+// event and its first attempt. Workflow: each subscription's workflow (workflows/webhooks.ts) pumps
+// on its timers (retries, with the workflow's clock, so a time-skipping test runs the schedule)
+// and when the watcher pokes it: for whatever the direct path left (a retry scheduled, a budget
+// spent, a crash). A delivery is claimed before it is attempted, so the two paths, and the
+// watchers of several workers, never attempt the same delivery at once.
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { WebhookSettings } from '../core/config';
@@ -32,7 +39,7 @@ import {
 } from '../domain/webhooks';
 import { disableSubscription, loadSubscription, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from './webhook-subscriptions';
 
-export interface WebhookActivitySettings {
+export interface WebhookDeliverySettings {
   webhooks: WebhookSettings;
   registry: Registry;
   eventSource: string;
@@ -45,6 +52,11 @@ const COLLECT_BATCH = 500;
 const PUMP_BUDGET_MS = 20_000;
 /** How many subject heads one round of a pump looks at. */
 const HEADS_PER_ROUND = 500;
+/**
+ * How long a claim keeps other pumps off a delivery: longer than an attempt (15 s) and its record.
+ * A claim left by a process that died expires after it, and its subscription's workflow retries.
+ */
+const CLAIM_MS = 20_000;
 
 /** The visible end of the outbox: rows of transactions older than every running one (as the feed). */
 async function outboxTail(db: Queryable): Promise<{ xmin: string; tx: string | null; seq: string | null }> {
@@ -56,9 +68,17 @@ async function outboxTail(db: Queryable): Promise<{ xmin: string; tx: string | n
   return rows[0];
 }
 
-export function createWebhookActivities(db: Db, settings: WebhookActivitySettings) {
+export interface PumpOptions {
+  path: 'direct' | 'workflow';
+  /** A pump starts no attempt after this long (default 20 s). */
+  budgetMs?: number;
+}
+
+/** The pump of both paths, with the limits one worker process shares (per target host, per subscription). */
+export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings) {
   const resolve: Resolve = createResolver({ servers: settings.webhooks.dnsServers, minTtlSeconds: settings.webhooks.dnsMinTtlSeconds });
   const perHost = hostLimiter(settings.webhooks.maxPerHost);
+  const perSubscription = hostLimiter(settings.webhooks.maxPerSubscription);
 
   /** Events after the cursor into deliveries; the number of events read. */
   async function collect(sub: SubscriptionRow, kinds: string[], now: number): Promise<number> {
@@ -115,10 +135,20 @@ export function createWebhookActivities(db: Db, settings: WebhookActivitySetting
     return rows.length > 0;
   }
 
+  /** Whether this pump may attempt the delivery now: no other pump holds it. */
+  async function claim(delivery: DeliveryRow, now: number): Promise<boolean> {
+    const { rowCount } = await db.query(
+      `update webhook_deliveries set claimed_until = $3
+        where id = $1 and subscription_id = $2 and status = 'pending' and (claimed_until is null or claimed_until <= $4)`,
+      [delivery.id, delivery.subscription_id, new Date(now + CLAIM_MS).toISOString(), new Date(now).toISOString()],
+    );
+    return rowCount === 1;
+  }
+
   async function record(delivery: DeliveryRow, status: DeliveryRow['status'], attempt: Attempt | undefined, nextAttemptAt: number | undefined, at: number): Promise<void> {
     await db.query(
       `update webhook_deliveries set status = $3, attempts = attempts || $4::jsonb, attempt_count = attempt_count + $5,
-          next_attempt_at = $6, updated_at = $7
+          next_attempt_at = $6, updated_at = $7, claimed_until = null
         where id = $1 and subscription_id = $2 and status = 'pending'`,
       [
         delivery.id,
@@ -132,8 +162,9 @@ export function createWebhookActivities(db: Db, settings: WebhookActivitySetting
     );
   }
 
-  /** One attempt of one delivery; whether the subject may go on to its next event. */
-  async function attempt(sub: SubscriptionRow, kinds: string[], delivery: DeliveryRow, clock: () => number): Promise<boolean> {
+  /** One attempt of one delivery (unless another pump holds it); whether the subject may go on to its next event. */
+  async function attempt(sub: SubscriptionRow, kinds: string[], delivery: DeliveryRow, clock: () => number, path: PumpOptions['path']): Promise<boolean> {
+    if (!(await claim(delivery, clock()))) return false;
     const { rows } = await db.query<{ cloudevent: any; resource_kind: string; owner_organization_id: string; share_scope: string | null }>(
       'select cloudevent, resource_kind, owner_organization_id, share_scope from events where id = $1',
       [delivery.event_id],
@@ -159,13 +190,13 @@ export function createWebhookActivities(db: Db, settings: WebhookActivitySetting
     };
     if (result.ok) {
       await record(delivery, 'succeeded', attemptRecord, undefined, at);
-      await db.query('update webhook_subscriptions set failing_since = null where id = $1 and failing_since is not null', [sub.id]);
-      webhookAttempts.inc({ outcome: 'succeeded' });
+      if (sub.failing_since !== null) await db.query('update webhook_subscriptions set failing_since = null where id = $1 and failing_since is not null', [sub.id]);
+      webhookAttempts.inc({ outcome: 'succeeded', path });
       webhookDeliveriesEnded.inc({ status: 'succeeded' });
       webhookDeliveryLag.observe(Math.max(0, (Date.now() - new Date(delivery.event_time).getTime()) / 1000));
       return true;
     }
-    webhookAttempts.inc({ outcome: 'failed' });
+    webhookAttempts.inc({ outcome: 'failed', path });
     if (result.status === 410) {
       await record(delivery, 'dead-lettered', attemptRecord, undefined, at);
       webhookDeliveriesEnded.inc({ status: 'dead-lettered' });
@@ -199,10 +230,59 @@ export function createWebhookActivities(db: Db, settings: WebhookActivitySetting
     return perHost(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: settings.webhooks.ca }));
   }
 
+  /** Collects the subscription's new events and attempts what is due, until nothing is or the budget is spent. */
+  async function pump(input: PumpInput, options: PumpOptions): Promise<PumpResult> {
+    const startedAt = Date.now();
+    const budgetMs = options.budgetMs ?? PUMP_BUDGET_MS;
+    const clock = () => input.now + (Date.now() - startedAt);
+    let sub = await loadSubscription(db, input.subscriptionId);
+    if (!sub) return { state: 'deleted', more: false };
+    if (!sub.active) return { state: 'inactive', more: false };
+    const connector = settings.registry.connector(sub.client_id);
+    const organization = settings.registry.organization(sub.organization_id);
+    if (!connector || connector.status !== 'active' || connector.organizationId !== sub.organization_id || organization?.status !== 'active') {
+      await disableSubscription(db, sub.id, 'connector-inactive', clock(), settings);
+      return { state: 'inactive', more: false };
+    }
+    const kinds = deliverableKinds(connector.scopes);
+    const collected = await collect(sub, kinds, clock());
+    let nextDueAt: number | undefined;
+    let more = collected === COLLECT_BATCH;
+    for (let round = 0; ; round++) {
+      // The first round works from the row read above; later ones see a disabling or deletion.
+      if (round > 0) sub = await loadSubscription(db, input.subscriptionId);
+      if (!sub?.active) break;
+      const now = clock();
+      const pending = await heads(sub.id);
+      // Not due: a retry's time has not come, or another pump holds the head (it goes on with the subject).
+      const dueAt = (d: DeliveryRow) =>
+        Math.max(d.next_attempt_at ? new Date(d.next_attempt_at).getTime() : 0, d.claimed_until ? new Date(d.claimed_until).getTime() : 0);
+      const due = pending.filter((d) => dueAt(d) <= now);
+      nextDueAt = pending.filter((d) => dueAt(d) > now).reduce<number | undefined>((min, d) => Math.min(min ?? Infinity, dueAt(d)), undefined);
+      if (due.length === 0) break;
+      if (Date.now() - startedAt > budgetMs) {
+        more = true;
+        break;
+      }
+      const current = sub;
+      // Subjects in parallel, at most maxPerSubscription at once across this process's pumps; a
+      // subject's next event only in the next round, once this one has ended.
+      await Promise.all(due.map((d) => perSubscription(current.id, () => attempt(current, kinds, d, clock, options.path))));
+    }
+    const after = await loadSubscription(db, input.subscriptionId);
+    if (!after) return { state: 'deleted', more: false };
+    return { state: after.active ? 'active' : 'inactive', more, ...(nextDueAt !== undefined ? { nextDueAt } : {}) };
+  }
+
+  return { pump };
+}
+
+export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
+
+/** The activity of the workflow path: the pump, heartbeating (a pump whose worker died is retried within seconds). */
+export function createWebhookActivities(delivery: WebhookDelivery) {
   return {
     async pumpWebhookSubscription(input: PumpInput): Promise<PumpResult> {
-      const startedAt = Date.now();
-      const clock = () => input.now + (Date.now() - startedAt);
       const heartbeat = setInterval(() => {
         try {
           Context.current().heartbeat();
@@ -211,41 +291,7 @@ export function createWebhookActivities(db: Db, settings: WebhookActivitySetting
         }
       }, 1000);
       try {
-        let sub = await loadSubscription(db, input.subscriptionId);
-        if (!sub) return { state: 'deleted', more: false };
-        if (!sub.active) return { state: 'inactive', more: false };
-        const connector = settings.registry.connector(sub.client_id);
-        const organization = settings.registry.organization(sub.organization_id);
-        if (!connector || connector.status !== 'active' || connector.organizationId !== sub.organization_id || organization?.status !== 'active') {
-          await disableSubscription(db, sub.id, 'connector-inactive', clock(), settings);
-          return { state: 'inactive', more: false };
-        }
-        const kinds = deliverableKinds(connector.scopes);
-        const collected = await collect(sub, kinds, clock());
-        let nextDueAt: number | undefined;
-        let more = collected === COLLECT_BATCH;
-        for (;;) {
-          sub = await loadSubscription(db, input.subscriptionId);
-          if (!sub?.active) break;
-          const now = clock();
-          const pending = await heads(sub.id);
-          const due = pending.filter((d) => !d.next_attempt_at || new Date(d.next_attempt_at).getTime() <= now);
-          nextDueAt = pending
-            .filter((d) => !due.includes(d))
-            .reduce<number | undefined>((min, d) => Math.min(min ?? Infinity, new Date(d.next_attempt_at!).getTime()), undefined);
-          if (due.length === 0) break;
-          if (Date.now() - startedAt > PUMP_BUDGET_MS) {
-            more = true;
-            break;
-          }
-          const current = sub;
-          // Subjects in parallel, at most maxPerSubscription at once; a subject's next event only
-          // in the next round, once this one has ended.
-          await inParallel(due, settings.webhooks.maxPerSubscription, (d) => attempt(current, kinds, d, clock));
-        }
-        const after = await loadSubscription(db, input.subscriptionId);
-        if (!after) return { state: 'deleted', more: false };
-        return { state: after.active ? 'active' : 'inactive', more, ...(nextDueAt !== undefined ? { nextDueAt } : {}) };
+        return await delivery.pump(input, { path: 'workflow' });
       } finally {
         clearInterval(heartbeat);
       }
@@ -253,19 +299,20 @@ export function createWebhookActivities(db: Db, settings: WebhookActivitySetting
   };
 }
 
-async function inParallel<T>(items: T[], limit: number, run: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await run(items[next++]);
-  });
-  await Promise.all(lanes);
-}
+/** Direct pumps one watcher runs at once; more subscriptions with new events are left to their workflows. */
+const DIRECT_PUMPS = 32;
+/** A direct pump starts no attempt after this long: a slow target's backlog goes to its workflow. */
+const DIRECT_BUDGET_MS = 5_000;
 
 /**
- * Pokes the delivery workflows of the subscriptions whose organizations the outbox has new events
- * for, a few times a second, so a delivery starts within a fraction of a second of its event. Every
- * worker runs one; a poke is idempotent, a missed one is made up by the workflows' idle pumps.
- * Signal-with-start also starts a subscription's workflow if its creation did not get to.
+ * Watches the outbox a few times a second and gets the subscriptions its new events are for
+ * pumped: directly in this process when `delivery` is given (the broker's workers), by a poke to
+ * the subscription's workflow otherwise and for whatever a direct pump leaves (a retry to
+ * schedule, a spent budget, a failure). Every worker runs one; pumps of one subscription by
+ * several watchers share its deliveries through claims. A poke is idempotent (signal-with-start
+ * also starts a workflow its subscription's creation did not get to); a missed one is made up by
+ * the workflows' idle pumps. At start it gets pumped every subscription with pending deliveries
+ * or events after its cursor (a watcher that died with its process left them).
  */
 export function startWebhookWatcher(deps: {
   db: Db;
@@ -273,6 +320,7 @@ export function startWebhookWatcher(deps: {
   taskQueue: string;
   idlePumpSeconds: number;
   log: Pick<Logger, 'warn'>;
+  delivery?: WebhookDelivery;
   intervalMs?: number;
 }): { stop(): Promise<void> } {
   const { db, client, log } = deps;
@@ -280,15 +328,70 @@ export function startWebhookWatcher(deps: {
   let watermark: { tx: string; seq: string } | undefined;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
+  /** Subscriptions being pumped directly; `again`: new events came meanwhile, pump once more. */
+  const direct = new Map<string, { again: boolean; done: Promise<void> }>();
+
+  const poke = (subscriptionId: string): Promise<void> =>
+    client.workflow
+      .signalWithStart(WEBHOOK_WORKFLOW, webhookWorkflowStart(subscriptionId, deps))
+      .then(() => undefined)
+      .catch((err) => log.warn({ subscriptionId, error: String(err) }, 'webhook poke failed'));
+
+  async function pumpDirectly(subscriptionId: string, entry: { again: boolean }): Promise<void> {
+    try {
+      for (;;) {
+        entry.again = false;
+        const result = await deps.delivery!.pump({ subscriptionId, now: Date.now() }, { path: 'direct', budgetMs: DIRECT_BUDGET_MS });
+        if (result.state !== 'active') return;
+        if (entry.again && !stopped) continue;
+        // Retries are the workflow's (its timers); so is a backlog this pump had no time for.
+        if (result.more || result.nextDueAt !== undefined) await poke(subscriptionId);
+        return;
+      }
+    } catch (err) {
+      log.warn({ subscriptionId, error: String(err) }, 'direct webhook pump failed; its workflow takes over');
+      await poke(subscriptionId);
+    }
+  }
+
+  function dispatch(subscriptionIds: string[]): Promise<unknown> {
+    const pokes: Promise<void>[] = [];
+    for (const id of subscriptionIds) {
+      const current = direct.get(id);
+      if (current) current.again = true;
+      else if (!deps.delivery || stopped || direct.size >= DIRECT_PUMPS) pokes.push(poke(id));
+      else {
+        const entry = { again: false, done: Promise.resolve() };
+        entry.done = pumpDirectly(id, entry).finally(() => direct.delete(id));
+        direct.set(id, entry);
+      }
+    }
+    return Promise.all(pokes);
+  }
+
+  /** Subscriptions a watcher that died may have left work for. */
+  async function leftBehind(xmin: string): Promise<string[]> {
+    const { rows } = await db.query<{ id: string }>(
+      `select s.id from webhook_subscriptions s where s.active and s.deleted_at is null and (
+          exists (select 1 from webhook_deliveries d where d.subscription_id = s.id and d.status = 'pending')
+          or exists (select 1 from events e where e.audience @> array[s.organization_id]
+                       and (e.tx_id, e.seq) > (s.cursor_tx, s.cursor_seq) and e.tx_id < $1::text::xid8))`,
+      [xmin],
+    );
+    return rows.map((r) => r.id);
+  }
 
   async function tick(): Promise<void> {
     const tail = await outboxTail(db);
-    // From the outbox's visible end when the process starts (older events are the workflows' own
-    // idle pumps' to find), or its beginning when it is empty.
-    const from = watermark ?? { tx: tail.tx ?? '0', seq: tail.seq ?? '0' };
-    if (tail.tx !== null) watermark = { tx: tail.tx, seq: tail.seq! };
-    else watermark ??= from;
+    if (watermark === undefined) {
+      // The first tick: from the outbox's visible end on, after what earlier watchers left.
+      await dispatch(await leftBehind(tail.xmin));
+      watermark = { tx: tail.tx ?? '0', seq: tail.seq ?? '0' };
+      return;
+    }
+    const from = watermark;
     if (tail.tx === null || (from.tx === tail.tx && from.seq === tail.seq)) return;
+    watermark = { tx: tail.tx, seq: tail.seq! };
     // The organizations the new events are for, then their subscriptions: two index reads, not a
     // scan of the new events per subscription (1,000 subscriptions made that the worker's main cost).
     const { rows: audience } = await db.query<{ organization: string }>(
@@ -301,13 +404,7 @@ export function startWebhookWatcher(deps: {
       'select id from webhook_subscriptions where organization_id = any($1::text[]) and active and deleted_at is null',
       [audience.map((a) => a.organization)],
     );
-    await Promise.all(
-      rows.map((r) =>
-        client.workflow
-          .signalWithStart(WEBHOOK_WORKFLOW, webhookWorkflowStart(r.id, deps))
-          .catch((err) => log.warn({ subscriptionId: r.id, error: String(err) }, 'webhook poke failed')),
-      ),
-    );
+    await dispatch(rows.map((r) => r.id));
   }
 
   const loop = () => {
@@ -324,7 +421,10 @@ export function startWebhookWatcher(deps: {
       stopped = true;
       if (timer) clearTimeout(timer);
       await running;
+      // Direct pumps end within their budget and one attempt; what they leave, claims and the
+      // workflows' pumps take over.
+      // Waited for briefly: a claim left by a pump cut short makes only a later retry.
+      await Promise.race([Promise.all([...direct.values()].map((d) => d.done)), new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
     },
   };
 }
-

@@ -70,8 +70,8 @@ export const flowDuration = new Histogram({
 
 export const webhookAttempts = new Counter({
   name: 'pcx_webhook_attempts_total',
-  help: 'Webhook delivery attempts by outcome (succeeded: a 2xx; failed: anything else, including refused targets)',
-  labelNames: ['outcome'] as const,
+  help: 'Webhook delivery attempts by outcome (succeeded: a 2xx; failed: anything else, including refused targets) and path (direct: by the outbox watcher as the event arrived; workflow: by the subscription workflow, retries and what the watcher left)',
+  labelNames: ['outcome', 'path'] as const,
   registers: [registry],
 });
 

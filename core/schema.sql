@@ -209,6 +209,9 @@ create table if not exists webhook_deliveries (
   updated_at timestamptz not null,
   unique (subscription_id, event_id)
 );
+-- A pending delivery being attempted: no other pump attempts it (nor its subject's later events)
+-- before this time, so the watcher's direct path and the subscription's workflow never send twice.
+alter table webhook_deliveries add column if not exists claimed_until timestamptz;
 -- The head of each subject's queue: the earliest pending delivery by feed order.
 create index if not exists webhook_deliveries_pending on webhook_deliveries (subscription_id, subject, event_tx, event_seq) where status = 'pending';
 create index if not exists webhook_deliveries_list on webhook_deliveries (subscription_id, created_at, id);

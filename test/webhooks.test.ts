@@ -3,12 +3,17 @@
 // target names resolved by the tests' DNS server (test/dns-server.ts), signatures checked with the
 // standardwebhooks package's own verifier.
 import { Webhook } from 'standardwebhooks';
-import { activeRelationship, Connector, expectProblem, freshOrgs, sleep, testEnv, type Reply } from './helpers';
+import { activeRelationship, Connector, expectProblem, freshOrgs, postgresOnly, sleep, testEnv, type Reply } from './helpers';
+import { createWebhookDelivery } from '../activities/webhooks';
+import { loadConfig } from '../core/config';
+import { openDb } from '../core/db';
+import { Registry } from '../core/registry';
 import { offerBody } from './listing-fixtures';
 import { setDnsAnswer } from './dns-server';
 import { createWebhookReceiver } from '../connector/webhooks';
 import { testCertificates } from './tls';
 import { startReceiver, type ReceivedRequest, type Receiver } from './webhook-receiver';
+import { parsePrometheusTextFormat } from './metrics-text';
 
 const connectors = (n: number) => Promise.all(freshOrgs(n).map((o) => Connector.of(o)));
 
@@ -47,6 +52,13 @@ async function publishedOffer(c: Connector): Promise<any> {
   const published = await c.command(`/capacity-offers/${created.body.id}/publish`, 1);
   expect(published.status).toBe(200);
   return published.body;
+}
+
+/** Successful attempts by path (direct: by the outbox watcher; workflow: by the subscription's workflow). */
+async function succeededAttempts(path: 'direct' | 'workflow'): Promise<number> {
+  const families = parsePrometheusTextFormat(await (await fetch(`${testEnv().baseUrl}/metrics`)).text());
+  const sample = families.get('pcx_webhook_attempts_total')?.samples.find((s) => s.labels.outcome === 'succeeded' && s.labels.path === path);
+  return sample?.value ?? 0;
 }
 
 const eventOf = (r: ReceivedRequest) => JSON.parse(r.body);
@@ -149,6 +161,7 @@ describe('delivery', () => {
   test('the events of GET /events, signed, with the same data, filtered by type, in order per subject', async () => {
     const [a] = await connectors(1);
     const { secret, path } = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    const directBefore = await succeededAttempts('direct');
     const offer = await publishedOffer(a);
     const withdrawn = await a.command(`/capacity-offers/${offer.id}/withdraw`, offer.resourceVersion, { reason: 'sold elsewhere' });
     expect(withdrawn.status).toBe(200);
@@ -170,6 +183,44 @@ describe('delivery', () => {
       return page.body.items.length === 2 && page.body.items.every((d: any) => d.status === 'succeeded') ? page.body.items : undefined;
     });
     expect(deliveries[0].attempts[0]).toMatchObject({ outcome: 'succeeded', statusCode: 204 });
+    // Delivered as they arrived, by the outbox watcher itself: no workflow task in between.
+    expect(await succeededAttempts('direct')).toBeGreaterThanOrEqual(directBefore + 2);
+  });
+
+  postgresOnly('pumps of other workers running at once send each event once, in order per subject (claims)', async () => {
+    const [a] = await connectors(1);
+    const { id, path } = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    // Two more workers' pumps of the same subscription, as fast as they can, beside the broker's
+    // watcher and the subscription's workflow.
+    const config = loadConfig({ ...testEnv().brokerEnv, DATA_DIR: testEnv().dataDir });
+    const db = await openDb({ databaseUrl: testEnv().databaseUrl, dataDir: testEnv().dataDir, poolSize: 4 });
+    const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored');
+    const others = [1, 2].map(() => createWebhookDelivery(db, { webhooks: config.webhooks, registry, eventSource: 'https://test/events', schemaBase: config.schemaBase }));
+    let stop = false;
+    const hammering = others.map(async (delivery) => {
+      while (!stop) {
+        await delivery.pump({ subscriptionId: id, now: Date.now() }, { path: 'direct' });
+        await sleep(5);
+      }
+    });
+    // A slow receiver keeps attempts in flight while the other pumps look.
+    receiver.respond(() => ({ status: 204, delayMs: 150 }));
+    try {
+      const offers = await Promise.all([1, 2, 3, 4].map(() => publishedOffer(a)));
+      for (const offer of offers) expect((await a.command(`/capacity-offers/${offer.id}/withdraw`, offer.resourceVersion, { reason: 'test' })).status).toBe(200);
+      await until('eight deliveries', () => (at(path).length >= 8 ? true : undefined));
+      await sleep(1500);
+    } finally {
+      stop = true;
+      await Promise.all(hammering);
+      await db.close();
+    }
+    const events = at(path).map(eventOf);
+    expect(events).toHaveLength(8);
+    expect(new Set(events.map((e) => e.id)).size).toBe(8);
+    const bySubject = new Map<string, string[]>();
+    for (const e of events) bySubject.set(e.subject, [...(bySubject.get(e.subject) ?? []), e.type]);
+    for (const types of bySubject.values()) expect(types).toEqual(['pcx.capacity-offer.published.v1', 'pcx.capacity-offer.withdrawn.v1']);
   });
 
   test('a failing subject holds its later events until the earlier one succeeded; Retry-After is honoured', async () => {
