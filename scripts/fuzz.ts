@@ -27,6 +27,8 @@ import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rm
 import { homedir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { startBroker, startTemporal, type BrokerHandle } from '../test/stack';
+import { testCertificates } from '../test/tls';
+import { startReceiver, type Receiver } from '../test/webhook-receiver';
 
 const ROOT = resolve(__dirname, '..');
 const RUN_DIR = join(ROOT, '.data', 'fuzz');
@@ -137,6 +139,7 @@ function ensureVenv(): { st: string; python: string } {
 
 let temporal: Awaited<ReturnType<typeof startTemporal>> | undefined;
 let broker: BrokerHandle | undefined;
+let receiver: Receiver | undefined;
 const fuzzers = new Set<ChildProcess>();
 let stopping: Promise<void> | undefined;
 let interrupted = false;
@@ -160,6 +163,8 @@ function stopAll(): Promise<void> {
     // The broker first (it drains its worker), then Temporal.
     await broker?.stop().catch(() => undefined);
     await temporal?.stop().catch(() => undefined);
+    await receiver?.close().catch(() => undefined);
+    receiver = undefined;
     broker = undefined;
     temporal = undefined;
   })();
@@ -265,7 +270,31 @@ const requestBody = (pallets: number) => ({
 });
 
 /** What the seeding made, by dictionary name (config/fuzz/schemathesis.toml). */
-type Seeded = Record<'relationships' | 'offers' | 'requests' | 'proposals' | 'tenders' | 'commitments' | 'references' | 'handovers', string[]>;
+type Seeded = Record<'relationships' | 'offers' | 'requests' | 'proposals' | 'tenders' | 'commitments' | 'references' | 'handovers' | 'subscriptions' | 'deliveries', string[]>;
+
+/**
+ * A webhook subscription of each organization to the run's receiver (HTTPS on 127.0.0.1, a test
+ * authority; allow-listed for this broker only), made before the market so that its events
+ * become deliveries the fuzzers can list and redeliver.
+ */
+async function seedSubscriptions(seeded: Seeded) {
+  for (const party of PARTIES) {
+    const created = await expectStatus(201, party, 'POST', '/webhook-subscriptions', { url: receiver!.url(`/fuzz/${party.organizationId}`), description: 'fuzz receiver' });
+    seeded.subscriptions.push(created.body.id);
+  }
+}
+
+/** Deliveries of the seeded subscriptions, once the market's events reached them. */
+async function seedDeliveries(seeded: Seeded) {
+  for (const [i, party] of PARTIES.entries()) {
+    const id = seeded.subscriptions[i];
+    const deliveries = await waitFor(`deliveries of subscription ${id}`, async () => {
+      const list = await expectStatus(200, party, 'GET', `/webhook-subscriptions/${id}/deliveries`);
+      return list.body.items.length ? list.body.items : undefined;
+    });
+    seeded.deliveries.push(...deliveries.slice(0, 3).map((d: { id: string }) => d.id));
+  }
+}
 
 /**
  * A small market the fuzzers start from, made through the API as the walkthrough makes it: the
@@ -275,7 +304,7 @@ type Seeded = Record<'relationships' | 'offers' | 'requests' | 'proposals' | 'te
  * shipper's handover for that commitment. Best effort: what fails is noted in the summary and
  * fuzzing goes on with what was made.
  */
-async function seedMarket(seeded: Seeded, notes: string[]) {
+async function seedMarket(seeded: Seeded) {
   const offer = await expectStatus(201, CARRIER, 'POST', '/capacity-offers', offerBody());
   seeded.offers.push(offer.body.id);
   await expectStatus(200, CARRIER, 'POST', `/capacity-offers/${offer.body.id}/publish`, undefined, { 'if-match': offer.etag });
@@ -327,7 +356,6 @@ async function seedMarket(seeded: Seeded, notes: string[]) {
     sourceExternalReferences: [{ system: 'fuzz-erp', type: 'shipment', value: 'S-1' }],
   });
   seeded.handovers.push(handover.body.id);
-  notes.push(`seeded through the API: ${Object.entries(seeded).map(([kind, ids]) => `${kind} ${ids.length}`).join(', ')}`);
 }
 
 /** The dictionary files config/fuzz/schemathesis.toml reads: seeded ids, and times ahead. */
@@ -441,7 +469,9 @@ async function main() {
   rmSync(RUN_DIR, { recursive: true, force: true });
   mkdirSync(RUN_DIR, { recursive: true });
 
-  log('starting Temporal (dev server, in memory) and the broker (PGlite under .data/fuzz/broker)');
+  log('starting Temporal (dev server, in memory), a webhook receiver and the broker (PGlite under .data/fuzz/broker)');
+  const tlsDir = join(RUN_DIR, 'tls');
+  receiver = await startReceiver(testCertificates(tlsDir));
   temporal = await startTemporal();
   broker = await startBroker(
     {
@@ -453,6 +483,10 @@ async function main() {
       // minute per token) a third of their requests were 429s. The invite limits stay as they are.
       RATE_LIMIT_ORG_PER_MINUTE: '1000000',
       RATE_LIMIT_TOKEN_PER_MINUTE: '1000000',
+      // The seeded subscriptions deliver to the run's receiver on 127.0.0.1; the fuzzers' own
+      // targets are judged as in production (anything private refused).
+      WEBHOOK_ALLOWED_CIDRS: '127.0.0.1/32',
+      WEBHOOK_CA_FILE: join(tlsDir, 'ca.pem'),
       LOG_LEVEL: 'warn',
     },
     join(RUN_DIR, 'broker'),
@@ -464,13 +498,16 @@ async function main() {
   const relationship = await makePartners();
   log(`${CARRIER.organizationId} and ${SHIPPER.organizationId} are partners (relationship ${relationship})`);
   const notes: string[] = [];
-  const seeded: Seeded = { relationships: [relationship], offers: [], requests: [], proposals: [], tenders: [], commitments: [], references: [], handovers: [] };
+  const seeded: Seeded = { relationships: [relationship], offers: [], requests: [], proposals: [], tenders: [], commitments: [], references: [], handovers: [], subscriptions: [], deliveries: [] };
   try {
-    await seedMarket(seeded, notes);
+    await seedSubscriptions(seeded);
+    await seedMarket(seeded);
+    await seedDeliveries(seeded);
   } catch (err) {
     notes.push(`seeding stopped (fuzzing went on with what was made): ${(err as Error).message}`);
     log(`seeding stopped (fuzzing goes on with what was made): ${(err as Error).message}`);
   }
+  notes.push(`seeded through the API: ${Object.entries(seeded).map(([kind, ids]) => `${kind} ${ids.length}`).join(', ')}`);
   writeDictionaries(seeded);
 
   const elapsed = (Date.now() - started) / 1000;
