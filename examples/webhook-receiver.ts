@@ -14,7 +14,7 @@
 // consumer keeps them in its database and calls markApplied in the transaction that applies the
 // event.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError, type WebhookEvent } from '../connector/webhooks';
+import { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError, type WebhookEvent } from '../sdk/src/webhooks';
 
 const MAX_BODY_BYTES = 1024 * 1024;
 

@@ -10,7 +10,7 @@ import { openDb } from '../core/db';
 import { Registry } from '../core/registry';
 import { offerBody } from './listing-fixtures';
 import { setDnsAnswer } from './dns-server';
-import { createWebhookReceiver } from '../connector/webhooks';
+import { createWebhookReceiver } from '../sdk/src/webhooks';
 import { testCertificates } from './tls';
 import { startReceiver, type ReceivedRequest, type Receiver } from './webhook-receiver';
 import { parsePrometheusTextFormat } from './metrics-text';
@@ -326,7 +326,7 @@ describe('delivery', () => {
     expect(again.status).toBe(202);
     const redelivered = await until('the redelivery', () => at(path)[2]);
     expect(redelivered.headers['webhook-id']).toBe(delivered.headers['webhook-id']);
-    // The consumers' helper (connector/webhooks.ts) applies the first and recognises the redelivery.
+    // The consumers' helper (sdk/src/webhooks.ts) applies the first and recognises the redelivery.
     const consumer = createWebhookReceiver({ secrets: [fresh] });
     const first = await consumer.receive(delivered.body, delivered.headers as Record<string, string>);
     expect(first.outcome).toBe('apply');

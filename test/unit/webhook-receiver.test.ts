@@ -1,10 +1,10 @@
-// The consumer-side webhook receiver (connector/webhooks.ts): Standard Webhooks verification with
+// The consumer-side webhook receiver (sdk/src/webhooks.ts): Standard Webhooks verification with
 // signatures made by the `standardwebhooks` package itself, the 300 s window on an injected clock
 // (far from the real one, so the package's own Date.now check could not be what passes), secret
 // rotation, and the delivery rules (dedupe by id, stale versions per subject, nothing recorded
 // before markApplied).
 import { Webhook } from 'standardwebhooks';
-import { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError, type WebhookEvent } from '../../connector/webhooks';
+import { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError, type WebhookEvent } from '../../sdk/src/webhooks';
 
 const secret = (fill: string) => `whsec_${Buffer.from(fill.repeat(32)).toString('base64')}`;
 const CURRENT = secret('c');

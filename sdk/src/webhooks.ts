@@ -6,8 +6,7 @@
 // retries), `webhook-timestamp` (unix seconds of the attempt) and `webhook-signature`
 // (`v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, several space-separated while a secret rotates).
 //
-// This module is consumer-side code that will move into the SDK package: it imports nothing from
-// the broker's own folders, only `standardwebhooks`.
+// Part of the SDK (sdk/): it imports nothing from the broker's own folders, only `standardwebhooks`.
 //
 // The clock. standardwebhooks 1.1.1 checks the timestamp in `Webhook.verify` through a private
 // `verifyTimestamp` that reads `Date.now()` against a fixed 5-minute constant; neither the clock

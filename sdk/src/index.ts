@@ -1,0 +1,28 @@
+// @pcx/sdk: the typed client of the Partner Capacity Exchange broker (sdk/README.md).
+export { PcxClient, COLLECTIONS, SDK_VERSION } from './client';
+export type {
+  PcxClientOptions,
+  CallOptions,
+  CommandOptions,
+  Target,
+  Collection,
+  ResourceClient,
+  ResourceOf,
+  ItemOf,
+  CreateBody,
+  Created,
+  ListQuery,
+  UpdateBody,
+  ActionOf,
+  CommandBody,
+  CommandResult,
+  Page,
+  Answer,
+} from './client';
+export * from './errors';
+export { ClientCredentials, StaticToken, DEFAULT_RETRY, type RetryPolicy, type RetryInfo, type TokenSource } from './transport';
+export { FeedConsumer, type FeedOptions, type FeedEvent, type CursorStore } from './feed';
+export { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError } from './webhooks';
+export type { WebhookEvent, AppliedStore, ReceiveResult, WebhookReceiver, WebhookReceiverOptions, WebhookHeaders } from './webhooks';
+export type { paths, components, operations } from './generated/openapi';
+export { OPERATIONS, type OperationInfo } from './generated/operations';

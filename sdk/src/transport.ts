@@ -1,0 +1,214 @@
+// The HTTP layer under every call: the token, the Idempotency-Key, retries and timeouts.
+//
+// Retries (as Stripe's and OpenAI's SDKs do): a network failure, a timeout, 429, 502, 503, 504
+// and 409 IDEMPOTENCY_IN_PROGRESS are retried with exponential backoff and full jitter, a
+// Retry-After honoured (capped); any other answer is final, so a command is never retried on a
+// 4xx that says it was wrong. Every retry of one call carries the same Idempotency-Key (made here
+// when the caller gave none), so a command the broker did complete before the connection broke is
+// answered from its record, not done twice. A 401 with a token this layer obtained renews the
+// token once.
+import { randomUUID } from 'node:crypto';
+import { PcxConnectionError, PcxTimeoutError } from './errors';
+
+export interface RetryPolicy {
+  /** Retries after the first attempt (default 4). */
+  maxRetries: number;
+  /** The first backoff (default 500 ms); doubled each retry, capped at maxDelayMs (default 8 s). */
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** A Retry-After longer than this is not waited for: the answer is returned (default 60 s). */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxRetries: 4, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 };
+
+/** What a retry was for, given to `onRetry` (the CLI shows it on stderr). */
+export interface RetryInfo {
+  method: string;
+  path: string;
+  attempt: number;
+  delayMs: number;
+  reason: string;
+  idempotencyKey?: string;
+}
+
+/** Where tokens come from: client credentials (renewed before they expire), or the caller's. */
+export interface TokenSource {
+  token(): Promise<string>;
+  /** Forget the current token (a 401 answered it); false when the source cannot get another. */
+  invalidate(): boolean;
+}
+
+/** OAuth 2.0 client credentials at `${baseUrl}/oauth2/token`: one request in flight, renewed before expiry. */
+export class ClientCredentials implements TokenSource {
+  private current: { token: string; renewAt: number } | undefined;
+  private pending: Promise<string> | undefined;
+  constructor(
+    private readonly opts: { tokenUrl: string; clientId: string; clientSecret: string; scope?: string; fetch: typeof fetch; now?: () => number },
+  ) {}
+
+  async token(): Promise<string> {
+    const now = (this.opts.now ?? Date.now)();
+    if (this.current && now < this.current.renewAt) return this.current.token;
+    this.pending ??= this.request().finally(() => (this.pending = undefined));
+    return this.pending;
+  }
+
+  invalidate(): boolean {
+    this.current = undefined;
+    return true;
+  }
+
+  private async request(): Promise<string> {
+    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.opts.clientId, client_secret: this.opts.clientSecret });
+    if (this.opts.scope) form.set('scope', this.opts.scope);
+    let lastError: unknown;
+    for (let attempt = 0; attempt <= DEFAULT_RETRY.maxRetries; attempt++) {
+      if (attempt > 0) await sleep(backoff(attempt - 1, DEFAULT_RETRY));
+      let res: Response;
+      try {
+        res = await this.opts.fetch(this.opts.tokenUrl, { method: 'POST', body: form, signal: AbortSignal.timeout(15_000) });
+      } catch (err) {
+        lastError = err;
+        continue;
+      }
+      const body = (await res.json().catch(() => undefined)) as { access_token?: string; expires_in?: number; code?: string; detail?: string } | undefined;
+      if (res.ok && body?.access_token) {
+        const lifetimeMs = (body.expires_in ?? 300) * 1000;
+        // Renewed at 80 % of its life and at least a minute early (a clock a little off, a slow call).
+        const renewIn = Math.max(0, Math.min(lifetimeMs * 0.8, lifetimeMs - 60_000));
+        this.current = { token: body.access_token, renewAt: (this.opts.now ?? Date.now)() + renewIn };
+        return body.access_token;
+      }
+      if (res.status >= 500 || res.status === 429) {
+        lastError = new Error(`token endpoint answered ${res.status}`);
+        continue;
+      }
+      throw new PcxConnectionError(`the token endpoint refused the client credentials of ${this.opts.clientId}: ${res.status} ${body?.code ?? ''} ${body?.detail ?? ''}`.trim());
+    }
+    throw new PcxConnectionError(`no token from ${this.opts.tokenUrl}: ${String(lastError)}`, { cause: lastError });
+  }
+}
+
+/** A token the caller manages (an interactive user's, a test's). */
+export class StaticToken implements TokenSource {
+  constructor(private readonly get: string | (() => Promise<string> | string)) {}
+  async token(): Promise<string> {
+    return typeof this.get === 'string' ? this.get : this.get();
+  }
+  invalidate(): boolean {
+    return typeof this.get !== 'string';
+  }
+}
+
+export interface TransportOptions {
+  tokens: TokenSource;
+  retry: RetryPolicy;
+  /** Each attempt's limit (default 30 s). */
+  timeoutMs: number;
+  fetch: typeof fetch;
+  userAgent: string;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+const RETRY_STATUSES = new Set([429, 502, 503, 504]);
+
+/** A fetch for openapi-fetch that adds the token and the Idempotency-Key and retries. */
+export function createTransport(opts: TransportOptions): (request: Request) => Promise<Response> {
+  return async (request: Request) => {
+    const url = new URL(request.url);
+    const method = request.method.toUpperCase();
+    const unsafe = method !== 'GET' && method !== 'HEAD';
+    const headers = new Headers(request.headers);
+    headers.set('user-agent', opts.userAgent);
+    if (unsafe && !headers.has('idempotency-key')) headers.set('idempotency-key', randomUUID());
+    const idempotencyKey = headers.get('idempotency-key') ?? undefined;
+    // Read once, sent again on every retry.
+    const body = unsafe && request.body ? await request.arrayBuffer() : undefined;
+    const callerSignal = request.signal;
+    let renewedToken = false;
+    for (let attempt = 0; ; attempt++) {
+      callerSignal.throwIfAborted();
+      headers.set('authorization', `Bearer ${await opts.tokens.token()}`);
+      callerSignal.throwIfAborted();
+      // Our own timer, not AbortSignal.timeout: that one is unref'd (a pending call would not keep
+      // a script alive) and does not fire under some test runners' module sandboxes.
+      const timeout = new AbortController();
+      const timer = setTimeout(() => timeout.abort(new PcxTimeoutError(`${method} ${url.pathname}: no answer within ${opts.timeoutMs} ms`)), opts.timeoutMs);
+      let reason: string;
+      let retryAfterMs: number | undefined;
+      try {
+        const res = await opts.fetch(url, { method, headers, body, signal: AbortSignal.any([callerSignal, timeout.signal]), redirect: 'manual' });
+        // The timer covers the answer's head; reading its body is the caller's.
+        clearTimeout(timer);
+        if (res.status === 401 && !renewedToken && opts.tokens.invalidate()) {
+          renewedToken = true;
+          await res.body?.cancel();
+          attempt--;
+          continue;
+        }
+        const inProgress = res.status === 409 && (await problemCodeOf(res)) === 'IDEMPOTENCY_IN_PROGRESS';
+        if (!RETRY_STATUSES.has(res.status) && !inProgress) return res;
+        retryAfterMs = parseRetryAfterMs(res.headers.get('retry-after'));
+        if (attempt >= opts.retry.maxRetries || (retryAfterMs !== undefined && retryAfterMs > opts.retry.maxRetryAfterMs)) return res;
+        await res.body?.cancel();
+        reason = inProgress ? '409 IDEMPOTENCY_IN_PROGRESS' : String(res.status);
+      } catch (err) {
+        clearTimeout(timer);
+        if (callerSignal.aborted) throw callerSignal.reason ?? err;
+        const timedOut = timeout.signal.aborted;
+        if (attempt >= opts.retry.maxRetries) {
+          if (timedOut) throw new PcxTimeoutError(`${method} ${url.pathname}: no answer within ${opts.timeoutMs} ms (${attempt + 1} attempts)`);
+          throw new PcxConnectionError(`${method} ${url.pathname}: ${describe(err)} (${attempt + 1} attempts)`, { cause: err });
+        }
+        reason = timedOut ? 'timeout' : describe(err);
+      }
+      const delayMs = retryAfterMs ?? backoff(attempt, opts.retry);
+      opts.onRetry?.({ method, path: url.pathname, attempt: attempt + 1, delayMs, reason, ...(idempotencyKey ? { idempotencyKey } : {}) });
+      await sleep(delayMs, callerSignal);
+    }
+  };
+}
+
+async function problemCodeOf(res: Response): Promise<string | undefined> {
+  try {
+    return ((await res.clone().json()) as { code?: string }).code;
+  } catch {
+    return undefined;
+  }
+}
+
+function describe(err: unknown): string {
+  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
+  return cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
+}
+
+/** Equal jitter: half the exponential step, plus a random part of the other half (never a zero wait). */
+export function backoff(retry: number, policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>, random: () => number = Math.random): number {
+  const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** retry);
+  return Math.round(step / 2 + (random() * step) / 2);
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP-date. */
+export function parseRetryAfterMs(value: string | null, now: number = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
