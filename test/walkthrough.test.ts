@@ -3,12 +3,13 @@
 // own data folder and ports), run twice on the same stack; then a run interrupted halfway, after
 // which the next run still succeeds.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, interrupt, ROOT, startEmbedded } from './stack';
 import { testEnv } from './helpers';
 
 const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
+const PCX_SCRIPT = join(ROOT, 'scripts', 'walkthrough-pcx.sh');
 
 interface Run {
   code: number | null;
@@ -17,10 +18,10 @@ interface Run {
 }
 
 /** Runs a bash script with B pointing at the stack; stdout and stderr interleaved as printed. */
-function bash(script: string, base: string): Promise<Run> {
+function bash(script: string, base: string, env: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn('bash', [script], { cwd: ROOT, env: { ...process.env, B: base }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [script], { cwd: ROOT, env: { ...process.env, B: base, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk) => (output += chunk.toString()));
@@ -90,4 +91,22 @@ describe('scripts/walkthrough.sh against npm start', () => {
     succeeded(next, 'the run after the interrupted one');
     expect(next.output).toMatch(/ended the relationship \S+ left over from an earlier run \(terminate\)/);
   }, 150000);
+
+  test('the pcx walkthrough runs twice on the same stack, its profiles readable by their owner only', async () => {
+    const config = join(testEnv().dir, 'pcx-walkthrough-config');
+    const first = await bash(PCX_SCRIPT, base, { PCX_CONFIG_DIR: config, NO_COLOR: '1' });
+    succeeded(first, 'the first pcx run');
+    expect(first.output).toMatch(/logged in to \S+ as alpine-tms: profile "alpine"/);
+    expect(first.output).toMatch(/relationship \S+: active/);
+    expect(first.output).toMatch(/proposal \S+: COMMITTED/);
+    expect(first.output).toMatch(/pcx\.execution-reference\.created\.v1/);
+    expect(first.output).toMatch(/relationship \S+ terminated/);
+    // No colour when not on a terminal.
+    expect(first.output).not.toContain('\x1b[');
+    expect(statSync(join(config, 'profiles.json')).mode & 0o777).toBe(0o600);
+    const second = await bash(PCX_SCRIPT, base, { PCX_CONFIG_DIR: config });
+    succeeded(second, 'the second pcx run');
+    expect(second.output).not.toContain('ended relationship');
+    expect(second.output).toMatch(/proposal \S+: COMMITTED/);
+  }, 240000);
 });

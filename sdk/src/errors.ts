@@ -65,7 +65,7 @@ export interface Problem {
   instance?: string;
   code: ProblemCode;
   correlationId?: string;
-  errors?: { pointer: string; detail: string }[];
+  errors?: { pointer: string; message: string }[];
   [extension: string]: unknown;
 }
 

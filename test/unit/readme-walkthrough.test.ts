@@ -61,3 +61,15 @@ describe('README walkthrough and scripts/walkthrough.sh', () => {
     for (const attribute of ['PcxOwnerOrganizationId', 'PcxPartnerOrganizationId', 'PcxStatus', 'PcxResourceKind']) expect(section).toContain(attribute);
   });
 });
+
+describe('README pcx walkthrough and scripts/walkthrough-pcx.sh', () => {
+  it('show the same commands in the same order', () => {
+    const { inside } = between(README, '<!-- pcx:begin -->', '<!-- pcx:end -->', 'README.md');
+    const fences = [...inside.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)];
+    expect(fences.map((f) => f[1])).toEqual(['sh']);
+    const script = between(readFileSync(join(ROOT, 'scripts', 'walkthrough-pcx.sh'), 'utf8'), '\n# pcx:begin\n', '\n# pcx:end\n', 'scripts/walkthrough-pcx.sh');
+    const fromScript = commands(script.inside);
+    expect(fromScript.length).toBeGreaterThan(15);
+    expect(commands(fences[0][2])).toEqual(fromScript);
+  });
+});

@@ -1,0 +1,100 @@
+// `pcx` (sdk/src/cli/) against the running broker, on both engines, as a script would use it:
+// a profile file only its owner reads, JSON on stdout and messages on stderr, exit codes by
+// problem category, a help text for every command.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { freshOrgs, testEnv } from './helpers';
+import { offerBody } from './listing-fixtures';
+import { ROOT } from './stack';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function pcx(args: string[], env: Record<string, string>, input?: string): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(join(ROOT, 'bin', 'pcx'), args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+const [org] = freshOrgs(1);
+const config = mkdtempSync(join(testEnv().dir, 'pcx-config-'));
+const env = { PCX_CONFIG_DIR: config, NO_COLOR: '1' };
+
+beforeAll(async () => {
+  const login = await pcx(['--base-url', testEnv().baseUrl, 'login', '--client-id', org.clientId, '--client-secret-stdin'], env, `${org.secret}\n`);
+  expect(login).toMatchObject({ code: 0, stdout: '' });
+  expect(login.stderr).toContain(`as ${org.clientId}`);
+}, 60_000);
+
+test('login keeps the profile in a file of mode 600; profiles never shows the secret', async () => {
+  const file = join(config, 'profiles.json');
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  expect(JSON.parse(readFileSync(file, 'utf8')).profiles.default.clientSecret).toBe(org.secret);
+  const listed = await pcx(['--json', 'profiles'], env);
+  expect(listed.code).toBe(0);
+  expect(JSON.parse(listed.stdout)).toEqual([{ name: 'default', default: '*', baseUrl: testEnv().baseUrl, clientId: org.clientId }]);
+  expect(listed.stdout).not.toContain(org.secret);
+  // Wrong credentials are refused before anything is stored.
+  const wrong = await pcx(['--base-url', testEnv().baseUrl, '-p', 'wrong', 'login', '--client-id', org.clientId, '--client-secret-stdin'], env, 'nope\n');
+  expect(wrong.code).not.toBe(0);
+  expect(JSON.parse(readFileSync(file, 'utf8')).profiles.wrong).toBeUndefined();
+}, 60_000);
+
+test('create, command and read with --json: data on stdout only; a table otherwise', async () => {
+  const created = await pcx(['--json', 'offers', 'create', '--file', '-'], env, JSON.stringify(offerBody()));
+  expect(created.code).toBe(0);
+  const offer = JSON.parse(created.stdout);
+  expect(offer).toMatchObject({ status: 'draft', ownerOrganizationId: org.id });
+  const published = await pcx(['--json', 'offers', 'publish', offer.id], env);
+  expect(published.code).toBe(0);
+  expect(JSON.parse(published.stdout)).toMatchObject({ status: 'published', resourceVersion: 2 });
+  // A pinned version that is no longer current: 409, exit 6.
+  const stale = await pcx(['offers', 'withdraw', offer.id, '--if-match', '1', '--data', '{"reason":"test"}'], env);
+  expect(stale.code).toBe(6);
+  expect(stale.stdout).toBe('');
+  expect(stale.stderr).toContain('409 STALE_RESOURCE_VERSION');
+  expect(stale.stderr).toMatch(/correlation id: \S+/);
+  const table = await pcx(['offers', 'list', '--owner', org.id], env);
+  expect(table.code).toBe(0);
+  expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+STATUS\s+OWNERORGANIZATIONID/);
+  expect(table.stdout).toContain(offer.id);
+  expect(table.stdout).not.toContain('\x1b[');
+}, 60_000);
+
+test('exit codes by problem category', async () => {
+  expect((await pcx(['offers', 'get', '01900000-0000-7000-8000-000000000001'], env)).code).toBe(5);
+  expect((await pcx(['offers', 'create', '--data', '{"availableCapacity":"lots"}'], env)).code).toBe(3);
+  expect((await pcx(['offers', 'create', '--data', 'not json'], env)).code).toBe(2);
+  expect((await pcx(['offers', 'frobnicate'], env)).code).toBe(2);
+  expect((await pcx(['-p', 'nobody', 'offers', 'list'], env)).code).toBe(2);
+  expect((await pcx(['--base-url', 'http://127.0.0.1:9', 'offers', 'list'], { ...env, PCX_CLIENT_ID: 'x', PCX_CLIENT_SECRET: 'y' })).code).toBe(9);
+}, 120_000);
+
+test('events tail prints the feed, one JSON object per line with --json', async () => {
+  const tail = await pcx(['--json', 'events', 'tail'], env);
+  expect(tail.code).toBe(0);
+  const events = tail.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  expect(events.map((e) => e.type)).toContain('pcx.capacity-offer.published.v1');
+}, 60_000);
+
+test('every command has its --help', async () => {
+  const top = await pcx(['--help'], env);
+  expect(top.code).toBe(0);
+  expect(top.stdout).toContain('Exit codes:');
+  for (const command of ['login', 'offers', 'offers publish', 'proposals decide', 'events tail', 'wait proposal', 'request', 'webhooks redeliver']) {
+    const help = await pcx([...command.split(' '), '--help'], env);
+    expect({ command, code: help.code }).toEqual({ command, code: 0 });
+    expect(help.stdout).toContain(`Usage: pcx ${command}`);
+  }
+}, 120_000);
