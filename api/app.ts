@@ -12,6 +12,7 @@ import { operationsOf, type Declared } from './operations';
 import { health } from './health';
 import { metrics } from './metrics';
 import { bundledOpenApi, openapi } from './openapi';
+import { docs } from './docs';
 import { oauth } from './oauth';
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { events } from './events';
@@ -151,6 +152,8 @@ export function createApp(services: Services): Hono<AppEnv> {
   // The bundled document is built now, from the schema files: one that cannot be bundled stops the start.
   bundledOpenApi(services.config.publicBaseUrl);
   app.route('/', openapi);
+  // The interactive reference of that document (Swagger UI), public like the document.
+  app.route('/', docs);
   if (services.config.auth.devServer) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
     app.route('/', oauth);

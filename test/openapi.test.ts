@@ -16,7 +16,7 @@ import { SCOPES } from '../core/scopes';
 import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/schemas/v0/{name}', '/oauth2/token', '/.well-known/jwks.json'];
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/oauth2/token', '/.well-known/jwks.json'];
 /** Routes registered only while the development authorization server is on. */
 const DEV_AUTH_ONLY = ['POST /oauth2/token', 'GET /.well-known/jwks.json'];
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
