@@ -60,7 +60,7 @@ function main() {
     detached: true,
   });
   children.push(broker);
-  process.stderr.write(`[start] broker API on ${config.publicBaseUrl} (data in ${config.dataDir})\n`);
+  process.stderr.write(`[start] broker API on ${config.publicBaseUrl} (data in ${config.dataDir}); API reference on ${config.publicBaseUrl}/docs\n`);
 
   let stopping = false;
   const stop = (code: number) => {

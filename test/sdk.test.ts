@@ -231,6 +231,26 @@ test('the feed consumer yields each event once, skips stale versions and keeps i
   controller.abort();
 });
 
+test("the feed consumer started from the feed's end yields only what comes after it, and keeps that place", async () => {
+  const [a] = await Promise.all(freshOrgs(1).map((o) => Connector.of(o)));
+  const pcx = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: a.org.clientId, clientSecret: a.org.secret });
+  // Events before the consumer starts: more than one page of them.
+  for (let i = 0; i < 3; i++) await pcx.offers.publish(await pcx.offers.create(offerBody() as any));
+  let saved: string | undefined;
+  const store = { load: () => saved, save: (c: string) => void (saved = c) };
+  const feed = pcx.events({ from: 'end', cursorStore: store, limit: 1 });
+  const end = await feed.skipToEnd();
+  expect(saved).toBe(end);
+  const after = await pcx.offers.publish(await pcx.offers.create(offerBody() as any));
+  const seen: string[] = [];
+  for await (const event of feed) seen.push(event.subject);
+  expect(seen).toEqual([`capacity-offers/${after.id}`]);
+  // A second consumer from the end, without a stored place, sees nothing of the past.
+  const none: string[] = [];
+  for await (const event of pcx.events({ from: 'end' })) none.push(event.subject);
+  expect(none).toEqual([]);
+});
+
 test('pcx.request and pcx.api reach any operation; a path outside the document is refused before sending', async () => {
   const [org] = freshOrgs(1);
   const pcx = clientOf(org);

@@ -1,12 +1,16 @@
-// The README walkthrough works verbatim, twice: scripts/walkthrough.sh (the README's curl blocks,
-// see test/unit/readme-walkthrough.test.ts) against a fresh `npm start` (scripts/start.ts with its
-// own data folder and ports), run twice on the same stack; then a run interrupted halfway, after
-// which the next run still succeeds.
+// What a newcomer runs against a fresh `npm start` (scripts/start.ts with its own data folder and
+// ports): the README walkthrough verbatim, twice (scripts/walkthrough.sh, the README's curl blocks,
+// see test/unit/readme-walkthrough.test.ts), then a run interrupted halfway, after which the next
+// run still succeeds; the pcx walkthrough twice; and the example carrier connector
+// (examples/carrier/) from its offer to a completed execution reference, killed and restarted on
+// the way.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, interrupt, ROOT, startEmbedded } from './stack';
-import { testEnv } from './helpers';
+import { sleep, testEnv } from './helpers';
+import { PcxClient } from '../sdk/src';
+import { partnership, shipTheLoad } from '../examples/carrier/shipper';
 
 const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
 const PCX_SCRIPT = join(ROOT, 'scripts', 'walkthrough-pcx.sh');
@@ -39,7 +43,7 @@ function succeeded(run: Run, name: string) {
   expect(run.code).toBe(0);
 }
 
-describe('scripts/walkthrough.sh against npm start', () => {
+describe('against npm start: the walkthroughs and the example connector', () => {
   let child: ChildProcess | undefined;
   let base = '';
 
@@ -108,5 +112,72 @@ describe('scripts/walkthrough.sh against npm start', () => {
     succeeded(second, 'the second pcx run');
     expect(second.output).not.toContain('ended relationship');
     expect(second.output).toMatch(/proposal \S+: COMMITTED/);
+  }, 240000);
+
+  test('the example carrier connector takes its truck from offer to a completed execution reference, across a kill and restart, doing nothing twice', async () => {
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const baltic = new PcxClient({ baseUrl: base, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });
+    await partnership(alpine, baltic);
+    const statePath = join(testEnv().dir, `carrier-state-${Date.now()}.json`);
+    const readState = () => (existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : undefined);
+    let output = '';
+    const children: ChildProcess[] = [];
+    const connector = () => {
+      // One process (node --import tsx, not the tsx wrapper, whose child a SIGKILL would leave running).
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', 'carrier', 'connector.ts'), '--base-url', base, '--state', statePath, '--exit-after-outcomes', '1'], {
+        cwd: ROOT,
+        env: { ...process.env, PCX_CLIENT_SECRET: 'alpine-demo-secret' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      children.push(child);
+      child.stdout!.on('data', (chunk) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk) => (output += chunk.toString()));
+      return { child, exited: new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code))) };
+    };
+    const waitFor = async <T>(what: string, probe: () => T | undefined, ms = 60_000): Promise<T> => {
+      for (const deadline = Date.now() + ms; ; await sleep(200)) {
+        const value = probe();
+        if (value !== undefined) return value;
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the connector said:\n${output}`);
+      }
+    };
+
+    const first = connector();
+    try {
+      await waitFor('the connector offering its truck', () => readState()?.offers['T-101'] as string | undefined);
+      const shipped = shipTheLoad(baltic);
+      shipped.catch(() => undefined);
+      // Killed once it has accepted the proposal; the tender, the handover and the trip come after.
+      await waitFor('the connector accepting the proposal', () => (Object.keys(readState()?.accepted ?? {}).length ? true : undefined));
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const second = connector();
+      const { proposal, reference } = await shipped.catch((err) => {
+        throw new Error(`${err.message}; the connector said:\n${output}`);
+      });
+      const code = await second.exited;
+      if (code !== 0) throw new Error(`the restarted connector exited with ${code}:\n${output}`);
+
+      expect(output).toMatch(/truck T-101 \(HH-AF 101\) offered as \S+: published/);
+      expect(output).toMatch(/accepted proposal \S+ for truck T-101: score [\d.]+ >= 0.5, org-baltic-shippers is a partner we take loads from; broker: Compatible/);
+      expect(output).toContain('following the feed from where it stopped');
+      expect(output).toMatch(/accepted tender \S+ revision 1/);
+      expect(output).toMatch(/imported handover \S+ as trip TRIP-/);
+      expect(output).toMatch(/outcome \S+ completed for execution reference/);
+      expect(output).toMatch(/withdrew what was left of offer \S+: truck T-101 left on trip TRIP-/);
+      expect(reference.status).toBe('completed');
+      // One offer, one decision of Alpine's, one outcome: the restart repeated nothing.
+      expect(output.match(/offered as/g)).toHaveLength(1);
+      const state = readState();
+      // The trip is done: the truck is free, to be offered again on the next start.
+      expect(state.offers).toEqual({});
+      const decided = ((await baltic.proposals.get(proposal)) as any).decisions.filter((d: any) => d.organizationId === 'org-alpine-freight');
+      expect(decided).toHaveLength(1);
+      const outcomes = await alpine.request<{ items: unknown[] }>('GET', '/execution-outcomes', { query: { executionReferenceId: reference.id } });
+      expect(outcomes.data.items).toHaveLength(1);
+      expect(state.outcomes[reference.id]).toBeTruthy();
+    } finally {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+    }
   }, 240000);
 });

@@ -14,8 +14,10 @@ export interface CursorStore {
 }
 
 export interface FeedOptions {
-  /** Start after this cursor (default: the store's, else the feed's beginning). */
+  /** Start after this cursor (default: the store's, else the feed's beginning, or its end with `from: 'end'`). */
   cursor?: string;
+  /** Without a cursor: 'beginning' (default) reads the whole feed; 'end' only what comes after now. */
+  from?: 'beginning' | 'end';
   cursorStore?: CursorStore;
   /** What has been applied (default: in memory, for this consumer only). */
   applied?: AppliedStore;
@@ -47,9 +49,27 @@ export class FeedConsumer implements AsyncIterable<FeedEvent> {
     this.cursor = options.cursor;
   }
 
+  /**
+   * Moves the cursor to the feed's end without yielding what is before it, saves it in the store and
+   * returns it. A consumer that acts on what happens after it starts calls this before it acts (say,
+   * before it publishes), so that no answer to its own action can fall before its cursor.
+   */
+  async skipToEnd(): Promise<string> {
+    const { signal } = this.options;
+    for (;;) {
+      const page = await this.readPage({ ...(this.cursor ? { cursor: this.cursor } : {}), limit: 200 }, { ...(signal ? { signal } : {}) });
+      const moved = page.nextCursor !== this.cursor;
+      this.cursor = page.nextCursor;
+      if (page.items.length === 0 || !moved) break;
+    }
+    await this.options.cursorStore?.save(this.cursor);
+    return this.cursor;
+  }
+
   async *[Symbol.asyncIterator](): AsyncIterator<FeedEvent> {
     const { options } = this;
     if (this.cursor === undefined && options.cursorStore) this.cursor = (await options.cursorStore.load()) ?? undefined;
+    if (this.cursor === undefined && options.from === 'end') await this.skipToEnd();
     for (;;) {
       const page = await this.readPage({ ...(this.cursor ? { cursor: this.cursor } : {}), ...(options.limit ? { limit: options.limit } : {}) }, { ...(options.signal ? { signal: options.signal } : {}) });
       for (const event of page.items) {
