@@ -7,10 +7,13 @@
 //    work the dead worker held (a workflow task, a persistence activity, its sticky queue, the
 //    idempotency claims) is taken over within seconds (domain/timeouts.ts); the console line
 //    reports the median and the worst answer after ready.
+// 3. The SDK's own retries (sdk/src/transport.ts) across the same kill and a restart on the same
+//    port: one Idempotency-Key for every attempt, one relationship.
 // Runs once, on PostgreSQL (jest.config.js, ENGINE_INDEPENDENT): separate API and worker processes
 // need a shared database (PGlite lives inside one process).
 import { join } from 'node:path';
-import { startBroker, type BrokerHandle } from './stack';
+import { freePort, startBroker, type BrokerHandle } from './stack';
+import { PcxClient, type RetryInfo } from '../sdk/src';
 import { freshOrgs, sleep, testEnv } from './helpers';
 import { parsePrometheusTextFormat } from './metrics-text';
 
@@ -107,6 +110,43 @@ test('a command in flight when the API process is killed: the retry is answered 
   const replay = await send(all.baseUrl, ta, 'POST', `/partner-relationships/${id}/request`, undefined, { 'idempotency-key': 'crash-request', 'if-match': '"1"' });
   expect(replay.body).toEqual(requested.body);
 }, 180000);
+
+test("the SDK's retries across a broker killed and restarted: one Idempotency-Key, exactly one effect", async () => {
+  const env = testEnv();
+  const [a, b] = freshOrgs(2);
+  const queue = `${env.taskQueue}-sdk-crash-${Date.now()}`;
+  const brokerEnv = { ...env.brokerEnv, TEMPORAL_TASK_QUEUE: queue };
+  const dataDir = join(env.dir, `sdk-crash-${Date.now()}`);
+  // The same port before and after: the SDK's base URL does not change, as behind a load balancer.
+  const port = await freePort();
+  const api = await startBroker({ ...brokerEnv, PCX_ROLE: 'api' }, dataDir, undefined, port);
+  brokers.push(api);
+  const retries: RetryInfo[] = [];
+  const pcx = new PcxClient({
+    baseUrl: api.baseUrl,
+    clientId: a.clientId,
+    clientSecret: a.secret,
+    retry: { maxRetries: 30, baseDelayMs: 200, maxDelayMs: 1000 },
+    onRetry: (info) => retries.push(info),
+  });
+  // In flight: the API-only broker waits for a worker that never comes, and is killed.
+  const created = pcx.relationships.create({ requestingOrganizationId: a.id, acceptingOrganizationId: b.id, scopes: ['capacity:read'] } as never);
+  await sleep(1500);
+  api.process.kill('SIGKILL');
+  await sleep(1000);
+  brokers.push(await startBroker(brokerEnv, dataDir, undefined, port));
+  const relationship = (await created) as any;
+  expect(relationship).toMatchObject({ status: 'draft', requestingOrganizationId: a.id });
+  // Retried on the dead connection and the refused ones, always with the first attempt's key.
+  const keys = new Set(retries.filter((r) => r.path === '/partner-relationships').map((r) => r.idempotencyKey));
+  expect(retries.length).toBeGreaterThanOrEqual(1);
+  expect(keys.size).toBe(1);
+  expect([...keys][0]).toBeTruthy();
+  // Exactly one effect.
+  const mine: string[] = [];
+  for await (const r of pcx.relationships.list({ counterpart: b.id } as never)) mine.push((r as any).id);
+  expect(mine).toEqual([relationship.id]);
+}, 120000);
 
 /**
  * One connector's work under load: creates an offer, then changes it again and again (PATCH with

@@ -66,8 +66,9 @@ export interface BrokerHandle {
   stop(): Promise<void>;
 }
 
-export async function startBroker(env: Record<string, string>, dataDir: string, logFile?: string): Promise<BrokerHandle> {
-  const port = await freePort();
+/** A broker process on `port` (default a free one: a restart on the same port keeps a client's base URL). */
+export async function startBroker(env: Record<string, string>, dataDir: string, logFile?: string, port?: number): Promise<BrokerHandle> {
+  port ??= await freePort();
   mkdirSync(dataDir, { recursive: true });
   const baseUrl = `http://127.0.0.1:${port}`;
   // `node --import tsx`, not the tsx CLI: one process, so that a test's SIGKILL kills the broker
