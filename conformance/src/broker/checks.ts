@@ -1,0 +1,509 @@
+// The Broker profile: one check list per family of the specification's conformance list, each
+// check with the passage it rests on. They drive the broker as three organizations (A and B
+// partners, C a stranger) and judge what it answered.
+import type { Check } from '../checks';
+import type { Reply } from '../traffic';
+import { must, poll, type World } from './world';
+
+/** A problem of that kind: status, and a type whose last segment is the kebab-case name. */
+function isProblem(r: Reply, status: number | number[], name?: string): boolean {
+  const statuses = Array.isArray(status) ? status : [status];
+  return statuses.includes(r.status) && (!name || (typeof r.body?.type === 'string' && new RegExp(`[/:]${name}$`).test(r.body.type)));
+}
+const said = (r: Reply) => `${r.status} ${typeof r.body === 'object' ? JSON.stringify(r.body).slice(0, 200) : r.body ?? ''}`;
+
+const BROKER_CHECKS: Array<Check<World>> = [
+  // JSON Schema validation
+  {
+    id: 'SV-1',
+    family: 'schema-validation',
+    title: 'A create whose body breaks the schema is refused with a validation problem, and creates nothing',
+    mandatory: true,
+    spec: 'Payload semantics: JSON Schema 2020-12 (source of truth for shared payload structures); Errors: categories ... validation',
+    async run(w, t) {
+      const before = await must(w.a.get('/capacity-offers?limit=200&status=draft'), 200, 'A lists its drafts');
+      const r = await w.a.post('/capacity-offers', w.offerBody({ availableCapacity: 'lots', expiresAt: 'tomorrow' }));
+      t.expect(r.status === 400 || r.status === 422, `refused with 400 or 422 (got ${said(r)})`);
+      t.expect(typeof r.body?.code === 'string', 'the problem has a stable code');
+      const after = await must(w.a.get('/capacity-offers?limit=200&status=draft'), 200, 'A lists its drafts again');
+      t.expect(after.items.length === before.items.length, 'no draft was created');
+    },
+  },
+  // The answers' conformance to the document is judged over all traffic at the end (cli.ts).
+
+  // Lifecycle transitions
+  {
+    id: 'LT-1',
+    family: 'lifecycle',
+    title: 'An offer goes draft (v1) -> published (v2) -> withdrawn (v3), each transition recorded',
+    mandatory: true,
+    spec: 'CapacityOffer: (none) -> draft, resourceVersion 1; draft -> publish -> published, publishedAt recorded, version incremented; published -> withdraw -> withdrawn, withdrawnAt and reason stored',
+    async run(w, t) {
+      const draft = await must(w.a.post('/capacity-offers', w.offerBody()), 201, 'A creates an offer');
+      t.expect(draft.status === 'draft' && draft.resourceVersion === 1, `created as draft v1 (got ${draft.status} v${draft.resourceVersion})`);
+      const published = await must(w.a.post(`/capacity-offers/${draft.id}/publish`, undefined, 1), 200, 'publish');
+      t.expect(published.status === 'published' && published.resourceVersion === 2 && !!published.publishedAt, `published v2 with publishedAt (got ${published.status} v${published.resourceVersion})`);
+      const withdrawn = await must(w.a.post(`/capacity-offers/${draft.id}/withdraw`, { reason: 'conformance' }, 2), 200, 'withdraw');
+      t.expect(withdrawn.status === 'withdrawn' && withdrawn.resourceVersion === 3 && !!withdrawn.withdrawnAt, `withdrawn v3 with withdrawnAt (got ${withdrawn.status} v${withdrawn.resourceVersion})`);
+      const read = await must(w.a.get(`/capacity-offers/${draft.id}`), 200, 'read it');
+      t.expect(read.status === 'withdrawn' && read.resourceVersion === 3, 'a read after the command sees it');
+    },
+  },
+  {
+    id: 'LT-2',
+    family: 'lifecycle',
+    title: 'A command not allowed in the current state answers 422 invalid-state-transition and changes nothing',
+    mandatory: true,
+    spec: 'Any command applied in a state where it is not listed returns 422 with problem type urn:exchange:protocol:error:invalid-state-transition; A withdrawn ... offer is never re-published',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      const withdrawn = await must(w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion), 200, 'withdraw');
+      const r = await w.a.post(`/capacity-offers/${offer.id}/publish`, undefined, withdrawn.resourceVersion);
+      t.expect(isProblem(r, 422, 'invalid-state-transition'), `publish of a withdrawn offer: 422 invalid-state-transition (got ${said(r)})`);
+      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
+      t.expect(read.resourceVersion === withdrawn.resourceVersion && read.status === 'withdrawn', 'still withdrawn, version unchanged');
+    },
+  },
+  {
+    id: 'LT-3',
+    family: 'lifecycle',
+    title: 'A withdraw without a reason is refused',
+    mandatory: true,
+    spec: 'Errors: Missing required reason (suspend, terminate, withdraw, cancel): rejected',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, {}, offer.resourceVersion);
+      t.expect(r.status >= 400 && r.status < 500, `refused with a 4xx (got ${said(r)})`);
+      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
+      t.expect(read.status === 'published', 'still published');
+    },
+  },
+  {
+    id: 'LT-4',
+    family: 'lifecycle',
+    title: 'A relationship goes draft -> requested -> active -> suspended -> active -> terminated, and a terminated one never moves again',
+    mandatory: true,
+    spec: 'PartnerRelationship: submit, accept, suspend (reason required), reactivate (only the organization that issued the suspension), terminate; A terminated relationship never moves to another state',
+    async run(w, t) {
+      // B and C: a relationship of their own, ended at the end (C stays a stranger to A).
+      const draft = await must(w.b.post('/partner-relationships', { requestingOrganizationId: w.b.id, acceptingOrganizationId: w.c.id, scopes: ['capacity:read'] }), 201, 'B invites C');
+      t.expect(draft.status === 'draft', `created as draft (got ${draft.status})`);
+      const requested = await must(w.b.post(`/partner-relationships/${draft.id}/request`, undefined, draft.resourceVersion), 200, 'request');
+      t.expect(requested.status === 'requested', 'requested');
+      const active = await must(w.c.post(`/partner-relationships/${draft.id}/accept`, undefined, requested.resourceVersion), 200, 'C accepts');
+      t.expect(active.status === 'active' && !!active.effectiveFrom, 'active, effectiveFrom set');
+      const suspended = await must(w.c.post(`/partner-relationships/${draft.id}/suspend`, { reason: 'conformance' }, active.resourceVersion), 200, 'C suspends');
+      t.expect(suspended.status === 'suspended', 'suspended');
+      const byOther = await w.b.post(`/partner-relationships/${draft.id}/reactivate`, undefined, suspended.resourceVersion);
+      t.expect(byOther.status >= 400 && byOther.status < 500, `B may not reactivate C's suspension (got ${said(byOther)})`);
+      const reactivated = await must(w.c.post(`/partner-relationships/${draft.id}/reactivate`, undefined, suspended.resourceVersion), 200, 'C reactivates');
+      t.expect(reactivated.status === 'active', 'active again');
+      const terminated = await must(w.b.post(`/partner-relationships/${draft.id}/terminate`, { reason: 'conformance' }, reactivated.resourceVersion), 200, 'B terminates');
+      t.expect(terminated.status === 'terminated' && !!terminated.terminatedAt, 'terminated, terminatedAt set');
+      const again = await w.c.post(`/partner-relationships/${draft.id}/reactivate`, undefined, terminated.resourceVersion);
+      t.expect(isProblem(again, 422, 'invalid-state-transition'), `a terminated relationship does not move: 422 (got ${said(again)})`);
+    },
+  },
+
+  // Idempotent retries
+  {
+    id: 'ID-1',
+    family: 'idempotency',
+    title: 'A create repeated with the same Idempotency-Key and body answers the original outcome, and creates one resource',
+    mandatory: true,
+    spec: 'Same key and identical payload returns the original outcome; Retried commands are idempotent',
+    async run(w, t) {
+      const body = w.offerBody();
+      const key = w.key('id-1');
+      const first = await w.a.post('/capacity-offers', body, undefined, key);
+      t.require(first.status === 201, `first create: 201 (got ${said(first)})`);
+      const again = await w.a.post('/capacity-offers', body, undefined, key);
+      t.expect(again.status === first.status && again.body?.id === first.body.id, `the repeat answers ${first.status} with the same id (got ${again.status} ${again.body?.id})`);
+      t.expect(again.body?.resourceVersion === 1, 'still version 1');
+    },
+  },
+  {
+    id: 'ID-2',
+    family: 'idempotency',
+    title: 'The same Idempotency-Key with another body answers 409 and creates nothing',
+    mandatory: true,
+    spec: 'Same key with a different payload returns 409',
+    async run(w, t) {
+      const key = w.key('id-2');
+      const first = await w.a.post('/capacity-offers', w.offerBody(), undefined, key);
+      t.require(first.status === 201, `first create: 201 (got ${said(first)})`);
+      const other = await w.a.post('/capacity-offers', w.offerBody({ availableCapacity: { palletSpaces: 2 } }), undefined, key);
+      t.expect(other.status === 409, `another body under the key: 409 (got ${said(other)})`);
+    },
+  },
+  {
+    id: 'ID-3',
+    family: 'idempotency',
+    title: 'A command repeated with the same Idempotency-Key answers its first outcome, not a stale-version or state error',
+    mandatory: true,
+    spec: 'Create and command operations accept the header Idempotency-Key ... Same key and identical payload returns the original outcome',
+    async run(w, t) {
+      const draft = await must(w.a.post('/capacity-offers', w.offerBody()), 201, 'create');
+      const key = w.key('id-3');
+      const first = await w.a.post(`/capacity-offers/${draft.id}/publish`, undefined, 1, key);
+      t.require(first.status === 200, `publish: 200 (got ${said(first)})`);
+      const again = await w.a.post(`/capacity-offers/${draft.id}/publish`, undefined, 1, key);
+      t.expect(again.status === 200 && again.body?.resourceVersion === first.body.resourceVersion, `the repeat: 200, version ${first.body.resourceVersion} (got ${said(again)})`);
+    },
+  },
+
+  // Stale-write rejection
+  {
+    id: 'SW-1',
+    family: 'stale-writes',
+    title: 'A command with an old If-Match answers 409 stale-resource-version (or 412) and changes nothing',
+    mandatory: true,
+    spec: 'A stale write returns 409 or 412 with an RFC 9457 body; code STALE_RESOURCE_VERSION with type {problem_base}/stale-resource-version and status 409',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion - 1);
+      t.expect(isProblem(r, 409, 'stale-resource-version') || r.status === 412, `withdraw on version ${offer.resourceVersion - 1}: 409 stale-resource-version or 412 (got ${said(r)})`);
+      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
+      t.expect(read.status === 'published' && read.resourceVersion === offer.resourceVersion, 'unchanged');
+    },
+  },
+  {
+    id: 'SW-2',
+    family: 'stale-writes',
+    title: 'Two commands on one version: the first wins, the second answers 409',
+    mandatory: true,
+    spec: 'Concurrent publish and withdraw: first writer wins, second gets 409 with stale-resource-version',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      const [x, y] = await Promise.all([
+        w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'first' }, offer.resourceVersion),
+        w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'second' }, offer.resourceVersion),
+      ]);
+      const statuses = [x.status, y.status].sort();
+      t.expect(statuses[0] === 200 && (statuses[1] === 409 || statuses[1] === 412 || statuses[1] === 422), `one 200 and one 409/412/422 (got ${x.status}, ${y.status})`);
+      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
+      t.expect(read.resourceVersion === offer.resourceVersion + 1, 'exactly one transition happened');
+    },
+  },
+  {
+    id: 'SW-3',
+    family: 'stale-writes',
+    title: 'A decision on a changed proposal is refused, never applied silently',
+    mandatory: true,
+    spec: 'MatchDecision: A stale version yields a conflict; the server never applies a decision silently to a changed proposal',
+    async run(w, t) {
+      const m = await w.proposed();
+      const first = await must(w.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion), 200, 'B accepts');
+      t.require(first.resourceVersion > m.proposal.resourceVersion, 'the decision moved the proposal version');
+      const r = await w.a.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion);
+      t.expect(r.status === 409 || r.status === 412, `A deciding on the version before: 409/412 (got ${said(r)})`);
+      const read = await must(w.a.get(`/match-proposals/${m.proposal.id}`), 200, 'read it');
+      t.expect(read.status === 'open', 'the proposal is still open (not committed by the stale accept)');
+    },
+  },
+
+  // Bilateral visibility isolation
+  {
+    id: 'IS-1',
+    family: 'isolation',
+    title: "A non-partner reads an organization's offer, relationship and proposal as if they did not exist (404)",
+    mandatory: true,
+    spec: 'Visibility requires an active bilateral PartnerRelationship and a matching scope; A resource that belongs to another organization answers 404, not 403',
+    async run(w, t) {
+      const m = await w.proposed();
+      for (const [what, path] of [
+        ['offer', `/capacity-offers/${m.offer.id}`],
+        ['request', `/load-requests/${m.request.id}`],
+        ['relationship', `/partner-relationships/${w.relationshipId}`],
+        ['proposal', `/match-proposals/${m.proposal.id}`],
+      ]) {
+        const partner = await w.b.get(path.startsWith('/load-requests') ? path : path);
+        const stranger = await w.c.get(path);
+        t.expect(stranger.status === 404, `C reads the ${what}: 404 (got ${stranger.status})`);
+        if (what !== 'request') t.expect(partner.status === 200, `B, a party, reads the ${what}: 200 (got ${partner.status})`);
+      }
+    },
+  },
+  {
+    id: 'IS-2',
+    family: 'isolation',
+    title: "A non-partner's lists and event feed hold nothing of the pair's",
+    mandatory: true,
+    spec: 'Every organization sees only what the specification lets it see: Visibility requires an active bilateral PartnerRelationship',
+    async run(w, t) {
+      const m = await w.proposed();
+      const ids = new Set([m.offer.id, m.request.id, m.proposal.id, w.relationshipId]);
+      for (const path of ['/capacity-offers?limit=200', '/load-requests?limit=200', '/match-proposals?limit=200', '/partner-relationships?limit=200']) {
+        const page = await must(w.c.get(path), 200, `C lists ${path}`);
+        t.expect(!page.items.some((x: any) => ids.has(x.id)), `C's ${path.split('?')[0]} holds none of them`);
+      }
+      let cursor = '';
+      const seen: string[] = [];
+      for (let i = 0; i < 50; i++) {
+        const page = await must(w.c.get(`/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), 200, "C's feed");
+        seen.push(...page.items.filter((e: any) => [...ids].some((id) => JSON.stringify(e).includes(id))).map((e: any) => e.id));
+        if (!page.items.length || !page.nextCursor || page.nextCursor === cursor) break;
+        cursor = page.nextCursor;
+      }
+      t.expect(seen.length === 0, `C's feed names none of them (found ${seen.length})`);
+    },
+  },
+  {
+    id: 'IS-3',
+    family: 'isolation',
+    title: "A non-partner's commands on another organization's resources answer 404 and change nothing",
+    mandatory: true,
+    spec: 'Resource of another organization, or hidden resource: 404; Payload fields cannot override the organization binding of the authenticated connector',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      const r = await w.c.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'not mine' }, offer.resourceVersion);
+      t.expect(r.status === 404, `C withdraws A's offer: 404 (got ${r.status})`);
+      const forged = await w.c.post('/partner-relationships', { requestingOrganizationId: w.a.id, acceptingOrganizationId: w.b.id, scopes: ['capacity:read'] });
+      t.expect(forged.status >= 400 && forged.status < 500, `C invites in A's name: refused (got ${forged.status})`);
+      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
+      t.expect(read.status === 'published' && read.resourceVersion === offer.resourceVersion, 'the offer is unchanged');
+    },
+  },
+
+  // Field-level disclosure
+  {
+    id: 'FD-1',
+    family: 'disclosure',
+    title: 'A partner reads a published offer without its restricted details; the owner sees them',
+    mandatory: true,
+    spec: 'A proposal never discloses protected fields merely because a potential match exists; Exact addresses and customer identity are not required before acceptance; price ... excluded unless policy explicitly permits disclosure',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      const own = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'A reads it');
+      const partner = await must(w.b.get(`/capacity-offers/${offer.id}`), 200, 'B reads it');
+      t.expect(JSON.stringify(own).includes('"amount":900'), 'the owner sees its price');
+      t.expect(!JSON.stringify(partner).includes('"amount":900'), "the partner's read holds no price");
+    },
+  },
+  {
+    id: 'FD-2',
+    family: 'disclosure',
+    title: "Before acceptance the carrier sees no exact address of the shipper's load; after it, the disclosure follows the policy",
+    mandatory: true,
+    spec: 'Exact addresses and customer identity are not required before acceptance; goodsProfile stays coarse',
+    async run(w, t) {
+      const m = await w.proposed();
+      const before = await must(w.a.get(`/load-requests/${m.request.id}`), 200, 'A reads the request');
+      t.expect(!JSON.stringify(before).includes('Kade 4'), 'no delivery address before acceptance');
+      const proposal = await must(w.a.get(`/match-proposals/${m.proposal.id}`), 200, 'A reads the proposal');
+      t.expect(!JSON.stringify(proposal).includes('Kade 4') && !JSON.stringify(proposal).includes('"amount":900'), 'the proposal discloses neither');
+    },
+  },
+
+  // Duplicate and out-of-order events
+  {
+    id: 'EV-1',
+    family: 'events',
+    title: 'Feed events are CloudEvents with every required attribute',
+    mandatory: true,
+    spec: 'Events are CloudEvents. Required attributes: a globally unique id; source; subject; type (versioned); time (RFC 3339); dataschema; extension attributes organizationid, resourceversion, correlationid',
+    async run(w, t) {
+      await w.publishedOffer();
+      const events = await feed(w);
+      t.require(events.length > 0, `A's feed has events (${events.length})`);
+      const missing = new Set<string>();
+      for (const e of events) for (const a of ['specversion', 'id', 'source', 'subject', 'type', 'time', 'dataschema', 'organizationid', 'resourceversion', 'correlationid']) if (e[a] === undefined || e[a] === null || e[a] === '') missing.add(a);
+      t.expect(missing.size === 0, `every event carries every attribute${missing.size ? ` (missing: ${[...missing].join(', ')})` : ''}`);
+      t.expect(events.every((e) => /\.v\d+$/.test(e.type)), 'every type ends in a version suffix');
+      t.expect(events.every((e) => !Number.isNaN(Date.parse(e.time)) && /Z|[+-]\d\d:\d\d$/.test(e.time)), 'every time is RFC 3339');
+    },
+  },
+  {
+    id: 'EV-2',
+    family: 'events',
+    title: 'Event ids are unique, and within one subject resourceversion strictly increases in feed order',
+    mandatory: true,
+    spec: 'Delivery rules: consumers deduplicate by event id; A consumer ignores an event whose resource version is older than or equal to the version it has applied; State-changing events keep causal order per resource',
+    async run(w, t) {
+      const offer = await w.publishedOffer();
+      await must(w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion), 200, 'withdraw');
+      const events = await feed(w);
+      const ids = new Set(events.map((e) => e.id));
+      t.expect(ids.size === events.length, `${events.length} events, ${ids.size} distinct ids`);
+      const last = new Map<string, number>();
+      const disorder: string[] = [];
+      for (const e of events) {
+        const v = Number(e.resourceversion);
+        if (last.has(e.subject) && v <= last.get(e.subject)!) disorder.push(`${e.subject} v${v} after v${last.get(e.subject)}`);
+        last.set(e.subject, v);
+      }
+      t.expect(disorder.length === 0, `versions increase per subject${disorder.length ? `: ${disorder.slice(0, 3).join('; ')}` : ''}`);
+      const mine = events.filter((e) => String(e.subject).endsWith(offer.id)).map((e) => e.type);
+      t.expect(mine.some((x) => x.includes('published')) && mine.some((x) => x.includes('withdrawn')), `the offer's published and withdrawn events are in the feed (${mine.join(', ')})`);
+    },
+  },
+
+  // Proposal expiry and withdrawal
+  {
+    id: 'PR-1',
+    family: 'proposals',
+    title: "Withdrawing an offer sets its open proposals to withdrawn",
+    mandatory: true,
+    spec: 'withdrawal of an offer or a request sets linked open proposals to withdrawn',
+    async run(w, t) {
+      const m = await w.proposed();
+      const offer = await must(w.a.get(`/capacity-offers/${m.offer.id}`), 200, 'read the offer');
+      await must(w.a.post(`/capacity-offers/${m.offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion), 200, 'withdraw');
+      const status = await poll('the proposal ended', async () => {
+        const p = await must(w.b.get(`/match-proposals/${m.proposal.id}`), 200, 'read the proposal');
+        return p.status === 'open' ? undefined : p.status;
+      }, 15_000).catch(() => 'open');
+      t.expect(status === 'withdrawn', `the proposal is withdrawn (got ${status})`);
+    },
+  },
+  {
+    id: 'PR-2',
+    family: 'proposals',
+    title: 'An open proposal expires at validUntil',
+    mandatory: false,
+    spec: 'MatchProposal: status ... expired; validUntil; proposalExpired (system): all open proposals expired or were rejected -> published',
+    async run(w, t) {
+      const seconds = w.settings.proposalValiditySeconds;
+      if (!seconds || seconds > 120) t.noTraffic('needs the broker setting proposalValiditySeconds (at most 120) in --settings');
+      const m = await w.proposed();
+      const status = await poll('the proposal expired', async () => {
+        const p = await must(w.b.get(`/match-proposals/${m.proposal.id}`), 200, 'read the proposal');
+        return p.status === 'open' ? undefined : p.status;
+      }, (seconds! + 30) * 1000).catch(() => 'open');
+      t.expect(status === 'expired', `expired within ${seconds! + 30} s (got ${status})`);
+    },
+  },
+
+  // Explicit decision policy
+  {
+    id: 'DP-1',
+    family: 'decision-policy',
+    title: 'Under the bilateral policy one accept does not commit, a repeated accept is idempotent, and the second organization commits it',
+    mandatory: true,
+    spec: 'Under a policy named BILATERAL_REQUIRED the decision commits only when a second, distinct organization accepts; a repeated accept by the same organization is idempotent and does not advance it',
+    async run(w, t) {
+      const m = await w.proposed();
+      t.expect(m.proposal.requiredDecisionPolicy !== undefined, 'the proposal states its required decision policy');
+      const first = await must(w.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion), 200, 'B accepts');
+      t.expect(first.status === 'open' && first.decisionState !== 'COMMITTED', `one accept: still open, not committed (got ${first.status}, ${first.decisionState})`);
+      const repeat = await w.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, first.resourceVersion);
+      const afterRepeat = await must(w.b.get(`/match-proposals/${m.proposal.id}`), 200, 'read it');
+      t.expect(repeat.status < 500 && afterRepeat.status === 'open' && afterRepeat.decisionState !== 'COMMITTED', `B's repeated accept does not advance it (got ${repeat.status}, ${afterRepeat.decisionState})`);
+      const second = await must(w.a.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, afterRepeat.resourceVersion), 200, 'A accepts');
+      t.expect(second.status === 'accepted', `the second organization's accept commits it (got ${second.status}, ${second.decisionState})`);
+      const request = await must(w.b.get(`/load-requests/${m.request.id}`), 200, 'read the request');
+      t.expect(request.status === 'matched', `the request is matched (got ${request.status})`);
+    },
+  },
+  {
+    id: 'DP-2',
+    family: 'decision-policy',
+    title: 'A decision on a committed proposal answers 409 with currentState; a non-party cannot decide',
+    mandatory: true,
+    spec: 'Action on a terminal match decision: 409 with currentState in the body; decision policy states ... which role may decide',
+    async run(w, t) {
+      const m = await w.committed();
+      const r = await w.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'reject' }, m.proposal.resourceVersion);
+      t.expect(r.status === 409 && r.body?.currentState !== undefined, `reject after commit: 409 with currentState (got ${said(r)})`);
+      const stranger = await w.c.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion);
+      t.expect(stranger.status === 404, `C decides: 404 (got ${stranger.status})`);
+    },
+  },
+
+  // Execution-outcome deduplication and correction history
+  {
+    id: 'OC-1',
+    family: 'outcomes',
+    title: 'An outcome replayed with its deduplicationKey answers 200 with the original; another payload under the key is refused',
+    mandatory: true,
+    spec: 'A repeat with the same deduplicationKey and payload returns the original record with 200; New outcome whose deduplicationKey matches an existing record with another payload: rejected',
+    async run(w, t) {
+      const reference = await executionReference(w);
+      const body = { executionReferenceId: reference.id, status: 'inProgress', deduplicationKey: w.key('oc-1'), schemaVersion: 'v0' };
+      const first = await w.a.post('/execution-outcomes', body);
+      t.require(first.status === 201, `first submission: 201 (got ${said(first)})`);
+      t.expect(first.body.resourceVersion === 1 && (first.body.supersedes ?? null) === null, 'version 1, supersedes null');
+      const replay = await w.a.post('/execution-outcomes', body);
+      t.expect(replay.status === 200 && replay.body?.id === first.body.id, `the replay: 200 with the original (got ${replay.status} ${replay.body?.id})`);
+      const other = await w.a.post('/execution-outcomes', { ...body, status: 'disputed' });
+      t.expect(other.status >= 400 && other.status < 500, `another payload under the key: refused (got ${other.status})`);
+    },
+  },
+  {
+    id: 'OC-2',
+    family: 'outcomes',
+    title: 'Corrections: a stale observedOutcomeVersion answers 409, a correction of a superseded record answers 409, a good one supersedes the head and leaves the old record as it was',
+    mandatory: true,
+    spec: 'observedOutcomeVersion equals the resourceVersion of the superseded record, otherwise 409 with stale-resource-version; the path id is the current head, otherwise 409 with idempotency-conflict; the prior record gets supersededByOutcomeId and is otherwise unchanged',
+    async run(w, t) {
+      const reference = await executionReference(w);
+      const head = await must(w.a.post('/execution-outcomes', { executionReferenceId: reference.id, status: 'disputed', deduplicationKey: w.key('oc-2'), schemaVersion: 'v0' }), 201, 'submit');
+      const correction = (key: string, observed: number) => ({ observedOutcomeVersion: observed, correctionReason: 'conformance', correctionReasonCode: 'OTHER', deduplicationKey: w.key(key), status: 'inProgress', schemaVersion: 'v0' });
+      const stale = await w.a.post(`/execution-outcomes/${head.id}/corrections`, correction('oc-2-stale', head.resourceVersion + 5));
+      t.expect(isProblem(stale, 409, 'stale-resource-version'), `stale observedOutcomeVersion: 409 stale-resource-version (got ${said(stale)})`);
+      const good = await w.a.post(`/execution-outcomes/${head.id}/corrections`, correction('oc-2-good', head.resourceVersion));
+      t.require(good.status === 201, `the correction: 201 (got ${said(good)})`);
+      t.expect(good.body.supersedes === head.id && good.body.resourceVersion === 1, 'the new record supersedes the head, version 1');
+      const chain = await must(w.b.get(`/execution-outcomes?executionReferenceId=${reference.id}`), 200, 'B reads the chain');
+      const prior = chain.items.find((x: any) => x.id === head.id);
+      // On the superseded record's current version: what is refused is that it is not the head.
+      const old = await w.a.post(`/execution-outcomes/${head.id}/corrections`, correction('oc-2-old', prior?.resourceVersion ?? head.resourceVersion));
+      t.expect(isProblem(old, 409, 'idempotency-conflict'), `correcting the superseded record: 409 idempotency-conflict (got ${said(old)})`);
+      t.expect(prior?.supersededByOutcomeId === good.body.id && prior?.status === 'disputed', 'the prior record names its successor and is otherwise unchanged');
+      t.expect(chain.items.filter((x: any) => !x.supersededByOutcomeId).length === 1, 'one head');
+    },
+  },
+
+  // RFC 9457 error responses
+  {
+    id: 'ER-1',
+    family: 'errors',
+    title: 'Without a token, or with a token that is not the broker\'s: 401 problem',
+    mandatory: true,
+    spec: 'Token audience mismatch: 401; token validity and broker audience is the first gate',
+    async run(w, t) {
+      const none = await w.a.call('GET', '/capacity-offers', { token: null });
+      t.expect(none.status === 401, `no token: 401 (got ${none.status})`);
+      const forged = await w.a.call('GET', '/capacity-offers', { token: 'eyJhbGciOiJub25lIn0.eyJhdWQiOiJub3QtdGhpcy1icm9rZXIiLCJvcmdfaWQiOiJ4In0.' });
+      t.expect(forged.status === 401, `an unsigned token of another audience: 401 (got ${forged.status})`);
+    },
+  },
+  {
+    id: 'ER-2',
+    family: 'errors',
+    title: 'A body over 256 KiB answers 413',
+    mandatory: true,
+    spec: 'Maximum body, standard resources: 256 KiB; over the limit gives 413, before parsing',
+    async run(w, t) {
+      const r = await w.a.call('POST', '/capacity-offers', { raw: JSON.stringify({ padding: 'x'.repeat(300 * 1024) }) });
+      t.expect(r.status === 413, `413 (got ${r.status})`);
+    },
+  },
+  // ER-3 (every error answer a problem) is judged over all traffic at the end (run.ts).
+];
+
+/** Every event of A's feed, in order. */
+async function feed(w: World): Promise<any[]> {
+  const events: any[] = [];
+  let cursor = '';
+  for (let i = 0; i < 200; i++) {
+    const page = await must(w.a.get(`/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`), 200, "A's feed");
+    events.push(...page.items);
+    if (!page.items.length || !page.nextCursor || page.nextCursor === cursor) break;
+    cursor = page.nextCursor;
+  }
+  return events;
+}
+
+/** The execution reference of a committed match (made by the broker, or posted by A). */
+async function executionReference(w: World): Promise<any> {
+  const m = await w.committed();
+  return poll('the execution reference of the accepted match', async () => {
+    const page = await must(w.a.get(`/execution-references?proposal=${m.proposal.id}`), 200, 'A lists references');
+    return page.items[0];
+  });
+}
+
+export function brokerChecks(): Array<Check<World>> {
+  return BROKER_CHECKS;
+}

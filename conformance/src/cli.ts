@@ -1,0 +1,46 @@
+#!/usr/bin/env -S npx tsx
+// pcx-conformance: runs a profile of the specification against an implementation and writes the
+// report (docs/conformance.md).
+//   npx tsx conformance/src/cli.ts broker --base-url URL --clients FILE --report DIR
+//     [--settings FILE] [--expected-failures FILE] [--only ID,ID] [--openapi PATH]
+// Exit code: 0 when no mandatory check is non-conformant (expected failures aside), 1 when one is,
+// 2 when the run could not be made.
+import { readFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { runBrokerProfile } from './broker/run';
+import { writeReport } from './report';
+
+const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
+
+const program = new Command('pcx-conformance').description('Conformance kit of the Partner Capacity Exchange specification').exitOverride();
+program
+  .command('broker')
+  .description('The Broker profile (authorization, matching, lifecycle, events) against a running implementation')
+  .requiredOption('--base-url <url>', "the implementation's base URL")
+  .requiredOption('--clients <file>', 'JSON: organizations (three connectors with every scope), operator (optional), tokenUrl (optional)')
+  .requiredOption('--report <dir>', 'where report.json and report.md go')
+  .option('--settings <file>', 'JSON: broker settings some checks need (proposalValiditySeconds)')
+  .option('--expected-failures <file>', 'JSON: check id -> why it is a known deviation')
+  .option('--only <ids>', 'comma-separated check ids')
+  .option('--openapi <path>', "the document's path on the implementation")
+  .action(async (opts) => {
+    const report = await runBrokerProfile({
+      baseUrl: opts.baseUrl,
+      clients: readJson(opts.clients),
+      ...(opts.settings ? { settings: readJson(opts.settings) } : {}),
+      ...(opts.expectedFailures ? { expectedFailures: readJson(opts.expectedFailures) } : {}),
+      ...(opts.only ? { only: String(opts.only).split(',') } : {}),
+      ...(opts.openapi ? { openapiPath: opts.openapi } : {}),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    const files = writeReport(report, opts.report);
+    process.stderr.write(`report: ${files.markdown}, ${files.json}\n`);
+    process.stdout.write(`${report.summary}\n`);
+    process.exitCode = report.failedMandatory.length ? 1 : 0;
+  });
+
+program.parseAsync(process.argv).catch((err) => {
+  if (err?.code === 'commander.helpDisplayed' || err?.code === 'commander.version') return;
+  process.stderr.write(`pcx-conformance: ${err?.message ?? err}\n`);
+  process.exitCode = 2;
+});

@@ -1,0 +1,158 @@
+// What the kit sent and got: every exchange with the implementation under test, kept for the
+// report as evidence (tokens and secrets redacted), and the parties that make them. A verdict is
+// computed from this traffic, never from the implementation's own say.
+import { ClientCredentials } from '../../sdk/src';
+
+export interface Exchange {
+  n: number;
+  /** The check that made it ('' for set-up). */
+  check: string;
+  party: string;
+  method: string;
+  url: string;
+  requestHeaders: Record<string, string>;
+  requestBody?: unknown;
+  status: number;
+  responseHeaders: Record<string, string>;
+  responseBody?: unknown;
+  ms: number;
+  /** A network failure instead of an answer. */
+  error?: string;
+}
+
+export interface Reply {
+  status: number;
+  headers: Headers;
+  body: any;
+}
+
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie']);
+
+/** Authorization and cookies as `<redacted>`; a client secret in a form body likewise. */
+function redactHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => (out[name] = SECRET_HEADERS.has(name) ? (name === 'authorization' ? `${value.split(' ')[0]} <redacted>` : '<redacted>') : value));
+  return out;
+}
+
+function redactBody(body: unknown): unknown {
+  if (typeof body !== 'string') return body;
+  return body.replace(/(client_secret|client_assertion)=[^&]*/g, '$1=<redacted>');
+}
+
+export class Recorder {
+  readonly exchanges: Exchange[] = [];
+  /** The check now running: its exchanges are filed under it. */
+  check = '';
+
+  /** A fetch that records what passes through it. */
+  fetch(party: string): typeof fetch {
+    return async (input, init) => {
+      const request = new Request(input, init);
+      const requestBody = init?.body === undefined || init.body === null ? undefined : parseMaybe(typeof init.body === 'string' ? init.body : String(init.body));
+      const started = Date.now();
+      const exchange: Exchange = {
+        n: this.exchanges.length + 1,
+        check: this.check,
+        party,
+        method: request.method,
+        url: request.url,
+        requestHeaders: redactHeaders(request.headers),
+        ...(requestBody === undefined ? {} : { requestBody: redactBody(requestBody) }),
+        status: 0,
+        responseHeaders: {},
+        ms: 0,
+      };
+      this.exchanges.push(exchange);
+      try {
+        const response = await fetch(request);
+        const text = await response.text();
+        exchange.status = response.status;
+        exchange.responseHeaders = redactHeaders(response.headers);
+        exchange.ms = Date.now() - started;
+        const parsed = parseMaybe(text);
+        if (parsed !== undefined) exchange.responseBody = redactTokens(parsed);
+        return new Response(response.status === 204 || response.status === 304 ? null : text, { status: response.status, headers: response.headers });
+      } catch (err) {
+        exchange.error = (err as Error).message;
+        exchange.ms = Date.now() - started;
+        throw err;
+      }
+    };
+  }
+}
+
+function parseMaybe(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.length > 2000 ? `${text.slice(0, 2000)}...` : text;
+  }
+}
+
+/** A token endpoint's answer keeps its shape, not its token. */
+function redactTokens(body: unknown): unknown {
+  if (body && typeof body === 'object' && 'access_token' in body) return { ...(body as object), access_token: '<redacted>' };
+  return body;
+}
+
+export interface Credentials {
+  organizationId: string;
+  clientId: string;
+  clientSecret: string;
+}
+
+/** One organization's connector as the kit plays it: its token and its calls, all recorded. */
+export class Party {
+  private readonly tokens: ClientCredentials;
+  private readonly fetch: typeof fetch;
+
+  constructor(
+    readonly name: string,
+    readonly credentials: Credentials,
+    readonly baseUrl: string,
+    tokenUrl: string,
+    recorder: Recorder,
+  ) {
+    this.fetch = recorder.fetch(name);
+    this.tokens = new ClientCredentials({ tokenUrl, clientId: credentials.clientId, clientSecret: credentials.clientSecret, fetch: this.fetch });
+  }
+
+  get id(): string {
+    return this.credentials.organizationId;
+  }
+
+  /**
+   * One call. `token: null` sends none; a string sends that one. Bodies are JSON unless `raw`.
+   * `ifMatch` takes a version (quoted as an ETag) or an ETag as it came.
+   */
+  async call(
+    method: string,
+    path: string,
+    options: { body?: unknown; raw?: string; token?: string | null; ifMatch?: number | string; idempotencyKey?: string; headers?: Record<string, string> } = {},
+  ): Promise<Reply> {
+    const headers: Record<string, string> = { accept: 'application/json, application/problem+json', ...options.headers };
+    const token = options.token === undefined ? await this.tokens.token() : options.token;
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    if (options.ifMatch !== undefined) headers['if-match'] = typeof options.ifMatch === 'number' ? `"${options.ifMatch}"` : options.ifMatch;
+    if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;
+    let body: string | undefined;
+    if (options.raw !== undefined) body = options.raw;
+    else if (options.body !== undefined) body = JSON.stringify(options.body);
+    if (body !== undefined) headers['content-type'] ??= 'application/json';
+    const response = await this.fetch(`${this.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    let parsed: any;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = text;
+    }
+    return { status: response.status, headers: response.headers, body: parsed };
+  }
+
+  get = (path: string) => this.call('GET', path);
+  post = (path: string, body?: unknown, ifMatch?: number | string, idempotencyKey?: string) =>
+    this.call('POST', path, { body, ...(ifMatch === undefined ? {} : { ifMatch }), ...(idempotencyKey ? { idempotencyKey } : {}) });
+}
