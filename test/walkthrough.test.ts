@@ -180,4 +180,22 @@ describe('against npm start: the walkthroughs and the example connector', () => 
       for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
     }
   }, 240000);
+
+  test('the conformance kit passes npm start with the demo organizations, through its command line', async () => {
+    const reportDir = join(testEnv().dir, 'conformance-npm-start');
+    const run = await new Promise<Run>((resolve, reject) => {
+      const started = Date.now();
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'conformance', 'src', 'cli.ts'), 'broker', '--base-url', base, '--clients', join(ROOT, 'conformance', 'demo-clients.json'), '--report', reportDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout!.on('data', (chunk) => (output += chunk.toString()));
+      child.stderr!.on('data', (chunk) => (output += chunk.toString()));
+      child.once('error', reject);
+      child.once('close', (code) => resolve({ code, output, seconds: (Date.now() - started) / 1000 }));
+    });
+    succeeded(run, 'pcx-conformance broker');
+    expect(run.output).toMatch(/^broker profile: (conformant|partial); \d+ checks: \d+ conformant, 0 non-conformant, 1 no traffic; mandatory failing: none$/m);
+    const report = JSON.parse(readFileSync(join(reportDir, 'report.json'), 'utf8'));
+    expect(report.failedMandatory).toEqual([]);
+    expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain('# Conformance report: broker profile');
+  }, 180000);
 });
