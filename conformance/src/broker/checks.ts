@@ -1,7 +1,7 @@
 // The Broker profile: one check list per family of the specification's conformance list, each
 // check with the passage it rests on. They drive the broker as three organizations (A and B
 // partners, C a stranger) and judge what it answered.
-import type { Check } from '../checks';
+import type { Check, CheckContext } from '../checks';
 import type { Reply } from '../traffic';
 import { must, poll, type World } from './world';
 
@@ -9,6 +9,11 @@ import { must, poll, type World } from './world';
 function isProblem(r: Reply, status: number | number[], name?: string): boolean {
   const statuses = Array.isArray(status) ? status : [status];
   return statuses.includes(r.status) && (!name || (typeof r.body?.type === 'string' && new RegExp(`[/:]${name}$`).test(r.body.type)));
+}
+/** A's offer as it was before a refused command: same status, same version. */
+async function expectUnchanged(w: World, t: CheckContext, offer: { id: string; status: string; resourceVersion: number }, what: string): Promise<void> {
+  const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'A reads the offer');
+  t.expect(read.status === offer.status && read.resourceVersion === offer.resourceVersion, `${what} (${read.status} v${read.resourceVersion})`);
 }
 const said = (r: Reply) => `${r.status} ${typeof r.body === 'object' ? JSON.stringify(r.body).slice(0, 200) : r.body ?? ''}`;
 
@@ -60,8 +65,7 @@ const BROKER_CHECKS: Array<Check<World>> = [
       const withdrawn = await must(w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion), 200, 'withdraw');
       const r = await w.a.post(`/capacity-offers/${offer.id}/publish`, undefined, withdrawn.resourceVersion);
       t.expect(isProblem(r, 422, 'invalid-state-transition'), `publish of a withdrawn offer: 422 invalid-state-transition (got ${said(r)})`);
-      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
-      t.expect(read.resourceVersion === withdrawn.resourceVersion && read.status === 'withdrawn', 'still withdrawn, version unchanged');
+      await expectUnchanged(w, t, withdrawn, 'still withdrawn, version unchanged');
     },
   },
   {
@@ -74,8 +78,7 @@ const BROKER_CHECKS: Array<Check<World>> = [
       const offer = await w.publishedOffer();
       const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, {}, offer.resourceVersion);
       t.expect(r.status >= 400 && r.status < 500, `refused with a 4xx (got ${said(r)})`);
-      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
-      t.expect(read.status === 'published', 'still published');
+      await expectUnchanged(w, t, offer, 'still published, version unchanged');
     },
   },
   {
@@ -163,8 +166,7 @@ const BROKER_CHECKS: Array<Check<World>> = [
       const offer = await w.publishedOffer();
       const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion - 1);
       t.expect(isProblem(r, 409, 'stale-resource-version') || r.status === 412, `withdraw on version ${offer.resourceVersion - 1}: 409 stale-resource-version or 412 (got ${said(r)})`);
-      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
-      t.expect(read.status === 'published' && read.resourceVersion === offer.resourceVersion, 'unchanged');
+      await expectUnchanged(w, t, offer, 'unchanged');
     },
   },
   {
@@ -260,8 +262,7 @@ const BROKER_CHECKS: Array<Check<World>> = [
       t.expect(r.status === 404, `C withdraws A's offer: 404 (got ${r.status})`);
       const forged = await w.c.post('/partner-relationships', { requestingOrganizationId: w.a.id, acceptingOrganizationId: w.b.id, scopes: ['capacity:read'] });
       t.expect(forged.status >= 400 && forged.status < 500, `C invites in A's name: refused (got ${forged.status})`);
-      const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'read it');
-      t.expect(read.status === 'published' && read.resourceVersion === offer.resourceVersion, 'the offer is unchanged');
+      await expectUnchanged(w, t, offer, 'the offer is unchanged');
     },
   },
 
