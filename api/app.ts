@@ -25,6 +25,8 @@ import { transportTenders } from './transport-tenders';
 import { transportCommitments } from './transport-commitments';
 import { executionOutcomes, executionReferences, executionUpdates } from './execution-references';
 import { executionHandovers } from './execution-handovers';
+import { recordConnectorRequest, sandbox } from './sandbox';
+import { SandboxRecord } from '../core/sandbox';
 
 type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 
@@ -45,6 +47,9 @@ const ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [
   ['/webhook-subscriptions', webhookSubscriptions, 'maxBodyBytes'],
 ];
 
+/** Routers mounted in development mode only. */
+const DEV_ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [['/sandbox', sandbox, 'maxBodyBytes']];
+
 /** 413 before the body is parsed, chunked bodies included. */
 function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
   return (c, next) =>
@@ -56,9 +61,9 @@ function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
     })(c, next);
 }
 
-/** Every resource router: gates 1-3, rate limits, then the body limit of that resource. */
+/** Every resource router: gates 1-3, rate limits, the body limit of that resource, then the sandbox's record (development mode). */
 function protectedRouter(router: Hono<AppEnv>, limit: LimitKey): Hono<AppEnv> {
-  return new Hono<AppEnv>().use('*', authenticate, rateLimit, limitBody(limit)).route('/', router);
+  return new Hono<AppEnv>().use('*', authenticate, rateLimit, limitBody(limit), recordConnectorRequest).route('/', router);
 }
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -96,7 +101,7 @@ function safeDecode(url: string): string {
  * schemas/openapi.yaml.
  */
 export function declaredOperations(): Array<Declared & { documentPath: string }> {
-  return ROUTERS.flatMap(([mount, router]) =>
+  return [...ROUTERS, ...DEV_ROUTERS].flatMap(([mount, router]) =>
     operationsOf(router).map((op) => ({ ...op, documentPath: `${mount}${op.path === '/' ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
   );
 }
@@ -157,6 +162,9 @@ export function createApp(services: Services): Hono<AppEnv> {
   if (services.config.auth.devServer) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
     app.route('/', oauth);
+    // The sandbox: what each connector sent, and faults to answer it with (the conformance kit's).
+    services.sandbox ??= new SandboxRecord();
+    for (const [path, router, limit] of DEV_ROUTERS) app.route(path, protectedRouter(router, limit));
   }
   for (const [path, router, limit] of ROUTERS) app.route(path, protectedRouter(router, limit));
   return app;

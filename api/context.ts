@@ -8,6 +8,8 @@ import type { Logger } from '../core/log';
 import type { DevSigningKey, TokenVerifier } from '../core/auth';
 import type { Entities } from '../core/entities';
 
+import type { SandboxRecord } from '../core/sandbox';
+
 export interface Services {
   config: Config;
   db: Db;
@@ -19,6 +21,8 @@ export interface Services {
   verifyToken: TokenVerifier;
   devKey?: DevSigningKey;
   log: Logger;
+  /** Development mode only: the record of connectors' requests and injected faults (api/sandbox.ts). */
+  sandbox?: SandboxRecord;
 }
 
 /** The caller after gates 1-3: a verified token of an active connector of an active organization. */

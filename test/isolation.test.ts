@@ -253,3 +253,17 @@ describe('webhook subscriptions', () => {
     expect((await owner.get(`/webhook-subscriptions/${id}`)).body.resourceVersion).toBe(1);
   });
 });
+
+describe('the sandbox (development mode)', () => {
+  test("no participant reads another's record or sets faults on it, a partner included", async () => {
+    const [owner, partner] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
+    await createRelationship(owner, partner);
+    expect((await owner.post('/capacity-offers', { padding: true })).status).toBe(400);
+    for (const other of [partner, owner]) {
+      expect((await other.get(`/sandbox/connector-requests?clientId=${owner.org.clientId}`)).status).toBe(403);
+      expect((await other.post('/sandbox/faults', { clientId: owner.org.clientId, status: 503 })).status).toBe(403);
+    }
+    // Nothing was set: the owner's next request reaches the broker.
+    expect((await owner.get('/capacity-offers?limit=1')).status).toBe(200);
+  });
+});

@@ -1,0 +1,74 @@
+// The sandbox (api/sandbox.ts, development mode): what a connector sent, as the conformance kit's
+// connector profiles will judge it (Idempotency-Key and If-Match as sent, the body's fields,
+// statuses, timing), and faults answered in the broker's place, through which the SDK's retries
+// are seen to reuse one key and wait for Retry-After. Only a protocol operator reads or sets it.
+import { Connector, expectProblem, freshOrgs, testEnv } from './helpers';
+import { offerBody } from './listing-fixtures';
+import { PcxClient } from '../sdk/src';
+
+const operator = () => Connector.of({ id: 'org-operator', clientId: 'client-operator', secret: 'secret-o' });
+const requestsOf = async (op: Connector, clientId: string, after = 0) => {
+  const reply = await op.get(`/sandbox/connector-requests?clientId=${clientId}&after=${after}`);
+  expect(reply.status).toBe(200);
+  return reply.body as { items: any[]; after: number };
+};
+
+test("records each of a connector's requests: Idempotency-Key and If-Match as sent, the body's fields, the status", async () => {
+  const [org] = freshOrgs(1);
+  const connector = await Connector.of(org);
+  const op = await operator();
+  const start = (await requestsOf(op, org.clientId)).after;
+  const created = await connector.post('/capacity-offers', offerBody(), { 'idempotency-key': 'sandbox-1' });
+  expect(created.status).toBe(201);
+  expect((await connector.command(`/capacity-offers/${created.body.id}/publish`, 1)).status).toBe(200);
+  const { items, after } = await requestsOf(op, org.clientId, start);
+  expect(items.map((r) => [r.method, r.path, r.status, r.idempotencyKey, r.ifMatch, r.injectedFault])).toEqual([
+    ['POST', '/capacity-offers', 201, 'sandbox-1', null, false],
+    ['POST', `/capacity-offers/${created.body.id}/publish`, 200, null, '"1"', false],
+  ]);
+  expect(items[0].bodyFields).toEqual(Object.keys(offerBody()).sort());
+  expect(items[0]).toMatchObject({ clientId: org.clientId, organizationId: org.id, correlationId: expect.any(String) });
+  expect(after).toBe(items[1].sequence);
+  // Read again after the last: nothing new.
+  expect((await requestsOf(op, org.clientId, after)).items).toEqual([]);
+});
+
+test("an injected 503 answers in the broker's place; the SDK retries after Retry-After with one Idempotency-Key, and the record shows it", async () => {
+  const [org] = freshOrgs(1);
+  const op = await operator();
+  const start = (await requestsOf(op, org.clientId)).after;
+  const fault = await op.post('/sandbox/faults', { clientId: org.clientId, status: 503, count: 2, retryAfterSeconds: 1, method: 'POST', pathPrefix: '/capacity-offers' });
+  expect(fault.status).toBe(200);
+  expect(fault.body).toMatchObject({ clientId: org.clientId, status: 503, remaining: 2, retryAfterSeconds: 1 });
+  const pcx = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: org.clientId, clientSecret: org.secret });
+  const offer = await pcx.offers.create(offerBody() as any);
+  expect(offer.status).toBe('draft');
+  const posts = (await requestsOf(op, org.clientId, start)).items.filter((r) => r.method === 'POST');
+  expect(posts.map((r) => [r.status, r.injectedFault])).toEqual([
+    [503, true],
+    [503, true],
+    [201, false],
+  ]);
+  expect(new Set(posts.map((r) => r.idempotencyKey)).size).toBe(1);
+  expect(posts[0].idempotencyKey).toBeTruthy();
+  // Polite: each retry waited at least the Retry-After second.
+  for (let i = 1; i < posts.length; i++) expect(Date.parse(posts[i].at) - Date.parse(posts[i - 1].at)).toBeGreaterThanOrEqual(900);
+  // The fault is used up: the next request reaches the broker.
+  expect((await (await Connector.of(org)).post('/capacity-offers', offerBody())).status).toBe(201);
+});
+
+test('only a protocol operator reads or sets the sandbox; bad queries and bodies are refused', async () => {
+  const [org] = freshOrgs(1);
+  const participant = await Connector.of(org);
+  expectProblem(await participant.get(`/sandbox/connector-requests?clientId=${org.clientId}`), 403, 'INSUFFICIENT_SCOPE');
+  expectProblem(await participant.post('/sandbox/faults', { clientId: org.clientId, status: 503 }), 403, 'INSUFFICIENT_SCOPE');
+  // A participant holding the admin scope is still no operator.
+  const pretender = await Connector.of({ id: 'org-special', clientId: 'client-pretender', secret: 'secret-p' });
+  expectProblem(await pretender.get(`/sandbox/connector-requests?clientId=${org.clientId}`), 403, 'ACTOR_NOT_PERMITTED');
+  expectProblem(await pretender.post('/sandbox/faults', { clientId: org.clientId, status: 503 }), 403, 'ACTOR_NOT_PERMITTED');
+  const op = await operator();
+  expectProblem(await op.get('/sandbox/connector-requests'), 400, 'VALIDATION_FAILED');
+  expectProblem(await op.get(`/sandbox/connector-requests?clientId=${org.clientId}&after=-1`), 400, 'VALIDATION_FAILED');
+  expectProblem(await op.post('/sandbox/faults', { clientId: org.clientId, status: 500 }), 400, 'VALIDATION_FAILED');
+  expectProblem(await op.post('/sandbox/faults', { clientId: org.clientId, status: 429, count: 21 }), 400, 'VALIDATION_FAILED');
+});
