@@ -3,11 +3,14 @@
 // report (docs/conformance.md).
 //   npx tsx conformance/src/cli.ts broker --base-url URL --clients FILE --report DIR
 //     [--settings FILE] [--expected-failures FILE] [--only ID,ID] [--openapi PATH]
+//   npx tsx conformance/src/cli.ts publisher --base-url URL --clients FILE --connector CLIENT_ID \
+//     --report DIR [--seconds N] -- COMMAND...
 // Exit code: 0 when no mandatory check is non-conformant (expected failures aside), 1 when one is,
 // 2 when the run could not be made.
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { runBrokerProfile } from './broker/run';
+import { runPublisherProfile } from './connector/run';
 import { writeReport } from './report';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
@@ -31,6 +34,33 @@ program
       ...(opts.expectedFailures ? { expectedFailures: readJson(opts.expectedFailures) } : {}),
       ...(opts.only ? { only: String(opts.only).split(',') } : {}),
       ...(opts.openapi ? { openapiPath: opts.openapi } : {}),
+      log: (line) => process.stderr.write(`${line}\n`),
+    });
+    const files = writeReport(report, opts.report);
+    process.stderr.write(`report: ${files.markdown}, ${files.json}\n`);
+    process.stdout.write(`${report.summary}\n`);
+    process.exitCode = report.failedMandatory.length ? 1 : 0;
+  });
+
+program
+  .command('publisher')
+  .description("The Publisher profile: runs the connector's command against a PCX sandbox (development mode) and judges what it sent")
+  .requiredOption('--base-url <url>', "the sandbox's base URL")
+  .requiredOption('--clients <file>', 'JSON: operator (the sandbox operator), tokenUrl (optional)')
+  .requiredOption('--connector <clientId>', 'the client id the connector under test authenticates as')
+  .requiredOption('--report <dir>', 'where report.json and report.md go')
+  .option('--seconds <n>', 'how long the connector runs before it is stopped', '30')
+  .argument('<command...>', 'the command that runs the connector (after --)')
+  .action(async (command: string[], opts) => {
+    const clients = readJson(opts.clients);
+    if (!clients.operator) throw new Error('the clients file names no operator');
+    const report = await runPublisherProfile({
+      baseUrl: opts.baseUrl,
+      operator: clients.operator,
+      ...(clients.tokenUrl ? { tokenUrl: clients.tokenUrl } : {}),
+      connectorClientId: opts.connector,
+      command,
+      seconds: Number(opts.seconds),
       log: (line) => process.stderr.write(`${line}\n`),
     });
     const files = writeReport(report, opts.report);
