@@ -71,6 +71,11 @@ export async function startBroker(config: Config) {
     const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
     await new Promise<void>((resolve) => {
       server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve());
+      // Idle keep-alive connections are kept longer than clients keep them (undici, the SDK, load
+      // balancers at 60 s): the client closes first. With Node's 5 s a client could send on a
+      // socket the broker was closing at that moment and fail with EPIPE or "other side closed".
+      (server as HttpServer).keepAliveTimeout = 65_000;
+      (server as HttpServer).headersTimeout = 66_000;
       // Requests Node's HTTP parser refuses get a problem body too, not Node's bare 400/431.
       (server as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
     });

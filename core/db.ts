@@ -103,12 +103,26 @@ async function openPglite(dataDir: string): Promise<Db> {
   };
 }
 
-async function migrate(db: Db, tables: readonly string[]) {
+/** How often a schema update that PostgreSQL chose as a deadlock's victim is tried. */
+export const MIGRATE_ATTEMPTS = 5;
+
+export async function migrate(db: Db, tables: readonly string[], pauseMs = 200) {
   const sql = readFileSync(join(__dirname, 'schema.sql'), 'utf8');
   const statements = [...sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean), ...tables];
-  await db.transaction(async (tx) => {
-    // Several replicas may start at once against one PostgreSQL: migrate one at a time.
-    if (db.engine === 'postgres') await tx.query('select pg_advisory_xact_lock(7426011)');
-    for (const statement of statements) await tx.query(statement);
-  });
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await db.transaction(async (tx) => {
+        // Several replicas may start at once against one PostgreSQL: migrate one at a time.
+        if (db.engine === 'postgres') await tx.query('select pg_advisory_xact_lock(7426011)');
+        for (const statement of statements) await tx.query(statement);
+      });
+      return;
+    } catch (err) {
+      // The schema's IF NOT EXISTS statements still take their tables' locks, so against a database
+      // that running brokers use they can deadlock with those brokers' transactions; PostgreSQL
+      // then aborts one side (40P01). Every statement is idempotent: the update is tried again.
+      if ((err as { code?: unknown })?.code !== '40P01' || attempt >= MIGRATE_ATTEMPTS) throw err;
+      await new Promise((resolve) => setTimeout(resolve, pauseMs * attempt));
+    }
+  }
 }

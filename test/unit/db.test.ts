@@ -6,7 +6,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { openDb, type Db } from '../../core/db';
+import { migrate, MIGRATE_ATTEMPTS, openDb, type Db } from '../../core/db';
 
 const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -62,5 +62,38 @@ describe.each(['pglite', 'postgres'] as const)('core/db on %s', (engine) => {
       }),
     ).rejects.toThrow('abort');
     expect((await db.query('select 1 from t where id = 20')).rowCount).toBe(0);
+  });
+});
+
+describe('core/db migrate', () => {
+  /** A database whose schema transaction fails with `codes` in turn, then succeeds. */
+  function failing(codes: string[]): Db & { attempts: number } {
+    const fake = {
+      engine: 'postgres' as const,
+      attempts: 0,
+      query: async () => ({ rows: [], rowCount: 0 }),
+      transaction: async (fn: (tx: any) => Promise<unknown>) => {
+        const code = codes[fake.attempts++];
+        if (code) throw Object.assign(new Error(`failed with ${code}`), { code });
+        return fn({ query: async () => ({ rows: [], rowCount: 0 }) });
+      },
+      close: async () => undefined,
+    };
+    return fake as any;
+  }
+
+  test("tries again when PostgreSQL makes the schema update a deadlock's victim (40P01)", async () => {
+    const db = failing(['40P01', '40P01']);
+    await migrate(db, [], 1);
+    expect(db.attempts).toBe(3);
+  });
+
+  test('gives up after MIGRATE_ATTEMPTS deadlocks, and at once on any other error', async () => {
+    const deadlocked = failing(Array(MIGRATE_ATTEMPTS).fill('40P01'));
+    await expect(migrate(deadlocked, [], 1)).rejects.toMatchObject({ code: '40P01' });
+    expect(deadlocked.attempts).toBe(MIGRATE_ATTEMPTS);
+    const broken = failing(['42601']);
+    await expect(migrate(broken, [], 1)).rejects.toMatchObject({ code: '42601' });
+    expect(broken.attempts).toBe(1);
   });
 });
