@@ -84,10 +84,25 @@ export function freshOrgs(n: number): Org[] {
   }
 }
 
+/**
+ * fetch, sent once more when the request could not be written because the broker had just closed
+ * the idle keep-alive connection it reused (EPIPE): the request never reached the broker, so
+ * sending it again is safe. Seen in CI under load, at the first request of a test file, after the
+ * test process's event loop had stalled (a workflow bundle being built) past the keep-alive.
+ */
+async function sent(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (err) {
+    if ((err as { cause?: { code?: string } })?.cause?.code !== 'EPIPE' || init.body instanceof ReadableStream) throw err;
+    return fetch(url, init);
+  }
+}
+
 export async function tokenFor(clientId: string, secret: string, scope?: string): Promise<string> {
   const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret });
   if (scope !== undefined) body.set('scope', scope);
-  const res = await fetch(`${testEnv().baseUrl}/oauth2/token`, { method: 'POST', body });
+  const res = await sent(`${testEnv().baseUrl}/oauth2/token`, { method: 'POST', body });
   const reply = await received('POST', '/oauth2/token', res);
   if (res.status !== 200) throw new Error(`token for ${clientId}: ${res.status} ${JSON.stringify(reply.body)}`);
   return reply.body.access_token;
@@ -128,7 +143,7 @@ export async function call(method: string, path: string, token: string | undefin
     payload = JSON.stringify(body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(`${testEnv().baseUrl}${path}`, { method, headers, body: payload, ...(payload instanceof ReadableStream ? { duplex: 'half' } : {}) } as any);
+  const res = await sent(`${testEnv().baseUrl}${path}`, { method, headers, body: payload, ...(payload instanceof ReadableStream ? { duplex: 'half' } : {}) } as any);
   return received(method, path, res);
 }
 
