@@ -12,6 +12,7 @@ import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../core/views';
 import { readFeed } from '../activities/events';
 import { deliverableKinds } from '../domain/webhooks';
+import { heldBack } from '../core/sandbox';
 
 export const events = new Hono<AppEnv>();
 
@@ -34,11 +35,14 @@ operation(events, { method: 'GET', path: '/', access: { scope: [] }, answers: [2
   // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints
   // (webhooks deliver the same kinds: activities/webhooks.ts).
   const kinds = deliverableKinds([...principal.scopes]);
-  const rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
+  let rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
+  // The sandbox's event disorder (development mode, core/sandbox.ts): young events held back, the
+  // page reversed and served again at the next read; the cursor stays that of the events held.
+  const sandbox = c.get('services').sandbox;
+  const disorder = sandbox?.disorderOf(principal.clientId);
+  if (disorder) rows = heldBack(rows, (r) => String(r.cloudevent.time), disorder.holdSeconds);
   const last = rows[rows.length - 1];
   const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);
-  return c.json({
-    items: rows.map((r) => eventView(r.kind, r.cloudevent, principal)),
-    nextCursor,
-  });
+  const items = rows.map((r) => eventView(r.kind, r.cloudevent, principal));
+  return c.json({ items: sandbox && disorder ? sandbox.serveDisordered(principal.clientId, items) : items, nextCursor });
 });

@@ -41,8 +41,9 @@ export const recordConnectorRequest: MiddlewareHandler<AppEnv> = async (c, next)
   const fault = sandbox.takeFault(principal.clientId, c.req.method, c.req.path);
   let response: Response | undefined;
   if (fault) {
-    const code = fault.status === 429 ? 'RATE_LIMITED' : 'SERVICE_UNAVAILABLE';
-    response = problemResponse(c, new Problem(code, `injected by the sandbox (${fault.id})`, {}, { 'retry-after': String(fault.retryAfterSeconds) }));
+    const code = ({ 409: 'STALE_RESOURCE_VERSION', 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' } as const)[fault.status];
+    const headers: Record<string, string> = fault.status === 409 ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
+    response = problemResponse(c, new Problem(code, `injected by the sandbox (${fault.id})`, {}, headers));
   } else {
     await next();
   }
@@ -86,6 +87,12 @@ operation(sandbox, { method: 'POST', path: '/faults', access: { scope: OPERATOR_
     remaining: body.count ?? 1,
     ...(body.method ? { method: body.method } : {}),
     ...(body.pathPrefix ? { pathPrefix: body.pathPrefix } : {}),
+    ...(body.pathSuffix ? { pathSuffix: body.pathSuffix } : {}),
   });
   return c.json(fault, 200);
+});
+
+operation(sandbox, { method: 'POST', path: '/event-disorder', access: { scope: OPERATOR_SCOPE }, body: 'SandboxEventDisorderRequest', answers: [200] }, async ({ c, principal, body }) => {
+  requireOperator(principal);
+  return c.json(sandboxOf(c).setDisorder(body.clientId, body.holdSeconds ?? 2, body.pages ?? 100), 200);
 });

@@ -1,8 +1,10 @@
 // The sandbox's record of what each connector sent, and the faults it is told to answer with
 // (development mode only; docs/conformance.md). The conformance kit's connector profiles judge a
 // connector by this record: whether its commands carried an Idempotency-Key and If-Match, whether
-// a retry reused its key, how long it waited after a 429 or 503, which body fields it sent. In
-// memory, per process: a sandbox is one `npm start`, and nothing here outlives it.
+// a retry reused its key, how long it waited after a 429 or 503, which body fields it sent; and
+// the event feed it reads can be served out of order and twice (an event disorder), to see that
+// it applies events once and in version order. In memory, per process: a sandbox is one
+// `npm start`, and nothing here outlives it.
 
 export interface ConnectorRequest {
   /** Increases by one per request this process recorded. */
@@ -26,12 +28,40 @@ export interface ConnectorRequest {
 export interface Fault {
   id: string;
   clientId: string;
-  status: 429 | 503;
+  /** 409 is answered as STALE_RESOURCE_VERSION (the resource changed), 429 as RATE_LIMITED, 503 as SERVICE_UNAVAILABLE. */
+  status: FaultStatus;
   retryAfterSeconds: number;
   /** Requests still to be answered with it. */
   remaining: number;
   method?: string;
   pathPrefix?: string;
+  pathSuffix?: string;
+}
+
+export type FaultStatus = 409 | 429 | 503;
+
+/**
+ * How a connector's event feed is served while the kit watches its event handling: each page
+ * holds only events at least `holdSeconds` old (so that changes made in quick succession arrive
+ * in one page), in reverse order (a newer version before an older one), and the page before it
+ * comes again, reversed too, at the next read (every event twice). `remainingPages` counts the
+ * pages served so.
+ */
+export interface EventDisorder {
+  clientId: string;
+  holdSeconds: number;
+  remainingPages: number;
+}
+
+/** A page of the feed as served under a disorder: its events reversed, then the previous page's again. */
+export function disorderPage<T>(items: readonly T[], previous: readonly T[]): T[] {
+  return [...items].reverse().concat([...previous].reverse());
+}
+
+/** The longest prefix of a feed page whose events are at least `holdSeconds` old (by their `time`). */
+export function heldBack<T>(rows: readonly T[], timeOf: (row: T) => string, holdSeconds: number, now = Date.now()): T[] {
+  const young = rows.findIndex((r) => Date.parse(timeOf(r)) > now - holdSeconds * 1000);
+  return young === -1 ? [...rows] : rows.slice(0, young);
 }
 
 /** How many requests are kept (the oldest go first). */
@@ -40,6 +70,7 @@ export const SANDBOX_RECORD_LIMIT = 10_000;
 export class SandboxRecord {
   private readonly requests: ConnectorRequest[] = [];
   private readonly faults: Fault[] = [];
+  private readonly disorders = new Map<string, EventDisorder & { previous: unknown[] }>();
   private sequence = 0;
   private faultIds = 0;
 
@@ -61,10 +92,33 @@ export class SandboxRecord {
 
   /** The fault this request is to be answered with, if any (its count goes down by one). */
   takeFault(clientId: string, method: string, path: string): Fault | undefined {
-    const fault = this.faults.find((f) => f.clientId === clientId && f.remaining > 0 && (!f.method || f.method === method) && (!f.pathPrefix || path.startsWith(f.pathPrefix)));
+    const fault = this.faults.find(
+      (f) => f.clientId === clientId && f.remaining > 0 && (!f.method || f.method === method) && (!f.pathPrefix || path.startsWith(f.pathPrefix)) && (!f.pathSuffix || path.endsWith(f.pathSuffix)),
+    );
     if (!fault) return undefined;
     fault.remaining--;
     if (fault.remaining === 0) this.faults.splice(this.faults.indexOf(fault), 1);
     return fault;
+  }
+
+  /** Sets (or with `pages` 0 ends) the event disorder of a client's feed. */
+  setDisorder(clientId: string, holdSeconds: number, pages: number): EventDisorder {
+    if (pages === 0) this.disorders.delete(clientId);
+    else this.disorders.set(clientId, { clientId, holdSeconds, remainingPages: pages, previous: [] });
+    return { clientId, holdSeconds, remainingPages: pages };
+  }
+
+  disorderOf(clientId: string): EventDisorder | undefined {
+    return this.disorders.get(clientId);
+  }
+
+  /** A page read under the client's disorder, as it is served (and kept to be served again next time). */
+  serveDisordered<T>(clientId: string, items: T[]): T[] {
+    const disorder = this.disorders.get(clientId);
+    if (!disorder) return items;
+    const served = disorderPage(items, disorder.previous as T[]);
+    disorder.previous = items;
+    if (served.length > 0 && --disorder.remainingPages <= 0) this.disorders.delete(clientId);
+    return served;
   }
 }

@@ -71,4 +71,70 @@ test('only a protocol operator reads or sets the sandbox; bad queries and bodies
   expectProblem(await op.get(`/sandbox/connector-requests?clientId=${org.clientId}&after=-1`), 400, 'VALIDATION_FAILED');
   expectProblem(await op.post('/sandbox/faults', { clientId: org.clientId, status: 500 }), 400, 'VALIDATION_FAILED');
   expectProblem(await op.post('/sandbox/faults', { clientId: org.clientId, status: 429, count: 21 }), 400, 'VALIDATION_FAILED');
+  expectProblem(await participant.post('/sandbox/event-disorder', { clientId: org.clientId }), 403, 'INSUFFICIENT_SCOPE');
+  expectProblem(await pretender.post('/sandbox/event-disorder', { clientId: org.clientId }), 403, 'ACTOR_NOT_PERMITTED');
+  expectProblem(await op.post('/sandbox/event-disorder', { clientId: org.clientId, holdSeconds: 31 }), 400, 'VALIDATION_FAILED');
+  expectProblem(await op.post('/sandbox/event-disorder', { clientId: org.clientId, pages: -1 }), 400, 'VALIDATION_FAILED');
+});
+
+test("an injected 409 answers a command as if the resource had just changed; the SDK re-reads and decides again on the version it read", async () => {
+  const [org] = freshOrgs(1);
+  const op = await operator();
+  const pcx = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: org.clientId, clientSecret: org.secret });
+  const offer = await pcx.offers.create(offerBody() as any);
+  const start = (await requestsOf(op, org.clientId)).after;
+  expect((await op.post('/sandbox/faults', { clientId: org.clientId, status: 409, method: 'POST', pathSuffix: '/publish' })).body).toMatchObject({ status: 409, pathSuffix: '/publish' });
+  const published = await pcx.offers.publish(offer, undefined, { redecideOnStale: true });
+  expect(published.status).toBe('published');
+  const seen = (await requestsOf(op, org.clientId, start)).items.map((r) => [r.method, r.path.replace(offer.id, '{id}'), r.status, r.injectedFault]);
+  expect(seen).toEqual([
+    ['POST', '/capacity-offers/{id}/publish', 409, true],
+    ['GET', '/capacity-offers/{id}', 200, false],
+    ['POST', '/capacity-offers/{id}/publish', 200, false],
+  ]);
+});
+
+test("an event disorder serves the feed late, each page reversed and then once more; the SDK's feed consumer applies each change once, in version order", async () => {
+  const [org] = freshOrgs(1);
+  const op = await operator();
+  const connector = await Connector.of(org);
+  // The feed's end, read before the disorder.
+  let cursor: string | undefined;
+  for (let more = true; more; ) {
+    const page = await connector.get(`/events?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    more = page.body.items.length > 0;
+    cursor = page.body.nextCursor;
+  }
+  expect((await op.post('/sandbox/event-disorder', { clientId: org.clientId, holdSeconds: 1, pages: 10 })).body).toEqual({ clientId: org.clientId, holdSeconds: 1, remainingPages: 10 });
+  const created = await connector.post('/capacity-offers', offerBody());
+  await connector.command(`/capacity-offers/${created.body.id}/publish`, 1);
+  await connector.command(`/capacity-offers/${created.body.id}/withdraw`, 2, { reason: 'disorder' });
+  // Read as it comes over the wire: the disorder breaks, on purpose, the feed's promise of order
+  // per resource that the test helpers' contract check holds every answer to.
+  const disordered = async (after: string) => {
+    const res = await fetch(`${testEnv().baseUrl}/events?limit=200&cursor=${after}`, { headers: { authorization: `Bearer ${connector.token}` } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  // Held back while young.
+  const early = await disordered(cursor!);
+  expect(early.body.items).toEqual([]);
+  expect(early.body.nextCursor).toBe(cursor);
+  await new Promise((r) => setTimeout(r, 1500));
+  const first = await disordered(cursor!);
+  const versions = (page: any) => page.body.items.filter((e: any) => e.subject === `capacity-offers/${created.body.id}`).map((e: any) => e.resourceversion);
+  expect(versions(first)).toEqual([3, 2]);
+  const again = await disordered(first.body.nextCursor);
+  expect(versions(again)).toEqual([3, 2]);
+  expect(again.body.items.map((e: any) => e.id)).toEqual(first.body.items.map((e: any) => e.id));
+  // Ended: served as it is.
+  await op.post('/sandbox/event-disorder', { clientId: org.clientId, pages: 0 });
+  expect((await connector.get(`/events?limit=200&cursor=${cursor}`)).body.items.filter((e: any) => e.subject === `capacity-offers/${created.body.id}`).map((e: any) => e.resourceversion)).toEqual([2, 3]);
+  // The SDK's consumer over a disordered feed: each event once, none older than one applied.
+  await op.post('/sandbox/event-disorder', { clientId: org.clientId, holdSeconds: 0, pages: 10 });
+  const pcx = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: org.clientId, clientSecret: org.secret });
+  const applied: Array<[string, number]> = [];
+  const feed = pcx.events({ ...(cursor ? { cursor } : {}) } as any);
+  for await (const event of feed) if (event.subject === `capacity-offers/${created.body.id}`) applied.push([event.type, event.resourceversion]);
+  expect(applied).toEqual([['pcx.capacity-offer.withdrawn.v1', 3]]);
+  await op.post('/sandbox/event-disorder', { clientId: org.clientId, pages: 0 });
 });
