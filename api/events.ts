@@ -12,7 +12,7 @@ import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../core/views';
 import { readFeed } from '../activities/events';
 import { deliverableKinds } from '../domain/webhooks';
-import { heldBack } from '../core/sandbox';
+import { settledPrefix } from '../core/sandbox';
 
 export const events = new Hono<AppEnv>();
 
@@ -36,11 +36,11 @@ operation(events, { method: 'GET', path: '/', access: { scope: [] }, answers: [2
   // (webhooks deliver the same kinds: activities/webhooks.ts).
   const kinds = deliverableKinds([...principal.scopes]);
   let rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
-  // The sandbox's event disorder (development mode, core/sandbox.ts): young events held back, the
-  // page reversed and served again at the next read; the cursor stays that of the events held.
+  // The sandbox's event disorder (development mode, core/sandbox.ts): a page ends after a quiet
+  // time, reversed and served again at the next read; the cursor stays that of the events held.
   const sandbox = c.get('services').sandbox;
   const disorder = sandbox?.disorderOf(principal.clientId);
-  if (disorder) rows = heldBack(rows, (r) => String(r.cloudevent.time), disorder.holdSeconds);
+  if (disorder) rows = settledPrefix(rows, (r) => String(r.cloudevent.time), disorder.holdSeconds);
   const last = rows[rows.length - 1];
   const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);
   const items = rows.map((r) => eventView(r.kind, r.cloudevent, principal));

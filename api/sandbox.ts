@@ -96,3 +96,8 @@ operation(sandbox, { method: 'POST', path: '/event-disorder', access: { scope: O
   requireOperator(principal);
   return c.json(sandboxOf(c).setDisorder(body.clientId, body.holdSeconds ?? 2, body.pages ?? 100), 200);
 });
+
+operation(sandbox, { method: 'POST', path: '/reset', access: { scope: OPERATOR_SCOPE }, body: 'SandboxResetRequest', answers: [200] }, async ({ c, principal, body }) => {
+  requireOperator(principal);
+  return c.json(sandboxOf(c).reset(body.clientId), 200);
+});

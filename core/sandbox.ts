@@ -41,11 +41,11 @@ export interface Fault {
 export type FaultStatus = 409 | 429 | 503;
 
 /**
- * How a connector's event feed is served while the kit watches its event handling: each page
- * holds only events at least `holdSeconds` old (so that changes made in quick succession arrive
- * in one page), in reverse order (a newer version before an older one), and the page before it
- * comes again, reversed too, at the next read (every event twice). `remainingPages` counts the
- * pages served so.
+ * How a connector's event feed is served while the kit watches its event handling: a page ends
+ * where the feed was quiet for `holdSeconds` (changes made in quick succession arrive together,
+ * never split; a page of a busy feed may wait), its events in reverse order (a newer version
+ * before an older one), and the page before it comes again, reversed too, at the next read (every
+ * event twice). `remainingPages` counts the pages served so.
  */
 export interface EventDisorder {
   clientId: string;
@@ -58,10 +58,18 @@ export function disorderPage<T>(items: readonly T[], previous: readonly T[]): T[
   return [...items].reverse().concat([...previous].reverse());
 }
 
-/** The longest prefix of a feed page whose events are at least `holdSeconds` old (by their `time`). */
-export function heldBack<T>(rows: readonly T[], timeOf: (row: T) => string, holdSeconds: number, now = Date.now()): T[] {
-  const young = rows.findIndex((r) => Date.parse(timeOf(r)) > now - holdSeconds * 1000);
-  return young === -1 ? [...rows] : rows.slice(0, young);
+/**
+ * The longest prefix of a feed page that ends with a burst of changes: after its last event the
+ * feed was quiet for `holdSeconds` (the next event came that much later, or none has come since).
+ * Changes made within `holdSeconds` of each other are so served together or not at all.
+ */
+export function settledPrefix<T>(rows: readonly T[], timeOf: (row: T) => string, holdSeconds: number, now = Date.now()): T[] {
+  const hold = holdSeconds * 1000;
+  for (let k = rows.length - 1; k >= 0; k--) {
+    const quietUntil = k + 1 < rows.length ? Date.parse(timeOf(rows[k + 1])) : now;
+    if (quietUntil - Date.parse(timeOf(rows[k])) >= hold) return rows.slice(0, k + 1);
+  }
+  return [];
 }
 
 /** How many requests are kept (the oldest go first). */
@@ -120,5 +128,12 @@ export class SandboxRecord {
     disorder.previous = items;
     if (served.length > 0 && --disorder.remainingPages <= 0) this.disorders.delete(clientId);
     return served;
+  }
+
+  /** Ends every fault and the disorder of a client: the sandbox as if it had never been told anything about it. */
+  reset(clientId: string): { clientId: string; faultsCleared: number; disorderEnded: boolean } {
+    const pending = this.faults.filter((f) => f.clientId === clientId);
+    for (const f of pending) this.faults.splice(this.faults.indexOf(f), 1);
+    return { clientId, faultsCleared: pending.length, disorderEnded: this.disorders.delete(clientId) };
   }
 }

@@ -263,6 +263,7 @@ describe('the sandbox (development mode)', () => {
       expect((await other.get(`/sandbox/connector-requests?clientId=${owner.org.clientId}`)).status).toBe(403);
       expect((await other.post('/sandbox/faults', { clientId: owner.org.clientId, status: 503 })).status).toBe(403);
       expect((await other.post('/sandbox/event-disorder', { clientId: owner.org.clientId, holdSeconds: 30 })).status).toBe(403);
+      expect((await other.post('/sandbox/reset', { clientId: owner.org.clientId })).status).toBe(403);
     }
     // Nothing was set: the owner's next request reaches the broker, its feed is served.
     expect((await owner.get('/capacity-offers?limit=1')).status).toBe(200);

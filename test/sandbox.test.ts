@@ -75,6 +75,8 @@ test('only a protocol operator reads or sets the sandbox; bad queries and bodies
   expectProblem(await pretender.post('/sandbox/event-disorder', { clientId: org.clientId }), 403, 'ACTOR_NOT_PERMITTED');
   expectProblem(await op.post('/sandbox/event-disorder', { clientId: org.clientId, holdSeconds: 31 }), 400, 'VALIDATION_FAILED');
   expectProblem(await op.post('/sandbox/event-disorder', { clientId: org.clientId, pages: -1 }), 400, 'VALIDATION_FAILED');
+  expectProblem(await pretender.post('/sandbox/reset', { clientId: org.clientId }), 403, 'ACTOR_NOT_PERMITTED');
+  expectProblem(await op.post('/sandbox/reset', {}), 400, 'VALIDATION_FAILED');
 });
 
 test("an injected 409 answers a command as if the resource had just changed; the SDK re-reads and decides again on the version it read", async () => {
@@ -137,4 +139,17 @@ test("an event disorder serves the feed late, each page reversed and then once m
   for await (const event of feed) if (event.subject === `capacity-offers/${created.body.id}`) applied.push([event.type, event.resourceversion]);
   expect(applied).toEqual([['pcx.capacity-offer.withdrawn.v1', 3]]);
   await op.post('/sandbox/event-disorder', { clientId: org.clientId, pages: 0 });
+});
+
+test('a reset drops the faults still waiting for a connector and ends its disorder', async () => {
+  const [org] = freshOrgs(1);
+  const op = await operator();
+  await op.post('/sandbox/faults', { clientId: org.clientId, status: 503, count: 3 });
+  await op.post('/sandbox/event-disorder', { clientId: org.clientId, holdSeconds: 30 });
+  expect((await op.post('/sandbox/reset', { clientId: org.clientId })).body).toEqual({ clientId: org.clientId, faultsCleared: 1, disorderEnded: true });
+  const connector = await Connector.of(org);
+  expect((await connector.post('/capacity-offers', offerBody())).status).toBe(201);
+  // Served at once: no hold.
+  expect((await connector.get('/events?limit=200')).status).toBe(200);
+  expect((await op.post('/sandbox/reset', { clientId: org.clientId })).body).toEqual({ clientId: org.clientId, faultsCleared: 0, disorderEnded: false });
 });

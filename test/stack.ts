@@ -176,6 +176,17 @@ export async function startEmbedded(env: Record<string, string>): Promise<ChildP
   throw new Error(`npm start did not become ready:\n${stderr}`);
 }
 
+/**
+ * `npm start` on free ports with a data folder of its own; its base URL names the port as
+ * localhost, which PUBLIC_BASE_URL (the token issuer) must match.
+ */
+export async function startEmbeddedOnFreePorts(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
+  const port = await freePort();
+  const base = `http://localhost:${port}`;
+  const child = await startEmbedded({ PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir });
+  return { child, base };
+}
+
 /** Ctrl-C: resolves with the exit code. */
 export function interrupt(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null) return Promise.resolve(child.exitCode);

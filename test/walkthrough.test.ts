@@ -7,11 +7,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, interrupt, ROOT, startEmbedded } from './stack';
+import { interrupt, ROOT, startEmbeddedOnFreePorts } from './stack';
 import { sleep, testEnv } from './helpers';
 import { PcxClient } from '../sdk/src';
 import { partnership, shipTheLoad } from '../examples/carrier/shipper';
-import { runPublisherProfile } from '../conformance/src/connector/run';
 
 const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
 const PCX_SCRIPT = join(ROOT, 'scripts', 'walkthrough-pcx.sh');
@@ -49,16 +48,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
   let base = '';
 
   beforeAll(async () => {
-    const port = await freePort();
-    // PUBLIC_BASE_URL (the token issuer) must name the port the script calls.
-    base = `http://localhost:${port}`;
-    child = await startEmbedded({
-      PORT: String(port),
-      PUBLIC_BASE_URL: base,
-      TEMPORAL_PORT: String(await freePort()),
-      TEMPORAL_UI_PORT: String(await freePort()),
-      DATA_DIR: join(testEnv().dir, 'walkthrough'),
-    });
+    ({ child, base } = await startEmbeddedOnFreePorts(join(testEnv().dir, 'walkthrough')));
   }, 150000);
 
   afterAll(async () => {
@@ -199,33 +189,4 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     expect(report.failedMandatory).toEqual([]);
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain('# Conformance report: broker profile');
   }, 180000);
-
-  test("the kit's Publisher profile: the example connector conforms; a broken publisher fails exactly on its retry key and its impatience", async () => {
-    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
-    const baltic = new PcxClient({ baseUrl: base, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });
-    await partnership(alpine, baltic);
-    const operator = { organizationId: 'org-pcx-operator', clientId: 'pcx-operator', clientSecret: 'operator-demo-secret' };
-    const verdicts = (report: Awaited<ReturnType<typeof runPublisherProfile>>) => Object.fromEntries(report.families.flatMap((f) => f.checks).map((c) => [c.id, c.verdict]));
-    const example = await runPublisherProfile({
-      baseUrl: base,
-      operator,
-      connectorClientId: 'alpine-tms',
-      command: [process.execPath, '--import', 'tsx', join(ROOT, 'examples', 'carrier', 'connector.ts'), '--base-url', base, '--state', join(testEnv().dir, `publisher-state-${Date.now()}.json`)],
-      env: { PCX_CLIENT_SECRET: 'alpine-demo-secret' },
-      seconds: 12,
-      cwd: ROOT,
-    });
-    expect(verdicts(example)).toEqual({ 'PUB-1': 'conformant', 'PUB-2': 'conformant', 'PUB-3': 'conformant', 'PUB-4': 'conformant', 'PUB-5': 'conformant' });
-    const broken = await runPublisherProfile({
-      baseUrl: base,
-      operator,
-      connectorClientId: 'cargo-coop-planner',
-      command: [process.execPath, '--import', 'tsx', join(ROOT, 'test', 'fixtures', 'broken-publisher.ts')],
-      env: { PCX_BASE_URL: base, PCX_CLIENT_ID: 'cargo-coop-planner', PCX_CLIENT_SECRET: 'cargo-coop-demo-secret' },
-      seconds: 20,
-      cwd: ROOT,
-    });
-    expect(verdicts(broken)).toEqual({ 'PUB-1': 'conformant', 'PUB-2': 'non-conformant', 'PUB-3': 'non-conformant', 'PUB-4': 'conformant', 'PUB-5': 'conformant' });
-    expect(broken.failedMandatory).toEqual(['PUB-2', 'PUB-3']);
-  }, 120000);
 });

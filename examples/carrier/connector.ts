@@ -20,9 +20,13 @@
 //   npx tsx examples/carrier/connector.ts --base-url http://localhost:8080 --client-id alpine-tms \
 //     [--trucks examples/carrier/trucks.json] [--state .data/carrier-state.json] [--exit-after-outcomes N]
 // with the client secret in PCX_CLIENT_SECRET.
+//
+// Under the conformance kit (docs/conformance.md, "Scenarios"), PCX_SCENARIO names a scenario file
+// that takes the place of trucks.json: the truck to publish, whose proposals and tenders to accept,
+// and how to report the trip (an outcome, then its correction); its state goes beside that file.
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { isProblem, PcxClient, type AppliedStore, type FeedEvent } from '../../sdk/src';
 
@@ -36,6 +40,8 @@ interface Truck {
   bodyType: string;
   tonnes: number;
   palletSpaces: number;
+  /** Who may see its offer (default: the partners of the rule). */
+  partners?: string[];
   /** The trip's price, disclosed to the partner only once a match is accepted (restrictedDetails). */
   price: { amount: number; currency: string };
 }
@@ -66,8 +72,34 @@ const { values: args } = parseArgs({
   },
 });
 const log = (text: string): void => void process.stdout.write(`[carrier] ${text}\n`);
-const records = JSON.parse(readFileSync(args.trucks!, 'utf8')) as Records;
-const statePath = args.state!;
+
+/** What the kit's scenario asks for (conformance/src/connector/scenario.ts; only the fields used here). */
+interface Scenario {
+  organizationId: string;
+  steps: Array<
+    | { action: 'publishCapacity'; origin: string; destination: Record<string, unknown>; availableInHours: number; availableForHours: number; bodyType: string; tonnes: number; palletSpaces: number; partners: string[]; price: Truck['price'] }
+    | { action: 'acceptProposals'; from: string }
+    | { action: 'acceptTenders'; from: string }
+    | { action: 'reportExecution'; outcome: 'completed' | 'disputed'; correction?: { status: 'completed'; reason: string; reasonCode: string } }
+  >;
+}
+const scenario: Scenario | undefined = process.env.PCX_SCENARIO ? JSON.parse(readFileSync(process.env.PCX_SCENARIO, 'utf8')) : undefined;
+const step = <A extends Scenario['steps'][number]['action']>(action: A) => scenario?.steps.find((s) => s.action === action) as Extract<Scenario['steps'][number], { action: A }> | undefined;
+
+/** The scenario as this connector's own records: its truck, and a rule that accepts the partner it names. */
+function recordsOf(s: Scenario): Records {
+  const publish = step('publishCapacity');
+  return {
+    carrier: s.organizationId,
+    rule: { minimumScore: 0, partners: [step('acceptProposals')?.from].filter((p): p is string => !!p) },
+    trucks: publish ? [{ truckId: 'SCENARIO-1', plate: 'KIT 1', ...publish }] : [],
+  };
+}
+
+const records = scenario ? recordsOf(scenario) : (JSON.parse(readFileSync(args.trucks!, 'utf8')) as Records);
+const statePath = process.env.PCX_SCENARIO && !process.argv.includes('--state') ? join(dirname(process.env.PCX_SCENARIO), 'carrier-state.json') : args.state!;
+/** How the trip is reported: the outcome, and a correction of it (the scenario's; else completed, uncorrected). */
+const reporting = step('reportExecution') ?? { outcome: 'completed' as const, correction: undefined };
 const state: State = existsSync(statePath)
   ? JSON.parse(readFileSync(statePath, 'utf8'))
   : { offers: {}, offerKeys: {}, accepted: {}, tenders: {}, trips: {}, outcomes: {}, appliedIds: [], versions: {} };
@@ -125,7 +157,7 @@ async function publishTrucks(): Promise<void> {
         vehicleProfile: { bodyType: truck.bodyType },
         availableCapacity: { weight: { value: truck.tonnes, unitCode: 'TNE' }, palletSpaces: truck.palletSpaces },
         expiresAt: hoursFromNow(Math.max(1, truck.availableInHours - 4)),
-        visibility: { mode: 'partners', organizationIds: records.rule.partners },
+        visibility: { mode: 'partners', organizationIds: truck.partners ?? records.rule.partners },
         externalReferences: [{ system: SYSTEM, type: 'truck', value: truck.truckId }],
         restrictedDetails: { price: truck.price },
       } as never,
@@ -159,6 +191,7 @@ async function onProposal(id: string): Promise<void> {
     if (ours && proposal.status === 'accepted' && !state.accepted[id]) ((state.accepted[id] = truckId), save());
     return log(`proposal ${id} is ${proposal.status} already`);
   }
+  if ((proposal.decisions ?? []).some((d: any) => d.organizationId === records.carrier)) return log(`proposal ${id}: decided by us already`);
   const partner = proposal.requestOwnerOrganizationId as string;
   const score = Number(proposal.score ?? 0);
   const reasons: string[] = [];
@@ -181,6 +214,7 @@ async function onProposal(id: string): Promise<void> {
 async function onTender(id: string): Promise<void> {
   const tender = (await pcx.tenders.get(id)) as any;
   if (tender.executingOrganizationId !== records.carrier || !state.accepted[tender.originatingProposalId]) return;
+  if (scenario && step('acceptTenders')?.from !== tender.issuingOrganizationId) return log(`tender ${id}: the scenario asks for no accept of it`);
   if (state.tenders[id] === tender.currentRevision || tender.status !== 'issued') return;
   await pcx.tenders.decisions(tender, { decision: 'accept', revision: tender.currentRevision } as never, { redecideOnStale: true });
   state.tenders[id] = tender.currentRevision;
@@ -240,13 +274,23 @@ async function reportTrip(reference: string, trip: string): Promise<void> {
     await pcx.request('POST', '/execution-updates', { body: { executionReferenceId: reference, milestone, occurredAt: hoursFromNow(0), deduplicationKey: `${trip}-${milestone}` } });
     log(`trip ${trip}: ${milestone}`);
   }
-  const outcome = await pcx.request<{ id: string; status: string }>('POST', '/execution-outcomes', {
-    body: { executionReferenceId: reference, status: 'completed', deduplicationKey: `${trip}-outcome`, schemaVersion: 'v0', actualTimeRange: { start: hoursFromNow(-1), end: hoursFromNow(0) } },
+  const actualTimeRange = { start: hoursFromNow(-1), end: hoursFromNow(0) };
+  const outcome = await pcx.request<{ id: string; status: string; resourceVersion: number }>('POST', '/execution-outcomes', {
+    body: { executionReferenceId: reference, status: reporting.outcome, deduplicationKey: `${trip}-outcome`, schemaVersion: 'v0', actualTimeRange },
   });
+  log(`trip ${trip}: outcome ${outcome.data.id} ${outcome.data.status} for execution reference ${reference}`);
+  const { correction } = reporting;
+  if (correction) {
+    // A correction of the head on the version read, never a second outcome (the chain is append-only).
+    const corrected = await pcx.request<{ id: string; status: string }>('POST', '/execution-outcomes/{id}/corrections', {
+      path: { id: outcome.data.id },
+      body: { observedOutcomeVersion: outcome.data.resourceVersion, correctionReason: correction.reason, correctionReasonCode: correction.reasonCode, status: correction.status, deduplicationKey: `${trip}-correction`, schemaVersion: 'v0', actualTimeRange },
+    });
+    log(`trip ${trip}: outcome corrected to ${corrected.data.status} (${corrected.data.id}): ${correction.reason}`);
+  }
   state.outcomes[reference] = outcome.data.id;
   save();
   reportedThisRun++;
-  log(`trip ${trip}: outcome ${outcome.data.id} ${outcome.data.status} for execution reference ${reference}`);
 }
 
 async function handle(event: FeedEvent): Promise<void> {

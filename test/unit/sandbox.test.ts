@@ -1,5 +1,5 @@
 // The sandbox's event disorder (core/sandbox.ts), as pure functions: what a page is served as.
-import { disorderPage, heldBack, SandboxRecord } from '../../core/sandbox';
+import { disorderPage, settledPrefix, SandboxRecord } from '../../core/sandbox';
 
 test('a disordered page is its events reversed, then the previous page again, reversed', () => {
   expect(disorderPage([1, 2, 3], [])).toEqual([3, 2, 1]);
@@ -7,12 +7,16 @@ test('a disordered page is its events reversed, then the previous page again, re
   expect(disorderPage([], [4])).toEqual([4]);
 });
 
-test('events younger than the hold are held back, with every event after them', () => {
-  const now = Date.parse('2026-11-27T10:00:10Z');
-  const rows = ['2026-11-27T10:00:00Z', '2026-11-27T10:00:07Z', '2026-11-27T10:00:09Z', '2026-11-27T10:00:02Z'];
-  expect(heldBack(rows, (t) => t, 2, now)).toEqual(rows.slice(0, 2));
-  expect(heldBack(rows, (t) => t, 0, now)).toEqual(rows);
-  expect(heldBack(rows, (t) => t, 30, now)).toEqual([]);
+test('a page ends after the last burst of changes the feed has been quiet since for the hold, never inside a burst', () => {
+  const at = (s: number) => new Date(Date.parse('2026-11-27T10:00:00Z') + s * 1000).toISOString();
+  const rows = [at(0), at(0.5), at(4), at(4.5), at(9)];
+  // At 10 s: the burst at 4-4.5 s is followed by 4.5 s of quiet; the one at 9 s only by 1 s.
+  expect(settledPrefix(rows, (t) => t, 2, Date.parse(at(10)))).toEqual(rows.slice(0, 4));
+  expect(settledPrefix(rows, (t) => t, 2, Date.parse(at(11)))).toEqual(rows);
+  // A hold longer than any quiet time: nothing yet.
+  expect(settledPrefix(rows, (t) => t, 5, Date.parse(at(10)))).toEqual([]);
+  expect(settledPrefix(rows, (t) => t, 0, Date.parse(at(9)))).toEqual(rows);
+  expect(settledPrefix([], (t: string) => t, 2)).toEqual([]);
 });
 
 test('a client is served disordered pages until its count of non-empty pages is used up', () => {

@@ -1,33 +1,38 @@
-// The connector profiles: the connector under test talks to a PCX sandbox while the kit watches
-// what it sent (the sandbox's record, GET /sandbox/connector-requests, read as the operator) and
-// answers some of its requests with faults (POST /sandbox/faults). The verdicts come from that
-// record only. Built so far: the Publisher profile (docs/conformance.md).
+// The connector profiles (Publisher, Consumer, Outcome provider, Full reference client): the
+// connector under test talks to a PCX sandbox, given a scenario (scenario.ts) in PCX_SCENARIO,
+// while the kit plays its counterpart (counterpart.ts) and watches what it sent (the sandbox's
+// record, GET /sandbox/connector-requests, read as the operator). The sandbox answers some of its
+// requests with faults (POST /sandbox/faults) and serves its event feed out of order and twice
+// (POST /sandbox/event-disorder). The verdicts come from that record and from what the
+// counterpart saw (docs/conformance.md).
 import { spawn } from 'node:child_process';
-import { runCheck, type Check, type CheckResult } from '../checks';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runCheck, type CheckResult } from '../checks';
 import { buildReport, type Report } from '../report';
 import { Party, Recorder, type Credentials } from '../traffic';
 import { must } from '../broker/world';
+import { PROFILE_CHECKS, type ConnectorRequest, type ConnectorWorld } from './checks';
+import { Counterpart } from './counterpart';
+import { scenarioFor, type ConnectorProfile, type Scenario } from './scenario';
 
-export interface ConnectorRequest {
-  sequence: number;
-  at: string;
-  method: string;
-  path: string;
-  status: number;
-  idempotencyKey: string | null;
-  ifMatch: string | null;
-  bodyFields: string[];
-  injectedFault: boolean;
-}
+export type { ConnectorProfile } from './scenario';
 
 export interface ConnectorRunOptions {
   baseUrl: string;
   /** The sandbox's operator (reads the record, sets faults). */
   operator: Credentials;
+  /**
+   * The connector's organization (credentials the kit uses before the run only, to make the
+   * partnership the scenario needs) and the organization the kit plays; both with every scope.
+   */
+  organization: Credentials;
+  counterpart: Credentials;
   tokenUrl?: string;
   /** The connector under test. */
   connectorClientId: string;
-  /** How the kit runs it: a command (argv) and its environment; it is stopped after `seconds`. */
+  /** How the kit runs it: a command (argv) and its environment; it is stopped after `seconds` or when the scenario is done. */
   command: string[];
   env?: Record<string, string>;
   seconds: number;
@@ -35,105 +40,51 @@ export interface ConnectorRunOptions {
   log?: (line: string) => void;
 }
 
-export interface ConnectorWorld {
-  requests: ConnectorRequest[];
-  output: string;
-}
+/** How long changes of one burst are held together in the connector's feed. */
+const HOLD_SECONDS = 3;
 
-/** A create (POST /collection) or a command (POST /collection/{id}/name). */
-const isCreate = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+$/.test(r.path);
-const isCommand = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+\/[^/]+\/[a-z-]+$/.test(r.path) && !/\/(decisions|corrections|acknowledgements|counterproposals|amendments)$/.test(r.path);
-/** A retry: the same method and path right after an answer that asks for one (429, 5xx). */
-function retries(requests: ConnectorRequest[]): Array<[ConnectorRequest, ConnectorRequest]> {
-  const pairs: Array<[ConnectorRequest, ConnectorRequest]> = [];
-  requests.forEach((r, i) => {
-    if (r.status !== 429 && r.status < 500) return;
-    const next = requests.slice(i + 1).find((x) => x.method === r.method && x.path === r.path);
-    if (next) pairs.push([r, next]);
-  });
-  return pairs;
-}
-
-const PUBLISHER_CHECKS: Array<Check<ConnectorWorld>> = [
-  {
-    id: 'PUB-1',
-    family: 'lifecycle',
-    title: 'The connector publishes what it creates (a publish answered 200)',
-    mandatory: true,
-    spec: 'Profiles: Publisher (capacity offers and/or load requests); draft -> publish -> published',
-    async run(w, t) {
-      if (w.requests.length === 0) t.noTraffic('the connector sent nothing to the broker');
-      const published = w.requests.filter((r) => r.method === 'POST' && /\/(capacity-offers|load-requests)\/[^/]+\/publish$/.test(r.path) && r.status === 200);
-      t.expect(published.length > 0, `${published.length} publish commands answered 200`);
-    },
-  },
-  {
-    id: 'PUB-2',
-    family: 'idempotency',
-    title: 'A retried create or command carries the Idempotency-Key of the attempt it retries',
-    mandatory: true,
-    spec: 'Retried commands are idempotent; Same key and identical payload returns the original outcome',
-    async run(w, t) {
-      const pairs = retries(w.requests).filter(([r]) => isCreate(r) || isCommand(r));
-      if (pairs.length === 0) t.noTraffic('no create or command of the connector was answered 429 or 5xx');
-      for (const [first, again] of pairs) t.expect(first.idempotencyKey !== null && again.idempotencyKey === first.idempotencyKey, `${again.method} ${again.path} retried with key ${again.idempotencyKey ?? 'none'} after ${first.idempotencyKey ?? 'none'}`);
-    },
-  },
-  {
-    id: 'PUB-3',
-    family: 'errors',
-    title: 'After a 429 or 503 with Retry-After, the connector waits before it retries',
-    mandatory: true,
-    spec: 'Rate limit exceeded: 429 (Retry-After); bad answers of the broker are retried politely',
-    async run(w, t) {
-      const pairs = retries(w.requests).filter(([r]) => r.injectedFault);
-      if (pairs.length === 0) t.noTraffic('no injected fault was followed by a retry');
-      for (const [first, again] of pairs) {
-        const waited = Date.parse(again.at) - Date.parse(first.at);
-        t.expect(waited >= 900, `${again.method} ${again.path} retried ${waited} ms after the ${first.status} (Retry-After: 1 s)`);
-      }
-    },
-  },
-  {
-    id: 'PUB-4',
-    family: 'stale-writes',
-    title: 'Every command carries the version last read (If-Match)',
-    mandatory: true,
-    spec: 'State-changing commands carry If-Match (ETag of the resource) or an explicit observed resourceVersion',
-    async run(w, t) {
-      const commands = w.requests.filter(isCommand);
-      if (commands.length === 0) t.noTraffic('the connector sent no command');
-      const bare = commands.filter((r) => r.ifMatch === null && !r.bodyFields.includes('observedResourceVersion'));
-      t.expect(bare.length === 0, `${commands.length} commands, ${bare.length} without If-Match or observedResourceVersion${bare.length ? `: ${bare.slice(0, 3).map((r) => r.path).join(', ')}` : ''}`);
-    },
-  },
-  {
-    id: 'PUB-5',
-    family: 'schema-validation',
-    title: 'What the connector sends is within the contract (no request refused as invalid)',
-    mandatory: true,
-    spec: 'Payload semantics: JSON Schema 2020-12; invalid, ambiguous or unsafe inbound messages are quarantined; required values are never invented',
-    async run(w, t) {
-      if (w.requests.length === 0) t.noTraffic('the connector sent nothing');
-      const refused = w.requests.filter((r) => r.status === 400 || r.status === 415 || r.status === 422);
-      t.expect(refused.length === 0, `${w.requests.length} requests, ${refused.length} refused as invalid${refused.length ? `: ${refused.slice(0, 3).map((r) => `${r.method} ${r.path} ${r.status}`).join(', ')}` : ''}`);
-    },
-  },
-];
-
-/** Runs the Publisher profile: a fault on the connector's first POST, the connector for `seconds`, the record judged. */
-export async function runPublisherProfile(options: ConnectorRunOptions): Promise<Report> {
+/** Runs a connector profile: the scenario, faults and disorder set, the connector run, its record judged. */
+export async function runConnectorProfile(profile: ConnectorProfile, options: ConnectorRunOptions): Promise<Report> {
   const baseUrl = options.baseUrl.replace(/\/$/, '');
   const recorder = new Recorder();
-  const operator = new Party('operator', options.operator, baseUrl, options.tokenUrl ?? `${baseUrl}/oauth2/token`, recorder);
+  const tokenUrl = options.tokenUrl ?? `${baseUrl}/oauth2/token`;
+  const operator = new Party('operator', options.operator, baseUrl, tokenUrl, recorder);
   const log = options.log ?? (() => undefined);
   const startedAt = new Date().toISOString();
   const records = (after: number) => must(operator.get(`/sandbox/connector-requests?clientId=${encodeURIComponent(options.connectorClientId)}&after=${after}&limit=1000`), 200, 'read the sandbox record');
   recorder.check = 'set-up';
+  // What an earlier run set and its connector never met must not answer this one (nor the set-up).
+  const reset = () => must(operator.post('/sandbox/reset', { clientId: options.connectorClientId }), 200, 'reset the sandbox for the connector');
+  await reset();
+  const counterpartParty = new Party('counterpart', options.counterpart, baseUrl, tokenUrl, recorder);
+  const organization = new Party('connector-organization', options.organization, baseUrl, tokenUrl, recorder);
+  const scenario: Scenario = scenarioFor(profile, organization.id, counterpartParty.id);
+  const counterpart = new Counterpart(counterpartParty, organization, scenario, HOLD_SECONDS, log);
+  await counterpart.setUp();
+  const scenarioFile = join(mkdtempSync(join(tmpdir(), 'pcx-scenario-')), 'scenario.json');
+  writeFileSync(scenarioFile, JSON.stringify(scenario, null, 2));
   const baseline = (await records(0)).after as number;
-  // Its first POST is answered 503, Retry-After 1 s: PUB-2 and PUB-3 watch the retry.
-  await must(operator.post('/sandbox/faults', { clientId: options.connectorClientId, status: 503, count: 1, retryAfterSeconds: 1, method: 'POST' }), 200, 'set a fault');
-  const output = await runFor(options);
+
+  // Every profile: the connector's first POST is answered 503, Retry-After 1 s (CX-1, CX-2).
+  const fault = (body: Record<string, unknown>) => must(operator.post('/sandbox/faults', { clientId: options.connectorClientId, count: 1, retryAfterSeconds: 1, method: 'POST', ...body }), 200, 'set a fault');
+  await fault({ status: 503 });
+  if (profile === 'consumer' || profile === 'full') {
+    // Its first decision on a proposal: 409, as if the proposal had just changed (CON-2).
+    await fault({ status: 409, pathPrefix: '/match-proposals/', pathSuffix: '/decisions' });
+    // Its feed: bursts together, reversed, twice (CON-3, CON-4).
+    await must(operator.post('/sandbox/event-disorder', { clientId: options.connectorClientId, holdSeconds: HOLD_SECONDS, pages: 10_000 }), 200, 'set the event disorder');
+  }
+  // Its first outcome: 503 (CX-1 on a report; OUT-2 sees it recorded once).
+  if (profile === 'outcome-provider' || profile === 'full') await fault({ status: 503, pathPrefix: '/execution-outcomes' });
+
+  recorder.check = 'scenario';
+  const play = counterpart.play(startedAt);
+  const output = await runFor(options, { ...options.env, PCX_SCENARIO: scenarioFile, PCX_BASE_URL: baseUrl }, play);
+  counterpart.stop();
+  await play;
+  recorder.check = 'judgement';
+  // Ends the disorder and any fault not used.
+  await reset();
   const requests: ConnectorRequest[] = [];
   for (let after = baseline; ; ) {
     const page = await records(after);
@@ -142,28 +93,59 @@ export async function runPublisherProfile(options: ConnectorRunOptions): Promise
     after = page.after;
   }
   log(`the connector made ${requests.length} requests`);
-  const world: ConnectorWorld = { requests, output };
+  const reader = counterpartParty;
+  const world: ConnectorWorld = {
+    requests,
+    output,
+    counterpart: counterpart.log,
+    read: async (path) => {
+      const r = await reader.get(path);
+      return r.status === 200 ? r.body : undefined;
+    },
+  };
   const results: CheckResult[] = [];
-  for (const check of PUBLISHER_CHECKS) {
+  for (const check of PROFILE_CHECKS[profile]) {
     const result = await runCheck(check, world);
     results.push({ ...result, exchanges: [] });
     log(`${result.verdict.padEnd(14)} ${result.id} ${result.title}`);
   }
-  return buildReport({ profile: 'publisher', baseUrl, startedAt, results, exchanges: recorder.exchanges });
+  return buildReport({ profile, baseUrl, startedAt, results, exchanges: recorder.exchanges });
 }
 
-/** Runs the connector's command for `seconds` (or until it exits), then stops it; its output. */
-function runFor(options: ConnectorRunOptions): Promise<string> {
+/**
+ * Runs the connector's command until it exits, `seconds` pass, or the counterpart's part is done
+ * (then a few seconds more, for the connector's last reports); its output.
+ */
+function runFor(options: ConnectorRunOptions, env: Record<string, string>, done: Promise<void> | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
     const [command, ...args] = options.command;
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    // Its own process group, stopped as a whole: a command such as `npx tsx connector.ts` is a
+    // wrapper whose child would outlive a signal sent to the wrapper alone.
+    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stopped = false;
+    const stop = () => {
+      stopped = true;
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        /* gone already */
+      }
+    };
     let output = '';
     child.stdout!.on('data', (c) => (output += c.toString()));
     child.stderr!.on('data', (c) => (output += c.toString()));
-    const timer = setTimeout(() => child.kill('SIGTERM'), options.seconds * 1000);
+    const timer = setTimeout(stop, options.seconds * 1000);
+    let grace: NodeJS.Timeout | undefined;
+    void done?.then(() => (grace = setTimeout(stop, 3000)));
+    // The kit interrupted: its connector with it.
+    process.once('exit', stop);
     child.once('error', reject);
-    child.once('close', () => {
+    child.once('close', (code) => {
       clearTimeout(timer);
+      if (grace) clearTimeout(grace);
+      process.off('exit', stop);
+      // A connector that stopped by itself with an error: its last words, for the participant.
+      if (!stopped && code !== 0) options.log?.(`the connector exited with ${code}:\n${output.split('\n').slice(-15).join('\n')}`);
       resolve(output);
     });
   });

@@ -1,0 +1,273 @@
+// The connector profiles' checks, judged from what the connector sent (the sandbox's record) and
+// what its counterpart, the kit, saw happen. CX checks hold in every profile; PUB, CON, TEN and
+// OUT belong to the role their scenario steps play (docs/conformance.md).
+import type { Check, CheckContext } from '../checks';
+import type { CounterpartLog } from './counterpart';
+import type { ConnectorProfile } from './scenario';
+
+export interface ConnectorRequest {
+  sequence: number;
+  at: string;
+  method: string;
+  path: string;
+  status: number;
+  idempotencyKey: string | null;
+  ifMatch: string | null;
+  bodyFields: string[];
+  injectedFault: boolean;
+}
+
+export interface ConnectorWorld {
+  requests: ConnectorRequest[];
+  output: string;
+  counterpart: CounterpartLog;
+  /** What the counterpart reads of the broker once the connector has stopped (the outcome chain). */
+  read: (path: string) => Promise<any>;
+}
+
+const ok = (r: ConnectorRequest) => r.status >= 200 && r.status < 300;
+/** A create (POST /collection) or a command (POST /collection/{id}/name). */
+const isCreate = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+$/.test(r.path);
+const isCommand = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+\/[^/]+\/[a-z-]+$/.test(r.path) && !/\/(corrections|acknowledgements|counterproposals|amendments)$/.test(r.path);
+const isDecision = (r: ConnectorRequest, collection = 'match-proposals') => r.method === 'POST' && new RegExp(`^/${collection}/[^/]+/decisions$`).test(r.path);
+/** The resource a request is about: /collection/{id}. */
+const resourceOf = (path: string) => /^\/[a-z-]+\/[^/]+/.exec(path)?.[0];
+/** A retry: the same method and path right after an answer that asks for one (429, 5xx). */
+function retries(requests: ConnectorRequest[]): Array<[ConnectorRequest, ConnectorRequest]> {
+  const pairs: Array<[ConnectorRequest, ConnectorRequest]> = [];
+  requests.forEach((r, i) => {
+    if (r.status !== 429 && r.status < 500) return;
+    const next = requests.slice(i + 1).find((x) => x.method === r.method && x.path === r.path);
+    if (next) pairs.push([r, next]);
+  });
+  return pairs;
+}
+/** What the counterpart got to, or "no traffic", saying where it stopped. */
+function reached<T>(w: ConnectorWorld, t: CheckContext, value: T | undefined, missing: string): T {
+  if (value === undefined) t.noTraffic(`${missing}${w.counterpart.stalled ? ` (${w.counterpart.stalled})` : ''}`);
+  return value as T;
+}
+const list = (rs: ConnectorRequest[]) => rs.slice(0, 3).map((r) => `${r.method} ${r.path} ${r.status}`).join(', ');
+
+/** Every profile: retries, politeness, versions on commands, bodies within the contract. */
+const CX: Array<Check<ConnectorWorld>> = [
+  {
+    id: 'CX-1',
+    family: 'idempotency',
+    title: 'A retried create or command carries the Idempotency-Key of the attempt it retries',
+    mandatory: true,
+    spec: 'Retried commands are idempotent; Same key and identical payload returns the original outcome',
+    async run(w, t) {
+      const pairs = retries(w.requests).filter(([r]) => isCreate(r) || isCommand(r) || r.method === 'POST');
+      if (pairs.length === 0) t.noTraffic('no POST of the connector was answered 429 or 5xx');
+      for (const [first, again] of pairs) t.expect(first.idempotencyKey !== null && again.idempotencyKey === first.idempotencyKey, `${again.method} ${again.path} retried with key ${again.idempotencyKey ?? 'none'} after ${first.idempotencyKey ?? 'none'}`);
+    },
+  },
+  {
+    id: 'CX-2',
+    family: 'errors',
+    title: 'After a 429 or 503 with Retry-After, the connector waits before it retries',
+    mandatory: true,
+    spec: 'Rate limit exceeded: 429 (Retry-After); bad answers of the broker are retried politely',
+    async run(w, t) {
+      const pairs = retries(w.requests).filter(([r]) => r.injectedFault);
+      if (pairs.length === 0) t.noTraffic('no injected fault was followed by a retry');
+      for (const [first, again] of pairs) {
+        const waited = Date.parse(again.at) - Date.parse(first.at);
+        t.expect(waited >= 900, `${again.method} ${again.path} retried ${waited} ms after the ${first.status} (Retry-After: 1 s)`);
+      }
+    },
+  },
+  {
+    id: 'CX-3',
+    family: 'stale-writes',
+    title: 'Every command carries the version last read (If-Match)',
+    mandatory: true,
+    spec: 'State-changing commands carry If-Match (ETag of the resource) or an explicit observed resourceVersion',
+    async run(w, t) {
+      const commands = w.requests.filter(isCommand);
+      if (commands.length === 0) t.noTraffic('the connector sent no command');
+      const bare = commands.filter((r) => r.ifMatch === null && !r.bodyFields.some((f) => /^observed[A-Za-z]*Version$/.test(f)));
+      t.expect(bare.length === 0, `${commands.length} commands, ${bare.length} without If-Match or an observed version${bare.length ? `: ${bare.slice(0, 3).map((r) => r.path).join(', ')}` : ''}`);
+    },
+  },
+  {
+    id: 'CX-4',
+    family: 'schema-validation',
+    title: 'What the connector sends is within the contract (no request refused as invalid)',
+    mandatory: true,
+    spec: 'Payload semantics: JSON Schema 2020-12; invalid, ambiguous or unsafe inbound messages are quarantined; required values are never invented',
+    async run(w, t) {
+      if (w.requests.length === 0) t.noTraffic('the connector sent nothing');
+      const refused = w.requests.filter((r) => r.status === 400 || r.status === 415 || r.status === 422);
+      t.expect(refused.length === 0, `${w.requests.length} requests, ${refused.length} refused as invalid${refused.length ? `: ${list(refused)}` : ''}`);
+    },
+  },
+];
+
+const PUBLISHER: Array<Check<ConnectorWorld>> = [
+  {
+    id: 'PUB-1',
+    family: 'lifecycle',
+    title: 'The connector publishes what it creates (a publish answered 200)',
+    mandatory: true,
+    spec: 'Profiles: Publisher (capacity offers and/or load requests); draft -> publish -> published',
+    async run(w, t) {
+      if (w.requests.length === 0) t.noTraffic('the connector sent nothing to the broker');
+      const published = w.requests.filter((r) => r.method === 'POST' && /\/(capacity-offers|load-requests)\/[^/]+\/publish$/.test(r.path) && r.status === 200);
+      t.expect(published.length > 0, `${published.length} publish commands answered 200`);
+    },
+  },
+];
+
+const CONSUMER: Array<Check<ConnectorWorld>> = [
+  {
+    id: 'CON-1',
+    family: 'decision-policy',
+    title: 'The connector decides the proposal the scenario asks it to accept (its accept answered 200)',
+    mandatory: true,
+    spec: 'Profiles: Consumer; every required organization accepts (requiredDecisionPolicy); decisions record who decided',
+    async run(w, t) {
+      const id = reached(w, t, w.counterpart.proposalId, 'the counterpart made no proposal to decide');
+      const decided = w.requests.filter((r) => r.path === `/match-proposals/${id}/decisions` && ok(r));
+      t.expect(decided.length > 0, `${decided.length} decisions of the connector on proposal ${id} answered 2xx`);
+      const proposal = await w.read(`/match-proposals/${id}`);
+      t.expect(proposal?.status === 'accepted', `the proposal is ${proposal?.status}`);
+    },
+  },
+  {
+    id: 'CON-2',
+    family: 'stale-writes',
+    title: 'After a 409 on a resource, the connector reads it again before it sends anything more to it',
+    mandatory: true,
+    spec: 'Stale-write rejection: a command on an older resourceVersion is refused with 409 stale-resource-version; the client re-reads and decides again',
+    async run(w, t) {
+      const conflicts = w.requests.filter((r) => r.status === 409 && r.method === 'POST' && resourceOf(r.path));
+      if (conflicts.length === 0) t.noTraffic('no command of the connector was answered 409');
+      for (const conflict of conflicts) {
+        const resource = resourceOf(conflict.path)!;
+        const after = w.requests.filter((r) => r.sequence > conflict.sequence && resourceOf(r.path) === resource);
+        const reread = after.findIndex((r) => r.method === 'GET' && r.path === resource);
+        const sentFirst = after.findIndex((r) => r.method !== 'GET');
+        t.expect(reread !== -1 && (sentFirst === -1 || reread < sentFirst), `${conflict.path} answered 409: ${reread === -1 ? 'never read again' : sentFirst !== -1 && sentFirst < reread ? `sent ${after[sentFirst].method} ${after[sentFirst].path} before reading it again` : 'read again first'}`);
+      }
+    },
+  },
+  {
+    id: 'CON-3',
+    family: 'events',
+    title: 'A stale event is not applied: a proposal shown only after its rejection (older version after newer) is never decided',
+    mandatory: true,
+    spec: 'Duplicate and out-of-order events: consumers ignore events whose resourceVersion is not above the one applied for the subject',
+    async run(w, t) {
+      const decoy = w.counterpart.decoyProposalId;
+      if (!decoy) t.noTraffic(w.counterpart.decoyUnusable ?? `the counterpart made no decoy${w.counterpart.stalled ? ` (${w.counterpart.stalled})` : ''}`);
+      const decided = w.requests.filter((r) => r.path === `/match-proposals/${decoy}/decisions`);
+      t.expect(decided.length === 0, `${decided.length} decisions sent on the rejected decoy proposal ${decoy}${decided.length ? `: ${list(decided)}` : ''}`);
+    },
+  },
+  {
+    id: 'CON-4',
+    family: 'events',
+    title: 'A duplicated event is applied once: no proposal is decided again after a decision of the connector was answered 2xx',
+    mandatory: true,
+    spec: 'Duplicate and out-of-order events: consumers deduplicate by event id',
+    async run(w, t) {
+      const decisions = w.requests.filter((r) => isDecision(r));
+      if (decisions.length === 0) t.noTraffic('the connector decided no proposal');
+      const again = decisions.filter((r) => decisions.some((d) => d.path === r.path && d.sequence < r.sequence && ok(d)));
+      t.expect(again.length === 0, `${decisions.length} decisions on ${new Set(decisions.map((d) => d.path)).size} proposals, ${again.length} after one answered 2xx${again.length ? `: ${list(again)}` : ''}`);
+    },
+  },
+];
+
+const TENDERS: Array<Check<ConnectorWorld>> = [
+  {
+    id: 'TEN-1',
+    family: 'lifecycle',
+    title: 'The connector accepts the tender for its accepted match, naming the revision, on the version read',
+    mandatory: true,
+    spec: 'Accept or reject names the revision; Both accept the same revision; State-changing commands carry If-Match',
+    async run(w, t) {
+      const id = reached(w, t, w.counterpart.tenderId, 'the counterpart issued no tender');
+      const decided = w.requests.filter((r) => r.path === `/transport-tenders/${id}/decisions` && ok(r));
+      t.expect(decided.length === 1, `${decided.length} decisions of the connector on tender ${id} answered 2xx`);
+      for (const d of decided) t.expect(d.bodyFields.includes('revision') && (d.ifMatch !== null || d.bodyFields.includes('observedResourceVersion')), `its decision names the revision (${d.bodyFields.join(', ')}) and the version (If-Match ${d.ifMatch ?? 'none'})`);
+    },
+  },
+  {
+    id: 'TEN-2',
+    family: 'idempotency',
+    title: 'The connector acknowledges the execution package (imported), with an Idempotency-Key',
+    mandatory: true,
+    spec: 'Execution handover: the executing system acknowledges the package (imported or rejected); retried commands are idempotent',
+    async run(w, t) {
+      const id = reached(w, t, w.counterpart.handoverId, 'the counterpart handed nothing over');
+      const acks = w.requests.filter((r) => r.path === `/execution-handovers/${id}/acknowledgements` && ok(r));
+      t.expect(acks.length >= 1, `${acks.length} acknowledgements answered 2xx`);
+      t.expect(acks.every((a) => a.idempotencyKey !== null), 'each with an Idempotency-Key');
+    },
+  },
+];
+
+const OUTCOMES: Array<Check<ConnectorWorld>> = [
+  {
+    id: 'OUT-1',
+    family: 'lifecycle',
+    title: 'The connector reports the milestones in order (picked up, then delivered), then the outcome',
+    mandatory: true,
+    spec: 'Profiles: Outcome provider; execution updates and outcomes are appended to the execution reference',
+    async run(w, t) {
+      const id = reached(w, t, w.counterpart.executionReferenceId, 'no execution reference to report on');
+      const updates = ((await w.read(`/execution-references/${id}/updates`))?.items ?? []) as any[];
+      const milestones = updates.map((u) => u.milestone).filter(Boolean);
+      t.expect(milestones.indexOf('pickedUp') !== -1 && milestones.indexOf('pickedUp') < milestones.indexOf('delivered'), `milestones as recorded: ${milestones.join(', ') || 'none'}`);
+      const posted = w.requests.filter((r) => ok(r) && (r.path === '/execution-updates' || r.path === '/execution-outcomes'));
+      const lastUpdate = posted.filter((r) => r.path === '/execution-updates').at(-1);
+      const firstOutcome = posted.find((r) => r.path === '/execution-outcomes');
+      t.expect(firstOutcome !== undefined && (lastUpdate === undefined || lastUpdate.sequence < firstOutcome.sequence), 'the outcome after the milestones');
+    },
+  },
+  {
+    id: 'OUT-2',
+    family: 'outcomes',
+    title: 'Every execution update, outcome and correction carries a deduplicationKey, and the outcome is recorded once',
+    mandatory: true,
+    spec: 'Execution-outcome deduplication: a repeat with the same deduplicationKey and payload returns the original record',
+    async run(w, t) {
+      const id = w.counterpart.executionReferenceId;
+      const sent = w.requests.filter((r) => r.method === 'POST' && (r.path === '/execution-updates' || r.path === '/execution-outcomes' || /^\/execution-outcomes\/[^/]+\/corrections$/.test(r.path)));
+      if (!id || sent.length === 0) t.noTraffic('the connector reported nothing');
+      const bare = sent.filter((r) => !r.bodyFields.includes('deduplicationKey'));
+      t.expect(bare.length === 0, `${sent.length} reports, ${bare.length} without a deduplicationKey`);
+      const chain = ((await w.read(`/execution-outcomes?executionReferenceId=${id}`))?.items ?? []) as any[];
+      const originals = chain.filter((o) => (o.supersedes ?? null) === null);
+      t.expect(originals.length === 1, `${originals.length} outcome records that supersede none (a retry recorded twice would be two)`);
+    },
+  },
+  {
+    id: 'OUT-3',
+    family: 'outcomes',
+    title: 'The outcome is corrected by a correction of the head on its version, not by a second outcome',
+    mandatory: true,
+    spec: 'Execution outcomes are append-only; a correction supersedes the head, observedOutcomeVersion equals the superseded record resourceVersion',
+    async run(w, t) {
+      const id = w.counterpart.executionReferenceId;
+      const corrections = w.requests.filter((r) => r.method === 'POST' && /^\/execution-outcomes\/[^/]+\/corrections$/.test(r.path));
+      if (!id || corrections.length === 0) t.noTraffic('the connector sent no correction');
+      t.expect(corrections.some(ok), `${corrections.length} corrections sent, ${corrections.filter(ok).length} answered 2xx`);
+      t.expect(corrections.every((c) => c.bodyFields.includes('observedOutcomeVersion') && c.bodyFields.includes('correctionReason')), 'each names the version corrected and why');
+      const chain = (((await w.read(`/execution-outcomes?executionReferenceId=${id}`))?.items ?? []) as any[]).sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+      const head = chain.find((o) => !o.supersededByOutcomeId);
+      t.expect(chain.length >= 2 && Boolean(head?.supersedes), `the chain: ${chain.map((o) => `${o.status}${o.supersedes ? ` (supersedes ${o.supersedes.slice(0, 8)})` : ''}`).join(' -> ')}`);
+    },
+  },
+];
+
+/** Each profile's checks, in the order of the report. */
+export const PROFILE_CHECKS: Record<ConnectorProfile, Array<Check<ConnectorWorld>>> = {
+  publisher: [...PUBLISHER, ...CX],
+  consumer: [...CONSUMER, ...CX],
+  'outcome-provider': [...OUTCOMES, ...CX],
+  full: [...PUBLISHER, ...CONSUMER, ...TENDERS, ...OUTCOMES, ...CX],
+};
