@@ -12,7 +12,8 @@ import { createTokenVerifier, loadDevSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
 import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
-import type { Server as HttpServer } from 'node:http';
+import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
+import { createDevIdentityProvider } from './api/oidc';
 import { createApp } from './api/app';
 import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './api/idempotency';
@@ -69,8 +70,12 @@ export async function startBroker(config: Config) {
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
     const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
+    // The development identity provider for interactive users answers under /oidc itself (api/oidc.ts).
+    const identityProvider = config.auth.users?.devProvider && devKey ? createDevIdentityProvider({ config, registry, devKey }) : undefined;
+    const createServer = ((options: ServerOptions, listener: RequestListener) =>
+      createHttpServer(options, (req, res) => (identityProvider && /^\/oidc(\/|\?|$)/.test(req.url ?? '') ? identityProvider(req, res) : listener(req, res)))) as typeof createHttpServer;
     await new Promise<void>((resolve) => {
-      server = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve());
+      server = serve({ fetch: app.fetch, port: config.port, hostname: config.host, createServer }, () => resolve());
       // Idle keep-alive connections are kept longer than clients keep them (undici, the SDK, load
       // balancers at 60 s): the client closes first. With Node's 5 s a client could send on a
       // socket the broker was closing at that moment and fail with EPIPE or "other side closed".

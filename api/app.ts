@@ -13,6 +13,7 @@ import { health } from './health';
 import { metrics } from './metrics';
 import { bundledOpenApi, openapi } from './openapi';
 import { docs } from './docs';
+import { consoleApp } from './console';
 import { oauth } from './oauth';
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { events } from './events';
@@ -159,6 +160,8 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.route('/', openapi);
   // The interactive reference of that document (Swagger UI), public like the document.
   app.route('/', docs);
+  // The planner console for interactive users (its pages answer 404 when no users are configured).
+  app.route('/', consoleApp);
   if (services.config.auth.devServer) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
     app.route('/', oauth);

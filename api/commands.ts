@@ -40,7 +40,7 @@ export interface CommandRequest {
 
 function actorOf(c: Ctx): Actor {
   const p = c.get('principal');
-  return { kind: 'connector', organizationId: p.organizationId, clientId: p.clientId };
+  return { kind: 'connector', organizationId: p.organizationId, clientId: p.clientId, ...(p.userId ? { userId: p.userId } : {}) };
 }
 
 /**

@@ -25,10 +25,15 @@ export interface Services {
   sandbox?: SandboxRecord;
 }
 
-/** The caller after gates 1-3: a verified token of an active connector of an active organization. */
+/** The caller after gates 1-3: a verified token of an active connector or user of an active organization. */
 export interface Principal {
   organizationId: string;
+  /** The connector, or for a user the client (the console) its token was issued to. */
   clientId: string;
+  /** An interactive user (the token's subject), absent for a connector. */
+  userId?: string;
+  /** Gate 10's roles: the connector's actorRoles, or the user's roles. */
+  actorRoles: string[];
   scopes: Set<string>;
   /** A protocol operator: an organization with role operator, token with exchange:admin. */
   operator: boolean;

@@ -1,7 +1,7 @@
 // The specification's twelve authorization gates as one explicit, ordered pipeline.
 //
 //   1 token validity and broker audience      authenticate (middleware, every protected route)
-//   2 active connector registration           authenticate
+//   2 active connector or user registration   authenticate
 //   3 active organization                     authenticate
 //   6 granted client scope                    authorize: checked before ownership (see below)
 //   4 resource ownership or participation     authorize: policy.load + policy.role
@@ -21,6 +21,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { Problem } from '../core/problems';
 import { parseScopeClaim } from '../core/scopes';
+import { userScopes } from '../core/registry';
 import { relationshipInForce, type RelationshipInForce } from '../activities/partner-relationship';
 import type { AppEnv, Principal } from './context';
 import { notFound, type Ctx } from './http';
@@ -33,6 +34,15 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const m = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header.trim());
   if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 bearer token in the Authorization header', {}, { 'www-authenticate': 'Bearer' });
   const claims = await services.verifyToken(m[1]);
+  const principal = claims.kind === 'user' ? userPrincipal(services, claims) : connectorPrincipal(services, claims);
+  c.set('principal', principal);
+  await next();
+};
+
+type TokenClaimsOf = Awaited<ReturnType<AppEnv['Variables']['services']['verifyToken']>>;
+
+/** Gates 2-3 for a connector: registered, active, of this environment, bound to org_id; its organization active. */
+function connectorPrincipal(services: AppEnv['Variables']['services'], claims: TokenClaimsOf): Principal {
   // Gate 2: the client is a registered, active connector of this environment, bound to org_id.
   const connector = services.registry.connector(claims.sub);
   if (!connector || connector.status !== 'active' || connector.environment !== services.config.registry.environment) {
@@ -41,23 +51,50 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (claims.org_id !== connector.organizationId) {
     throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the connector is bound to');
   }
-  // Gate 3: the organization is active.
-  const organization = services.registry.organization(connector.organizationId);
-  if (!organization || organization.status !== 'active') {
-    throw new Problem('ORGANIZATION_INACTIVE', 'the organization of this connector is not active');
-  }
+  const organization = activeOrganization(services, connector.organizationId, 'connector');
   // The token cannot grant more than the registry allows the connector (tokens outlive edits).
   const scopes = new Set([...parseScopeClaim(claims.scope)].filter((s) => connector.scopes.includes(s)));
-  const principal: Principal = {
+  return {
     organizationId: connector.organizationId,
     clientId: connector.clientId,
     scopes,
     operator: organization.role === 'operator' && scopes.has('exchange:admin'),
-    tokenId: typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`,
+    tokenId: tokenIdOf(claims),
+    actorRoles: connector.actorRoles,
   };
-  c.set('principal', principal);
-  await next();
-};
+}
+
+/**
+ * Gates 2-3 for an interactive user: a registered, active user bound to org_id, the token issued
+ * to the configured console client; the scopes are what the token carries and the user's roles
+ * allow, checked on every request (a role taken away or a user disabled takes effect at once).
+ */
+function userPrincipal(services: AppEnv['Variables']['services'], claims: TokenClaimsOf): Principal {
+  const user = services.registry.user(claims.sub);
+  if (!user || user.status !== 'active') throw new Problem('CONNECTOR_INACTIVE', 'the user is not an active user of this broker');
+  if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
+  if (claims.org_id !== user.organizationId) throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the user belongs to');
+  activeOrganization(services, user.organizationId, 'user');
+  const allowed = userScopes(user);
+  return {
+    organizationId: user.organizationId,
+    clientId: claims.client_id,
+    userId: user.userId,
+    scopes: new Set([...parseScopeClaim(claims.scope)].filter((s) => allowed.includes(s))),
+    operator: false,
+    tokenId: tokenIdOf(claims),
+    actorRoles: user.roles,
+  };
+}
+
+/** Gate 3: the organization is active. */
+function activeOrganization(services: AppEnv['Variables']['services'], organizationId: string, who: 'connector' | 'user') {
+  const organization = services.registry.organization(organizationId);
+  if (!organization || organization.status !== 'active') throw new Problem('ORGANIZATION_INACTIVE', `the organization of this ${who} is not active`);
+  return organization;
+}
+
+const tokenIdOf = (claims: TokenClaimsOf) => (typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`);
 
 /**
  * How the caller stands to a resource (gate 4): its owner, one of its participants (the same

@@ -53,7 +53,7 @@ operation(matchProposals, { method: 'GET', path: '/:id/decisions', access: parti
 operation(matchProposals, { method: 'POST', path: '/:id/decisions', access: participantOnly(resource.scopes.write), body: 'MatchProposalDecisionRequest', answers: [200] }, async ({ c, resource: doc, principal, body }) => {
   const { observedProposalVersion, ...payload } = body;
   const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
-  const context: DecisionContext = { actorRoles: c.get('services').registry.connector(principal.clientId)?.actorRoles ?? [] };
+  const context: DecisionContext = { actorRoles: principal.actorRoles };
   // Only an accept needs it (reject and withdraw end the proposal whatever the relationship).
   if (payload.decision === 'accept') {
     context.relationshipInForce = await grantedInForce(c.get('services').db, doc.offerOwnerOrganizationId, doc.requestOwnerOrganizationId, MATCHING_SCOPES);

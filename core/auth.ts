@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import {
   calculateJwkThumbprint,
+  decodeJwt,
   createLocalJWKSet,
   createRemoteJWKSet,
   exportJWK,
@@ -23,6 +24,10 @@ export interface TokenClaims extends JWTPayload {
   sub: string;
   scope?: string;
   org_id?: string;
+  /** An interactive user's token: the OIDC client it was issued to (RFC 9068). */
+  client_id?: string;
+  /** Whose token: a connector's (the authorization server's) or a user's (the users' identity provider). */
+  kind: 'connector' | 'user';
 }
 
 export interface DevSigningKey {
@@ -74,15 +79,30 @@ export type TokenVerifier = (token: string) => Promise<TokenClaims>;
  * now without iat), may not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS. Each refusal says why.
  */
 export function createTokenVerifier(config: Config, devKey?: DevSigningKey): TokenVerifier {
-  const keySet = config.auth.jwksUrl
-    ? createRemoteJWKSet(new URL(config.auth.jwksUrl))
-    : createLocalJWKSet({ keys: [devKey!.publicJwk] });
+  const connectors = issuerVerifier(config, config.auth.issuer, config.auth.jwksUrl, devKey, 'connector');
+  const users = config.auth.users ? issuerVerifier(config, config.auth.users.issuer, config.auth.users.jwksUrl, devKey, 'user') : undefined;
+  return async (token) => {
+    // Which key set is asked is decided by the (unverified) issuer; the signature, issuer and
+    // audience are then verified against that issuer's own keys only.
+    let issuer: unknown;
+    try {
+      issuer = decodeJwt(token).iss;
+    } catch {
+      throw new Problem('INVALID_TOKEN', 'the token could not be verified');
+    }
+    return users && issuer === config.auth.users!.issuer ? users(token) : connectors(token);
+  };
+}
+
+/** Gate 1 for one issuer's tokens: its key set (configured, or the development server's key). */
+function issuerVerifier(config: Config, issuer: string, jwksUrl: string | undefined, devKey: DevSigningKey | undefined, kind: TokenClaims['kind']): TokenVerifier {
+  const keySet = jwksUrl ? createRemoteJWKSet(new URL(jwksUrl)) : createLocalJWKSet({ keys: [devKey!.publicJwk] });
   const { clockSkewSeconds: skew, maxTokenLifetimeSeconds: maxLifetime } = config.auth;
   return async (token) => {
     try {
       const { payload } = await jwtVerify(token, keySet, {
         audience: config.auth.audience,
-        issuer: config.auth.issuer,
+        issuer,
         algorithms: ['ES256', 'RS256', 'PS256', 'EdDSA'],
         requiredClaims: ['exp'],
         clockTolerance: skew,
@@ -93,7 +113,7 @@ export function createTokenVerifier(config: Config, devKey?: DevSigningKey): Tok
       if (payload.jti !== undefined && !isStorableId(payload.jti)) {
         throw new Problem('INVALID_TOKEN', 'the token jti claim must be a string of 1 to 255 characters without control characters or unpaired surrogates');
       }
-      return payload as TokenClaims;
+      return { ...payload, kind } as TokenClaims;
     } catch (err) {
       if (err instanceof Problem) throw err;
       if (err instanceof joseErrors.JWTClaimValidationFailed && err.claim === 'aud') {

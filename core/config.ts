@@ -37,9 +37,19 @@ export interface Config {
     clockSkewSeconds: number;
     /** Longest accepted token lifetime: exp - iat, or exp - now when iat is absent. */
     maxTokenLifetimeSeconds: number;
+    /**
+     * Interactive users' tokens (OIDC Authorization Code with PKCE): the one identity provider whose
+     * tokens name users of the users file, its key set and the console's client id at it. In
+     * development the broker's own provider at `<PUBLIC_BASE_URL>/oidc` (api/oidc.ts); off when
+     * neither it nor USER_OIDC_ISSUER is set.
+     */
+    users: { issuer: string; jwksUrl: string | undefined; clientId: string; devProvider: boolean } | undefined;
   };
-  registry: { organizationsFile: string; connectorsFile: string; environment: string };
+  /** usersFile: the demo users go with the demo connectors (the default CONNECTORS_FILE); with a connectors file of one's own, users only from USERS_FILE. */
+  registry: { organizationsFile: string; connectorsFile: string; usersFile: string | undefined; environment: string };
   schemaBase: string;
+  /** The planner console (api/console.ts): an external map style in place of the shipped basemap. */
+  console: { mapStyleUrl: string | undefined };
   idempotencyTtlSeconds: number;
   limits: {
     maxBodyBytes: number;
@@ -193,9 +203,12 @@ export function loadConfig(env: Env = process.env): Config {
     registry: {
       organizationsFile: resolve(r.str('ORGANIZATIONS_FILE', 'config/organizations.json')),
       connectorsFile: resolve(r.str('CONNECTORS_FILE', 'config/demo-clients.json')),
+      usersFile:
+        r.given('USERS_FILE') !== undefined ? resolve(r.str('USERS_FILE', '')) : r.given('CONNECTORS_FILE') === undefined ? resolve('config/demo-users.json') : undefined,
       environment: r.str('BROKER_ENVIRONMENT', 'sandbox'),
     },
     schemaBase: r.url('SCHEMA_BASE', `${publicBaseUrl}/schemas`),
+    console: { mapStyleUrl: r.given('CONSOLE_MAP_STYLE_URL') === undefined ? undefined : r.url('CONSOLE_MAP_STYLE_URL', '') },
     // At least the declared maximum client retry window of 12 hours (docs/decisions.md).
     idempotencyTtlSeconds: r.int('IDEMPOTENCY_TTL_SECONDS', 86400, 43200),
     limits: limitsOf(r),
@@ -286,7 +299,20 @@ function authOf(r: EnvReader, mode: Config['mode'], role: Config['role'], public
     tokenTtlSeconds,
     clockSkewSeconds: r.int('AUTH_CLOCK_SKEW_SECONDS', 60, 0, 300),
     maxTokenLifetimeSeconds,
+    users: usersAuthOf(r, devServer, publicBaseUrl),
   };
+}
+
+function usersAuthOf(r: EnvReader, devServer: boolean, publicBaseUrl: string): Config['auth']['users'] {
+  const issuer = r.given('USER_OIDC_ISSUER') === undefined ? undefined : r.url('USER_OIDC_ISSUER', '');
+  const clientId = r.str('USER_OIDC_CLIENT_ID', 'pcx-console');
+  if (issuer) {
+    // An explicit allow-list: the issuer and where its keys are, never discovered.
+    const jwksUrl = r.given('USER_OIDC_JWKS_URL') === undefined ? undefined : r.url('USER_OIDC_JWKS_URL', '');
+    if (!jwksUrl) r.problems.push('USER_OIDC_JWKS_URL is required with USER_OIDC_ISSUER');
+    return { issuer, jwksUrl, clientId, devProvider: false };
+  }
+  return devServer ? { issuer: `${publicBaseUrl}/oidc`, jwksUrl: undefined, clientId, devProvider: true } : undefined;
 }
 
 function limitsOf(r: EnvReader): Config['limits'] {

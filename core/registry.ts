@@ -8,7 +8,7 @@
 // development authorization server (DEV_AUTH, api/oauth.ts) checks a `clientSecret`, so the field
 // is required when it is on, refused in production mode and otherwise dropped (docs/deployment.md,
 // "Connector registration").
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { RELATIONSHIP_SCOPES, SCOPES } from './scopes';
 
 export interface Organization {
@@ -38,6 +38,36 @@ export interface Connector {
 }
 
 /**
+ * An interactive user (a planner at a console): one organization, roles that say what the user may
+ * do, and a status that gate 2 checks at once (a disabled user's tokens stop working on the next
+ * request). Registered like connectors; its identity is proven by the identity provider (the
+ * development provider checks `password`, which exists only there, as a connector's clientSecret).
+ */
+export interface User {
+  userId: string;
+  organizationId: string;
+  name: string;
+  roles: UserRole[];
+  status: 'active' | 'inactive';
+  /** Only with the development identity provider. */
+  password?: string;
+}
+
+/** planner: reads, decides matches and tenders, issues tenders; viewer: reads only. */
+export type UserRole = 'planner' | 'viewer';
+
+const READ_SCOPES = ['capacity:read', 'loads:read', 'matches:read', 'tenders:read', 'commitments:read', 'handovers:read', 'outcomes:review'];
+export const ROLE_SCOPES: Record<UserRole, readonly string[]> = {
+  viewer: READ_SCOPES,
+  planner: [...READ_SCOPES, 'matches:decide', 'tenders:publish', 'tenders:decide'],
+};
+
+/** The scopes a user's roles allow (the union). */
+export function userScopes(user: Pick<User, 'roles'>): string[] {
+  return [...new Set(user.roles.flatMap((r) => ROLE_SCOPES[r]))];
+}
+
+/**
  * What the loader does with `clientSecret`: `required` while the development authorization server
  * runs (it is the connector's password there), `refused` in production mode (a secret nothing reads
  * is only a liability), `ignored` otherwise (development against an external issuer: the demo
@@ -51,13 +81,20 @@ export function clientSecretPolicy(config: { mode: 'development' | 'production';
 }
 
 /** The registry the configuration names (organizations and connectors files). */
-export function loadRegistry(config: { mode: 'development' | 'production'; auth: { devServer: boolean }; registry: { organizationsFile: string; connectorsFile: string; environment: string } }): Registry {
-  return Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
+export function loadRegistry(config: {
+  mode: 'development' | 'production';
+  auth: { devServer: boolean };
+  registry: { organizationsFile: string; connectorsFile: string; usersFile?: string; environment: string };
+}): Registry {
+  const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
+  if (config.registry.usersFile) registry.loadUsers(config.registry.usersFile, clientSecretPolicy(config));
+  return registry;
 }
 
 export class Registry {
   private readonly organizations = new Map<string, Organization>();
   private readonly connectors = new Map<string, Connector>();
+  private readonly users = new Map<string, User>();
   /** Things the loader accepted but an operator should hear about (logged at start). */
   readonly warnings: string[] = [];
 
@@ -72,6 +109,35 @@ export class Registry {
 
   connector(clientId: string): Connector | undefined {
     return this.connectors.get(clientId);
+  }
+
+  user(userId: string): User | undefined {
+    return this.users.get(userId);
+  }
+
+  /** The users file (a JSON array); a missing file means no users. Passwords as clientSecrets. */
+  loadUsers(file: string, passwords: ClientSecretPolicy): void {
+    if (!existsSync(file)) return void this.warnings.push(`${file}: no such users file; no interactive users`);
+    const problems: string[] = [];
+    readArray(file, problems).forEach((u, i) => {
+      const at = `${file}[${i}]`;
+      if (typeof u.userId !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(u.userId)) problems.push(`${at}.userId is required (letters, digits, . _ @ -)`);
+      else if (this.users.has(u.userId)) problems.push(`${at} registers userId ${u.userId} a second time`);
+      if (!this.organizations.has(u.organizationId)) problems.push(`${at} names unknown organization ${u.organizationId}`);
+      if (!Array.isArray(u.roles) || u.roles.length === 0 || u.roles.some((r: unknown) => r !== 'planner' && r !== 'viewer')) problems.push(`${at}.roles must be a non-empty array of planner, viewer`);
+      if (u.status !== undefined && u.status !== 'active' && u.status !== 'inactive') problems.push(`${at}.status must be active or inactive`);
+      if (passwords === 'required' && (typeof u.password !== 'string' || !u.password)) problems.push(`${at}.password is required while the development identity provider is on`);
+      if (passwords === 'refused' && u.password !== undefined) problems.push(`${at} (userId ${u.userId}) carries a password: users sign in at the organization's identity provider; remove the field`);
+      this.users.set(u.userId, {
+        userId: u.userId,
+        organizationId: u.organizationId,
+        name: typeof u.name === 'string' ? u.name : u.userId,
+        roles: Array.isArray(u.roles) ? u.roles : [],
+        status: u.status === 'inactive' ? 'inactive' : 'active',
+        ...(passwords === 'required' ? { password: u.password } : {}),
+      });
+    });
+    if (problems.length) throw new Error(`invalid users configuration:\n  - ${problems.join('\n  - ')}`);
   }
 
   grantedScopes(organizationId: string): string[] {

@@ -24,6 +24,8 @@ export interface Actor {
   kind: 'connector' | 'operator' | 'broker' | 'system';
   organizationId?: string;
   clientId?: string;
+  /** An interactive user acting through the client (the console); recorded in decidedBy. */
+  userId?: string;
 }
 
 /** The broker itself, by either of its names (recorded histories say `system`). */

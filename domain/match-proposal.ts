@@ -38,7 +38,7 @@ export interface MatchDecision {
   decision: DecisionValue;
   decidedAt: string;
   /** The actor reference: the deciding connector and its roles. */
-  decidedBy: { organizationId: string; clientId?: string; actorRoles?: string[] };
+  decidedBy: { organizationId: string; clientId?: string; userId?: string; actorRoles?: string[] };
   reasonCode?: string;
   comment?: string;
   observedProposalVersion: number;
@@ -210,7 +210,7 @@ export const matchProposalMachine = {
         organizationId: org,
         decision,
         decidedAt: now,
-        decidedBy: { organizationId: org, clientId: command.actor.clientId, ...(roles.length ? { actorRoles: roles } : {}) },
+        decidedBy: { organizationId: org, clientId: command.actor.clientId, ...(command.actor.userId ? { userId: command.actor.userId } : {}), ...(roles.length ? { actorRoles: roles } : {}) },
         ...(reasonCode ? { reasonCode } : {}),
         ...(comment ? { comment } : {}),
         observedProposalVersion: command.expectedVersion ?? p.resourceVersion,

@@ -51,7 +51,7 @@ export interface TenderDecision {
   decision: 'accept' | 'reject';
   revision: number;
   decidedAt: string;
-  decidedBy: { organizationId: string; clientId?: string };
+  decidedBy: { organizationId: string; clientId?: string; userId?: string };
   reason?: string;
 }
 
@@ -334,7 +334,7 @@ export const transportTenderMachine = {
       if (decision === 'accept' && t.status === 'issued') requireRelationship(command, 'the tender can be rejected but not accepted');
       // A repeated accept of one revision by one organization changes nothing.
       if (decision === 'accept' && t.decisions.some((d) => d.organizationId === org && d.revision === revision && d.decision === 'accept')) return { state: t, events: [] };
-      const record: TenderDecision = { id: command.commandId, organizationId: org, decision, revision, decidedAt: now, decidedBy: { organizationId: org, clientId: command.actor.clientId }, ...(reason ? { reason } : {}) };
+      const record: TenderDecision = { id: command.commandId, organizationId: org, decision, revision, decidedAt: now, decidedBy: { organizationId: org, clientId: command.actor.clientId, ...(command.actor.userId ? { userId: command.actor.userId } : {}) }, ...(reason ? { reason } : {}) };
       const decisions = [...t.decisions, record];
       if (decision === 'reject') {
         const revisions = t.revisions.map((r) => (r.number === revision ? { ...r, outcome: 'rejected' as const } : r));

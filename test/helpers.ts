@@ -25,7 +25,7 @@ export interface TestEnv {
   temporalAddress: string;
   taskQueue: string;
   brokerEnv: Record<string, string>;
-  registry: { organizationsFile: string; connectorsFile: string };
+  registry: { organizationsFile: string; connectorsFile: string; usersFile: string };
   /** The file the tests' DNS server answers from (test/dns-server.ts, setDnsAnswer). */
   webhooks: { dnsFile: string; tlsDir: string };
 }

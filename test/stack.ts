@@ -114,7 +114,7 @@ function stopChild(child: ChildProcess): Promise<void> {
 export const TEST_ORGANIZATION_COUNT = 1000;
 export const RESERVED_ORGANIZATIONS = 10;
 
-export function writeTestRegistry(dir: string): { organizationsFile: string; connectorsFile: string } {
+export function writeTestRegistry(dir: string): { organizationsFile: string; connectorsFile: string; usersFile: string } {
   const all = [
     'relationships:manage', 'capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide',
     'tenders:publish', 'tenders:read', 'tenders:decide', 'commitments:read', 'handovers:write', 'handovers:read', 'handovers:acknowledge',
@@ -148,7 +148,18 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
   const connectorsFile = join(dir, 'connectors.json');
   writeFileSync(organizationsFile, JSON.stringify(organizations, null, 2));
   writeFileSync(connectorsFile, JSON.stringify(connectors, null, 2));
-  return { organizationsFile, connectorsFile };
+  // Interactive users of reserved organizations (test/users.test.ts): a planner, a viewer, a disabled one.
+  const usersFile = join(dir, 'users.json');
+  writeFileSync(
+    usersFile,
+    JSON.stringify([
+      { userId: 'planner-990', organizationId: 'org-990', roles: ['planner'], password: 'pw-planner' },
+      { userId: 'viewer-990', organizationId: 'org-990', roles: ['viewer'], password: 'pw-viewer' },
+      { userId: 'disabled-990', organizationId: 'org-990', roles: ['planner'], status: 'inactive', password: 'pw-disabled' },
+      { userId: 'planner-989', organizationId: 'org-989', roles: ['planner'], password: 'pw-planner' },
+    ]),
+  );
+  return { organizationsFile, connectorsFile, usersFile };
 }
 
 /**

@@ -19,7 +19,7 @@ export type Engine = 'postgres' | 'pglite';
 interface Shared {
   root: string;
   temporal: Awaited<ReturnType<typeof startTemporal>>;
-  registry: { organizationsFile: string; connectorsFile: string };
+  registry: { organizationsFile: string; connectorsFile: string; usersFile: string };
   /** Webhook targets: a DNS server answering from a file, and the certificate authority of the test receivers. */
   webhooks: { dns: { address: string; close(): Promise<void> }; dnsFile: string; tlsDir: string; caFile: string };
   users: number;
@@ -63,6 +63,7 @@ export async function setUpStack(engine: Engine) {
     DATABASE_URL: databaseUrl,
     ORGANIZATIONS_FILE: s.registry.organizationsFile,
     CONNECTORS_FILE: s.registry.connectorsFile,
+    USERS_FILE: s.registry.usersFile,
     // Small enough that the tests exercise continue-as-new and the limits.
     WORKFLOW_CONTINUE_AS_NEW_COMMANDS: '6',
     RATE_LIMIT_TOKEN_PER_MINUTE: '100',

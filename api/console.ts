@@ -1,0 +1,192 @@
+// The planner console (docs/console.md): a browser application the broker serves at /console/,
+// through which interactive users sign in (OIDC Authorization Code with PKCE, oidc-client-ts in the
+// page) and then call the same API as connectors with their own token. Everything it loads comes
+// from this origin: its own files (console/), MapLibre GL and oidc-client-ts from their packages,
+// a basemap of country outlines (world-atlas) and the positions of UN/LOCODE points and
+// subdivisions from the broker's area index. An external map style can be configured
+// (CONSOLE_MAP_STYLE_URL); its origin is then allowed by the page's policy.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { Hono, type Context } from 'hono';
+import { feature } from 'topojson-client';
+import { Problem } from '../core/problems';
+import { loadAreaIndex } from '../core/areas';
+import type { AppEnv } from './context';
+
+const CONSOLE_DIR = join(__dirname, '..', 'console');
+const MAPLIBRE_DIR = join(dirname(require.resolve('maplibre-gl/package.json')), 'dist');
+const OIDC_CLIENT_DIR = join(dirname(require.resolve('oidc-client-ts/package.json')), 'dist', 'browser');
+
+const JS = 'text/javascript; charset=utf-8';
+const CSS = 'text/css; charset=utf-8';
+
+/** GET /console/app/{file}: the console's own files. */
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS };
+/** GET /console/vendor/{file}: the packages' builds it loads. */
+const VENDOR_FILES: Record<string, { type: string; path: string }> = {
+  'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
+  'maplibre-gl-worker.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl-worker.mjs') },
+  'maplibre-gl.css': { type: CSS, path: join(MAPLIBRE_DIR, 'maplibre-gl.css') },
+  'oidc-client-ts.min.js': { type: JS, path: join(OIDC_CLIENT_DIR, 'oidc-client-ts.min.js') },
+};
+
+/**
+ * Scripts, styles and data of this origin (and the configured map style's, if any); the map's
+ * worker is a module of this origin; images also as data: and blob: URIs (MapLibre draws with them).
+ */
+export function consoleCsp(mapStyleUrl: string | undefined): string {
+  const external = mapStyleUrl ? ` ${new URL(mapStyleUrl).origin}` : '';
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "worker-src 'self' blob:",
+    "style-src 'self'",
+    `img-src 'self' data: blob:${external}`,
+    `connect-src 'self'${external}`,
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}
+
+const PAGE = `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>PCX planner console</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="vendor/maplibre-gl.css">
+<link rel="stylesheet" href="app/console.css">
+</head>
+<body>
+<a class="skip" href="#main">Skip to the inbox</a>
+<header>
+  <h1>PCX planner console</h1>
+  <div id="who" aria-live="polite"></div>
+  <button id="signin" type="button" hidden>Sign in</button>
+  <button id="signout" type="button" hidden>Sign out</button>
+</header>
+<div id="problem" role="alert" hidden></div>
+<main id="main" hidden>
+  <section id="market" aria-labelledby="market-title">
+    <h2 id="market-title">Partner market</h2>
+    <form id="filters" class="filters">
+      <label for="filter-status">Status</label>
+      <select id="filter-status"><option value="open">open</option><option value="all">all</option></select>
+      <label for="filter-partner">Organization</label>
+      <select id="filter-partner"><option value="">all</option></select>
+      <label for="filter-days">Window within (days)</label>
+      <select id="filter-days"><option value="">any</option><option value="7">7</option><option value="30">30</option><option value="365">365</option></select>
+    </form>
+    <div id="map" role="img" aria-label="Map of offers and requests"></div>
+    <p class="legend"><span class="swatch offer"></span> capacity offers <span class="swatch request"></span> load requests</p>
+    <ul id="listings" class="listings" aria-label="Offers and requests on the map"></ul>
+  </section>
+  <section id="inbox" aria-labelledby="inbox-title">
+    <h2 id="inbox-title">Proposals <span id="live" class="live">live</span></h2>
+    <ul id="proposals" class="proposals"></ul>
+    <div id="proposal" class="detail" aria-live="polite"></div>
+    <details id="whynot">
+      <summary>Why not? Evaluate a pair</summary>
+      <form id="whynot-form">
+        <label for="whynot-offer">Offer</label><select id="whynot-offer"></select>
+        <label for="whynot-request">Request</label><select id="whynot-request"></select>
+        <button type="submit">Evaluate</button>
+      </form>
+      <div id="whynot-result" aria-live="polite"></div>
+    </details>
+  </section>
+</main>
+<script src="vendor/oidc-client-ts.min.js"></script>
+<script type="module" src="app/console.js"></script>
+</body>
+</html>
+`;
+
+const loaded = new Map<string, { body: Buffer; etag: string }>();
+function cached(key: string, load: () => Buffer | string) {
+  let found = loaded.get(key);
+  if (!found) {
+    const raw = load();
+    const body = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
+    found = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    loaded.set(key, found);
+  }
+  return found;
+}
+
+/** Country outlines (world-atlas, Natural Earth 1:110m) as GeoJSON, built once. */
+function basemap(): string {
+  const topology = JSON.parse(readFileSync(require.resolve('world-atlas/countries-110m.json'), 'utf8'));
+  return JSON.stringify(feature(topology, topology.objects.countries));
+}
+
+export const consoleApp = new Hono<AppEnv>();
+
+consoleApp.get('/console', (c) => c.redirect('/console/', 301));
+
+consoleApp.get('/console/', (c) => {
+  const users = c.get('services').config.auth.users;
+  if (!users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker (USER_OIDC_ISSUER)');
+  return c.html(PAGE, 200, {
+    'content-security-policy': consoleCsp(c.get('services').config.console.mapStyleUrl),
+    'x-content-type-options': 'nosniff',
+    'referrer-policy': 'no-referrer',
+    'cache-control': 'no-cache',
+  });
+});
+
+consoleApp.get('/console/config.json', (c) => {
+  const { config } = c.get('services');
+  if (!config.auth.users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker');
+  return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null }, 200, { 'cache-control': 'no-cache' });
+});
+
+/** Serves a fixed file with an ETag (an hour, then revalidated). */
+function serve(c: Context<AppEnv>, key: string, type: string, load: () => Buffer | string) {
+  const { body, etag } = cached(key, load);
+  const headers = { etag, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' };
+  const asked = c.req.header('if-none-match');
+  if (asked && asked.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return c.body(null, 304, headers);
+  return c.body(new Uint8Array(body), 200, { ...headers, 'content-type': type });
+}
+
+consoleApp.get('/console/app/:file', (c) => {
+  const file = c.req.param('file');
+  // Own-property lookups in fixed lists: no path reaches the file system.
+  if (!Object.hasOwn(APP_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
+  return serve(c, `app/${file}`, APP_FILES[file], () => readFileSync(join(CONSOLE_DIR, file)));
+});
+
+consoleApp.get('/console/vendor/:file', (c) => {
+  const file = c.req.param('file');
+  if (!Object.hasOwn(VENDOR_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
+  return serve(c, `vendor/${file}`, VENDOR_FILES[file].type, () => readFileSync(VENDOR_FILES[file].path));
+});
+
+consoleApp.get('/console/basemap.geojson', (c) => serve(c, 'basemap', 'application/geo+json', basemap));
+
+/**
+ * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
+ * country's bounding box. Public reference data, as the index it comes from.
+ */
+consoleApp.get('/console/places', (c) => {
+  const codes = (c.req.query('codes') ?? '').split(',').filter(Boolean);
+  if (codes.length > 200 || codes.some((code) => !/^[A-Z]{2}(-?[A-Z0-9]{1,3})?$/.test(code))) {
+    throw new Problem('VALIDATION_FAILED', 'codes must be up to 200 UN/LOCODEs, subdivision or country codes, comma-separated', { errors: [{ pointer: '/query/codes', message: 'is not valid' }] });
+  }
+  const index = loadAreaIndex();
+  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number] }> = {};
+  for (const code of codes) {
+    if (/^[A-Z]{2}[A-Z0-9]{3}$/.test(code)) {
+      const position = index.unlocode(code)?.position;
+      if (position) places[code] = { point: position };
+    } else {
+      const box = code.includes('-') ? index.subdivisionBox(code) : index.countryBox(code);
+      if (box) places[code] = { box };
+    }
+  }
+  return c.json({ places }, 200, { 'cache-control': 'public, max-age=86400' });
+});
