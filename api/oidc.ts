@@ -141,7 +141,11 @@ export function createDevIdentityProvider(options: { config: Config; registry: R
       if (!user) return undefined;
       const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client!.clientId, accountId });
       grant.addOIDCScope('openid profile');
-      grant.addResourceScope(resource, userScopes(user).join(' '));
+      const allowed = userScopes(user);
+      grant.addResourceScope(resource, allowed.join(' '));
+      // What the console asks and the roles do not allow is refused, not put to a consent screen.
+      const refused = registryScopes().split(' ').filter((s) => !allowed.includes(s));
+      if (refused.length) grant.rejectResourceScope(resource, refused.join(' '));
       await grant.save();
       return grant;
     },

@@ -25,7 +25,7 @@ import { loadConfig } from '../core/config';
 import type { Db, Queryable } from '../core/db';
 import { openReadModel } from '../activities/read-model';
 import { temporalCli } from '../scripts/start';
-import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
+import { ROOT, startBroker, startTemporal, BENCH_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
 import { commandFlow, organizationPairs, runLevel as runLevelWith, SCOPES, send, tokensOf, type Created, type Flow, type Run as RunOf, UNLIMITED } from './load';
 import { benchActivities, entityActivityWorkflow, entityShapedWorkflow, noopUpdate, noopWorkflow } from './noop-workflow';
 
@@ -320,7 +320,7 @@ async function main() {
     log(`broker on ${broker.baseUrl}, Temporal on ${temporal.address}`);
 
     // One token per organization, fetched up front: token issuance is not part of the command path.
-    const tokens = await tokensOf(broker.baseUrl, TEST_ORGANIZATION_COUNT);
+    const tokens = await tokensOf(broker.baseUrl, BENCH_ORGANIZATION_COUNT);
 
     // The no-op workflow's worker, in this process, on its own task queue of the same server.
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -353,7 +353,7 @@ async function main() {
     const inserts = await startInsertServer({ pg: pool, pglite: scratch }, table);
     cleanups.push(() => inserts.close());
 
-    const pairs = organizationPairs(TEST_ORGANIZATION_COUNT);
+    const pairs = organizationPairs(BENCH_ORGANIZATION_COUNT);
     let created: Created[] = [];
     const systems: Array<[string, () => Flow]> = [
       ['command', () => commandFlow(() => broker.baseUrl, tokens, pairs, created)],

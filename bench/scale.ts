@@ -26,7 +26,7 @@ import type { Resource } from '../domain/resource';
 import { f1, median, percentile, writeBetweenMarkers, treeRssMiB } from './common';
 import { offer, request } from '../test/market-bodies';
 import { commandFlow, organizationPairs, runLevel, send, SCOPES, tokensOf, type Run, UNLIMITED } from './load';
-import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
+import { ROOT, startBroker, startTemporal, BENCH_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
 
 const N = Math.max(2, Number(process.env.BENCH_SCALE_N ?? 100000));
 const SEED_CONCURRENCY = 48;
@@ -79,8 +79,8 @@ async function main() {
     };
     let broker: BrokerHandle = await startBroker(env, join(dir, 'data'));
     cleanups.push(() => broker.stop());
-    const tokens = await tokensOf(broker.baseUrl, TEST_ORGANIZATION_COUNT);
-    const pairs = organizationPairs(TEST_ORGANIZATION_COUNT);
+    const tokens = await tokensOf(broker.baseUrl, BENCH_ORGANIZATION_COUNT);
+    const pairs = organizationPairs(BENCH_ORGANIZATION_COUNT);
     const flows = () => commandFlow(() => broker.baseUrl, tokens, pairs, []);
     const measure = async (label: string) => {
       const run = await runLevel(label, 1, 40, flows(), () => ({}));

@@ -13,7 +13,7 @@ import { Pool } from 'pg';
 import { f1, f2, median, percentile, treeCpuMs, writeBetweenMarkers } from './common';
 import { commandFlow, organizationPairs, runLevel, tokensOf, type Created, type Run, UNLIMITED } from './load';
 import { temporalCli } from '../scripts/start';
-import { ROOT, startBroker, startTemporal, TEST_ORGANIZATION_COUNT, writeTestRegistry } from '../test/stack';
+import { ROOT, startBroker, startTemporal, BENCH_ORGANIZATION_COUNT, writeTestRegistry } from '../test/stack';
 import { startWorkerProcess } from '../test/worker-process';
 
 const CONCURRENCY = [8, 32];
@@ -72,14 +72,14 @@ async function main() {
     log(`single ${single.baseUrl}; cluster ${apis.map((a) => a.baseUrl).join(', ')}`);
 
     const systems = [
-      { name: 'one process', pids: [single.process.pid!], base: () => single.baseUrl, tokens: await tokensOf(single.baseUrl, TEST_ORGANIZATION_COUNT) },
+      { name: 'one process', pids: [single.process.pid!], base: () => single.baseUrl, tokens: await tokensOf(single.baseUrl, BENCH_ORGANIZATION_COUNT) },
       {
         name: '2 APIs + 2 workers',
         pids: [...apis, ...workers].map((p) => p.process.pid!),
         base: ((n = 0) => () => apis[n++ % apis.length].baseUrl)(),
-        tokens: await tokensOf(apis[0].baseUrl, TEST_ORGANIZATION_COUNT),
+        tokens: await tokensOf(apis[0].baseUrl, BENCH_ORGANIZATION_COUNT),
       },
-    ].map((s) => ({ ...s, pairs: organizationPairs(TEST_ORGANIZATION_COUNT), cpu: (): Cpu => ({ temporal: treeCpuMs(temporal.process.pid!), brokers: s.pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0) }) }));
+    ].map((s) => ({ ...s, pairs: organizationPairs(BENCH_ORGANIZATION_COUNT), cpu: (): Cpu => ({ temporal: treeCpuMs(temporal.process.pid!), brokers: s.pids.reduce((sum, pid) => sum + treeCpuMs(pid), 0) }) }));
 
     log('warm-up');
     for (const s of systems) await runLevel(s.name, 8, 24, commandFlow(s.base, s.tokens, s.pairs, []), s.cpu);

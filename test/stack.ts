@@ -111,8 +111,13 @@ function stopChild(child: ChildProcess): Promise<void> {
 /** The organizations and connectors of the test registry (written to files for the broker). */
 // Every test takes fresh organizations (freshOrgs); the last RESERVED_ORGANIZATIONS are for tests that start
 // brokers of their own (the PGlite smoke run).
-export const TEST_ORGANIZATION_COUNT = 1000;
+export const TEST_ORGANIZATION_COUNT = 2000;
+/** The benchmarks' workloads (bench/): their first 1,000 organizations, as when they were measured. */
+export const BENCH_ORGANIZATION_COUNT = 1000;
 export const RESERVED_ORGANIZATIONS = 10;
+const orgName = (n: number) => `org-${String(n).padStart(3, '0')}`;
+/** Two reserved organizations whose users test/users.test.ts signs in (a planner, a viewer and a disabled user of the first; a planner of the second). */
+export const USER_ORGANIZATIONS = [orgName(TEST_ORGANIZATION_COUNT - 3), orgName(TEST_ORGANIZATION_COUNT - 2)] as const;
 
 export function writeTestRegistry(dir: string): { organizationsFile: string; connectorsFile: string; usersFile: string } {
   const all = [
@@ -148,15 +153,15 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
   const connectorsFile = join(dir, 'connectors.json');
   writeFileSync(organizationsFile, JSON.stringify(organizations, null, 2));
   writeFileSync(connectorsFile, JSON.stringify(connectors, null, 2));
-  // Interactive users of reserved organizations (test/users.test.ts): a planner, a viewer, a disabled one.
+  // Interactive users of reserved organizations (test/users.test.ts).
   const usersFile = join(dir, 'users.json');
   writeFileSync(
     usersFile,
     JSON.stringify([
-      { userId: 'planner-990', organizationId: 'org-990', roles: ['planner'], password: 'pw-planner' },
-      { userId: 'viewer-990', organizationId: 'org-990', roles: ['viewer'], password: 'pw-viewer' },
-      { userId: 'disabled-990', organizationId: 'org-990', roles: ['planner'], status: 'inactive', password: 'pw-disabled' },
-      { userId: 'planner-989', organizationId: 'org-989', roles: ['planner'], password: 'pw-planner' },
+      { userId: 'planner-a', organizationId: USER_ORGANIZATIONS[0], roles: ['planner'], password: 'pw-planner' },
+      { userId: 'viewer-a', organizationId: USER_ORGANIZATIONS[0], roles: ['viewer'], password: 'pw-viewer' },
+      { userId: 'disabled-a', organizationId: USER_ORGANIZATIONS[0], roles: ['planner'], status: 'inactive', password: 'pw-disabled' },
+      { userId: 'planner-b', organizationId: USER_ORGANIZATIONS[1], roles: ['planner'], password: 'pw-planner' },
     ]),
   );
   return { organizationsFile, connectorsFile, usersFile };

@@ -1,0 +1,83 @@
+// Interactive users (docs/console.md): a user of the test registry (test/stack.ts) signs in at the
+// development OpenID provider with Authorization Code and PKCE, as the console does, and calls the
+// API with the token. Every gate holds for it as for a connector: the broker's audience, org_id,
+// the scopes its roles allow, its status; a decision it makes records the user as decidedBy.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { decodeJwt, importJWK, SignJWT } from 'jose';
+import { activeRelationship, call, Connector, expectProblem, testEnv } from './helpers';
+import { offer, request } from './market-bodies';
+import { OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
+import { waitProposals } from './matching-fixtures';
+import { signIn } from './oidc-sign-in';
+import { USER_ORGANIZATIONS } from './stack';
+
+const [A, B] = USER_ORGANIZATIONS;
+const connectorOf = (org: string) => Connector.of({ id: org, clientId: org.replace('org-', 'client-'), secret: org.replace('org-', 'secret-') });
+const asUser = (token: string) => ({
+  get: (path: string) => call('GET', path, token),
+  post: (path: string, body?: unknown, headers: Record<string, string> = {}) => call('POST', path, token, body, { headers }),
+});
+
+/** A token as the users' provider would sign it (the development key in the broker's data folder). */
+async function forged(claims: Record<string, unknown>): Promise<string> {
+  const key = JSON.parse(readFileSync(join(testEnv().dataDir, 'dev-auth-key.json'), 'utf8'));
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'ES256', kid: key.privateJwk.kid, typ: 'at+jwt' })
+    .setIssuer(`${testEnv().baseUrl}/oidc`)
+    .setAudience('pcx-broker')
+    .setIssuedAt()
+    .setExpirationTime('5m')
+    .sign(await importJWK(key.privateJwk, 'ES256'));
+}
+
+test("a planner's token: the broker's audience, org_id, the console as client, the scopes a planner's role allows", async () => {
+  const { accessToken, idToken, scope } = await signIn(testEnv().baseUrl, 'planner-a', 'pw-planner');
+  const claims = decodeJwt(accessToken);
+  expect(claims).toMatchObject({ iss: `${testEnv().baseUrl}/oidc`, aud: 'pcx-broker', sub: 'planner-a', org_id: A, client_id: 'pcx-console' });
+  expect(scope.split(' ')).toEqual(expect.arrayContaining(['matches:decide', 'tenders:decide', 'capacity:read']));
+  // Nothing a planner's role does not allow, though the console asks the same for everyone.
+  expect(scope.split(' ')).not.toContain('relationships:manage');
+  expect(decodeJwt(idToken)).toMatchObject({ sub: 'planner-a', name: 'planner-a', org_id: A, roles: ['planner'] });
+  expect((await asUser(accessToken).get('/capacity-offers?limit=1')).status).toBe(200);
+});
+
+test('a viewer reads but may not decide; a disabled user cannot sign in, nor use a token; a wrong password is refused', async () => {
+  const viewer = await signIn(testEnv().baseUrl, 'viewer-a', 'pw-viewer');
+  expect(viewer.scope.split(' ')).not.toContain('matches:decide');
+  expect((await asUser(viewer.accessToken).get('/match-proposals?limit=1')).status).toBe(200);
+  expectProblem(await asUser(viewer.accessToken).post('/match-proposals/01a21c5a-0000-7000-8000-000000000000/decisions', { decision: 'accept' }), 403, 'INSUFFICIENT_SCOPE');
+  await expect(signIn(testEnv().baseUrl, 'disabled-a', 'pw-disabled')).rejects.toMatchObject({ status: 403 });
+  await expect(signIn(testEnv().baseUrl, 'planner-a', 'wrong')).rejects.toMatchObject({ status: 401 });
+  // Gate 2 at once: a valid token of a user who is disabled now.
+  const disabled = await forged({ sub: 'disabled-a', org_id: A, client_id: 'pcx-console', scope: 'capacity:read' });
+  expectProblem(await asUser(disabled).get('/capacity-offers?limit=1'), 401, 'CONNECTOR_INACTIVE');
+  // Bound: another organization's org_id, another client, another audience.
+  expectProblem(await asUser(await forged({ sub: 'planner-a', org_id: B, client_id: 'pcx-console', scope: 'capacity:read' })).get('/capacity-offers?limit=1'), 401, 'INVALID_TOKEN');
+  expectProblem(await asUser(await forged({ sub: 'planner-a', org_id: A, client_id: 'other-app', scope: 'capacity:read' })).get('/capacity-offers?limit=1'), 401, 'INVALID_TOKEN');
+  // A scope the role does not allow is not honoured, whatever the token says.
+  const inflated = await forged({ sub: 'viewer-a', org_id: A, client_id: 'pcx-console', scope: 'capacity:read matches:decide' });
+  expectProblem(await asUser(inflated).post('/match-proposals/01a21c5a-0000-7000-8000-000000000000/decisions', { decision: 'accept' }), 403, 'INSUFFICIENT_SCOPE');
+});
+
+test("planners decide a proposal of their organizations' connectors; each decision records the user as decidedBy", async () => {
+  const [c, s] = await Promise.all([connectorOf(A), connectorOf(B)]);
+  await activeRelationship(c, s);
+  const o = await publishedListing({ ...OFFERS, body: () => offer() }, c);
+  const r = await publishedListing({ ...REQUESTS, body: () => request() }, s);
+  const [proposal] = await waitProposals(c, `offer=${o.id}&request=${r.id}&status=open`);
+  const alice = asUser((await signIn(testEnv().baseUrl, 'planner-a', 'pw-planner')).accessToken);
+  const bob = asUser((await signIn(testEnv().baseUrl, 'planner-b', 'pw-planner')).accessToken);
+  const first = await alice.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', comment: 'from the console' }, { 'if-match': `"${proposal.resourceVersion}"` });
+  expect(first.status).toBe(200);
+  const second = await bob.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept' }, { 'if-match': `"${first.body.resourceVersion}"` });
+  expect(second.status).toBe(200);
+  expect(second.body.status).toBe('accepted');
+  const decidedBy = Object.fromEntries(second.body.decisions.map((d: any) => [d.organizationId, d.decidedBy]));
+  expect(decidedBy).toEqual({
+    [A]: { organizationId: A, clientId: 'pcx-console', userId: 'planner-a', actorRoles: ['planner'] },
+    [B]: { organizationId: B, clientId: 'pcx-console', userId: 'planner-b', actorRoles: ['planner'] },
+  });
+  // The connectors see the same record.
+  expect((await c.get(`/match-proposals/${proposal.id}`)).body.decisions.map((d: any) => d.decidedBy.userId).sort()).toEqual(['planner-a', 'planner-b']);
+});
