@@ -20,7 +20,7 @@ const common = {
 // needs separate API and worker processes, which share PostgreSQL only, as do the worker role of
 // worker-health.test.ts, the TLS proxy of temporal-tls.test.ts and the two APIs and two workers
 // of scale.test.ts.
-const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash'].map((name) => `/test/${name}\\.test\\.ts$`);
+const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 const integration = (engine, ignore) => ({
   ...common,

@@ -80,7 +80,7 @@ const PAGE = `<!DOCTYPE html>
       <label for="filter-days">Window within (days)</label>
       <select id="filter-days"><option value="">any</option><option value="7">7</option><option value="30">30</option><option value="365">365</option></select>
     </form>
-    <div id="map" role="img" aria-label="Map of offers and requests"></div>
+    <div id="map"></div>
     <p class="legend"><span class="swatch offer"></span> capacity offers <span class="swatch request"></span> load requests</p>
     <ul id="listings" class="listings" aria-label="Offers and requests on the map"></ul>
   </section>

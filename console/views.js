@@ -82,9 +82,13 @@ export function timelineView(t) {
   const items = [];
   for (const tender of t.tenders) {
     items.push(el('li', {}, `Tender ${short(tender.id)} by ${tender.issuingOrganizationId}: ${tender.status}, revision ${tender.currentRevision}`));
-    for (const r of t.revisions[tender.id] ?? []) items.push(el('li', { class: 'sub' }, `revision ${r.revision} by ${r.proposedBy?.organizationId ?? r.organizationId ?? ''}: ${r.changedFields?.length ? `changed ${r.changedFields.join(', ')}` : 'the terms as issued'}`));
+    // Side by side: what each revision changed against the one before (the first: every term set).
+    for (const r of t.revisions[tender.id] ?? []) {
+      const changed = (r.changes ?? []).map((c) => `${c.term}: ${figures({ after: c.after }).replace(/^after: /, '')}`);
+      items.push(el('li', { class: 'sub revision' }, `revision ${r.number}${r.proposedBy ? ` by ${r.proposedBy.organizationId ?? r.proposedBy}` : ''}: ${r.number === 1 ? 'issued with ' : 'changed '}${changed.join('; ') || 'no term'}`));
+    }
   }
-  for (const c of t.commitments) items.push(el('li', {}, `Commitment ${short(c.id)}: ${c.status}, digest ${c.digest?.value ?? c.commitmentDigest ?? ''}`));
+  for (const c of t.commitments) items.push(el('li', {}, `Commitment ${short(c.id)}: ${c.status}, revision ${c.acceptedRevision}, digest `, el('code', { class: 'digest', title: `${c.digest?.algorithm ?? ''} over ${c.digest?.canonicalization ?? ''}` }, c.digest?.value ?? '')));
   for (const h of t.handovers) items.push(el('li', {}, `Handover ${short(h.id)}: ${h.status}`));
   if (t.reference) items.push(el('li', {}, `Execution reference ${short(t.reference.id)}: ${t.reference.status}`));
   for (const u of t.updates) items.push(el('li', { class: 'sub' }, `${when(u.occurredAt)}: ${u.milestone ?? u.kind ?? 'update'}`));

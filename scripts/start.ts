@@ -61,6 +61,7 @@ function main() {
   });
   children.push(broker);
   process.stderr.write(`[start] broker API on ${config.publicBaseUrl} (data in ${config.dataDir}); API reference on ${config.publicBaseUrl}/docs\n`);
+  if (config.auth.users) process.stderr.write(`[start] planner console on ${config.publicBaseUrl}/console/ (demo planners: alice / alice-demo, bruno / bruno-demo; docs/console.md)\n`);
 
   let stopping = false;
   const stop = (code: number) => {

@@ -11,7 +11,10 @@ import { testEnv } from './helpers';
 /** The browser binary: Debian's chromium unless PCX_CHROMIUM names another. */
 export const CHROMIUM = process.env.PCX_CHROMIUM ?? '/usr/bin/chromium';
 
-export async function launchBrowser(): Promise<Browser> {
+/** WebGL in headless Chromium (the console's map): software rendering through SwiftShader. */
+export const WEBGL_ARGS = ['--use-angle=swiftshader', '--enable-unsafe-swiftshader'];
+
+export async function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `no Chromium at ${CHROMIUM}: run \`node scripts/setup.mjs --test\` as root (it installs Debian's chromium), ` +
@@ -19,7 +22,7 @@ export async function launchBrowser(): Promise<Browser> {
     );
   }
   // --no-sandbox: the tests run as root, where Chromium's sandbox refuses to start.
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox', ...extraArgs] });
 }
 
 export interface WatchedPage {

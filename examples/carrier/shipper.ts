@@ -4,8 +4,10 @@
 // complete the execution reference. Before that, the demo's set-up: a partnership of Alpine and
 // Baltic (with both demo connectors' credentials, as the README's walkthrough does).
 //
-//   npx tsx examples/carrier/shipper.ts [--base-url http://localhost:8080]
-// then start the connector; this waits for its offer. test/walkthrough.test.ts runs both.
+//   npx tsx examples/carrier/shipper.ts [--base-url http://localhost:8080] [--planner]
+// then start the connector; this waits for its offer. test/walkthrough.test.ts runs both. With
+// --planner, Baltic's accept of the proposal is left to a planner in the console (bruno), and
+// test/console.test.ts runs that path.
 import { parseArgs } from 'node:util';
 import { PcxClient } from '../../sdk/src';
 
@@ -46,7 +48,7 @@ export async function partnership(alpine: PcxClient, baltic: PcxClient): Promise
  * several of Alpine's offers (one an earlier run left open, say); Baltic accepts the one the
  * carrier connector accepted, which is the proposal for the connector's truck.
  */
-export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void = () => undefined): Promise<{ proposal: string; reference: any }> {
+export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void = () => undefined, options: { plannerDecides?: boolean } = {}): Promise<{ proposal: string; reference: any }> {
   // An earlier run stopped halfway may have left a load of ours open: withdrawn first, so that the
   // carrier's truck is proposed for this one.
   for await (const open of baltic.requests.list({ owner: 'org-baltic-shippers', status: ['published', 'proposed'] } as never)) {
@@ -80,9 +82,24 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
     },
     300_000,
   );
-  // Baltic's accept completes the policy (both must accept): the proposal is committed.
-  const decided = (await baltic.proposals.decisions(proposal, { decision: 'accept' } as never, { redecideOnStale: true })) as any;
-  say(`proposal ${proposal.id} (offer ${proposal.capacityOfferId}) accepted by both: ${decided.decisionState ?? decided.status}`);
+  // Baltic's accept completes the policy (both must accept): the proposal is committed. With
+  // --planner, a planner of Baltic's decides in the console (docs/console.md); this waits for it.
+  if (options.plannerDecides) {
+    say(`proposal ${proposal.id}: waiting for a Baltic planner to accept it in the console (sign in as bruno)`);
+    await until(
+      "a Baltic planner's accept in the console",
+      async () => {
+        const p = (await baltic.proposals.get(proposal.id)) as any;
+        if (p.status !== 'open' && p.status !== 'accepted') throw new Error(`the proposal was ${p.status} in the console`);
+        return p.status === 'accepted' ? p : undefined;
+      },
+      3_600_000,
+    );
+    say(`proposal ${proposal.id} accepted by the planner`);
+  } else {
+    const decided = (await baltic.proposals.decisions(proposal, { decision: 'accept' } as never, { redecideOnStale: true })) as any;
+    say(`proposal ${proposal.id} (offer ${proposal.capacityOfferId}) accepted by both: ${decided.decisionState ?? decided.status}`);
+  }
   const tender = await baltic.tenders.create({ executingOrganizationId: 'org-alpine-freight', originatingProposalId: proposal.id, movementScope: 'fullTransport', expiresAt: at(20) } as never);
   await baltic.tenders.issue(tender);
   const acceptedByCarrier = await until('the connector accepting the tender', async () => {
@@ -116,13 +133,13 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'base-url': { type: 'string', default: process.env.PCX_BASE_URL ?? 'http://localhost:8080' } } });
+  const { values } = parseArgs({ options: { 'base-url': { type: 'string', default: process.env.PCX_BASE_URL ?? 'http://localhost:8080' }, planner: { type: 'boolean', default: false } } });
   const baseUrl = values['base-url']!;
   const alpine = new PcxClient({ baseUrl, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
   const baltic = new PcxClient({ baseUrl, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });
   const say = (text: string) => void process.stdout.write(`[shipper] ${text}\n`);
   say(`partnership of Alpine and Baltic: ${await partnership(alpine, baltic)} active`);
-  const { reference } = await shipTheLoad(baltic, say);
+  const { reference } = await shipTheLoad(baltic, say, { plannerDecides: values.planner });
   say(`execution reference ${reference.id}: ${reference.status}`);
 }
 

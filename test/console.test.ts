@@ -1,0 +1,230 @@
+// The planner console against `npm start`, in headless Chromium (test/browser.ts): two planners of
+// partner organizations sign in through the development OpenID provider; a connector publishes;
+// the other side's planner sees the proposal appear without a reload, reads its explanation and
+// accepts; the first accepts too; both see the match and what it disclosed; a viewer cannot
+// decide; a user of a third organization sees nothing of it; the map drew (pixels); no serious
+// accessibility violation (axe). Screenshots of every step are kept as artifacts.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
+import type { Browser, Page } from 'playwright-core';
+import { interrupt, ROOT, startEmbeddedOnFreePorts } from './stack';
+import { testEnv } from './helpers';
+import { launchBrowser, screenshot, watchedPage, WEBGL_ARGS, type WatchedPage } from './browser';
+import { PcxClient } from '../sdk/src';
+import { partnership } from '../examples/carrier/shipper';
+
+const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+describe('the planner console, against npm start in Chromium', () => {
+  let child: ChildProcess | undefined;
+  let base = '';
+  let browser: Browser;
+  const pages: WatchedPage[] = [];
+
+  beforeAll(async () => {
+    ({ child, base } = await startEmbeddedOnFreePorts(join(testEnv().dir, 'console')));
+    browser = await launchBrowser(WEBGL_ARGS);
+  }, 150000);
+
+  afterAll(async () => {
+    await Promise.all(pages.map((p) => p.close()));
+    await browser?.close();
+    if (child) expect(await interrupt(child)).toBe(0);
+  }, 30000);
+
+  /** A user signed in through the provider's page, the console loaded and following the feed. */
+  async function signedIn(userId: string, password: string): Promise<Page> {
+    const watched = await watchedPage(browser);
+    pages.push(watched);
+    const { page } = watched;
+    await page.goto(`${base}/console/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('User').fill(userId);
+    await page.getByLabel('Password').fill(password);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/console/`);
+    await page.locator('#live.on').waitFor({ timeout: 30000 });
+    return page;
+  }
+
+  const proposalButton = (page: Page, id: string) => page.locator(`[data-proposal="${id}"]`);
+
+  test('two planners take a proposal from its appearance to the match, live; a viewer cannot decide; a stranger sees nothing', async () => {
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const baltic = new PcxClient({ baseUrl: base, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });
+    await partnership(alpine, baltic);
+
+    const bruno = await signedIn('bruno', 'bruno-demo');
+    const alice = await signedIn('alice', 'alice-demo');
+    await expect(bruno.locator('#who').textContent()).resolves.toContain('org-baltic-shippers (planner)');
+    await screenshot(bruno, 'console-1-bruno-signed-in');
+
+    // Baltic's load, then Alpine's truck through its connector: the broker proposes the pair.
+    const load = await baltic.requests.create({
+      pickupArea: { kind: 'unlocode', code: 'DEHAM' },
+      pickupWindow: { start: at(26), end: at(30) },
+      deliveryArea: { kind: 'unlocode', code: 'NLRTM' },
+      deliveryWindow: { start: at(34), end: at(60) },
+      requiredCapacity: { weight: { value: 8, unitCode: 'TNE' }, palletSpaces: 10 },
+      vehicleRequirements: { bodyTypes: ['curtainsider'] },
+      goodsProfile: { category: 'retail' },
+      expiresAt: at(20),
+      visibility: { mode: 'partners', organizationIds: ['org-alpine-freight'] },
+      restrictedDetails: { deliveryAddress: { lines: ['Kade 4'], postalCode: '3011', city: 'Rotterdam', countryCode: 'NL' } },
+    } as never);
+    await baltic.requests.publish(load);
+    const offer = await alpine.offers.create({
+      availabilityWindow: { start: at(24), end: at(72) },
+      originArea: { kind: 'unlocode', code: 'DEHAM' },
+      destinationArea: { kind: 'unlocode', code: 'NLRTM' },
+      vehicleProfile: { bodyType: 'curtainsider' },
+      availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
+      expiresAt: at(20),
+      visibility: { mode: 'partners', organizationIds: ['org-baltic-shippers'] },
+      restrictedDetails: { price: { amount: 875, currency: 'EUR' } },
+    } as never);
+    await alpine.offers.publish(offer);
+    let proposalId = '';
+    for (let i = 0; i < 60 && !proposalId; i++) {
+      for await (const p of baltic.proposals.list({ request: load.id, status: ['open'] } as never)) proposalId = (p as any).id;
+      if (!proposalId) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(proposalId).not.toBe('');
+
+    // Live: it appears in Bruno's inbox without a reload.
+    await proposalButton(bruno, proposalId).waitFor({ timeout: 30000 });
+    await proposalButton(bruno, proposalId).click();
+    const detail = bruno.locator('#proposal');
+    await detail.getByRole('table', { name: /Compatibility/ }).waitFor();
+    for (const criterion of ['pickupArea', 'deliveryArea', 'detour', 'timeWindow', 'capacity.weightKg', 'bodyType']) {
+      await expect(detail.getByRole('rowheader', { name: criterion, exact: true }).count()).resolves.toBe(1);
+    }
+    await expect(detail.textContent()).resolves.toMatch(/CAPACITY_WEIGHT_FITS[\s\S]*Route: the offer runs [\d.]+ km/);
+    await expect(detail.locator('.disclosure').textContent()).resolves.toContain('delivery address');
+    await screenshot(bruno, 'console-2-bruno-explanation');
+    await detail.getByRole('button', { name: 'Accept' }).click();
+    await detail.getByText(/org-baltic-shippers accepted .* by user bruno/).waitFor();
+
+    // A viewer of Baltic sees the proposal, and no way to decide.
+    const vera = await signedIn('vera', 'vera-demo');
+    await proposalButton(vera, proposalId).click();
+    await vera.locator('#proposal').getByText('Your role does not let you decide').waitFor({ timeout: 15000 }).catch(async () => {
+      // Bruno's accept may already be shown: the viewer gets no buttons either way.
+    });
+    await expect(vera.locator('#proposal').getByRole('button', { name: 'Accept' }).count()).resolves.toBe(0);
+    await screenshot(vera, 'console-3-vera-viewer');
+
+    // Alice accepts: the match is made; both see what the other disclosed.
+    await proposalButton(alice, proposalId).waitFor({ timeout: 30000 });
+    await proposalButton(alice, proposalId).click();
+    await alice.locator('#proposal').getByRole('button', { name: 'Accept' }).click();
+    await alice.locator('#proposal').getByText('Disclosed by org-baltic-shippers').waitFor({ timeout: 30000 });
+    await expect(alice.locator('#proposal pre.disclosed').textContent()).resolves.toContain('Kade 4');
+    await screenshot(alice, 'console-4-alice-accepted');
+    await bruno.locator('#proposal').getByText('Disclosed by org-alpine-freight').waitFor({ timeout: 30000 });
+    await expect(bruno.locator('#proposal pre.disclosed').textContent()).resolves.toContain('875');
+    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.toContain('No tender yet');
+    await screenshot(bruno, 'console-5-bruno-match');
+
+    // The stranger: Cargo Co-op's planner sees nothing of it.
+    const carla = await signedIn('carla', 'carla-demo');
+    await carla.waitForTimeout(2000);
+    await expect(proposalButton(carla, proposalId).count()).resolves.toBe(0);
+    await expect(carla.locator('#listings').textContent()).resolves.not.toContain('org-baltic-shippers');
+    await screenshot(carla, 'console-6-carla-stranger');
+
+    // The map drew: land and water of the basemap, and Alpine's offer in its colour.
+    const drawn = await alice.evaluate(() => {
+      const map = (window as any).pcxConsole.map;
+      const gl: HTMLCanvasElement = map.getCanvas();
+      const c = document.createElement('canvas');
+      [c.width, c.height] = [gl.width, gl.height];
+      const ctx = c.getContext('2d')!;
+      ctx.drawImage(gl, 0, 0);
+      const data = ctx.getImageData(0, 0, c.width, c.height).data;
+      const near = (i: number, [r, g, b]: number[]) => Math.abs(data[i] - r) + Math.abs(data[i + 1] - g) + Math.abs(data[i + 2] - b) < 40;
+      let land = 0, water = 0, offer = 0;
+      for (let i = 0; i < data.length; i += 4) {
+        if (near(i, [0xf4, 0xf1, 0xea])) land++;
+        else if (near(i, [0xcf, 0xe3, 0xf3])) water++;
+        else if (near(i, [0x1d, 0x5f, 0xa8])) offer++;
+      }
+      return { land, water, offer, pixels: data.length / 4 };
+    });
+    expect(drawn.land).toBeGreaterThan(drawn.pixels / 10);
+    expect(drawn.water).toBeGreaterThan(drawn.pixels / 20);
+    expect(drawn.offer).toBeGreaterThan(20);
+
+    // Accessibility: no serious or critical violation on the console with a proposal open.
+    const axe = await new AxeBuilder({ page: alice as any }).analyze();
+    const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
+    expect(serious).toEqual([]);
+    for (const p of pages) expect(p.errors.filter((e) => !/favicon/.test(e))).toEqual([]);
+    // Nothing from anywhere else.
+    for (const p of pages) expect(p.origins()).toEqual([base]);
+    // Out of the way of the next test's truck.
+    await alpine.offers.withdraw((await alpine.offers.get(offer.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true });
+  }, 240000);
+
+  test("a newcomer's walk: the carrier's connector and the shipper's system run, the planner accepts in the console and watches the match go to a completed execution", async () => {
+    const node = (script: string, args: string[], env: Record<string, string> = {}) => {
+      const proc = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', 'carrier', script), '--base-url', base, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      proc.stdout!.on('data', (c) => (output += c));
+      proc.stderr!.on('data', (c) => (output += c));
+      return { proc, output: () => output };
+    };
+    const shipper = node('shipper.ts', ['--planner']);
+    const carrier = node('connector.ts', ['--state', join(testEnv().dir, `console-carrier-${Date.now()}.json`)], { PCX_CLIENT_SECRET: 'alpine-demo-secret' });
+    try {
+      const bruno = await signedIn('bruno', 'bruno-demo');
+      // The proposal the carrier accepted shows up, open, waiting for Baltic.
+      const waiting = bruno.locator('.proposal-item.status-open');
+      await waiting.first().waitFor({ timeout: 90000 });
+      let proposalId = '';
+      for (let i = 0; i < 60 && !proposalId; i++) {
+        const m = /proposal (\S+): waiting for a Baltic planner/.exec(shipper.output());
+        if (m) proposalId = m[1];
+        else await bruno.waitForTimeout(500);
+      }
+      expect(proposalId).not.toBe('');
+      await proposalButton(bruno, proposalId).click();
+      await bruno.locator('#proposal').getByText(/org-alpine-freight accepted .* by connector alpine-tms: score/).waitFor({ timeout: 30000 });
+      await bruno.locator('#proposal').getByRole('button', { name: 'Accept' }).click();
+      // Live, without a reload: tender, commitment, handover, the reference completed, the outcome.
+      const timeline = bruno.locator('#proposal .timeline');
+      await timeline.getByText(/Execution reference \S+: completed/).waitFor({ timeout: 120000 });
+      const text = await timeline.textContent();
+      expect(text).toMatch(/Tender \S+ by org-baltic-shippers: accepted/);
+      expect(text).toMatch(/Commitment \S+: /);
+      expect(text).toMatch(/pickedUp[\s\S]*delivered/);
+      expect(text).toContain('outcome completed');
+      await screenshot(bruno, 'console-9-walk-completed');
+    } finally {
+      carrier.proc.kill('SIGTERM');
+      shipper.proc.kill('SIGTERM');
+    }
+  }, 240000);
+
+  test('a disabled user is refused at sign-in with the reason; sign-out ends the session', async () => {
+    const watched = await watchedPage(browser);
+    pages.push(watched);
+    const { page } = watched;
+    await page.goto(`${base}/console/`);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('User').fill('dora');
+    await page.getByLabel('Password').fill('dora-demo');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('This user is disabled.').waitFor();
+    const axe = await new AxeBuilder({ page: page as any }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+    await screenshot(page, 'console-7-disabled');
+    const alice = await signedIn('alice', 'alice-demo');
+    await alice.getByRole('button', { name: 'Sign out' }).click();
+    await alice.getByRole('button', { name: /sign me out/i }).click();
+    await alice.waitForURL(`${base}/console/`);
+    await alice.getByRole('button', { name: 'Sign in' }).waitFor();
+    await screenshot(alice, 'console-8-signed-out');
+  }, 120000);
+});
