@@ -80,4 +80,20 @@ test("planners decide a proposal of their organizations' connectors; each decisi
   });
   // The connectors see the same record.
   expect((await c.get(`/match-proposals/${proposal.id}`)).body.decisions.map((d: any) => d.decidedBy.userId).sort()).toEqual(['planner-a', 'planner-b']);
+  // A tender between the planners: issued by the shipper's, accepted by both; decidedBy names each.
+  const expiresAt = new Date(Date.now() + 20 * 3_600_000).toISOString();
+  const draft = await bob.post('/transport-tenders', { executingOrganizationId: A, originatingProposalId: proposal.id, movementScope: 'fullTransport', expiresAt });
+  expect(draft.status).toBe(201);
+  const issued = await bob.post(`/transport-tenders/${draft.body.id}/issue`, undefined, { 'if-match': `"${draft.body.resourceVersion}"` });
+  expect(issued.status).toBe(200);
+  const byCarrier = await alice.post(`/transport-tenders/${draft.body.id}/decisions`, { decision: 'accept', revision: issued.body.currentRevision }, { 'if-match': `"${issued.body.resourceVersion}"` });
+  expect(byCarrier.status).toBe(200);
+  const byShipper = await bob.post(`/transport-tenders/${draft.body.id}/decisions`, { decision: 'accept', revision: issued.body.currentRevision }, { 'if-match': `"${byCarrier.body.resourceVersion}"` });
+  expect(byShipper.status).toBe(200);
+  expect(byShipper.body.decisions.map((d: any) => [d.organizationId, d.decidedBy]).sort()).toEqual(
+    [
+      [A, { organizationId: A, clientId: 'pcx-console', userId: 'planner-a' }],
+      [B, { organizationId: B, clientId: 'pcx-console', userId: 'planner-b' }],
+    ].sort(),
+  );
 });
