@@ -156,6 +156,15 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(drawn.water).toBeGreaterThan(drawn.pixels / 20);
     expect(drawn.offer).toBeGreaterThan(20);
 
+    // Why not? The pair evaluated on demand, with its criteria.
+    await alice.getByText('Why not? Evaluate a pair').click();
+    await alice.getByLabel('Offer', { exact: true }).selectOption(offer.id);
+    await alice.getByLabel('Request', { exact: true }).selectOption(load.id);
+    await alice.getByRole('button', { name: 'Evaluate' }).click();
+    await alice.locator('#whynot-result').getByText(/^(Compatible|Not compatible)$/).waitFor({ timeout: 15000 });
+    await expect(alice.locator('#whynot-result li').count()).resolves.toBeGreaterThan(0);
+    await screenshot(alice, 'console-4b-why-not');
+
     // Accessibility: no serious or critical violation on the console with a proposal open.
     const axe = await new AxeBuilder({ page: alice as any }).analyze();
     const serious = axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help} (${v.nodes.length})`);
