@@ -124,7 +124,8 @@ describe('the planner console, against npm start in Chromium', () => {
     await screenshot(alice, 'console-4-alice-accepted');
     await bruno.locator('#proposal').getByText('Disclosed by org-alpine-freight').waitFor({ timeout: 30000 });
     await expect(bruno.locator('#proposal pre.disclosed').textContent()).resolves.toContain('875');
-    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.toContain('No tender yet');
+    // No tender yet (the execution reference the acceptance creates may already be listed).
+    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.not.toMatch(/Tender \S+ by/);
     await screenshot(bruno, 'console-5-bruno-match');
 
     // The stranger: Cargo Co-op's planner sees nothing of it.
@@ -184,20 +185,23 @@ describe('the planner console, against npm start in Chromium', () => {
       proc.stderr!.on('data', (c) => (output += c));
       return { proc, output: () => output };
     };
+    // As the README says: the shipper first; the carrier once the partnership is active (a truck
+    // offered to partners before that is refused: no relationship in force).
     const shipper = node('shipper.ts', ['--planner']);
+    for (let i = 0; i < 120 && !/partnership of Alpine and Baltic: \S+ active/.test(shipper.output()); i++) await new Promise((r) => setTimeout(r, 500));
     const carrier = node('connector.ts', ['--state', join(testEnv().dir, `console-carrier-${Date.now()}.json`)], { PCX_CLIENT_SECRET: 'alpine-demo-secret' });
     try {
       const bruno = await signedIn('bruno', 'bruno-demo');
-      // The proposal the carrier accepted shows up, open, waiting for Baltic.
-      const waiting = bruno.locator('.proposal-item.status-open');
-      await waiting.first().waitFor({ timeout: 90000 });
+      // The proposal the carrier accepted, waiting for Baltic: the shipper names it (on a loaded
+      // machine the partnership, the truck, matching and the carrier's accept take a while).
       let proposalId = '';
-      for (let i = 0; i < 60 && !proposalId; i++) {
+      for (let i = 0; i < 300 && !proposalId; i++) {
         const m = /proposal (\S+): waiting for a Baltic planner/.exec(shipper.output());
         if (m) proposalId = m[1];
         else await bruno.waitForTimeout(500);
       }
-      expect(proposalId).not.toBe('');
+      if (!proposalId) throw new Error(`the shipper named no proposal waiting for the planner:\n${shipper.output()}\n${carrier.output()}`);
+      await proposalButton(bruno, proposalId).waitFor({ timeout: 30000 });
       await proposalButton(bruno, proposalId).click();
       await bruno.locator('#proposal').getByText(/org-alpine-freight accepted .* by connector alpine-tms: score/).waitFor({ timeout: 30000 });
       await bruno.locator('#proposal').getByRole('button', { name: 'Accept' }).click();
@@ -214,7 +218,7 @@ describe('the planner console, against npm start in Chromium', () => {
       carrier.proc.kill('SIGTERM');
       shipper.proc.kill('SIGTERM');
     }
-  }, 240000);
+  }, 360000);
 
   test('a disabled user is refused at sign-in with the reason; sign-out ends the session', async () => {
     const watched = await watchedPage(browser);
