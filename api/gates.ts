@@ -21,9 +21,10 @@
 import type { MiddlewareHandler } from 'hono';
 import { Problem } from '../core/problems';
 import { parseScopeClaim } from '../core/scopes';
+import type { TokenClaims } from '../core/auth';
 import { userScopes } from '../core/registry';
 import { relationshipInForce, type RelationshipInForce } from '../activities/partner-relationship';
-import type { AppEnv, Principal } from './context';
+import type { AppEnv, Principal, Services } from './context';
 import { notFound, type Ctx } from './http';
 
 /** Gates 1-3. Runs before anything else on protected routes, so a wrong audience is a 401 first. */
@@ -39,10 +40,8 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
-type TokenClaimsOf = Awaited<ReturnType<AppEnv['Variables']['services']['verifyToken']>>;
-
 /** Gates 2-3 for a connector: registered, active, of this environment, bound to org_id; its organization active. */
-function connectorPrincipal(services: AppEnv['Variables']['services'], claims: TokenClaimsOf): Principal {
+function connectorPrincipal(services: Services, claims: TokenClaims): Principal {
   // Gate 2: the client is a registered, active connector of this environment, bound to org_id.
   const connector = services.registry.connector(claims.sub);
   if (!connector || connector.status !== 'active' || connector.environment !== services.config.registry.environment) {
@@ -69,7 +68,7 @@ function connectorPrincipal(services: AppEnv['Variables']['services'], claims: T
  * to the configured console client; the scopes are what the token carries and the user's roles
  * allow, checked on every request (a role taken away or a user disabled takes effect at once).
  */
-function userPrincipal(services: AppEnv['Variables']['services'], claims: TokenClaimsOf): Principal {
+function userPrincipal(services: Services, claims: TokenClaims): Principal {
   const user = services.registry.user(claims.sub);
   if (!user || user.status !== 'active') throw new Problem('CONNECTOR_INACTIVE', 'the user is not an active user of this broker');
   if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
@@ -88,13 +87,13 @@ function userPrincipal(services: AppEnv['Variables']['services'], claims: TokenC
 }
 
 /** Gate 3: the organization is active. */
-function activeOrganization(services: AppEnv['Variables']['services'], organizationId: string, who: 'connector' | 'user') {
+function activeOrganization(services: Services, organizationId: string, who: 'connector' | 'user') {
   const organization = services.registry.organization(organizationId);
   if (!organization || organization.status !== 'active') throw new Problem('ORGANIZATION_INACTIVE', `the organization of this ${who} is not active`);
   return organization;
 }
 
-const tokenIdOf = (claims: TokenClaimsOf) => (typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`);
+const tokenIdOf = (claims: TokenClaims) => (typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`);
 
 /**
  * How the caller stands to a resource (gate 4): its owner, one of its participants (the same

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
 import type { DevSigningKey } from '../core/auth';
 import type { Config } from '../core/config';
-import { userScopes, type Registry } from '../core/registry';
+import { ROLE_SCOPES, userScopes, type Registry } from '../core/registry';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -200,5 +200,5 @@ export function createDevIdentityProvider(options: { config: Config; registry: R
 
 /** Every scope a user may hold (what the resource server offers; the grant narrows it per user). */
 function registryScopes(): string {
-  return [...new Set(['viewer', 'planner'].flatMap((r) => userScopes({ roles: [r as 'viewer'] })))].join(' ');
+  return [...new Set(Object.values(ROLE_SCOPES).flat())].join(' ');
 }

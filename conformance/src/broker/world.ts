@@ -65,7 +65,7 @@ export class World {
    * organizations it is given).
    */
   async setUp(): Promise<void> {
-    for (const [x, y] of [[this.a, this.b], [this.a, this.c], [this.b, this.c]] as const) await this.endOpen(x, y);
+    for (const [x, y] of [[this.a, this.b], [this.a, this.c], [this.b, this.c]] as const) await endOpenRelationships(x, y);
     // Offers and requests an earlier run left open would be proposed in place of this run's.
     for (const [party, path] of [[this.a, '/capacity-offers?status=published&status=partiallyMatched'], [this.b, '/load-requests?status=published&status=proposed']] as const) {
       const open = await must(party.get(`${path}&owner=${encodeURIComponent(party.id)}&limit=200`), 200, 'list open listings');
@@ -86,14 +86,6 @@ export class World {
     this.relationshipId = draft.id;
   }
 
-  private async endOpen(x: Party, y: Party): Promise<void> {
-    const open = await must(x.get(`/partner-relationships?counterpart=${encodeURIComponent(y.id)}&status=draft&status=requested&status=active&status=suspended&limit=50`), 200, 'list relationships');
-    for (const r of open.items as any[]) {
-      const mine = r.requestingOrganizationId === x.id;
-      const command = r.status === 'active' || r.status === 'suspended' ? 'terminate' : mine ? 'withdraw' : 'reject';
-      await must(x.post(`/partner-relationships/${r.id}/${command}`, { reason: 'ended by the conformance kit' }, r.resourceVersion), 200, `end relationship ${r.id}`);
-    }
-  }
 
   /**
    * Each market gets a slot of time of its own, 100 hours after the one before: an offer of one
@@ -168,6 +160,16 @@ export class World {
     const first = await must(this.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion), 200, 'B accepts');
     const second = await must(this.a.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, first.resourceVersion), 200, 'A accepts');
     return { ...m, proposal: second };
+  }
+}
+
+/** Ends every open (draft, requested, active, suspended) relationship between x and y, as x. */
+export async function endOpenRelationships(x: Party, y: Party): Promise<void> {
+  const open = await must(x.get(`/partner-relationships?counterpart=${encodeURIComponent(y.id)}&status=draft&status=requested&status=active&status=suspended&limit=50`), 200, 'list relationships');
+  for (const r of open.items as any[]) {
+    const mine = r.requestingOrganizationId === x.id;
+    const command = r.status === 'active' || r.status === 'suspended' ? 'terminate' : mine ? 'withdraw' : 'reject';
+    await must(x.post(`/partner-relationships/${r.id}/${command}`, { reason: 'ended by the conformance kit' }, r.resourceVersion), 200, `end relationship ${r.id}`);
   }
 }
 

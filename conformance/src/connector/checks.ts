@@ -26,8 +26,7 @@ export interface ConnectorWorld {
 }
 
 const ok = (r: ConnectorRequest) => r.status >= 200 && r.status < 300;
-/** A create (POST /collection) or a command (POST /collection/{id}/name). */
-const isCreate = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+$/.test(r.path);
+/** A command (POST /collection/{id}/name). */
 const isCommand = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+\/[^/]+\/[a-z-]+$/.test(r.path) && !/\/(corrections|acknowledgements|counterproposals|amendments)$/.test(r.path);
 const isDecision = (r: ConnectorRequest, collection = 'match-proposals') => r.method === 'POST' && new RegExp(`^/${collection}/[^/]+/decisions$`).test(r.path);
 /** The resource a request is about: /collection/{id}. */
@@ -58,7 +57,7 @@ const CX: Array<Check<ConnectorWorld>> = [
     mandatory: true,
     spec: 'Retried commands are idempotent; Same key and identical payload returns the original outcome',
     async run(w, t) {
-      const pairs = retries(w.requests).filter(([r]) => isCreate(r) || isCommand(r) || r.method === 'POST');
+      const pairs = retries(w.requests).filter(([r]) => r.method === 'POST');
       if (pairs.length === 0) t.noTraffic('no POST of the connector was answered 429 or 5xx');
       for (const [first, again] of pairs) t.expect(first.idempotencyKey !== null && again.idempotencyKey === first.idempotencyKey, `${again.method} ${again.path} retried with key ${again.idempotencyKey ?? 'none'} after ${first.idempotencyKey ?? 'none'}`);
     },

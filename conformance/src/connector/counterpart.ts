@@ -3,7 +3,7 @@
 // connector's steps make room for it. What it learns (the decoy proposal, the match, the execution
 // reference) the connector checks read as their evidence.
 import { Party } from '../traffic';
-import { KIT_SYSTEM, SHARING_SCOPES, must } from '../broker/world';
+import { KIT_SYSTEM, SHARING_SCOPES, endOpenRelationships, must } from '../broker/world';
 import { stepOf, type Scenario } from './scenario';
 
 const HOUR = 3_600_000;
@@ -52,12 +52,7 @@ export class Counterpart {
   /** An active relationship of the two, granting every sharing scope; what earlier runs left open ended first. */
   async setUp(): Promise<void> {
     const [x, y] = [this.connectorOrganization, this.me];
-    const open = await must(x.get(`/partner-relationships?counterpart=${encodeURIComponent(y.id)}&status=draft&status=requested&status=active&status=suspended&limit=50`), 200, 'list relationships');
-    for (const r of open.items as any[]) {
-      const mine = r.requestingOrganizationId === x.id;
-      const command = r.status === 'active' || r.status === 'suspended' ? 'terminate' : mine ? 'withdraw' : 'reject';
-      await must(x.post(`/partner-relationships/${r.id}/${command}`, { reason: 'ended by the conformance kit' }, r.resourceVersion), 200, `end relationship ${r.id}`);
-    }
+    await endOpenRelationships(x, y);
     const loads = await must(y.get(`/load-requests?owner=${encodeURIComponent(y.id)}&status=published&status=proposed&limit=200`), 200, 'list open loads');
     for (const l of loads.items as any[]) {
       if ((l.externalReferences ?? []).some((r: any) => r.system === KIT_SYSTEM)) await y.post(`/load-requests/${l.id}/withdraw`, { reason: 'left open by an earlier conformance run' }, l.resourceVersion);
