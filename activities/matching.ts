@@ -4,12 +4,11 @@
 // read-model functions the API's match evaluations use.
 import type { Queryable } from '../core/db';
 import { boundingBox, type Area } from '../core/areas';
-import { sumCapacity } from '../core/capacity';
+import { sumCapacity } from '../domain/capacity';
+import { DEFAULT_MATCH_SETTINGS, evaluate, type OfferTerms, type PairFacts, type RequestTerms } from '../core/matching/compatibility';
 import {
-  DEFAULT_MATCH_SETTINGS,
-  evaluate,
-  MATCHING_SCOPES,
   incompleteDetail,
+  MATCHING_SCOPES,
   missingPairTerms,
   missingTerms,
   OFFER_TERMS,
@@ -17,10 +16,7 @@ import {
   OPEN_REQUEST_STATUSES,
   REQUEST_TERMS,
   type Evaluation,
-  type OfferTerms,
-  type PairFacts,
-  type RequestTerms,
-} from '../core/matching/compatibility';
+} from '../domain/matching';
 import { visibleTo } from '../core/sharing';
 import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
 import { loadRequest, type LoadRequest } from '../domain/load-request';

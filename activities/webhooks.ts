@@ -23,7 +23,7 @@ import type { Logger } from '../core/log';
 import { webhookAttempts, webhookDeliveriesEnded, webhookDeliveryLag } from '../core/metrics';
 import type { Registry } from '../core/registry';
 import { betweenSql, inForceSql } from '../core/sharing';
-import { eventView } from '../core/views';
+import { eventView } from '../domain/views';
 import { checkTarget, createResolver, type Resolve } from '../core/webhooks/target';
 import { hostLimiter, sendWebhook, type SendResult } from '../core/webhooks/send';
 import { signedHeaders } from '../core/webhooks/sign';

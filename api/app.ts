@@ -2,8 +2,8 @@
 // the public infrastructure routes, and one router per resource joined with app.route().
 import { Hono, type MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { v7 as uuidv7 } from 'uuid';
-import { Problem } from '../core/problems';
+import { uuid7 } from '../domain/ids';
+import { Problem } from '../domain/problems';
 import type { AppEnv, Services } from './context';
 import { authenticate } from './gates';
 import { rateLimit } from './rate-limit';
@@ -112,7 +112,7 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.use('*', async (c, next) => {
     const given = c.req.header('x-correlation-id');
-    const correlationId = given && CORRELATION_ID.test(given) ? given : uuidv7();
+    const correlationId = given && CORRELATION_ID.test(given) ? given : uuid7();
     c.set('services', services);
     c.set('correlationId', correlationId);
     const started = performance.now();

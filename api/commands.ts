@@ -4,7 +4,7 @@
 // every refusal inside the workflow comes back as a problem with the code the machine chose.
 import { EntityUnavailable, type EntityAnswer } from '../core/entities';
 import { commandDuration } from '../core/metrics';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { RefusalError, type Actor, type Command, type Envelope } from '../domain/machine';
 import type { Resource } from '../domain/resource';
 import { etagOf, type Ctx } from './http';

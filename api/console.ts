@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Hono, type Context } from 'hono';
 import { feature } from 'topojson-client';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
 import type { AppEnv } from './context';
 

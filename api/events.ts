@@ -6,10 +6,10 @@
 // running one, so a late commit can never be skipped by a cursor.
 import { Hono } from 'hono';
 import { operation } from './operations';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
-import { eventView } from '../core/views';
+import { eventView } from '../domain/views';
 import { readFeed } from '../activities/events';
 import { deliverableKinds } from '../domain/webhooks';
 import { settledPrefix } from '../core/sandbox';

@@ -18,7 +18,7 @@ import { Hono } from 'hono';
 import { operation } from './operations';
 import { canonicalBytes, sha256Hex } from '../core/digest';
 import { EntityUnavailable } from '../core/entities';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { listParticipating, loadDocument } from '../activities/projection-document';
 import {
   executionHandover,
@@ -38,7 +38,7 @@ import type { AppEnv, Principal } from './context';
 import { etagOf, notFound, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { getRoute, listRoute, participantAccess } from './resource-routes';
-import { viewOf } from '../core/views';
+import { viewOf } from '../domain/views';
 
 
 const resource = executionHandover;

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { operation } from './operations';
 import { validateArea } from '../core/areas';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
 import { loadDocument } from '../activities/projection-document';
 import {

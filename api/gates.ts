@@ -8,7 +8,7 @@
 //   5 active partner relationship             authorize: for partners of the owner only
 //   7 bilateral relationship policy           authorize: the relationship's scopes
 //   8 resource visibility policy              authorize: the resource's visibility
-//   9 field disclosure phase                  views (api/views.ts) project per audience
+//   9 field disclosure phase                  views (domain/views.ts) project per audience
 //  10 actor role for decisions                entity workflow validator (domain/machine.ts)
 //  11 lifecycle preconditions                 entity workflow validator
 //  12 resource version and expiry             entity workflow validator (version first, so a
@@ -19,8 +19,8 @@
 // resources exist (docs/decisions.md, "Gate order"). Each gate either passes or throws; no gate
 // short-circuits a later one: an owner skips 5, 7 and 8 only because they concern partners.
 import type { MiddlewareHandler } from 'hono';
-import { Problem } from '../core/problems';
-import { parseScopeClaim } from '../core/scopes';
+import { Problem } from '../domain/problems';
+import { parseScopeClaim } from '../domain/scopes';
 import type { TokenClaims } from '../core/auth';
 import { userScopes } from '../core/registry';
 import { relationshipInForce, type RelationshipInForce } from '../activities/partner-relationship';
@@ -99,7 +99,7 @@ const tokenIdOf = (claims: TokenClaims) => (typeof claims.jti === 'string' ? cla
  * How the caller stands to a resource (gate 4): its owner, one of its participants (the same
  * `participants` gate 9 reads), a counterpart of an accepted match with it (a listing), a partner
  * of its owner (gates 5, 7 and 8 decide), a protocol operator holding the admin scope, or nobody
- * (404). Gate 9's audience (api/views.ts) is decided from the same facts.
+ * (404). Gate 9's audience (domain/views.ts) is decided from the same facts.
  */
 export type Role = 'owner' | 'participant' | 'counterpart' | 'partner' | 'operator' | 'none';
 

@@ -3,10 +3,10 @@
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Context } from 'hono';
-import { v7 as uuidv7 } from 'uuid';
+import { uuid7 } from '../domain/ids';
 import type { Logger } from '../core/log';
 import { problems } from '../core/metrics';
-import { Problem, type ProblemCode } from '../core/problems';
+import { Problem, type ProblemCode } from '../domain/problems';
 import type { AppEnv } from './context';
 import { isUuid } from '../domain/ids';
 
@@ -236,7 +236,7 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
   }
   const problem = parserProblem(err.code);
   problems.inc({ code: problem.code, status: problem.status });
-  const correlationId = uuidv7();
+  const correlationId = uuid7();
   const body = JSON.stringify(problem.body(correlationId));
   const head = [
     `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status] ?? 'Error'}`,

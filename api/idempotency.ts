@@ -14,9 +14,9 @@
 // command id is also the Update id, which Temporal and the workflow deduplicate.
 import { idempotencyTakeovers } from '../core/metrics';
 import { createHash } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
+import { uuid7 } from '../domain/ids';
 import type { Queryable } from '../core/db';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { Ctx } from './http';
 
 export interface StoredResponse {
@@ -50,14 +50,14 @@ export async function idempotent(
   run: (commandId: string) => Promise<StoredResponse>,
 ): Promise<StoredResponse> {
   const key = c.req.header('idempotency-key');
-  if (key === undefined) return run(uuidv7());
+  if (key === undefined) return run(uuid7());
   if (!/^[\x21-\x7e]{1,255}$/.test(key)) {
     throw new Problem('VALIDATION_FAILED', 'Idempotency-Key must be 1 to 255 visible ASCII characters', {
       errors: [{ pointer: '/headers/Idempotency-Key', message: 'is not valid' }],
     });
   }
   const { db, config } = c.get('services');
-  const slot: Slot = { db, org: c.get('principal').organizationId, operation: `${c.req.method} ${new URL(c.req.url).pathname}`, key, token: uuidv7() };
+  const slot: Slot = { db, org: c.get('principal').organizationId, operation: `${c.req.method} ${new URL(c.req.url).pathname}`, key, token: uuid7() };
   const claimed = await claimSlot(slot, requestHash, config.idempotencyTtlSeconds);
   if ('replay' in claimed) return claimed.replay;
   return runClaimed(slot, claimed.commandId, run);
@@ -84,7 +84,7 @@ async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number): P
       `insert into idempotency_keys (organization_id, operation, key, request_hash, command_id, claim_token, state, locked_until, expires_at)
        values ($1, $2, $3, $4, $5, $8, 'pending', now() + make_interval(secs => $6), now() + make_interval(secs => $7))
        on conflict do nothing returning command_id`,
-      [org, operation, key, requestHash, uuidv7(), LEASE_SECONDS, ttlSeconds, token],
+      [org, operation, key, requestHash, uuid7(), LEASE_SECONDS, ttlSeconds, token],
     );
     if (claimed.rows[0]) return { commandId: claimed.rows[0].command_id };
     const { rows } = await db.query<any>(

@@ -3,7 +3,7 @@
 // api/capacity-offers.ts and api/load-requests.ts configure it for their resource.
 import { Hono } from 'hono';
 import { operation } from './operations';
-import { Problem, type FieldError } from '../core/problems';
+import { Problem, type FieldError } from '../domain/problems';
 import { boundingBox, parseAreaQuery, validateArea, type Area } from '../core/areas';
 import { fieldErrors } from '../core/schemas';
 import { visibleTo } from '../core/sharing';

@@ -1,7 +1,7 @@
 // HTTP API of LoadRequest (the listing API of api/listings.ts, configured for requests), and the
 // mapping of the specification's two LoadRequest descriptions: bodies may use the schema form,
 // responses always use the resource form (docs/decisions.md, "LoadRequest forms").
-import type { FieldError } from '../core/problems';
+import type { FieldError } from '../domain/problems';
 import { loadRequest } from '../domain/load-request';
 import { listingRouter } from './listings';
 

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { operation } from './operations';
 import { partnershipsInForce } from '../activities/partner-relationship';
 import { evaluateDocuments } from '../activities/matching';
-import { MATCHING_SCOPES } from '../core/matching/compatibility';
+import { MATCHING_SCOPES } from '../domain/matching';
 import type { AppEnv } from './context';
 
 

@@ -3,9 +3,9 @@
 // Nobody else learns that a proposal exists (404). Rules live in domain/match-proposal.ts.
 import { Hono } from 'hono';
 import { operation } from './operations';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { grantedInForce } from '../activities/partner-relationship';
-import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../core/matching/compatibility';
+import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../domain/matching';
 import { loadDocument } from '../activities/projection-document';
 import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
 import { effectWorkflowId } from '../domain/resource';
@@ -20,7 +20,7 @@ import { etagOf, observedVersion, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
 import { getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
-import { viewOf } from '../core/views';
+import { viewOf } from '../domain/views';
 
 
 const resource = matchProposal;

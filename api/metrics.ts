@@ -2,7 +2,7 @@
 // scrapers hold no client credentials. Guarded by METRICS_TOKEN when one is configured.
 import { Hono } from 'hono';
 import { scrape } from '../core/metrics';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 
 export const metrics = new Hono<AppEnv>();

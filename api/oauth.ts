@@ -6,7 +6,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { signDevToken } from '../core/auth';
-import { Problem, type ProblemCode } from '../core/problems';
+import { Problem, type ProblemCode } from '../domain/problems';
 import type { AppEnv } from './context';
 
 export const oauth = new Hono<AppEnv>();

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Hono } from 'hono';
 import { parse } from 'yaml';
 import { SCHEMA_DIR } from '../core/schemas';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 import { bundleOpenApi, withServer } from './openapi-bundle';
 

@@ -2,7 +2,7 @@
 // Rules live in the machine (domain/partner-relationship.ts); this router gathers the facts it
 // needs (partnering policies, known organizations), authorizes, and keeps the pair claims.
 import { Hono } from 'hono';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { listRelationships } from '../activities/partner-relationship';
 import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../domain/partner-relationship';
 import { hit } from './rate-limit';

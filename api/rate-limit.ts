@@ -5,7 +5,7 @@
 // buckets of a request.
 import type { MiddlewareHandler } from 'hono';
 import type { Db } from '../core/db';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 
 export interface Bucket {

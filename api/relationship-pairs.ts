@@ -11,7 +11,7 @@
 // holding state (a create refused inside the workflow, whose empty workflow then ended).
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Queryable } from '../core/db';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { partnerRelationship } from '../domain/partner-relationship';
 import type { Ctx } from './http';
 

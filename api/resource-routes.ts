@@ -5,7 +5,7 @@
 import type { Hono } from 'hono';
 import { listParticipating, loadDocument, type ParticipantListFilter } from '../activities/projection-document';
 import { isUuid } from '../domain/ids';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { Actor, Envelope } from '../domain/machine';
 import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
@@ -13,7 +13,7 @@ import type { AppEnv, Principal } from './context';
 import type { AccessPolicy } from './gates';
 import { operation, type Body, type BodyName } from './operations';
 import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, type Ctx } from './http';
-import { viewOf } from '../core/views';
+import { viewOf } from '../domain/views';
 
 /** Gate 4's loader for a resource: the read-model document named by the `:id` path parameter. */
 export function loader<R>(resource: Resource<any, any>): (c: Ctx) => Promise<R | undefined> {

@@ -4,7 +4,7 @@
 // development authorization server is on; a production broker has no such routes.
 import { Hono, type MiddlewareHandler } from 'hono';
 import { operation } from './operations';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import type { AppEnv, Principal } from './context';
 import { problemResponse, querySingle } from './http';
 

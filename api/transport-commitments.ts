@@ -3,7 +3,7 @@
 // no create: the broker creates commitments when a tender is accepted.
 import { Hono } from 'hono';
 import { operation } from './operations';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { canonicalBytes, digestInput, sha256Hex } from '../core/digest';
 import { loadDocument } from '../activities/projection-document';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';

@@ -4,7 +4,7 @@
 // else ever sees a tender (404). Rules live in domain/transport-tender.ts.
 import { Hono } from 'hono';
 import { operation, type Body } from './operations';
-import { Problem, type FieldError } from '../core/problems';
+import { Problem, type FieldError } from '../domain/problems';
 import { validateArea } from '../core/areas';
 import { loadDocument } from '../activities/projection-document';
 import { grantedInForce, relationshipInForce } from '../activities/partner-relationship';

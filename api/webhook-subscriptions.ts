@@ -5,7 +5,7 @@
 // work for it poke it, and a poke starts it when its creation did not get to.
 import { Hono } from 'hono';
 import type { Context } from 'hono';
-import { Problem } from '../core/problems';
+import { Problem } from '../domain/problems';
 import { checkTarget, createResolver, type Resolve } from '../core/webhooks/target';
 import { hostLimiter, sendWebhook } from '../core/webhooks/send';
 import { RESOURCES } from '../domain/registry';

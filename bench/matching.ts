@@ -36,7 +36,7 @@ import { partnershipsInForce, projectPartnerRelationship } from '../activities/p
 import { draftKey, pairKey } from '../api/relationship-pairs';
 import type { Db, Queryable } from '../core/db';
 import { openReadModel } from '../activities/read-model';
-import { MATCHING_SCOPES } from '../core/matching/compatibility';
+import { MATCHING_SCOPES } from '../domain/matching';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, writeTestRegistry, type BrokerHandle } from '../test/stack';
 import type { CapacityOffer } from '../domain/capacity-offer';

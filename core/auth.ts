@@ -18,7 +18,7 @@ import {
 } from 'jose';
 import { errors as joseErrors } from 'jose';
 import type { Config } from './config';
-import { Problem } from './problems';
+import { Problem } from '../domain/problems';
 
 export interface TokenClaims extends JWTPayload {
   sub: string;

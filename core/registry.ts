@@ -9,7 +9,7 @@
 // is required when it is on, refused in production mode and otherwise dropped (docs/deployment.md,
 // "Connector registration").
 import { existsSync, readFileSync } from 'node:fs';
-import { RELATIONSHIP_SCOPES, SCOPES } from './scopes';
+import { RELATIONSHIP_SCOPES, SCOPES } from '../domain/scopes';
 
 export interface Organization {
   organizationId: string;

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { Problem, type FieldError } from './problems';
+import { Problem, type FieldError } from '../domain/problems';
 
 export const SCHEMA_DIR = join(__dirname, '..', 'schemas');
 /** The base written in the files; replaced by the configured SCHEMA_BASE when loaded. */

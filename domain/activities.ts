@@ -1,7 +1,7 @@
 // The activities the workflows call, as a contract: their names, inputs and answers. Workflow code
 // (workflows/) proxies them through this interface; activities/ implements it (createActivities
 // returns an Activities). Types only: the workflows depend on this, never on activities/.
-import type { Evaluation } from '../core/matching/compatibility';
+import type { Evaluation } from './matching';
 import type { PumpInput, PumpResult } from './webhooks';
 import type { CreatePayload as ReferencePayload, ReferenceContext } from './execution-reference';
 import type { CommitTenderInput, MatchInput } from './flows';

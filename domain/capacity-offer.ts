@@ -3,7 +3,7 @@
 // proposal (tentative), commit makes a reservation final when its proposal is accepted, unmatch
 // releases one. No public endpoint and no connector can call them; the matching flows do
 // (workflows/flows/). The offer itself keeps its allocations within availableCapacity (rule 10).
-import { exhausts, overflow, remainingCapacity, sumCapacity, toBaseCapacity, type BaseCapacity } from '../core/capacity';
+import { exhausts, overflow, remainingCapacity, sumCapacity, toBaseCapacity, type BaseCapacity } from './capacity';
 import { bump, Command, Machine, refuse } from './machine';
 import { FLOWS, type EndProposalsInput, type MatchInput } from './flows';
 import { Listing, LISTING_FIELDS, LISTING_TERMINAL, listingMachine, requireStatus } from './listing';

@@ -1,20 +1,19 @@
-// Resource ids: what one looks like, ids created inside workflows (proposals made by matching:
-// UUIDv7, which the specification prefers, from the workflow's clock and its seeded random, so a
-// replay makes the same id), and ids derived from another resource's id.
-import { uuid4 } from '@temporalio/workflow';
+// Resource ids: what one looks like, new ids (UUIDv7, which the specification prefers), and ids
+// derived from another resource's id. The one uuid7 of the project: the uuid package's v7.
+import { v7 } from 'uuid';
 
 /** A resource id as the API accepts it in paths, bodies and query parameters (any UUID version). */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string): boolean => UUID_PATTERN.test(value);
 
-/** Only inside a workflow (uuid4 is the workflow's seeded random). */
-export function uuid7(): string {
-  const hex = uuid4().replace(/-/g, '');
-  const ms = Date.now().toString(16).padStart(12, '0').slice(-12);
-  // 48 bits of time, version 7, then 74 random bits with the RFC 4122 variant.
-  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
-  const v = `${ms}7${hex.slice(13, 16)}${variant}${hex.slice(17, 32)}`;
-  return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20, 32)}`;
+/**
+ * A new UUIDv7 (RFC 9562): 48 bits of the clock's milliseconds, then random bits. Outside a
+ * workflow the random bits are the platform's (crypto.getRandomValues). Workflow code passes the 16
+ * bytes of `random` from the workflow's seeded random (workflows/ids.ts), so that a replay makes the
+ * same id; Date.now() is then the workflow's clock.
+ */
+export function uuid7(random?: Uint8Array, at: { msecs?: number; seq?: number } = {}): string {
+  return random ? v7({ msecs: at.msecs ?? Date.now(), seq: at.seq, random }) : v7();
 }
 
 /**

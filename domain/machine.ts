@@ -3,7 +3,7 @@
 // and the events to emit, or throws a refusal. The same function serves the Update validator (run
 // on a copy, result discarded) and the Update handler (applied), so the two can never disagree.
 // Pure TypeScript without Node imports: this file is bundled into the workflow sandbox.
-import type { ProblemCode } from '../core/problems';
+import type { ProblemCode } from './problems';
 
 export interface Envelope {
   id: string;

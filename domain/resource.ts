@@ -7,7 +7,7 @@ import { defineUpdate } from '@temporalio/workflow';
 import type { Command, Envelope, Machine, SearchAttributeValues, Transition } from './machine';
 
 /**
- * Disclosure class of a field (gate 9): who may see it. core/disclosure.ts turns classes into
+ * Disclosure class of a field (gate 9): who may see it. domain/disclosure.ts turns classes into
  * views per audience and phase.
  *   envelope    id, version, owner, times, status: whoever may see the resource at all
  *   lifecycle   transition timestamps and expiresAt: as envelope
@@ -47,7 +47,7 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
   scopes: { read: string; write: string };
   /** Disclosure class of each field of the resource's document. */
   fields: Readonly<Record<string, FieldClass>>;
-  /** The classes a protocol operator reading it sees, instead of the default (core/disclosure.ts). */
+  /** The classes a protocol operator reading it sees, instead of the default (domain/disclosure.ts). */
   operatorSees?: readonly FieldClass[];
   /** Statuses in which partners of the owner may see it (shared listings); absent: never. */
   partnerStatuses?: readonly S['status'][];

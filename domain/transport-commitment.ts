@@ -13,7 +13,7 @@
 // superseded  an accepted amendment created the next version
 // cancelled   either party cancelled it (pcx.transport-commitment.cancelled.v1)
 // Both superseded and cancelled are terminal.
-import type { BaseCapacity } from '../core/capacity';
+import type { BaseCapacity } from './capacity';
 import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 import { FLOWS, type CommitmentCancelledInput } from './flows';

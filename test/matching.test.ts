@@ -2,7 +2,7 @@
 // acceptance under both decision policies, the effects on offers and requests, the races the
 // specification names, expiry, and what each organization may see.
 import { Client, Connection } from '@temporalio/client';
-import { OFFER_TERMS, REQUEST_TERMS } from '../core/matching/compatibility';
+import { OFFER_TERMS, REQUEST_TERMS } from '../domain/matching';
 import { activeRelationship, Connector, expectProblem, listAll, sleep, testEnv } from './helpers';
 import { expectCausalFeed, wholeFeed } from './feed';
 import { OFFERS, operator, publishedListing, REQUESTS } from './listing-fixtures';

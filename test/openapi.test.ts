@@ -10,9 +10,9 @@ import type { Services } from '../api/context';
 import { loadOpenApi } from '../api/openapi';
 import { bundleOpenApi } from '../api/openapi-bundle';
 import { loadConfig, type Config } from '../core/config';
-import { PROBLEMS, type ProblemCode } from '../core/problems';
+import { PROBLEMS, type ProblemCode } from '../domain/problems';
 import { SCHEMA_DIR, SchemaRegistry } from '../core/schemas';
-import { SCOPES } from '../core/scopes';
+import { SCOPES } from '../domain/scopes';
 import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

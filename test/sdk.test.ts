@@ -18,7 +18,7 @@ import {
   ValidationError,
   type RetryInfo,
 } from '../sdk/src';
-import { PROBLEMS } from '../core/problems';
+import { PROBLEMS } from '../domain/problems';
 
 const clientOf = (org: { clientId: string; secret: string }, extra: Partial<ConstructorParameters<typeof PcxClient>[0]> = {}) =>
   new PcxClient({ baseUrl: testEnv().baseUrl, clientId: org.clientId, clientSecret: org.secret, ...extra });

@@ -4,7 +4,7 @@
 // union, so `err.code === 'CAPACITY_EXCEEDED'` is checked by the compiler. Failures without an
 // answer are PcxConnectionError and PcxTimeoutError.
 
-/** Every problem code the broker answers with (its catalogue, core/problems.ts; a test keeps them equal). */
+/** Every problem code the broker answers with (its catalogue, domain/problems.ts; a test keeps them equal). */
 export const PROBLEM_CODES = [
   'VALIDATION_FAILED',
   'MALFORMED_REQUEST',

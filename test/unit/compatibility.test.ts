@@ -1,8 +1,9 @@
 // Every criterion of core/matching/compatibility.ts, table-driven: areas of every kind, detour,
 // direction, time windows and zones, units and absent dimensions, vehicle, dangerous goods,
 // temperature; and the explanation never carries a protected field.
-import { remainingCapacity, toBaseCapacity } from '../../core/capacity';
-import { evaluate, missingPairTerms, OFFER_TERMS, REQUEST_TERMS, type OfferTerms, type PairFacts, type RequestTerms } from '../../core/matching/compatibility';
+import { remainingCapacity, toBaseCapacity } from '../../domain/capacity';
+import { evaluate, type OfferTerms, type PairFacts, type RequestTerms } from '../../core/matching/compatibility';
+import { missingPairTerms, OFFER_TERMS, REQUEST_TERMS } from '../../domain/matching';
 import { greatCircleKm, greatCircleModel, growBox, nearestPoints } from '../../core/matching/distance';
 
 const T0 = Date.parse('2030-03-04T06:00:00Z');

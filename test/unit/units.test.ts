@@ -1,5 +1,5 @@
-// Pure unit tests of core/units.ts.
-import { fromBase, toBase, UNIT_CODES } from '../../core/units';
+// Pure unit tests of domain/units.ts.
+import { fromBase, toBase, UNIT_CODES } from '../../domain/units';
 
 describe('units', () => {
   it('lists the UNECE Recommendation 20 codes per dimension', () => {
@@ -51,10 +51,10 @@ describe('units', () => {
   });
 });
 
-describe('the JSON Schemas and core/units.ts agree', () => {
+describe('the JSON Schemas and domain/units.ts agree', () => {
   it('accept exactly the unit codes the converter knows, per dimension', () => {
     const logistics = require('../../schemas/logistics.json');
-    const { UNIT_CODES: codes } = require('../../core/units');
+    const { UNIT_CODES: codes } = require('../../domain/units');
     expect(logistics.$defs.Mass.properties.unitCode.enum).toEqual(codes.mass);
     expect(logistics.$defs.Volume.properties.unitCode.enum).toEqual(codes.volume);
     expect(logistics.$defs.Length.properties.unitCode.enum).toEqual(codes.length);

@@ -1,6 +1,6 @@
-// api/views.ts: a command's snapshot is answered as the resource's document (docs/decisions.md,
+// domain/views.ts: a command's snapshot is answered as the resource's document (docs/decisions.md,
 // "A command's answer is the resource document, never the workflow state").
-import { viewOf } from '../../core/views';
+import { viewOf } from '../../domain/views';
 import { executionReference } from '../../domain/execution-reference';
 
 describe('viewOf', () => {

@@ -9,7 +9,7 @@ import { patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workf
 import type { Activities, CommandOutcome, MatchCandidate } from '../../domain/activities';
 import { capacityOffer } from '../../domain/capacity-offer';
 import { executionReference, referenceIdOf } from '../../domain/execution-reference';
-import { uuid7 } from '../../domain/ids';
+import { workflowUuid7 } from '../ids';
 import { loadRequest } from '../../domain/load-request';
 import type { Refusal } from '../../domain/machine';
 import { matchProposal, type CreatePayload, type MatchProposal, type ProposeOutcome, type ProposePairInput } from '../../domain/match-proposal';
@@ -60,7 +60,7 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
   let refusal: Refusal = { code: 'STALE_RESOURCE_VERSION', detail: 'the offer or the request kept changing' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
     const s = `${step}.${attempt}`;
-    const proposalId = uuid7();
+    const proposalId = workflowUuid7();
     const capacity = c.evaluation.capacityCompatibility;
     const reserved = await send(capacityOffer, c.offer.id, capacity.exhaustsOffer ? 'fullMatch' : 'partialMatch', {
       proposalId, requestId: c.request.id, organizationId: c.request.ownerOrganizationId, capacity: capacity.allocation,

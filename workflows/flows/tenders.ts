@@ -7,7 +7,7 @@ import { proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Activities, CommandOutcome } from '../../domain/activities';
 import { capacityOffer } from '../../domain/capacity-offer';
 import { executionReference, referenceIdOf } from '../../domain/execution-reference';
-import { uuid7 } from '../../domain/ids';
+import { workflowUuid7 } from '../ids';
 import { loadRequest } from '../../domain/load-request';
 import { transportCommitment } from '../../domain/transport-commitment';
 import { transportTender } from '../../domain/transport-tender';
@@ -18,7 +18,7 @@ const { prepareCommitment, createResource } = proxyActivities<Activities>(FLOW_A
 
 
 export async function commitTenderFlow(input: CommitTenderInput): Promise<'committed' | 'abandoned'> {
-  const commitmentId = uuid7();
+  const commitmentId = workflowUuid7();
   const link = input.originatingProposalId && !input.previousCommitmentId ? { proposalId: input.originatingProposalId, commitmentId } : undefined;
   // Before the commitment exists, a refusal or a step that keeps failing undoes the listings'
   // links and ends the acceptance: the tender is withdrawn (an amendment: back to accepted).

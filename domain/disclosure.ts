@@ -18,7 +18,7 @@
 // Before acceptance a partner never sees restricted details (exact addresses, customer identity,
 // price, complete goods details: protocol rule 11, LoadRequest rule 8), nor the owner's private
 // bookkeeping.
-import type { FieldClass, Resource } from '../domain/resource';
+import type { FieldClass, Resource } from './resource';
 
 export type Phase = 'discovery' | 'proposed' | 'accepted' | 'committed';
 

@@ -1,14 +1,14 @@
 // What a caller sees of a resource (gate 9), in reads, lists, command answers and events alike:
 // its audience (owner, participant, partner or operator) decides the disclosed fields
-// (core/disclosure.ts). Events carry the same projection as the reads because both call viewOf.
+// (domain/disclosure.ts). Events carry the same projection as the reads because both call viewOf.
 import { disclose, phaseFor, type Audience } from './disclosure';
-import type { Resource } from '../domain/resource';
-import { resourceOf } from '../domain/registry';
-import { WEBHOOK_KIND } from '../domain/webhooks';
+import type { Resource } from './resource';
+import { resourceOf } from './registry';
+import { WEBHOOK_KIND } from './webhooks';
 
 export interface Viewer {
   organizationId: string;
-  /** A protocol operator with the admin scope: the operator's view (core/disclosure.ts). */
+  /** A protocol operator with the admin scope: the operator's view (domain/disclosure.ts). */
   operator?: boolean;
 }
 
