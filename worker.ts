@@ -10,6 +10,7 @@ import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 import { Registry } from './core/registry';
 import { createWebhookDelivery, type WebhookDelivery } from './activities/webhooks';
+import { workflowCode } from './workflows/bundle';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -32,11 +33,12 @@ export async function createWorker(
     eventSource: eventSource(config),
     schemaBase: config.schemaBase,
   });
+  const code = workflowBundle ? { workflowBundle } : workflowCode(config.workflow.bundleFile);
   const worker = await Worker.create({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: require.resolve('./workflows') }),
+    ...('workflowBundle' in code ? { workflowBundle: code.workflowBundle } : { workflowsPath: code.workflowsPath }),
     activities: createActivities(
       db,
       {
@@ -47,7 +49,8 @@ export async function createWorker(
       },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     ),
-    interceptors: { workflowModules: [require.resolve('./workflows/interceptors')], activity: [measureActivity] },
+    // A prebuilt bundle carries the workflow interceptors itself (workflows/bundle.ts).
+    interceptors: { workflowModules: 'interceptorModules' in code ? code.interceptorModules : [], activity: [measureActivity] },
     sinks: { flowMetrics: { flowEnded: { fn: (_info, flow: string, outcome: string, seconds: number) => flowDuration.observe({ flow, outcome }, seconds) } } },
     // Entity workflows are many, long-lived and mostly idle: an evicted one replays its short
     // history on its next command, while every cached one holds memory (docs/benchmarks.md, goal 4).

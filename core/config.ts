@@ -63,7 +63,8 @@ export interface Config {
     pageSizeMax: number;
   };
   /** cachedWorkflows: the worker's workflow cache, which sets its memory (about 0.5 MB per cached workflow measured). */
-  workflow: { continueAsNewAfterEvents: number; continueAsNewAfterCommands: number; cachedWorkflows: number };
+  /** bundleFile: a workflow bundle built beforehand (scripts/bundle-workflows.ts); absent, the worker bundles workflows/ at start. */
+  workflow: { continueAsNewAfterEvents: number; continueAsNewAfterCommands: number; cachedWorkflows: number; bundleFile?: string };
   matching: { proposalValiditySeconds: number; maxOpenProposalsPerRequest: number; candidateLimit: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error'; redact: boolean };
   webhooks: WebhookSettings;
@@ -217,6 +218,7 @@ export function loadConfig(env: Env = process.env): Config {
       continueAsNewAfterCommands: r.int('WORKFLOW_CONTINUE_AS_NEW_COMMANDS', 500, 2, 1500),
       // The worker's memory grows with its cache, not with the open workflows (docs/benchmarks.md, goal 4).
       cachedWorkflows: r.int('WORKER_CACHED_WORKFLOWS', 500, 10, 100000),
+      bundleFile: r.given('WORKFLOW_BUNDLE_FILE') ? resolve(r.str('WORKFLOW_BUNDLE_FILE', '')) : undefined,
     },
     matching: {
       proposalValiditySeconds: r.int('MATCH_PROPOSAL_VALIDITY_SECONDS', 86400, 1, 30 * 86400),

@@ -1,11 +1,14 @@
 // `npm start`: the embedded stack. Starts the Temporal dev server (SQLite file under the data
-// folder, Web UI) unless TEMPORAL_ADDRESS names a server, then the broker (worker + API; read
-// models in PGlite unless DATABASE_URL is set). Ctrl-C stops every child cleanly.
+// folder, Web UI) unless TEMPORAL_ADDRESS names a server, builds the workflow bundle (quietly,
+// into the data folder) unless WORKFLOW_BUNDLE_FILE names one, then the broker (worker + API; read
+// models in PGlite unless DATABASE_URL is set), and says when it is ready and where to go next.
+// Ctrl-C stops every child cleanly.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigOrExit } from '../core/config';
 import { SEARCH_ATTRIBUTES } from '../core/temporal';
+import { writeWorkflowBundle } from '../workflows/bundle';
 
 export function temporalCli(): string {
   if (process.env.TEMPORAL_CLI) return process.env.TEMPORAL_CLI;
@@ -28,7 +31,7 @@ export function devServerArgs(options: { port: number; uiPort?: number; dbFile?:
   ];
 }
 
-function main() {
+async function main() {
   const config = loadConfigOrExit();
   const env = { ...process.env };
   const children: ChildProcess[] = [];
@@ -53,6 +56,14 @@ function main() {
     process.stderr.write(`[start] Temporal dev server on 127.0.0.1:${port}, Web UI on http://localhost:${uiPort}\n`);
   }
 
+  if (!process.env.WORKFLOW_BUNDLE_FILE) {
+    // Built here rather than by the worker: webpack's report stays out of the log.
+    const bundleFile = join(config.dataDir, 'workflow-bundle.js');
+    process.stderr.write('[start] building the workflow bundle\n');
+    await writeWorkflowBundle(bundleFile);
+    env.WORKFLOW_BUNDLE_FILE = bundleFile;
+  }
+
   // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.
   const broker = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'broker.ts')], {
     env,
@@ -60,8 +71,7 @@ function main() {
     detached: true,
   });
   children.push(broker);
-  process.stderr.write(`[start] broker API on ${config.publicBaseUrl} (data in ${config.dataDir}); API reference on ${config.publicBaseUrl}/docs\n`);
-  if (config.auth.users) process.stderr.write(`[start] planner console on ${config.publicBaseUrl}/console/ (demo planners: alice / alice-demo, bruno / bruno-demo; docs/console.md)\n`);
+  process.stderr.write(`[start] broker starting on ${config.publicBaseUrl} (data in ${config.dataDir})\n`);
 
   let stopping = false;
   const stop = (code: number) => {
@@ -86,6 +96,7 @@ function main() {
   };
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
+  announceWhenReady(config, () => stopping);
   for (const child of children) {
     child.once('exit', (code) => {
       if (!stopping) {
@@ -96,4 +107,29 @@ function main() {
   }
 }
 
-if (require.main === module) main();
+/** Polls /health/ready (the broker's own answer: Temporal and the database reachable), then says what to do next. */
+async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, stopped: () => boolean) {
+  const ready = `http://127.0.0.1:${config.port}/health/ready`;
+  const started = Date.now();
+  while (!stopped()) {
+    if (await fetch(ready).then((r) => r.status === 200, () => false)) break;
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  if (stopped()) return;
+  const base = config.publicBaseUrl;
+  const lines = [
+    `[start] ready in ${Math.round((Date.now() - started) / 1000)} s: ${base}/health/ready answers 200`,
+    `[start]   API reference    ${base}/docs`,
+    ...(config.auth.users ? [`[start]   planner console ${base}/console/ (demo planners: alice / alice-demo, bruno / bruno-demo; docs/console.md)`] : []),
+    `[start]   next             the README's walkthrough: ${base === 'http://localhost:8080' ? '' : `B=${base} `}bash scripts/walkthrough.sh`,
+    '[start] Ctrl-C stops everything',
+  ];
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    process.stderr.write(`[start] ${(err as Error)?.stack ?? err}\n`);
+    process.exit(1);
+  });
+}

@@ -12,15 +12,20 @@ import { activeRelationship, Connector, freshOrgs, sleep, testEnv } from './help
 import { decide, get, market, waitProposals } from './matching-fixtures';
 import { acceptedMatch, issuedTender, tenderCommand } from './tenders.fixtures';
 import { handoverBody } from './execution-handovers.fixtures';
+import { testWorkflowCode } from './workflow-code';
 
 const FIXTURES = join(__dirname, 'histories');
+/** The workflows as the worker runs them (the suite's bundle when there is one; replay has no sinks). */
+function replayCode() {
+  const { sinks: _sinks, ...code } = testWorkflowCode() as ReturnType<typeof testWorkflowCode> & { sinks?: unknown };
+  return code;
+}
 // Keep replay workers quiet; the expected nondeterminism of the second test is asserted, not logged.
 Runtime.install({ logger: new DefaultLogger('ERROR') });
-const workflowsPath = require.resolve('../workflows');
 
 async function replay(histories: Array<{ workflowId: string; history: any }>) {
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowsPath }, histories)) {
+  for await (const result of Worker.runReplayHistories(replayCode(), histories)) {
     if (result.error) failures.push(`${result.workflowId}: ${result.error.message}`);
   }
   return failures;

@@ -172,19 +172,24 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
  * whatever the test run uses), with the given ports and data folder; resolves once
  * /health/ready answers 200.
  */
-export async function startEmbedded(env: Record<string, string>): Promise<ChildProcess> {
+export async function startEmbedded(env: Record<string, string>): Promise<ChildProcess & { output(): string }> {
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
-  child.stderr!.on('data', (chunk) => (stderr = (stderr + chunk.toString()).slice(-4000)));
+  let announced = false;
+  child.stderr!.on('data', (chunk) => {
+    stderr = (stderr + chunk.toString()).slice(-8000);
+    announced ||= stderr.includes('[start] ready in ');
+  });
   // Generous: on a loaded machine the start compiles and boots two servers.
   const deadline = Date.now() + 120000;
   while (Date.now() < deadline) {
-    const ready = await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false);
-    if (ready) return child;
+    // Ready as a newcomer learns it: the start's own announcement, and /health/ready answering 200.
+    const ready = announced && (await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false));
+    if (ready) return Object.assign(child, { output: () => stderr });
     if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
     await new Promise((r) => setTimeout(r, 250));
   }

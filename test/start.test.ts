@@ -14,6 +14,8 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
     DATA_DIR: join(testEnv().dir, 'npm-start'),
+    // As a newcomer's start: the worker bundles workflows/ itself (the suite's other brokers share a prebuilt bundle).
+    WORKFLOW_BUNDLE_FILE: '',
   };
   const base = `http://127.0.0.1:${env.PORT}`;
   const token = async () => {
@@ -22,6 +24,10 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   };
   let child = await startEmbedded(env);
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(true);
+  // It says where to go next, and the bundler's report stays out of the log.
+  expect(child.output()).toContain(`[start]   API reference    http://localhost:${env.PORT}/docs`);
+  expect(child.output()).toContain('bash scripts/walkthrough.sh');
+  expect(child.output()).not.toMatch(/webpack|modules by path/);
   const created = await fetch(`${base}/partner-relationships`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' },

@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { startBroker, startTemporal, writeTestRegistry } from '../stack';
 import { startDnsServer } from '../dns-server';
 import { testCertificates } from '../tls';
+import { writeWorkflowBundle } from '../../workflows/bundle';
 
 export const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -36,6 +37,12 @@ async function shared(): Promise<Shared> {
     const tlsDir = join(root, 'webhook-tls');
     testCertificates(tlsDir);
     const webhooks = { dns: await startDnsServer(dnsFile), dnsFile, tlsDir, caFile: join(tlsDir, 'ca.pem') };
+    // The workflow bundle, built once before any test file runs: every broker, \`npm start\` and
+    // in-process worker of the run starts from it (they inherit the variable) instead of running
+    // webpack itself, in the jest process or beside brokers other files are talking to.
+    const bundleFile = join(root, 'workflow-bundle.js');
+    await writeWorkflowBundle(bundleFile);
+    process.env.WORKFLOW_BUNDLE_FILE = bundleFile;
     g.__pcx = { root, temporal: await startTemporal(), registry: writeTestRegistry(root), webhooks, users: 0, stacks: [] } satisfies Shared;
   }
   return g.__pcx;

@@ -179,6 +179,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ORGANIZATIONS_FILE: registry.organizationsFile,
     CONNECTORS_FILE: registry.connectorsFile,
     LOG_LEVEL: 'error',
+    // The suite's prebuilt bundle (test/setup/stack-setup.ts), when the run has one.
+    ...(process.env.WORKFLOW_BUNDLE_FILE ? { WORKFLOW_BUNDLE_FILE: process.env.WORKFLOW_BUNDLE_FILE } : {}),
     ...options.env,
   });
   const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });

