@@ -171,6 +171,7 @@ operation(webhookSubscriptions, { method: 'POST', path: '/:id/ping', access: own
     type: `pcx.${WEBHOOK_KIND}.ping.v1`,
     subject: `webhook-subscriptions/${resource.id}`,
     time: now.toISOString(),
+    dataschema: `${config.schemaBase}/v0/${WEBHOOK_KIND}#/$defs/Ping`,
     datacontenttype: 'application/json',
     organizationid: resource.organization_id,
     resourceversion: resource.version,

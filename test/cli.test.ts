@@ -47,7 +47,9 @@ test('login keeps the profile in a file of mode 600; profiles never shows the se
   expect(listed.stdout).not.toContain(org.secret);
   // Wrong credentials are refused before anything is stored.
   const wrong = await pcx(['--base-url', testEnv().baseUrl, '-p', 'wrong', 'login', '--client-id', org.clientId, '--client-secret-stdin'], env, 'nope\n');
-  expect(wrong.code).not.toBe(0);
+  // Refused credentials are an authentication failure (exit 4), not an unreachable broker (9).
+  expect(wrong.code).toBe(4);
+  expect(wrong.stderr).toContain('401 UNAUTHENTICATED');
   expect(JSON.parse(readFileSync(file, 'utf8')).profiles.wrong).toBeUndefined();
 }, 60_000);
 
@@ -78,7 +80,12 @@ test('exit codes by problem category', async () => {
   expect((await pcx(['offers', 'create', '--data', 'not json'], env)).code).toBe(2);
   expect((await pcx(['offers', 'frobnicate'], env)).code).toBe(2);
   expect((await pcx(['-p', 'nobody', 'offers', 'list'], env)).code).toBe(2);
-  expect((await pcx(['--base-url', 'http://127.0.0.1:9', 'offers', 'list'], { ...env, PCX_CLIENT_ID: 'x', PCX_CLIENT_SECRET: 'y' })).code).toBe(9);
+  const unreachable = await pcx(['--base-url', 'http://127.0.0.1:9', 'offers', 'list'], { ...env, PCX_CLIENT_ID: 'x', PCX_CLIENT_SECRET: 'y' });
+  expect(unreachable.code).toBe(9);
+  // Said as a person needs it: where, and why; no runtime's error class.
+  expect(unreachable.stderr).toContain('http://127.0.0.1:9');
+  expect(unreachable.stderr).toContain('ECONNREFUSED');
+  expect(unreachable.stderr).not.toContain('TypeError');
 }, 120_000);
 
 test('events tail prints the feed, one JSON object per line with --json', async () => {

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { activeRelationship, Connector, freshOrgs, sleep, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
 import {
+  AuthenticationError,
   isProblem,
   MemoryAppliedStore,
   NotFoundError,
@@ -58,6 +59,15 @@ test('problems are typed errors with the RFC 9457 body, code and correlation id'
   const invalid = await pcx.offers.create({ ...offerBody(), availableCapacity: 'lots' } as any).catch((e) => e);
   expect(invalid).toBeInstanceOf(ValidationError);
   expect(invalid.problem.errors?.length).toBeGreaterThan(0);
+  // The message names the fields at fault, as a log line would need them.
+  expect(invalid.message).toContain(`(${invalid.problem.errors[0].pointer}: ${invalid.problem.errors[0].message}`);
+  expect(invalid.message).toContain('/availableCapacity');
+
+  // Wrong credentials are the broker's answer (401), not a lost connection.
+  const wrong = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: org.clientId, clientSecret: 'not-the-secret' });
+  const refused = await wrong.offers.get(randomUUID()).catch((e) => e);
+  expect(refused).toBeInstanceOf(AuthenticationError);
+  expect(refused).toMatchObject({ status: 401, code: 'UNAUTHENTICATED' });
 
   const draft = await pcx.offers.create(offerBody() as any);
   // A command given only an id sends no If-Match: the broker asks for one.

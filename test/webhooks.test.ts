@@ -8,6 +8,7 @@ import { createWebhookDelivery } from '../activities/webhooks';
 import { loadConfig } from '../core/config';
 import { openDb } from '../core/db';
 import { Registry } from '../core/registry';
+import { SchemaRegistry } from '../core/schemas';
 import { offerBody } from './listing-fixtures';
 import { setDnsAnswer } from './dns-server';
 import { createWebhookReceiver } from '../sdk/src/webhooks';
@@ -308,6 +309,13 @@ describe('delivery', () => {
     const pinged = await until('the ping', () => at(path)[0]);
     expect(eventOf(pinged).type).toBe('pcx.webhook-subscription.ping.v1');
     expect(new Webhook(old).verify(pinged.body, headersOf(pinged))).toBeTruthy();
+    // A strict receiver takes the ping: a whole event by schemas/event.json, its data by its dataschema.
+    const event = eventOf(pinged);
+    const [schemaBase, dataRef] = String(event.dataschema).split('/v0/');
+    const schemas = new SchemaRegistry(schemaBase);
+    expect(schemas.validator('event')(event)).toBe(true);
+    expect(dataRef).toBe('webhook-subscription#/$defs/Ping');
+    expect(schemas.validator(dataRef)(event.data)).toBe(true);
 
     const rotated = await a.post(`/webhook-subscriptions/${id}/rotate-secret`, { overlapSeconds: 3600 });
     expect(rotated.status).toBe(200);

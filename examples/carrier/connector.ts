@@ -27,8 +27,8 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { isProblem, PcxClient, type AppliedStore, type FeedEvent } from '../../sdk/src';
+import { commandLine } from '../command-line';
 
 interface Truck {
   truckId: string;
@@ -62,14 +62,27 @@ interface State {
   versions: Record<string, number>;
 }
 
-const { values: args } = parseArgs({
-  options: {
-    'base-url': { type: 'string', default: process.env.PCX_BASE_URL ?? 'http://localhost:8080' },
-    'client-id': { type: 'string', default: process.env.PCX_CLIENT_ID ?? 'alpine-tms' },
-    trucks: { type: 'string', default: resolve(__dirname, 'trucks.json') },
-    state: { type: 'string', default: resolve(__dirname, '..', '..', '.data', 'carrier-state.json') },
-    'exit-after-outcomes': { type: 'string' },
-  },
+const USAGE = `
+Usage: npx tsx examples/carrier/connector.ts [options]
+
+An example carrier connector on the SDK: publishes its trucks, decides proposals by its rule,
+accepts tenders, imports handovers and reports the trips (comment at the top of this file).
+
+Options:
+  --base-url URL             the broker (default: PCX_BASE_URL or http://localhost:8080)
+  --client-id ID             the connector's client id (default: PCX_CLIENT_ID or alpine-tms);
+                             its secret in PCX_CLIENT_SECRET (default: the demo's)
+  --trucks FILE              the trucks and the rule (default: examples/carrier/trucks.json)
+  --state FILE               its records (default: .data/carrier-state.json)
+  --exit-after-outcomes N    stop after reporting N outcomes
+  -h, --help                 this text
+`;
+const args = commandLine(USAGE, {
+  'base-url': { type: 'string', default: process.env.PCX_BASE_URL ?? 'http://localhost:8080' },
+  'client-id': { type: 'string', default: process.env.PCX_CLIENT_ID ?? 'alpine-tms' },
+  trucks: { type: 'string', default: resolve(__dirname, 'trucks.json') },
+  state: { type: 'string', default: resolve(__dirname, '..', '..', '.data', 'carrier-state.json') },
+  'exit-after-outcomes': { type: 'string' },
 });
 const log = (text: string): void => void process.stdout.write(`[carrier] ${text}\n`);
 

@@ -8,8 +8,8 @@
 // then start the connector; this waits for its offer. test/walkthrough.test.ts runs both. With
 // --planner, Baltic's accept of the proposal is left to a planner in the console (bruno), and
 // test/console.test.ts runs that path.
-import { parseArgs } from 'node:util';
 import { PcxClient } from '../../sdk/src';
+import { commandLine } from '../command-line';
 
 /** The shipper's system, in the external references of its loads (theirs alone to see). */
 const SYSTEM = 'example-shipper';
@@ -132,8 +132,24 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
   return { proposal: proposal.id, reference };
 }
 
+const USAGE = `
+Usage: npx tsx examples/carrier/shipper.ts [options]
+
+Baltic's side of the example: a partnership of Alpine and Baltic, then a load the carrier
+connector's truck can carry, the accept, a tender and the handover; it waits for the completed
+execution reference. Start the carrier connector once this has printed the partnership.
+
+Options:
+  --base-url URL   the broker (default: PCX_BASE_URL or http://localhost:8080)
+  --planner        leave Baltic's accept of the proposal to a planner in the console (bruno)
+  -h, --help       this text
+`;
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { 'base-url': { type: 'string', default: process.env.PCX_BASE_URL ?? 'http://localhost:8080' }, planner: { type: 'boolean', default: false } } });
+  const values = commandLine(USAGE, {
+    'base-url': { type: 'string', default: process.env.PCX_BASE_URL ?? 'http://localhost:8080' },
+    planner: { type: 'boolean', default: false },
+  });
   const baseUrl = values['base-url']!;
   const alpine = new PcxClient({ baseUrl, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
   const baltic = new PcxClient({ baseUrl, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });

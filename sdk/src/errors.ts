@@ -69,6 +69,12 @@ export interface Problem {
   [extension: string]: unknown;
 }
 
+/** The field errors of a problem as the end of a message: ` (/pointer: message; ...)`, or nothing. */
+function fieldErrors(problem: Problem): string {
+  const errors = Array.isArray(problem.errors) ? problem.errors : [];
+  return errors.length ? ` (${errors.map((e) => `${e.pointer || '/'}: ${e.message}`).join('; ')})` : '';
+}
+
 /** Any failure of a call made through the SDK. */
 export class PcxError extends Error {
   override name = 'PcxError';
@@ -84,7 +90,7 @@ export class PcxProblemError extends PcxError {
   /** Method and path of the call, for messages and logs. */
   readonly request: { method: string; path: string };
   constructor(problem: Problem, request: { method: string; path: string }) {
-    super(`${request.method} ${request.path}: ${problem.status} ${problem.code}: ${problem.detail ?? problem.title}`);
+    super(`${request.method} ${request.path}: ${problem.status} ${problem.code}: ${problem.detail ?? problem.title}${fieldErrors(problem)}`);
     this.problem = problem;
     this.status = problem.status;
     this.code = problem.code;

@@ -8,7 +8,7 @@
 // answered from its record, not done twice. A 401 with a token this layer obtained renews the
 // token once.
 import { randomUUID } from 'node:crypto';
-import { PcxConnectionError, PcxTimeoutError } from './errors';
+import { PcxConnectionError, PcxTimeoutError, problemError, problemOfStatus, type Problem } from './errors';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 4). */
@@ -84,9 +84,15 @@ export class ClientCredentials implements TokenSource {
         lastError = new Error(`token endpoint answered ${res.status}`);
         continue;
       }
-      throw new PcxConnectionError(`the token endpoint refused the client credentials of ${this.opts.clientId}: ${res.status} ${body?.code ?? ''} ${body?.detail ?? ''}`.trim());
+      // A refusal of the credentials is an answer, not a lost connection: the broker's problem
+      // (invalid_client is 401 UNAUTHENTICATED), so that callers and pcx's exit code see it as such.
+      const path = new URL(this.opts.tokenUrl).pathname;
+      const problem = body && typeof body.code === 'string' && typeof (body as { status?: unknown }).status === 'number'
+        ? (body as unknown as Problem)
+        : problemOfStatus(res.status, `the token endpoint refused the client credentials of ${this.opts.clientId}`);
+      throw problemError(problem, { method: 'POST', path });
     }
-    throw new PcxConnectionError(`no token from ${this.opts.tokenUrl}: ${String(lastError)}`, { cause: lastError });
+    throw new PcxConnectionError(`no token from ${this.opts.tokenUrl}: ${describe(lastError)}`, { cause: lastError });
   }
 }
 
