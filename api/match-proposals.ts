@@ -6,6 +6,7 @@ import { operation } from './operations';
 import { Problem } from '../domain/problems';
 import { grantedInForce } from '../activities/partner-relationship';
 import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../domain/matching';
+import { FLOWS } from '../domain/flows';
 import { loadDocument } from '../activities/projection-document';
 import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
 import { effectWorkflowId } from '../domain/resource';
@@ -104,7 +105,7 @@ operation(matchProposals, { method: 'POST', path: '/', access: { scope: resource
     const input: ProposePairInput = { offerId: offer.id, requestId: request.id, proposedBy: { organizationId: principal.organizationId, clientId: principal.clientId } };
     const workflowId = `proposal-request/${commandId}`;
     // A retry joins the first run (the start is idempotent by the id derived from the command).
-    await entities.startFlow('proposePairFlow', workflowId, input);
+    await entities.startFlow(FLOWS.proposePair, workflowId, input);
     const ran = await entities.flowResult<ProposeOutcome | { ok: false; incompatible: true; evaluation: unknown }>(workflowId, SETTLE_MS);
     if (!ran.ended || !ran.value) throw new Problem('SERVICE_UNAVAILABLE', 'the proposal was not made in time; retry with the same Idempotency-Key', {}, { 'retry-after': '1' });
     const outcome = ran.value;

@@ -1,9 +1,12 @@
 // The names and inputs of the cross-resource flows, as the machines that declare them as effects
-// see them (pure: no flow code is imported into a machine).
+// and the API that starts one see them (pure: no flow code is imported into a machine). Every
+// flow of workflows/flows/ is named here, and registered by this name.
 
 export const FLOWS = {
   /** Matching for one listing (published, capacity released, back to published). */
   match: 'matchListingFlow',
+  /** A pair a participant proposes (POST /match-proposals), evaluated and proposed as matching does. */
+  proposePair: 'proposePairFlow',
   /** Matching for the listings of two organizations whose relationship came into force. */
   matchRelationship: 'matchRelationshipFlow',
   /** The acceptance of a proposal: commit the offer's allocation, match the request, commit the proposal. */

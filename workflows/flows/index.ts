@@ -3,6 +3,9 @@
 // exported here and registered by the worker through workflows/index.ts. See
 // docs/architecture.md, "Cross-resource flows".
 import { setWorkflowOptions } from '@temporalio/workflow';
+import { FLOWS } from '../../domain/flows';
+import * as matching from './matching';
+import * as tenders from './tenders';
 import { acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow } from './matching';
 import { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow } from './tenders';
 
@@ -12,9 +15,12 @@ export { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow };
 // Any error a flow's code throws fails the flow, visibly, instead of failing its workflow task,
 // which Temporal would retry forever (a plain Error, a TypeError of a bug). What a failed flow
 // held is given back by the deadlines of the states waiting for it (docs/decisions.md, "Every
-// flow ends").
-const FLOWS: Array<(input: any) => Promise<unknown>> = [
-  acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow,
-  commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow,
-];
-for (const flow of FLOWS) setWorkflowOptions({ failureExceptionTypes: [Error] }, flow);
+// flow ends"). Set for every flow domain/flows.ts names, found in the family files by that name:
+// a flow named there without code fails the worker's start, and test/unit/flows.test.ts checks
+// that this file exports exactly the named flows.
+const CODE: Record<string, unknown> = { ...matching, ...tenders };
+for (const name of Object.values(FLOWS)) {
+  const flow = CODE[name];
+  if (typeof flow !== 'function') throw new Error(`the flow ${name} (domain/flows.ts) has no code in workflows/flows/`);
+  setWorkflowOptions({ failureExceptionTypes: [Error] }, flow as (...args: any[]) => Promise<unknown>);
+}
