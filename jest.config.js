@@ -12,6 +12,8 @@ const common = {
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
   // jose 6, uuid 14 and canonicalize 5 ship ESM only; let swc turn them into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(jose|uuid|canonicalize)/)'],
+  // The conformance kit imports the SDK as the package it declares (tsconfig.json "paths" for tsc and tsx).
+  moduleNameMapper: { '^@pcx/sdk$': '<rootDir>/sdk/src' },
 };
 
 // Integration test files that do not depend on the read-model engine and run once (postgres):

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S npx tsx
+#!/usr/bin/env node
 // pcx-conformance: runs a profile of the specification against an implementation and writes the
 // report (docs/conformance.md).
 //   npx tsx conformance/src/cli.ts broker --base-url URL --clients FILE --report DIR

@@ -1,7 +1,7 @@
 // What the kit sent and got: every exchange with the implementation under test, kept for the
 // report as evidence (tokens and secrets redacted), and the parties that make them. A verdict is
 // computed from this traffic, never from the implementation's own say.
-import { ClientCredentials } from '../../sdk/src';
+import { ClientCredentials } from '@pcx/sdk';
 
 export interface Exchange {
   n: number;
