@@ -38,6 +38,10 @@ COPY package.json package-lock.json tsconfig.json broker.ts worker.ts ./
 COPY domain ./domain
 COPY core ./core
 COPY api ./api
+# dev/: the development authorization server (mounted only with DEV_AUTH); its OpenID provider for
+# users needs oidc-provider, a devDependency the image does not carry (production names
+# USER_OIDC_ISSUER instead).
+COPY dev ./dev
 COPY workflows ./workflows
 COPY activities ./activities
 COPY schemas ./schemas

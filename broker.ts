@@ -13,7 +13,6 @@ import { connectTemporal, ensureSearchAttributes } from './core/temporal';
 import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
-import { createDevIdentityProvider } from './api/oidc';
 import { createApp } from './api/app';
 import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './api/idempotency';
@@ -70,8 +69,9 @@ export async function startBroker(config: Config) {
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
     const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
-    // The development identity provider for interactive users answers under /oidc itself (api/oidc.ts).
-    const identityProvider = config.auth.users?.devProvider && devKey ? createDevIdentityProvider({ config, registry, devKey }) : undefined;
+    // The development identity provider for interactive users answers under /oidc itself (dev/oidc.ts).
+    // Loaded only when on: the production image carries no oidc-provider (a devDependency).
+    const identityProvider = config.auth.users?.devProvider && devKey ? (require('./dev/oidc') as typeof import('./dev/oidc')).createDevIdentityProvider({ config, registry, devKey }) : undefined;
     const createServer = ((options: ServerOptions, listener: RequestListener) =>
       createHttpServer(options, (req, res) => (identityProvider && /^\/oidc(\/|\?|$)/.test(req.url ?? '') ? identityProvider(req, res) : listener(req, res)))) as typeof createHttpServer;
     await new Promise<void>((resolve) => {

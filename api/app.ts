@@ -14,7 +14,7 @@ import { metrics } from './metrics';
 import { bundledOpenApi, openapi } from './openapi';
 import { docs } from './docs';
 import { consoleApp } from './console';
-import { oauth } from './oauth';
+import { oauth } from '../dev/oauth';
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';

@@ -40,7 +40,7 @@ export interface Config {
     /**
      * Interactive users' tokens (OIDC Authorization Code with PKCE): the one identity provider whose
      * tokens name users of the users file, its key set and the console's client id at it. In
-     * development the broker's own provider at `<PUBLIC_BASE_URL>/oidc` (api/oidc.ts); off when
+     * development the broker's own provider at `<PUBLIC_BASE_URL>/oidc` (dev/oidc.ts); off when
      * neither it nor USER_OIDC_ISSUER is set.
      */
     users: { issuer: string; jwksUrl: string | undefined; clientId: string; devProvider: boolean } | undefined;

@@ -5,7 +5,7 @@
 // A connector's credential is not the broker's business in production: connectors obtain tokens
 // from the external authorization server (AUTH_ISSUER, keys at AUTH_JWKS_URL) and authenticate to
 // it with private_key_jwt or mutual TLS; the token's `sub` names the registry entry. Only the
-// development authorization server (DEV_AUTH, api/oauth.ts) checks a `clientSecret`, so the field
+// development authorization server (DEV_AUTH, dev/oauth.ts) checks a `clientSecret`, so the field
 // is required when it is on, refused in production mode and otherwise dropped (docs/deployment.md,
 // "Connector registration").
 import { existsSync, readFileSync } from 'node:fs';

@@ -7,7 +7,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
 import { signDevToken } from '../core/auth';
 import { Problem, type ProblemCode } from '../domain/problems';
-import type { AppEnv } from './context';
+import type { AppEnv } from '../api/context';
 
 export const oauth = new Hono<AppEnv>();
 
