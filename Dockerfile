@@ -44,6 +44,7 @@ COPY api ./api
 COPY dev ./dev
 COPY workflows ./workflows
 COPY activities ./activities
+COPY read-model ./read-model
 COPY schemas ./schemas
 COPY data ./data
 # config/ is not baked in: the deployment mounts its own organizations and connectors files

@@ -3,7 +3,7 @@ import { serve } from '@hono/node-server';
 import { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './core/config';
-import { openReadModel } from './activities/read-model';
+import { openReadModel } from './read-model/database';
 import { createLogger } from './core/log';
 import { observeCluster } from './core/metrics';
 import { loadRegistry } from './core/registry';

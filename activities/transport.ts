@@ -8,7 +8,7 @@ import type { CommitTenderInput } from '../domain/flows';
 import type { CreatePayload } from '../domain/transport-commitment';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import { transportTender, type TransportTender } from '../domain/transport-tender';
-import { loadDocument } from './projection-document';
+import { loadDocument } from '../read-model/projection-document';
 
 export async function prepareCommitment(db: Queryable, input: CommitTenderInput): Promise<CreatePayload | { refused: string }> {
   const tender = await loadDocument<TransportTender>(db, transportTender, input.tenderId);

@@ -22,7 +22,7 @@ import type { Db, Queryable } from '../core/db';
 import type { Logger } from '../core/log';
 import { webhookAttempts, webhookDeliveriesEnded, webhookDeliveryLag } from '../core/metrics';
 import type { Registry } from '../core/registry';
-import { betweenSql, inForceSql } from '../core/sharing';
+import { betweenSql, inForceSql } from '../read-model/sharing';
 import { eventView } from '../domain/views';
 import { checkTarget, createResolver, type Resolve } from '../core/webhooks/target';
 import { hostLimiter, sendWebhook, type SendResult } from '../core/webhooks/send';
@@ -37,7 +37,7 @@ import {
   type PumpInput,
   type PumpResult,
 } from '../domain/webhooks';
-import { disableSubscription, loadSubscription, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from './webhook-subscriptions';
+import { disableSubscription, loadSubscription, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from '../read-model/webhook-subscriptions';
 
 export interface WebhookDeliverySettings {
   webhooks: WebhookSettings;

@@ -10,7 +10,7 @@ import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../domain/views';
-import { readFeed } from '../activities/events';
+import { readFeed } from '../read-model/events';
 import { deliverableKinds } from '../domain/webhooks';
 import { settledPrefix } from '../core/sandbox';
 

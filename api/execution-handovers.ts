@@ -19,7 +19,7 @@ import { operation } from './operations';
 import { canonicalBytes, sha256Hex } from '../core/digest';
 import { EntityUnavailable } from '../core/entities';
 import { Problem } from '../domain/problems';
-import { listParticipating, loadDocument } from '../activities/projection-document';
+import { listParticipating, loadDocument } from '../read-model/projection-document';
 import {
   executionHandover,
   handoverIdOf,

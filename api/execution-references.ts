@@ -7,8 +7,8 @@ import { Hono } from 'hono';
 import { operation } from './operations';
 import { validateArea } from '../core/areas';
 import { Problem } from '../domain/problems';
-import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../activities/execution-reference';
-import { loadDocument } from '../activities/projection-document';
+import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../read-model/execution-reference';
+import { loadDocument } from '../read-model/projection-document';
 import {
   executionReference,
   referenceIdOf,

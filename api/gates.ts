@@ -23,7 +23,7 @@ import { Problem } from '../domain/problems';
 import { parseScopeClaim } from '../domain/scopes';
 import type { TokenClaims } from '../core/auth';
 import { userScopes } from '../core/registry';
-import { relationshipInForce, type RelationshipInForce } from '../activities/partner-relationship';
+import { relationshipInForce, type RelationshipInForce } from '../read-model/partner-relationship';
 import type { AppEnv, Principal, Services } from './context';
 import { notFound, type Ctx } from './http';
 

@@ -3,8 +3,8 @@
 // the answer holds figures derived from the listings' coarse terms, never a protected field.
 import { Hono } from 'hono';
 import { operation } from './operations';
-import { partnershipsInForce } from '../activities/partner-relationship';
-import { evaluateDocuments } from '../activities/matching';
+import { partnershipsInForce } from '../read-model/partner-relationship';
+import { evaluateDocuments } from '../read-model/matching';
 import { MATCHING_SCOPES } from '../domain/matching';
 import type { AppEnv } from './context';
 

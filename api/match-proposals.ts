@@ -4,10 +4,10 @@
 import { Hono } from 'hono';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
-import { grantedInForce } from '../activities/partner-relationship';
+import { grantedInForce } from '../read-model/partner-relationship';
 import { incompleteDetail, MATCHING_SCOPES, missingPairTerms } from '../domain/matching';
 import { FLOWS } from '../domain/flows';
-import { loadDocument } from '../activities/projection-document';
+import { loadDocument } from '../read-model/projection-document';
 import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
 import { effectWorkflowId } from '../domain/resource';
 import { loadRequest, type LoadRequest } from '../domain/load-request';

@@ -3,7 +3,7 @@
 // needs (partnering policies, known organizations), authorizes, and keeps the pair claims.
 import { Hono } from 'hono';
 import { Problem } from '../domain/problems';
-import { listRelationships } from '../activities/partner-relationship';
+import { listRelationships } from '../read-model/partner-relationship';
 import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../domain/partner-relationship';
 import { hit } from './rate-limit';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';

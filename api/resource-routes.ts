@@ -3,7 +3,7 @@
 // command's schema, If-Match or observedResourceVersion required, the command's named Workflow
 // Update sent through idempotency). A router declares its routes with these; see api/listings.ts.
 import type { Hono } from 'hono';
-import { listParticipating, loadDocument, type ParticipantListFilter } from '../activities/projection-document';
+import { listParticipating, loadDocument, type ParticipantListFilter } from '../read-model/projection-document';
 import { isUuid } from '../domain/ids';
 import { Problem } from '../domain/problems';
 import type { Actor, Envelope } from '../domain/machine';

@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
 import { canonicalBytes, digestInput, sha256Hex } from '../core/digest';
-import { loadDocument } from '../activities/projection-document';
+import { loadDocument } from '../read-model/projection-document';
 import { transportCommitment, type TransportCommitment } from '../domain/transport-commitment';
 import { transportTender, type AmendmentContext, type TransportTender } from '../domain/transport-tender';
 import { runCommand } from './commands';

@@ -28,7 +28,7 @@ import {
   subscriptionView,
   updateSubscription,
   type SubscriptionRow,
-} from '../activities/webhook-subscriptions';
+} from '../read-model/webhook-subscriptions';
 import type { AppEnv, Principal } from './context';
 import { encodeCursor, etagOf, notFound, observedVersion, pageParams, queryValues, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';

@@ -23,7 +23,7 @@ import { hit } from '../api/rate-limit';
 import { createTokenVerifier } from '../core/auth';
 import { loadConfig } from '../core/config';
 import type { Db, Queryable } from '../core/db';
-import { openReadModel } from '../activities/read-model';
+import { openReadModel } from '../read-model/database';
 import { temporalCli } from '../scripts/start';
 import { ROOT, startBroker, startTemporal, BENCH_ORGANIZATION_COUNT, writeTestRegistry, type BrokerHandle } from '../test/stack';
 import { commandFlow, organizationPairs, runLevel as runLevelWith, SCOPES, send, tokensOf, type Created, type Flow, type Run as RunOf, UNLIMITED } from './load';

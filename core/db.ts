@@ -1,7 +1,6 @@
 // One small database interface over two engines: a PostgreSQL pool when DATABASE_URL is set, and
 // an embedded PGlite under the data folder otherwise. PGlite is a single backend, so every query
 // and transaction on it is serialised through one mutex (a transaction holds it throughout).
-import { readFileSync } from 'node:fs';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Mutex } from 'async-mutex';
@@ -26,13 +25,12 @@ export interface Db extends Queryable {
 }
 
 /**
- * Opens the read-model database and brings its schema up to date: core/schema.sql, then `tables`
- * (statements the caller derives, such as the standard-shape tables of the resource kinds:
- * activities/read-model.ts).
+ * Opens a database and brings its schema up to date with `schema`, idempotent statements the
+ * caller gives (the read model's: read-model/database.ts); without them nothing is migrated.
  */
-export async function openDb(options: { databaseUrl?: string; dataDir: string; poolSize?: number; tables?: readonly string[] }): Promise<Db> {
+export async function openDb(options: { databaseUrl?: string; dataDir: string; poolSize?: number; schema?: readonly string[] }): Promise<Db> {
   const db = options.databaseUrl ? openPostgres(options.databaseUrl, options.poolSize ?? 20) : await openPglite(options.dataDir);
-  await migrate(db, options.tables ?? []);
+  if (options.schema?.length) await migrate(db, options.schema);
   return db;
 }
 
@@ -106,9 +104,7 @@ async function openPglite(dataDir: string): Promise<Db> {
 /** How often a schema update that PostgreSQL chose as a deadlock's victim is tried. */
 export const MIGRATE_ATTEMPTS = 5;
 
-export async function migrate(db: Db, tables: readonly string[], pauseMs = 200) {
-  const sql = readFileSync(join(__dirname, 'schema.sql'), 'utf8');
-  const statements = [...sql.split(/;\s*$/m).map((s) => s.trim()).filter(Boolean), ...tables];
+export async function migrate(db: Db, statements: readonly string[], pauseMs = 200) {
   for (let attempt = 1; ; attempt++) {
     try {
       await db.transaction(async (tx) => {

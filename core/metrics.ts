@@ -157,7 +157,7 @@ new Gauge({
 
 /**
  * Events committed but not yet served by the feed: a reader only sees rows older than every
- * running transaction (activities/events.ts), so one long transaction holds back every newer event.
+ * running transaction (read-model/events.ts), so one long transaction holds back every newer event.
  */
 new Gauge({
   name: 'pcx_feed_held_back_seconds',

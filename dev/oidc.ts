@@ -16,6 +16,7 @@ import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'o
 import type { DevSigningKey } from '../core/auth';
 import type { Config } from '../core/config';
 import { ROLE_SCOPES, userScopes, type Registry } from '../core/registry';
+import { memoryAdapter } from './oidc-memory-adapter';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -92,6 +93,7 @@ export function createDevIdentityProvider(options: { config: Config; registry: R
   const resource = config.publicBaseUrl;
   const consoleUrl = `${config.publicBaseUrl}/console/`;
   const configuration: Configuration = {
+    adapter: memoryAdapter,
     clients: [
       {
         client_id: users.clientId,

@@ -34,8 +34,8 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
   table: string;
   /**
    * `standard` (the default): the table has the standard shape, created from this definition
-   * (activities/read-model.ts) and written by projectDocument; `own`: a table of its own in
-   * core/schema.sql with its projector in activities/ (listings' match columns, relationship pairs).
+   * (read-model/database.ts) and written by projectDocument; `own`: a table of its own in
+   * read-model/schema.sql with its projector in activities/ (listings' match columns, relationship pairs).
    */
   readModel?: 'standard' | 'own';
   /** Document fields a standard table indexes: the links its list filters by (a proposal's offer). */

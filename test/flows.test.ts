@@ -13,7 +13,7 @@ import { Client as PgClient } from 'pg';
 import { createActivities } from '../activities';
 import { Entities } from '../core/entities';
 import type { Db } from '../core/db';
-import { openReadModel } from '../activities/read-model';
+import { openReadModel } from '../read-model/database';
 import { effectWorkflowId, type EntityInput } from '../domain/resource';
 import { snapshotQuery } from '../workflows/entity';
 import type { Command } from '../domain/machine';

@@ -1,6 +1,6 @@
 // The OpenAPI document (schemas/openapi.yaml) against the Hono router and the schema files.
 // Routes are static, so the app is built with stub services: no server, database or Temporal.
-import { DELIVERY_STATUSES } from '../activities/webhook-subscriptions';
+import { DELIVERY_STATUSES } from '../read-model/webhook-subscriptions';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';

@@ -28,6 +28,8 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   expect(child.output()).toContain(`[start]   API reference    http://localhost:${env.PORT}/docs`);
   expect(child.output()).toContain('bash scripts/walkthrough.sh');
   expect(child.output()).not.toMatch(/webpack|modules by path/);
+  // No runtime warning: a supported Node, the development provider's storage named.
+  expect(child.output()).not.toMatch(/Unsupported runtime|oidc-provider WARNING|DeprecationWarning|ExperimentalWarning|EBADENGINE/);
   const created = await fetch(`${base}/partner-relationships`, {
     method: 'POST',
     headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' },

@@ -30,7 +30,7 @@ import type { AppEnv } from '../../api/context';
 import { createTokenVerifier, loadDevSigningKey } from '../../core/auth';
 import { loadConfig, type Config } from '../../core/config';
 import type { Db } from '../../core/db';
-import { openReadModel } from '../../activities/read-model';
+import { openReadModel } from '../../read-model/database';
 import { createLogger } from '../../core/log';
 import { clientSecretPolicy, Registry } from '../../core/registry';
 import { SchemaRegistry } from '../../core/schemas';

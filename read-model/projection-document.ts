@@ -1,4 +1,4 @@
-// The standard read model of a resource (its table made by activities/read-model.ts): kept apart from
+// The standard read model of a resource (its table made by read-model/database.ts): kept apart from
 // projection.ts so that projectors with tables of their own can build on it.
 import type { Queryable } from '../core/db';
 import type { Resource } from '../domain/resource';

@@ -1,5 +1,5 @@
 // Read-model queries of MatchProposal beyond the standard list (its table has the standard shape:
-// activities/projection-document.ts).
+// read-model/projection-document.ts).
 import type { Queryable } from '../core/db';
 
 /** Open proposals made under a relationship up to an instant (its end), in id order. */

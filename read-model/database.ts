@@ -1,13 +1,15 @@
-// The read-model database of the broker: core/schema.sql, and a table of the standard shape for
+// The read-model database of the broker: read-model/schema.sql, and a table of the standard shape for
 // every resource kind whose read model is standard (domain/resource.ts, `readModel`), created from
 // its definition: adding such a kind needs no SQL.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openDb, type Db } from '../core/db';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
 
 /**
  * The standard shape: id, version, owner, the participants that may read it besides the owner,
- * status, times and the document (written by projectDocument, activities/projection-document.ts);
+ * status, times and the document (written by projectDocument, read-model/projection-document.ts);
  * indexes on its participants, its owner and the document fields its lists filter by.
  */
 export function standardTable(resource: Resource<any, any>): string[] {
@@ -36,7 +38,12 @@ export function standardTable(resource: Resource<any, any>): string[] {
 /** The statements that create the standard tables of `resources`. */
 export const standardTables = (resources: readonly Resource<any, any>[]) => resources.filter((r) => (r.readModel ?? 'standard') === 'standard').flatMap(standardTable);
 
+/** The statements of schema.sql beside this file: the tables of own shape, the outbox, the stores. */
+export function schemaStatements(): string[] {
+  return readFileSync(join(__dirname, 'schema.sql'), 'utf8').split(/;\s*$/m).map((s) => s.trim()).filter(Boolean);
+}
+
 /** The read model with every table the registry's kinds need. */
-export function openReadModel(options: Parameters<typeof openDb>[0], resources: readonly Resource<any, any>[] = RESOURCES): Promise<Db> {
-  return openDb({ ...options, tables: standardTables(resources) });
+export function openReadModel(options: Omit<Parameters<typeof openDb>[0], 'schema'>, resources: readonly Resource<any, any>[] = RESOURCES): Promise<Db> {
+  return openDb({ ...options, schema: [...schemaStatements(), ...standardTables(resources)] });
 }

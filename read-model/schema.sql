@@ -133,7 +133,7 @@ create index if not exists capacity_offers_counterparts on capacity_offers using
 create index if not exists load_requests_counterparts on load_requests using gin (counterparts);
 
 -- ExecutionReference's milestones and outcome chain, in tables of their own beside its standard
--- table (activities/read-model.ts; activities/execution-reference.ts projects them). Nothing here
+-- table (read-model/database.ts; activities/execution-reference.ts projects them). Nothing here
 -- is ever deleted.
 create table if not exists execution_updates (
   id uuid primary key,
@@ -156,7 +156,7 @@ create table if not exists execution_outcomes (
 create index if not exists execution_outcomes_reference on execution_outcomes (execution_reference_id, submitted_at)
 ;
 
--- The standard tables are created from the resource definitions (activities/read-model.ts); their
+-- The standard tables are created from the resource definitions (read-model/database.ts); their
 -- indexes on document fields were named by hand before, so those names go.
 drop index if exists match_proposals_offer;
 drop index if exists match_proposals_request;

@@ -4,14 +4,14 @@ import type { Queryable } from '../core/db';
 import { boundingBox, type Area, type Box } from '../core/areas';
 import type { Listing } from '../domain/listing';
 import type { Resource } from '../domain/resource';
-import { nowParam, partnerVisibleSql } from '../core/sharing';
+import { nowParam, partnerVisibleSql } from './sharing';
 
 export interface ListingColumns {
   window?: { start: string; end: string };
   origin?: unknown;
   destination?: unknown;
   /**
-   * What the matching index searches (core/schema.sql, `*_match` GiST indexes): for an offer, the
+   * What the matching index searches (read-model/schema.sql, `*_match` GiST indexes): for an offer, the
    * reach of its origin and destination (their boxes grown by its maximum detour) and its
    * availability; for a request, its pickup and delivery boxes and its pickup window.
    */
@@ -85,7 +85,7 @@ export interface ListingFilter {
 
 /**
  * The listings a viewer sees: its own, every one for an operator, and those partners share with
- * it (gates 5, 7, 8 in SQL: core/sharing.ts), in id order, one more than `limit`.
+ * it (gates 5, 7, 8 in SQL: read-model/sharing.ts), in id order, one more than `limit`.
  */
 export async function listListings(
   db: Queryable,

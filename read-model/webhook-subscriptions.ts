@@ -1,5 +1,5 @@
 // Webhook subscriptions and deliveries in the read-model database: the one place that knows their
-// tables (core/schema.sql). The API manages subscriptions through these; the delivery activity
+// tables (read-model/schema.sql). The API manages subscriptions through these; the delivery activity
 // (activities/webhooks.ts) reads and records through them. A subscription is not an entity
 // workflow: its signing secrets must never enter a workflow history or a read-model document.
 import { randomBytes } from 'node:crypto';

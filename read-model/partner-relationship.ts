@@ -1,7 +1,7 @@
 // Read model of PartnerRelationship.
 import type { Queryable } from '../core/db';
 import type { PartnerRelationship } from '../domain/partner-relationship';
-import { betweenSql, inForceSql, nowParam } from '../core/sharing';
+import { betweenSql, inForceSql, nowParam } from './sharing';
 
 export async function projectPartnerRelationship(tx: Queryable, r: PartnerRelationship): Promise<number | undefined> {
   const result = await tx.query<{ previous_version: number | null }>(
