@@ -16,7 +16,7 @@ import { createServer as createHttpServer, type RequestListener, type Server as 
 import { createApp } from './api/app';
 import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './api/idempotency';
-import { purgeOldRateCounters } from './api/rate-limit';
+import { purgeOldRateCounters } from './read-model/rate-counters';
 import { createWorker } from './worker';
 import { startWebhookWatcher } from './activities/webhooks';
 

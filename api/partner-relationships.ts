@@ -5,7 +5,7 @@ import { Hono } from 'hono';
 import { Problem } from '../domain/problems';
 import { listRelationships } from '../read-model/partner-relationship';
 import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../domain/partner-relationship';
-import { hit } from './rate-limit';
+import { hit } from '../read-model/rate-counters';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';
 

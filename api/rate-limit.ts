@@ -1,46 +1,8 @@
-// Rate limits counted in PostgreSQL, so they hold across API replicas. Each bucket is one row per
-// fixed window; the limit applies to a sliding window estimated from the current and the previous
-// window (the previous count weighted by how much of it the sliding window still covers), so a
-// burst that straddles a window boundary is limited like any other. One statement counts all
-// buckets of a request.
+// The rate limits of every authenticated request (reads included), per organization and per
+// token, counted in the read model's store (read-model/rate-counters.ts).
 import type { MiddlewareHandler } from 'hono';
-import type { Db } from '../core/db';
-import { Problem } from '../domain/problems';
+import { hit } from '../read-model/rate-counters';
 import type { AppEnv } from './context';
-
-export interface Bucket {
-  key: string;
-  limit: number;
-  windowSeconds: number;
-}
-
-export async function hit(db: Db, buckets: Bucket[], nowMs = Date.now()): Promise<void> {
-  const now = nowMs / 1000;
-  const starts = buckets.map((b) => Math.floor(now / b.windowSeconds) * b.windowSeconds);
-  const values = buckets.map((_, i) => `($${3 * i + 1}, to_timestamp($${3 * i + 2}), 1)`).join(', ');
-  const previous = buckets.map((_, i) => `($${3 * i + 1}, to_timestamp($${3 * i + 3}))`).join(', ');
-  const params = buckets.flatMap((b, i) => [b.key, starts[i], starts[i] - b.windowSeconds]);
-  const { rows } = await db.query<{ bucket: string; count: number; previous: number }>(
-    `with hit as (
-       insert into rate_counters (bucket, window_start, count) values ${values}
-       on conflict (bucket, window_start) do update set count = rate_counters.count + 1
-       returning bucket, count)
-     select hit.bucket, hit.count, coalesce(p.count, 0) as previous
-       from hit join (values ${previous}) as w(bucket, start) on w.bucket = hit.bucket
-       left join rate_counters p on p.bucket = w.bucket and p.window_start = w.start`,
-    params,
-  );
-  for (const row of rows) {
-    const i = buckets.findIndex((b) => b.key === row.bucket);
-    const bucket = buckets[i];
-    const elapsed = (now - starts[i]) / bucket.windowSeconds;
-    const estimate = row.count + row.previous * (1 - elapsed);
-    if (estimate > bucket.limit) {
-      const retryAfter = Math.max(1, Math.ceil(starts[i] + bucket.windowSeconds - now));
-      throw new Problem('RATE_LIMITED', `limit of ${bucket.limit} per ${bucket.windowSeconds} s reached (${bucket.key.split(':')[0]})`, {}, { 'retry-after': String(retryAfter) });
-    }
-  }
-}
 
 /** Per organization and per token, on every authenticated request (reads included). */
 export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -52,7 +14,3 @@ export const rateLimit: MiddlewareHandler<AppEnv> = async (c, next) => {
   ]);
   await next();
 };
-
-export async function purgeOldRateCounters(db: Db) {
-  await db.query(`delete from rate_counters where window_start < now() - interval '2 hours'`);
-}

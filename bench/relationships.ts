@@ -19,7 +19,7 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { Hono } from 'hono';
 import { Pool } from 'pg';
 import { createProjectionActivities } from '../activities/projection';
-import { hit } from '../api/rate-limit';
+import { hit } from '../read-model/rate-counters';
 import { createTokenVerifier } from '../core/auth';
 import { loadConfig } from '../core/config';
 import type { Db, Queryable } from '../core/db';
