@@ -5,14 +5,14 @@
 // a basemap of country outlines (world-atlas) and the positions of UN/LOCODE points and
 // subdivisions from the broker's area index. An external map style can be configured
 // (CONSOLE_MAP_STYLE_URL); its origin is then allowed by the page's policy.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Hono, type Context } from 'hono';
+import { Hono } from 'hono';
 import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
 import type { AppEnv } from './context';
+import { page, staticFile } from './static-files';
 
 const CONSOLE_DIR = join(__dirname, '..', 'console');
 const MAPLIBRE_DIR = join(dirname(require.resolve('maplibre-gl/package.json')), 'dist');
@@ -105,18 +105,6 @@ const PAGE = `<!DOCTYPE html>
 </html>
 `;
 
-const loaded = new Map<string, { body: Buffer; etag: string }>();
-function cached(key: string, load: () => Buffer | string) {
-  let found = loaded.get(key);
-  if (!found) {
-    const raw = load();
-    const body = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-    found = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-    loaded.set(key, found);
-  }
-  return found;
-}
-
 /** Country outlines (world-atlas, Natural Earth 1:110m) as GeoJSON, built once. */
 function basemap(): string {
   const topology = JSON.parse(readFileSync(require.resolve('world-atlas/countries-110m.json'), 'utf8'));
@@ -130,12 +118,7 @@ consoleApp.get('/console', (c) => c.redirect('/console/', 301));
 consoleApp.get('/console/', (c) => {
   const users = c.get('services').config.auth.users;
   if (!users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker (USER_OIDC_ISSUER)');
-  return c.html(PAGE, 200, {
-    'content-security-policy': consoleCsp(c.get('services').config.console.mapStyleUrl),
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    'cache-control': 'no-cache',
-  });
+  return page(c, PAGE, consoleCsp(c.get('services').config.console.mapStyleUrl));
 });
 
 consoleApp.get('/console/config.json', (c) => {
@@ -144,29 +127,20 @@ consoleApp.get('/console/config.json', (c) => {
   return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null }, 200, { 'cache-control': 'no-cache' });
 });
 
-/** Serves a fixed file with an ETag (an hour, then revalidated). */
-function serve(c: Context<AppEnv>, key: string, type: string, load: () => Buffer | string) {
-  const { body, etag } = cached(key, load);
-  const headers = { etag, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' };
-  const asked = c.req.header('if-none-match');
-  if (asked && asked.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return c.body(null, 304, headers);
-  return c.body(new Uint8Array(body), 200, { ...headers, 'content-type': type });
-}
-
 consoleApp.get('/console/app/:file', (c) => {
   const file = c.req.param('file');
   // Own-property lookups in fixed lists: no path reaches the file system.
   if (!Object.hasOwn(APP_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
-  return serve(c, `app/${file}`, APP_FILES[file], () => readFileSync(join(CONSOLE_DIR, file)));
+  return staticFile(c, `app/${file}`, APP_FILES[file], () => readFileSync(join(CONSOLE_DIR, file)));
 });
 
 consoleApp.get('/console/vendor/:file', (c) => {
   const file = c.req.param('file');
   if (!Object.hasOwn(VENDOR_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
-  return serve(c, `vendor/${file}`, VENDOR_FILES[file].type, () => readFileSync(VENDOR_FILES[file].path));
+  return staticFile(c, `vendor/${file}`, VENDOR_FILES[file].type, () => readFileSync(VENDOR_FILES[file].path));
 });
 
-consoleApp.get('/console/basemap.geojson', (c) => serve(c, 'basemap', 'application/geo+json', basemap));
+consoleApp.get('/console/basemap.geojson', (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
 
 /**
  * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a

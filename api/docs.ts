@@ -5,12 +5,12 @@
 // Public like the document it shows; its Authorize button gets a token from the development
 // authorization server (POST /oauth2/token, the document's tokenUrl) with a connector's client
 // id and secret.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
+import { page, staticFile } from './static-files';
 
 const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
 
@@ -98,39 +98,13 @@ export const DOCS_ASSETS: Record<string, { type: string; load: () => string | Bu
   'initializer.js': { type: 'text/javascript; charset=utf-8', load: () => INITIALIZER },
 };
 
-/** Read on first use (2 MB of them, and most brokers are never asked), then kept with their ETag. */
-const loaded = new Map<string, { body: Buffer; etag: string }>();
-function asset(file: string) {
-  let found = loaded.get(file);
-  if (!found) {
-    const raw = DOCS_ASSETS[file].load();
-    const body = Buffer.isBuffer(raw) ? raw : Buffer.from(raw);
-    found = { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
-    loaded.set(file, found);
-  }
-  return found;
-}
-
 export const docs = new Hono<AppEnv>();
 
-docs.get('/docs', (c) =>
-  c.html(PAGE, 200, {
-    'content-security-policy': DOCS_CSP,
-    'x-content-type-options': 'nosniff',
-    'referrer-policy': 'no-referrer',
-    // Tiny, and it names the assets: always asked again, so a new version shows at once.
-    'cache-control': 'no-cache',
-  }),
-);
+docs.get('/docs', (c) => page(c, PAGE, DOCS_CSP));
 
 docs.get('/docs/assets/:file', (c) => {
   const file = c.req.param('file');
   // An own-property lookup in a fixed list: no path reaches the file system.
   if (!Object.hasOwn(DOCS_ASSETS, file)) throw new Problem('RESOURCE_NOT_FOUND', `no asset ${file} of the API reference`);
-  const { body, etag } = asset(file);
-  // An hour, then revalidated by ETag: the names carry no version, so an upgrade shows within the hour.
-  const headers = { etag, 'cache-control': 'public, max-age=3600', 'x-content-type-options': 'nosniff' };
-  const asked = c.req.header('if-none-match');
-  if (asked && asked.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag)) return c.body(null, 304, headers);
-  return c.body(new Uint8Array(body), 200, { ...headers, 'content-type': DOCS_ASSETS[file].type });
+  return staticFile(c, `docs/${file}`, DOCS_ASSETS[file].type, DOCS_ASSETS[file].load);
 });
