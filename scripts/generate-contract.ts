@@ -37,6 +37,9 @@ export function generateContract(document: unknown = bundleOpenApi('https://brok
  */
 export function generateOperations(document: any = bundleOpenApi('https://broker.pcx.example')): string {
   const operations: unknown[] = [];
+  // The resource collections, by the name clients give them (x-pcx-client on the list operation).
+  const names: Record<string, string> = {};
+  const columns: Record<string, string[]> = {};
   for (const [path, item] of Object.entries<any>(document.paths)) {
     for (const method of ['get', 'post', 'patch', 'put', 'delete']) {
       const op = item[method];
@@ -51,6 +54,11 @@ export function generateOperations(document: any = bundleOpenApi('https://broker
         body: Boolean(op.requestBody),
         query: parameters.filter((p) => p.in === 'query').map((p) => p.name),
       });
+      const client = op['x-pcx-client'];
+      if (client && method === 'get') {
+        names[client.name] = path.slice(1);
+        columns[client.name] = client.columns;
+      }
     }
   }
   return `${HEADER}
@@ -69,6 +77,12 @@ export interface OperationInfo {
 }
 
 export const OPERATIONS: readonly OperationInfo[] = ${JSON.stringify(operations, null, 2)};
+
+/** The resource collections by the name the SDK's client and pcx give them (x-pcx-client of their list operation). */
+export const RESOURCE_NAMES = ${JSON.stringify(names, null, 2)} as const;
+
+/** The columns of pcx's table for each collection's list. */
+export const LIST_COLUMNS: Readonly<Record<keyof typeof RESOURCE_NAMES, readonly string[]>> = ${JSON.stringify(columns, null, 2)};
 `;
 }
 

@@ -10,7 +10,7 @@
 import createClient, { type Client } from 'openapi-fetch';
 import type { SuccessResponseJSON } from 'openapi-typescript-helpers';
 import type { paths } from './generated/openapi';
-import { OPERATIONS, type OperationInfo } from './generated/operations';
+import { OPERATIONS, RESOURCE_NAMES, type OperationInfo } from './generated/operations';
 import { isProblem, PcxProblemError, problemError, problemOfStatus, type Problem } from './errors';
 import { ClientCredentials, createTransport, DEFAULT_RETRY, StaticToken, type RetryInfo, type RetryPolicy, type TokenSource } from './transport';
 import { FeedConsumer, type FeedOptions } from './feed';
@@ -55,20 +55,9 @@ export interface CommandOptions extends CallOptions {
   redecideOnStale?: boolean | { attempts: number };
 }
 
-/** The collections of the API, by their path. */
-export const COLLECTIONS = [
-  'partner-relationships',
-  'capacity-offers',
-  'load-requests',
-  'match-proposals',
-  'transport-tenders',
-  'transport-commitments',
-  'execution-handovers',
-  'execution-references',
-  'execution-outcomes',
-  'webhook-subscriptions',
-] as const;
-export type Collection = (typeof COLLECTIONS)[number];
+/** The collections of the API by their path, as the document names them (RESOURCE_NAMES, generated). */
+export type Collection = (typeof RESOURCE_NAMES)[keyof typeof RESOURCE_NAMES];
+export const COLLECTIONS: readonly Collection[] = Object.values(RESOURCE_NAMES);
 
 type PathOf<P> = P extends keyof paths ? P : never;
 type Op<P, M extends string> = PathOf<P> extends never ? never : paths[PathOf<P>] extends { [K in M]: infer O extends Record<string | number, any> } ? O : never;
@@ -132,22 +121,17 @@ const ifMatchOf = (target: Target | string): string | undefined => {
 };
 const idOf = (target: Target | string): string => (typeof target === 'string' ? target : target.id);
 
+/** The client of each collection by its name (pcx.offers: ResourceClient<'capacity-offers'>), from the document. */
+type CollectionClients = { readonly [N in keyof typeof RESOURCE_NAMES]: ResourceClient<(typeof RESOURCE_NAMES)[N]> };
+// Declared by interface merging: the constructor sets them from RESOURCE_NAMES.
+export interface PcxClient extends CollectionClients {}
+
 export class PcxClient {
   readonly baseUrl: string;
   /** openapi-fetch, typed by the broker's document, on the same transport. */
   readonly api: Client<paths>;
   private readonly transport: (request: Request) => Promise<Response>;
 
-  readonly relationships: ResourceClient<'partner-relationships'>;
-  readonly offers: ResourceClient<'capacity-offers'>;
-  readonly requests: ResourceClient<'load-requests'>;
-  readonly proposals: ResourceClient<'match-proposals'>;
-  readonly tenders: ResourceClient<'transport-tenders'>;
-  readonly commitments: ResourceClient<'transport-commitments'>;
-  readonly handovers: ResourceClient<'execution-handovers'>;
-  readonly references: ResourceClient<'execution-references'>;
-  readonly outcomes: ResourceClient<'execution-outcomes'>;
-  readonly webhooks: ResourceClient<'webhook-subscriptions'>;
 
   constructor(options: PcxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -166,16 +150,8 @@ export class PcxClient {
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.transport });
-    this.relationships = this.resource('partner-relationships');
-    this.offers = this.resource('capacity-offers');
-    this.requests = this.resource('load-requests');
-    this.proposals = this.resource('match-proposals');
-    this.tenders = this.resource('transport-tenders');
-    this.commitments = this.resource('transport-commitments');
-    this.handovers = this.resource('execution-handovers');
-    this.references = this.resource('execution-references');
-    this.outcomes = this.resource('execution-outcomes');
-    this.webhooks = this.resource('webhook-subscriptions');
+    // pcx.offers, pcx.relationships, ...: one client per collection, by the name the document gives it.
+    for (const [name, collection] of Object.entries(RESOURCE_NAMES)) Object.defineProperty(this, name, { value: this.resource(collection), enumerable: true });
   }
 
   /**

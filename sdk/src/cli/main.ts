@@ -4,23 +4,14 @@ import { Command, CommanderError, Option } from 'commander';
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { PcxClient, SDK_VERSION, type Collection } from '../client';
-import { OPERATIONS } from '../generated/operations';
+import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
 import { profilesPath, readProfiles, resolveProfile, writeProfiles } from './profiles';
 
-/** The CLI's names of the collections, as people say them. */
-export const RESOURCES: Record<string, { collection: Collection; columns: string[] }> = {
-  relationships: { collection: 'partner-relationships', columns: ['id', 'status', 'requestingOrganizationId', 'acceptingOrganizationId', 'resourceVersion'] },
-  offers: { collection: 'capacity-offers', columns: ['id', 'status', 'ownerOrganizationId', 'originArea.code', 'destinationArea.code', 'resourceVersion'] },
-  requests: { collection: 'load-requests', columns: ['id', 'status', 'ownerOrganizationId', 'pickupArea.code', 'deliveryArea.code', 'resourceVersion'] },
-  proposals: { collection: 'match-proposals', columns: ['id', 'status', 'decisionState', 'capacityOfferId', 'loadRequestId', 'resourceVersion'] },
-  tenders: { collection: 'transport-tenders', columns: ['id', 'status', 'issuingOrganizationId', 'executingOrganizationId', 'currentRevision', 'resourceVersion'] },
-  commitments: { collection: 'transport-commitments', columns: ['id', 'status', 'tenderId', 'commitmentVersion', 'digest.value', 'resourceVersion'] },
-  handovers: { collection: 'execution-handovers', columns: ['id', 'status', 'commitmentId', 'executingOrganizationId', 'resourceVersion'] },
-  references: { collection: 'execution-references', columns: ['id', 'status', 'acceptedProposalId', 'carrierOrganizationId', 'shipperOrganizationId', 'resourceVersion'] },
-  outcomes: { collection: 'execution-outcomes', columns: ['id', 'executionReferenceId', 'status', 'createdAt'] },
-  webhooks: { collection: 'webhook-subscriptions', columns: ['id', 'active', 'url', 'resourceVersion'] },
-};
+/** The CLI's names of the collections and the columns of their tables, as the document gives them (x-pcx-client). */
+export const RESOURCES: Record<string, { collection: Collection; columns: readonly string[] }> = Object.fromEntries(
+  Object.entries(RESOURCE_NAMES).map(([name, collection]) => [name, { collection, columns: LIST_COLUMNS[name as keyof typeof RESOURCE_NAMES] }]),
+);
 
 interface Globals {
   profile?: string;

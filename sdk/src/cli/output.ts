@@ -6,7 +6,7 @@ export interface Output {
   json: boolean;
   color: boolean;
   data(value: unknown): void;
-  table(rows: Record<string, unknown>[], columns: string[]): void;
+  table(rows: Record<string, unknown>[], columns: readonly string[]): void;
   message(text: string): void;
   progress(text: string): void;
 }
