@@ -18,7 +18,7 @@
 import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type { WebhookSettings } from '../core/config';
-import type { Db, Queryable } from '../core/db';
+import type { Db } from '../core/db';
 import type { Logger } from '../core/log';
 import { webhookAttempts, webhookDeliveriesEnded, webhookDeliveryLag } from '../core/metrics';
 import type { Registry } from '../core/registry';
@@ -37,7 +37,7 @@ import {
   type PumpInput,
   type PumpResult,
 } from '../domain/webhooks';
-import { disableSubscription, loadSubscription, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from '../read-model/webhook-subscriptions';
+import { disableSubscription, loadSubscription, outboxTail, signingSecrets, subscriptionsLeftBehind, subscriptionsOfNewEvents, type Attempt, type DeliveryRow, type SubscriptionRow } from '../read-model/webhook-subscriptions';
 
 export interface WebhookDeliverySettings {
   webhooks: WebhookSettings;
@@ -58,16 +58,6 @@ const HEADS_PER_ROUND = 500;
  */
 const CLAIM_MS = 20_000;
 
-/** The visible end of the outbox: rows of transactions older than every running one (as the feed). */
-async function outboxTail(db: Queryable): Promise<{ xmin: string; tx: string | null; seq: string | null }> {
-  const { rows } = await db.query<{ xmin: string; tx: string | null; seq: string | null }>(
-    `select s.xmin::text as xmin, t.tx_id::text as tx, t.seq::text as seq
-       from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) s
-       left join lateral (select tx_id, seq from events where tx_id < s.xmin order by tx_id desc, seq desc limit 1) t on true`,
-  );
-  return rows[0];
-}
-
 export interface PumpOptions {
   path: 'direct' | 'workflow';
   /** A pump starts no attempt after this long (default 20 s). */
@@ -75,15 +65,24 @@ export interface PumpOptions {
 }
 
 /** The pump of both paths, with the limits one worker process shares (per target host, per subscription). */
-export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings) {
-  const resolve: Resolve = createResolver({ servers: settings.webhooks.dnsServers, minTtlSeconds: settings.webhooks.dnsMinTtlSeconds });
-  const perHost = hostLimiter(settings.webhooks.maxPerHost);
-  const perSubscription = hostLimiter(settings.webhooks.maxPerSubscription);
+class WebhookPump {
+  private readonly resolve: Resolve;
+  private readonly perHost: ReturnType<typeof hostLimiter>;
+  private readonly perSubscription: ReturnType<typeof hostLimiter>;
+
+  constructor(
+    private readonly db: Db,
+    private readonly settings: WebhookDeliverySettings,
+  ) {
+    this.resolve = createResolver({ servers: settings.webhooks.dnsServers, minTtlSeconds: settings.webhooks.dnsMinTtlSeconds });
+    this.perHost = hostLimiter(settings.webhooks.maxPerHost);
+    this.perSubscription = hostLimiter(settings.webhooks.maxPerSubscription);
+  }
 
   /** Events after the cursor into deliveries; the number of events read. */
-  async function collect(sub: SubscriptionRow, kinds: string[], now: number): Promise<number> {
-    const tail = await outboxTail(db);
-    return db.transaction(async (tx) => {
+  private async collect(sub: SubscriptionRow, kinds: string[], now: number): Promise<number> {
+    const tail = await outboxTail(this.db);
+    return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ seq: string; tx: string; id: string; type: string; subject: string; resource_version: number; created_at: Date }>(
         `select seq::text as seq, tx_id::text as tx, id, type, cloudevent->>'subject' as subject, resource_version, created_at from events
           where audience @> array[$1]::text[] and resource_kind = any($2::text[])
@@ -116,8 +115,8 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
   }
 
   /** The earliest pending delivery of each subject. */
-  async function heads(subscriptionId: string): Promise<DeliveryRow[]> {
-    const { rows } = await db.query<DeliveryRow>(
+  private async heads(subscriptionId: string): Promise<DeliveryRow[]> {
+    const { rows } = await this.db.query<DeliveryRow>(
       `select distinct on (subject) * from webhook_deliveries where subscription_id = $1 and status = 'pending'
         order by subject, event_tx, event_seq limit $2`,
       [subscriptionId, HEADS_PER_ROUND],
@@ -126,9 +125,9 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
   }
 
   /** Whether an event shared with the organization by a partner may still reach it: the relationship is in force now. */
-  async function stillShared(organizationId: string, event: { owner_organization_id: string; share_scope: string | null }, now: number): Promise<boolean> {
+  private async stillShared(organizationId: string, event: { owner_organization_id: string; share_scope: string | null }, now: number): Promise<boolean> {
     if (event.owner_organization_id === organizationId || event.share_scope === null) return true;
-    const { rows } = await db.query(
+    const { rows } = await this.db.query(
       `select 1 from partner_relationships r where ${inForceSql('r', '$3')} and ${betweenSql('r', '$1', '$2')} and r.doc->'scopes' ? $4 limit 1`,
       [organizationId, event.owner_organization_id, new Date(now).toISOString(), event.share_scope],
     );
@@ -136,8 +135,8 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
   }
 
   /** Whether this pump may attempt the delivery now: no other pump holds it. */
-  async function claim(delivery: DeliveryRow, now: number): Promise<boolean> {
-    const { rowCount } = await db.query(
+  private async claim(delivery: DeliveryRow, now: number): Promise<boolean> {
+    const { rowCount } = await this.db.query(
       `update webhook_deliveries set claimed_until = $3
         where id = $1 and subscription_id = $2 and status = 'pending' and (claimed_until is null or claimed_until <= $4)`,
       [delivery.id, delivery.subscription_id, new Date(now + CLAIM_MS).toISOString(), new Date(now).toISOString()],
@@ -145,8 +144,8 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
     return rowCount === 1;
   }
 
-  async function record(delivery: DeliveryRow, status: DeliveryRow['status'], attempt: Attempt | undefined, nextAttemptAt: number | undefined, at: number): Promise<void> {
-    await db.query(
+  private async record(delivery: DeliveryRow, status: DeliveryRow['status'], attempt: Attempt | undefined, nextAttemptAt: number | undefined, at: number): Promise<void> {
+    await this.db.query(
       `update webhook_deliveries set status = $3, attempts = attempts || $4::jsonb, attempt_count = attempt_count + $5,
           next_attempt_at = $6, updated_at = $7, claimed_until = null
         where id = $1 and subscription_id = $2 and status = 'pending'`,
@@ -163,22 +162,22 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
   }
 
   /** One attempt of one delivery (unless another pump holds it); whether the subject may go on to its next event. */
-  async function attempt(sub: SubscriptionRow, kinds: string[], delivery: DeliveryRow, clock: () => number, path: PumpOptions['path']): Promise<boolean> {
-    if (!(await claim(delivery, clock()))) return false;
-    const { rows } = await db.query<{ cloudevent: any; resource_kind: string; owner_organization_id: string; share_scope: string | null }>(
+  private async attempt(sub: SubscriptionRow, kinds: string[], delivery: DeliveryRow, clock: () => number, path: PumpOptions['path']): Promise<boolean> {
+    if (!(await this.claim(delivery, clock()))) return false;
+    const { rows } = await this.db.query<{ cloudevent: any; resource_kind: string; owner_organization_id: string; share_scope: string | null }>(
       'select cloudevent, resource_kind, owner_organization_id, share_scope from events where id = $1',
       [delivery.event_id],
     );
     const event = rows[0];
     // Not sent: an event the outbox no longer holds, of a kind the connector may no longer read,
     // or shared by a relationship that is no longer in force (nothing from it after its end).
-    if (!event || !kinds.includes(event.resource_kind) || !(await stillShared(sub.organization_id, event, clock()))) {
-      await record(delivery, 'skipped', undefined, undefined, clock());
+    if (!event || !kinds.includes(event.resource_kind) || !(await this.stillShared(sub.organization_id, event, clock()))) {
+      await this.record(delivery, 'skipped', undefined, undefined, clock());
       webhookDeliveriesEnded.inc({ status: 'skipped' });
       return true;
     }
     const started = clock();
-    const result = await send(sub, event, clock);
+    const result = await this.send(sub, event, clock);
     const at = clock();
     const attemptRecord: Attempt = {
       attemptedAt: new Date(started).toISOString(),
@@ -189,8 +188,8 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
       ...(result.retryAfterSeconds !== undefined ? { retryAfterSeconds: result.retryAfterSeconds } : {}),
     };
     if (result.ok) {
-      await record(delivery, 'succeeded', attemptRecord, undefined, at);
-      if (sub.failing_since !== null) await db.query('update webhook_subscriptions set failing_since = null where id = $1 and failing_since is not null', [sub.id]);
+      await this.record(delivery, 'succeeded', attemptRecord, undefined, at);
+      if (sub.failing_since !== null) await this.db.query('update webhook_subscriptions set failing_since = null where id = $1 and failing_since is not null', [sub.id]);
       webhookAttempts.inc({ outcome: 'succeeded', path });
       webhookDeliveriesEnded.inc({ status: 'succeeded' });
       webhookDeliveryLag.observe(Math.max(0, (Date.now() - new Date(delivery.event_time).getTime()) / 1000));
@@ -198,62 +197,62 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
     }
     webhookAttempts.inc({ outcome: 'failed', path });
     if (result.status === 410) {
-      await record(delivery, 'dead-lettered', attemptRecord, undefined, at);
+      await this.record(delivery, 'dead-lettered', attemptRecord, undefined, at);
       webhookDeliveriesEnded.inc({ status: 'dead-lettered' });
-      await disableSubscription(db, sub.id, 'target-gone', at, settings);
+      await disableSubscription(this.db, sub.id, 'target-gone', at, this.settings);
       return false;
     }
     const delay = nextAttemptDelayMs(delivery.attempt_count + 1, Math.random(), result.status === 429 || result.status === 503 ? result.retryAfterSeconds : undefined);
     if (delay === undefined) {
-      await record(delivery, 'dead-lettered', attemptRecord, undefined, at);
+      await this.record(delivery, 'dead-lettered', attemptRecord, undefined, at);
       webhookDeliveriesEnded.inc({ status: 'dead-lettered' });
     } else {
-      await record(delivery, 'pending', attemptRecord, at + delay, at);
+      await this.record(delivery, 'pending', attemptRecord, at + delay, at);
     }
-    const { rows: failing } = await db.query<{ failing_since: Date }>(
+    const { rows: failing } = await this.db.query<{ failing_since: Date }>(
       'update webhook_subscriptions set failing_since = coalesce(failing_since, $2) where id = $1 returning failing_since',
       [sub.id, new Date(started).toISOString()],
     );
-    if (failing[0] && at - new Date(failing[0].failing_since).getTime() >= settings.webhooks.disableAfterHours * 3_600_000) {
-      await disableSubscription(db, sub.id, 'failing', at, settings);
+    if (failing[0] && at - new Date(failing[0].failing_since).getTime() >= this.settings.webhooks.disableAfterHours * 3_600_000) {
+      await disableSubscription(this.db, sub.id, 'failing', at, this.settings);
     }
     // A dead-lettered delivery lets its subject go on; a pending retry holds it.
     return delay === undefined;
   }
 
-  async function send(sub: SubscriptionRow, event: { cloudevent: any; resource_kind: string }, clock: () => number): Promise<SendResult> {
-    const checked = await checkTarget(sub.url, { allowCidrs: settings.webhooks.allowCidrs, resolve });
+  private async send(sub: SubscriptionRow, event: { cloudevent: any; resource_kind: string }, clock: () => number): Promise<SendResult> {
+    const checked = await checkTarget(sub.url, { allowCidrs: this.settings.webhooks.allowCidrs, resolve: this.resolve });
     if (!checked.ok) return { ok: false, latencyMs: 0, error: 'target-refused' };
     const body = JSON.stringify(eventView(event.resource_kind, event.cloudevent, { organizationId: sub.organization_id }));
     const secrets = signingSecrets(sub, clock()).map((s) => s.secret);
     const headers = signedHeaders(secrets, event.cloudevent.id, new Date(clock()), body);
-    return perHost(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: settings.webhooks.ca }));
+    return this.perHost(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: this.settings.webhooks.ca }));
   }
 
   /** Collects the subscription's new events and attempts what is due, until nothing is or the budget is spent. */
-  async function pump(input: PumpInput, options: PumpOptions): Promise<PumpResult> {
+  async pump(input: PumpInput, options: PumpOptions): Promise<PumpResult> {
     const startedAt = Date.now();
     const budgetMs = options.budgetMs ?? PUMP_BUDGET_MS;
     const clock = () => input.now + (Date.now() - startedAt);
-    let sub = await loadSubscription(db, input.subscriptionId);
+    let sub = await loadSubscription(this.db, input.subscriptionId);
     if (!sub) return { state: 'deleted', more: false };
     if (!sub.active) return { state: 'inactive', more: false };
-    const connector = settings.registry.connector(sub.client_id);
-    const organization = settings.registry.organization(sub.organization_id);
+    const connector = this.settings.registry.connector(sub.client_id);
+    const organization = this.settings.registry.organization(sub.organization_id);
     if (!connector || connector.status !== 'active' || connector.organizationId !== sub.organization_id || organization?.status !== 'active') {
-      await disableSubscription(db, sub.id, 'connector-inactive', clock(), settings);
+      await disableSubscription(this.db, sub.id, 'connector-inactive', clock(), this.settings);
       return { state: 'inactive', more: false };
     }
     const kinds = deliverableKinds(connector.scopes);
-    const collected = await collect(sub, kinds, clock());
+    const collected = await this.collect(sub, kinds, clock());
     let nextDueAt: number | undefined;
     let more = collected === COLLECT_BATCH;
     for (let round = 0; ; round++) {
       // The first round works from the row read above; later ones see a disabling or deletion.
-      if (round > 0) sub = await loadSubscription(db, input.subscriptionId);
+      if (round > 0) sub = await loadSubscription(this.db, input.subscriptionId);
       if (!sub?.active) break;
       const now = clock();
-      const pending = await heads(sub.id);
+      const pending = await this.heads(sub.id);
       // Not due: a retry's time has not come, or another pump holds the head (it goes on with the subject).
       const dueAt = (d: DeliveryRow) =>
         Math.max(d.next_attempt_at ? new Date(d.next_attempt_at).getTime() : 0, d.claimed_until ? new Date(d.claimed_until).getTime() : 0);
@@ -267,14 +266,18 @@ export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings)
       const current = sub;
       // Subjects in parallel, at most maxPerSubscription at once across this process's pumps; a
       // subject's next event only in the next round, once this one has ended.
-      await Promise.all(due.map((d) => perSubscription(current.id, () => attempt(current, kinds, d, clock, options.path))));
+      await Promise.all(due.map((d) => this.perSubscription(current.id, () => this.attempt(current, kinds, d, clock, options.path))));
     }
-    const after = await loadSubscription(db, input.subscriptionId);
+    const after = await loadSubscription(this.db, input.subscriptionId);
     if (!after) return { state: 'deleted', more: false };
     return { state: after.active ? 'active' : 'inactive', more, ...(nextDueAt !== undefined ? { nextDueAt } : {}) };
   }
+}
 
-  return { pump };
+/** The pump of one worker process, shared by the activity and the outbox watcher's direct path. */
+export function createWebhookDelivery(db: Db, settings: WebhookDeliverySettings): { pump(input: PumpInput, options: PumpOptions): Promise<PumpResult> } {
+  const pump = new WebhookPump(db, settings);
+  return { pump: (input, options) => pump.pump(input, options) };
 }
 
 export type WebhookDelivery = ReturnType<typeof createWebhookDelivery>;
@@ -369,42 +372,18 @@ export function startWebhookWatcher(deps: {
     return Promise.all(pokes);
   }
 
-  /** Subscriptions a watcher that died may have left work for. */
-  async function leftBehind(xmin: string): Promise<string[]> {
-    const { rows } = await db.query<{ id: string }>(
-      `select s.id from webhook_subscriptions s where s.active and s.deleted_at is null and (
-          exists (select 1 from webhook_deliveries d where d.subscription_id = s.id and d.status = 'pending')
-          or exists (select 1 from events e where e.audience @> array[s.organization_id]
-                       and (e.tx_id, e.seq) > (s.cursor_tx, s.cursor_seq) and e.tx_id < $1::text::xid8))`,
-      [xmin],
-    );
-    return rows.map((r) => r.id);
-  }
-
   async function tick(): Promise<void> {
     const tail = await outboxTail(db);
     if (watermark === undefined) {
       // The first tick: from the outbox's visible end on, after what earlier watchers left.
-      await dispatch(await leftBehind(tail.xmin));
+      await dispatch(await subscriptionsLeftBehind(db, tail.xmin));
       watermark = { tx: tail.tx ?? '0', seq: tail.seq ?? '0' };
       return;
     }
     const from = watermark;
     if (tail.tx === null || (from.tx === tail.tx && from.seq === tail.seq)) return;
     watermark = { tx: tail.tx, seq: tail.seq! };
-    // The organizations the new events are for, then their subscriptions: two index reads, not a
-    // scan of the new events per subscription (1,000 subscriptions made that the worker's main cost).
-    const { rows: audience } = await db.query<{ organization: string }>(
-      `select distinct unnest(audience) as organization from events
-        where (tx_id, seq) > ($1::text::xid8, $2::bigint) and tx_id < $3::text::xid8`,
-      [from.tx, from.seq, tail.xmin],
-    );
-    if (audience.length === 0) return;
-    const { rows } = await db.query<{ id: string }>(
-      'select id from webhook_subscriptions where organization_id = any($1::text[]) and active and deleted_at is null',
-      [audience.map((a) => a.organization)],
-    );
-    await dispatch(rows.map((r) => r.id));
+    await dispatch(await subscriptionsOfNewEvents(db, from, tail.xmin));
   }
 
   const loop = () => {

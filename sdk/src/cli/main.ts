@@ -49,6 +49,25 @@ Examples:
   pcx events tail --follow --json`,
     );
 
+  const cli = cliContext(program, io);
+  loginCommands(program, cli);
+  resourceCommands(program, cli);
+  decisionCommands(program, cli);
+  eventCommands(program, cli);
+  waitCommands(program, cli);
+  requestCommand(program, cli);
+  return program;
+}
+
+/** What every command's action shares: the streams, the global options, the client of the profile, and error handling. */
+interface Cli {
+  io: { out: NodeJS.WritableStream & { isTTY?: boolean }; err: NodeJS.WritableStream & { isTTY?: boolean }; env: NodeJS.ProcessEnv };
+  globals(): Globals;
+  client(out: Output): PcxClient;
+  run<A extends unknown[]>(fn: (out: Output, ...args: A) => Promise<void>): (...args: A) => Promise<void>;
+}
+
+function cliContext(program: Command, io: Cli['io']): Cli {
   const globals = (): Globals => program.opts<Globals>();
   const output = (): Output => createOutput({ json: globals().json, color: wantsColor(io.out, globals().color, io.env) }, { out: io.out, err: io.err });
   const client = (out: Output): PcxClient => {
@@ -82,7 +101,12 @@ Examples:
         process.exitCode = exitCodeOf(err);
       }
     };
+  return { io, globals, client, run };
+}
 
+/** pcx login and pcx profiles. */
+function loginCommands(program: Command, cli: Cli): void {
+  const { io, globals, run } = cli;
   program
     .command('login')
     .description('store a profile: the broker URL and a connector\'s client credentials, checked against the broker')
@@ -119,7 +143,11 @@ Examples:
         );
       }),
     );
+}
 
+/** One command per collection (RESOURCES), with a subcommand per operation of the document on it. */
+function resourceCommands(program: Command, cli: Cli): void {
+  const { client, run } = cli;
   for (const [alias, { collection, columns }] of Object.entries(RESOURCES)) {
     const resource = program.command(alias).description(`${collection}: reads and commands`);
     const ops = OPERATIONS.filter((o) => o.path === `/${collection}` || o.path.startsWith(`/${collection}/`));
@@ -178,7 +206,11 @@ Examples:
       );
     }
   }
+}
 
+/** Sugar for the decisions people make most, and a redelivery of a webhook delivery. */
+function decisionCommands(program: Command, cli: Cli): void {
+  const { client, run } = cli;
   // Sugar for the decisions people make most.
   program
     .commands.find((c) => c.name() === 'proposals')!
@@ -201,7 +233,11 @@ Examples:
     .command('redeliver <id> <deliveryId>')
     .description('send one delivery of a subscription again')
     .action(run(async (out, id: string, deliveryId: string) => out.data((await client(out).request('POST', '/webhook-subscriptions/{id}/deliveries/{deliveryId}/redeliver', { path: { id, deliveryId } })).data)));
+}
 
+/** pcx events tail. */
+function eventCommands(program: Command, cli: Cli): void {
+  const { io, client, run } = cli;
   const events = program.command('events').description('the organization\'s event feed');
   events
     .command('tail')
@@ -227,7 +263,11 @@ Examples:
         }
       }),
     );
+}
 
+/** pcx wait proposal. */
+function waitCommands(program: Command, cli: Cli): void {
+  const { client, run } = cli;
   program
     .command('wait')
     .description('wait until something exists; progress on stderr')
@@ -255,7 +295,11 @@ Examples:
         }
       }),
     );
+}
 
+/** pcx request: any operation by method and path. */
+function requestCommand(program: Command, cli: Cli): void {
+  const { client, run } = cli;
   bodyOptions(
     program
       .command('request <method> <path>')
@@ -276,8 +320,6 @@ Examples:
       if (answer.data !== undefined) out.data(answer.data);
     }),
   );
-
-  return program;
 }
 
 class UsageError extends Error {}
