@@ -83,8 +83,8 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
   });
 }
 
-/** The provider and the handler of every request under /oidc. */
-export function createDevIdentityProvider(options: { config: Config; registry: Registry; devKey: DevSigningKey }): NodeHandler {
+/** The provider's configuration: the console as its one client, the registry's users, tokens for the broker. */
+function providerConfiguration(options: { config: Config; registry: Registry; devKey: DevSigningKey }): Configuration {
   const { config, registry, devKey } = options;
   const users = config.auth.users!;
   const audience = config.auth.audience;
@@ -158,6 +158,13 @@ export function createDevIdentityProvider(options: { config: Config; registry: R
       ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="/console/">Back to the console</a></p></main></body></html>`;
     },
   };
+  return configuration;
+}
+
+/** The provider and the handler of every request under /oidc. */
+export function createDevIdentityProvider(options: { config: Config; registry: Registry; devKey: DevSigningKey }): NodeHandler {
+  const { config, registry } = options;
+  const configuration = providerConfiguration(options);
   const provider = new Provider(`${config.publicBaseUrl}${OIDC_PATH}`, configuration);
   // Behind a proxy that terminates TLS, the public address is https although the request is not.
   provider.proxy = true;

@@ -93,6 +93,30 @@ export const LISTING_FIELDS = {
   extensions: 'private', visibility: 'private',
 } as const;
 
+/** The fields of a create's payload the owner may set. */
+function pick<S>(editable: readonly string[], payload: Record<string, unknown>): Partial<S> {
+  const out: Record<string, unknown> = {};
+  for (const field of editable) if (payload[field] !== undefined) out[field] = payload[field];
+  return out as Partial<S>;
+}
+
+/** What keeps a draft from being published: each missing or invalid field, with its pointer. */
+function publishProblems<S extends Listing>(spec: ListingSpec<S>, state: S, now: string) {
+  const errors: Array<{ pointer: string; message: string }> = [];
+  const record = state as unknown as Record<string, any>;
+  for (const field of spec.requiredToPublish) if (record[field] === undefined) errors.push({ pointer: `/${field}`, message: 'is required to publish' });
+  for (const field of spec.nonEmptyToPublish) {
+    if (record[field] !== undefined && Object.keys(record[field]).length === 0) errors.push({ pointer: `/${field}`, message: 'needs at least one dimension to publish' });
+  }
+  for (const field of spec.windows) {
+    const w = record[field];
+    if (w && Date.parse(w.start) >= Date.parse(w.end)) errors.push({ pointer: `/${field}/end`, message: 'must be after start' });
+  }
+  if (state.expiresAt && Date.parse(state.expiresAt) <= Date.parse(now)) errors.push({ pointer: '/expiresAt', message: 'must be in the future' });
+  errors.push(...(spec.publishChecks?.(state) ?? []));
+  return errors;
+}
+
 export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
   // Events of a listing go to its owner and to the partners it is shared with at that moment.
   const event = (state: S, name: string): EventDraft => ({
@@ -104,28 +128,6 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
   // What the owner may set on a draft: the resource's fields plus the envelope's free parts.
   const editable: readonly string[] = [...spec.fields, 'externalReferences', 'extensions'];
 
-  function pick(payload: Record<string, unknown>): Partial<S> {
-    const out: Record<string, unknown> = {};
-    for (const field of editable) if (payload[field] !== undefined) out[field] = payload[field];
-    return out as Partial<S>;
-  }
-
-  function publishProblems(state: S, now: string) {
-    const errors: Array<{ pointer: string; message: string }> = [];
-    const record = state as unknown as Record<string, any>;
-    for (const field of spec.requiredToPublish) if (record[field] === undefined) errors.push({ pointer: `/${field}`, message: 'is required to publish' });
-    for (const field of spec.nonEmptyToPublish) {
-      if (record[field] !== undefined && Object.keys(record[field]).length === 0) errors.push({ pointer: `/${field}`, message: 'needs at least one dimension to publish' });
-    }
-    for (const field of spec.windows) {
-      const w = record[field];
-      if (w && Date.parse(w.start) >= Date.parse(w.end)) errors.push({ pointer: `/${field}/end`, message: 'must be after start' });
-    }
-    if (state.expiresAt && Date.parse(state.expiresAt) <= Date.parse(now)) errors.push({ pointer: '/expiresAt', message: 'must be in the future' });
-    errors.push(...(spec.publishChecks?.(state) ?? []));
-    return errors;
-  }
-
   return {
     kind: spec.kind,
 
@@ -133,7 +135,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
       if (command.actor.kind !== 'connector' || !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'only a connector can create a resource');
       const state = {
         ...spec.initial,
-        ...pick(command.payload ?? {}),
+        ...pick<S>(editable, command.payload ?? {}),
         id,
         resourceVersion: 1,
         ownerOrganizationId: command.actor.organizationId,
@@ -162,7 +164,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
       publish(state: S, command: Command<Record<string, never>, ListingContext>, now: string): Transition<S> {
         requireOwner(state, command);
         requireStatus(spec.kind, state, command, ['draft']);
-        const errors = publishProblems(state, now);
+        const errors = publishProblems(spec, state, now);
         if (errors.length) refuse('RESOURCE_NOT_PUBLISHABLE', 'the resource cannot be published yet', { errors });
         const context: ListingContext = command.context ?? {};
         if (state.visibility?.mode !== 'open' && !context.ownerHasActiveRelationship) {
