@@ -31,22 +31,24 @@ import { SandboxRecord } from '../core/sandbox';
 
 type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 
-/** One router per resource (and the feed), with the body limit of its payloads. */
-const ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [
-  ['/partner-relationships', partnerRelationships, 'maxRelationshipBodyBytes'],
-  ['/capacity-offers', capacityOffers, 'maxBodyBytes'],
-  ['/load-requests', loadRequests, 'maxBodyBytes'],
-  ['/match-proposals', matchProposals, 'maxBodyBytes'],
-  ['/match-evaluations', matchEvaluations, 'maxBodyBytes'],
-  ['/transport-tenders', transportTenders, 'maxBodyBytes'],
-  ['/transport-commitments', transportCommitments, 'maxBodyBytes'],
-  ['/execution-references', executionReferences, 'maxBodyBytes'],
-  ['/execution-updates', executionUpdates, 'maxBodyBytes'],
-  ['/execution-outcomes', executionOutcomes, 'maxBodyBytes'],
-  ['/execution-handovers', executionHandovers, 'maxBodyBytes'],
-  ['/events', events, 'maxBodyBytes'],
-  ['/webhook-subscriptions', webhookSubscriptions, 'maxBodyBytes'],
-];
+/**
+ * One router per resource (and the feed, the evaluations, the webhooks), mounted at the path its
+ * name gives (`capacityOffers` at /capacity-offers: one name in every layer), with the body limit of
+ * its payloads (relationship payloads have their own).
+ */
+const ROUTERS = mountedAt(
+  { partnerRelationships, capacityOffers, loadRequests, matchProposals, matchEvaluations, transportTenders, transportCommitments },
+  { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
+);
+
+function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {
+  return groups.flatMap((group) =>
+    Object.entries(group).map(([name, router]): [string, Hono<AppEnv>, LimitKey] => {
+      const path = `/${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+      return [path, router, router === partnerRelationships ? 'maxRelationshipBodyBytes' : 'maxBodyBytes'];
+    }),
+  );
+}
 
 /** Routers mounted in development mode only. */
 const DEV_ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [['/sandbox', sandbox, 'maxBodyBytes']];

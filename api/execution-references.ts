@@ -17,7 +17,7 @@ import {
   type ExecutionUpdate,
 } from '../domain/execution-reference';
 import type { Envelope } from '../domain/machine';
-import { runCommand } from './commands';
+import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv } from './context';
 import { authorize, type AccessPolicy } from './gates';
 import { etagOf, notFound, querySingle, type Ctx } from './http';
@@ -85,6 +85,14 @@ async function referenceState(c: Ctx, id: string): Promise<Envelope | undefined>
   return { ...doc, updates, outcomes } as unknown as Envelope;
 }
 
+/**
+ * A command that records a milestone or an outcome on the reference `id` (its Update, through
+ * idempotency): answered with the record it made (201) or the original of a replay (200).
+ */
+function recordOnReference(c: Ctx, id: string, name: 'recordUpdate' | 'recordOutcome' | 'correctOutcome', payload: Record<string, unknown>, respond: NonNullable<CommandRequest['respond']>) {
+  return runCommand(c, { resource, name, id, payload, view: () => undefined, current: () => referenceState(c, id), respond });
+}
+
 export const executionUpdates = new Hono<AppEnv>();
 
 // A milestone: deduplicated by its key (same content: the original; another: 409), stored even
@@ -96,17 +104,9 @@ operation(executionUpdates, { method: 'POST', path: '/', access: { scope: 'execu
     const errors = validateArea(payload.position, '/position');
     if (errors.length) throw new Problem('VALIDATION_FAILED', 'the position is not a known area', { errors });
   }
-  return runCommand(c, {
-    resource,
-    name: 'recordUpdate',
-    id: doc.id,
-    payload,
-    view: () => undefined,
-    current: () => referenceState(c, doc.id),
-    respond: (snapshot, commandId) => {
-      const update = (snapshot as unknown as ExecutionReference).updates.find((u: ExecutionUpdate) => u.deduplicationKey === payload.deduplicationKey);
-      return recorded(update, update?.id === commandId, `/execution-references/${doc.id}/updates`);
-    },
+  return recordOnReference(c, doc.id, 'recordUpdate', payload, (snapshot, commandId) => {
+    const update = (snapshot as unknown as ExecutionReference).updates.find((u: ExecutionUpdate) => u.deduplicationKey === payload.deduplicationKey);
+    return recorded(update, update?.id === commandId, `/execution-references/${doc.id}/updates`);
   });
 });
 
@@ -120,28 +120,12 @@ const outcomeAnswer = (key: string) => (snapshot: Envelope, commandId: string) =
 operation(executionOutcomes, { method: 'POST', path: '/', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceOutcomeRequest', answers: [201, 200] }, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
   const { resource: doc } = await referenceFor(c, executionReferenceId, 'outcomes:write');
-  return runCommand(c, {
-    resource,
-    name: 'recordOutcome',
-    id: doc.id,
-    payload,
-    view: () => undefined,
-    current: () => referenceState(c, doc.id),
-    respond: outcomeAnswer(payload.deduplicationKey),
-  });
+  return recordOnReference(c, doc.id, 'recordOutcome', payload, outcomeAnswer(payload.deduplicationKey));
 });
 
 operation(executionOutcomes, { method: 'POST', path: '/:id/corrections', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceCorrectionRequest', answers: [201, 200] }, async ({ c, body }) => {
   const stored = await authorizeOutcome(c, true);
-  return runCommand(c, {
-    resource,
-    name: 'correctOutcome',
-    id: stored.doc.executionReferenceId,
-    payload: { ...body, outcomeId: stored.doc.id },
-    view: () => undefined,
-    current: () => referenceState(c, stored.doc.executionReferenceId),
-    respond: outcomeAnswer(body.deduplicationKey),
-  });
+  return recordOnReference(c, stored.doc.executionReferenceId, 'correctOutcome', { ...body, outcomeId: stored.doc.id }, outcomeAnswer(body.deduplicationKey));
 });
 
 operation(executionOutcomes, { method: 'GET', path: '/', access: { scope: [], anyScope: READ_SCOPES }, answers: [200] }, async ({ c }) => {

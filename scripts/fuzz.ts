@@ -21,6 +21,7 @@
 // the stack running after the summary, to replay its curl lines, until Ctrl-C).
 // Exit code: 0 when no check failed, 1 when some did, 2 when the run itself could not be made or
 // did not finish (docs/fuzz.md is then left as it was).
+import { readBody, waitFor } from '../sdk/src';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash, randomInt } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -188,14 +189,7 @@ async function call(party: Party | undefined, method: string, path: string, body
   if (party?.token) h.authorization = `Bearer ${party.token}`;
   if (body !== undefined) h['content-type'] = 'application/json';
   const res = await fetch(`${broker!.baseUrl}${path}`, { method, headers: h, body: body === undefined ? undefined : JSON.stringify(body) });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = text;
-  }
-  return { status: res.status, body: json, etag: res.headers.get('etag') ?? '' };
+  return { status: res.status, body: (await readBody(res)) as any, etag: res.headers.get('etag') ?? '' };
 }
 
 async function expectStatus(want: number, party: Party, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
@@ -214,17 +208,6 @@ async function token(party: Party) {
 }
 
 const iso = (hours: number) => new Date(Date.now() + hours * 3600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(500);
-  }
-}
 
 /** The carrier invites the shipper with every scope the fuzz organizations grant; the shipper accepts. */
 async function makePartners(): Promise<string> {

@@ -16,6 +16,7 @@ import { freshOrgs, sleep, testEnv, type Org } from './helpers';
 import { expectCausalFeed } from './feed';
 import { offer, request } from './matching-fixtures';
 import { parsePrometheusTextFormat } from './metrics-text';
+import { waitFor } from '../sdk/src';
 
 const METRICS_TOKEN = 'scale-test-metrics-token';
 const ORG_LIMIT = 150; // RATE_LIMIT_ORG_PER_MINUTE of these processes
@@ -97,16 +98,6 @@ async function buildMarket(lb: Balancer, carrier: { org: Org; token: string }, s
   return { relationshipId: rel.id as string, offerId: o.id as string, requestId: r.id as string };
 }
 
-async function poll<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(1000);
-  }
-}
-
 async function wholeFeed(lb: Balancer, token: string, api: string): Promise<any[]> {
   const items: any[] = [];
   let cursor: string | undefined;
@@ -183,19 +174,19 @@ test('two APIs and two workers: idempotency, rate limits, matching, expiry and t
   const survivor = apis[1].baseUrl;
   for (const [n, m] of markets.entries()) {
     const shipper = party(2 * n + 1);
-    const proposals = await poll(`market ${n}: a proposal`, async () => {
+    const proposals = await waitFor(`market ${n}: a proposal`, async () => {
       const page = ok(await lb.once('GET', `/match-proposals?request=${m.requestId}`, shipper.token, undefined, {}, survivor), 200, 'proposals');
       return page.items.length ? page.items : undefined;
-    }, 30000);
+    }, { timeoutMs: 30000, intervalMs: 1000 });
     expect(proposals).toHaveLength(1);
     expect(proposals[0]).toMatchObject({ capacityOfferId: m.offerId, loadRequestId: m.requestId });
   }
   for (const [n, m] of markets.entries()) {
     const shipper = party(2 * n + 1);
-    await poll(`market ${n}: the proposal expired`, async () => {
+    await waitFor(`market ${n}: the proposal expired`, async () => {
       const page = ok(await lb.once('GET', `/match-proposals?request=${m.requestId}`, shipper.token, undefined, {}, survivor), 200, 'proposals');
       return page.items[0].status === 'expired' ? true : undefined;
-    }, (VALIDITY_SECONDS + 30) * 1000);
+    }, { timeoutMs: (VALIDITY_SECONDS + 30) * 1000, intervalMs: 1000 });
   }
 
   // Nothing acknowledged lost, nothing duplicated: each organization has exactly what it created,

@@ -1,7 +1,7 @@
 // What the kit sent and got: every exchange with the implementation under test, kept for the
 // report as evidence (tokens and secrets redacted), and the parties that make them. A verdict is
 // computed from this traffic, never from the implementation's own say.
-import { ClientCredentials } from '@pcx/sdk';
+import { ClientCredentials, readBody } from '@pcx/sdk';
 
 export interface Exchange {
   n: number;
@@ -142,14 +142,7 @@ export class Party {
     else if (options.body !== undefined) body = JSON.stringify(options.body);
     if (body !== undefined) headers['content-type'] ??= 'application/json';
     const response = await this.fetch(`${this.baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-    const text = await response.text();
-    let parsed: any;
-    try {
-      parsed = text ? JSON.parse(text) : undefined;
-    } catch {
-      parsed = text;
-    }
-    return { status: response.status, headers: response.headers, body: parsed };
+    return { status: response.status, headers: response.headers, body: (await readBody(response)) as any };
   }
 
   get = (path: string) => this.call('GET', path);

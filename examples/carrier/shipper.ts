@@ -8,23 +8,13 @@
 // then start the connector; this waits for its offer. test/walkthrough.test.ts runs both. With
 // --planner, Baltic's accept of the proposal is left to a planner in the console (bruno), and
 // test/console.test.ts runs that path.
-import { PcxClient } from '../../sdk/src';
+import { PcxClient, waitFor } from '../../sdk/src';
 import { commandLine } from '../command-line';
 
 /** The shipper's system, in the external references of its loads (theirs alone to see). */
 const SYSTEM = 'example-shipper';
 
 const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-  }
-}
 
 /** Ends open Alpine-Baltic relationships, then makes a new active one; returns its id. */
 export async function partnership(alpine: PcxClient, baltic: PcxClient): Promise<string> {
@@ -72,7 +62,7 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
   } as never);
   await baltic.requests.publish(load);
   say(`load ${load.id} published; waiting for the carrier to accept a proposal for it`);
-  const proposal = await until(
+  const proposal = await waitFor(
     'a proposal for the load that the carrier connector accepted',
     async () => {
       for await (const p of baltic.proposals.list({ request: load.id, status: ['open'] } as never)) {
@@ -80,20 +70,20 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
       }
       return undefined;
     },
-    300_000,
+    { timeoutMs: 300_000 },
   );
   // Baltic's accept completes the policy (both must accept): the proposal is committed. With
   // --planner, a planner of Baltic's decides in the console (docs/console.md); this waits for it.
   if (options.plannerDecides) {
     say(`proposal ${proposal.id}: waiting for a Baltic planner to accept it in the console (sign in as bruno)`);
-    await until(
+    await waitFor(
       "a Baltic planner's accept in the console",
       async () => {
         const p = (await baltic.proposals.get(proposal.id)) as any;
         if (p.status !== 'open' && p.status !== 'accepted') throw new Error(`the proposal was ${p.status} in the console`);
         return p.status === 'accepted' ? p : undefined;
       },
-      3_600_000,
+      { timeoutMs: 3_600_000 },
     );
     say(`proposal ${proposal.id} accepted by the planner`);
   } else {
@@ -102,7 +92,7 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
   }
   const tender = await baltic.tenders.create({ executingOrganizationId: 'org-alpine-freight', originatingProposalId: proposal.id, movementScope: 'fullTransport', expiresAt: at(20) } as never);
   await baltic.tenders.issue(tender);
-  const acceptedByCarrier = await until('the connector accepting the tender', async () => {
+  const acceptedByCarrier = await waitFor('the connector accepting the tender', async () => {
     const t = (await baltic.tenders.get(tender.id)) as any;
     return (t.decisions ?? []).some((d: any) => d.organizationId === 'org-alpine-freight' || d.decidedBy?.organizationId === 'org-alpine-freight') ? t : undefined;
   });
@@ -121,13 +111,13 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
     sourceExternalReferences: [{ system: 'baltic-erp', type: 'shipment', value: `S-${proposal.id.slice(-8)}` }],
   } as never);
   say('execution package handed over; waiting for the carrier to report the outcome');
-  const reference = await until(
+  const reference = await waitFor(
     'the execution reference completed by the connector',
     async () => {
       for await (const r of baltic.references.list({ proposal: proposal.id } as never)) if ((r as any).status === 'completed') return r;
       return undefined;
     },
-    90_000,
+    { timeoutMs: 90_000 },
   );
   return { proposal: proposal.id, reference };
 }

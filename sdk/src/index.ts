@@ -21,6 +21,8 @@ export type {
 } from './client';
 export * from './errors';
 export { ClientCredentials, StaticToken, DEFAULT_RETRY, type RetryPolicy, type RetryInfo, type TokenSource } from './transport';
+export { waitFor, type WaitOptions } from './wait';
+export { readBody } from './transport';
 export { FeedConsumer, type FeedOptions, type FeedEvent, type CursorStore } from './feed';
 export { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError } from './webhooks';
 export type { WebhookEvent, AppliedStore, ReceiveResult, WebhookReceiver, WebhookReceiverOptions, WebhookHeaders } from './webhooks';

@@ -20,10 +20,8 @@ const said = (r: Reply) => `${r.status} ${typeof r.body === 'object' ? JSON.stri
 const BROKER_CHECKS: Array<Check<World>> = [
   // JSON Schema validation
   {
-    id: 'SV-1',
-    family: 'schema-validation',
+    id: 'SV-1', family: 'schema-validation', mandatory: true,
     title: 'A create whose body breaks the schema is refused with a validation problem, and creates nothing',
-    mandatory: true,
     spec: 'Payload semantics: JSON Schema 2020-12 (source of truth for shared payload structures); Errors: categories ... validation',
     async run(w, t) {
       const before = await must(w.a.get('/capacity-offers?limit=200&status=draft'), 200, 'A lists its drafts');
@@ -38,10 +36,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Lifecycle transitions
   {
-    id: 'LT-1',
-    family: 'lifecycle',
+    id: 'LT-1', family: 'lifecycle', mandatory: true,
     title: 'An offer goes draft (v1) -> published (v2) -> withdrawn (v3), each transition recorded',
-    mandatory: true,
     spec: 'CapacityOffer: (none) -> draft, resourceVersion 1; draft -> publish -> published, publishedAt recorded, version incremented; published -> withdraw -> withdrawn, withdrawnAt and reason stored',
     async run(w, t) {
       const draft = await must(w.a.post('/capacity-offers', w.offerBody()), 201, 'A creates an offer');
@@ -55,10 +51,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'LT-2',
-    family: 'lifecycle',
+    id: 'LT-2', family: 'lifecycle', mandatory: true,
     title: 'A command not allowed in the current state answers 422 invalid-state-transition and changes nothing',
-    mandatory: true,
     spec: 'Any command applied in a state where it is not listed returns 422 with problem type urn:exchange:protocol:error:invalid-state-transition; A withdrawn ... offer is never re-published',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -69,10 +63,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'LT-3',
-    family: 'lifecycle',
+    id: 'LT-3', family: 'lifecycle', mandatory: true,
     title: 'A withdraw without a reason is refused',
-    mandatory: true,
     spec: 'Errors: Missing required reason (suspend, terminate, withdraw, cancel): rejected',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -82,10 +74,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'LT-4',
-    family: 'lifecycle',
+    id: 'LT-4', family: 'lifecycle', mandatory: true,
     title: 'A relationship goes draft -> requested -> active -> suspended -> active -> terminated, and a terminated one never moves again',
-    mandatory: true,
     spec: 'PartnerRelationship: submit, accept, suspend (reason required), reactivate (only the organization that issued the suspension), terminate; A terminated relationship never moves to another state',
     async run(w, t) {
       // B and C: a relationship of their own, ended at the end (C stays a stranger to A).
@@ -110,10 +100,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Idempotent retries
   {
-    id: 'ID-1',
-    family: 'idempotency',
+    id: 'ID-1', family: 'idempotency', mandatory: true,
     title: 'A create repeated with the same Idempotency-Key and body answers the original outcome, and creates one resource',
-    mandatory: true,
     spec: 'Same key and identical payload returns the original outcome; Retried commands are idempotent',
     async run(w, t) {
       const body = w.offerBody();
@@ -126,10 +114,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'ID-2',
-    family: 'idempotency',
+    id: 'ID-2', family: 'idempotency', mandatory: true,
     title: 'The same Idempotency-Key with another body answers 409 and creates nothing',
-    mandatory: true,
     spec: 'Same key with a different payload returns 409',
     async run(w, t) {
       const key = w.key('id-2');
@@ -140,10 +126,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'ID-3',
-    family: 'idempotency',
+    id: 'ID-3', family: 'idempotency', mandatory: true,
     title: 'A command repeated with the same Idempotency-Key answers its first outcome, not a stale-version or state error',
-    mandatory: true,
     spec: 'Create and command operations accept the header Idempotency-Key ... Same key and identical payload returns the original outcome',
     async run(w, t) {
       const draft = await must(w.a.post('/capacity-offers', w.offerBody()), 201, 'create');
@@ -157,10 +141,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Stale-write rejection
   {
-    id: 'SW-1',
-    family: 'stale-writes',
+    id: 'SW-1', family: 'stale-writes', mandatory: true,
     title: 'A command with an old If-Match answers 409 stale-resource-version (or 412) and changes nothing',
-    mandatory: true,
     spec: 'A stale write returns 409 or 412 with an RFC 9457 body; code STALE_RESOURCE_VERSION with type {problem_base}/stale-resource-version and status 409',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -170,10 +152,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'SW-2',
-    family: 'stale-writes',
+    id: 'SW-2', family: 'stale-writes', mandatory: true,
     title: 'Two commands on one version: the first wins, the second answers 409',
-    mandatory: true,
     spec: 'Concurrent publish and withdraw: first writer wins, second gets 409 with stale-resource-version',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -188,10 +168,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'SW-3',
-    family: 'stale-writes',
+    id: 'SW-3', family: 'stale-writes', mandatory: true,
     title: 'A decision on a changed proposal is refused, never applied silently',
-    mandatory: true,
     spec: 'MatchDecision: A stale version yields a conflict; the server never applies a decision silently to a changed proposal',
     async run(w, t) {
       const m = await w.proposed();
@@ -206,10 +184,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Bilateral visibility isolation
   {
-    id: 'IS-1',
-    family: 'isolation',
+    id: 'IS-1', family: 'isolation', mandatory: true,
     title: "A non-partner reads an organization's offer, relationship and proposal as if they did not exist (404)",
-    mandatory: true,
     spec: 'Visibility requires an active bilateral PartnerRelationship and a matching scope; A resource that belongs to another organization answers 404, not 403',
     async run(w, t) {
       const m = await w.proposed();
@@ -227,10 +203,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'IS-2',
-    family: 'isolation',
+    id: 'IS-2', family: 'isolation', mandatory: true,
     title: "A non-partner's lists and event feed hold nothing of the pair's",
-    mandatory: true,
     spec: 'Every organization sees only what the specification lets it see: Visibility requires an active bilateral PartnerRelationship',
     async run(w, t) {
       const m = await w.proposed();
@@ -251,10 +225,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'IS-3',
-    family: 'isolation',
+    id: 'IS-3', family: 'isolation', mandatory: true,
     title: "A non-partner's commands on another organization's resources answer 404 and change nothing",
-    mandatory: true,
     spec: 'Resource of another organization, or hidden resource: 404; Payload fields cannot override the organization binding of the authenticated connector',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -268,10 +240,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Field-level disclosure
   {
-    id: 'FD-1',
-    family: 'disclosure',
+    id: 'FD-1', family: 'disclosure', mandatory: true,
     title: 'A partner reads a published offer without its restricted details; the owner sees them',
-    mandatory: true,
     spec: 'A proposal never discloses protected fields merely because a potential match exists; Exact addresses and customer identity are not required before acceptance; price ... excluded unless policy explicitly permits disclosure',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -282,10 +252,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'FD-2',
-    family: 'disclosure',
+    id: 'FD-2', family: 'disclosure', mandatory: true,
     title: "Before acceptance the carrier sees no exact address of the shipper's load; after it, the disclosure follows the policy",
-    mandatory: true,
     spec: 'Exact addresses and customer identity are not required before acceptance; goodsProfile stays coarse',
     async run(w, t) {
       const m = await w.proposed();
@@ -298,10 +266,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Duplicate and out-of-order events
   {
-    id: 'EV-1',
-    family: 'events',
+    id: 'EV-1', family: 'events', mandatory: true,
     title: 'Feed events are CloudEvents with every required attribute',
-    mandatory: true,
     spec: 'Events are CloudEvents. Required attributes: a globally unique id; source; subject; type (versioned); time (RFC 3339); dataschema; extension attributes organizationid, resourceversion, correlationid',
     async run(w, t) {
       await w.publishedOffer();
@@ -315,10 +281,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'EV-2',
-    family: 'events',
+    id: 'EV-2', family: 'events', mandatory: true,
     title: 'Event ids are unique, and within one subject resourceversion strictly increases in feed order',
-    mandatory: true,
     spec: 'Delivery rules: consumers deduplicate by event id; A consumer ignores an event whose resource version is older than or equal to the version it has applied; State-changing events keep causal order per resource',
     async run(w, t) {
       const offer = await w.publishedOffer();
@@ -341,10 +305,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Proposal expiry and withdrawal
   {
-    id: 'PR-1',
-    family: 'proposals',
+    id: 'PR-1', family: 'proposals', mandatory: true,
     title: "Withdrawing an offer sets its open proposals to withdrawn",
-    mandatory: true,
     spec: 'withdrawal of an offer or a request sets linked open proposals to withdrawn',
     async run(w, t) {
       const m = await w.proposed();
@@ -358,10 +320,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'PR-2',
-    family: 'proposals',
+    id: 'PR-2', family: 'proposals', mandatory: false,
     title: 'An open proposal expires at validUntil',
-    mandatory: false,
     spec: 'MatchProposal: status ... expired; validUntil; proposalExpired (system): all open proposals expired or were rejected -> published',
     async run(w, t) {
       const seconds = w.settings.proposalValiditySeconds;
@@ -377,10 +337,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Explicit decision policy
   {
-    id: 'DP-1',
-    family: 'decision-policy',
+    id: 'DP-1', family: 'decision-policy', mandatory: true,
     title: 'Under the bilateral policy one accept does not commit, a repeated accept is idempotent, and the second organization commits it',
-    mandatory: true,
     spec: 'Under a policy named BILATERAL_REQUIRED the decision commits only when a second, distinct organization accepts; a repeated accept by the same organization is idempotent and does not advance it',
     async run(w, t) {
       const m = await w.proposed();
@@ -397,10 +355,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'DP-2',
-    family: 'decision-policy',
+    id: 'DP-2', family: 'decision-policy', mandatory: true,
     title: 'A decision on a committed proposal answers 409 with currentState; a non-party cannot decide',
-    mandatory: true,
     spec: 'Action on a terminal match decision: 409 with currentState in the body; decision policy states ... which role may decide',
     async run(w, t) {
       const m = await w.committed();
@@ -413,10 +369,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // Execution-outcome deduplication and correction history
   {
-    id: 'OC-1',
-    family: 'outcomes',
+    id: 'OC-1', family: 'outcomes', mandatory: true,
     title: 'An outcome replayed with its deduplicationKey answers 200 with the original; another payload under the key is refused',
-    mandatory: true,
     spec: 'A repeat with the same deduplicationKey and payload returns the original record with 200; New outcome whose deduplicationKey matches an existing record with another payload: rejected',
     async run(w, t) {
       const reference = await executionReference(w);
@@ -431,10 +385,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'OC-2',
-    family: 'outcomes',
+    id: 'OC-2', family: 'outcomes', mandatory: true,
     title: 'Corrections: a stale observedOutcomeVersion answers 409, a correction of a superseded record answers 409, a good one supersedes the head and leaves the old record as it was',
-    mandatory: true,
     spec: 'observedOutcomeVersion equals the resourceVersion of the superseded record, otherwise 409 with stale-resource-version; the path id is the current head, otherwise 409 with idempotency-conflict; the prior record gets supersededByOutcomeId and is otherwise unchanged',
     async run(w, t) {
       const reference = await executionReference(w);
@@ -457,10 +409,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
 
   // RFC 9457 error responses
   {
-    id: 'ER-1',
-    family: 'errors',
+    id: 'ER-1', family: 'errors', mandatory: true,
     title: 'Without a token, or with a token that is not the broker\'s: 401 problem',
-    mandatory: true,
     spec: 'Token audience mismatch: 401; token validity and broker audience is the first gate',
     async run(w, t) {
       const none = await w.a.call('GET', '/capacity-offers', { token: null });
@@ -470,10 +420,8 @@ const BROKER_CHECKS: Array<Check<World>> = [
     },
   },
   {
-    id: 'ER-2',
-    family: 'errors',
+    id: 'ER-2', family: 'errors', mandatory: true,
     title: 'A body over 256 KiB answers 413',
-    mandatory: true,
     spec: 'Maximum body, standard resources: 256 KiB; over the limit gives 413, before parsing',
     async run(w, t) {
       const r = await w.a.call('POST', '/capacity-offers', { raw: JSON.stringify({ padding: 'x'.repeat(300 * 1024) }) });

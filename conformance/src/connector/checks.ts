@@ -51,10 +51,8 @@ const list = (rs: ConnectorRequest[]) => rs.slice(0, 3).map((r) => `${r.method} 
 /** Every profile: retries, politeness, versions on commands, bodies within the contract. */
 const CX: Array<Check<ConnectorWorld>> = [
   {
-    id: 'CX-1',
-    family: 'idempotency',
+    id: 'CX-1', family: 'idempotency', mandatory: true,
     title: 'A retried create or command carries the Idempotency-Key of the attempt it retries',
-    mandatory: true,
     spec: 'Retried commands are idempotent; Same key and identical payload returns the original outcome',
     async run(w, t) {
       const pairs = retries(w.requests).filter(([r]) => r.method === 'POST');
@@ -63,10 +61,8 @@ const CX: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'CX-2',
-    family: 'errors',
+    id: 'CX-2', family: 'errors', mandatory: true,
     title: 'After a 429 or 503 with Retry-After, the connector waits before it retries',
-    mandatory: true,
     spec: 'Rate limit exceeded: 429 (Retry-After); bad answers of the broker are retried politely',
     async run(w, t) {
       const pairs = retries(w.requests).filter(([r]) => r.injectedFault);
@@ -78,10 +74,8 @@ const CX: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'CX-3',
-    family: 'stale-writes',
+    id: 'CX-3', family: 'stale-writes', mandatory: true,
     title: 'Every command carries the version last read (If-Match)',
-    mandatory: true,
     spec: 'State-changing commands carry If-Match (ETag of the resource) or an explicit observed resourceVersion',
     async run(w, t) {
       const commands = w.requests.filter(isCommand);
@@ -91,10 +85,8 @@ const CX: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'CX-4',
-    family: 'schema-validation',
+    id: 'CX-4', family: 'schema-validation', mandatory: true,
     title: 'What the connector sends is within the contract (no request refused as invalid)',
-    mandatory: true,
     spec: 'Payload semantics: JSON Schema 2020-12; invalid, ambiguous or unsafe inbound messages are quarantined; required values are never invented',
     async run(w, t) {
       if (w.requests.length === 0) t.noTraffic('the connector sent nothing');
@@ -106,10 +98,8 @@ const CX: Array<Check<ConnectorWorld>> = [
 
 const PUBLISHER: Array<Check<ConnectorWorld>> = [
   {
-    id: 'PUB-1',
-    family: 'lifecycle',
+    id: 'PUB-1', family: 'lifecycle', mandatory: true,
     title: 'The connector publishes what it creates (a publish answered 200)',
-    mandatory: true,
     spec: 'Profiles: Publisher (capacity offers and/or load requests); draft -> publish -> published',
     async run(w, t) {
       if (w.requests.length === 0) t.noTraffic('the connector sent nothing to the broker');
@@ -121,10 +111,8 @@ const PUBLISHER: Array<Check<ConnectorWorld>> = [
 
 const CONSUMER: Array<Check<ConnectorWorld>> = [
   {
-    id: 'CON-1',
-    family: 'decision-policy',
+    id: 'CON-1', family: 'decision-policy', mandatory: true,
     title: 'The connector decides the proposal the scenario asks it to accept (its accept answered 200)',
-    mandatory: true,
     spec: 'Profiles: Consumer; every required organization accepts (requiredDecisionPolicy); decisions record who decided',
     async run(w, t) {
       const id = reached(w, t, w.counterpart.proposalId, 'the counterpart made no proposal to decide');
@@ -135,10 +123,8 @@ const CONSUMER: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'CON-2',
-    family: 'stale-writes',
+    id: 'CON-2', family: 'stale-writes', mandatory: true,
     title: 'After a 409 on a resource, the connector reads it again before it sends anything more to it',
-    mandatory: true,
     spec: 'Stale-write rejection: a command on an older resourceVersion is refused with 409 stale-resource-version; the client re-reads and decides again',
     async run(w, t) {
       const conflicts = w.requests.filter((r) => r.status === 409 && r.method === 'POST' && resourceOf(r.path));
@@ -153,10 +139,8 @@ const CONSUMER: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'CON-3',
-    family: 'events',
+    id: 'CON-3', family: 'events', mandatory: true,
     title: 'A stale event is not applied: a proposal shown only after its rejection (older version after newer) is never decided',
-    mandatory: true,
     spec: 'Duplicate and out-of-order events: consumers ignore events whose resourceVersion is not above the one applied for the subject',
     async run(w, t) {
       const decoy = w.counterpart.decoyProposalId;
@@ -166,10 +150,8 @@ const CONSUMER: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'CON-4',
-    family: 'events',
+    id: 'CON-4', family: 'events', mandatory: true,
     title: 'A duplicated event is applied once: no proposal is decided again after a decision of the connector was answered 2xx',
-    mandatory: true,
     spec: 'Duplicate and out-of-order events: consumers deduplicate by event id',
     async run(w, t) {
       const decisions = w.requests.filter((r) => isDecision(r));
@@ -182,10 +164,8 @@ const CONSUMER: Array<Check<ConnectorWorld>> = [
 
 const TENDERS: Array<Check<ConnectorWorld>> = [
   {
-    id: 'TEN-1',
-    family: 'lifecycle',
+    id: 'TEN-1', family: 'lifecycle', mandatory: true,
     title: 'The connector accepts the tender for its accepted match, naming the revision, on the version read',
-    mandatory: true,
     spec: 'Accept or reject names the revision; Both accept the same revision; State-changing commands carry If-Match',
     async run(w, t) {
       const id = reached(w, t, w.counterpart.tenderId, 'the counterpart issued no tender');
@@ -195,10 +175,8 @@ const TENDERS: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'TEN-2',
-    family: 'idempotency',
+    id: 'TEN-2', family: 'idempotency', mandatory: true,
     title: 'The connector acknowledges the execution package (imported), with an Idempotency-Key',
-    mandatory: true,
     spec: 'Execution handover: the executing system acknowledges the package (imported or rejected); retried commands are idempotent',
     async run(w, t) {
       const id = reached(w, t, w.counterpart.handoverId, 'the counterpart handed nothing over');
@@ -211,10 +189,8 @@ const TENDERS: Array<Check<ConnectorWorld>> = [
 
 const OUTCOMES: Array<Check<ConnectorWorld>> = [
   {
-    id: 'OUT-1',
-    family: 'lifecycle',
+    id: 'OUT-1', family: 'lifecycle', mandatory: true,
     title: 'The connector reports the milestones in order (picked up, then delivered), then the outcome',
-    mandatory: true,
     spec: 'Profiles: Outcome provider; execution updates and outcomes are appended to the execution reference',
     async run(w, t) {
       const id = reached(w, t, w.counterpart.executionReferenceId, 'no execution reference to report on');
@@ -228,10 +204,8 @@ const OUTCOMES: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'OUT-2',
-    family: 'outcomes',
+    id: 'OUT-2', family: 'outcomes', mandatory: true,
     title: 'Every execution update, outcome and correction carries a deduplicationKey, and the outcome is recorded once',
-    mandatory: true,
     spec: 'Execution-outcome deduplication: a repeat with the same deduplicationKey and payload returns the original record',
     async run(w, t) {
       const id = w.counterpart.executionReferenceId;
@@ -245,10 +219,8 @@ const OUTCOMES: Array<Check<ConnectorWorld>> = [
     },
   },
   {
-    id: 'OUT-3',
-    family: 'outcomes',
+    id: 'OUT-3', family: 'outcomes', mandatory: true,
     title: 'The outcome is corrected by a correction of the head on its version, not by a second outcome',
-    mandatory: true,
     spec: 'Execution outcomes are append-only; a correction supersedes the head, observedOutcomeVersion equals the superseded record resourceVersion',
     async run(w, t) {
       const id = w.counterpart.executionReferenceId;
