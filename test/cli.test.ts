@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { freshOrgs, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
-import { ROOT } from './stack';
+import { freePort, ROOT } from './stack';
 
 interface Run {
   code: number | null;
@@ -80,10 +80,12 @@ test('exit codes by problem category', async () => {
   expect((await pcx(['offers', 'create', '--data', 'not json'], env)).code).toBe(2);
   expect((await pcx(['offers', 'frobnicate'], env)).code).toBe(2);
   expect((await pcx(['-p', 'nobody', 'offers', 'list'], env)).code).toBe(2);
-  const unreachable = await pcx(['--base-url', 'http://127.0.0.1:9', 'offers', 'list'], { ...env, PCX_CLIENT_ID: 'x', PCX_CLIENT_SECRET: 'y' });
+  // A port nothing listens on (fetch refuses port 9 itself, as a 'bad port').
+  const closed = `http://127.0.0.1:${await freePort()}`;
+  const unreachable = await pcx(['--base-url', closed, 'offers', 'list'], { ...env, PCX_CLIENT_ID: 'x', PCX_CLIENT_SECRET: 'y' });
   expect(unreachable.code).toBe(9);
   // Said as a person needs it: where, and why; no runtime's error class.
-  expect(unreachable.stderr).toContain('http://127.0.0.1:9');
+  expect(unreachable.stderr).toContain(closed);
   expect(unreachable.stderr).toContain('ECONNREFUSED');
   expect(unreachable.stderr).not.toContain('TypeError');
 }, 120_000);
