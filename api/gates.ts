@@ -70,7 +70,7 @@ function connectorPrincipal(services: Services, claims: TokenClaims): Principal 
  */
 function userPrincipal(services: Services, claims: TokenClaims): Principal {
   const user = services.registry.user(claims.sub);
-  if (!user || user.status !== 'active') throw new Problem('CONNECTOR_INACTIVE', 'the user is not an active user of this broker');
+  if (!user || user.status !== 'active') throw new Problem('USER_INACTIVE', 'the user is not an active user of this broker');
   if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
   if (claims.org_id !== user.organizationId) throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the user belongs to');
   activeOrganization(services, user.organizationId, 'user');

@@ -12,6 +12,7 @@ export const PROBLEMS = {
   TOKEN_AUDIENCE_MISMATCH: { status: 401, name: 'token-audience-mismatch', title: 'The token is not for this broker' },
   INVALID_TOKEN: { status: 401, name: 'invalid-token', title: 'The token is not valid' },
   CONNECTOR_INACTIVE: { status: 401, name: 'connector-inactive', title: 'The connector is not registered or not active' },
+  USER_INACTIVE: { status: 401, name: 'user-inactive', title: 'The user is not registered or not active' },
   ORGANIZATION_INACTIVE: { status: 403, name: 'organization-inactive', title: 'The organization is not active' },
   INSUFFICIENT_SCOPE: { status: 403, name: 'insufficient-scope', title: 'The token lacks a required scope' },
   ORGANIZATION_BINDING_VIOLATION: { status: 403, name: 'organization-binding-violation', title: 'The payload names another organization than the caller' },

@@ -51,7 +51,7 @@ test('a viewer reads but may not decide; a disabled user cannot sign in, nor use
   await expect(signIn(testEnv().baseUrl, 'planner-a', 'wrong')).rejects.toMatchObject({ status: 401 });
   // Gate 2 at once: a valid token of a user who is disabled now.
   const disabled = await forged({ sub: 'disabled-a', org_id: A, client_id: 'pcx-console', scope: 'capacity:read' });
-  expectProblem(await asUser(disabled).get('/capacity-offers?limit=1'), 401, 'CONNECTOR_INACTIVE');
+  expectProblem(await asUser(disabled).get('/capacity-offers?limit=1'), 401, 'USER_INACTIVE');
   // Bound: another organization's org_id, another client, another audience.
   expectProblem(await asUser(await forged({ sub: 'planner-a', org_id: B, client_id: 'pcx-console', scope: 'capacity:read' })).get('/capacity-offers?limit=1'), 401, 'INVALID_TOKEN');
   expectProblem(await asUser(await forged({ sub: 'planner-a', org_id: A, client_id: 'other-app', scope: 'capacity:read' })).get('/capacity-offers?limit=1'), 401, 'INVALID_TOKEN');
