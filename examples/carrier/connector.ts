@@ -27,17 +27,18 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { isProblem, PcxClient, type AppliedStore, type FeedEvent } from '../../sdk/src';
+import { isProblem, PcxClient, type AppliedStore, type CreateBody, type FeedEvent, type ListQuery } from '../../sdk/src';
 import { commandLine } from '../command-line';
 
 interface Truck {
   truckId: string;
   plate: string;
   origin: string;
-  destination: Record<string, unknown>;
+  /** An area as the broker takes it (a UN/LOCODE, a circle, a subdivision, ...). */
+  destination: NonNullable<CreateBody<'capacity-offers'>['destinationArea']>;
   availableInHours: number;
   availableForHours: number;
-  bodyType: string;
+  bodyType: NonNullable<CreateBody<'capacity-offers'>['vehicleProfile']>['bodyType'];
   tonnes: number;
   palletSpaces: number;
   /** Who may see its offer (default: the partners of the rule). */
@@ -90,7 +91,7 @@ const log = (text: string): void => void process.stdout.write(`[carrier] ${text}
 interface Scenario {
   organizationId: string;
   steps: Array<
-    | { action: 'publishCapacity'; origin: string; destination: Record<string, unknown>; availableInHours: number; availableForHours: number; bodyType: string; tonnes: number; palletSpaces: number; partners: string[]; price: Truck['price'] }
+    | ({ action: 'publishCapacity'; partners: string[] } & Omit<Truck, 'truckId' | 'plate' | 'partners'>)
     | { action: 'acceptProposals'; from: string }
     | { action: 'acceptTenders'; from: string }
     | { action: 'reportExecution'; outcome: 'completed' | 'disputed'; correction?: { status: 'completed'; reason: string; reasonCode: string } }
@@ -132,25 +133,25 @@ const hoursFromNow = (h: number) => new Date(Date.now() + h * 3_600_000).toISOSt
 const SYSTEM = 'example-carrier';
 
 /** Offers that still take matches; a truck whose offer has ended (matched, expired, ...) is offered again. */
-const OPEN_OFFER = ['draft', 'published', 'partiallyMatched'];
+const OPEN_OFFER: NonNullable<ListQuery<'capacity-offers'>['status']> = ['draft', 'published', 'partiallyMatched'];
 
 async function publishTrucks(): Promise<void> {
   // Reconciled with the broker first: an open offer of ours that the state does not hold (a state
   // file lost, or a start before this one that stopped between the create and its record) is
   // withdrawn, so that no partner is matched with a truck this connector does not follow.
   const known = new Set(Object.values(state.offers));
-  for await (const offer of pcx.offers.list({ owner: records.carrier, status: OPEN_OFFER } as never)) {
-    const o = offer as any;
+  for await (const offer of pcx.offers.list({ owner: records.carrier, status: OPEN_OFFER })) {
+    const o = offer;
     if (known.has(o.id) || !(o.externalReferences ?? []).some((r: any) => r.system === SYSTEM)) continue;
     // A draft is never matched, and may be the one a kept Idempotency-Key is about to find.
     if (o.status === 'draft') continue;
-    await pcx.offers.withdraw(o, { reason: 'not in the carrier system any more' } as never, { redecideOnStale: true });
+    await pcx.offers.withdraw(o, { reason: 'not in the carrier system any more' }, { redecideOnStale: true });
     log(`withdrew offer ${o.id}: an offer of ours this connector has no record of`);
   }
   for (const truck of records.trucks) {
     const current = state.offers[truck.truckId];
     if (current) {
-      const { status } = (await pcx.offers.get(current)) as any;
+      const { status } = (await pcx.offers.get(current));
       if (OPEN_OFFER.includes(status)) {
         if (status === 'draft') await pcx.offers.publish(await pcx.offers.get(current), undefined, { redecideOnStale: true });
         continue;
@@ -173,7 +174,7 @@ async function publishTrucks(): Promise<void> {
         visibility: { mode: 'partners', organizationIds: truck.partners ?? records.rule.partners },
         externalReferences: [{ system: SYSTEM, type: 'truck', value: truck.truckId }],
         restrictedDetails: { price: truck.price },
-      } as never,
+      },
       { idempotencyKey: key },
     );
     const published = offer.status === 'draft' ? await pcx.offers.publish(offer, undefined, { redecideOnStale: true }) : offer;
@@ -195,7 +196,7 @@ const applied: AppliedStore = {
 };
 
 async function onProposal(id: string): Promise<void> {
-  const proposal = (await pcx.proposals.get(id)) as any;
+  const proposal = (await pcx.proposals.get(id));
   const truckId = Object.keys(state.offers).find((t) => state.offers[t] === proposal.capacityOfferId);
   if (!truckId) return log(`proposal ${id} is not for one of our trucks' offers: left to a person`);
   if (proposal.status !== 'open') {
@@ -214,7 +215,7 @@ async function onProposal(id: string): Promise<void> {
   const why = accept ? `score ${score} >= ${records.rule.minimumScore}, ${partner} is a partner we take loads from; broker: ${proposal.rationale?.summary ?? 'no summary'}` : reasons.join('; ');
   try {
     // Safe to decide again on a newer version: the rule looks at the pair, not at the version.
-    await pcx.proposals.decisions(proposal, { decision: accept ? 'accept' : 'reject', comment: why } as never, { redecideOnStale: true });
+    await pcx.proposals.decisions(proposal, { decision: accept ? 'accept' : 'reject', comment: why }, { redecideOnStale: true });
   } catch (err) {
     if (isProblem(err, 'DECISION_TERMINAL') || isProblem(err, 'INVALID_STATE_TRANSITION')) return log(`proposal ${id} was decided already: ${(err as Error).message}`);
     throw err;
@@ -225,21 +226,22 @@ async function onProposal(id: string): Promise<void> {
 }
 
 async function onTender(id: string): Promise<void> {
-  const tender = (await pcx.tenders.get(id)) as any;
-  if (tender.executingOrganizationId !== records.carrier || !state.accepted[tender.originatingProposalId]) return;
+  const tender = (await pcx.tenders.get(id));
+  // A tender of ours names the proposal it came from (a tender without one is not for this connector).
+  if (tender.executingOrganizationId !== records.carrier || !tender.originatingProposalId || !state.accepted[tender.originatingProposalId]) return;
   if (scenario && step('acceptTenders')?.from !== tender.issuingOrganizationId) return log(`tender ${id}: the scenario asks for no accept of it`);
   if (state.tenders[id] === tender.currentRevision || tender.status !== 'issued') return;
-  await pcx.tenders.decisions(tender, { decision: 'accept', revision: tender.currentRevision } as never, { redecideOnStale: true });
+  await pcx.tenders.decisions(tender, { decision: 'accept', revision: tender.currentRevision }, { redecideOnStale: true });
   state.tenders[id] = tender.currentRevision;
   save();
   log(`accepted tender ${id} revision ${tender.currentRevision} (for proposal ${tender.originatingProposalId}, which we accepted)`);
 }
 
 async function onHandover(id: string): Promise<void> {
-  const handover = (await pcx.handovers.get(id)) as any;
+  const handover = (await pcx.handovers.get(id));
   if (handover.executingOrganizationId !== records.carrier) return;
-  const tender = (await pcx.tenders.get(handover.tenderId)) as any;
-  const truckId = state.accepted[tender.originatingProposalId];
+  const tender = (await pcx.tenders.get(handover.tenderId));
+  const truckId = tender.originatingProposalId && state.accepted[tender.originatingProposalId];
   if (!truckId) return log(`handover ${id} is for a match we did not make here: left to a person`);
   // Each step is recorded before the next and is idempotent at the broker (the acknowledgement by
   // its Idempotency-Key, milestones and the outcome by their deduplication keys), so a crash
@@ -256,15 +258,15 @@ async function onHandover(id: string): Promise<void> {
     save();
     log(`imported handover ${id} as trip ${trip} for truck ${truckId}`);
   }
-  const reference = handover.executionReferenceId ?? (await referenceOf(tender.originatingProposalId));
+  const reference = handover.executionReferenceId ?? (await referenceOf(tender.originatingProposalId!));
   if (state.outcomes[reference]) return;
   await reportTrip(reference, trip);
   // The trip is done: the truck is free again, and the next start offers it anew; what was left
   // of its offer is withdrawn (the truck has left with this load).
   if (state.offers[truckId] === tender.capacityOfferId) {
-    const offer = (await pcx.offers.get(tender.capacityOfferId)) as any;
+    const offer = (await pcx.offers.get(tender.capacityOfferId));
     if (OPEN_OFFER.includes(offer.status) && offer.status !== 'draft') {
-      await pcx.offers.withdraw(offer, { reason: `truck ${truckId} left on trip ${trip}` } as never, { redecideOnStale: true });
+      await pcx.offers.withdraw(offer, { reason: `truck ${truckId} left on trip ${trip}` }, { redecideOnStale: true });
       log(`withdrew what was left of offer ${offer.id}: truck ${truckId} left on trip ${trip}`);
     }
     delete state.offers[truckId];
@@ -274,7 +276,7 @@ async function onHandover(id: string): Promise<void> {
 }
 
 async function referenceOf(proposalId: string): Promise<string> {
-  for await (const reference of pcx.references.list({ proposal: proposalId } as never)) return (reference as any).id;
+  for await (const reference of pcx.references.list({ proposal: proposalId })) return (reference).id;
   throw new Error(`no execution reference for proposal ${proposalId}`);
 }
 

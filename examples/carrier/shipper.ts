@@ -18,16 +18,16 @@ const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOStri
 
 /** Ends open Alpine-Baltic relationships, then makes a new active one; returns its id. */
 export async function partnership(alpine: PcxClient, baltic: PcxClient): Promise<string> {
-  for await (const old of alpine.relationships.list({ counterpart: 'org-baltic-shippers', status: ['draft', 'requested', 'active', 'suspended'] } as never)) {
-    const r = old as any;
+  for await (const old of alpine.relationships.list({ counterpart: 'org-baltic-shippers', status: ['draft', 'requested', 'active', 'suspended'] })) {
+    const r = old;
     const end = r.status === 'active' || r.status === 'suspended' ? 'terminate' : r.requestingOrganizationId === 'org-alpine-freight' ? 'withdraw' : 'reject';
-    await alpine.relationships.command(end as never, r, { reason: 'left over' } as never);
+    await alpine.relationships.command(end, r, { reason: 'left over' });
   }
   const draft = await alpine.relationships.create({
     requestingOrganizationId: 'org-alpine-freight',
     acceptingOrganizationId: 'org-baltic-shippers',
     scopes: ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'],
-  } as never);
+  });
   const requested = await alpine.relationships.request(draft);
   await baltic.relationships.accept(requested);
   return draft.id;
@@ -41,10 +41,10 @@ export async function partnership(alpine: PcxClient, baltic: PcxClient): Promise
 export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void = () => undefined, options: { plannerDecides?: boolean } = {}): Promise<{ proposal: string; reference: any }> {
   // An earlier run stopped halfway may have left a load of ours open: withdrawn first, so that the
   // carrier's truck is proposed for this one.
-  for await (const open of baltic.requests.list({ owner: 'org-baltic-shippers', status: ['published', 'proposed'] } as never)) {
-    const r = open as any;
+  for await (const open of baltic.requests.list({ owner: 'org-baltic-shippers', status: ['published', 'proposed'] })) {
+    const r = open;
     if (!(r.externalReferences ?? []).some((x: any) => x.system === SYSTEM)) continue;
-    await baltic.requests.withdraw(r, { reason: 'left over from an earlier run' } as never, { redecideOnStale: true });
+    await baltic.requests.withdraw(r, { reason: 'left over from an earlier run' }, { redecideOnStale: true });
     say(`withdrew load ${r.id}, left over from an earlier run`);
   }
   const load = await baltic.requests.create({
@@ -59,14 +59,14 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
     visibility: { mode: 'partners', organizationIds: ['org-alpine-freight'] },
     restrictedDetails: { deliveryAddress: { lines: ['Kade 4'], postalCode: '3011', city: 'Rotterdam', countryCode: 'NL' } },
     externalReferences: [{ system: SYSTEM, type: 'shipment', value: `S-${Date.now()}` }],
-  } as never);
+  });
   await baltic.requests.publish(load);
   say(`load ${load.id} published; waiting for the carrier to accept a proposal for it`);
   const proposal = await waitFor(
     'a proposal for the load that the carrier connector accepted',
     async () => {
-      for await (const p of baltic.proposals.list({ request: load.id, status: ['open'] } as never)) {
-        if (((p as any).decisions ?? []).some((d: any) => d.organizationId === 'org-alpine-freight' && d.decision === 'accept')) return p as any;
+      for await (const p of baltic.proposals.list({ request: load.id, status: ['open'] })) {
+        if (((p).decisions ?? []).some((d: any) => d.organizationId === 'org-alpine-freight' && d.decision === 'accept')) return p;
       }
       return undefined;
     },
@@ -79,7 +79,7 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
     await waitFor(
       "a Baltic planner's accept in the console",
       async () => {
-        const p = (await baltic.proposals.get(proposal.id)) as any;
+        const p = (await baltic.proposals.get(proposal.id));
         if (p.status !== 'open' && p.status !== 'accepted') throw new Error(`the proposal was ${p.status} in the console`);
         return p.status === 'accepted' ? p : undefined;
       },
@@ -87,17 +87,18 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
     );
     say(`proposal ${proposal.id} accepted by the planner`);
   } else {
-    const decided = (await baltic.proposals.decisions(proposal, { decision: 'accept' } as never, { redecideOnStale: true })) as any;
+    const decided = (await baltic.proposals.decisions(proposal, { decision: 'accept' }, { redecideOnStale: true }));
     say(`proposal ${proposal.id} (offer ${proposal.capacityOfferId}) accepted by both: ${decided.decisionState ?? decided.status}`);
   }
-  const tender = await baltic.tenders.create({ executingOrganizationId: 'org-alpine-freight', originatingProposalId: proposal.id, movementScope: 'fullTransport', expiresAt: at(20) } as never);
+  const tender = await baltic.tenders.create({ executingOrganizationId: 'org-alpine-freight', originatingProposalId: proposal.id, movementScope: 'fullTransport', expiresAt: at(20) });
   await baltic.tenders.issue(tender);
   const acceptedByCarrier = await waitFor('the connector accepting the tender', async () => {
-    const t = (await baltic.tenders.get(tender.id)) as any;
+    const t = (await baltic.tenders.get(tender.id));
     return (t.decisions ?? []).some((d: any) => d.organizationId === 'org-alpine-freight' || d.decidedBy?.organizationId === 'org-alpine-freight') ? t : undefined;
   });
-  const accepted = (await baltic.tenders.decisions(acceptedByCarrier, { decision: 'accept', revision: acceptedByCarrier.currentRevision } as never, { redecideOnStale: true })) as any;
+  const accepted = (await baltic.tenders.decisions(acceptedByCarrier, { decision: 'accept', revision: acceptedByCarrier.currentRevision }, { redecideOnStale: true }));
   const commitmentId = accepted.commitmentId;
+  if (!commitmentId) throw new Error(`tender ${tender.id} accepted without a commitment`);
   say(`tender ${tender.id} accepted by both: commitment ${commitmentId}`);
   await baltic.handovers.create({
     commitmentId,
@@ -109,12 +110,12 @@ export async function shipTheLoad(baltic: PcxClient, say: (text: string) => void
       cargo: { description: 'ten pallets', weight: { value: 8, unitCode: 'TNE' }, palletSpaces: 10 },
     },
     sourceExternalReferences: [{ system: 'baltic-erp', type: 'shipment', value: `S-${proposal.id.slice(-8)}` }],
-  } as never);
+  });
   say('execution package handed over; waiting for the carrier to report the outcome');
   const reference = await waitFor(
     'the execution reference completed by the connector',
     async () => {
-      for await (const r of baltic.references.list({ proposal: proposal.id } as never)) if ((r as any).status === 'completed') return r;
+      for await (const r of baltic.references.list({ proposal: proposal.id })) if ((r).status === 'completed') return r;
       return undefined;
     },
     { timeoutMs: 90_000 },

@@ -25,3 +25,17 @@ describe('collections from the document', () => {
     expect(Object.keys(RESOURCES).sort()).toEqual(Object.keys(RESOURCE_NAMES).sort());
   });
 });
+
+describe('the example programs', () => {
+  it('use the SDK as a third party would: typed, without casts to never or any', () => {
+    const { readdirSync, readFileSync } = require('node:fs') as typeof import('node:fs');
+    const { join } = require('node:path') as typeof import('node:path');
+    const dir = join(__dirname, '..', '..', 'examples', 'carrier');
+    const casts = readdirSync(dir)
+      .filter((f) => f.endsWith('.ts'))
+      .flatMap((f) => readFileSync(join(dir, f), 'utf8').split('\n').map((line, i) => [`${f}:${i + 1}`, line] as const))
+      .filter(([, line]) => /\bas (never|any)\b/.test(line))
+      .map(([at]) => at);
+    expect(casts).toEqual([]);
+  });
+});
