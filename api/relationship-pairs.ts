@@ -9,7 +9,6 @@
 // and when the pending cap is counted: it has no read-model row, and its workflow either does not
 // exist (the create failed with an unknown outcome before starting it) or has closed without ever
 // holding state (a create refused inside the workflow, whose empty workflow then ended).
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Queryable } from '../core/db';
 import { Problem } from '../domain/problems';
 import { partnerRelationship } from '../domain/partner-relationship';
@@ -29,14 +28,8 @@ async function claimIsLive(c: Ctx, tx: Queryable, relationshipId: string): Promi
   return (await workflowState(c, relationshipId)) === 'running';
 }
 
-async function workflowState(c: Ctx, relationshipId: string): Promise<'running' | 'closed' | 'missing'> {
-  try {
-    const description = await c.get('services').temporal.workflow.getHandle(partnerRelationship.workflowId(relationshipId)).describe();
-    return description.status.name === 'RUNNING' ? 'running' : 'closed';
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return 'missing';
-    throw err;
-  }
+function workflowState(c: Ctx, relationshipId: string): Promise<'running' | 'closed' | 'missing'> {
+  return c.get('services').entities.lifecycle(partnerRelationship, relationshipId);
 }
 
 /**

@@ -89,6 +89,20 @@ export class Entities {
   }
 
   /** Starts a flow once: a start that finds its id taken (a retry) is done already. */
+  /**
+   * Whether a resource's workflow is running, has closed, or does not exist: for a caller that must
+   * tell a claim whose create is still under way from one whose create never happened.
+   */
+  async lifecycle(resource: Resource<any, any>, id: string): Promise<'running' | 'closed' | 'missing'> {
+    try {
+      const description = await this.client.workflow.getHandle(resource.workflowId(id)).describe();
+      return description.status.name === 'RUNNING' ? 'running' : 'closed';
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) return 'missing';
+      throw err;
+    }
+  }
+
   async startFlow(workflowType: string, workflowId: string, input: unknown, options: { taskQueue?: string; executionTimeoutMs?: number } = {}): Promise<void> {
     try {
       await this.client.workflow.start(workflowType, {
