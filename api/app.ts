@@ -12,6 +12,7 @@ import { operationsOf, type Declared } from './operations';
 import { health } from './health';
 import { metrics } from './metrics';
 import { bundledOpenApi, openapi } from './openapi';
+import { asyncapi } from './asyncapi';
 import { docs } from './docs';
 import { consoleApp } from './console';
 import { oauth } from '../dev/oauth';
@@ -160,6 +161,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   // The bundled document is built now, from the schema files: one that cannot be bundled stops the start.
   bundledOpenApi(services.config.publicBaseUrl);
   app.route('/', openapi);
+  app.route('/', asyncapi);
   // The interactive reference of that document (Swagger UI), public like the document.
   app.route('/', docs);
   // The planner console for interactive users (its pages answer 404 when no users are configured).

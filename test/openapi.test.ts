@@ -9,6 +9,7 @@ import { componentName } from '../api/openapi-bundle';
 import type { Services } from '../api/context';
 import { loadOpenApi } from '../api/openapi';
 import { bundleOpenApi } from '../api/openapi-bundle';
+import { buildAsyncApi } from '../api/asyncapi';
 import { loadConfig, type Config } from '../core/config';
 import { PROBLEMS, type ProblemCode } from '../domain/problems';
 import { SCHEMA_DIR, SchemaRegistry } from '../core/schemas';
@@ -16,7 +17,7 @@ import { SCOPES } from '../domain/scopes';
 import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/vendor/{file}', '/console/basemap.geojson', '/console/places', '/oauth2/token', '/.well-known/jwks.json'];
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/vendor/{file}', '/console/basemap.geojson', '/console/places', '/oauth2/token', '/.well-known/jwks.json'];
 /** Routes registered only while the development authorization server is on (and the sandbox with it). */
 const DEV_AUTH_ONLY = ['POST /oauth2/token', 'GET /.well-known/jwks.json', 'GET /sandbox/connector-requests', 'POST /sandbox/faults', 'POST /sandbox/event-disorder', 'POST /sandbox/reset'];
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
@@ -459,6 +460,16 @@ describe('served bundled OpenAPI document', () => {
     expect(refsOf(served).filter(({ ref }) => !ref.startsWith('#/'))).toEqual([]);
     // The same operations as the document it bundles.
     expect(documentOperations(served)).toEqual(documentOperations(readDocument()));
+  });
+
+  it('serves /asyncapi.json: the event channels of this broker, their schemas those of the bundle', async () => {
+    const config = loadConfig({ PUBLIC_BASE_URL: 'https://broker.pcx.test' });
+    const res = await createApp(stubServices(config)).request('/asyncapi.json');
+    expect(res.status).toBe(200);
+    const served = await res.json();
+    expect(served).toEqual(buildAsyncApi(config.publicBaseUrl));
+    expect(served.servers.broker).toMatchObject({ host: 'broker.pcx.test', protocol: 'https' });
+    expect(served.components.schemas.Event).toEqual(bundleOpenApi(config.publicBaseUrl).components.schemas.Event);
   });
 });
 

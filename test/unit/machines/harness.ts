@@ -2,6 +2,7 @@
 // machine), in-process: no Temporal, no database. A refusal comes back as its problem code.
 import { RefusalError, type Actor, type Command, type Envelope, type Transition } from '../../../domain/machine';
 import type { Resource } from '../../../domain/resource';
+import { EVENTS } from '../../../domain/events';
 
 export const NOW = '2030-01-01T12:00:00.000Z';
 export const later = (ms: number) => new Date(Date.parse(NOW) + ms).toISOString();
@@ -19,17 +20,28 @@ export function command(name: string, actor: Actor, payload: unknown = {}, optio
 
 export type Outcome<S> = { ok: true; transition: Transition<S> } | { ok: false; code: string; detail: string; extensions?: Record<string, unknown> };
 
+/** A transition whose events are all in the catalogue (domain/events.ts), with the data schema it names. */
+function catalogued<S>(resource: Resource<any, any>, transition: Transition<S>): Transition<S> {
+  for (const event of transition.events) {
+    const entry = EVENTS[event.type];
+    if (!entry) throw new Error(`${resource.kind} emits ${event.type}, which domain/events.ts does not list`);
+    const data = event.record?.schema ?? resource.kind;
+    if (entry.kind !== resource.kind || entry.data !== data) throw new Error(`${event.type}: emitted about ${resource.kind} with data ${data}, catalogued as ${entry.kind} with ${entry.data}`);
+  }
+  return transition;
+}
+
 /** Applies a command to a state as workflows/entity.ts decides: system-only commands, then the handler. */
 export function apply<S extends Envelope>(resource: Resource<S, any>, state: S | undefined, cmd: Command, now = NOW): Outcome<S> {
   try {
-    if (cmd.name === 'create') return { ok: true, transition: resource.machine.create(cmd, '01a1fd30-05ff-70e9-bbcd-a29491e72bb4', now) };
+    if (cmd.name === 'create') return { ok: true, transition: catalogued(resource, resource.machine.create(cmd, '01a1fd30-05ff-70e9-bbcd-a29491e72bb4', now)) };
     if (!state) throw new Error('no state');
     if (resource.machine.brokerCommands.includes(cmd.name) && cmd.actor.kind !== 'system') {
       return { ok: false, code: 'ACTOR_NOT_PERMITTED', detail: 'reserved to the broker' };
     }
     const handler = resource.machine.commands[cmd.name];
     if (!handler) return { ok: false, code: 'INVALID_STATE_TRANSITION', detail: `unknown command ${cmd.name}` };
-    return { ok: true, transition: handler(state, cmd, now) };
+    return { ok: true, transition: catalogued(resource, handler(state, cmd, now)) };
   } catch (err) {
     if (err instanceof RefusalError) return { ok: false, ...err.refusal };
     throw err;
