@@ -15,7 +15,7 @@ import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createApp } from './api/app';
 import { answerClientError } from './api/http';
-import { purgeExpiredIdempotencyKeys } from './api/idempotency';
+import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
 import { createWorker } from './worker';
 import { startWebhookWatcher } from './activities/webhooks';

@@ -15,8 +15,8 @@
 import { idempotencyTakeovers } from '../core/metrics';
 import { createHash } from 'node:crypto';
 import { uuid7 } from '../domain/ids';
-import type { Queryable } from '../core/db';
 import { Problem } from '../domain/problems';
+import { completeClaim, deleteExpiredKey, insertClaim, lapseClaim, readKey, releaseClaim, renewClaim, takeOverLapsedClaim, type Slot } from '../read-model/idempotency-keys';
 import type { Ctx } from './http';
 
 export interface StoredResponse {
@@ -63,54 +63,28 @@ export async function idempotent(
   return runClaimed(slot, claimed.commandId, run);
 }
 
-/** One Idempotency-Key of one organization and operation, and this request's claim token. */
-interface Slot {
-  db: Queryable;
-  org: string;
-  operation: string;
-  key: string;
-  token: string;
-}
-
 /**
  * Claims the key: a new claim (its command id), a lapsed claim taken over (the same command id,
  * so the retry re-sends the same command), or the stored answer of a completed request. A claim
  * still held is IDEMPOTENCY_IN_PROGRESS; the same key with another request IDEMPOTENCY_CONFLICT.
  */
 async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number): Promise<{ commandId: string } | { replay: StoredResponse }> {
-  const { db, org, operation, key, token } = slot;
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await db.query<{ command_id: string }>(
-      `insert into idempotency_keys (organization_id, operation, key, request_hash, command_id, claim_token, state, locked_until, expires_at)
-       values ($1, $2, $3, $4, $5, $8, 'pending', now() + make_interval(secs => $6), now() + make_interval(secs => $7))
-       on conflict do nothing returning command_id`,
-      [org, operation, key, requestHash, uuid7(), LEASE_SECONDS, ttlSeconds, token],
-    );
-    if (claimed.rows[0]) return { commandId: claimed.rows[0].command_id };
-    const { rows } = await db.query<any>(
-      `select request_hash, command_id, state, response_status, response_headers, response_body,
-              locked_until < now() as claim_lapsed, expires_at < now() as expired
-         from idempotency_keys where organization_id = $1 and operation = $2 and key = $3`,
-      [org, operation, key],
-    );
-    const row = rows[0];
+    const claimed = await insertClaim(slot, requestHash, uuid7(), LEASE_SECONDS, ttlSeconds);
+    if (claimed) return { commandId: claimed };
+    const row = await readKey(slot);
     if (!row) continue; // freed in between: claim again
     if (row.expired) {
-      await db.query('delete from idempotency_keys where organization_id = $1 and operation = $2 and key = $3 and expires_at < now()', [org, operation, key]);
+      await deleteExpiredKey(slot);
       continue;
     }
     if (row.request_hash !== requestHash) throw new Problem('IDEMPOTENCY_CONFLICT', 'this Idempotency-Key was already used with another request');
     if (row.state === 'completed') return { replay: { status: row.response_status, headers: { ...row.response_headers, 'idempotent-replayed': 'true' }, body: row.response_body } };
     if (!row.claim_lapsed) break;
-    const taken = await db.query<{ command_id: string }>(
-      `update idempotency_keys set locked_until = now() + make_interval(secs => $4), claim_token = $5
-        where organization_id = $1 and operation = $2 and key = $3 and state = 'pending' and locked_until < now()
-        returning command_id`,
-      [org, operation, key, LEASE_SECONDS, token],
-    );
-    if (taken.rows[0]) {
+    const taken = await takeOverLapsedClaim(slot, LEASE_SECONDS);
+    if (taken) {
       idempotencyTakeovers.inc();
-      return { commandId: taken.rows[0].command_id };
+      return { commandId: taken };
     }
   }
   throw new Problem('IDEMPOTENCY_IN_PROGRESS', 'a request with this Idempotency-Key is still being processed; retry later', {}, { 'retry-after': '1' });
@@ -121,31 +95,20 @@ async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number): P
  * (4xx, nothing changed) frees the key; an unknown outcome lets a retry take the claim over at once.
  */
 async function runClaimed(slot: Slot, commandId: string, run: (commandId: string) => Promise<StoredResponse>): Promise<StoredResponse> {
-  // Only the current holder of the claim may complete or release it.
-  const mine = 'organization_id = $1 and operation = $2 and key = $3 and claim_token = $4';
-  const where = [slot.org, slot.operation, slot.key, slot.token];
   const renewal = setInterval(() => {
-    slot.db.query(`update idempotency_keys set locked_until = now() + make_interval(secs => $5) where ${mine} and state = 'pending'`, [...where, LEASE_SECONDS]).catch(
-      () => undefined, // a missed renewal only lets a retry take over earlier; the command id keeps it safe
-    );
+    // A missed renewal only lets a retry take over earlier; the command id keeps it safe.
+    renewClaim(slot, LEASE_SECONDS).catch(() => undefined);
   }, RENEW_EVERY_MS);
   renewal.unref();
   try {
     const response = await run(commandId);
-    await slot.db.query(
-      `update idempotency_keys set state = 'completed', response_status = $5, response_headers = $6, response_body = $7 where ${mine}`,
-      [...where, response.status, JSON.stringify(response.headers), JSON.stringify(response.body)],
-    );
+    await completeClaim(slot, response);
     return response;
   } catch (err) {
-    if (err instanceof Problem && err.status < 500) await slot.db.query(`delete from idempotency_keys where ${mine}`, where);
-    else await slot.db.query(`update idempotency_keys set locked_until = now() where ${mine}`, where).catch(() => undefined);
+    if (err instanceof Problem && err.status < 500) await releaseClaim(slot);
+    else await lapseClaim(slot).catch(() => undefined);
     throw err;
   } finally {
     clearInterval(renewal);
   }
-}
-
-export async function purgeExpiredIdempotencyKeys(db: { query: (sql: string) => Promise<unknown> }) {
-  await db.query('delete from idempotency_keys where expires_at < now()');
 }
