@@ -11,6 +11,7 @@
 // holding state (a create refused inside the workflow, whose empty workflow then ended).
 import type { Queryable } from '../core/db';
 import { Problem } from '../domain/problems';
+import { dropClaims, holderOf, insertClaim, isProjected, lockFor, pendingOutbound, releaseClaim, unprojectedClaims } from '../read-model/relationship-pairs';
 import { partnerRelationship } from '../domain/partner-relationship';
 import type { Ctx } from './http';
 
@@ -23,8 +24,7 @@ export const pairKey = (a: string, b: string) => [a, b].sort().join('|');
  * (creates refuse to reuse an ended workflow id), so its claim is dead.
  */
 async function claimIsLive(c: Ctx, tx: Queryable, relationshipId: string): Promise<boolean> {
-  const projected = await tx.query('select 1 from partner_relationships where id = $1', [relationshipId]);
-  if (projected.rowCount > 0) return true;
+  if (await isProjected(tx, relationshipId)) return true;
   return (await workflowState(c, relationshipId)) === 'running';
 }
 
@@ -41,17 +41,11 @@ function workflowState(c: Ctx, relationshipId: string): Promise<'running' | 'clo
  */
 const MISSING_WORKFLOW_GRACE_SECONDS = 120;
 async function freeDeadClaims(c: Ctx, tx: Queryable, org: string): Promise<void> {
-  const { rows } = await tx.query<{ relationship_id: string; old: boolean }>(
-    `select p.relationship_id, bool_and(p.created_at < now() - make_interval(secs => $2)) as old
-       from relationship_pairs p left join partner_relationships r on r.id = p.relationship_id
-      where p.requesting_organization_id = $1 and r.id is null
-      group by p.relationship_id`,
-    [org, MISSING_WORKFLOW_GRACE_SECONDS],
-  );
+  const rows = await unprojectedClaims(tx, org, MISSING_WORKFLOW_GRACE_SECONDS);
   // Temporal unreachable: keep the claims (counted as pending) rather than fail the invite here.
   const states = await Promise.all(rows.map((row) => workflowState(c, row.relationship_id).catch(() => 'running' as const)));
   const dead = rows.filter((row, i) => states[i] === 'closed' || (states[i] === 'missing' && row.old)).map((row) => row.relationship_id);
-  if (dead.length) await tx.query('delete from relationship_pairs where relationship_id = any($1::uuid[])', [dead]);
+  await dropClaims(tx, dead);
 }
 
 /**
@@ -62,34 +56,28 @@ async function freeDeadClaims(c: Ctx, tx: Queryable, org: string): Promise<void>
 export async function claim(c: Ctx, key: string, id: string, org: string, checkPendingCap: boolean): Promise<boolean> {
   const { db, config } = c.get('services');
   return db.transaction(async (tx) => {
-    await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`relationship-pair:${key}`]);
-    if (checkPendingCap) await tx.query('select pg_advisory_xact_lock(hashtext($1))', [`relationship-org:${org}`]);
-    const existing = await tx.query<{ relationship_id: string }>('select relationship_id from relationship_pairs where pair_key = $1', [key]);
-    const holder = existing.rows[0]?.relationship_id;
+    await lockFor(tx, `relationship-pair:${key}`);
+    if (checkPendingCap) await lockFor(tx, `relationship-org:${org}`);
+    const holder = await holderOf(tx, key);
     if (holder === id) return false;
     if (holder) {
       if (await claimIsLive(c, tx, holder)) {
         throw new Problem('DUPLICATE_RELATIONSHIP', 'a non-terminated relationship between these organizations already exists');
       }
-      await tx.query('delete from relationship_pairs where relationship_id = $1', [holder]);
+      await dropClaims(tx, [holder]);
     }
     if (checkPendingCap) {
       await freeDeadClaims(c, tx, org);
-      const pending = await tx.query<{ n: number }>(
-        `select count(distinct p.relationship_id)::int as n from relationship_pairs p left join partner_relationships r on r.id = p.relationship_id
-          where p.requesting_organization_id = $1 and (r.status is null or r.status in ('draft', 'requested'))`,
-        [org],
-      );
-      if (pending.rows[0].n >= config.limits.maxPendingOutbound) {
+      if ((await pendingOutbound(tx, org)) >= config.limits.maxPendingOutbound) {
         throw new Problem('PENDING_RELATIONSHIP_LIMIT', `at most ${config.limits.maxPendingOutbound} pending outbound relationships per organization`);
       }
     }
-    await tx.query('insert into relationship_pairs (pair_key, relationship_id, requesting_organization_id) values ($1, $2, $3)', [key, id, org]);
+    await insertClaim(tx, key, id, org);
     return true;
   });
 }
 
 /** Frees a claim this request made for a command that was then refused (it changed nothing). */
 export async function release(c: Ctx, key: string, id: string): Promise<void> {
-  await c.get('services').db.query('delete from relationship_pairs where pair_key = $1 and relationship_id = $2', [key, id]);
+  await releaseClaim(c.get('services').db, key, id);
 }
