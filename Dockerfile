@@ -45,6 +45,7 @@ COPY dev ./dev
 COPY workflows ./workflows
 COPY activities ./activities
 COPY read-model ./read-model
+COPY delivery ./delivery
 COPY schemas ./schemas
 COPY data ./data
 # config/ is not baked in: the deployment mounts its own organizations and connectors files

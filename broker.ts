@@ -18,7 +18,7 @@ import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
 import { createWorker } from './worker';
-import { startWebhookWatcher } from './activities/webhooks';
+import { startWebhookWatcher } from './delivery/webhook-watcher';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
@@ -36,7 +36,7 @@ export async function startBroker(config: Config) {
     const created = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace }));
     ({ worker, connection: workerConnection } = created);
     workerRun = worker.run();
-    // Delivers webhooks as the outbox grows, directly or by poking subscriptions' workflows (activities/webhooks.ts).
+    // Delivers webhooks as the outbox grows, directly or by poking subscriptions' workflows (delivery/webhook-watcher.ts).
     watcher = startWebhookWatcher({
       delivery: created.webhooks,
       db,

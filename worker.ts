@@ -9,7 +9,7 @@ import { Entities } from './core/entities';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 import { Registry } from './core/registry';
-import { createWebhookDelivery, type WebhookDelivery } from './activities/webhooks';
+import { createWebhookDelivery, type WebhookDelivery } from './delivery/webhook-pump';
 import { workflowCode } from './workflows/bundle';
 
 /**
@@ -25,7 +25,7 @@ export async function createWorker(
   // The same address, TLS and API key as the client connection (core/temporal.ts).
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   // One webhook pump per process, shared by the activity and the outbox watcher's direct path
-  // (activities/webhooks.ts), so its limits per target host and per subscription hold for both.
+  // (delivery/webhook-pump.ts), so its limits per target host and per subscription hold for both.
   // The worker authenticates no one: connectors' secrets, where present, are ignored here.
   const webhooks = createWebhookDelivery(db, {
     webhooks: config.webhooks,

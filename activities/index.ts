@@ -10,7 +10,8 @@ import { createMatchingActivities, type MatchingSettings } from './matching';
 import { createProjectionActivities, ProjectionSettings } from './projection';
 import { createTransportActivities } from './transport';
 import { createReferenceActivities } from './execution-reference';
-import { createWebhookActivities, type WebhookDelivery } from './webhooks';
+import { createWebhookActivities } from './webhooks';
+import type { WebhookDelivery } from '../delivery/webhook-pump';
 
 export interface ActivitySettings extends ProjectionSettings {
   matching?: MatchingSettings;

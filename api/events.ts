@@ -33,7 +33,7 @@ operation(events, { method: 'GET', path: '/', access: { scope: [] }, answers: [2
     [tx, seq] = [m[1], Number(m[2])];
   }
   // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints
-  // (webhooks deliver the same kinds: activities/webhooks.ts).
+  // (webhooks deliver the same kinds: delivery/webhook-pump.ts).
   const kinds = deliverableKinds([...principal.scopes]);
   let rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
   // The sandbox's event disorder (development mode, core/sandbox.ts): a page ends after a quiet

@@ -96,6 +96,6 @@ export interface Activities {
   prepareCommitment(input: CommitTenderInput): Promise<Omit<CommitmentPayload, never> | { refused: string }>;
   /** activities/execution-reference.ts */
   prepareReference(proposalId: string): Promise<{ payload: ReferencePayload; context: ReferenceContext } | undefined>;
-  /** activities/webhooks.ts: collect a subscription's new events and attempt what is due. */
+  /** activities/webhooks.ts over delivery/webhook-pump.ts: collect a subscription's new events and attempt what is due. */
   pumpWebhookSubscription(input: PumpInput): Promise<PumpResult>;
 }

@@ -1,6 +1,6 @@
 // Webhook subscriptions and deliveries in the read-model database: the one place that knows their
 // tables (read-model/schema.sql). The API manages subscriptions through these; the delivery activity
-// (activities/webhooks.ts) reads and records through them. A subscription is not an entity
+// (delivery/webhook-pump.ts) reads and records through them. A subscription is not an entity
 // workflow: its signing secrets must never enter a workflow history or a read-model document.
 import { randomBytes } from 'node:crypto';
 import { CloudEvent } from 'cloudevents';
@@ -219,7 +219,7 @@ export interface DeliveryRow {
   attempts: Attempt[];
   attempt_count: number;
   next_attempt_at: Date | null;
-  /** While a pump attempts it (activities/webhooks.ts, claims). */
+  /** While a pump attempts it (delivery/webhook-pump.ts, claims). */
   claimed_until: Date | null;
   created_at: Date;
   updated_at: Date;

@@ -4,7 +4,7 @@
 // standardwebhooks package's own verifier.
 import { Webhook } from 'standardwebhooks';
 import { activeRelationship, Connector, expectProblem, freshOrgs, postgresOnly, sleep, testEnv, type Reply } from './helpers';
-import { createWebhookDelivery } from '../activities/webhooks';
+import { createWebhookDelivery } from '../delivery/webhook-pump';
 import { loadConfig } from '../core/config';
 import { openDb } from '../core/db';
 import { Registry } from '../core/registry';

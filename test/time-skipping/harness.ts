@@ -37,7 +37,7 @@ import { SchemaRegistry } from '../../core/schemas';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { Entities } from '../../core/entities';
 import { createWorker } from '../../worker';
-import { startWebhookWatcher } from '../../activities/webhooks';
+import { startWebhookWatcher } from '../../delivery/webhook-watcher';
 import { writeTestRegistry } from '../stack';
 
 const ROOT = join(__dirname, '..', '..');
