@@ -48,6 +48,8 @@ COPY read-model ./read-model
 COPY delivery ./delivery
 COPY schemas ./schemas
 COPY data ./data
+# The planner console's scripts (api/console.ts serves them from console/).
+COPY console ./console
 # config/ is not baked in: the deployment mounts its own organizations and connectors files
 # (docker-compose.yml mounts ./config read-only at /app/config) and names them with
 # ORGANIZATIONS_FILE and CONNECTORS_FILE. The demo connectors' secrets stay out of the image.
