@@ -54,6 +54,9 @@ function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path:
 /** Routers mounted in development mode only. */
 const DEV_ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [['/sandbox', sandbox, 'maxBodyBytes']];
 
+/** The public routes (no token: health, metrics, the documents, the reference, the console's files), at their full paths. */
+const PUBLIC_ROUTERS: Array<Hono<AppEnv>> = [health, metrics, openapi, asyncapi, docs, consoleApp];
+
 /** 413 before the body is parsed, chunked bodies included. */
 function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
   return (c, next) =>
@@ -105,8 +108,9 @@ function safeDecode(url: string): string {
  * schemas/openapi.yaml.
  */
 export function declaredOperations(): Array<Declared & { documentPath: string }> {
-  return [...ROUTERS, ...DEV_ROUTERS].flatMap(([mount, router]) =>
-    operationsOf(router).map((op) => ({ ...op, documentPath: `${mount}${op.path === '/' ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
+  const mounted: Array<[string, Hono<AppEnv>]> = [...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router]), ...PUBLIC_ROUTERS.map((r): [string, Hono<AppEnv>] => ['', r]), ['', oauth]];
+  return mounted.flatMap(([mount, router]) =>
+    operationsOf(router).map((op) => ({ ...op, documentPath: `${mount}${op.path === '/' && mount ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
   );
 }
 

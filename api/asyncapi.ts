@@ -12,6 +12,7 @@ import { EVENTS } from '../domain/events';
 import type { AppEnv } from './context';
 import { componentName } from './openapi-bundle';
 import { bundledOpenApi } from './openapi';
+import { publicOperation } from './operations';
 
 const SCHEMA_FORMAT = 'application/schema+json;version=2020-12';
 
@@ -89,7 +90,7 @@ export function buildAsyncApi(publicBaseUrl: string): any {
 export const asyncapi = new Hono<AppEnv>();
 
 const documents = new Map<string, unknown>(); // by public base URL
-asyncapi.get('/asyncapi.json', (c) => {
+publicOperation(asyncapi, { method: 'GET', path: '/asyncapi.json', answers: [200] }, (c) => {
   const { publicBaseUrl } = c.get('services').config;
   if (!documents.has(publicBaseUrl)) documents.set(publicBaseUrl, buildAsyncApi(publicBaseUrl));
   return c.json(documents.get(publicBaseUrl));

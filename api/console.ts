@@ -13,6 +13,7 @@ import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
 import type { AppEnv } from './context';
 import { page, staticFile } from './static-files';
+import { publicOperation } from './operations';
 
 const CONSOLE_DIR = join(__dirname, '..', 'console');
 const MAPLIBRE_DIR = join(dirname(require.resolve('maplibre-gl/package.json')), 'dist');
@@ -113,40 +114,40 @@ function basemap(): string {
 
 export const consoleApp = new Hono<AppEnv>();
 
-consoleApp.get('/console', (c) => c.redirect('/console/', 301));
+publicOperation(consoleApp, { method: 'GET', path: '/console', answers: [301] }, (c) => c.redirect('/console/', 301));
 
-consoleApp.get('/console/', (c) => {
+publicOperation(consoleApp, { method: 'GET', path: '/console/', answers: [200] }, (c) => {
   const users = c.get('services').config.auth.users;
   if (!users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker (USER_OIDC_ISSUER)');
   return page(c, PAGE, consoleCsp(c.get('services').config.console.mapStyleUrl));
 });
 
-consoleApp.get('/console/config.json', (c) => {
+publicOperation(consoleApp, { method: 'GET', path: '/console/config.json', answers: [200] }, (c) => {
   const { config } = c.get('services');
   if (!config.auth.users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker');
   return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null }, 200, { 'cache-control': 'no-cache' });
 });
 
-consoleApp.get('/console/app/:file', (c) => {
-  const file = c.req.param('file');
+publicOperation(consoleApp, { method: 'GET', path: '/console/app/:file', answers: [200] }, (c) => {
+  const file = c.req.param('file') ?? '';
   // Own-property lookups in fixed lists: no path reaches the file system.
   if (!Object.hasOwn(APP_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
   return staticFile(c, `app/${file}`, APP_FILES[file], () => readFileSync(join(CONSOLE_DIR, file)));
 });
 
-consoleApp.get('/console/vendor/:file', (c) => {
-  const file = c.req.param('file');
+publicOperation(consoleApp, { method: 'GET', path: '/console/vendor/:file', answers: [200] }, (c) => {
+  const file = c.req.param('file') ?? '';
   if (!Object.hasOwn(VENDOR_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
   return staticFile(c, `vendor/${file}`, VENDOR_FILES[file].type, () => readFileSync(VENDOR_FILES[file].path));
 });
 
-consoleApp.get('/console/basemap.geojson', (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
+publicOperation(consoleApp, { method: 'GET', path: '/console/basemap.geojson', answers: [200] }, (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
 
 /**
  * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
  * country's bounding box. Public reference data, as the index it comes from.
  */
-consoleApp.get('/console/places', (c) => {
+publicOperation(consoleApp, { method: 'GET', path: '/console/places', answers: [200] }, (c) => {
   const codes = (c.req.query('codes') ?? '').split(',').filter(Boolean);
   if (codes.length > 200 || codes.some((code) => !/^[A-Z]{2}(-?[A-Z0-9]{1,3})?$/.test(code))) {
     throw new Problem('VALIDATION_FAILED', 'codes must be up to 200 UN/LOCODEs, subdivision or country codes, comma-separated', { errors: [{ pointer: '/query/codes', message: 'is not valid' }] });

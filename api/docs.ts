@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 import { page, staticFile } from './static-files';
+import { publicOperation } from './operations';
 
 const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
 
@@ -100,10 +101,10 @@ export const DOCS_ASSETS: Record<string, { type: string; load: () => string | Bu
 
 export const docs = new Hono<AppEnv>();
 
-docs.get('/docs', (c) => page(c, PAGE, DOCS_CSP));
+publicOperation(docs, { method: 'GET', path: '/docs', answers: [200] }, (c) => page(c, PAGE, DOCS_CSP));
 
-docs.get('/docs/assets/:file', (c) => {
-  const file = c.req.param('file');
+publicOperation(docs, { method: 'GET', path: '/docs/assets/:file', answers: [200] }, (c) => {
+  const file = c.req.param('file') ?? '';
   // An own-property lookup in a fixed list: no path reaches the file system.
   if (!Object.hasOwn(DOCS_ASSETS, file)) throw new Problem('RESOURCE_NOT_FOUND', `no asset ${file} of the API reference`);
   return staticFile(c, `docs/${file}`, DOCS_ASSETS[file].type, DOCS_ASSETS[file].load);

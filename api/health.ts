@@ -2,12 +2,13 @@
 import { Hono } from 'hono';
 import type { AppEnv } from './context';
 import { webhookBacklog } from '../core/metrics';
+import { publicOperation } from './operations';
 
 export const health = new Hono<AppEnv>();
 
-health.get('/health/live', (c) => c.json({ status: 'live' }));
+publicOperation(health, { method: 'GET', path: '/health/live', answers: [200] }, (c) => c.json({ status: 'live' }));
 
-health.get('/health/ready', async (c) => {
+publicOperation(health, { method: 'GET', path: '/health/ready', answers: [200] }, async (c) => {
   const { db, temporal } = c.get('services');
   const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
   const checks = await Promise.allSettled([

@@ -10,6 +10,7 @@ import { SCHEMA_DIR } from '../core/schemas';
 import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
 import { bundleOpenApi, withServer } from './openapi-bundle';
+import { publicOperation } from './operations';
 
 /** The document with references to the schema ids under `schemaBase`; `servers` names `publicBaseUrl` when given. */
 export function loadOpenApi(schemaBase: string, publicBaseUrl?: string): any {
@@ -33,7 +34,7 @@ export function loadOpenApi(schemaBase: string, publicBaseUrl?: string): any {
 export const openapi = new Hono<AppEnv>();
 
 const documents = new Map<string, any>(); // by schema base and public base URL
-openapi.get('/openapi.json', (c) => {
+publicOperation(openapi, { method: 'GET', path: '/openapi.json', answers: [200] }, (c) => {
   const { schemaBase, publicBaseUrl } = c.get('services').config;
   const key = `${schemaBase} ${publicBaseUrl}`;
   if (!documents.has(key)) documents.set(key, loadOpenApi(schemaBase, publicBaseUrl));
@@ -46,10 +47,10 @@ export function bundledOpenApi(publicBaseUrl: string): any {
   if (!bundles.has(publicBaseUrl)) bundles.set(publicBaseUrl, bundleOpenApi(publicBaseUrl));
   return bundles.get(publicBaseUrl);
 }
-openapi.get('/openapi.bundled.json', (c) => c.json(bundledOpenApi(c.get('services').config.publicBaseUrl)));
+publicOperation(openapi, { method: 'GET', path: '/openapi.bundled.json', answers: [200] }, (c) => c.json(bundledOpenApi(c.get('services').config.publicBaseUrl)));
 
-openapi.get('/schemas/v0/:name', (c) => {
-  const doc = c.get('services').schemas.documents.get(c.req.param('name'));
+publicOperation(openapi, { method: 'GET', path: '/schemas/v0/:name', answers: [200] }, (c) => {
+  const doc = c.get('services').schemas.documents.get(c.req.param('name') ?? '');
   if (!doc) throw new Problem('RESOURCE_NOT_FOUND', 'no such schema');
   return c.json(doc, 200, { 'content-type': 'application/schema+json', 'cache-control': 'public, max-age=86400, immutable' });
 });

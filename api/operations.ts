@@ -34,6 +34,8 @@ export interface OperationSpec<R, N extends BodyName | undefined = undefined> {
 export interface Declared {
   method: Method;
   path: string;
+  /** Outside the gates: no token (health, the documents, the console's files, the token endpoint). */
+  public?: boolean;
   scopes: readonly string[];
   anyScope?: readonly string[];
   body?: BodyName;
@@ -84,4 +86,19 @@ export function operation<R, N extends BodyName | undefined = undefined>(
     const body = ref ? c.get('services').schemas.assert(ref, await readJson(c)) : undefined;
     return handler({ c, principal, resource, body: body as N extends BodyName ? Body<N> : undefined });
   });
+}
+
+/**
+ * Mounts one public operation: outside gates 1-12, as the document declares it (`security: []`);
+ * declared like every other, so that the document and the router cannot drift apart.
+ */
+export function publicOperation(
+  router: Hono<AppEnv>,
+  spec: { method: Method; path: string; answers: readonly number[] },
+  handler: (c: Context<AppEnv>) => Response | Promise<Response>,
+): void {
+  const list = declared.get(router) ?? [];
+  list.push({ method: spec.method, path: spec.path, public: true, scopes: [], answers: spec.answers });
+  declared.set(router, list);
+  router.on(spec.method, spec.path, (c) => handler(c));
 }

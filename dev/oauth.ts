@@ -8,6 +8,7 @@ import { Hono } from 'hono';
 import { signDevToken } from '../core/auth';
 import { Problem, type ProblemCode } from '../domain/problems';
 import type { AppEnv } from '../api/context';
+import { publicOperation } from '../api/operations';
 
 export const oauth = new Hono<AppEnv>();
 
@@ -21,7 +22,7 @@ function sameSecret(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-oauth.post('/oauth2/token', async (c) => {
+publicOperation(oauth, { method: 'POST', path: '/oauth2/token', answers: [200] }, async (c) => {
   const services = c.get('services');
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
@@ -68,4 +69,4 @@ oauth.post('/oauth2/token', async (c) => {
   return c.json({ access_token: token, token_type: 'Bearer', expires_in: services.config.auth.tokenTtlSeconds, scope });
 });
 
-oauth.get('/.well-known/jwks.json', (c) => c.json({ keys: [c.get('services').devKey!.publicJwk] }));
+publicOperation(oauth, { method: 'GET', path: '/.well-known/jwks.json', answers: [200] }, (c) => c.json({ keys: [c.get('services').devKey!.publicJwk] }));

@@ -134,6 +134,8 @@ describe('schemas/openapi.yaml', () => {
     const mismatches: string[] = [];
     const declared = declaredOperations();
     expect(declared.length).toBeGreaterThan(40);
+    // Every route the app registers is declared, the public ones included (one declaration per operation).
+    expect(routerOperations(config).filter((r) => !declared.some((op) => `${op.method} ${op.documentPath}` === r))).toEqual([]);
     for (const op of declared) {
       const key = `${op.method} ${op.documentPath}`;
       const documented = doc.paths?.[op.documentPath]?.[op.method.toLowerCase()];
@@ -141,8 +143,8 @@ describe('schemas/openapi.yaml', () => {
         mismatches.push(`${key}: not in the document`);
         continue;
       }
-      // Security: one requirement of all the scopes, or one per alternative scope (anyScope).
-      const expected = op.anyScope ? op.anyScope.map((s) => [...op.scopes, s].sort()) : [[...op.scopes].sort()];
+      // Security: none for a public route; one requirement of all the scopes, or one per alternative scope (anyScope).
+      const expected = op.public ? [] : op.anyScope ? op.anyScope.map((s) => [...op.scopes, s].sort()) : [[...op.scopes].sort()];
       const actual = (documented.security ?? []).map((r: Json) => [...(r.oauth2 ?? [])].sort());
       if (JSON.stringify(actual.map((a: string[]) => a.join(' ')).sort()) !== JSON.stringify(expected.map((e) => e.join(' ')).sort())) {
         mismatches.push(`${key}: security ${JSON.stringify(actual)}, declared ${JSON.stringify(expected)}`);
