@@ -109,7 +109,9 @@ async function main() {
 
 /** Polls /health/ready (the broker's own answer: Temporal and the database reachable), then says what to do next. */
 async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, stopped: () => boolean) {
-  const ready = `http://127.0.0.1:${config.port}/health/ready`;
+  // The broker's own listening address; one that listens everywhere is asked on loopback.
+  const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
+  const ready = `http://${host}:${config.port}/health/ready`;
   const started = Date.now();
   while (!stopped()) {
     if (await fetch(ready).then((r) => r.status === 200, () => false)) break;
