@@ -11,7 +11,8 @@ import { problemResponse } from './http';
 import { operationsOf, type Declared } from './operations';
 import { health } from './health';
 import { metrics } from './metrics';
-import { bundledOpenApi, openapi } from './openapi';
+import { openapi } from './openapi';
+import { Documents } from './documents';
 import { asyncapi } from './asyncapi';
 import { docs } from './docs';
 import { consoleApp } from './console';
@@ -104,15 +105,19 @@ function safeDecode(url: string): string {
 
 /**
  * Every operation the resource routers declare (api/operations.ts), with its full path in the
- * document's form (`/capacity-offers/{id}/publish`): what test/openapi.test.ts compares with
- * schemas/openapi.yaml.
+ * document's form (`/capacity-offers/{id}/publish`): what the document's paths are generated from
+ * (api/openapi-paths.ts).
  */
 export function declaredOperations(): Array<Declared & { documentPath: string }> {
-  const mounted: Array<[string, Hono<AppEnv>]> = [...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router]), ...PUBLIC_ROUTERS.map((r): [string, Hono<AppEnv>] => ['', r]), ['', oauth]];
+  // The document's order: the public routes, the development token endpoint, then the resources.
+  const mounted: Array<[string, Hono<AppEnv>]> = [...[...PUBLIC_ROUTERS, oauth].map((r): [string, Hono<AppEnv>] => ['', r]), ...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router])];
   return mounted.flatMap(([mount, router]) =>
     operationsOf(router).map((op) => ({ ...op, documentPath: `${mount}${op.path === '/' && mount ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
   );
 }
+
+/** The documents of the operations declared above (GET /openapi.json, /openapi.bundled.json, /asyncapi.json). */
+export const documents = new Documents(declaredOperations);
 
 export function createApp(services: Services): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -121,6 +126,7 @@ export function createApp(services: Services): Hono<AppEnv> {
     const given = c.req.header('x-correlation-id');
     const correlationId = given && CORRELATION_ID.test(given) ? given : uuid7();
     c.set('services', services);
+    c.set('documents', documents);
     c.set('correlationId', correlationId);
     const started = performance.now();
     // Control characters have no place in a path or query; PostgreSQL cannot even store U+0000.
@@ -162,8 +168,9 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.route('/', health);
   app.route('/', metrics);
-  // The bundled document is built now, from the schema files: one that cannot be bundled stops the start.
-  bundledOpenApi(services.config.publicBaseUrl);
+  // The bundled document is built now, from the declarations and the schema files: one that cannot
+  // be bundled stops the start.
+  documents.bundled(services.config.publicBaseUrl);
   app.route('/', openapi);
   app.route('/', asyncapi);
   // The interactive reference of that document (Swagger UI), public like the document.

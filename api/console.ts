@@ -114,40 +114,237 @@ function basemap(): string {
 
 export const consoleApp = new Hono<AppEnv>();
 
-publicOperation(consoleApp, { method: 'GET', path: '/console', answers: [301] }, (c) => c.redirect('/console/', 301));
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console', answers: [301],
+  doc: {
+    id: 'redirectToConsole',
+    summary: "The planner console's address",
+    description: 'Answers 301 to `/console/`.',
+    tag: 'Console',
+    responses: {
+      '301': {
+        description: 'To `/console/`.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+      },
+    },
+  },
+}, (c) => c.redirect('/console/', 301));
 
-publicOperation(consoleApp, { method: 'GET', path: '/console/', answers: [200] }, (c) => {
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/', answers: [200],
+  doc: {
+    id: 'getConsole',
+    summary: 'The planner console page',
+    description:
+      "An HTML page (docs/console.md): sign-in with the users' OpenID provider (Authorization Code " +
+      "with PKCE), the map of the organization's and its partners' offers and requests, the " +
+      'proposals inbox with explanations and decisions, the path to the outcome, followed live from ' +
+      'the event feed. Everything from this origin (`Content-Security-Policy`). 404 ' +
+      '`ROUTE_NOT_FOUND` when no interactive users are configured.',
+    tag: 'Console',
+    responses: {
+      '200': {
+        description: 'The planner console page.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+      '404': true,
+    },
+  },
+}, (c) => {
   const users = c.get('services').config.auth.users;
   if (!users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker (USER_OIDC_ISSUER)');
   return page(c, PAGE, consoleCsp(c.get('services').config.console.mapStyleUrl));
 });
 
-publicOperation(consoleApp, { method: 'GET', path: '/console/config.json', answers: [200] }, (c) => {
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/config.json', answers: [200],
+  doc: {
+    id: 'getConsoleConfig',
+    summary: "The console's sign-in settings",
+    description:
+      "The users' OpenID provider (`authority`), the console's client id there, and an external map " +
+      'style if one is configured.',
+    tag: 'Console',
+    responses: {
+      '200': {
+        description: "The console's sign-in settings.",
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['authority', 'clientId', 'mapStyleUrl'],
+              additionalProperties: false,
+              properties: {
+                authority: { type: 'string' },
+                clientId: { type: 'string' },
+                mapStyleUrl: { type: ['string', 'null'] },
+              },
+            },
+          },
+        },
+      },
+      '404': true,
+    },
+  },
+}, (c) => {
   const { config } = c.get('services');
   if (!config.auth.users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker');
   return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null }, 200, { 'cache-control': 'no-cache' });
 });
 
-publicOperation(consoleApp, { method: 'GET', path: '/console/app/:file', answers: [200] }, (c) => {
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/app/:file', answers: [200],
+  doc: {
+    id: 'getConsoleFile',
+    summary: 'A file of the console',
+    description: "The console's own scripts and stylesheet; any other name answers 404.",
+    tag: 'Console',
+    parameters: [
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: "The file's name.",
+        schema: { type: 'string', enum: ['console.js', 'console.css', 'map.js', 'api.js', 'views.js'] },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'A file of the console.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'text/javascript': { schema: { type: 'string' } },
+          'text/css': { schema: { type: 'string' } },
+        },
+      },
+      '404': true,
+    },
+  },
+}, (c) => {
   const file = c.req.param('file') ?? '';
   // Own-property lookups in fixed lists: no path reaches the file system.
   if (!Object.hasOwn(APP_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
   return staticFile(c, `app/${file}`, APP_FILES[file], () => readFileSync(join(CONSOLE_DIR, file)));
 });
 
-publicOperation(consoleApp, { method: 'GET', path: '/console/vendor/:file', answers: [200] }, (c) => {
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/vendor/:file', answers: [200],
+  doc: {
+    id: 'getConsoleVendorFile',
+    summary: 'A library file of the console',
+    description:
+      'MapLibre GL (its module and its worker) and oidc-client-ts, from their packages; any other ' +
+      'name answers 404.',
+    tag: 'Console',
+    parameters: [
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: "The file's name.",
+        schema: {
+          type: 'string',
+          enum: ['maplibre-gl.mjs', 'maplibre-gl-worker.mjs', 'maplibre-gl.css', 'oidc-client-ts.min.js'],
+        },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'A library file of the console.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'text/javascript': { schema: { type: 'string' } },
+          'text/css': { schema: { type: 'string' } },
+        },
+      },
+      '404': true,
+    },
+  },
+}, (c) => {
   const file = c.req.param('file') ?? '';
   if (!Object.hasOwn(VENDOR_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
   return staticFile(c, `vendor/${file}`, VENDOR_FILES[file].type, () => readFileSync(VENDOR_FILES[file].path));
 });
 
-publicOperation(consoleApp, { method: 'GET', path: '/console/basemap.geojson', answers: [200] }, (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/basemap.geojson', answers: [200],
+  doc: {
+    id: 'getConsoleBasemap',
+    summary: 'The shipped basemap',
+    description:
+      "Country outlines (Natural Earth 1:110m, from the package world-atlas) as GeoJSON: the map's " +
+      'background where no tile server is reachable.',
+    tag: 'Console',
+    responses: {
+      '200': {
+        description: 'The shipped basemap.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/geo+json': { schema: { type: 'object' } } },
+      },
+    },
+  },
+}, (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
 
 /**
  * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
  * country's bounding box. Public reference data, as the index it comes from.
  */
-publicOperation(consoleApp, { method: 'GET', path: '/console/places', answers: [200] }, (c) => {
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/places', answers: [200],
+  doc: {
+    id: 'getConsolePlaces',
+    summary: 'Where areas lie',
+    description:
+      'The position of each UN/LOCODE and the bounding box of each subdivision or country named in ' +
+      "`codes`, from the broker's area index (public reference data); unknown codes are left out.",
+    tag: 'Console',
+    parameters: [
+      {
+        name: 'codes',
+        in: 'query',
+        required: false,
+        description: 'Up to 200 codes, comma-separated (UN/LOCODE `DEHAM`, subdivision `DE-HH`, country `DE`).',
+        schema: {
+          type: 'string',
+          maxLength: 1400,
+          pattern: '^([A-Z]{2}(-?[A-Z0-9]{1,3})?(,[A-Z]{2}(-?[A-Z0-9]{1,3})?)*)?$',
+        },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'Where areas lie.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['places'],
+              properties: {
+                places: {
+                  type: 'object',
+                  additionalProperties: {
+                    type: 'object',
+                    properties: {
+                      point: { type: 'array', items: { type: 'number' } },
+                      box: { type: 'array', items: { type: 'number' } },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      '422': true,
+    },
+  },
+}, (c) => {
   const codes = (c.req.query('codes') ?? '').split(',').filter(Boolean);
   if (codes.length > 200 || codes.some((code) => !/^[A-Z]{2}(-?[A-Z0-9]{1,3})?$/.test(code))) {
     throw new Problem('VALIDATION_FAILED', 'codes must be up to 200 UN/LOCODEs, subdivision or country codes, comma-separated', { errors: [{ pointer: '/query/codes', message: 'is not valid' }] });

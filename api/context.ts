@@ -41,9 +41,18 @@ export interface Principal {
   tokenId: string;
 }
 
+/** The documents the broker serves (implemented by api/documents.ts, which depends on the routers). */
+export interface ServedDocuments {
+  openapi(schemaBase: string, publicBaseUrl?: string): unknown;
+  bundled(publicBaseUrl: string): unknown;
+  asyncapi(publicBaseUrl: string): unknown;
+}
+
 export interface AppEnv {
   Variables: {
     services: Services;
+    /** The broker's documents (api/documents.ts), built once from the declarations. */
+    documents: ServedDocuments;
     correlationId: string;
     principal: Principal;
   };

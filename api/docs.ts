@@ -101,9 +101,96 @@ export const DOCS_ASSETS: Record<string, { type: string; load: () => string | Bu
 
 export const docs = new Hono<AppEnv>();
 
-publicOperation(docs, { method: 'GET', path: '/docs', answers: [200] }, (c) => page(c, PAGE, DOCS_CSP));
+publicOperation(docs, {
+  method: 'GET', path: '/docs', answers: [200],
+  doc: {
+    id: 'getApiReference',
+    summary: 'Interactive reference of this document',
+    description:
+      'An HTML page showing `GET /openapi.bundled.json` in Swagger UI, whose files this broker ' +
+      'serves itself (`GET /docs/assets/{file}`); nothing is loaded from elsewhere (its ' +
+      '`Content-Security-Policy` allows this origin only). In development its Authorize button ' +
+      'obtains a token from `POST /oauth2/token` with a connector\'s client id and secret, and "Try ' +
+      'it out" calls this broker with it.',
+    tag: 'Discovery',
+    responses: {
+      '200': {
+        description: 'The page.',
+        headers: {
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+          'Content-Security-Policy': {
+            description: 'Scripts, styles, images and requests of this origin only.',
+            schema: { type: 'string' },
+          },
+        },
+        content: { 'text/html': { schema: { type: 'string' } } },
+      },
+    },
+  },
+}, (c) => page(c, PAGE, DOCS_CSP));
 
-publicOperation(docs, { method: 'GET', path: '/docs/assets/:file', answers: [200] }, (c) => {
+publicOperation(docs, {
+  method: 'GET', path: '/docs/assets/:file', answers: [200],
+  doc: {
+    id: 'getApiReferenceAsset',
+    summary: 'A file of the interactive reference',
+    description:
+      "The scripts, stylesheets and icons `GET /docs` loads: Swagger UI's, from the package " +
+      "swagger-ui-dist, and the page's initializer. Only these names; any other answers 404. " +
+      'Cacheable for an hour, then revalidated by `ETag` (`If-None-Match` answers 304).',
+    tag: 'Discovery',
+    parameters: [
+      {
+        name: 'file',
+        in: 'path',
+        required: true,
+        description: "The file's name.",
+        schema: {
+          type: 'string',
+          enum: [
+            'swagger-ui-bundle.js',
+            'swagger-ui.css',
+            'index.css',
+            'favicon-32x32.png',
+            'favicon-16x16.png',
+            'initializer.js',
+          ],
+        },
+        example: 'swagger-ui.css',
+      },
+      {
+        name: 'If-None-Match',
+        in: 'header',
+        required: false,
+        description: 'The `ETag` of a copy the client holds.',
+        schema: { type: 'string' },
+      },
+    ],
+    responses: {
+      '200': {
+        description: 'The file.',
+        headers: {
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+          ETag: { description: "A digest of the file's content.", schema: { type: 'string' } },
+          'Cache-Control': { description: '`public, max-age=3600`', schema: { type: 'string' } },
+        },
+        content: {
+          'text/javascript': { schema: { type: 'string' } },
+          'text/css': { schema: { type: 'string' } },
+          'image/png': {  },
+        },
+      },
+      '304': {
+        description: 'The copy named by `If-None-Match` is current.',
+        headers: {
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+          ETag: { description: "A digest of the file's content.", schema: { type: 'string' } },
+        },
+      },
+      '404': '`RESOURCE_NOT_FOUND`: no file of that name.',
+    },
+  },
+}, (c) => {
   const file = c.req.param('file') ?? '';
   // An own-property lookup in a fixed list: no path reaches the file system.
   if (!Object.hasOwn(DOCS_ASSETS, file)) throw new Problem('RESOURCE_NOT_FOUND', `no asset ${file} of the API reference`);

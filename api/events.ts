@@ -17,7 +17,27 @@ import { settledPrefix } from '../core/sandbox';
 export const events = new Hono<AppEnv>();
 
 // Any authenticated connector reads its feed; gate 6 applies per kind below.
-operation(events, { method: 'GET', path: '/', access: { scope: [] }, answers: [200] }, async ({ c, principal }) => {
+operation(events, {
+  method: 'GET', path: '/', access: { scope: [] }, answers: [200],
+  returns: 'EventPage',
+  doc: {
+    id: 'listEvents',
+    summary: 'Pull feed of events',
+    description:
+      "The CloudEvents the caller's organization is in the audience of, in causal order per " +
+      'resource, each projected for the caller. Start without a cursor to read from the beginning; ' +
+      'continue with `nextCursor`, which is always present and stays the same while no newer event ' +
+      'exists. Delivery is at least once: deduplicate by event id. Needs a valid token of an active ' +
+      'connector but no particular scope.',
+    tag: 'Events',
+    parameters: ['CursorQuery', 'LimitQuery'],
+    responses: {
+      '200': 'One page of events.',
+      '400': '`VALIDATION_FAILED`: a limit outside 1..200 or a cursor this broker did not issue.',
+      '403': '`ORGANIZATION_INACTIVE`.',
+    },
+  },
+}, async ({ c, principal }) => {
   const { db, config } = c.get('services');
   const limitText = querySingle(c, 'limit') ?? String(config.limits.pageSizeDefault);
   if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > config.limits.pageSizeMax) {

@@ -97,7 +97,59 @@ const answer = (status: number, snapshot: ExecutionHandover, principal: Principa
 export const executionHandovers = new Hono<AppEnv>();
 
 // The issuing organization hands over the execution package of an active commitment.
-operation(executionHandovers, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'ExecutionHandoverCreateRequest', answers: [201, 200] }, async ({ c, principal, body: sent }) => {
+operation(executionHandovers, {
+  method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'ExecutionHandoverCreateRequest', answers: [201, 200],
+  idempotent: true,
+  returns: 'ExecutionHandover',
+  doc: {
+    id: 'createExecutionHandover',
+    summary: 'Hand over the execution package of a commitment',
+    description:
+      'The issuing organization of an `active` transport commitment hands the executing ' +
+      'organization the bounded execution package: the agreed stops at their exact addresses with ' +
+      'time windows inside the agreed ones, cargo facts, equipment constraints, references, ' +
+      'instructions, document references and contacts, nothing more; with ' +
+      "`sourceExternalReferences`, the issuing system's records. Exact addresses and contacts are " +
+      'disclosed here, to the executing organization only. One handover per commitment: its id is ' +
+      'UUIDv5 of the commitment id, so a repeated delivery for the same commitment answers 200 with ' +
+      'the existing handover when the delivery is equal (same `packageDigest`), and 409 ' +
+      '`HANDOVER_CONFLICT` when it differs. A commitment the caller takes no part in is 404; the ' +
+      'executing organization gets 403 `ACTOR_NOT_PERMITTED`; a superseded or cancelled commitment ' +
+      "is 422 `INVALID_STATE_TRANSITION` (an amendment's new commitment version gets its own " +
+      'handover); stops that do not fit the commitment are 400. Emits ' +
+      '`pcx.execution-handover.offered.v1` to both organizations. Needs scope `handovers:write`.',
+    tag: 'ExecutionHandovers',
+    responses: {
+      '200': {
+        description: 'A repeated, equal delivery for the commitment; the existing handover, unchanged.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: { 'application/json': { schema: { $ref: './execution-handover.json' } } },
+      },
+      '201': {
+        description: 'The handover, offered.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: { 'application/json': { schema: { $ref: './execution-handover.json' } } },
+      },
+      '403':
+        '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (the caller executes ' +
+        'the commitment; only its issuer hands over).',
+      '404': true,
+      '409':
+        '`HANDOVER_CONFLICT` (the commitment already has a handover with another package; with ' +
+        '`handoverId`), `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
+      '422': true,
+    },
+  },
+}, async ({ c, principal, body: sent }) => {
   const { db, entities } = c.get('services');
   const body = sent as CreatePayload;
   const commitment = await loadDocument<TransportCommitment>(db, transportCommitment, body.commitmentId);
@@ -132,12 +184,90 @@ operation(executionHandovers, { method: 'POST', path: '/', access: { scope: reso
   return c.json(stored.body as object, stored.status as 200, stored.headers);
 });
 
-listRoute(executionHandovers, resource, { links: { commitment: 'commitmentId' } });
+listRoute(executionHandovers, resource, {
+  links: { commitment: 'commitmentId' },
+  doc: {
+    id: 'listExecutionHandovers',
+    summary: "List the caller's execution handovers",
+    description:
+      "Handovers of the caller's organization (as issuer or executor); nobody else sees a handover. " +
+      'Filters combine with AND: `status` (one or more), `commitment` (a commitment id: its ' +
+      'handover, at most one). Ordered by id (handover ids derive from commitment ids, so this is ' +
+      'not creation order); repeat with `cursor`. Needs scope `handovers:read`.',
+    tag: 'ExecutionHandovers',
+    client: {
+      name: 'handovers',
+      columns: ['id', 'status', 'commitmentId', 'executingOrganizationId', 'resourceVersion'],
+    },
+    parameters: [
+      'HandoverStatusQuery',
+      {
+        name: 'commitment',
+        in: 'query',
+        description: 'Only the handover of this transport commitment. One value.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+      'CursorQuery',
+      'LimitQuery',
+    ],
+    responses: { '200': 'A page of handovers.' },
+  },
+});
 
-getRoute(executionHandovers, resource, access(resource.scopes.read));
+getRoute(executionHandovers, resource, access(resource.scopes.read), {
+  id: 'getExecutionHandover',
+  summary: 'Read an execution handover',
+  description:
+    'The package, the commitment it belongs to (`commitmentId`, `commitmentVersion`), both ' +
+    "systems' references (`sourceExternalReferences`; `destinationExternalReference` once " +
+    'imported or linked), the package digest and the acknowledgements. Only its two ' +
+    'organizations; anyone else gets 404. Needs scope `handovers:read`.',
+  tag: 'ExecutionHandovers',
+  responses: { '200': 'The handover; ETag carries its resourceVersion.' },
+});
 
 // The executing organization's technical acknowledgement: imported, linked, rejected, quarantined.
-operation(executionHandovers, { method: 'POST', path: '/:id/acknowledgements', access: access('handovers:acknowledge'), body: 'ExecutionHandoverAcknowledgementRequest', answers: [200] }, async ({ c, resource: doc, principal, body }) => {
+operation(executionHandovers, {
+  method: 'POST', path: '/:id/acknowledgements', access: access('handovers:acknowledge'), body: 'ExecutionHandoverAcknowledgementRequest', answers: [200],
+  idempotent: true,
+  returns: 'ExecutionHandover',
+  doc: {
+    id: 'acknowledgeExecutionHandover',
+    summary: 'Acknowledge an execution handover',
+    description:
+      'The executing organization records whether its system `imported` the handover (created work ' +
+      'from it), `linked` it to work it already had, `rejected` it or `quarantined` it for review. ' +
+      "`imported` and `linked` need `destinationExternalReference` (the executing system's record, " +
+      'then shown on the handover); `rejected` and `quarantined` need a `reason`. `imported`, ' +
+      '`linked` and `rejected` are final; `quarantined` may be followed by another acknowledgement. ' +
+      'Acknowledgements are deduplicated by content and take no If-Match: one equal to an ' +
+      'acknowledgement already recorded changes nothing and answers 200 with the handover; a ' +
+      'different one after a final acknowledgement is 409 `ACKNOWLEDGEMENT_CONFLICT` (with ' +
+      '`currentState` and the final `acknowledgement`). The acknowledgement is a fact of its own, ' +
+      "separate from the commitment's commercial acceptance; it emits " +
+      '`pcx.execution-handover.acknowledged.v1` to both organizations. The issuing organization ' +
+      'gets 403 `ACTOR_NOT_PERMITTED`. Needs scope `handovers:acknowledge`.',
+    tag: 'ExecutionHandovers',
+    responses: {
+      '200': {
+        description: 'The handover with the acknowledgement, and its ETag.',
+        headers: {
+          ETag: { $ref: '#/components/headers/ETag' },
+          'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: { 'application/json': { schema: { $ref: './execution-handover.json' } } },
+      },
+      '403':
+        '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (the caller issued ' +
+        'the handover; only the executing organization acknowledges).',
+      '409':
+        '`ACKNOWLEDGEMENT_CONFLICT` (a final acknowledgement is recorded and this one differs), ' +
+        '`IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
+      '422': true,
+    },
+  },
+}, async ({ c, resource: doc, principal, body }) => {
   const payload = body as AcknowledgementPayload;
   const stored = await idempotent(c, fingerprint([resource.kind, 'acknowledge', doc.id, payload]), async (commandId) => {
     const snapshot = await acknowledge(c, doc.id, payload, principal, commandId);

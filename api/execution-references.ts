@@ -42,25 +42,153 @@ export const executionReferences = new Hono<AppEnv>();
 
 // A participant (or the broker, automatically on acceptance) ties a reference to an accepted
 // proposal; there is one per proposal, so its id derives from the proposal's.
-operation(executionReferences, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'ExecutionReferenceCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+operation(executionReferences, {
+  method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'ExecutionReferenceCreateRequest', answers: [201],
+  idempotent: true,
+  returns: 'ExecutionReference',
+  doc: {
+    id: 'createExecutionReference',
+    summary: 'Create the execution reference of an accepted proposal',
+    description:
+      "One reference per accepted proposal (its id derives from the proposal's): the broker creates " +
+      'it when the proposal is accepted; a party to the proposal may create it too, naming the ' +
+      'proposal and the version it observed (stale: 409) and participatingOrganizationIds that ' +
+      'include the carrier and the shipper. A second create is 409 `RESOURCE_EXISTS` naming it. ' +
+      'Needs scope `outcomes:write`.',
+    tag: 'ExecutionReferences',
+    responses: {
+      '201': {
+        description: 'The reference, in status created.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: { 'application/json': { schema: { $ref: './execution-reference.json' } } },
+      },
+      '404': true,
+      '422': true,
+    },
+  },
+}, async ({ c, principal, body }) => {
   const { proposalDoc, ...context } = await referenceFacts(c.get('services').db, body.acceptedProposalId);
   // Gate 4 for the proposal: a proposal the caller takes no part in does not exist for it.
   if (!proposalDoc || ![proposalDoc.offerOwnerOrganizationId, proposalDoc.requestOwnerOrganizationId].includes(principal.organizationId)) throw notFound('match proposal');
   return runCommand(c, { resource, name: 'create', id: referenceIdOf(proposalDoc.id), payload: body, context, view: viewFor(resource, principal) });
 });
 
-listRoute(executionReferences, resource, { links: { proposal: 'acceptedProposalId' }, anyScope: READ_SCOPES });
+listRoute(executionReferences, resource, {
+  links: { proposal: 'acceptedProposalId' }, anyScope: READ_SCOPES,
+  doc: {
+    id: 'listExecutionReferences',
+    summary: "List the caller's execution references",
+    description:
+      "References the caller's organization participates in. Filters: `status`, `proposal`. Needs " +
+      'scope `outcomes:review` or `outcomes:write`.',
+    tag: 'ExecutionReferences',
+    client: {
+      name: 'references',
+      columns: [
+        'id',
+        'status',
+        'acceptedProposalId',
+        'carrierOrganizationId',
+        'shipperOrganizationId',
+        'resourceVersion',
+      ],
+    },
+    parameters: [
+      'ReferenceStatusQuery',
+      {
+        name: 'proposal',
+        in: 'query',
+        description: 'Only the reference of this accepted match proposal. One value.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+      'CursorQuery',
+      'LimitQuery',
+    ],
+    responses: { '200': 'A page of references.' },
+  },
+});
 
-getRoute(executionReferences, resource, readAccess);
+getRoute(executionReferences, resource, readAccess, {
+  id: 'getExecutionReference',
+  summary: 'Read an execution reference',
+  description:
+    "The links to the executing systems' records, the commitment and handover, the current " +
+    'milestone and the head of the outcome chain. For the participating organizations (with ' +
+    '`outcomes:review` or `outcomes:write`) and authorized operators; anyone else gets 404.',
+  tag: 'ExecutionReferences',
+  responses: { '200': 'The reference; ETag carries its resourceVersion.' },
+});
 
 // The milestone timeline, in occurrence order (late arrivals take their place).
-operation(executionReferences, { method: 'GET', path: '/:id/updates', access: { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] }, answers: [200] }, async ({ c, resource: doc }) => {
+operation(executionReferences, {
+  method: 'GET', path: '/:id/updates', access: { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] }, answers: [200],
+  returns: 'ExecutionReferenceUpdatePage',
+  doc: {
+    id: 'listExecutionUpdates',
+    summary: 'The milestone timeline of a reference',
+    description:
+      'Every milestone recorded, in occurrence order (one that arrived late takes its place). Needs ' +
+      '`outcomes:review`, `outcomes:write` or `execution:update`.',
+    tag: 'ExecutionReferences',
+    responses: { '200': 'The milestones (a single page).' },
+  },
+}, async ({ c, resource: doc }) => {
   return c.json({ items: await listUpdates(c.get('services').db, doc.id), nextCursor: null });
 });
 
-commandRoute(executionReferences, resource, 'link', { body: 'ExecutionReferenceLinkRequest', access: writeAccess(resource.scopes.write) });
-commandRoute(executionReferences, resource, 'complete', { body: 'CommonCommand', access: writeAccess(resource.scopes.write) });
-commandRoute(executionReferences, resource, 'cancel', { body: 'CommonReasonedCommand', access: writeAccess(resource.scopes.write) });
+commandRoute(executionReferences, resource, 'link', {
+  body: 'ExecutionReferenceLinkRequest', access: writeAccess(resource.scopes.write),
+  doc: {
+    id: 'linkExecutionReference',
+    summary: "Link the executing systems' records",
+    description:
+      'A participant adds an externalTripRef or an externalOrderRef (at least one), and source and ' +
+      'destination references, each with system, type and value; several links may add more, each ' +
+      'with If-Match for the version after the previous one (a losing concurrent link gets 409 and ' +
+      'retries). References from different systems are never equivalent. created or linked → ' +
+      'linked; `pcx.execution-reference.linked.v1`. Needs scope `outcomes:write`.',
+    tag: 'ExecutionReferences',
+    responses: { '200': 'The reference after the command, with its new ETag.' },
+  },
+});
+commandRoute(executionReferences, resource, 'complete', {
+  body: 'CommonCommand', access: writeAccess(resource.scopes.write),
+  doc: {
+    id: 'completeExecutionReference',
+    summary: 'Complete an execution reference',
+    description:
+      'linked → completed, only when the head of its outcome chain is completed or cancelled (the ' +
+      'broker does it itself when such an outcome heads the chain); `pcx.execution.completed.v1`. ' +
+      'Completed and cancelled references accept nothing further. Needs scope `outcomes:write`.',
+    tag: 'ExecutionReferences',
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: './common.json#/$defs/Command' } } },
+    },
+    responses: { '200': 'The reference after the command, with its new ETag.' },
+  },
+});
+commandRoute(executionReferences, resource, 'cancel', {
+  body: 'CommonReasonedCommand', access: writeAccess(resource.scopes.write),
+  doc: {
+    id: 'cancelExecutionReference',
+    summary: 'Cancel an execution reference',
+    description:
+      'created or linked → cancelled, with a reason; every participating organization is told ' +
+      '(`pcx.execution-reference.cancelled.v1`). A delayed cancel never overwrites a completed ' +
+      'reference (422). Needs scope `outcomes:write`.',
+    tag: 'ExecutionReferences',
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: './common.json#/$defs/ReasonedCommand' } } },
+    },
+    responses: { '200': 'The reference after the command, with its new ETag.' },
+  },
+});
 
 /** The reference a body names, for a participant with `scope` (404 otherwise). */
 async function referenceFor(c: Ctx, id: string, scope: string) {
@@ -97,7 +225,45 @@ export const executionUpdates = new Hono<AppEnv>();
 
 // A milestone: deduplicated by its key (same content: the original; another: 409), stored even
 // when it arrives out of order.
-operation(executionUpdates, { method: 'POST', path: '/', access: { scope: 'execution:update' }, body: 'ExecutionReferenceUpdateRequest', answers: [201, 200] }, async ({ c, body }) => {
+operation(executionUpdates, {
+  method: 'POST', path: '/', access: { scope: 'execution:update' }, body: 'ExecutionReferenceUpdateRequest', answers: [201, 200],
+  idempotent: true,
+  returns: 'ExecutionReferenceExecutionUpdate',
+  doc: {
+    id: 'recordExecutionUpdate',
+    summary: 'Record a milestone',
+    description:
+      'A participant records a shared milestone of a reference: occurredAt from the source, ' +
+      'recordedAt from the broker, a deduplication key, an optional reason, estimated times and a ' +
+      'coarse position (an Area). The same key with the same content answers 200 with the original; ' +
+      'with other content 409 `IDEMPOTENCY_CONFLICT`. A milestone older than the current one is ' +
+      'stored and shown in occurrence order but never moves the current milestone back. ' +
+      '`pcx.execution.updated.v1`. Needs scope `execution:update`.',
+    tag: 'ExecutionReferences',
+    responses: {
+      '200': {
+        description: 'An exact replay (the original record).',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionUpdate' } },
+        },
+      },
+      '201': {
+        description: 'The new record.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: {
+          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionUpdate' } },
+        },
+      },
+      '404': true,
+      '422': true,
+    },
+  },
+}, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
   const { resource: doc } = await referenceFor(c, executionReferenceId, 'execution:update');
   if (payload.position) {
@@ -117,18 +283,118 @@ const outcomeAnswer = (key: string) => (snapshot: Envelope, commandId: string) =
   return recorded(outcome && outcomeDocument(outcome), outcome?.commandId === commandId, '/execution-outcomes');
 };
 
-operation(executionOutcomes, { method: 'POST', path: '/', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceOutcomeRequest', answers: [201, 200] }, async ({ c, body }) => {
+operation(executionOutcomes, {
+  method: 'POST', path: '/', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceOutcomeRequest', answers: [201, 200],
+  idempotent: true,
+  returns: 'ExecutionReferenceExecutionOutcome',
+  doc: {
+    id: 'recordExecutionOutcome',
+    summary: 'Report an execution outcome',
+    description:
+      'A participant reports how the execution went, on a created or linked reference: status, time ' +
+      'ranges (actualTimeRange required when completed), confirmations, deviations, observations, ' +
+      'schemaVersion and a deduplicationKey unique per reference. An exact replay (same key and ' +
+      'content) answers 200 with the original; another content under the key is 409 ' +
+      '`IDEMPOTENCY_CONFLICT`. On a chain that has a head, the new report follows it (supersedes ' +
+      'it); there is always one head. The first completed or cancelled head completes the ' +
+      'reference. `pcx.execution-outcome.recorded.v1`. Needs scope `outcomes:write`.',
+    tag: 'ExecutionOutcomes',
+    responses: {
+      '200': {
+        description: 'An exact replay (the original record).',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
+        },
+      },
+      '201': {
+        description: 'The new record.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: {
+          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
+        },
+      },
+      '404': true,
+      '422': true,
+    },
+  },
+}, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
   const { resource: doc } = await referenceFor(c, executionReferenceId, 'outcomes:write');
   return recordOnReference(c, doc.id, 'recordOutcome', payload, outcomeAnswer(payload.deduplicationKey));
 });
 
-operation(executionOutcomes, { method: 'POST', path: '/:id/corrections', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceCorrectionRequest', answers: [201, 200] }, async ({ c, body }) => {
+operation(executionOutcomes, {
+  method: 'POST', path: '/:id/corrections', access: { scope: 'outcomes:write' }, body: 'ExecutionReferenceCorrectionRequest', answers: [201, 200],
+  idempotent: true,
+  returns: 'ExecutionReferenceExecutionOutcome',
+  doc: {
+    id: 'correctExecutionOutcome',
+    summary: 'Correct the head of an outcome chain',
+    description:
+      "A new record that supersedes the path's record: observedOutcomeVersion must equal that " +
+      "record's resourceVersion (else 409 `STALE_RESOURCE_VERSION`: the loser of concurrent " +
+      'corrections), the path must be the current head (else 409 `IDEMPOTENCY_CONFLICT`), with ' +
+      'correctionReason, a correctionReasonCode from the vocabulary, and a new deduplicationKey. ' +
+      'The prior record changes only by gaining supersededByOutcomeId. A completed or cancelled ' +
+      'reference takes no correction. `pcx.execution-outcome.corrected.v1` names both records (the ' +
+      "reference's lastOutcomeChange). Needs scope `outcomes:write`.",
+    tag: 'ExecutionOutcomes',
+    responses: {
+      '200': {
+        description: 'An exact replay (the original record).',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: {
+          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
+        },
+      },
+      '201': {
+        description: 'The new record.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: {
+          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
+        },
+      },
+      '422': true,
+    },
+  },
+}, async ({ c, body }) => {
   const stored = await authorizeOutcome(c, true);
   return recordOnReference(c, stored.doc.executionReferenceId, 'correctOutcome', { ...body, outcomeId: stored.doc.id }, outcomeAnswer(body.deduplicationKey));
 });
 
-operation(executionOutcomes, { method: 'GET', path: '/', access: { scope: [], anyScope: READ_SCOPES }, answers: [200] }, async ({ c }) => {
+operation(executionOutcomes, {
+  method: 'GET', path: '/', access: { scope: [], anyScope: READ_SCOPES }, answers: [200],
+  returns: 'ExecutionReferenceOutcomePage',
+  doc: {
+    id: 'listExecutionOutcomes',
+    summary: 'The outcome chain of a reference',
+    description:
+      "Every record of the reference's chain, head first. `executionReferenceId` is required. For " +
+      'the participating organizations (with `outcomes:review` or `outcomes:write`) and authorized ' +
+      'operators.',
+    tag: 'ExecutionOutcomes',
+    client: { name: 'outcomes', columns: ['id', 'executionReferenceId', 'status', 'createdAt'] },
+    parameters: [
+      {
+        name: 'executionReferenceId',
+        in: 'query',
+        required: true,
+        description: 'The execution reference whose chain to list. One value.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+    ],
+    responses: { '200': 'The chain (a single page).', '404': true },
+  },
+}, async ({ c }) => {
   const referenceId = querySingle(c, 'executionReferenceId');
   if (referenceId === undefined || !isUuid(referenceId)) {
     throw new Problem('VALIDATION_FAILED', 'executionReferenceId is required: the chain of one reference', { errors: [{ pointer: '/query/executionReferenceId', message: 'must be a reference id' }] });
@@ -137,7 +403,20 @@ operation(executionOutcomes, { method: 'GET', path: '/', access: { scope: [], an
   return c.json({ items: await listOutcomes(c.get('services').db, doc.id), nextCursor: null });
 });
 
-operation(executionOutcomes, { method: 'GET', path: '/:id', access: { scope: [], anyScope: READ_SCOPES }, answers: [200] }, async ({ c }) => {
+operation(executionOutcomes, {
+  method: 'GET', path: '/:id', access: { scope: [], anyScope: READ_SCOPES }, answers: [200],
+  returns: 'ExecutionReferenceExecutionOutcome',
+  doc: {
+    id: 'getExecutionOutcome',
+    summary: 'Read an execution outcome record',
+    description:
+      'One record of a chain; it never changes but for gaining supersededByOutcomeId. For the ' +
+      'participating organizations (with `outcomes:review` or `outcomes:write`) and authorized ' +
+      'operators.',
+    tag: 'ExecutionOutcomes',
+    responses: { '200': 'The record; ETag carries its resourceVersion.' },
+  },
+}, async ({ c }) => {
   const stored = await authorizeOutcome(c, false);
   return c.json(stored.doc, 200, { etag: etagOf(stored.doc.resourceVersion) });
 });

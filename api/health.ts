@@ -6,9 +6,44 @@ import { publicOperation } from './operations';
 
 export const health = new Hono<AppEnv>();
 
-publicOperation(health, { method: 'GET', path: '/health/live', answers: [200] }, (c) => c.json({ status: 'live' }));
+publicOperation(health, {
+  method: 'GET', path: '/health/live', answers: [200],
+  doc: {
+    id: 'getLiveness',
+    summary: 'Liveness probe',
+    description: 'Answers as long as the process serves HTTP.',
+    tag: 'Health',
+    responses: {
+      '200': {
+        description: 'The process is alive.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Liveness' } } },
+      },
+    },
+  },
+}, (c) => c.json({ status: 'live' }));
 
-publicOperation(health, { method: 'GET', path: '/health/ready', answers: [200] }, async (c) => {
+publicOperation(health, {
+  method: 'GET', path: '/health/ready', answers: [200],
+  doc: {
+    id: 'getReadiness',
+    summary: 'Readiness probe',
+    description: 'Ready only when both PostgreSQL and Temporal answer within two seconds.',
+    tag: 'Health',
+    responses: {
+      '200': {
+        description: 'PostgreSQL and Temporal both answer.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } },
+      },
+      '503': {
+        description: 'A dependency does not answer; the body names which (not a problem document).',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } },
+      },
+    },
+  },
+}, async (c) => {
   const { db, temporal } = c.get('services');
   const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
   const checks = await Promise.allSettled([

@@ -40,18 +40,110 @@ listRoute(matchProposals, resource, {
     fields: { carrier: 'offerOwnerOrganizationId', shipper: 'requestOwnerOrganizationId' },
     descriptions: { carrier: 'the caller owns the offer', shipper: 'the caller owns the request' },
   },
+  doc: {
+    id: 'listMatchProposals',
+    summary: "List the caller's match proposals",
+    description:
+      "The proposals the caller's organization takes part in (as the owner of the offer or of the " +
+      'request); nobody else sees a proposal. Filters combine with AND: `status` (one or more), ' +
+      '`role` (`carrier`: the caller owns the offer; `shipper`: the caller owns the request), ' +
+      '`offer` and `request` (ids). Ordered by id (creation order); repeat with `cursor`. Needs ' +
+      'scope `matches:read`.',
+    tag: 'MatchProposals',
+    client: {
+      name: 'proposals',
+      columns: ['id', 'status', 'decisionState', 'capacityOfferId', 'loadRequestId', 'resourceVersion'],
+    },
+    parameters: [
+      'ProposalStatusQuery',
+      {
+        name: 'role',
+        in: 'query',
+        description:
+          "`carrier`: proposals on the caller's offers; `shipper`: proposals on the caller's requests. " +
+          'One value.',
+        schema: { type: 'string', enum: ['carrier', 'shipper'] },
+      },
+      {
+        name: 'offer',
+        in: 'query',
+        description: 'Only proposals on this capacity offer. One value.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+      {
+        name: 'request',
+        in: 'query',
+        description: 'Only proposals on this load request. One value.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+      'CursorQuery',
+      'LimitQuery',
+    ],
+    responses: { '200': 'A page of proposals.' },
+  },
 });
 
-getRoute(matchProposals, resource, participantOnly(resource.scopes.read));
+getRoute(matchProposals, resource, participantOnly(resource.scopes.read), {
+  id: 'getMatchProposal',
+  summary: 'Read a match proposal',
+  description:
+    'The proposal with its explanation (compatibility per criterion, routeCompatibility, ' +
+    'capacityCompatibility, rationale), its decision policy, decision state and decisions. Only ' +
+    'its two organizations; anyone else gets 404. Needs scope `matches:read`.',
+  tag: 'MatchProposals',
+  responses: { '200': 'The proposal; ETag carries its resourceVersion.' },
+});
 
-operation(matchProposals, { method: 'GET', path: '/:id/decisions', access: participantOnly(resource.scopes.read), answers: [200] }, async ({ c, resource: doc }) => {
+operation(matchProposals, {
+  method: 'GET', path: '/:id/decisions', access: participantOnly(resource.scopes.read), answers: [200],
+  returns: 'MatchProposalDecisionPage',
+  doc: {
+    id: 'listMatchDecisions',
+    summary: 'List the decisions on a match proposal',
+    description:
+      "The append-only MatchDecision records, oldest first, with their comments: for the proposal's " +
+      'two organizations only. Needs scope `matches:read`.',
+    tag: 'MatchProposals',
+    responses: { '200': 'The decisions (a single page).' },
+  },
+}, async ({ c, resource: doc }) => {
   return c.json({ items: doc.decisions, nextCursor: null });
 });
 
 // A decision (accept, reject, withdraw) on the version the caller observed. The decision that
 // completes the policy starts the acceptance; the answer waits for it to be committed, so the
 // caller learns whether the match holds.
-operation(matchProposals, { method: 'POST', path: '/:id/decisions', access: participantOnly(resource.scopes.write), body: 'MatchProposalDecisionRequest', answers: [200] }, async ({ c, resource: doc, principal, body }) => {
+operation(matchProposals, {
+  method: 'POST', path: '/:id/decisions', access: participantOnly(resource.scopes.write), body: 'MatchProposalDecisionRequest', answers: [200],
+  versioned: true,
+  idempotent: true,
+  returns: 'MatchProposal',
+  doc: {
+    id: 'decideMatchProposal',
+    summary: 'Accept, reject or withdraw a match proposal',
+    description:
+      "A decision of one of the proposal's two organizations on the version it observed " +
+      '(`observedProposalVersion` or If-Match; a stale one is 409 `STALE_RESOURCE_VERSION`, never ' +
+      'applied to a changed proposal). Recorded as an append-only MatchDecision ' +
+      '(`pcx.match-decision.recorded.v1`). Under `BILATERAL_REQUIRED` the proposal is accepted when ' +
+      'the second, distinct organization accepts; under `INITIATOR_ONLY` when the initiator ' +
+      'accepts. A repeated accept by one organization is idempotent and does not advance. The ' +
+      "accept that completes the policy commits the match: the offer's reserved capacity is " +
+      "consumed, the request becomes matched (`pcx.load-request.matched.v1`), the request's other " +
+      'open proposals are superseded, and the answer is the accepted proposal ' +
+      '(`pcx.match-proposal.accepted.v1`). If the request changed meanwhile (withdrawn, matched by ' +
+      'another proposal), the acceptance cannot be committed: 409 `STALE_RESOURCE_VERSION` and the ' +
+      'proposal is withdrawn. `reject` and `withdraw` end the proposal and release the capacity and ' +
+      'the request. An action on an ended decision is 409 `DECISION_TERMINAL` with `currentState`; ' +
+      'after validUntil, 422 `RESOURCE_EXPIRED`. A relationship whose decision policy names ' +
+      '`decidingRoles` admits only connectors with one of those roles (403 `ACTOR_NOT_PERMITTED`). ' +
+      'Once no relationship granting matching is in force between the two organizations (suspended, ' +
+      'terminated, past effectiveUntil), an accept is 403 `RELATIONSHIP_INACTIVE`; reject and ' +
+      'withdraw remain. Needs scope `matches:decide`.',
+    tag: 'MatchProposals',
+    responses: { '200': 'The proposal after the decision, with its new ETag.' },
+  },
+}, async ({ c, resource: doc, principal, body }) => {
   const { observedProposalVersion, ...payload } = body;
   const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
   const context: DecisionContext = { actorRoles: principal.actorRoles };
@@ -94,7 +186,43 @@ async function settleAcceptance(c: Ctx, snapshot: MatchProposal, commandId: stri
 
 // A participant proposes a pair it owns one side of and can see the other side of: the same
 // evaluation and the same reservation as the broker's, with the caller as initiator.
-operation(matchProposals, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'MatchProposalCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+operation(matchProposals, {
+  method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'MatchProposalCreateRequest', answers: [201],
+  idempotent: true,
+  returns: 'MatchProposal',
+  doc: {
+    id: 'proposeMatch',
+    summary: 'Propose a pair as a participant',
+    description:
+      'The owner of the offer or of the request proposes this pair; it must be able to read the ' +
+      "other listing (as its reads decide; otherwise 404). The pair is evaluated as the broker's " +
+      'matching evaluates it and, if compatible, proposed the same way (the capacity reserved on ' +
+      'the offer, the request moved to proposed), with the caller as the initiator of the decision ' +
+      'policy and `createdBy.kind` `participant`. An incompatible pair is 422 `INCOMPATIBLE_MATCH` ' +
+      'with the `evaluation`; a pair with an open proposal is 409 `DUPLICATE_MATCH`; an offer ' +
+      'without the capacity 409 `CAPACITY_EXCEEDED`; a request with its full number of open ' +
+      'proposals 409 `PROPOSAL_LIMIT_REACHED`; a pair that lacks a term matching reads (a draft ' +
+      'without its areas, say) 422 `LISTING_INCOMPLETE` with `missingTerms`, and nothing is ' +
+      'started. Needs scope `matches:decide`.',
+    tag: 'MatchProposals',
+    responses: {
+      '201': {
+        description: 'The proposal, open.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: { 'application/json': { schema: { $ref: './match-proposal.json' } } },
+      },
+      '403':
+        '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (the caller owns ' +
+        'neither listing).',
+      '404': true,
+      '422': true,
+    },
+  },
+}, async ({ c, principal, body }) => {
   const { offer, request } = await visiblePair(c, body.capacityOfferId, body.loadRequestId);
   if (offer.ownerOrganizationId !== principal.organizationId && request.ownerOrganizationId !== principal.organizationId) {
     throw new Problem('ACTOR_NOT_PERMITTED', 'only the owner of the offer or of the request may propose this pair');

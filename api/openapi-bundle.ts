@@ -1,7 +1,7 @@
 // The self-contained OpenAPI document (GET /openapi.bundled.json, docs/decisions.md "Bundled
-// OpenAPI document"): schemas/openapi.yaml with every JSON Schema it reaches, directly or through
-// other schemas, copied under components/schemas and every $ref made internal. Built from the
-// schema files when the broker starts; they stay the only source.
+// OpenAPI document"): the document (api/documents.ts) with every JSON Schema it reaches, directly or
+// through other schemas, copied under components/schemas and every $ref made internal. Built from
+// the schema files when the broker starts; they stay the only source of the bodies.
 //
 // Names are derived, never positional: a file's root schema is the file name in PascalCase
 // (`capacity-offer.json` -> `CapacityOffer`), one of its $defs the file name and the definition
@@ -9,14 +9,11 @@
 // referenced deeper inside a definition adds the names along the pointer
 // (`logistics.json#/$defs/Handling/properties/temperature` -> `LogisticsHandlingTemperature`).
 // Adding a schema or a definition therefore never renames another one.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'yaml';
-import { FILE_SCHEMA_BASE, SCHEMA_DIR, loadSchemaFiles } from '../core/schemas';
+import { FILE_SCHEMA_BASE, loadSchemaFiles } from '../core/schemas';
 
 type Json = any;
 
-/** A reference in schemas/openapi.yaml to a schema file: `./capacity-offer.json#/$defs/Page`. */
+/** A reference of the source document to a schema file: `./capacity-offer.json#/$defs/Page`. */
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(?:#(.*))?$/;
 /** Schema ids of the files: `https://schemas.pcx.example/v0/<name>`. */
 const FILE_ID = new RegExp(`^${FILE_SCHEMA_BASE.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/v0/([a-z0-9-]+)$`);
@@ -87,12 +84,12 @@ function walk(node: Json, pointer: string, on: { ref: (ref: string) => void; isP
 }
 
 /**
- * The bundled document: `schemas/openapi.yaml` (or `source`) with `servers` naming the broker at
+ * The bundled document: `source` (api/documents.ts) with `servers` naming the broker at
  * `publicBaseUrl`, every reachable schema of the files in components/schemas, no external $ref.
  * Throws when two schemas would get one name, or a reference does not resolve.
  */
-export function bundleOpenApi(publicBaseUrl: string, source?: Json): Json {
-  const doc = structuredClone(source ?? parse(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8')));
+export function bundleOpenApi(publicBaseUrl: string, source: Json): Json {
+  const doc = structuredClone(source);
   const files = loadSchemaFiles(FILE_SCHEMA_BASE);
   const targets = new Map<string, Target & { name: string; schema: Json }>();
   const names = new Map<string, string>(); // name -> target key
@@ -153,7 +150,7 @@ export function bundleOpenApi(publicBaseUrl: string, source?: Json): Json {
 
   const own: Record<string, Json> = bundled.components?.schemas ?? {};
   for (const name of Object.keys(own)) {
-    if (names.has(name)) throw new Error(`OpenAPI bundle: components/schemas/${name} of openapi.yaml and ${names.get(name)} would share a name`);
+    if (names.has(name)) throw new Error(`OpenAPI bundle: components/schemas/${name} of the document's frame (openapi.yaml) and ${names.get(name)} would share a name`);
   }
   const generated = [...targets.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   bundled.components = {

@@ -1,9 +1,10 @@
 // Every HTTP operation of the broker is declared once: its method and path, the access policy whose
 // scope is gate 6 (and whose loader and standing are gates 4 to 8), the schema its body must match
 // (a component of the bundled OpenAPI document, which names the TypeScript type the handler gets),
-// and the success statuses it answers. `operation` mounts it; the declarations are what
-// test/openapi.test.ts compares with schemas/openapi.yaml (path, method, scope, body schema,
-// answers), so the router, the document and the types cannot drift apart.
+// the success statuses it answers, what its handler does that a client sees (versioned,
+// idempotent, what it returns) and its `doc`. `operation` mounts it; the document's paths are
+// generated from the declarations (api/openapi-paths.ts), so the router, the document, the SDK
+// and the types cannot drift apart.
 import type { Context, Hono } from 'hono';
 import { FILE_SCHEMA_BASE, loadSchemaFiles } from '../core/schemas';
 import { componentName } from './openapi-bundle';
@@ -19,7 +20,44 @@ export type Body<N extends BodyName> = Schemas[N];
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-export interface OperationSpec<R, N extends BodyName | undefined = undefined> {
+/**
+ * What only a person can say about an operation, for the document (api/openapi-paths.ts derives
+ * the rest from the declaration).
+ */
+export interface OperationDoc {
+  /** The operationId: a verb and the resource (`publishCapacityOffer`), stable for generated clients. */
+  id: string;
+  summary: string;
+  description?: string;
+  /** The tag it is listed under (the document's `tags`). */
+  tag: string;
+  /** On a list: the SDK's and `pcx`'s name for the collection and the columns of `pcx`'s table. */
+  client?: { name: string; columns: readonly string[] };
+  /** Parameters other than the derived headers: a components/parameters name or an inline parameter. */
+  parameters?: ReadonlyArray<string | Record<string, unknown>>;
+  /** The path's own parameters, where they are not just `{id}`. */
+  pathParameters?: ReadonlyArray<Record<string, unknown>>;
+  /** The request body where it is not of the standard shape (`false`: none is documented). */
+  requestBody?: Record<string, unknown> | false;
+  /**
+   * By status: a description of that answer (a problem answer is added when it is not derived),
+   * `true` for a problem answer of the standard form, `false` to leave a derived one out, or the
+   * whole response object where it is not of the standard shape.
+   */
+  responses?: Readonly<Record<string, string | boolean | Record<string, unknown>>>;
+}
+
+/** What the document derives from beside the doc: facts of the handler's behaviour. */
+interface Behaviour {
+  /** A command on an existing resource: If-Match or observedResourceVersion required (428, 409, 422). */
+  versioned?: boolean;
+  /** Honours Idempotency-Key (a replay answers the first answer with Idempotent-Replayed). */
+  idempotent?: boolean;
+  /** The component of the bundled document its success answers carry. */
+  returns?: BodyName;
+}
+
+export interface OperationSpec<R, N extends BodyName | undefined = undefined> extends Behaviour {
   method: Method;
   /** The path below the router's mount point: '/', '/:id', '/:id/publish'. */
   path: string;
@@ -29,9 +67,10 @@ export interface OperationSpec<R, N extends BodyName | undefined = undefined> {
   body?: N;
   /** The success statuses (2xx) it answers. */
   answers: readonly number[];
+  doc: OperationDoc;
 }
 
-export interface Declared {
+export interface Declared extends Behaviour {
   method: Method;
   path: string;
   /** Outside the gates: no token (health, the documents, the console's files, the token endpoint). */
@@ -40,6 +79,7 @@ export interface Declared {
   anyScope?: readonly string[];
   body?: BodyName;
   answers: readonly number[];
+  doc: OperationDoc;
 }
 
 export interface Request<R, B> {
@@ -62,6 +102,13 @@ export function schemaRefOf(name: BodyName): string {
   return ref;
 }
 
+/** The component of a resource's schema (`CapacityOffer`), or of one of its definitions (`CapacityOfferPage`). */
+export function resourceSchema(resource: { kind: string }, definition?: string): BodyName {
+  const name = componentName(resource.kind, definition ? `/$defs/${definition}` : '');
+  schemaRefOf(name as BodyName); // throws at load for a schema that does not exist
+  return name as BodyName;
+}
+
 // Component name -> schema reference, for the files' roots and their definitions (the names
 // api/openapi-bundle.ts gives them).
 const COMPONENTS = new Map<string, string>();
@@ -78,7 +125,8 @@ export function operation<R, N extends BodyName | undefined = undefined>(
 ): void {
   const scopes = typeof spec.access.scope === 'string' ? [spec.access.scope] : [...spec.access.scope];
   const list = declared.get(router) ?? [];
-  list.push({ method: spec.method, path: spec.path, scopes, ...(spec.access.anyScope ? { anyScope: spec.access.anyScope } : {}), ...(spec.body ? { body: spec.body } : {}), answers: spec.answers });
+  const { access, body, ...declaration } = spec;
+  list.push({ ...declaration, scopes, ...(access.anyScope ? { anyScope: access.anyScope } : {}), ...(body ? { body } : {}) });
   declared.set(router, list);
   const ref = spec.body ? schemaRefOf(spec.body) : undefined;
   router.on(spec.method, spec.path, async (c) => {
@@ -94,11 +142,11 @@ export function operation<R, N extends BodyName | undefined = undefined>(
  */
 export function publicOperation(
   router: Hono<AppEnv>,
-  spec: { method: Method; path: string; answers: readonly number[] },
+  spec: { method: Method; path: string; answers: readonly number[]; doc: OperationDoc },
   handler: (c: Context<AppEnv>) => Response | Promise<Response>,
 ): void {
   const list = declared.get(router) ?? [];
-  list.push({ method: spec.method, path: spec.path, public: true, scopes: [], answers: spec.answers });
+  list.push({ ...spec, public: true, scopes: [] });
   declared.set(router, list);
   router.on(spec.method, spec.path, (c) => handler(c));
 }

@@ -33,7 +33,44 @@ function context(c: Ctx, r: { requestingOrganizationId: string; acceptingOrganiz
 
 export const partnerRelationships = new Hono<AppEnv>();
 
-operation(partnerRelationships, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'PartnerRelationshipCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+operation(partnerRelationships, {
+  method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'PartnerRelationshipCreateRequest', answers: [201],
+  idempotent: true,
+  returns: 'PartnerRelationship',
+  doc: {
+    id: 'createPartnerRelationship',
+    summary: 'Create a partner relationship (draft)',
+    description:
+      'Creates a relationship in status `draft`, resourceVersion 1, visible only to the requesting ' +
+      "organization until it is requested. `requestingOrganizationId` must be the caller's " +
+      'organization; `acceptingOrganizationId` must be another organization known to the broker; ' +
+      "the requested scopes must be granted by the requesting organization's partnering policy. At " +
+      'most one non-terminated relationship exists per pair of organizations, and pending outbound ' +
+      'relationships and invites per minute and hour are limited per organization. No version ' +
+      'check.',
+    tag: 'Partner relationships',
+    responses: {
+      '201': 'Created, in status draft.',
+      '400':
+        '`VALIDATION_FAILED` (body does not match the schema, an organization partnering with itself, ' +
+        'effectiveFrom not before effectiveUntil, bad Idempotency-Key) or `MALFORMED_REQUEST` (not ' +
+        'JSON).',
+      '403':
+        '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ORGANIZATION_BINDING_VIOLATION` ' +
+        "(requestingOrganizationId is not the caller's organization).",
+      '409':
+        '`DUPLICATE_RELATIONSHIP` (a non-terminated relationship exists for the pair), ' +
+        '`PENDING_RELATIONSHIP_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS` (with ' +
+        'Retry-After).',
+      '422':
+        '`UNKNOWN_ORGANIZATION` (acceptingOrganizationId) or `SCOPES_NOT_GRANTED` (the requesting ' +
+        "organization's partnering policy does not grant a requested scope).",
+      '429':
+        '`RATE_LIMITED`: request limits per organization or token, or the invite limits per minute ' +
+        'and hour.',
+    },
+  },
+}, async ({ c, principal, body }) => {
   const { config, db } = c.get('services');
   // The machine's create rules, asked before a workflow is started for a create they refuse.
   precheckCreate(c, resource, body, context(c, body));
@@ -61,7 +98,31 @@ operation(partnerRelationships, { method: 'POST', path: '/', access: { scope: re
   });
 });
 
-operation(partnerRelationships, { method: 'GET', path: '/', access: { scope: resource.scopes.read }, answers: [200] }, async ({ c, principal }) => {
+operation(partnerRelationships, {
+  method: 'GET', path: '/', access: { scope: resource.scopes.read }, answers: [200],
+  returns: 'PartnerRelationshipPage',
+  doc: {
+    id: 'listPartnerRelationships',
+    summary: 'List partner relationships',
+    description:
+      "Relationships in which the caller's organization is the requesting organization, or the " +
+      'accepting organization once the relationship has been requested (drafts of others are never ' +
+      'listed). Ordered by id (creation order).',
+    tag: 'Partner relationships',
+    client: {
+      name: 'relationships',
+      columns: ['id', 'status', 'requestingOrganizationId', 'acceptingOrganizationId', 'resourceVersion'],
+    },
+    parameters: ['StatusQuery', 'CounterpartQuery', 'CursorQuery', 'LimitQuery'],
+    responses: {
+      '200': 'One page of relationships; nextCursor is null on the last page.',
+      '400':
+        '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did ' +
+        'not issue.',
+      '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
+    },
+  },
+}, async ({ c, principal }) => {
   const { after, limit } = pageParams(c);
   const statuses = statusQuery(c, resource);
   const counterpart = querySingle(c, 'counterpart');
@@ -72,13 +133,45 @@ operation(partnerRelationships, { method: 'GET', path: '/', access: { scope: res
   return c.json(page(resource, principal, docs, limit));
 });
 
-getRoute(partnerRelationships, resource, access);
+getRoute(partnerRelationships, resource, access, {
+  id: 'getPartnerRelationship',
+  summary: 'Read a partner relationship',
+  description:
+    'Visible to the requesting organization, and to the accepting organization once the ' +
+    'relationship has been requested. Both parties see the whole record.',
+  tag: 'Partner relationships',
+  responses: {
+    '200': 'The relationship; ETag carries its resourceVersion.',
+    '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
+  },
+});
 
 // The lifecycle commands, with the schema of each body. Every one gets the partnering policies.
-const command = <N extends BodyName>(name: string, body: N, extra: Partial<CommandRoute<PartnerRelationship, N>> = {}) =>
+const command = <N extends BodyName>(name: string, body: N, extra: Partial<CommandRoute<PartnerRelationship, N>> & Pick<CommandRoute<PartnerRelationship, N>, 'doc'>) =>
   commandRoute<PartnerRelationship, N>(partnerRelationships, resource, name, { body, access, context: (c, doc) => context(c, doc), ...extra });
 
-command('update', 'PartnerRelationshipUpdateRequest', { method: 'PATCH' });
+command('update', 'PartnerRelationshipUpdateRequest', {
+  method: 'PATCH',
+  doc: {
+    id: 'updatePartnerRelationship',
+    summary: 'Change draft data of a partner relationship',
+    description:
+      'JSON merge patch of the non-decision draft fields; `null` removes an optional field. Allowed ' +
+      'only in status `draft` and only for the requesting organization. Changing the decision ' +
+      'policy of an active relationship answers 422 `INCOMPATIBLE_DECISION_POLICY`; any other ' +
+      'change outside draft answers 422 `INVALID_STATE_TRANSITION`.',
+    tag: 'Partner relationships',
+    responses: {
+      '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+      '403':
+        '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE` (a draft is visible only to the requesting ' +
+        'organization; others get 404).',
+      '422':
+        '`INVALID_STATE_TRANSITION` (not a draft), `INCOMPATIBLE_DECISION_POLICY` or ' +
+        '`SCOPES_NOT_GRANTED`.',
+    },
+  },
+});
 command('request', 'CommonCommand', {
   // Submitting makes the invite visible to both: from then on the pair, in either direction.
   hooks: (c, doc) => {
@@ -90,10 +183,128 @@ command('request', 'CommonCommand', {
       refused: async (id: string) => void (claimed && (await release(c, key, id))),
     };
   },
+  doc: {
+    id: 'requestPartnerRelationship',
+    summary: 'Submit a draft relationship to the accepting organization',
+    description:
+      'draft → requested. Requesting organization only. Records submittedAt and emits ' +
+      '`pcx.partner-relationship.requested.v1`; from now on the accepting organization sees the ' +
+      'relationship. Refused with `RESOURCE_EXPIRED` when effectiveUntil has passed.',
+    tag: 'Partner relationships',
+    responses: {
+      '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+      '403':
+        '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the requesting ' +
+        'organization).',
+      '422': '`INVALID_STATE_TRANSITION` (not a draft) or `RESOURCE_EXPIRED` (effectiveUntil has passed).',
+    },
+  },
 });
-command('accept', 'CommonCommand');
-command('reject', 'CommonOptionallyReasonedCommand');
-command('withdraw', 'CommonReasonedCommand');
-command('suspend', 'CommonReasonedCommand');
-command('terminate', 'CommonReasonedCommand');
-command('reactivate', 'CommonCommand');
+command('accept', 'CommonCommand', { doc: {
+  id: 'acceptPartnerRelationship',
+  summary: 'Accept a requested relationship',
+  description:
+    'requested → active. Accepting organization only. The scopes in force become the requested ' +
+    "scopes that both organizations' partnering policies grant (none granted: 422 " +
+    '`SCOPES_NOT_GRANTED`); effectiveFrom is set to now unless preset. Emits ' +
+    '`pcx.partner-relationship.activated.v1`.',
+  tag: 'Partner relationships',
+  responses: {
+    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+    '403':
+      '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the accepting ' +
+      'organization).',
+    '422':
+      '`INVALID_STATE_TRANSITION` (not requested), `RESOURCE_EXPIRED` (effectiveUntil has passed) ' +
+      'or `SCOPES_NOT_GRANTED`.',
+  },
+} });
+command('reject', 'CommonOptionallyReasonedCommand', { doc: {
+  id: 'rejectPartnerRelationship',
+  summary: 'Reject a requested relationship',
+  description:
+    'requested → terminated (terminationCause `rejected`). Accepting organization only; the ' +
+    'reason is optional and stored when given. Emits `pcx.partner-relationship.terminated.v1`.',
+  tag: 'Partner relationships',
+  requestBody: {
+    required: false,
+    content: { 'application/json': { schema: { $ref: './common.json#/$defs/OptionallyReasonedCommand' } } },
+  },
+  responses: {
+    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+    '403':
+      '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the accepting ' +
+      'organization).',
+    '422': '`INVALID_STATE_TRANSITION` (not requested).',
+  },
+} });
+command('withdraw', 'CommonReasonedCommand', { doc: {
+  id: 'withdrawPartnerRelationship',
+  summary: 'Withdraw a draft or requested relationship',
+  description:
+    'draft or requested → terminated (terminationCause `withdrawn`). Requesting organization ' +
+    'only; a reason is required. Emits `pcx.partner-relationship.terminated.v1` (to the ' +
+    'requesting organization only when the relationship was still a draft).',
+  tag: 'Partner relationships',
+  responses: {
+    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+    '400':
+      '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and ' +
+      'observedResourceVersion disagree) or `MALFORMED_REQUEST`.',
+    '403':
+      '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the requesting ' +
+      'organization).',
+    '422': '`INVALID_STATE_TRANSITION` (neither draft nor requested).',
+  },
+} });
+command('suspend', 'CommonReasonedCommand', { doc: {
+  id: 'suspendPartnerRelationship',
+  summary: 'Suspend an active relationship',
+  description:
+    'active → suspended. Either organization; a reason is required. Records suspendedAt and the ' +
+    'suspending organization; sharing stops at once: the open match proposals made under it are ' +
+    'withdrawn (their reservations and requests released). Emits ' +
+    '`pcx.partner-relationship.suspended.v1`.',
+  tag: 'Partner relationships',
+  responses: {
+    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+    '400':
+      '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and ' +
+      'observedResourceVersion disagree) or `MALFORMED_REQUEST`.',
+    '422': '`INVALID_STATE_TRANSITION` (not active).',
+  },
+} });
+command('terminate', 'CommonReasonedCommand', { doc: {
+  id: 'terminatePartnerRelationship',
+  summary: 'Terminate an active or suspended relationship',
+  description:
+    'active or suspended → terminated (terminationCause `terminated`). Either organization; a ' +
+    'reason is required. Records terminatedAt; sharing stops at once (open match proposals made ' +
+    'under an active relationship are withdrawn); the record is kept for audit and never moves ' +
+    'again. The same happens at effectiveUntil (terminationCause `expired`). Emits ' +
+    '`pcx.partner-relationship.terminated.v1`.',
+  tag: 'Partner relationships',
+  responses: {
+    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+    '400':
+      '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and ' +
+      'observedResourceVersion disagree) or `MALFORMED_REQUEST`.',
+    '422': '`INVALID_STATE_TRANSITION` (neither active nor suspended).',
+  },
+} });
+command('reactivate', 'CommonCommand', { doc: {
+  id: 'reactivatePartnerRelationship',
+  summary: 'Reactivate a suspended relationship',
+  description:
+    'suspended → active. Only the organization that issued the suspension; refused with ' +
+    '`RESOURCE_EXPIRED` when effectiveUntil has passed. Records reactivatedAt. Emits ' +
+    '`pcx.partner-relationship.reactivated.v1`.',
+  tag: 'Partner relationships',
+  responses: {
+    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
+    '403':
+      '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the ' +
+      'organization that suspended).',
+    '422': '`INVALID_STATE_TRANSITION` (not suspended) or `RESOURCE_EXPIRED` (effectiveUntil has passed).',
+  },
+} });

@@ -11,7 +11,7 @@ import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv, Principal } from './context';
 import type { AccessPolicy } from './gates';
-import { operation, type Body, type BodyName } from './operations';
+import { operation, resourceSchema, type Body, type BodyName, type OperationDoc } from './operations';
 import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, type Ctx } from './http';
 import { viewOf } from '../domain/views';
 
@@ -80,6 +80,7 @@ export interface ListRoute {
   owners?: boolean;
   /** Scopes of which the caller needs one, instead of the resource's read scope. */
   anyScope?: readonly string[];
+  doc: OperationDoc;
 }
 
 /**
@@ -87,9 +88,9 @@ export interface ListRoute {
  * and by role, in id order, page by page. Resources with a read model of their own have list
  * routes of their own (api/listings.ts, api/partner-relationships.ts).
  */
-export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute = {}) {
+export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute) {
   const access: AccessPolicy<undefined> = route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read };
-  operation(router, { method: 'GET', path: '/', access, answers: [200] }, async ({ c, principal }) => {
+  operation(router, { method: 'GET', path: '/', access, answers: [200], returns: resourceSchema(resource, 'Page'), doc: route.doc }, async ({ c, principal }) => {
     const { after, limit } = pageParams(c);
     const equal: NonNullable<ParticipantListFilter['equal']> = [];
     for (const [parameter, field] of Object.entries(route.links ?? {})) {
@@ -106,8 +107,8 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
 }
 
 /** GET /:id: the resource as the caller may see it (gates 4 to 9), with its ETag. */
-export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>) {
-  operation(router, { method: 'GET', path: '/:id', access, answers: [200] }, async ({ c, resource: doc, principal }) =>
+export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>, doc: OperationDoc) {
+  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc }, async ({ c, resource: doc, principal }) =>
     c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) }),
   );
 }
@@ -131,13 +132,15 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   payload?: (c: Ctx, body: Body<N>) => Body<N>;
   /** Waits for what the command started before answering (CommandRequest.settle). */
   settle?: (c: Ctx, snapshot: Envelope, commandId: string) => Promise<Envelope>;
+  doc: OperationDoc;
 }
 
 /** Mounts one lifecycle command of `resource` on `router`: 200 with the resource, or its problem. */
 export function commandRoute<R extends Envelope, N extends BodyName>(router: Hono<AppEnv>, resource: Resource<any, any>, name: string, route: CommandRoute<R, N>) {
   const method = route.method ?? 'POST';
   const path = method === 'PATCH' ? '/:id' : `/:id/${route.path ?? name}`;
-  operation(router, { method, path, access: route.access, body: route.body, answers: [200] }, async ({ c, resource: doc, principal, body }) => {
+  const declaration = { method, path, access: route.access, body: route.body, answers: [200], versioned: true, idempotent: true, returns: resourceSchema(resource), doc: route.doc };
+  operation(router, declaration, async ({ c, resource: doc, principal, body }) => {
     const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>) : body) as Record<string, any>;
     const expectedVersion = observedVersion(c, { observedResourceVersion });
     return runCommand(c, {

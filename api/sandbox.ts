@@ -66,7 +66,45 @@ export const recordConnectorRequest: MiddlewareHandler<AppEnv> = async (c, next)
 
 export const sandbox = new Hono<AppEnv>();
 
-operation(sandbox, { method: 'GET', path: '/connector-requests', access: { scope: OPERATOR_SCOPE }, answers: [200] }, async ({ c, principal }) => {
+operation(sandbox, {
+  method: 'GET', path: '/connector-requests', access: { scope: OPERATOR_SCOPE }, answers: [200],
+  returns: 'SandboxConnectorRequestPage',
+  doc: {
+    id: 'listConnectorRequests',
+    summary: "A connector's requests as the sandbox recorded them (development mode only)",
+    description:
+      'For a protocol operator (`exchange:admin`; 403 `ACTOR_NOT_PERMITTED` for anyone else). Every ' +
+      'request a connector made to a resource route after authentication, oldest first: method, ' +
+      'path, status, the Idempotency-Key and If-Match headers as sent, timing, the top-level body ' +
+      "fields, and whether the answer was an injected fault. Kept in the broker process's memory " +
+      '(the last 10,000). Present only when the development authorization server is on.',
+    tag: 'Sandbox',
+    parameters: [
+      {
+        name: 'clientId',
+        in: 'query',
+        required: true,
+        description: "The connector's client id. One value.",
+        schema: { type: 'string', minLength: 1, maxLength: 128 },
+      },
+      {
+        name: 'after',
+        in: 'query',
+        required: false,
+        description: 'Only requests recorded after this sequence number (default 0). One value.',
+        schema: { type: 'string', pattern: '^[0-9]{1,15}$' },
+      },
+      {
+        name: 'limit',
+        in: 'query',
+        required: false,
+        description: 'At most this many (default 200). One value.',
+        schema: { type: 'integer', minimum: 1, maximum: 1000 },
+      },
+    ],
+    responses: { '200': 'The requests, and the sequence to ask after next time.' },
+  },
+}, async ({ c, principal }) => {
   requireOperator(principal);
   const clientId = querySingle(c, 'clientId');
   if (!clientId) throw new Problem('VALIDATION_FAILED', 'clientId is required', { errors: [{ pointer: '/query/clientId', message: 'is required' }] });
@@ -78,7 +116,22 @@ operation(sandbox, { method: 'GET', path: '/connector-requests', access: { scope
   return c.json({ items, after: items.length ? items[items.length - 1].sequence : Number(afterText) });
 });
 
-operation(sandbox, { method: 'POST', path: '/faults', access: { scope: OPERATOR_SCOPE }, body: 'SandboxFaultRequest', answers: [200] }, async ({ c, principal, body }) => {
+operation(sandbox, {
+  method: 'POST', path: '/faults', access: { scope: OPERATOR_SCOPE }, body: 'SandboxFaultRequest', answers: [200],
+  returns: 'SandboxFault',
+  doc: {
+    id: 'injectSandboxFault',
+    summary: "Answer a connector's next requests with 409, 429 or 503 (development mode only)",
+    description:
+      'For a protocol operator (`exchange:admin`; 403 `ACTOR_NOT_PERMITTED` for anyone else). The ' +
+      "connector's next `count` requests (of `method`, under `pathPrefix`, ending in `pathSuffix`, " +
+      'when given) are answered `409 STALE_RESOURCE_VERSION` (as if the resource had just changed), ' +
+      'or `429 RATE_LIMITED` or `503 SERVICE_UNAVAILABLE` with `Retry-After`, without reaching the ' +
+      'broker; the record marks them. Present only when the development authorization server is on.',
+    tag: 'Sandbox',
+    responses: { '200': "The fault, now waiting for the connector's requests.", '413': false },
+  },
+}, async ({ c, principal, body }) => {
   requireOperator(principal);
   const fault = sandboxOf(c).addFault({
     clientId: body.clientId,
@@ -92,12 +145,44 @@ operation(sandbox, { method: 'POST', path: '/faults', access: { scope: OPERATOR_
   return c.json(fault, 200);
 });
 
-operation(sandbox, { method: 'POST', path: '/event-disorder', access: { scope: OPERATOR_SCOPE }, body: 'SandboxEventDisorderRequest', answers: [200] }, async ({ c, principal, body }) => {
+operation(sandbox, {
+  method: 'POST', path: '/event-disorder', access: { scope: OPERATOR_SCOPE }, body: 'SandboxEventDisorderRequest', answers: [200],
+  returns: 'SandboxEventDisorder',
+  doc: {
+    id: 'setSandboxEventDisorder',
+    summary: "Serve a connector's event feed late, reversed and twice (development mode only)",
+    description:
+      'For a protocol operator (`exchange:admin`; 403 `ACTOR_NOT_PERMITTED` for anyone else). The ' +
+      'next `pages` pages of `GET /events` the connector reads end only where the feed has been ' +
+      'quiet for `holdSeconds` (changes made in quick succession arrive together, never split), ' +
+      'hold their events in reverse order (a newer version of a resource before an older one), and ' +
+      'come again at the next read: a connector that applies events once and in version order acts ' +
+      'as if the feed were in order. `pages` 0 ends it. Present only when the development ' +
+      'authorization server is on.',
+    tag: 'Sandbox',
+    responses: { '200': 'The disorder now in force.', '413': false },
+  },
+}, async ({ c, principal, body }) => {
   requireOperator(principal);
   return c.json(sandboxOf(c).setDisorder(body.clientId, body.holdSeconds ?? 2, body.pages ?? 100), 200);
 });
 
-operation(sandbox, { method: 'POST', path: '/reset', access: { scope: OPERATOR_SCOPE }, body: 'SandboxResetRequest', answers: [200] }, async ({ c, principal, body }) => {
+operation(sandbox, {
+  method: 'POST', path: '/reset', access: { scope: OPERATOR_SCOPE }, body: 'SandboxResetRequest', answers: [200],
+  returns: 'SandboxReset',
+  doc: {
+    id: 'resetSandbox',
+    summary: 'End every fault and the event disorder set for a connector (development mode only)',
+    description:
+      'For a protocol operator (`exchange:admin`; 403 `ACTOR_NOT_PERMITTED` for anyone else). ' +
+      "Faults still waiting for the connector's requests are dropped and its event disorder ends: " +
+      'the conformance kit resets a connector before and after a run, so that what one run set and ' +
+      'the connector never met does not answer the next. Present only when the development ' +
+      'authorization server is on.',
+    tag: 'Sandbox',
+    responses: { '200': 'What was ended.', '413': false },
+  },
+}, async ({ c, principal, body }) => {
   requireOperator(principal);
   return c.json(sandboxOf(c).reset(body.clientId), 200);
 });

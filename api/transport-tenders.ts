@@ -69,7 +69,38 @@ export function checkTerms(terms: Partial<TenderTerms> | undefined, pointer: str
 
 export const transportTenders = new Hono<AppEnv>();
 
-operation(transportTenders, { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'TransportTenderCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+operation(transportTenders, {
+  method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: 'TransportTenderCreateRequest', answers: [201],
+  idempotent: true,
+  returns: 'TransportTender',
+  doc: {
+    id: 'createTransportTender',
+    summary: 'Create a draft transport tender',
+    description:
+      'A draft by the issuing organization (the caller): from an accepted match proposal the caller ' +
+      "takes part in (`originatingProposalId`; the executing organization is the proposal's " +
+      "counterpart; without `terms` they are prefilled from the request's cargo, equipment, areas " +
+      "and windows and the request's or the offer's price), or directly to a partner (`terms` " +
+      'required). Needs an active relationship with the executing organization granting ' +
+      '`tenders:read` and `tenders:decide` (403 `RELATIONSHIP_INACTIVE`). Stops name coarse areas ' +
+      'and windows; exact addresses travel in the execution handover. A draft is visible to its ' +
+      'issuer only. Needs scope `tenders:publish`.',
+    tag: 'TransportTenders',
+    responses: {
+      '201': {
+        description: 'The draft.',
+        headers: {
+          Location: { $ref: '#/components/headers/Location' },
+          ETag: { $ref: '#/components/headers/ETag' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: { 'application/json': { schema: { $ref: './transport-tender.json' } } },
+      },
+      '404': true,
+      '422': true,
+    },
+  },
+}, async ({ c, principal, body }) => {
   const { db } = c.get('services');
   // Facts the machine decides on: the proposal (if any), the relationship in force.
   const context: TenderContext = {};
@@ -100,11 +131,65 @@ operation(transportTenders, { method: 'POST', path: '/', access: { scope: resour
   return runCommand(c, { resource, name: 'create', payload: body, context, view: viewFor(resource, principal) });
 });
 
-listRoute(transportTenders, resource, { links: { proposal: 'originatingProposalId' }, owners: true });
+listRoute(transportTenders, resource, {
+  links: { proposal: 'originatingProposalId' }, owners: true,
+  doc: {
+    id: 'listTransportTenders',
+    summary: "List the caller's transport tenders",
+    description:
+      'Tenders the caller issues (drafts included) and tenders issued to it. Filters: `status` (one ' +
+      'or more), `proposal` (the originating proposal). Ordered by id; repeat with `cursor`. Needs ' +
+      'scope `tenders:read`.',
+    tag: 'TransportTenders',
+    client: {
+      name: 'tenders',
+      columns: [
+        'id',
+        'status',
+        'issuingOrganizationId',
+        'executingOrganizationId',
+        'currentRevision',
+        'resourceVersion',
+      ],
+    },
+    parameters: [
+      'TenderStatusQuery',
+      {
+        name: 'proposal',
+        in: 'query',
+        description: 'Only tenders that follow this match proposal. One value.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+      'CursorQuery',
+      'LimitQuery',
+    ],
+    responses: { '200': 'A page of tenders.' },
+  },
+});
 
-getRoute(transportTenders, resource, access(resource.scopes.read));
+getRoute(transportTenders, resource, access(resource.scopes.read), {
+  id: 'getTransportTender',
+  summary: 'Read a transport tender',
+  description:
+    'The tender with its revisions and decisions: for the issuer always, for the executing ' +
+    'organization from issue on; anyone else gets 404. Needs scope `tenders:read`.',
+  tag: 'TransportTenders',
+  responses: { '200': 'The tender; ETag carries its resourceVersion.' },
+});
 
-operation(transportTenders, { method: 'GET', path: '/:id/revisions', access: access(resource.scopes.read), answers: [200] }, async ({ c, resource: doc }) => {
+operation(transportTenders, {
+  method: 'GET', path: '/:id/revisions', access: access(resource.scopes.read), answers: [200],
+  returns: 'TransportTenderRevisionPage',
+  doc: {
+    id: 'listTransportTenderRevisions',
+    summary: 'List the revisions of a tender',
+    description:
+      'The immutable, numbered revisions, each with what changed against the previous one, its ' +
+      'author, reason and outcome. Needs scope `tenders:read`.',
+    tag: 'TransportTenders',
+    responses: { '200': 'The revisions (a single page).' },
+  },
+}, async ({ c, resource: doc }) => {
   return c.json({ items: doc.revisions, nextCursor: null });
 });
 
@@ -125,12 +210,41 @@ async function tenderRelationship(c: Ctx, t: TransportTender): Promise<TenderCom
   return { relationshipInForce: await grantedInForce(c.get('services').db, t.issuingOrganizationId, t.executingOrganizationId, TENDER_SCOPES) };
 }
 
-commandRoute(transportTenders, resource, 'issue', { body: 'CommonCommand', access: access(resource.scopes.write), context: tenderRelationship });
+commandRoute(transportTenders, resource, 'issue', {
+  body: 'CommonCommand', access: access(resource.scopes.write), context: tenderRelationship,
+  doc: {
+    id: 'issueTransportTender',
+    summary: 'Issue a draft tender (revision 1)',
+    description:
+      "draft → issued. The issuer presents revision 1 (the draft's terms) to the executing " +
+      'organization; `pcx.transport-tender.issued.v1`. After expiresAt: 422 `RESOURCE_EXPIRED`. ' +
+      'Without a relationship in force granting tenders:read and tenders:decide: 403 ' +
+      '`RELATIONSHIP_INACTIVE`. Needs scope `tenders:publish`.',
+    tag: 'TransportTenders',
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: './common.json#/$defs/Command' } } },
+    },
+    responses: { '200': 'The resource after the command, with its new ETag.' },
+  },
+});
 commandRoute(transportTenders, resource, 'counterpropose', {
   path: 'counterproposals',
   body: 'TransportTenderCounterproposalRequest',
   access: access('tenders:decide'),
   payload: (_c, body) => (checkTerms(body.terms, '/terms'), body),
+  doc: {
+    id: 'counterproposeTransportTender',
+    summary: 'Counter the current revision with new terms',
+    description:
+      'Either organization, while the tender is issued: revision n+1 with the changed terms (the ' +
+      'rest carries over) and a reason; the revision it answers must be current (409 ' +
+      '`STALE_RESOURCE_VERSION` with `currentRevision`); no presented revision ever changes; ' +
+      'accepts given on earlier revisions do not carry over. `pcx.transport-tender.countered.v1`. ' +
+      'Needs scope `tenders:decide`.',
+    tag: 'TransportTenders',
+    responses: { '200': 'The resource after the command, with its new ETag.' },
+  },
 });
 commandRoute(transportTenders, resource, 'decide', {
   path: 'decisions',
@@ -138,5 +252,35 @@ commandRoute(transportTenders, resource, 'decide', {
   access: access('tenders:decide'),
   context: tenderRelationship,
   settle: (c, snapshot, commandId) => settleAcceptance(c, snapshot as TransportTender, commandId),
+  doc: {
+    id: 'decideTransportTender',
+    summary: 'Accept or reject the current revision',
+    description:
+      'Either organization decides on the revision it names; a revision that is no longer current ' +
+      "is 409 `STALE_RESOURCE_VERSION`. Under BILATERAL_REQUIRED the current revision's author and " +
+      "the other organization must both accept it; under INITIATOR_ONLY the recipient's accept " +
+      "suffices (presenting a revision is its author's acceptance); a repeated accept changes " +
+      'nothing. The accept that completes the policy commits: the broker creates the ' +
+      'TransportCommitment (or, for an amendment, its next version) and the answer is the accepted ' +
+      'tender with `commitmentId` (409 if the commitment cannot be made). A reject ends an issued ' +
+      'tender (`rejected`) and an amendment (the commitment stays). Accepting an issued tender ' +
+      'needs a relationship in force granting tenders:read and tenders:decide (403 ' +
+      '`RELATIONSHIP_INACTIVE`; reject remains). Needs scope `tenders:decide`.',
+    tag: 'TransportTenders',
+    responses: { '200': 'The resource after the command, with its new ETag.' },
+  },
 });
-commandRoute(transportTenders, resource, 'withdraw', { body: 'CommonReasonedCommand', access: access(resource.scopes.write) });
+commandRoute(transportTenders, resource, 'withdraw', {
+  body: 'CommonReasonedCommand', access: access(resource.scopes.write),
+  doc: {
+    id: 'withdrawTransportTender',
+    summary: 'Withdraw a draft or issued tender',
+    description: 'The issuer, with a reason: draft or issued → withdrawn. Needs scope `tenders:publish`.',
+    tag: 'TransportTenders',
+    requestBody: {
+      required: true,
+      content: { 'application/json': { schema: { $ref: './common.json#/$defs/ReasonedCommand' } } },
+    },
+    responses: { '200': 'The resource after the command, with its new ETag.' },
+  },
+});

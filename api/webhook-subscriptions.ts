@@ -94,7 +94,36 @@ function answer(status: number, row: SubscriptionRow, extra: Record<string, unkn
 const reply = (c: Context<AppEnv>, stored: StoredResponse) =>
   stored.status === 204 ? c.body(null, 204, stored.headers) : c.json(stored.body as object, stored.status as 200, stored.headers);
 
-operation(webhookSubscriptions, { method: 'POST', path: '/', access: { scope: WEBHOOK_SCOPE }, body: 'WebhookSubscriptionCreateRequest', answers: [201] }, async ({ c, principal, body }) => {
+operation(webhookSubscriptions, {
+  method: 'POST', path: '/', access: { scope: WEBHOOK_SCOPE }, body: 'WebhookSubscriptionCreateRequest', answers: [201],
+  idempotent: true,
+  returns: 'WebhookSubscriptionWithSecret',
+  doc: {
+    id: 'createWebhookSubscription',
+    summary: "Subscribe a target URL to the organization's events",
+    description:
+      "Needs scope `connectors:manage`. The broker pushes the events the caller's organization " +
+      'receives on GET /events, of the kinds the creating connector may read and the types the ' +
+      'filter names, to the target (docs/webhooks.md): signed by the Standard Webhooks scheme, at ' +
+      'least once, in order per subject, retried on a fixed schedule, dead-lettered after the last ' +
+      'attempt. The target must be an https URL without credentials whose host resolves to public ' +
+      'addresses only (not private, loopback, link-local, unique-local, multicast, unspecified or ' +
+      'cloud metadata), checked now and again at every delivery; otherwise 422 ' +
+      '`WEBHOOK_TARGET_REFUSED`. A new subscription receives the events emitted from its creation ' +
+      'on. The answer holds the signing secret, this once.',
+    tag: 'Webhooks',
+    responses: {
+      '201': 'Created, with its signing secret (shown once).',
+      '400':
+        '`VALIDATION_FAILED` (the body does not match the schema, or a filter entry names no kind of ' +
+        'this broker) or `MALFORMED_REQUEST`.',
+      '422':
+        '`WEBHOOK_TARGET_REFUSED`: not https, credentials in the URL, a host that does not resolve or ' +
+        'resolves to an address that is not public; `reason` says which.',
+      '503': false,
+    },
+  },
+}, async ({ c, principal, body }) => {
   requireKnownTypes(body.eventTypes);
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'create', body]), async () => {
     await requireTarget(c, body.url);
@@ -112,18 +141,68 @@ operation(webhookSubscriptions, { method: 'POST', path: '/', access: { scope: WE
   return reply(c, stored);
 });
 
-operation(webhookSubscriptions, { method: 'GET', path: '/', access: { scope: WEBHOOK_SCOPE }, answers: [200] }, async ({ c, principal }) => {
+operation(webhookSubscriptions, {
+  method: 'GET', path: '/', access: { scope: WEBHOOK_SCOPE }, answers: [200],
+  returns: 'WebhookSubscriptionPage',
+  doc: {
+    id: 'listWebhookSubscriptions',
+    summary: "List the organization's webhook subscriptions",
+    description:
+      "Needs scope `connectors:manage`. The caller's organization's subscriptions, oldest first; " +
+      'never a secret.',
+    tag: 'Webhooks',
+    client: { name: 'webhooks', columns: ['id', 'active', 'url', 'resourceVersion'] },
+    parameters: ['CursorQuery', 'LimitQuery'],
+    responses: { '200': 'One page of subscriptions.' },
+  },
+}, async ({ c, principal }) => {
   const page = pageParams(c);
   const rows = await listSubscriptions(c.get('services').db, principal.organizationId, page);
   const last = rows.length === page.limit ? rows[rows.length - 1] : undefined;
   return c.json({ items: rows.map((r) => subscriptionView(r)), ...(last ? { nextCursor: encodeCursor(last.id) } : {}) });
 });
 
-operation(webhookSubscriptions, { method: 'GET', path: '/:id', access: own, answers: [200] }, async ({ c, resource }) => {
+operation(webhookSubscriptions, {
+  method: 'GET', path: '/:id', access: own, answers: [200],
+  returns: 'WebhookSubscription',
+  doc: {
+    id: 'getWebhookSubscription',
+    summary: 'Read a webhook subscription',
+    description: "Needs scope `connectors:manage`. Only the organization's own; any other gets 404.",
+    tag: 'Webhooks',
+    responses: { '200': 'The subscription; ETag carries its resourceVersion.' },
+  },
+}, async ({ c, resource }) => {
   return c.json(subscriptionView(resource), 200, { etag: etagOf(resource.version) });
 });
 
-operation(webhookSubscriptions, { method: 'PATCH', path: '/:id', access: own, body: 'WebhookSubscriptionUpdateRequest', answers: [200] }, async ({ c, resource, body }) => {
+operation(webhookSubscriptions, {
+  method: 'PATCH', path: '/:id', access: own, body: 'WebhookSubscriptionUpdateRequest', answers: [200],
+  versioned: true,
+  idempotent: true,
+  returns: 'WebhookSubscription',
+  doc: {
+    id: 'updateWebhookSubscription',
+    summary: "Change a webhook subscription's target, filter, description or active flag",
+    description:
+      'Needs scope `connectors:manage` and If-Match. Setting `active` to false pauses delivery ' +
+      '(pending deliveries wait; new events are collected when it resumes); setting it to true ' +
+      'resumes it and clears `disabledReason`. A new URL is checked as at creation.',
+    tag: 'Webhooks',
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': { schema: { $ref: './webhook-subscription.json#/$defs/UpdateRequest' } },
+      },
+    },
+    responses: {
+      '200': 'The changed subscription.',
+      '409': '`STALE_RESOURCE_VERSION` (with currentResourceVersion) or an idempotency conflict.',
+      '422': '`WEBHOOK_TARGET_REFUSED`.',
+      '503': false,
+    },
+  },
+}, async ({ c, resource, body }) => {
   const expected = observedVersion(c, {});
   requireKnownTypes(body.eventTypes);
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'update', resource.id, expected, body]), async () => {
@@ -136,7 +215,26 @@ operation(webhookSubscriptions, { method: 'PATCH', path: '/:id', access: own, bo
   return reply(c, stored);
 });
 
-operation(webhookSubscriptions, { method: 'DELETE', path: '/:id', access: own, answers: [204] }, async ({ c, resource }) => {
+operation(webhookSubscriptions, {
+  method: 'DELETE', path: '/:id', access: own, answers: [204],
+  versioned: true,
+  idempotent: true,
+  doc: {
+    id: 'deleteWebhookSubscription',
+    summary: 'Delete a webhook subscription',
+    description:
+      'Needs scope `connectors:manage` and If-Match. Delivery stops; the subscription and its ' +
+      'deliveries are no longer readable.',
+    tag: 'Webhooks',
+    responses: {
+      '204': {
+        description: 'Deleted.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+      },
+      '422': false,
+    },
+  },
+}, async ({ c, resource }) => {
   const expected = observedVersion(c, {});
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'delete', resource.id, expected]), async () => {
     const deleted = await deleteSubscription(c.get('services').db, resource.id, expected);
@@ -148,7 +246,35 @@ operation(webhookSubscriptions, { method: 'DELETE', path: '/:id', access: own, a
   return reply(c, stored);
 });
 
-operation(webhookSubscriptions, { method: 'POST', path: '/:id/rotate-secret', access: own, body: 'WebhookSubscriptionRotateSecretRequest', answers: [200] }, async ({ c, resource, body }) => {
+operation(webhookSubscriptions, {
+  method: 'POST', path: '/:id/rotate-secret', access: own, body: 'WebhookSubscriptionRotateSecretRequest', answers: [200],
+  idempotent: true,
+  returns: 'WebhookSubscriptionWithSecret',
+  doc: {
+    id: 'rotateWebhookSecret',
+    summary: 'Replace the signing secret, the previous one signing beside it for a while',
+    description:
+      'Needs scope `connectors:manage`. A new secret signs every delivery from now on; the previous ' +
+      'one signs beside it (two signatures in `webhook-signature`) for `overlapSeconds` (default ' +
+      'one day), so a receiver can switch without losing a message. The answer holds the new ' +
+      'secret, this once.',
+    tag: 'Webhooks',
+    responses: {
+      '200': {
+        description: 'The subscription with its new secret (shown once).',
+        headers: {
+          ETag: { $ref: '#/components/headers/ETag' },
+          'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+        },
+        content: {
+          'application/json': { schema: { $ref: './webhook-subscription.json#/$defs/WithSecret' } },
+        },
+      },
+      '503': false,
+    },
+  },
+}, async ({ c, resource, body }) => {
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'rotate-secret', resource.id, body]), async () => {
     const rotated = await rotateSecret(c.get('services').db, resource.id, body.overlapSeconds ?? 86400);
     if (!rotated) throw notFound('webhook subscription');
@@ -158,7 +284,20 @@ operation(webhookSubscriptions, { method: 'POST', path: '/:id/rotate-secret', ac
 });
 
 // One signed test message, sent now and not retried; its status and timing come back, never the body.
-operation(webhookSubscriptions, { method: 'POST', path: '/:id/ping', access: own, answers: [200] }, async ({ c, resource }) => {
+operation(webhookSubscriptions, {
+  method: 'POST', path: '/:id/ping', access: own, answers: [200],
+  returns: 'WebhookSubscriptionPingResult',
+  doc: {
+    id: 'pingWebhookSubscription',
+    summary: 'Send one signed test message to the target now',
+    description:
+      'Needs scope `connectors:manage`. Sends a `pcx.webhook-subscription.ping.v1` message, signed ' +
+      "like every delivery, and answers with its status code and timing (never the target's body). " +
+      'Not retried, not recorded; the target rules apply as at every delivery.',
+    tag: 'Webhooks',
+    responses: { '200': 'What the attempt gave.' },
+  },
+}, async ({ c, resource }) => {
   const { config } = c.get('services');
   const checked = await checkTarget(resource.url, { allowCidrs: config.webhooks.allowCidrs, resolve: targetsOf(c).resolve });
   if (!checked.ok) return c.json({ ok: false, latencyMs: 0, error: 'target-refused' });
@@ -188,7 +327,40 @@ operation(webhookSubscriptions, { method: 'POST', path: '/:id/ping', access: own
   });
 });
 
-operation(webhookSubscriptions, { method: 'GET', path: '/:id/deliveries', access: own, answers: [200] }, async ({ c, resource }) => {
+operation(webhookSubscriptions, {
+  method: 'GET', path: '/:id/deliveries', access: own, answers: [200],
+  returns: 'WebhookSubscriptionDeliveryPage',
+  doc: {
+    id: 'listWebhookDeliveries',
+    summary: "The subscription's deliveries with their attempts",
+    description:
+      'Needs scope `connectors:manage`. One delivery per event collected for the subscription, ' +
+      "oldest first: its status, each attempt's status code, latency and error, and the next " +
+      "attempt's time while pending. Never a response body.",
+    tag: 'Webhooks',
+    parameters: [
+      {
+        name: 'status',
+        in: 'query',
+        required: false,
+        description:
+          'Only deliveries in one of these statuses. Repeat the parameter ' +
+          '(`status=pending&status=dead-lettered`) or separate the values with commas; both forms are ' +
+          'accepted, also mixed. Another value answers 400 `VALIDATION_FAILED` at `/query/status`.',
+        style: 'form',
+        explode: true,
+        schema: {
+          type: 'array',
+          minItems: 1,
+          items: { type: 'string', enum: ['pending', 'succeeded', 'dead-lettered', 'skipped'] },
+        },
+      },
+      'CursorQuery',
+      'LimitQuery',
+    ],
+    responses: { '200': 'One page of deliveries.' },
+  },
+}, async ({ c, resource }) => {
   const statuses = queryValues(c, 'status');
   if (statuses?.some((s) => !(DELIVERY_STATUSES as readonly string[]).includes(s))) {
     throw new Problem('VALIDATION_FAILED', `query parameter status must be one or more of ${DELIVERY_STATUSES.join(', ')}`, { errors: [{ pointer: '/query/status', message: `must be one or more of ${DELIVERY_STATUSES.join(', ')}` }] });
@@ -199,7 +371,30 @@ operation(webhookSubscriptions, { method: 'GET', path: '/:id/deliveries', access
   return c.json({ items: rows.map(deliveryView), ...(last ? { nextCursor: encodeCursor(last.id) } : {}) });
 });
 
-operation(webhookSubscriptions, { method: 'POST', path: '/:id/deliveries/:deliveryId/redeliver', access: own, answers: [202] }, async ({ c, resource }) => {
+operation(webhookSubscriptions, {
+  method: 'POST', path: '/:id/deliveries/:deliveryId/redeliver', access: own, answers: [202],
+  idempotent: true,
+  returns: 'WebhookSubscriptionDelivery',
+  doc: {
+    id: 'redeliverWebhookDelivery',
+    summary: 'Attempt one delivery again, now',
+    description:
+      'Needs scope `connectors:manage`. The delivery is pending again with a fresh schedule, its ' +
+      'earlier attempts kept, whatever it ended as (the receiver deduplicates by event id).',
+    tag: 'Webhooks',
+    pathParameters: [
+      { $ref: '#/components/parameters/IdPath' },
+      {
+        name: 'deliveryId',
+        in: 'path',
+        required: true,
+        description: 'A delivery of this subscription. An id that is not a UUID answers 404.',
+        schema: { type: 'string', format: 'uuid' },
+      },
+    ],
+    responses: { '202': 'Scheduled.', '503': false },
+  },
+}, async ({ c, resource }) => {
   const deliveryId = c.req.param('deliveryId') ?? '';
   const { db } = c.get('services');
   if (!isUuid(deliveryId) || !(await loadDelivery(db, resource.id, deliveryId.toLowerCase()))) throw notFound('webhook delivery');
@@ -212,7 +407,20 @@ operation(webhookSubscriptions, { method: 'POST', path: '/:id/deliveries/:delive
   return reply(c, stored);
 });
 
-operation(webhookSubscriptions, { method: 'POST', path: '/:id/recover', access: own, body: 'WebhookSubscriptionRecoverRequest', answers: [202] }, async ({ c, resource, body }) => {
+operation(webhookSubscriptions, {
+  method: 'POST', path: '/:id/recover', access: own, body: 'WebhookSubscriptionRecoverRequest', answers: [202],
+  idempotent: true,
+  returns: 'WebhookSubscriptionRecovery',
+  doc: {
+    id: 'recoverWebhookDeliveries',
+    summary: 'Attempt again every dead-lettered delivery since a time',
+    description:
+      'Needs scope `connectors:manage`. Every dead-lettered delivery of an event emitted at or ' +
+      'after `since` is pending again with a fresh schedule; the answer says how many.',
+    tag: 'Webhooks',
+    responses: { '202': 'Scheduled.', '503': false },
+  },
+}, async ({ c, resource, body }) => {
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'recover', resource.id, body]), async () => {
     const redelivering = await recoverDeliveries(c.get('services').db, resource.id, body.since);
     if (redelivering > 0) await poke(c, resource.id);

@@ -22,7 +22,66 @@ function sameSecret(a: string, b: string) {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-publicOperation(oauth, { method: 'POST', path: '/oauth2/token', answers: [200] }, async (c) => {
+publicOperation(oauth, {
+  method: 'POST', path: '/oauth2/token', answers: [200],
+  doc: {
+    id: 'requestToken',
+    summary: 'Obtain an access token (client credentials; development mode only)',
+    description:
+      'OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Authenticate the client with ' +
+      'either HTTP Basic (`client_secret_basic`) or `client_id` and `client_secret` in the form ' +
+      '(`client_secret_post`), never both. `scope` optionally narrows the token to a subset of the ' +
+      "client's scopes; without it the token carries all of them. Errors are problem documents that " +
+      "also carry RFC 6749's `error` and `error_description`. Present only when the development " +
+      'authorization server is on.',
+    tag: 'Authorization',
+    requestBody: {
+      required: true,
+      description:
+        'The token request. For `client_secret_basic`, send `Authorization: Basic ' +
+        'base64(client_id:client_secret)` and leave client_id and client_secret out of the form.',
+      content: {
+        'application/x-www-form-urlencoded': { schema: { $ref: '#/components/schemas/TokenRequest' } },
+      },
+    },
+    responses: {
+      '200': {
+        description: 'The access token.',
+        headers: {
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+          'Cache-Control': { description: '`no-store`', schema: { type: 'string' } },
+        },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } },
+      },
+      '400': {
+        description:
+          '`VALIDATION_FAILED` with `error` `invalid_request` (two client authentication methods), ' +
+          '`unsupported_grant_type` or `invalid_scope` (a scope the client is not allowed).',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
+      },
+      '401': {
+        description:
+          '`UNAUTHENTICATED` with `error` `invalid_client` (unknown client or wrong secret; sends ' +
+          '`WWW-Authenticate: Basic realm="pcx"`), or `CONNECTOR_INACTIVE` with `invalid_client` (the ' +
+          'client or its organization is not active).',
+        headers: {
+          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
+          'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' },
+        },
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
+      },
+      '413': true,
+      '415': {
+        description:
+          '`UNSUPPORTED_MEDIA_TYPE` with `error` `invalid_request`: the body is not ' +
+          'application/x-www-form-urlencoded.',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
+      },
+    },
+  },
+}, async (c) => {
   const services = c.get('services');
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/x-www-form-urlencoded\s*(;|$)/i.test(type)) {
@@ -69,4 +128,19 @@ publicOperation(oauth, { method: 'POST', path: '/oauth2/token', answers: [200] }
   return c.json({ access_token: token, token_type: 'Bearer', expires_in: services.config.auth.tokenTtlSeconds, scope });
 });
 
-publicOperation(oauth, { method: 'GET', path: '/.well-known/jwks.json', answers: [200] }, (c) => c.json({ keys: [c.get('services').devKey!.publicJwk] }));
+publicOperation(oauth, {
+  method: 'GET', path: '/.well-known/jwks.json', answers: [200],
+  doc: {
+    id: 'getJwks',
+    summary: 'Key set of the development authorization server (development mode only)',
+    description: 'The public keys that verify tokens issued by `POST /oauth2/token`.',
+    tag: 'Authorization',
+    responses: {
+      '200': {
+        description: 'A JSON Web Key Set (RFC 7517).',
+        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
+        content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonWebKeySet' } } },
+      },
+    },
+  },
+}, (c) => c.json({ keys: [c.get('services').devKey!.publicJwk] }));

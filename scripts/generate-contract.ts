@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { bundleOpenApi } from '../api/openapi-bundle';
+import { documents } from '../api/app';
 
 const ROOT = join(__dirname, '..');
 export const CONTRACT_FILE = join(ROOT, 'api', 'generated', 'contract.ts');
@@ -42,7 +42,7 @@ export function typedInheritedProperties(document: any): any {
 }
 
 /** The contents contract.ts must have for the schema files as they are now (or for `document`, a served one). */
-export function generateContract(document: unknown = bundleOpenApi('https://broker.pcx.example')): string {
+export function generateContract(document: unknown = documents.bundled('https://broker.pcx.example')): string {
   const dir = mkdtempSync(join(tmpdir(), 'pcx-contract-'));
   try {
     // The servers entry names a broker; the types do not depend on it.
@@ -61,7 +61,7 @@ export function generateContract(document: unknown = bundleOpenApi('https://brok
  * The operations of the document as data, for the SDK's run-time checks and the CLI's commands:
  * method, path template, operationId, summary, whether it takes If-Match and a JSON body.
  */
-export function generateOperations(document: any = bundleOpenApi('https://broker.pcx.example')): string {
+export function generateOperations(document: any = documents.bundled('https://broker.pcx.example')): string {
   const operations: unknown[] = [];
   // The resource collections, by the name clients give them (x-pcx-client on the list operation).
   const names: Record<string, string> = {};

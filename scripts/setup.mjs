@@ -102,11 +102,12 @@ function temporalTestServer() {
 }
 
 // The TypeScript types of the API's schemas (api/generated/contract.ts, sdk/src/generated/; not checked in): made from
-// the schema files whenever one of them, or the generator, is newer than the types.
+// the document whenever a schema file, an operation declaration (api/, dev/) or the generator is newer than the types.
 function contractTypes() {
   // The SDK's copy of the types and its list of operations (sdk/src/generated/) come from the same document.
   const targets = [join(root, 'api', 'generated', 'contract.ts'), join(root, 'sdk', 'src', 'generated', 'openapi.ts'), join(root, 'sdk', 'src', 'generated', 'operations.ts')];
-  const sources = [join(root, 'scripts', 'generate-contract.ts'), join(root, 'api', 'openapi-bundle.ts'), ...readdirSync(join(root, 'schemas')).map((f) => join(root, 'schemas', f))];
+  const files = (dir) => readdirSync(join(root, dir)).filter((f) => /\.(ts|json|yaml)$/.test(f)).map((f) => join(root, dir, f));
+  const sources = [join(root, 'scripts', 'generate-contract.ts'), ...files('api'), ...files('dev'), ...files('schemas')];
   const newest = Math.max(...sources.map((f) => statSync(f).mtimeMs));
   if (targets.every((t) => existsSync(t) && newest <= statSync(t).mtimeMs)) return;
   log('generating the API types from the schema files (api/generated/contract.ts, sdk/src/generated/)');

@@ -5,7 +5,7 @@
 // received it (docs/decisions.md, "Responses are checked against the contract in every test").
 // The schema files are compiled by the broker's own SchemaRegistry (the same ajv settings).
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import { loadOpenApi } from '../api/openapi';
+import { documents } from '../api/app';
 import { SchemaRegistry } from '../core/schemas';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -55,7 +55,7 @@ export class ResponseContract {
   /** @param schemaBase the broker's SCHEMA_BASE: schema ids and `dataschema` values start with it. */
   constructor(readonly schemaBase: string) {
     this.registry = new SchemaRegistry(schemaBase);
-    this.doc = loadOpenApi(schemaBase); // file references rewritten to the registry's ids
+    this.doc = documents.openapi(schemaBase); // file references rewritten to the registry's ids
     for (const [template, item] of Object.entries<Json>(this.doc.paths ?? {})) {
       const segments = template.split('/');
       for (const method of HTTP_METHODS) {

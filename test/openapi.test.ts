@@ -1,15 +1,12 @@
-// The OpenAPI document (schemas/openapi.yaml) against the Hono router and the schema files.
+// The OpenAPI document (schemas/openapi.yaml's frame, the paths generated from the operation
+// declarations: api/documents.ts) against the Hono router and the schema files.
 // Routes are static, so the app is built with stub services: no server, database or Temporal.
 import { DELIVERY_STATUSES } from '../read-model/webhook-subscriptions';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { createApp, declaredOperations } from '../api/app';
+import { createApp, declaredOperations, documents } from '../api/app';
 import { componentName } from '../api/openapi-bundle';
 import type { Services } from '../api/context';
-import { loadOpenApi } from '../api/openapi';
-import { bundleOpenApi } from '../api/openapi-bundle';
-import { buildAsyncApi } from '../api/asyncapi';
 import { loadConfig, type Config } from '../core/config';
 import { PROBLEMS, type ProblemCode } from '../domain/problems';
 import { SCHEMA_DIR, SchemaRegistry } from '../core/schemas';
@@ -32,7 +29,7 @@ function stubServices(config: Config): Services {
 }
 
 function readDocument(): Json {
-  return parse(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8'));
+  return structuredClone(documents.source);
 }
 
 /** "METHOD /path/{param}" for every route the router registers, middleware ('ALL') excluded. */
@@ -107,7 +104,7 @@ function isProblemSchema(doc: Json, schema: Json): boolean {
   return Array.isArray(schema.allOf) && schema.allOf.some((s: Json) => isProblemSchema(doc, s));
 }
 
-describe('schemas/openapi.yaml', () => {
+describe('the OpenAPI document', () => {
   const config = loadConfig({});
   const doc = readDocument();
 
@@ -302,7 +299,7 @@ const LISTINGS = [
 
 const COMMAND_STATUSES = ['200', '400', '401', '403', '404', '409', '413', '415', '422', '428', '429', '503', 'default'];
 
-describe.each(LISTINGS)('schemas/openapi.yaml, $collection', (listing) => {
+describe.each(LISTINGS)('the OpenAPI document, $collection', (listing) => {
   const doc = readDocument();
   const { collection, noun, schema } = listing;
   const file = `./${schema}.json`;
@@ -413,7 +410,7 @@ describe('served OpenAPI document', () => {
 
   it('rewrites every schema file reference to the immutable schema id', () => {
     const base = 'https://schemas.test.example/pcx';
-    const served = loadOpenApi(base);
+    const served = documents.openapi(base);
     const refs = refsOf(served);
     expect(refs.filter(({ ref }) => /\.json(#|$)/.test(ref) || ref.startsWith('./'))).toEqual([]);
     const names = new Set(refsOf(readDocument()).map(({ ref }) => FILE_REF.exec(ref)?.[1]).filter(Boolean));
@@ -431,7 +428,7 @@ describe('served OpenAPI document', () => {
     const res = await app.request('/openapi.json');
     expect(res.status).toBe(200);
     const served = await res.json();
-    expect(served).toEqual(loadOpenApi(config.schemaBase, config.publicBaseUrl));
+    expect(served).toEqual(documents.openapi(config.schemaBase, config.publicBaseUrl));
     expect(served.servers).toEqual([{ url: config.publicBaseUrl, description: expect.any(String) }]);
     const prefix = `${config.schemaBase}/v0/`;
     const targets = new Set(
@@ -457,7 +454,7 @@ describe('served bundled OpenAPI document', () => {
     const res = await app.request('/openapi.bundled.json');
     expect(res.status).toBe(200);
     const served = await res.json();
-    expect(served).toEqual(bundleOpenApi(config.publicBaseUrl));
+    expect(served).toEqual(documents.bundled(config.publicBaseUrl));
     expect(served.servers).toEqual([{ url: 'https://broker.pcx.test', description: expect.any(String) }]);
     expect(refsOf(served).filter(({ ref }) => !ref.startsWith('#/'))).toEqual([]);
     // The same operations as the document it bundles.
@@ -469,9 +466,9 @@ describe('served bundled OpenAPI document', () => {
     const res = await createApp(stubServices(config)).request('/asyncapi.json');
     expect(res.status).toBe(200);
     const served = await res.json();
-    expect(served).toEqual(buildAsyncApi(config.publicBaseUrl));
+    expect(served).toEqual(documents.asyncapi(config.publicBaseUrl));
     expect(served.servers.broker).toMatchObject({ host: 'broker.pcx.test', protocol: 'https' });
-    expect(served.components.schemas.Event).toEqual(bundleOpenApi(config.publicBaseUrl).components.schemas.Event);
+    expect(served.components.schemas.Event).toEqual(documents.bundled(config.publicBaseUrl).components.schemas.Event);
   });
 });
 
@@ -496,7 +493,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/console/places': ['codes'],
 };
 
-describe('schemas/openapi.yaml, query parameters', () => {
+describe('the OpenAPI document, query parameters', () => {
   const doc = readDocument();
   const queryOf = (path: string) =>
     [...(doc.paths[path].parameters ?? []), ...(doc.paths[path].get.parameters ?? [])].map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === 'query');

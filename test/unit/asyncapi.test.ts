@@ -1,10 +1,10 @@
 // The AsyncAPI 3.0 document of the event channels (api/asyncapi.ts): valid under the AsyncAPI
 // parser, a message per event of the catalogue with its data schema, the feed and the webhook channel.
 import { Parser } from '@asyncapi/parser';
-import { buildAsyncApi } from '../../api/asyncapi';
+import { documents } from '../../api/app';
 import { EVENTS } from '../../domain/events';
 
-const doc = buildAsyncApi('http://localhost:8080');
+const doc = documents.asyncapi('http://localhost:8080');
 
 describe('GET /asyncapi.json', () => {
   it('is a valid AsyncAPI 3.0 document: no error from the AsyncAPI parser', async () => {

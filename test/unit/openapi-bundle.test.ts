@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { parse } from 'yaml';
 import { bundleOpenApi, componentName } from '../../api/openapi-bundle';
+import { documents } from '../../api/app';
 import { FILE_SCHEMA_BASE, SCHEMA_DIR, SchemaRegistry } from '../../core/schemas';
 import { RESOURCES } from '../../domain/registry';
 
@@ -37,10 +37,10 @@ function resolve(doc: Json, ref: string): Json {
     .reduce((node, token) => (node && typeof node === 'object' ? node[token] : undefined), doc);
 }
 
-const source = (): Json => parse(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8'));
+const source = (): Json => structuredClone(documents.source);
 
 describe('bundled OpenAPI document', () => {
-  const doc = bundleOpenApi(PUBLIC_BASE_URL);
+  const doc = bundleOpenApi(PUBLIC_BASE_URL, source());
   const schemas: Record<string, Json> = doc.components.schemas;
 
   it('names this broker in servers, and has a contact and a license with an identifier', () => {
@@ -91,7 +91,7 @@ describe('bundled OpenAPI document', () => {
     const fewer = bundleOpenApi(PUBLIC_BASE_URL, smaller).components.schemas;
     expect(Object.keys(fewer).length).toBeLessThan(Object.keys(schemas).length);
     for (const [name, schema] of Object.entries(fewer)) expect({ name, schema }).toEqual({ name, schema: schemas[name] });
-    expect(bundleOpenApi(PUBLIC_BASE_URL)).toEqual(doc); // and a rebuild is identical
+    expect(bundleOpenApi(PUBLIC_BASE_URL, source())).toEqual(doc); // and a rebuild is identical
   });
 
   it('validates bodies exactly as the schema files do', () => {
@@ -174,7 +174,7 @@ describe('code generators on the bundled document', () => {
   beforeAll(() => {
     mkdirSync(cache, { recursive: true });
     dir = mkdtempSync(join(cache, 'pcx-openapi-'));
-    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(bundleOpenApi(PUBLIC_BASE_URL), null, 2));
+    writeFileSync(join(dir, 'openapi.json'), JSON.stringify(bundleOpenApi(PUBLIC_BASE_URL, source()), null, 2));
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -1,11 +1,11 @@
 // The SDK's collections and pcx's resource commands come from the document: every collection with a
 // list and a read names its client (x-pcx-client on the list), and the SDK's client has exactly those.
-import { bundleOpenApi } from '../../api/openapi-bundle';
+import { documents } from '../../api/app';
 import { COLLECTIONS, PcxClient } from '../../sdk/src';
 import { LIST_COLUMNS, RESOURCE_NAMES } from '../../sdk/src/generated/operations';
 import { RESOURCES } from '../../sdk/src/cli/main';
 
-const document = bundleOpenApi('https://broker.pcx.example');
+const document = documents.bundled('https://broker.pcx.example');
 
 describe('collections from the document', () => {
   it('every collection with a list and a read has a client name, and only those', () => {
