@@ -111,8 +111,14 @@ function safeDecode(url: string): string {
 export function declaredOperations(): Array<Declared & { documentPath: string }> {
   // The document's order: the public routes, the development token endpoint, then the resources.
   const mounted: Array<[string, Hono<AppEnv>]> = [...[...PUBLIC_ROUTERS, oauth].map((r): [string, Hono<AppEnv>] => ['', r]), ...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router])];
+  // A router's operations are listed under its collection's tag unless their doc names another.
+  const tagOf = (mount: string) => mount.split(/[/-]/).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
   return mounted.flatMap(([mount, router]) =>
-    operationsOf(router).map((op) => ({ ...op, documentPath: `${mount}${op.path === '/' && mount ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}') })),
+    operationsOf(router).map((op) => ({
+      ...op,
+      documentPath: `${mount}${op.path === '/' && mount ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
+      doc: { ...op.doc, tag: op.doc.tag ?? (mount ? tagOf(mount) : undefined) },
+    })),
   );
 }
 

@@ -20,7 +20,6 @@ publicOperation(asyncapi, {
     responses: {
       '200': {
         description: 'The AsyncAPI 3.0 document of the event channels.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/AsyncApiDocument' } } },
       },
     },

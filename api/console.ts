@@ -12,7 +12,7 @@ import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
 import type { AppEnv } from './context';
-import { page, staticFile } from './static-files';
+import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
 
 const CONSOLE_DIR = join(__dirname, '..', 'console');
@@ -126,7 +126,6 @@ publicOperation(consoleApp, {
         description: 'To `/console/`.',
         headers: {
           Location: { $ref: '#/components/headers/Location' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
         },
       },
     },
@@ -148,7 +147,6 @@ publicOperation(consoleApp, {
     responses: {
       '200': {
         description: 'The planner console page.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'text/html': { schema: { type: 'string' } } },
       },
       '404': true,
@@ -172,7 +170,6 @@ publicOperation(consoleApp, {
     responses: {
       '200': {
         description: "The console's sign-in settings.",
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: {
           'application/json': {
             schema: {
@@ -197,6 +194,9 @@ publicOperation(consoleApp, {
   return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null }, 200, { 'cache-control': 'no-cache' });
 });
 
+/** A file of a fixed list: any other name answers 404. */
+const namedFile = (doc: ReturnType<typeof staticFileDoc>) => ({ ...doc, responses: { ...doc.responses, '404': true } });
+
 publicOperation(consoleApp, {
   method: 'GET', path: '/console/app/:file', answers: [200],
   doc: {
@@ -204,26 +204,7 @@ publicOperation(consoleApp, {
     summary: 'A file of the console',
     description: "The console's own scripts and stylesheet; any other name answers 404.",
     tag: 'Console',
-    parameters: [
-      {
-        name: 'file',
-        in: 'path',
-        required: true,
-        description: "The file's name.",
-        schema: { type: 'string', enum: ['console.js', 'console.css', 'map.js', 'api.js', 'views.js'] },
-      },
-    ],
-    responses: {
-      '200': {
-        description: 'A file of the console.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-        content: {
-          'text/javascript': { schema: { type: 'string' } },
-          'text/css': { schema: { type: 'string' } },
-        },
-      },
-      '404': true,
-    },
+    ...namedFile(staticFileDoc({ description: 'A file of the console.', content: textContent('text/javascript', 'text/css') }, Object.keys(APP_FILES))),
   },
 }, (c) => {
   const file = c.req.param('file') ?? '';
@@ -241,29 +222,7 @@ publicOperation(consoleApp, {
       'MapLibre GL (its module and its worker) and oidc-client-ts, from their packages; any other ' +
       'name answers 404.',
     tag: 'Console',
-    parameters: [
-      {
-        name: 'file',
-        in: 'path',
-        required: true,
-        description: "The file's name.",
-        schema: {
-          type: 'string',
-          enum: ['maplibre-gl.mjs', 'maplibre-gl-worker.mjs', 'maplibre-gl.css', 'oidc-client-ts.min.js'],
-        },
-      },
-    ],
-    responses: {
-      '200': {
-        description: 'A library file of the console.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-        content: {
-          'text/javascript': { schema: { type: 'string' } },
-          'text/css': { schema: { type: 'string' } },
-        },
-      },
-      '404': true,
-    },
+    ...namedFile(staticFileDoc({ description: 'A library file of the console.', content: textContent('text/javascript', 'text/css') }, Object.keys(VENDOR_FILES))),
   },
 }, (c) => {
   const file = c.req.param('file') ?? '';
@@ -280,13 +239,7 @@ publicOperation(consoleApp, {
       "Country outlines (Natural Earth 1:110m, from the package world-atlas) as GeoJSON: the map's " +
       'background where no tile server is reachable.',
     tag: 'Console',
-    responses: {
-      '200': {
-        description: 'The shipped basemap.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-        content: { 'application/geo+json': { schema: { type: 'object' } } },
-      },
-    },
+    ...staticFileDoc({ description: 'The shipped basemap.', content: { 'application/geo+json': { schema: { type: 'object' } } } }),
   },
 }, (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
 
@@ -319,7 +272,6 @@ publicOperation(consoleApp, {
     responses: {
       '200': {
         description: 'Where areas lie.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: {
           'application/json': {
             schema: {

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { Problem } from '../domain/problems';
 import type { AppEnv } from './context';
-import { page, staticFile } from './static-files';
+import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
 
 const SWAGGER_UI_DIR = dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -117,7 +117,6 @@ publicOperation(docs, {
       '200': {
         description: 'The page.',
         headers: {
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
           'Content-Security-Policy': {
             description: 'Scripts, styles, images and requests of this origin only.',
             schema: { type: 'string' },
@@ -129,6 +128,7 @@ publicOperation(docs, {
   },
 }, (c) => page(c, PAGE, DOCS_CSP));
 
+const ASSET_DOC = staticFileDoc({ description: 'The file.', content: { ...textContent('text/javascript', 'text/css'), 'image/png': {} } }, Object.keys(DOCS_ASSETS), 'swagger-ui.css');
 publicOperation(docs, {
   method: 'GET', path: '/docs/assets/:file', answers: [200],
   doc: {
@@ -139,56 +139,8 @@ publicOperation(docs, {
       "swagger-ui-dist, and the page's initializer. Only these names; any other answers 404. " +
       'Cacheable for an hour, then revalidated by `ETag` (`If-None-Match` answers 304).',
     tag: 'Discovery',
-    parameters: [
-      {
-        name: 'file',
-        in: 'path',
-        required: true,
-        description: "The file's name.",
-        schema: {
-          type: 'string',
-          enum: [
-            'swagger-ui-bundle.js',
-            'swagger-ui.css',
-            'index.css',
-            'favicon-32x32.png',
-            'favicon-16x16.png',
-            'initializer.js',
-          ],
-        },
-        example: 'swagger-ui.css',
-      },
-      {
-        name: 'If-None-Match',
-        in: 'header',
-        required: false,
-        description: 'The `ETag` of a copy the client holds.',
-        schema: { type: 'string' },
-      },
-    ],
-    responses: {
-      '200': {
-        description: 'The file.',
-        headers: {
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-          ETag: { description: "A digest of the file's content.", schema: { type: 'string' } },
-          'Cache-Control': { description: '`public, max-age=3600`', schema: { type: 'string' } },
-        },
-        content: {
-          'text/javascript': { schema: { type: 'string' } },
-          'text/css': { schema: { type: 'string' } },
-          'image/png': {  },
-        },
-      },
-      '304': {
-        description: 'The copy named by `If-None-Match` is current.',
-        headers: {
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-          ETag: { description: "A digest of the file's content.", schema: { type: 'string' } },
-        },
-      },
-      '404': '`RESOURCE_NOT_FOUND`: no file of that name.',
-    },
+    parameters: ASSET_DOC.parameters,
+    responses: { ...ASSET_DOC.responses, '404': '`RESOURCE_NOT_FOUND`: no file of that name.' },
   },
 }, (c) => {
   const file = c.req.param('file') ?? '';

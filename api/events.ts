@@ -29,7 +29,6 @@ operation(events, {
       'continue with `nextCursor`, which is always present and stays the same while no newer event ' +
       'exists. Delivery is at least once: deduplicate by event id. Needs a valid token of an active ' +
       'connector but no particular scope.',
-    tag: 'Events',
     parameters: ['CursorQuery', 'LimitQuery'],
     responses: {
       '200': 'One page of events.',

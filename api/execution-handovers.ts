@@ -118,27 +118,9 @@ operation(executionHandovers, {
       "is 422 `INVALID_STATE_TRANSITION` (an amendment's new commitment version gets its own " +
       'handover); stops that do not fit the commitment are 400. Emits ' +
       '`pcx.execution-handover.offered.v1` to both organizations. Needs scope `handovers:write`.',
-    tag: 'ExecutionHandovers',
     responses: {
-      '200': {
-        description: 'A repeated, equal delivery for the commitment; the existing handover, unchanged.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: { 'application/json': { schema: { $ref: './execution-handover.json' } } },
-      },
-      '201': {
-        description: 'The handover, offered.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: { 'application/json': { schema: { $ref: './execution-handover.json' } } },
-      },
+      '200': 'A repeated, equal delivery for the commitment; the existing handover, unchanged.',
+      '201': 'The handover, offered.',
       '403':
         '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (the caller executes ' +
         'the commitment; only its issuer hands over).',
@@ -185,44 +167,32 @@ operation(executionHandovers, {
 });
 
 listRoute(executionHandovers, resource, {
-  links: { commitment: 'commitmentId' },
+  links: {
+    commitment: { field: 'commitmentId', description: 'Only the handover of this transport commitment. One value.' },
+  },
   doc: {
-    id: 'listExecutionHandovers',
     summary: "List the caller's execution handovers",
     description:
       "Handovers of the caller's organization (as issuer or executor); nobody else sees a handover. " +
       'Filters combine with AND: `status` (one or more), `commitment` (a commitment id: its ' +
       'handover, at most one). Ordered by id (handover ids derive from commitment ids, so this is ' +
       'not creation order); repeat with `cursor`. Needs scope `handovers:read`.',
-    tag: 'ExecutionHandovers',
     client: {
       name: 'handovers',
       columns: ['id', 'status', 'commitmentId', 'executingOrganizationId', 'resourceVersion'],
     },
-    parameters: [
-      'HandoverStatusQuery',
-      {
-        name: 'commitment',
-        in: 'query',
-        description: 'Only the handover of this transport commitment. One value.',
-        schema: { type: 'string', format: 'uuid' },
-      },
-      'CursorQuery',
-      'LimitQuery',
-    ],
+    parameters: ['HandoverStatusQuery'],
     responses: { '200': 'A page of handovers.' },
   },
 });
 
 getRoute(executionHandovers, resource, access(resource.scopes.read), {
-  id: 'getExecutionHandover',
   summary: 'Read an execution handover',
   description:
     'The package, the commitment it belongs to (`commitmentId`, `commitmentVersion`), both ' +
     "systems' references (`sourceExternalReferences`; `destinationExternalReference` once " +
     'imported or linked), the package digest and the acknowledgements. Only its two ' +
     'organizations; anyone else gets 404. Needs scope `handovers:read`.',
-  tag: 'ExecutionHandovers',
   responses: { '200': 'The handover; ETag carries its resourceVersion.' },
 });
 
@@ -247,17 +217,8 @@ operation(executionHandovers, {
       "separate from the commitment's commercial acceptance; it emits " +
       '`pcx.execution-handover.acknowledged.v1` to both organizations. The issuing organization ' +
       'gets 403 `ACTOR_NOT_PERMITTED`. Needs scope `handovers:acknowledge`.',
-    tag: 'ExecutionHandovers',
     responses: {
-      '200': {
-        description: 'The handover with the acknowledgement, and its ETag.',
-        headers: {
-          ETag: { $ref: '#/components/headers/ETag' },
-          'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: { 'application/json': { schema: { $ref: './execution-handover.json' } } },
-      },
+      '200': 'The handover with the acknowledgement, and its ETag.',
       '403':
         '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (the caller issued ' +
         'the handover; only the executing organization acknowledges).',

@@ -4,7 +4,7 @@
 // organizations (with outcomes:review or outcomes:write) and by authorized operators; nobody else
 // learns it exists (404). Rules live in domain/execution-reference.ts.
 import { Hono } from 'hono';
-import { operation } from './operations';
+import { operation, type BodyName } from './operations';
 import { validateArea } from '../core/areas';
 import { Problem } from '../domain/problems';
 import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../read-model/execution-reference';
@@ -55,17 +55,8 @@ operation(executionReferences, {
       'proposal and the version it observed (stale: 409) and participatingOrganizationIds that ' +
       'include the carrier and the shipper. A second create is 409 `RESOURCE_EXISTS` naming it. ' +
       'Needs scope `outcomes:write`.',
-    tag: 'ExecutionReferences',
     responses: {
-      '201': {
-        description: 'The reference, in status created.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: { 'application/json': { schema: { $ref: './execution-reference.json' } } },
-      },
+      '201': 'The reference, in status created.',
       '404': true,
       '422': true,
     },
@@ -78,14 +69,14 @@ operation(executionReferences, {
 });
 
 listRoute(executionReferences, resource, {
-  links: { proposal: 'acceptedProposalId' }, anyScope: READ_SCOPES,
+  links: {
+    proposal: { field: 'acceptedProposalId', description: 'Only the reference of this accepted match proposal. One value.' },
+  }, anyScope: READ_SCOPES,
   doc: {
-    id: 'listExecutionReferences',
     summary: "List the caller's execution references",
     description:
       "References the caller's organization participates in. Filters: `status`, `proposal`. Needs " +
       'scope `outcomes:review` or `outcomes:write`.',
-    tag: 'ExecutionReferences',
     client: {
       name: 'references',
       columns: [
@@ -97,29 +88,17 @@ listRoute(executionReferences, resource, {
         'resourceVersion',
       ],
     },
-    parameters: [
-      'ReferenceStatusQuery',
-      {
-        name: 'proposal',
-        in: 'query',
-        description: 'Only the reference of this accepted match proposal. One value.',
-        schema: { type: 'string', format: 'uuid' },
-      },
-      'CursorQuery',
-      'LimitQuery',
-    ],
+    parameters: ['ReferenceStatusQuery'],
     responses: { '200': 'A page of references.' },
   },
 });
 
 getRoute(executionReferences, resource, readAccess, {
-  id: 'getExecutionReference',
   summary: 'Read an execution reference',
   description:
     "The links to the executing systems' records, the commitment and handover, the current " +
     'milestone and the head of the outcome chain. For the participating organizations (with ' +
     '`outcomes:review` or `outcomes:write`) and authorized operators; anyone else gets 404.',
-  tag: 'ExecutionReferences',
   responses: { '200': 'The reference; ETag carries its resourceVersion.' },
 });
 
@@ -133,62 +112,46 @@ operation(executionReferences, {
     description:
       'Every milestone recorded, in occurrence order (one that arrived late takes its place). Needs ' +
       '`outcomes:review`, `outcomes:write` or `execution:update`.',
-    tag: 'ExecutionReferences',
     responses: { '200': 'The milestones (a single page).' },
   },
 }, async ({ c, resource: doc }) => {
   return c.json({ items: await listUpdates(c.get('services').db, doc.id), nextCursor: null });
 });
 
-commandRoute(executionReferences, resource, 'link', {
-  body: 'ExecutionReferenceLinkRequest', access: writeAccess(resource.scopes.write),
-  doc: {
-    id: 'linkExecutionReference',
-    summary: "Link the executing systems' records",
-    description:
-      'A participant adds an externalTripRef or an externalOrderRef (at least one), and source and ' +
-      'destination references, each with system, type and value; several links may add more, each ' +
-      'with If-Match for the version after the previous one (a losing concurrent link gets 409 and ' +
-      'retries). References from different systems are never equivalent. created or linked → ' +
-      'linked; `pcx.execution-reference.linked.v1`. Needs scope `outcomes:write`.',
-    tag: 'ExecutionReferences',
-    responses: { '200': 'The reference after the command, with its new ETag.' },
-  },
+// The commands a participant sends on a reference: each answers the reference after it.
+const command = <N extends BodyName>(name: string, body: N, doc: { summary: string; description: string }) =>
+  commandRoute<ExecutionReference, N>(executionReferences, resource, name, {
+    body,
+    access: writeAccess(resource.scopes.write),
+    doc: { ...doc, responses: { '200': 'The reference after the command, with its new ETag.' } },
+  });
+
+command('link', 'ExecutionReferenceLinkRequest', {
+  summary: "Link the executing systems' records",
+  description:
+    'A participant adds an externalTripRef or an externalOrderRef (at least one), and source and ' +
+    'destination references, each with system, type and value; several links may add more, each ' +
+    'with If-Match for the version after the previous one (a losing concurrent link gets 409 and ' +
+    'retries). References from different systems are never equivalent. created or linked → ' +
+    'linked; `pcx.execution-reference.linked.v1`. Needs scope `outcomes:write`.',
 });
-commandRoute(executionReferences, resource, 'complete', {
-  body: 'CommonCommand', access: writeAccess(resource.scopes.write),
-  doc: {
-    id: 'completeExecutionReference',
-    summary: 'Complete an execution reference',
-    description:
-      'linked → completed, only when the head of its outcome chain is completed or cancelled (the ' +
-      'broker does it itself when such an outcome heads the chain); `pcx.execution.completed.v1`. ' +
-      'Completed and cancelled references accept nothing further. Needs scope `outcomes:write`.',
-    tag: 'ExecutionReferences',
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: { $ref: './common.json#/$defs/Command' } } },
-    },
-    responses: { '200': 'The reference after the command, with its new ETag.' },
-  },
+command('complete', 'CommonCommand', {
+  summary: 'Complete an execution reference',
+  description:
+    'linked → completed, only when the head of its outcome chain is completed or cancelled (the ' +
+    'broker does it itself when such an outcome heads the chain); `pcx.execution.completed.v1`. ' +
+    'Completed and cancelled references accept nothing further. Needs scope `outcomes:write`.',
 });
-commandRoute(executionReferences, resource, 'cancel', {
-  body: 'CommonReasonedCommand', access: writeAccess(resource.scopes.write),
-  doc: {
-    id: 'cancelExecutionReference',
-    summary: 'Cancel an execution reference',
-    description:
-      'created or linked → cancelled, with a reason; every participating organization is told ' +
-      '(`pcx.execution-reference.cancelled.v1`). A delayed cancel never overwrites a completed ' +
-      'reference (422). Needs scope `outcomes:write`.',
-    tag: 'ExecutionReferences',
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: { $ref: './common.json#/$defs/ReasonedCommand' } } },
-    },
-    responses: { '200': 'The reference after the command, with its new ETag.' },
-  },
+command('cancel', 'CommonReasonedCommand', {
+  summary: 'Cancel an execution reference',
+  description:
+    'created or linked → cancelled, with a reason; every participating organization is told ' +
+    '(`pcx.execution-reference.cancelled.v1`). A delayed cancel never overwrites a completed ' +
+    'reference (422). Needs scope `outcomes:write`.',
 });
+
+/** What a record's create answers: a new record, or the original of an exact replay; on a reference that must exist and accept it. */
+const RECORD_ANSWERS = { '200': 'An exact replay (the original record).', '201': 'The new record.', '404': true, '422': true };
 
 /** The reference a body names, for a participant with `scope` (404 otherwise). */
 async function referenceFor(c: Ctx, id: string, scope: string) {
@@ -240,28 +203,7 @@ operation(executionUpdates, {
       'stored and shown in occurrence order but never moves the current milestone back. ' +
       '`pcx.execution.updated.v1`. Needs scope `execution:update`.',
     tag: 'ExecutionReferences',
-    responses: {
-      '200': {
-        description: 'An exact replay (the original record).',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-        content: {
-          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionUpdate' } },
-        },
-      },
-      '201': {
-        description: 'The new record.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: {
-          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionUpdate' } },
-        },
-      },
-      '404': true,
-      '422': true,
-    },
+    responses: RECORD_ANSWERS,
   },
 }, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
@@ -298,29 +240,7 @@ operation(executionOutcomes, {
       '`IDEMPOTENCY_CONFLICT`. On a chain that has a head, the new report follows it (supersedes ' +
       'it); there is always one head. The first completed or cancelled head completes the ' +
       'reference. `pcx.execution-outcome.recorded.v1`. Needs scope `outcomes:write`.',
-    tag: 'ExecutionOutcomes',
-    responses: {
-      '200': {
-        description: 'An exact replay (the original record).',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-        content: {
-          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
-        },
-      },
-      '201': {
-        description: 'The new record.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: {
-          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
-        },
-      },
-      '404': true,
-      '422': true,
-    },
+    responses: RECORD_ANSWERS,
   },
 }, async ({ c, body }) => {
   const { executionReferenceId, ...payload } = body;
@@ -343,26 +263,9 @@ operation(executionOutcomes, {
       'The prior record changes only by gaining supersededByOutcomeId. A completed or cancelled ' +
       'reference takes no correction. `pcx.execution-outcome.corrected.v1` names both records (the ' +
       "reference's lastOutcomeChange). Needs scope `outcomes:write`.",
-    tag: 'ExecutionOutcomes',
     responses: {
-      '200': {
-        description: 'An exact replay (the original record).',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-        content: {
-          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
-        },
-      },
-      '201': {
-        description: 'The new record.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: {
-          'application/json': { schema: { $ref: './execution-reference.json#/$defs/ExecutionOutcome' } },
-        },
-      },
+      '200': 'An exact replay (the original record).',
+      '201': 'The new record.',
       '422': true,
     },
   },
@@ -381,7 +284,6 @@ operation(executionOutcomes, {
       "Every record of the reference's chain, head first. `executionReferenceId` is required. For " +
       'the participating organizations (with `outcomes:review` or `outcomes:write`) and authorized ' +
       'operators.',
-    tag: 'ExecutionOutcomes',
     client: { name: 'outcomes', columns: ['id', 'executionReferenceId', 'status', 'createdAt'] },
     parameters: [
       {
@@ -413,7 +315,6 @@ operation(executionOutcomes, {
       'One record of a chain; it never changes but for gaining supersededByOutcomeId. For the ' +
       'participating organizations (with `outcomes:review` or `outcomes:write`) and authorized ' +
       'operators.',
-    tag: 'ExecutionOutcomes',
     responses: { '200': 'The record; ETag carries its resourceVersion.' },
   },
 }, async ({ c }) => {

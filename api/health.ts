@@ -16,7 +16,6 @@ publicOperation(health, {
     responses: {
       '200': {
         description: 'The process is alive.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Liveness' } } },
       },
     },
@@ -33,12 +32,10 @@ publicOperation(health, {
     responses: {
       '200': {
         description: 'PostgreSQL and Temporal both answer.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } },
       },
       '503': {
         description: 'A dependency does not answer; the body names which (not a problem document).',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/Readiness' } } },
       },
     },

@@ -2,7 +2,8 @@
 // publish, withdraw, operator cancel, and reads with partner visibility and field disclosure.
 // api/capacity-offers.ts and api/load-requests.ts configure it for their resource.
 import { Hono } from 'hono';
-import { operation, resourceSchema, type OperationDoc } from './operations';
+import { listingDocs, type ListingWords } from './listing-docs';
+import { operation, resourceSchema } from './operations';
 import { Problem, type FieldError } from '../domain/problems';
 import { boundingBox, parseAreaQuery, validateArea, type Area } from '../core/areas';
 import { fieldErrors } from '../core/schemas';
@@ -31,8 +32,8 @@ export interface ListingApi {
   normalize?: (body: Record<string, any>, errors: FieldError[]) => Record<string, any>;
   /** With `normalize`: the pointer into the body as sent for a pointer into its normalized form. */
   sentPointer?: (pointer: string, body: Record<string, any>) => string;
-  /** What the document says of each of its operations (api/openapi-paths.ts derives the rest). */
-  docs: Readonly<Record<'create' | 'list' | 'get' | 'update' | 'publish' | 'withdraw' | 'cancel', OperationDoc>>;
+  /** What the document's texts say of this listing (api/listing-docs.ts). */
+  words: ListingWords;
 }
 
 const ORG = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -110,6 +111,7 @@ export function listingReadAccess(resource: Resource<any, any>, load: (c: Ctx) =
 export function listingRouter(api: ListingApi): Hono<AppEnv> {
   const { resource } = api;
   const router = new Hono<AppEnv>();
+  const docs = listingDocs(resource, api.cancelScopes, api.words);
   const load = loader<Listing>(resource);
 
   const readAccess = listingReadAccess(resource, load);
@@ -120,13 +122,13 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     role: (r, p) => (r.ownerOrganizationId === p.organizationId ? 'owner' : 'none'),
   };
 
-  const create = { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: api.bodies.create, answers: [201], idempotent: true, returns: resourceSchema(resource), doc: api.docs.create } as const;
+  const create = { method: 'POST', path: '/', access: { scope: resource.scopes.write }, body: api.bodies.create, answers: [201], idempotent: true, returns: resourceSchema(resource), doc: docs.create } as const;
   operation(router, create, async ({ c, principal, body: raw }) => {
     const body = checked(c, api, 'CreateRequest', raw);
     return runCommand(c, { resource, name: 'create', payload: body, view: viewFor(resource, principal) });
   });
 
-  operation(router, { method: 'GET', path: '/', access: { scope: resource.scopes.read }, answers: [200], returns: resourceSchema(resource, 'Page'), doc: api.docs.list }, async ({ c, principal }) => {
+  operation(router, { method: 'GET', path: '/', access: { scope: resource.scopes.read }, answers: [200], returns: resourceSchema(resource, 'Page'), doc: docs.list }, async ({ c, principal }) => {
     const { after, limit } = pageParams(c);
     const q = (name: string) => querySingle(c, name);
     const invalid = (name: string, message: string) =>
@@ -150,7 +152,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     return c.json(page(resource, principal, docs, limit));
   });
 
-  getRoute(router, resource, readAccess, api.docs.get);
+  getRoute(router, resource, readAccess, docs.get);
 
   // The lifecycle commands a connector or operator may send, with the schema of each body.
   commandRoute(router, resource, 'update', {
@@ -158,7 +160,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     body: api.bodies.update,
     access: ownerAccess,
     payload: (c, body) => checked(c, api, 'UpdateRequest', body),
-    doc: api.docs.update,
+    doc: docs.update,
   });
   commandRoute(router, resource, 'publish', {
     body: 'CommonCommand',
@@ -168,15 +170,15 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     context: async (c, _doc, principal): Promise<ListingContext> => ({
       ownerHasActiveRelationship: await hasRelationshipInForce(c.get('services').db, principal.organizationId),
     }),
-    doc: api.docs.publish,
+    doc: docs.publish,
   });
-  commandRoute(router, resource, 'withdraw', { body: 'CommonReasonedCommand', access: ownerAccess, doc: api.docs.withdraw });
+  commandRoute(router, resource, 'withdraw', { body: 'CommonReasonedCommand', access: ownerAccess, doc: docs.withdraw });
   // Administrative cancel: a protocol operator (organization role operator, scope exchange:admin).
   commandRoute(router, resource, 'cancel', {
     body: 'CommonReasonedCommand',
     access: { scope: ['exchange:admin', ...api.cancelScopes], load, role: (_r, p) => (p.operator ? 'operator' : 'none') },
     actor: (p) => ({ kind: 'operator', organizationId: p.organizationId, clientId: p.clientId }),
-    doc: api.docs.cancel,
+    doc: docs.cancel,
   });
 
   return router;

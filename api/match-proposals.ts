@@ -34,14 +34,16 @@ const participantOnly = (scope: string) => participantAccess<MatchProposal>(reso
 export const matchProposals = new Hono<AppEnv>();
 
 listRoute(matchProposals, resource, {
-  links: { offer: 'capacityOfferId', request: 'loadRequestId' },
+  links: {
+    offer: { field: 'capacityOfferId', description: 'Only proposals on this capacity offer. One value.' },
+    request: { field: 'loadRequestId', description: 'Only proposals on this load request. One value.' },
+  },
   roles: {
     parameter: 'role',
     fields: { carrier: 'offerOwnerOrganizationId', shipper: 'requestOwnerOrganizationId' },
     descriptions: { carrier: 'the caller owns the offer', shipper: 'the caller owns the request' },
   },
   doc: {
-    id: 'listMatchProposals',
     summary: "List the caller's match proposals",
     description:
       "The proposals the caller's organization takes part in (as the owner of the offer or of the " +
@@ -49,48 +51,21 @@ listRoute(matchProposals, resource, {
       '`role` (`carrier`: the caller owns the offer; `shipper`: the caller owns the request), ' +
       '`offer` and `request` (ids). Ordered by id (creation order); repeat with `cursor`. Needs ' +
       'scope `matches:read`.',
-    tag: 'MatchProposals',
     client: {
       name: 'proposals',
       columns: ['id', 'status', 'decisionState', 'capacityOfferId', 'loadRequestId', 'resourceVersion'],
     },
-    parameters: [
-      'ProposalStatusQuery',
-      {
-        name: 'role',
-        in: 'query',
-        description:
-          "`carrier`: proposals on the caller's offers; `shipper`: proposals on the caller's requests. " +
-          'One value.',
-        schema: { type: 'string', enum: ['carrier', 'shipper'] },
-      },
-      {
-        name: 'offer',
-        in: 'query',
-        description: 'Only proposals on this capacity offer. One value.',
-        schema: { type: 'string', format: 'uuid' },
-      },
-      {
-        name: 'request',
-        in: 'query',
-        description: 'Only proposals on this load request. One value.',
-        schema: { type: 'string', format: 'uuid' },
-      },
-      'CursorQuery',
-      'LimitQuery',
-    ],
+    parameters: ['ProposalStatusQuery'],
     responses: { '200': 'A page of proposals.' },
   },
 });
 
 getRoute(matchProposals, resource, participantOnly(resource.scopes.read), {
-  id: 'getMatchProposal',
   summary: 'Read a match proposal',
   description:
     'The proposal with its explanation (compatibility per criterion, routeCompatibility, ' +
     'capacityCompatibility, rationale), its decision policy, decision state and decisions. Only ' +
     'its two organizations; anyone else gets 404. Needs scope `matches:read`.',
-  tag: 'MatchProposals',
   responses: { '200': 'The proposal; ETag carries its resourceVersion.' },
 });
 
@@ -103,7 +78,6 @@ operation(matchProposals, {
     description:
       "The append-only MatchDecision records, oldest first, with their comments: for the proposal's " +
       'two organizations only. Needs scope `matches:read`.',
-    tag: 'MatchProposals',
     responses: { '200': 'The decisions (a single page).' },
   },
 }, async ({ c, resource: doc }) => {
@@ -140,7 +114,6 @@ operation(matchProposals, {
       'Once no relationship granting matching is in force between the two organizations (suspended, ' +
       'terminated, past effectiveUntil), an accept is 403 `RELATIONSHIP_INACTIVE`; reject and ' +
       'withdraw remain. Needs scope `matches:decide`.',
-    tag: 'MatchProposals',
     responses: { '200': 'The proposal after the decision, with its new ETag.' },
   },
 }, async ({ c, resource: doc, principal, body }) => {
@@ -204,17 +177,8 @@ operation(matchProposals, {
       'proposals 409 `PROPOSAL_LIMIT_REACHED`; a pair that lacks a term matching reads (a draft ' +
       'without its areas, say) 422 `LISTING_INCOMPLETE` with `missingTerms`, and nothing is ' +
       'started. Needs scope `matches:decide`.',
-    tag: 'MatchProposals',
     responses: {
-      '201': {
-        description: 'The proposal, open.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: { 'application/json': { schema: { $ref: './match-proposal.json' } } },
-      },
+      '201': 'The proposal, open.',
       '403':
         '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (the caller owns ' +
         'neither listing).',

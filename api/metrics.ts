@@ -23,7 +23,6 @@ publicOperation(metrics, {
     responses: {
       '200': {
         description: 'The metrics, as Prometheus scrapes them.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'text/plain': { schema: { type: 'string' } } },
       },
       '401': true,

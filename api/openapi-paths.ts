@@ -42,6 +42,10 @@ const PROBLEM_RESPONSES: Readonly<Record<string, string>> = {
   default: 'InternalError',
 };
 
+/** What a 400 means for a command whose body must carry a reason. */
+const REASONED_400 =
+  '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and observedResourceVersion disagree) or `MALFORMED_REQUEST`.';
+
 /** Request bodies shared by the lifecycle commands (components/requestBodies). */
 const SHARED_BODIES: Readonly<Record<string, string>> = { CommonCommand: 'Command', CommonReasonedCommand: 'ReasonedCommand' };
 
@@ -64,12 +68,15 @@ function problemStatuses(op: Declared): string[] {
 function successResponse(op: Declared, status: number): Json {
   const headers: Json = {};
   if (status === 201) headers.Location = header('Location');
+  // A create-or-return (201 or 200 for one already there) names the resource either way.
+  if (status === 200 && op.answers.includes(201)) headers.Location = header('Location');
+  // One resource carries its version; a page, an evaluation or an accepted (202) job does not.
   const single = op.returns && !/Page$/.test(op.returns);
-  if (single && (status === 201 || op.versioned || op.method === 'GET')) headers.ETag = header('ETag');
+  if (single && (status === 201 || op.versioned || op.method === 'GET' || op.answers.includes(201) || (op.idempotent && status === 200))) headers.ETag = header('ETag');
   if (op.idempotent) headers['Idempotent-Replayed'] = header('Idempotent-Replayed');
   headers['X-Correlation-Id'] = header('X-Correlation-Id');
   return {
-    description: '',
+    description: op.versioned && status === 200 ? 'The resource after the command, with its new ETag.' : '',
     headers,
     ...(op.returns && status !== 204 ? { content: { 'application/json': { schema: schemaRef(op.returns) } } } : {}),
   };
@@ -88,16 +95,22 @@ function responses(op: Declared): Json {
   const given = op.doc.responses ?? {};
   for (const status of op.answers) out[status] = successResponse(op, status);
   for (const status of problemStatuses(op)) out[status] = response(op.public && status === '400' ? 'MalformedRequest' : PROBLEM_RESPONSES[status]);
+  if (op.body === 'CommonReasonedCommand' && out['400']) out['400'] = { ...out['400'], description: REASONED_400 };
   for (const [status, answer] of Object.entries(given)) {
     if (answer === false) delete out[status];
     else if (answer === true) out[status] = response(PROBLEM_RESPONSES[status]);
-    else if (typeof answer === 'object') out[status] = answer;
+    else if (typeof answer === 'object') out[status] = answer.$ref ? answer : { ...answer, headers: { ...(answer.headers ?? {}), 'X-Correlation-Id': header('X-Correlation-Id') } };
     else if (out[status]?.$ref || !out[status]) out[status] = { ...(out[status] ?? response(PROBLEM_RESPONSES[status])), description: answer };
     else out[status].description = answer;
   }
   // Success answers first, then the problems by status, `default` last (the order readers expect).
   const order = (s: string) => (s === 'default' ? 1000 : /^2/.test(s) ? op.answers.indexOf(Number(s)) - 10 : Number(s));
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => order(a) - order(b)));
+}
+
+function tagOf(op: Declared): string {
+  if (!op.doc.tag) throw new Error(`${op.method} ${op.path}: a public operation names its tag`);
+  return op.doc.tag;
 }
 
 /** One operation object of the document. */
@@ -116,7 +129,7 @@ export function operationObject(op: Declared): Json {
     ...(doc.client ? { 'x-pcx-client': doc.client } : {}),
     summary: doc.summary,
     ...(doc.description ? { description: doc.description } : {}),
-    tags: [doc.tag],
+    tags: [tagOf(op)],
     security,
     parameters,
     ...(body ? { requestBody: body } : {}),

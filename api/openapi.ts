@@ -22,7 +22,6 @@ publicOperation(openapi, {
     responses: {
       '200': {
         description: 'The OpenAPI 3.1 document.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenApiDocument' } } },
       },
     },
@@ -50,7 +49,6 @@ publicOperation(openapi, {
     responses: {
       '200': {
         description: 'The self-contained OpenAPI 3.1 document.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/OpenApiDocument' } } },
       },
     },
@@ -82,7 +80,6 @@ publicOperation(openapi, {
       '200': {
         description: 'The schema document.',
         headers: {
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
           'Cache-Control': { description: '`public, max-age=86400, immutable`', schema: { type: 'string' } },
         },
         content: {

@@ -29,8 +29,8 @@ export interface OperationDoc {
   id: string;
   summary: string;
   description?: string;
-  /** The tag it is listed under (the document's `tags`). */
-  tag: string;
+  /** The tag it is listed under (the document's `tags`); by default its collection's (`/capacity-offers`: `CapacityOffers`). */
+  tag?: string;
   /** On a list: the SDK's and `pcx`'s name for the collection and the columns of `pcx`'s table. */
   client?: { name: string; columns: readonly string[] };
   /** Parameters other than the derived headers: a components/parameters name or an inline parameter. */
@@ -42,10 +42,14 @@ export interface OperationDoc {
   /**
    * By status: a description of that answer (a problem answer is added when it is not derived),
    * `true` for a problem answer of the standard form, `false` to leave a derived one out, or the
-   * whole response object where it is not of the standard shape.
+   * whole response object where it is not of the standard shape (X-Correlation-Id is added to its
+   * headers: every answer carries it), or a `$ref` to a response of the frame.
    */
   responses?: Readonly<Record<string, string | boolean | Record<string, unknown>>>;
 }
+
+/** The doc of a route a builder makes (api/resource-routes.ts), which names it (`publishCapacityOffer`) unless it says otherwise. */
+export type RouteDoc = Omit<OperationDoc, 'id'> & { id?: string };
 
 /** What the document derives from beside the doc: facts of the handler's behaviour. */
 interface Behaviour {

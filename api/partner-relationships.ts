@@ -48,7 +48,6 @@ operation(partnerRelationships, {
       'most one non-terminated relationship exists per pair of organizations, and pending outbound ' +
       'relationships and invites per minute and hour are limited per organization. No version ' +
       'check.',
-    tag: 'Partner relationships',
     responses: {
       '201': 'Created, in status draft.',
       '400':
@@ -108,7 +107,6 @@ operation(partnerRelationships, {
       "Relationships in which the caller's organization is the requesting organization, or the " +
       'accepting organization once the relationship has been requested (drafts of others are never ' +
       'listed). Ordered by id (creation order).',
-    tag: 'Partner relationships',
     client: {
       name: 'relationships',
       columns: ['id', 'status', 'requestingOrganizationId', 'acceptingOrganizationId', 'resourceVersion'],
@@ -134,36 +132,39 @@ operation(partnerRelationships, {
 });
 
 getRoute(partnerRelationships, resource, access, {
-  id: 'getPartnerRelationship',
   summary: 'Read a partner relationship',
   description:
     'Visible to the requesting organization, and to the accepting organization once the ' +
     'relationship has been requested. Both parties see the whole record.',
-  tag: 'Partner relationships',
   responses: {
     '200': 'The relationship; ETag carries its resourceVersion.',
     '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
   },
 });
 
-// The lifecycle commands, with the schema of each body. Every one gets the partnering policies.
+// The lifecycle commands, with the schema of each body. Every one gets the partnering policies,
+// and answers with the relationship (the document's RelationshipCommandResult).
+const RESULT = { $ref: '#/components/responses/RelationshipCommandResult' };
 const command = <N extends BodyName>(name: string, body: N, extra: Partial<CommandRoute<PartnerRelationship, N>> & Pick<CommandRoute<PartnerRelationship, N>, 'doc'>) =>
-  commandRoute<PartnerRelationship, N>(partnerRelationships, resource, name, { body, access, context: (c, doc) => context(c, doc), ...extra });
+  commandRoute<PartnerRelationship, N>(partnerRelationships, resource, name, {
+    body,
+    access,
+    context: (c, doc) => context(c, doc),
+    ...extra,
+    doc: { ...extra.doc, responses: { '200': RESULT, ...extra.doc.responses } },
+  });
 
 command('update', 'PartnerRelationshipUpdateRequest', {
   method: 'PATCH',
   doc: {
-    id: 'updatePartnerRelationship',
     summary: 'Change draft data of a partner relationship',
     description:
       'JSON merge patch of the non-decision draft fields; `null` removes an optional field. Allowed ' +
       'only in status `draft` and only for the requesting organization. Changing the decision ' +
       'policy of an active relationship answers 422 `INCOMPATIBLE_DECISION_POLICY`; any other ' +
       'change outside draft answers 422 `INVALID_STATE_TRANSITION`.',
-    tag: 'Partner relationships',
     responses: {
-      '200': { $ref: '#/components/responses/RelationshipCommandResult' },
-      '403':
+        '403':
         '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE` (a draft is visible only to the requesting ' +
         'organization; others get 404).',
       '422':
@@ -184,16 +185,13 @@ command('request', 'CommonCommand', {
     };
   },
   doc: {
-    id: 'requestPartnerRelationship',
     summary: 'Submit a draft relationship to the accepting organization',
     description:
       'draft → requested. Requesting organization only. Records submittedAt and emits ' +
       '`pcx.partner-relationship.requested.v1`; from now on the accepting organization sees the ' +
       'relationship. Refused with `RESOURCE_EXPIRED` when effectiveUntil has passed.',
-    tag: 'Partner relationships',
     responses: {
-      '200': { $ref: '#/components/responses/RelationshipCommandResult' },
-      '403':
+        '403':
         '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the requesting ' +
         'organization).',
       '422': '`INVALID_STATE_TRANSITION` (not a draft) or `RESOURCE_EXPIRED` (effectiveUntil has passed).',
@@ -201,16 +199,13 @@ command('request', 'CommonCommand', {
   },
 });
 command('accept', 'CommonCommand', { doc: {
-  id: 'acceptPartnerRelationship',
   summary: 'Accept a requested relationship',
   description:
     'requested → active. Accepting organization only. The scopes in force become the requested ' +
     "scopes that both organizations' partnering policies grant (none granted: 422 " +
     '`SCOPES_NOT_GRANTED`); effectiveFrom is set to now unless preset. Emits ' +
     '`pcx.partner-relationship.activated.v1`.',
-  tag: 'Partner relationships',
   responses: {
-    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
     '403':
       '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the accepting ' +
       'organization).',
@@ -220,18 +215,15 @@ command('accept', 'CommonCommand', { doc: {
   },
 } });
 command('reject', 'CommonOptionallyReasonedCommand', { doc: {
-  id: 'rejectPartnerRelationship',
   summary: 'Reject a requested relationship',
   description:
     'requested → terminated (terminationCause `rejected`). Accepting organization only; the ' +
     'reason is optional and stored when given. Emits `pcx.partner-relationship.terminated.v1`.',
-  tag: 'Partner relationships',
   requestBody: {
     required: false,
     content: { 'application/json': { schema: { $ref: './common.json#/$defs/OptionallyReasonedCommand' } } },
   },
   responses: {
-    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
     '403':
       '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the accepting ' +
       'organization).',
@@ -239,18 +231,12 @@ command('reject', 'CommonOptionallyReasonedCommand', { doc: {
   },
 } });
 command('withdraw', 'CommonReasonedCommand', { doc: {
-  id: 'withdrawPartnerRelationship',
   summary: 'Withdraw a draft or requested relationship',
   description:
     'draft or requested → terminated (terminationCause `withdrawn`). Requesting organization ' +
     'only; a reason is required. Emits `pcx.partner-relationship.terminated.v1` (to the ' +
     'requesting organization only when the relationship was still a draft).',
-  tag: 'Partner relationships',
   responses: {
-    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
-    '400':
-      '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and ' +
-      'observedResourceVersion disagree) or `MALFORMED_REQUEST`.',
     '403':
       '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the requesting ' +
       'organization).',
@@ -258,24 +244,17 @@ command('withdraw', 'CommonReasonedCommand', { doc: {
   },
 } });
 command('suspend', 'CommonReasonedCommand', { doc: {
-  id: 'suspendPartnerRelationship',
   summary: 'Suspend an active relationship',
   description:
     'active → suspended. Either organization; a reason is required. Records suspendedAt and the ' +
     'suspending organization; sharing stops at once: the open match proposals made under it are ' +
     'withdrawn (their reservations and requests released). Emits ' +
     '`pcx.partner-relationship.suspended.v1`.',
-  tag: 'Partner relationships',
   responses: {
-    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
-    '400':
-      '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and ' +
-      'observedResourceVersion disagree) or `MALFORMED_REQUEST`.',
     '422': '`INVALID_STATE_TRANSITION` (not active).',
   },
 } });
 command('terminate', 'CommonReasonedCommand', { doc: {
-  id: 'terminatePartnerRelationship',
   summary: 'Terminate an active or suspended relationship',
   description:
     'active or suspended → terminated (terminationCause `terminated`). Either organization; a ' +
@@ -283,25 +262,17 @@ command('terminate', 'CommonReasonedCommand', { doc: {
     'under an active relationship are withdrawn); the record is kept for audit and never moves ' +
     'again. The same happens at effectiveUntil (terminationCause `expired`). Emits ' +
     '`pcx.partner-relationship.terminated.v1`.',
-  tag: 'Partner relationships',
   responses: {
-    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
-    '400':
-      '`VALIDATION_FAILED` (reason missing or blank, body does not match the schema, If-Match and ' +
-      'observedResourceVersion disagree) or `MALFORMED_REQUEST`.',
     '422': '`INVALID_STATE_TRANSITION` (neither active nor suspended).',
   },
 } });
 command('reactivate', 'CommonCommand', { doc: {
-  id: 'reactivatePartnerRelationship',
   summary: 'Reactivate a suspended relationship',
   description:
     'suspended → active. Only the organization that issued the suspension; refused with ' +
     '`RESOURCE_EXPIRED` when effectiveUntil has passed. Records reactivatedAt. Emits ' +
     '`pcx.partner-relationship.reactivated.v1`.',
-  tag: 'Partner relationships',
   responses: {
-    '200': { $ref: '#/components/responses/RelationshipCommandResult' },
     '403':
       '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `ACTOR_NOT_PERMITTED` (not the ' +
       'organization that suspended).',

@@ -11,7 +11,7 @@ import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv, Principal } from './context';
 import type { AccessPolicy } from './gates';
-import { operation, resourceSchema, type Body, type BodyName, type OperationDoc } from './operations';
+import { operation, resourceSchema, type Body, type BodyName, type OperationDoc, type RouteDoc } from './operations';
 import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, type Ctx } from './http';
 import { viewOf } from '../domain/views';
 
@@ -37,6 +37,9 @@ export function participantAccess<R extends Envelope>(resource: Resource<any, an
     },
   };
 }
+
+/** A kind's name in operation ids: `capacity-offer` -> `CapacityOffer`. */
+const kindName = (resource: Resource<any, any>) => resource.kind.replace(/(^|-)([a-z])/g, (_m, _dash, letter: string) => letter.toUpperCase());
 
 /** The caller's view of a resource (gate 9). */
 export const viewFor = (resource: Resource<any, any>, principal: Principal) => (doc: any) => viewOf(resource, doc, principal);
@@ -72,15 +75,24 @@ export function page(resource: Resource<any, any>, principal: Principal, docs: A
 }
 
 export interface ListRoute {
-  /** Query parameters naming a linked resource: parameter -> the document field holding its id. */
-  links?: Readonly<Record<string, string>>;
-  /** Query parameters that keep the resources where the caller stands in a role: value -> the document field naming it. */
+  /** Query parameters naming a linked resource: parameter -> the document field holding its id, and what it keeps. */
+  links?: Readonly<Record<string, { field: string; description: string }>>;
+  /** A query parameter that keeps the resources where the caller stands in a role: value -> the document field naming it. */
   roles?: { parameter: string; fields: Readonly<Record<string, string>>; descriptions: Readonly<Record<string, string>> };
   /** Also the resources the caller owns (drafts whose participants are still empty). */
   owners?: boolean;
   /** Scopes of which the caller needs one, instead of the resource's read scope. */
   anyScope?: readonly string[];
-  doc: OperationDoc;
+  /** Its doc; the role, link and paging parameters are added from the declaration. */
+  doc: RouteDoc;
+}
+
+/** The query parameters a list route declares, after the doc's own (its status filter). */
+function listParameters(route: ListRoute): OperationDoc['parameters'] {
+  const roles = Object.entries(route.roles?.descriptions ?? {}).map(([role, meaning]) => `\`${role}\`: ${meaning}`);
+  const role = route.roles && { name: route.roles.parameter, in: 'query', description: `${roles.join('; ')}. One value.`, schema: { type: 'string', enum: Object.keys(route.roles.fields) } };
+  const links = Object.entries(route.links ?? {}).map(([name, link]) => ({ name, in: 'query', description: link.description, schema: { type: 'string', format: 'uuid' } }));
+  return [...(route.doc.parameters ?? []), ...(role ? [role] : []), ...links, 'CursorQuery', 'LimitQuery'];
 }
 
 /**
@@ -90,12 +102,13 @@ export interface ListRoute {
  */
 export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute) {
   const access: AccessPolicy<undefined> = route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read };
-  operation(router, { method: 'GET', path: '/', access, answers: [200], returns: resourceSchema(resource, 'Page'), doc: route.doc }, async ({ c, principal }) => {
+  const doc = { id: `list${kindName(resource)}s`, ...route.doc, parameters: listParameters(route) };
+  operation(router, { method: 'GET', path: '/', access, answers: [200], returns: resourceSchema(resource, 'Page'), doc }, async ({ c, principal }) => {
     const { after, limit } = pageParams(c);
     const equal: NonNullable<ParticipantListFilter['equal']> = [];
-    for (const [parameter, field] of Object.entries(route.links ?? {})) {
+    for (const [parameter, link] of Object.entries(route.links ?? {})) {
       const value = idQuery(c, parameter);
-      if (value !== undefined) equal.push({ field, value });
+      if (value !== undefined) equal.push({ field: link.field, value });
     }
     if (route.roles) {
       const role = choiceQuery(c, route.roles.parameter, route.roles.descriptions);
@@ -107,8 +120,8 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
 }
 
 /** GET /:id: the resource as the caller may see it (gates 4 to 9), with its ETag. */
-export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>, doc: OperationDoc) {
-  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc }, async ({ c, resource: doc, principal }) =>
+export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>, doc: RouteDoc) {
+  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc: { id: `get${kindName(resource)}`, ...doc } }, async ({ c, resource: doc, principal }) =>
     c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) }),
   );
 }
@@ -132,14 +145,15 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   payload?: (c: Ctx, body: Body<N>) => Body<N>;
   /** Waits for what the command started before answering (CommandRequest.settle). */
   settle?: (c: Ctx, snapshot: Envelope, commandId: string) => Promise<Envelope>;
-  doc: OperationDoc;
+  /** Its doc; named `<command><Kind>` (`publishCapacityOffer`) unless it says otherwise. */
+  doc: RouteDoc;
 }
 
 /** Mounts one lifecycle command of `resource` on `router`: 200 with the resource, or its problem. */
 export function commandRoute<R extends Envelope, N extends BodyName>(router: Hono<AppEnv>, resource: Resource<any, any>, name: string, route: CommandRoute<R, N>) {
   const method = route.method ?? 'POST';
   const path = method === 'PATCH' ? '/:id' : `/:id/${route.path ?? name}`;
-  const declaration = { method, path, access: route.access, body: route.body, answers: [200], versioned: true, idempotent: true, returns: resourceSchema(resource), doc: route.doc };
+  const declaration = { method, path, access: route.access, body: route.body, answers: [200], versioned: true, idempotent: true, returns: resourceSchema(resource), doc: { id: `${name}${kindName(resource)}`, ...route.doc } };
   operation(router, declaration, async ({ c, resource: doc, principal, body }) => {
     const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>) : body) as Record<string, any>;
     const expectedVersion = observedVersion(c, { observedResourceVersion });

@@ -78,7 +78,6 @@ operation(sandbox, {
       'path, status, the Idempotency-Key and If-Match headers as sent, timing, the top-level body ' +
       "fields, and whether the answer was an injected fault. Kept in the broker process's memory " +
       '(the last 10,000). Present only when the development authorization server is on.',
-    tag: 'Sandbox',
     parameters: [
       {
         name: 'clientId',
@@ -128,7 +127,6 @@ operation(sandbox, {
       'when given) are answered `409 STALE_RESOURCE_VERSION` (as if the resource had just changed), ' +
       'or `429 RATE_LIMITED` or `503 SERVICE_UNAVAILABLE` with `Retry-After`, without reaching the ' +
       'broker; the record marks them. Present only when the development authorization server is on.',
-    tag: 'Sandbox',
     responses: { '200': "The fault, now waiting for the connector's requests.", '413': false },
   },
 }, async ({ c, principal, body }) => {
@@ -159,7 +157,6 @@ operation(sandbox, {
       'come again at the next read: a connector that applies events once and in version order acts ' +
       'as if the feed were in order. `pages` 0 ends it. Present only when the development ' +
       'authorization server is on.',
-    tag: 'Sandbox',
     responses: { '200': 'The disorder now in force.', '413': false },
   },
 }, async ({ c, principal, body }) => {
@@ -179,7 +176,6 @@ operation(sandbox, {
       'the conformance kit resets a connector before and after a run, so that what one run set and ' +
       'the connector never met does not answer the next. Present only when the development ' +
       'authorization server is on.',
-    tag: 'Sandbox',
     responses: { '200': 'What was ended.', '413': false },
   },
 }, async ({ c, principal, body }) => {

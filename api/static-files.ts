@@ -39,3 +39,27 @@ export function page(c: Context<AppEnv>, html: string, csp: string): Response {
     'cache-control': 'no-cache',
   });
 }
+
+const STRING = { schema: { type: 'string' } };
+const DIGEST = { description: "A digest of the file's content.", schema: { type: 'string' } };
+
+/** A content map for text files of these media types. */
+export const textContent = (...types: string[]): Record<string, unknown> => Object.fromEntries(types.map((type) => [type, STRING]));
+
+/**
+ * What the document says of a route answered by `staticFile`: the `{file}` parameter naming one
+ * of `files` (when the route serves several), If-None-Match, and the file (200, with its ETag and
+ * an hour's cache) or 304.
+ */
+export function staticFileDoc(answer: { description: string; content: Record<string, unknown> }, files?: readonly string[], example?: string) {
+  return {
+    parameters: [
+      ...(files ? [{ name: 'file', in: 'path', required: true, description: "The file's name.", schema: { type: 'string', enum: [...files] }, ...(example ? { example } : {}) }] : []),
+      { name: 'If-None-Match', in: 'header', required: false, description: 'The `ETag` of a copy the client holds.', schema: { type: 'string' } },
+    ],
+    responses: {
+      '200': { ...answer, headers: { ETag: DIGEST, 'Cache-Control': { description: '`public, max-age=3600`', ...STRING } } },
+      '304': { description: 'The copy named by `If-None-Match` is current.', headers: { ETag: DIGEST } },
+    },
+  };
+}

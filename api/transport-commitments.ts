@@ -24,41 +24,29 @@ const access = (scope: string) => participantAccess<TransportCommitment>(resourc
 export const transportCommitments = new Hono<AppEnv>();
 
 listRoute(transportCommitments, resource, {
-  links: { tender: 'tenderId' },
+  links: {
+    tender: { field: 'tenderId', description: 'Only commitments of this transport tender. One value.' },
+  },
   doc: {
-    id: 'listTransportCommitments',
     summary: "List the caller's transport commitments",
     description:
       "Commitments of the caller's organization (as issuer or executor), every version. Filters: " +
       '`status`, `tender`. Needs scope `commitments:read`.',
-    tag: 'TransportCommitments',
     client: {
       name: 'commitments',
       columns: ['id', 'status', 'tenderId', 'commitmentVersion', 'digest.value', 'resourceVersion'],
     },
-    parameters: [
-      'CommitmentStatusQuery',
-      {
-        name: 'tender',
-        in: 'query',
-        description: 'Only commitments of this transport tender. One value.',
-        schema: { type: 'string', format: 'uuid' },
-      },
-      'CursorQuery',
-      'LimitQuery',
-    ],
+    parameters: ['CommitmentStatusQuery'],
     responses: { '200': 'A page of commitments.' },
   },
 });
 
 getRoute(transportCommitments, resource, access(resource.scopes.read), {
-  id: 'getTransportCommitment',
   summary: 'Read a transport commitment',
   description:
     "The accepted revision, the required decisions, the relationship's policy version, the " +
     'capacity consumed and the digest. For its two organizations only. Needs scope ' +
     '`commitments:read`.',
-  tag: 'TransportCommitments',
   responses: { '200': 'The commitment; ETag carries its resourceVersion.' },
 });
 
@@ -74,13 +62,11 @@ operation(transportCommitments, {
       'in `digest.fields`, exactly the bytes SHA-256 was computed over (`X-Digest-SHA256` repeats ' +
       'the hex value). Recompute it from the commitment itself: take those members, canonicalize, ' +
       'hash. Needs scope `commitments:read`.',
-    tag: 'TransportCommitments',
     responses: {
       '200': {
         description: 'The canonical bytes (a JSON object in RFC 8785 form).',
         headers: {
           ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
           'X-Digest-SHA256': {
             description: 'Lower-case hex SHA-256 of the body; equals digest.value.',
             schema: { type: 'string' },
@@ -123,8 +109,6 @@ operation(transportCommitments, {
       'version with a new digest replaces it (`pcx.transport-commitment.amended.v1`) and this one ' +
       'becomes `superseded`, still readable. 422 `AMENDMENT_NOT_ALLOWED` under a tender whose ' +
       'amendment policy is `none`. Needs scope `tenders:decide`.',
-    tag: 'TransportCommitments',
-    responses: { '200': 'The resource after the command, with its new ETag.' },
   },
 }, async ({ c, resource: doc, principal, body }) => {
   const { observedResourceVersion, ...payload } = body;
@@ -149,7 +133,6 @@ operation(transportCommitments, {
 commandRoute(transportCommitments, resource, 'cancel', {
   body: 'CommonReasonedCommand', access: access(resource.scopes.write),
   doc: {
-    id: 'cancelTransportCommitment',
     summary: 'Cancel a commitment',
     description:
       "Either organization, with a reason, under the tender's cancellation policy (`either`, " +
@@ -157,11 +140,5 @@ commandRoute(transportCommitments, resource, 'cancel', {
       "`CANCELLATION_NOT_ALLOWED`): records who and why, releases the offer's capacity and the load " +
       'request (both matched again), closes the tender; `pcx.transport-commitment.cancelled.v1`. A ' +
       'cancelled or superseded commitment accepts nothing further. Needs scope `tenders:decide`.',
-    tag: 'TransportCommitments',
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: { $ref: './common.json#/$defs/ReasonedCommand' } } },
-    },
-    responses: { '200': 'The resource after the command, with its new ETag.' },
   },
 });

@@ -85,17 +85,8 @@ operation(transportTenders, {
       '`tenders:read` and `tenders:decide` (403 `RELATIONSHIP_INACTIVE`). Stops name coarse areas ' +
       'and windows; exact addresses travel in the execution handover. A draft is visible to its ' +
       'issuer only. Needs scope `tenders:publish`.',
-    tag: 'TransportTenders',
     responses: {
-      '201': {
-        description: 'The draft.',
-        headers: {
-          Location: { $ref: '#/components/headers/Location' },
-          ETag: { $ref: '#/components/headers/ETag' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: { 'application/json': { schema: { $ref: './transport-tender.json' } } },
-      },
+      '201': 'The draft.',
       '404': true,
       '422': true,
     },
@@ -132,15 +123,15 @@ operation(transportTenders, {
 });
 
 listRoute(transportTenders, resource, {
-  links: { proposal: 'originatingProposalId' }, owners: true,
+  links: {
+    proposal: { field: 'originatingProposalId', description: 'Only tenders that follow this match proposal. One value.' },
+  }, owners: true,
   doc: {
-    id: 'listTransportTenders',
     summary: "List the caller's transport tenders",
     description:
       'Tenders the caller issues (drafts included) and tenders issued to it. Filters: `status` (one ' +
       'or more), `proposal` (the originating proposal). Ordered by id; repeat with `cursor`. Needs ' +
       'scope `tenders:read`.',
-    tag: 'TransportTenders',
     client: {
       name: 'tenders',
       columns: [
@@ -152,28 +143,16 @@ listRoute(transportTenders, resource, {
         'resourceVersion',
       ],
     },
-    parameters: [
-      'TenderStatusQuery',
-      {
-        name: 'proposal',
-        in: 'query',
-        description: 'Only tenders that follow this match proposal. One value.',
-        schema: { type: 'string', format: 'uuid' },
-      },
-      'CursorQuery',
-      'LimitQuery',
-    ],
+    parameters: ['TenderStatusQuery'],
     responses: { '200': 'A page of tenders.' },
   },
 });
 
 getRoute(transportTenders, resource, access(resource.scopes.read), {
-  id: 'getTransportTender',
   summary: 'Read a transport tender',
   description:
     'The tender with its revisions and decisions: for the issuer always, for the executing ' +
     'organization from issue on; anyone else gets 404. Needs scope `tenders:read`.',
-  tag: 'TransportTenders',
   responses: { '200': 'The tender; ETag carries its resourceVersion.' },
 });
 
@@ -186,7 +165,6 @@ operation(transportTenders, {
     description:
       'The immutable, numbered revisions, each with what changed against the previous one, its ' +
       'author, reason and outcome. Needs scope `tenders:read`.',
-    tag: 'TransportTenders',
     responses: { '200': 'The revisions (a single page).' },
   },
 }, async ({ c, resource: doc }) => {
@@ -213,19 +191,12 @@ async function tenderRelationship(c: Ctx, t: TransportTender): Promise<TenderCom
 commandRoute(transportTenders, resource, 'issue', {
   body: 'CommonCommand', access: access(resource.scopes.write), context: tenderRelationship,
   doc: {
-    id: 'issueTransportTender',
     summary: 'Issue a draft tender (revision 1)',
     description:
       "draft → issued. The issuer presents revision 1 (the draft's terms) to the executing " +
       'organization; `pcx.transport-tender.issued.v1`. After expiresAt: 422 `RESOURCE_EXPIRED`. ' +
       'Without a relationship in force granting tenders:read and tenders:decide: 403 ' +
       '`RELATIONSHIP_INACTIVE`. Needs scope `tenders:publish`.',
-    tag: 'TransportTenders',
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: { $ref: './common.json#/$defs/Command' } } },
-    },
-    responses: { '200': 'The resource after the command, with its new ETag.' },
   },
 });
 commandRoute(transportTenders, resource, 'counterpropose', {
@@ -234,7 +205,6 @@ commandRoute(transportTenders, resource, 'counterpropose', {
   access: access('tenders:decide'),
   payload: (_c, body) => (checkTerms(body.terms, '/terms'), body),
   doc: {
-    id: 'counterproposeTransportTender',
     summary: 'Counter the current revision with new terms',
     description:
       'Either organization, while the tender is issued: revision n+1 with the changed terms (the ' +
@@ -242,8 +212,6 @@ commandRoute(transportTenders, resource, 'counterpropose', {
       '`STALE_RESOURCE_VERSION` with `currentRevision`); no presented revision ever changes; ' +
       'accepts given on earlier revisions do not carry over. `pcx.transport-tender.countered.v1`. ' +
       'Needs scope `tenders:decide`.',
-    tag: 'TransportTenders',
-    responses: { '200': 'The resource after the command, with its new ETag.' },
   },
 });
 commandRoute(transportTenders, resource, 'decide', {
@@ -253,7 +221,6 @@ commandRoute(transportTenders, resource, 'decide', {
   context: tenderRelationship,
   settle: (c, snapshot, commandId) => settleAcceptance(c, snapshot as TransportTender, commandId),
   doc: {
-    id: 'decideTransportTender',
     summary: 'Accept or reject the current revision',
     description:
       'Either organization decides on the revision it names; a revision that is no longer current ' +
@@ -266,21 +233,12 @@ commandRoute(transportTenders, resource, 'decide', {
       'tender (`rejected`) and an amendment (the commitment stays). Accepting an issued tender ' +
       'needs a relationship in force granting tenders:read and tenders:decide (403 ' +
       '`RELATIONSHIP_INACTIVE`; reject remains). Needs scope `tenders:decide`.',
-    tag: 'TransportTenders',
-    responses: { '200': 'The resource after the command, with its new ETag.' },
   },
 });
 commandRoute(transportTenders, resource, 'withdraw', {
   body: 'CommonReasonedCommand', access: access(resource.scopes.write),
   doc: {
-    id: 'withdrawTransportTender',
     summary: 'Withdraw a draft or issued tender',
     description: 'The issuer, with a reason: draft or issued → withdrawn. Needs scope `tenders:publish`.',
-    tag: 'TransportTenders',
-    requestBody: {
-      required: true,
-      content: { 'application/json': { schema: { $ref: './common.json#/$defs/ReasonedCommand' } } },
-    },
-    responses: { '200': 'The resource after the command, with its new ETag.' },
   },
 });

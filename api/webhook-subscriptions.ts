@@ -111,7 +111,6 @@ operation(webhookSubscriptions, {
       'cloud metadata), checked now and again at every delivery; otherwise 422 ' +
       '`WEBHOOK_TARGET_REFUSED`. A new subscription receives the events emitted from its creation ' +
       'on. The answer holds the signing secret, this once.',
-    tag: 'Webhooks',
     responses: {
       '201': 'Created, with its signing secret (shown once).',
       '400':
@@ -150,7 +149,6 @@ operation(webhookSubscriptions, {
     description:
       "Needs scope `connectors:manage`. The caller's organization's subscriptions, oldest first; " +
       'never a secret.',
-    tag: 'Webhooks',
     client: { name: 'webhooks', columns: ['id', 'active', 'url', 'resourceVersion'] },
     parameters: ['CursorQuery', 'LimitQuery'],
     responses: { '200': 'One page of subscriptions.' },
@@ -169,7 +167,6 @@ operation(webhookSubscriptions, {
     id: 'getWebhookSubscription',
     summary: 'Read a webhook subscription',
     description: "Needs scope `connectors:manage`. Only the organization's own; any other gets 404.",
-    tag: 'Webhooks',
     responses: { '200': 'The subscription; ETag carries its resourceVersion.' },
   },
 }, async ({ c, resource }) => {
@@ -188,7 +185,6 @@ operation(webhookSubscriptions, {
       'Needs scope `connectors:manage` and If-Match. Setting `active` to false pauses delivery ' +
       '(pending deliveries wait; new events are collected when it resumes); setting it to true ' +
       'resumes it and clears `disabledReason`. A new URL is checked as at creation.',
-    tag: 'Webhooks',
     requestBody: {
       required: true,
       content: {
@@ -225,12 +221,8 @@ operation(webhookSubscriptions, {
     description:
       'Needs scope `connectors:manage` and If-Match. Delivery stops; the subscription and its ' +
       'deliveries are no longer readable.',
-    tag: 'Webhooks',
     responses: {
-      '204': {
-        description: 'Deleted.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
-      },
+      '204': 'Deleted.',
       '422': false,
     },
   },
@@ -258,19 +250,8 @@ operation(webhookSubscriptions, {
       'one signs beside it (two signatures in `webhook-signature`) for `overlapSeconds` (default ' +
       'one day), so a receiver can switch without losing a message. The answer holds the new ' +
       'secret, this once.',
-    tag: 'Webhooks',
     responses: {
-      '200': {
-        description: 'The subscription with its new secret (shown once).',
-        headers: {
-          ETag: { $ref: '#/components/headers/ETag' },
-          'Idempotent-Replayed': { $ref: '#/components/headers/Idempotent-Replayed' },
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
-        },
-        content: {
-          'application/json': { schema: { $ref: './webhook-subscription.json#/$defs/WithSecret' } },
-        },
-      },
+      '200': 'The subscription with its new secret (shown once).',
       '503': false,
     },
   },
@@ -294,7 +275,6 @@ operation(webhookSubscriptions, {
       'Needs scope `connectors:manage`. Sends a `pcx.webhook-subscription.ping.v1` message, signed ' +
       "like every delivery, and answers with its status code and timing (never the target's body). " +
       'Not retried, not recorded; the target rules apply as at every delivery.',
-    tag: 'Webhooks',
     responses: { '200': 'What the attempt gave.' },
   },
 }, async ({ c, resource }) => {
@@ -337,7 +317,6 @@ operation(webhookSubscriptions, {
       'Needs scope `connectors:manage`. One delivery per event collected for the subscription, ' +
       "oldest first: its status, each attempt's status code, latency and error, and the next " +
       "attempt's time while pending. Never a response body.",
-    tag: 'Webhooks',
     parameters: [
       {
         name: 'status',
@@ -381,7 +360,6 @@ operation(webhookSubscriptions, {
     description:
       'Needs scope `connectors:manage`. The delivery is pending again with a fresh schedule, its ' +
       'earlier attempts kept, whatever it ended as (the receiver deduplicates by event id).',
-    tag: 'Webhooks',
     pathParameters: [
       { $ref: '#/components/parameters/IdPath' },
       {
@@ -417,7 +395,6 @@ operation(webhookSubscriptions, {
     description:
       'Needs scope `connectors:manage`. Every dead-lettered delivery of an event emitted at or ' +
       'after `since` is pending again with a fresh schedule; the answer says how many.',
-    tag: 'Webhooks',
     responses: { '202': 'Scheduled.', '503': false },
   },
 }, async ({ c, resource, body }) => {

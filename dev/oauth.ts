@@ -48,7 +48,6 @@ publicOperation(oauth, {
       '200': {
         description: 'The access token.',
         headers: {
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
           'Cache-Control': { description: '`no-store`', schema: { type: 'string' } },
         },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/TokenResponse' } } },
@@ -57,7 +56,6 @@ publicOperation(oauth, {
         description:
           '`VALIDATION_FAILED` with `error` `invalid_request` (two client authentication methods), ' +
           '`unsupported_grant_type` or `invalid_scope` (a scope the client is not allowed).',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
       },
       '401': {
@@ -66,7 +64,6 @@ publicOperation(oauth, {
           '`WWW-Authenticate: Basic realm="pcx"`), or `CONNECTOR_INACTIVE` with `invalid_client` (the ' +
           'client or its organization is not active).',
         headers: {
-          'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' },
           'WWW-Authenticate': { $ref: '#/components/headers/WWW-Authenticate' },
         },
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
@@ -76,7 +73,6 @@ publicOperation(oauth, {
         description:
           '`UNSUPPORTED_MEDIA_TYPE` with `error` `invalid_request`: the body is not ' +
           'application/x-www-form-urlencoded.',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
       },
     },
@@ -138,7 +134,6 @@ publicOperation(oauth, {
     responses: {
       '200': {
         description: 'A JSON Web Key Set (RFC 7517).',
-        headers: { 'X-Correlation-Id': { $ref: '#/components/headers/X-Correlation-Id' } },
         content: { 'application/json': { schema: { $ref: '#/components/schemas/JsonWebKeySet' } } },
       },
     },

@@ -67,16 +67,38 @@ describe('operationObject', () => {
   it("a doc's answers describe, add, leave out or replace, and keep success first and default last", () => {
     const op = operationObject({
       ...command,
-      doc: { ...doc, responses: { '200': 'Published.', '403': 'Not yours.', '404': false, '405': { description: 'odd' }, '401': true } },
+      doc: { ...doc, responses: { '200': 'Published.', '403': 'Not yours.', '404': false, '405': { description: 'odd' }, '401': true, '422': { $ref: '#/components/responses/Odd' } } },
     });
     expect(op.responses['200'].description).toBe('Published.');
     expect(op.responses['403']).toEqual({ ...ref('responses', 'Forbidden'), description: 'Not yours.' });
     expect(op.responses['404']).toBeUndefined();
-    expect(op.responses['405']).toEqual({ description: 'odd' });
+    // An answer of its own gets X-Correlation-Id, as every answer; a reference is taken as it is.
+    expect(op.responses['405']).toEqual({ description: 'odd', headers: { 'X-Correlation-Id': ref('headers', 'X-Correlation-Id') } });
+    expect(op.responses['422']).toEqual(ref('responses', 'Odd'));
     expect(op.responses['401']).toEqual(ref('responses', 'Unauthorized'));
     const statuses = Object.keys(op.responses);
     expect(statuses[0]).toBe('200');
     expect(statuses[statuses.length - 1]).toBe('default');
+  });
+
+  it('a command says what it answers; one whose body needs a reason says what a 400 means', () => {
+    expect(operationObject(command).responses['200'].description).toBe('The resource after the command, with its new ETag.');
+    const reasoned = operationObject({ ...command, body: 'CommonReasonedCommand' });
+    expect(reasoned.requestBody).toEqual(ref('requestBodies', 'ReasonedCommand'));
+    expect(reasoned.responses['400'].description).toMatch(/reason missing or blank/);
+    expect(operationObject(command).responses['400'].description).toBeUndefined();
+  });
+
+  it('a create-or-return names the resource in both answers; an idempotent write carries its ETag', () => {
+    const op = operationObject({ method: 'POST', path: '/', scopes: ['handovers:write'], body: 'ExecutionHandoverCreateRequest', answers: [201, 200], idempotent: true, returns: 'ExecutionHandover', doc });
+    expect(Object.keys(op.responses['200'].headers)).toEqual(['Location', 'ETag', 'Idempotent-Replayed', 'X-Correlation-Id']);
+    const accepted = operationObject({ method: 'POST', path: '/:id/recover', scopes: ['connectors:manage'], answers: [202], idempotent: true, returns: 'WebhookSubscriptionRecovery', doc });
+    expect(accepted.responses['202'].headers.ETag).toBeUndefined();
+  });
+
+  it('a public operation must name its tag; others default to their collection', () => {
+    const { tag: _tag, ...untagged } = doc;
+    expect(() => operationObject({ method: 'GET', path: '/health/live', public: true, scopes: [], answers: [200], doc: untagged as typeof doc })).toThrow(/names its tag/);
   });
 
   it('a doc may say that no body is documented, or give its own', () => {
