@@ -29,8 +29,10 @@ export interface ListingWords {
 const code = (text: string) => `\`${text}\``;
 const either = (words: readonly string[]) => `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 
-/** The docs of a listing's seven operations. */
-export function listingDocs(resource: Resource<any, any>, cancelScopes: readonly string[], words: ListingWords): Record<'create' | 'list' | 'get' | 'update' | 'publish' | 'withdraw' | 'cancel', OperationDoc> {
+type Name = 'create' | 'list' | 'get' | 'update' | 'publish' | 'withdraw' | 'cancel';
+
+/** The words every text of one listing uses. */
+function termsOf(resource: Resource<any, any>, cancelScopes: readonly string[], words: ListingWords) {
   const { noun } = words;
   const Kind = noun.replace(/(^| )([a-z])/g, (_m, _s, letter: string) => letter.toUpperCase());
   const read = code(resource.scopes.read);
@@ -40,6 +42,18 @@ export function listingDocs(resource: Resource<any, any>, cancelScopes: readonly
   const result = { $ref: `#/components/responses/${Kind}CommandResult` };
   const admin = cancelScopes.length ? ` and ${cancelScopes.map(code).join(' and ')}` : ' (no further scope)';
   const event = (name: string) => code(`pcx.${resource.kind}.${name}.v1`);
+  return { noun, Kind, read, write, shared, open, result, admin, event, words };
+}
+type Terms = ReturnType<typeof termsOf>;
+
+/** The docs of a listing's seven operations. */
+export function listingDocs(resource: Resource<any, any>, cancelScopes: readonly string[], words: ListingWords): Record<Name, OperationDoc> {
+  const terms = termsOf(resource, cancelScopes, words);
+  return { ...readDocs(terms, resource.kind), ...commandDocs(terms) };
+}
+
+/** Create, list and read. */
+function readDocs({ noun, Kind, read, write, shared, words }: Terms, kind: string): Record<'create' | 'list' | 'get', OperationDoc> {
   const notShared =
     `\`RESOURCE_NOT_FOUND\`: no such ${noun}, or it is not shared with the caller's organization (a ${noun} of another organization ` +
     `that is not ${shared}, no active relationship granting ${read}, or a visibility that excludes the caller).`;
@@ -52,7 +66,7 @@ export function listingDocs(resource: Resource<any, any>, cancelScopes: readonly
         'from the body). A draft is visible only to its owner and to protocol operators; every field is optional until publish. ' +
         `${words.createNote ? `${words.createNote} ` : ''}Areas must name known UN/LOCODEs, countries and subdivisions; partners ` +
         `named in \`visibility\` must be known organizations. Needs scope ${write}. No version check; emits no event.`,
-      requestBody: { required: false, content: { 'application/json': { schema: { $ref: `./${resource.kind}.json#/$defs/CreateRequest` } } } },
+      requestBody: { required: false, content: { 'application/json': { schema: { $ref: `./${kind}.json#/$defs/CreateRequest` } } } },
       responses: {
         '201': "Created, in status draft; the owner's view.",
         '400':
@@ -103,6 +117,12 @@ export function listingDocs(resource: Resource<any, any>, cancelScopes: readonly
         '404': notShared,
       },
     },
+  };
+}
+
+/** The draft's PATCH and the lifecycle commands. */
+function commandDocs({ noun, Kind, write, shared, open, result, admin, event, words }: Terms): Record<'update' | 'publish' | 'withdraw' | 'cancel', OperationDoc> {
+  return {
     update: {
       id: `update${Kind}`,
       summary: `Change draft data of a ${noun}`,
