@@ -21,8 +21,12 @@ type Json = any;
 /** schemas/openapi.yaml with the paths of `operations`: the document in its source form (`./<file>.json` references). */
 export function sourceDocument(operations: ReadonlyArray<Declared & { documentPath: string }>): Json {
   const frame = parse(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8'));
-  const { components, ...head } = frame;
-  return { ...head, paths: pathsOf(operations), components };
+  const { components, tags = [], ...head } = frame;
+  const paths = pathsOf(operations);
+  // A tag the frame does not describe is listed by name (a new collection's, until someone describes it).
+  const used = [...new Set(operations.map((op) => op.doc.tag).filter((tag): tag is string => Boolean(tag)))];
+  const listed = [...tags, ...used.filter((name) => !tags.some((t: { name: string }) => t.name === name)).map((name) => ({ name }))];
+  return { ...head, tags: listed, paths, components };
 }
 
 /** The source with every schema-file reference rewritten to its id under `schemaBase`. */

@@ -79,7 +79,7 @@ export interface ListRoute {
   links?: Readonly<Record<string, { field: string; description: string }>>;
   /** A query parameter that keeps the resources where the caller stands in a role: value -> the document field naming it. */
   roles?: { parameter: string; fields: Readonly<Record<string, string>>; descriptions: Readonly<Record<string, string>> };
-  /** Also the resources the caller owns (drafts whose participants are still empty). */
+  /** Also the resources the caller owns (drafts whose participants are still empty); by default when the kind has no participants. */
   owners?: boolean;
   /** Scopes of which the caller needs one, instead of the resource's read scope. */
   anyScope?: readonly string[];
@@ -87,12 +87,28 @@ export interface ListRoute {
   doc: RouteDoc;
 }
 
-/** The query parameters a list route declares, after the doc's own (its status filter). */
-function listParameters(route: ListRoute): OperationDoc['parameters'] {
+/** `?status=`, as the frame's `<Kind>StatusQuery` components say it, for a kind that names none. */
+function statusParameter(resource: Resource<any, any>) {
+  const [first, second = first] = resource.statuses;
+  return {
+    name: 'status',
+    in: 'query',
+    required: false,
+    description:
+      `Only ${resource.collection.replace(/-/g, ' ')} in one of these statuses. Repeat the parameter (\`status=${first}&status=${second}\`) or separate the ` +
+      'values with commas; both forms are accepted, also mixed. A value that is not a status of the resource answers 400 `VALIDATION_FAILED` at `/query/status`.',
+    style: 'form',
+    explode: true,
+    schema: { type: 'array', minItems: 1, items: { type: 'string', enum: [...resource.statuses] } },
+  };
+}
+
+/** The query parameters a list route declares: its status filter (the doc's, or derived), role, links, paging. */
+function listParameters(resource: Resource<any, any>, route: ListRoute): OperationDoc['parameters'] {
   const roles = Object.entries(route.roles?.descriptions ?? {}).map(([role, meaning]) => `\`${role}\`: ${meaning}`);
   const role = route.roles && { name: route.roles.parameter, in: 'query', description: `${roles.join('; ')}. One value.`, schema: { type: 'string', enum: Object.keys(route.roles.fields) } };
   const links = Object.entries(route.links ?? {}).map(([name, link]) => ({ name, in: 'query', description: link.description, schema: { type: 'string', format: 'uuid' } }));
-  return [...(route.doc.parameters ?? []), ...(role ? [role] : []), ...links, 'CursorQuery', 'LimitQuery'];
+  return [...(route.doc.parameters ?? [statusParameter(resource)]), ...(role ? [role] : []), ...links, 'CursorQuery', 'LimitQuery'];
 }
 
 /**
@@ -102,7 +118,9 @@ function listParameters(route: ListRoute): OperationDoc['parameters'] {
  */
 export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute) {
   const access: AccessPolicy<undefined> = route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read };
-  const doc = { id: `list${kindName(resource)}s`, ...route.doc, parameters: listParameters(route) };
+  const doc = { id: `list${kindName(resource)}s`, ...route.doc, parameters: listParameters(resource, route) };
+  // A kind without participants is its owner's alone: its list is what the caller owns.
+  const owners = route.owners ?? !resource.participants;
   operation(router, { method: 'GET', path: '/', access, answers: [200], returns: resourceSchema(resource, 'Page'), doc }, async ({ c, principal }) => {
     const { after, limit } = pageParams(c);
     const equal: NonNullable<ParticipantListFilter['equal']> = [];
@@ -114,7 +132,7 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
       const role = choiceQuery(c, route.roles.parameter, route.roles.descriptions);
       if (role !== undefined) equal.push({ field: route.roles.fields[role], value: principal.organizationId });
     }
-    const docs = await listParticipating<Envelope>(c.get('services').db, resource, principal.organizationId, { statuses: statusQuery(c, resource), equal, after, limit }, { owners: route.owners });
+    const docs = await listParticipating<Envelope>(c.get('services').db, resource, principal.organizationId, { statuses: statusQuery(c, resource), equal, after, limit }, { owners });
     return c.json(page(resource, principal, docs, limit));
   });
 }

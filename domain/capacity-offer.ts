@@ -193,4 +193,13 @@ export const capacityOffer = defineResource({
   committedCounterparts: (state) => [...new Set(state.allocations.filter((a) => a.commitmentId).map((a) => a.organizationId))],
   searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   machine: capacityOfferMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.capacity-offer.published.v1': { emittedBy: 'publish' },
+    'pcx.capacity-offer.partially-matched.v1': { emittedBy: 'partialMatch (the broker reserves part of the capacity for a proposal)' },
+    'pcx.capacity-offer.matched.v1': { emittedBy: 'fullMatch (the broker reserves the rest of the capacity)' },
+    'pcx.capacity-offer.withdrawn.v1': { emittedBy: 'withdraw' },
+    'pcx.capacity-offer.expired.v1': { emittedBy: 'expire (expiresAt reached)' },
+    'pcx.capacity-offer.cancelled.v1': { emittedBy: 'cancel by a protocol operator' },
+  },
 });

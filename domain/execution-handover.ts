@@ -370,4 +370,9 @@ export const executionHandover = defineResource({
   participants: (h) => both(h),
   searchAttributes: (h) => ({ owner: h.issuingOrganizationId, partner: h.executingOrganizationId, status: h.status }),
   machine: executionHandoverMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.execution-handover.offered.v1': { emittedBy: 'POST /execution-handovers' },
+    'pcx.execution-handover.acknowledged.v1': { emittedBy: 'POST /execution-handovers/{id}/acknowledgements' },
+  },
 });

@@ -497,4 +497,14 @@ export const executionReference = defineResource({
   // Milestones and outcomes live in tables of their own (GET .../updates, /execution-outcomes).
   document: ({ updates: _u, outcomes: _o, ...doc }) => doc,
   machine: executionReferenceMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.execution-reference.created.v1': { emittedBy: 'POST /execution-references, or the broker when a proposal is accepted' },
+    'pcx.execution-reference.linked.v1': { emittedBy: 'link' },
+    'pcx.execution-reference.cancelled.v1': { emittedBy: 'cancel' },
+    'pcx.execution.completed.v1': { emittedBy: 'complete (or the first final outcome)' },
+    'pcx.execution.updated.v1': { emittedBy: 'POST /execution-updates (a milestone)' },
+    'pcx.execution-outcome.recorded.v1': { emittedBy: 'POST /execution-outcomes', data: 'execution-reference#/$defs/ExecutionOutcome' },
+    'pcx.execution-outcome.corrected.v1': { emittedBy: 'POST /execution-outcomes/{id}/corrections', data: 'execution-reference#/$defs/ExecutionOutcome' },
+  },
 });

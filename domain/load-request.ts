@@ -181,4 +181,12 @@ export const loadRequest = defineResource({
   committedCounterparts: (state) => (state.matchedOrganizationId && state.matchedCommitmentId ? [state.matchedOrganizationId] : []),
   searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   machine: loadRequestMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.load-request.published.v1': { emittedBy: 'publish' },
+    'pcx.load-request.matched.v1': { emittedBy: 'accept (a proposal accepted by every party the policy requires)' },
+    'pcx.load-request.withdrawn.v1': { emittedBy: 'withdraw' },
+    'pcx.load-request.expired.v1': { emittedBy: 'expire (expiresAt reached)' },
+    'pcx.load-request.cancelled.v1': { emittedBy: 'cancel by a protocol operator' },
+  },
 });

@@ -310,6 +310,16 @@ export const matchProposal = defineResource({
   // The owner is the initiator (ownerOrganizationId), as everywhere else; the partner the acceptor.
   searchAttributes: (p) => ({ owner: p.ownerOrganizationId, partner: p.requiredDecisionPolicy.acceptorOrganizationId, status: p.status }),
   machine: matchProposalMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.match-proposal.created.v1': { emittedBy: 'propose (matching, or POST /match-proposals by a participant)' },
+    'pcx.match-proposal.accepted.v1': { emittedBy: 'the decision that completes the decision policy' },
+    'pcx.match-proposal.rejected.v1': { emittedBy: 'a reject decision' },
+    'pcx.match-proposal.expired.v1': { emittedBy: 'validUntil reached while open' },
+    'pcx.match-proposal.superseded.v1': { emittedBy: 'another proposal of its load request accepted' },
+    'pcx.match-proposal.withdrawn.v1': { emittedBy: 'a withdraw decision, or its offer or request ended' },
+    'pcx.match-decision.recorded.v1': { emittedBy: 'POST /match-proposals/{id}/decisions', data: 'match-proposal#/$defs/MatchDecision' },
+  },
 });
 
 /** A pair a participant proposes (POST /match-proposals): proposePairFlow's input. */

@@ -363,4 +363,12 @@ export const partnerRelationship = defineResource({
     status: state.status,
   }),
   machine: partnerRelationshipMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.partner-relationship.requested.v1': { emittedBy: 'submit of a relationship (POST /partner-relationships/{id}/request)' },
+    'pcx.partner-relationship.activated.v1': { emittedBy: 'accept' },
+    'pcx.partner-relationship.suspended.v1': { emittedBy: 'suspend' },
+    'pcx.partner-relationship.reactivated.v1': { emittedBy: 'reactivate' },
+    'pcx.partner-relationship.terminated.v1': { emittedBy: 'reject, withdraw, terminate, or the end of effectiveUntil' },
+  },
 });

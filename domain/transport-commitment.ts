@@ -152,4 +152,10 @@ export const transportCommitment = defineResource({
   participants: (c) => both(c),
   searchAttributes: (c) => ({ owner: c.issuingOrganizationId, partner: c.executingOrganizationId, status: c.status }),
   machine: transportCommitmentMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.transport-commitment.created.v1': { emittedBy: 'the accept that completes the tender policy' },
+    'pcx.transport-commitment.amended.v1': { emittedBy: 'the accept of an amendment (a new commitment version)' },
+    'pcx.transport-commitment.cancelled.v1': { emittedBy: 'cancel' },
+  },
 });

@@ -438,4 +438,12 @@ export const transportTender = defineResource({
   participants: (t) => (t.status === 'draft' || (t.status === 'withdrawn' && !t.issuedAt) ? [] : both(t)),
   searchAttributes: (t) => ({ owner: t.issuingOrganizationId, partner: t.executingOrganizationId, status: t.status }),
   machine: transportTenderMachine,
+  // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
+  events: {
+    'pcx.transport-tender.issued.v1': { emittedBy: 'issue' },
+    'pcx.transport-tender.countered.v1': { emittedBy: 'a counterproposal (a new immutable revision)' },
+    'pcx.transport-tender.rejected.v1': { emittedBy: 'a reject decision' },
+    'pcx.transport-tender.withdrawn.v1': { emittedBy: 'withdraw' },
+    'pcx.transport-tender.expired.v1': { emittedBy: 'expiry reached before every required accept' },
+  },
 });
