@@ -23,9 +23,12 @@ export function sourceDocument(operations: ReadonlyArray<Declared & { documentPa
   const frame = parse(readFileSync(join(SCHEMA_DIR, 'openapi.yaml'), 'utf8'));
   const { components, tags = [], ...head } = frame;
   const paths = pathsOf(operations);
-  // A tag the frame does not describe is listed by name (a new collection's, until someone describes it).
-  const used = [...new Set(operations.map((op) => op.doc.tag).filter((tag): tag is string => Boolean(tag)))];
-  const listed = [...tags, ...used.filter((name) => !tags.some((t: { name: string }) => t.name === name)).map((name) => ({ name }))];
+  // A tag the frame does not describe (a new collection's) is listed with the paths it covers,
+  // until someone says in the frame what the resource is.
+  const described = new Set(tags.map((t: { name: string }) => t.name));
+  const added = new Map<string, string>();
+  for (const op of operations) if (op.doc.tag && !described.has(op.doc.tag) && !added.has(op.doc.tag)) added.set(op.doc.tag, op.documentPath.split('/{')[0]);
+  const listed = [...tags, ...[...added].map(([name, path]) => ({ name, description: `The operations on ${path}.` }))];
   return { ...head, tags: listed, paths, components };
 }
 
