@@ -120,3 +120,12 @@ describe('pathsOf', () => {
     expect(paths['/capacity-offers'].parameters).toBeUndefined();
   });
 });
+
+describe('sourceDocument', () => {
+  it('lists a tag the frame does not describe, saying which paths it covers', () => {
+    const { sourceDocument } = require('../../api/documents') as typeof import('../../api/documents');
+    const source = sourceDocument([{ ...command, method: 'GET', path: '/:id', body: undefined, versioned: false, idempotent: false, doc: { ...doc, tag: 'SiteNotes' }, documentPath: '/site-notes/{id}' }]);
+    expect(source.tags).toContainEqual({ name: 'SiteNotes', description: 'The operations on /site-notes.' });
+    expect(source.tags.filter((t: { name: string }) => t.name === 'CapacityOffers')).toHaveLength(1); // the frame's own, once
+  });
+});
