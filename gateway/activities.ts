@@ -1,0 +1,86 @@
+// The steps of an inbound message (gateway/workflows.ts), each keyed by its inbox entry and safe to
+// run again: a step that finds the entry further on changes nothing, every exchange command
+// carries an Idempotency-Key derived from the entry, and an outbound message is added once.
+import { ApplicationFailure } from '@temporalio/activity';
+import { PcxClient, PcxProblemError } from '@pcx/sdk';
+import type { Db } from '../core/db';
+import type { GatewayConfig, ServedOrganization } from './config';
+import type { Mapped, Submitted } from './format';
+import { formatOf } from './formats';
+import { writeOutbound } from './mailbox';
+import { addOutbound, advance, quarantine, readEntry, recordMappings, type InboxEntry } from './store';
+
+export type GatewayActivities = ReturnType<typeof createGatewayActivities>;
+
+export function createGatewayActivities(db: Db, config: GatewayConfig) {
+  const clients = new Map<string, PcxClient>();
+  const organization = (id: string): ServedOrganization => {
+    const org = config.organizations.find((o) => o.organizationId === id);
+    if (!org) throw ApplicationFailure.nonRetryable(`the gateway does not serve ${id}`, 'NotServed');
+    return org;
+  };
+  const clientOf = (org: ServedOrganization) => {
+    if (!clients.has(org.organizationId)) clients.set(org.organizationId, new PcxClient({ baseUrl: config.brokerUrl, clientId: org.clientId, clientSecret: org.clientSecret }));
+    return clients.get(org.organizationId)!;
+  };
+  const entryOf = async (id: string): Promise<InboxEntry> => {
+    const entry = await readEntry(db, id);
+    if (!entry) throw ApplicationFailure.nonRetryable(`no inbox entry ${id}`, 'NoEntry');
+    return entry;
+  };
+
+  return {
+    /** Parses, checks and maps the message: `mapped`, or `quarantined` with the reasons. */
+    async mapMessage(id: string): Promise<'mapped' | 'quarantined' | 'done'> {
+      const entry = await entryOf(id);
+      if (entry.status !== 'received') return entry.status === 'quarantined' ? 'quarantined' : entry.status === 'acknowledged' ? 'done' : 'mapped';
+      const others = config.organizations.filter((o) => o.organizationId !== entry.organizationId);
+      const outcome = formatOf(entry.format).map(entry, organization(entry.organizationId), others);
+      if (outcome.kind === 'quarantined') {
+        await db.transaction(async (tx) => {
+          await quarantine(tx, entry, outcome.reasons);
+          await advance(tx, id, ['received'], 'quarantined', outcome);
+        });
+        return 'quarantined';
+      }
+      await advance(db, id, ['received'], 'mapped', outcome);
+      return 'mapped';
+    },
+
+    /** Sends what the message became to the exchange, as its organization's connector. */
+    async submitMessage(id: string): Promise<void> {
+      const entry = await entryOf(id);
+      if (entry.status !== 'mapped') return;
+      const mapped = entry.result as Mapped;
+      const org = organization(entry.organizationId);
+      let submitted: Submitted;
+      try {
+        submitted = await formatOf(entry.format).submit(mapped, clientOf(org), (step) => `gw-${id}-${step}`);
+      } catch (err) {
+        // A refusal of the exchange is the sender's answer (APERAK), never retried; anything else
+        // (unreachable, 5xx after the SDK's retries) is retried by the workflow.
+        const refused = err instanceof PcxProblemError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS';
+        if (!refused) throw err;
+        submitted = { kind: 'refused', problem: { status: err.status, code: err.code, detail: err.problem.detail ?? err.message } };
+      }
+      await db.transaction(async (tx) => {
+        if (submitted.kind !== 'refused') await recordMappings(tx, entry.organizationId, id, submitted.mappings);
+        await advance(tx, id, ['mapped'], 'submitted', { ...mapped, submitted });
+      });
+    },
+
+    /** Writes the sender's acknowledgements to the outbox (and its mailbox), once; the entry is done. */
+    async acknowledgeMessage(id: string): Promise<string> {
+      const entry = await entryOf(id);
+      if (entry.status === 'acknowledged') return 'acknowledged';
+      const org = organization(entry.organizationId);
+      const messages = formatOf(entry.format).acknowledge(entry, org, new Date());
+      for (const message of messages) {
+        const stored = await addOutbound(db, { organizationId: entry.organizationId, inboxId: id, kind: message.kind, name: message.name, content: message.content });
+        if (entry.transport === 'mailbox') writeOutbound(config.mailboxRoot, entry.organizationId, stored.name, stored.content);
+      }
+      await advance(db, id, ['quarantined', 'submitted'], 'acknowledged');
+      return 'acknowledged';
+    },
+  };
+}

@@ -1,0 +1,89 @@
+// The gateway's configuration: the broker it talks to, its own database and port, and the
+// organizations it serves (GATEWAY_ORGANIZATIONS_FILE, config/gateway.json in development): for
+// each, the connector credential it acts with, the identities its messages may carry (EDIFACT
+// sender ids), and its adapter settings. Every message is processed for the organization of the
+// mailbox it was dropped in, or of the credential it was sent with: never for one a message names.
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+
+export interface ServedOrganization {
+  organizationId: string;
+  /** The connector credential the gateway acts with for this organization (client credentials). */
+  clientId: string;
+  clientSecret: string;
+  edifact?: {
+    /** UNB sender identifications this organization sends from; any other is quarantined. */
+    senderIds: readonly string[];
+    /** The `system` of the external references its messages carry (`edifact:<sender>` by default). */
+    system?: string;
+    /** The interchange recipient id the gateway answers as (UNB of CONTRL and APERAK). */
+    gatewayId?: string;
+  };
+  /** What an IFTMIN becomes: a draft, or a published load request, and what publishing needs that a message does not carry. */
+  loadRequests?: {
+    publish: boolean;
+    /** Visibility of what it publishes (the organization's rule, not the message's). */
+    visibility?: Record<string, unknown>;
+    /** The offer body types its loads accept, when its messages carry none. */
+    bodyTypes?: readonly string[];
+    /** A published request expires this many hours before its pickup window starts (default 0: at its start). */
+    expiresBeforePickupHours?: number;
+    /** Local times without a zone (DTM format 102, 203) are read in this IANA zone. */
+    timeZone?: string;
+    /** The goods category of its loads (the exchange's coarse profile), when its messages carry none the mapping reads. */
+    goodsCategory?: string;
+    /** What a requested time (a DTM with a time, not a window) means: a window of this many minutes from it. */
+    pointTimeMinutes?: number;
+  };
+  /** Its own places by the ids its messages use: `<agency>:<id>` (`9:5412345678908` for a GLN) to a UN/LOCODE. */
+  places?: Readonly<Record<string, string>>;
+}
+
+export interface GatewayConfig {
+  brokerUrl: string;
+  host: string;
+  port: number;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  mailboxRoot: string;
+  /** How often the mailboxes are looked at, in ms. */
+  mailboxPollMs: number;
+  temporal: { address: string; namespace: string; taskQueue: string };
+  organizations: readonly ServedOrganization[];
+  /** Largest message accepted, in bytes (HTTP and mailbox). */
+  maxMessageBytes: number;
+}
+
+const int = (name: string, fallback: number, env: NodeJS.ProcessEnv) => {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 1) throw new Error(`${name} must be a positive integer`);
+  return value;
+};
+
+export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): GatewayConfig {
+  const dataDir = resolve(env.DATA_DIR || '.data');
+  const brokerPort = int('PORT', 8080, env);
+  const file = resolve(env.GATEWAY_ORGANIZATIONS_FILE || join(__dirname, '..', 'config', 'gateway.json'));
+  const organizations = JSON.parse(readFileSync(file, 'utf8')) as ServedOrganization[];
+  for (const org of organizations) {
+    if (!org.organizationId || !org.clientId || !org.clientSecret) throw new Error(`${file}: every organization needs organizationId, clientId and clientSecret`);
+  }
+  return {
+    brokerUrl: (env.GATEWAY_BROKER_URL || `http://127.0.0.1:${brokerPort}`).replace(/\/+$/, ''),
+    host: env.HOST || '127.0.0.1',
+    port: int('GATEWAY_PORT', 8090, env),
+    dataDir: join(dataDir, 'gateway'),
+    databaseUrl: env.GATEWAY_DATABASE_URL || undefined,
+    mailboxRoot: resolve(env.GATEWAY_MAILBOX_DIR || join(dataDir, 'mailboxes')),
+    mailboxPollMs: int('GATEWAY_MAILBOX_POLL_MS', 1000, env),
+    temporal: {
+      address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
+      namespace: env.TEMPORAL_NAMESPACE || 'default',
+      taskQueue: env.GATEWAY_TASK_QUEUE || 'pcx-gateway',
+    },
+    organizations,
+    maxMessageBytes: int('GATEWAY_MAX_MESSAGE_BYTES', 1_000_000, env),
+  };
+}

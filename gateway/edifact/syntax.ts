@@ -1,0 +1,255 @@
+// UN/EDIFACT syntax (ISO 9735): an interchange tokenized by node-edifact (the `edifact` package:
+// UNA service characters, the release character, the character set the UNB names), then checked
+// here against the directory: each segment's elements and components (how many, which are
+// mandatory, their representation: an..35, n..15), the envelope (UNB and UNZ, each message's UNH
+// and UNT, their references and counts) and each message's segment table. node-edifact's own
+// element validation is not used: it miscounts composites whose leading components are empty
+// (`TDT+20+123+1+13++++:::BARGE`, valid and common). Every problem names where it is: the
+// segment's position in the interchange (1 for the first after UNA), its tag, and the element and
+// component where known.
+import { Parser, Tracker, Validator, type ElementDefinition, type SegmentDefinition, type SegmentTableEntry } from 'edifact';
+
+
+export interface Segment {
+  /** Position in the interchange, from 1 (UNA not counted). */
+  position: number;
+  tag: string;
+  /** Elements, each a list of components (a simple element has one). */
+  elements: string[][];
+}
+
+export interface EdifactMessage {
+  reference: string;
+  type: string;
+  version: string;
+  release: string;
+  agency: string;
+  association: string | undefined;
+  /** From UNH to UNT, both included. */
+  segments: Segment[];
+}
+
+export interface Interchange {
+  syntax: { identifier: string; version: string };
+  sender: { id: string; qualifier: string | undefined };
+  recipient: { id: string; qualifier: string | undefined };
+  preparedAt: { date: string; time: string };
+  reference: string;
+  messages: EdifactMessage[];
+}
+
+export interface SyntaxProblem {
+  /** An UN/EDIFACT syntax error code (CONTRL, data element 0085) and what it means here. */
+  code: string;
+  message: string;
+  position?: string;
+  /** The message the problem is in, when it is in one. */
+  messageReference?: string;
+}
+
+/** Segment and element definitions (node-edifact's form) and message segment tables. */
+export interface Directory {
+  id: string;
+  segments: Record<string, SegmentDefinition>;
+  elements: Record<string, ElementDefinition>;
+  messages: Record<string, SegmentTableEntry[]>;
+}
+
+/** The service segments of syntax versions 3 and 4, as far as the gateway reads them. */
+const SERVICE: Record<string, SegmentDefinition | ElementDefinition> = {
+  UNB: { requires: 5, elements: ['S001', 'S002', 'S003', 'S004', '0020', 'S005', '0026', '0029', '0031', '0032', '0035'] },
+  UNZ: { requires: 2, elements: ['0036', '0020'] },
+  UNH: { requires: 2, elements: ['0062', 'S009', '0068', 'S010', 'S016', 'S017', 'S018'] },
+  UNT: { requires: 2, elements: ['0074', '0062'] },
+  UNG: { requires: 0, elements: ['0038', 'S006', 'S007', 'S004', '0048', '0051', 'S008', '0058'] },
+  UNE: { requires: 2, elements: ['0060', '0048'] },
+  S001: { requires: 2, components: ['a4', 'an1', 'an..6', 'an..3'] },
+  S002: { requires: 1, components: ['an..35', 'an..4', 'an..35', 'an..35'] },
+  S003: { requires: 1, components: ['an..35', 'an..4', 'an..35', 'an..35'] },
+  S004: { requires: 2, components: ['n..8', 'n4'] },
+  '0020': { requires: 1, components: ['an..14'] },
+  S005: { requires: 1, components: ['an..14', 'an2'] },
+  '0026': { requires: 1, components: ['an..14'] },
+  '0029': { requires: 1, components: ['a1'] },
+  '0031': { requires: 1, components: ['n1'] },
+  '0032': { requires: 1, components: ['an..35'] },
+  '0035': { requires: 1, components: ['n1'] },
+  '0036': { requires: 1, components: ['n..6'] },
+  '0062': { requires: 1, components: ['an..14'] },
+  S009: { requires: 4, components: ['an..6', 'an..3', 'an..3', 'an..3', 'an..6', 'an..6', 'an..6'] },
+  '0068': { requires: 1, components: ['an..35'] },
+  S010: { requires: 1, components: ['n..2', 'a1'] },
+  '0074': { requires: 1, components: ['n..10'] },
+};
+
+/** Character sets (UNB S001) and the tokenizer's level for each: the ISO 8859 ones as 8859-1, UTF-8 and ISO 10646 as UNOY. */
+const CHARSETS: Readonly<Record<string, string>> = { UNOA: 'UNOA', UNOB: 'UNOB', UNOC: 'UNOC', UNOD: 'UNOC', UNOE: 'UNOC', UNOF: 'UNOC', UNOW: 'UNOY', UNOY: 'UNOY' };
+
+/** Reads an interchange: its segments and messages, or the problems that keep it from being read. */
+export function readInterchange(text: string, directory: Directory): { interchange?: Interchange; problems: SyntaxProblem[] } {
+  const segments: Segment[] = [];
+  let elements: string[][] = [];
+  let components: string[] = [];
+  let position = 0;
+  let expectCharset = false;
+  // A validator without definitions: the tokenizer's character checks only (see the header).
+  const parser = new Parser(new Validator());
+  parser.onopensegment = (tag) => {
+    position += 1;
+    expectCharset = tag === 'UNB';
+    segments.push({ position, tag, elements: (elements = []) });
+  };
+  parser.onelement = () => void elements.push((components = []));
+  parser.oncomponent = function (this: Parser, value) {
+    // The first component of UNB names the character set the rest is read in.
+    if (expectCharset) {
+      expectCharset = false;
+      if (!CHARSETS[value]) throw new Error(`the character set ${value} is not one of UN/EDIFACT's`);
+      this.encoding(CHARSETS[value]);
+    }
+    components.push(value);
+  };
+  // A byte order mark (as UTF-8, or its bytes read as ISO 8859-1) is not part of the interchange.
+  const body = text.replace(/^(\uFEFF|\u00EF\u00BB\u00BF)/, '').replace(/[\r\n]+$/g, '');
+  try {
+    parser.write(body);
+    parser.end();
+  } catch (err) {
+    const at = segments[segments.length - 1];
+    const problem: SyntaxProblem = { code: SYNTAX_CODE.invalid, message: String((err as Error).message), ...(at ? { position: `segment ${at.position} (${at.tag}), element ${at.elements.length}` } : {}) };
+    return { problems: [problem] };
+  }
+  const elementErrors = segments.flatMap((segment) => elementProblems(segment, directory));
+  const result = envelope(segments, directory);
+  return { ...result, problems: [...elementErrors, ...result.problems] };
+}
+
+const definitionOf = (directory: Directory, id: string) => (SERVICE[id] as ElementDefinition | undefined) ?? directory.elements[id];
+
+/** A component's value against its representation (a, n, an; fixed or up to a length). */
+function representationProblem(value: string, formatString: string): string | undefined {
+  const [, kind, upTo, length] = /^(an|a|n)(\.\.)?(\d+)$/.exec(formatString) ?? [];
+  if (!kind) return undefined;
+  const max = Number(length);
+  // A numeric value's sign and decimal mark do not count towards its length (ISO 9735, 10).
+  const counted = kind === 'n' ? value.replace(/^-/, '').replace(/[.,]/, '') : value;
+  if (counted.length > max || (!upTo && counted.length !== max)) return `${value} is not ${formatString}`;
+  if (kind === 'n' && !/^-?(\d+([.,]\d*)?|[.,]\d+)$/.test(value)) return `${value} is not numeric (${formatString})`;
+  return undefined;
+}
+
+/** A segment's elements and components against the directory: counts, mandatory ones, representation. */
+function elementProblems(segment: Segment, directory: Directory): SyntaxProblem[] {
+  const definition = (SERVICE[segment.tag] as SegmentDefinition | undefined) ?? directory.segments[segment.tag];
+  const at = (e: number, c?: number) => `segment ${segment.position} (${segment.tag}), element ${e + 1}${c === undefined ? '' : `, component ${c + 1}`}`;
+  if (!definition) return [{ code: '14', message: `${segment.tag} is not a segment of directory ${directory.id}`, position: `segment ${segment.position} (${segment.tag})` }];
+  const problems: SyntaxProblem[] = [];
+  if (segment.elements.length > definition.elements.length) problems.push({ code: '16', message: `${segment.tag} has ${segment.elements.length} elements, at most ${definition.elements.length}`, position: at(definition.elements.length) });
+  definition.elements.forEach((id, e) => {
+    const components = segment.elements[e] ?? [];
+    const element = definitionOf(directory, id);
+    const present = components.some((v) => v !== '');
+    if (e < definition.requires && !present) problems.push({ code: '13', message: `${segment.tag} needs element ${id}`, position: at(e) });
+    if (!element || !present) return;
+    if (components.length > element.components.length) problems.push({ code: '16', message: `${id} has ${components.length} components, at most ${element.components.length}`, position: at(e, element.components.length) });
+    element.components.forEach((formatString, c) => {
+      const value = components[c] ?? '';
+      if (value === '') {
+        if (c < element.requires) problems.push({ code: '13', message: `${id} needs its component ${c + 1}`, position: at(e, c) });
+        return;
+      }
+      const wrong = representationProblem(value, formatString);
+      if (wrong) problems.push({ code: SYNTAX_CODE.invalid, message: wrong, position: at(e, c) });
+    });
+  });
+  return problems;
+}
+
+/** CONTRL's syntax error codes (data element 0085) the gateway reports. */
+export const SYNTAX_CODE = {
+  invalid: '12', // invalid value
+  missing: '13', // missing
+  unsupported: '2', // syntax version or level not supported
+  countMismatch: '29', // control count does not match number of instances received
+  referenceMismatch: '28', // references do not match
+  tooMany: '35', // too many repetitions
+  notSupported: '22', // message type not supported (unknown)
+} as const;
+
+function envelope(segments: Segment[], directory: Directory): { interchange?: Interchange; problems: SyntaxProblem[] } {
+  const problems: SyntaxProblem[] = [];
+  const at = (s: Segment) => `segment ${s.position} (${s.tag})`;
+  const unb = segments[0];
+  const unz = segments[segments.length - 1];
+  if (!unb || unb.tag !== 'UNB') return { problems: [{ code: SYNTAX_CODE.missing, message: 'the interchange does not begin with UNB', position: unb ? at(unb) : undefined }] };
+  if (!unz || unz.tag !== 'UNZ') return { problems: [{ code: SYNTAX_CODE.missing, message: 'the interchange does not end with UNZ', position: unz ? at(unz) : undefined }] };
+  const value = (s: Segment, e: number, c = 0) => s.elements[e]?.[c] || undefined;
+  const interchange: Interchange = {
+    syntax: { identifier: value(unb, 0)!, version: value(unb, 0, 1) ?? '' },
+    sender: { id: value(unb, 1) ?? '', qualifier: value(unb, 1, 1) },
+    recipient: { id: value(unb, 2) ?? '', qualifier: value(unb, 2, 1) },
+    preparedAt: { date: value(unb, 3) ?? '', time: value(unb, 3, 1) ?? '' },
+    reference: value(unb, 4) ?? '',
+    messages: [],
+  };
+  if (!['1', '2', '3', '4'].includes(interchange.syntax.version)) problems.push({ code: SYNTAX_CODE.unsupported, message: `syntax version ${interchange.syntax.version} is not supported`, position: `${at(unb)}, element 1` });
+  if (value(unz, 1) !== interchange.reference) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNZ names interchange ${value(unz, 1)}, UNB ${interchange.reference}`, position: `${at(unz)}, element 2` });
+  let open: { unh: Segment; segments: Segment[] } | undefined;
+  for (const segment of segments.slice(1, -1)) {
+    if (segment.tag === 'UNG' || segment.tag === 'UNE') continue; // functional groups: read through
+    if (segment.tag === 'UNH') {
+      if (open) problems.push({ code: SYNTAX_CODE.missing, message: `message ${value(open.unh, 0)} has no UNT before the next UNH`, position: at(segment) });
+      open = { unh: segment, segments: [segment] };
+      continue;
+    }
+    if (!open) {
+      problems.push({ code: SYNTAX_CODE.invalid, message: `${segment.tag} outside a message`, position: at(segment) });
+      continue;
+    }
+    open.segments.push(segment);
+    if (segment.tag !== 'UNT') continue;
+    const message = messageOf(open.unh, open.segments, value);
+    if (Number(value(segment, 0)) !== open.segments.length) {
+      problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNT counts ${value(segment, 0)} segments, the message has ${open.segments.length}`, position: `${at(segment)}, element 1`, messageReference: message.reference });
+    }
+    if (value(segment, 1) !== message.reference) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNT names message ${value(segment, 1)}, UNH ${message.reference}`, position: `${at(segment)}, element 2`, messageReference: message.reference });
+    problems.push(...structureProblems(message, directory));
+    interchange.messages.push(message);
+    open = undefined;
+  }
+  if (open) problems.push({ code: SYNTAX_CODE.missing, message: `message ${value(open.unh, 0)} has no UNT`, position: at(open.unh) });
+  if (Number(value(unz, 0)) !== interchange.messages.length) {
+    problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNZ counts ${value(unz, 0)} messages, the interchange has ${interchange.messages.length}`, position: `${at(unz)}, element 1` });
+  }
+  return { interchange, problems };
+}
+
+function messageOf(unh: Segment, segments: Segment[], value: (s: Segment, e: number, c?: number) => string | undefined): EdifactMessage {
+  return {
+    reference: value(unh, 0) ?? '',
+    type: value(unh, 1) ?? '',
+    version: value(unh, 1, 1) ?? '',
+    release: value(unh, 1, 2) ?? '',
+    agency: value(unh, 1, 3) ?? '',
+    association: value(unh, 1, 4),
+    segments,
+  };
+}
+
+/** The message's segments against its segment table (order, mandatory segments, repetitions). */
+function structureProblems(message: EdifactMessage, directory: Directory): SyntaxProblem[] {
+  const table = directory.messages[message.type];
+  if (!table) return [];
+  const problems: SyntaxProblem[] = [];
+  const tracker = new Tracker(table);
+  let current: Segment | undefined;
+  tracker.on('error', (err: Error) => {
+    problems.push({ code: /repeated/.test(err.message) ? SYNTAX_CODE.tooMany : SYNTAX_CODE.invalid, message: err.message, position: current ? `segment ${current.position} (${current.tag})` : undefined, messageReference: message.reference });
+  });
+  for (const segment of message.segments) {
+    current = segment;
+    tracker.accept(segment.tag);
+    if (problems.length) break; // the first misplaced segment says it; the rest would only echo it
+  }
+  return problems;
+}

@@ -1,0 +1,120 @@
+// The gateway's HTTP interface: messages sent with the organization's own exchange credential
+// (a broker access token: the broker decides whether it is valid, and the organization is the
+// token's, never one a message names), each organization's inbox entries, acknowledgements and
+// quarantine, and the gateway's health and diagnostics. Refusals are RFC 9457 problems.
+import { Hono, type Context } from 'hono';
+import { decodeJwt } from 'jose';
+import type { Db } from '../core/db';
+import type { GatewayConfig } from './config';
+import { FORMATS } from './formats';
+import { sha256, type Intake } from './intake';
+import { backlog, listQuarantine, outboundFor, readEntry } from './store';
+
+export const GATEWAY_VERSION = '0.1.0';
+
+interface Caller {
+  organizationId: string;
+  scopes: string[];
+}
+
+type Env = { Variables: { caller: Caller } };
+
+const problem = (c: Context, status: number, code: string, detail: string) =>
+  c.json({ type: `urn:exchange:protocol:error:${code.toLowerCase().replace(/_/g, '-')}`, title: code, status, code, detail }, status as any, { 'content-type': 'application/problem+json' });
+
+/**
+ * Asks the broker whether a token is one of its valid connector tokens (GET /events?limit=1 needs
+ * no scope, only gates 1 to 3), remembered for a minute; its claims are then read as the broker read them.
+ */
+function brokerAuthority(brokerUrl: string) {
+  const known = new Map<string, { caller: Caller; until: number }>();
+  return async (token: string): Promise<Caller | undefined> => {
+    const key = sha256(token);
+    const hit = known.get(key);
+    if (hit && hit.until > Date.now()) return hit.caller;
+    const answer = await fetch(`${brokerUrl}/events?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    await answer.body?.cancel();
+    if (answer.status !== 200) return undefined;
+    const claims = decodeJwt(token);
+    const caller = { organizationId: String(claims.org_id), scopes: String(claims.scope ?? '').split(' ').filter(Boolean) };
+    known.set(key, { caller, until: Date.now() + 60_000 });
+    return caller;
+  };
+}
+
+/** The scope a message of each format needs: what its commands need at the exchange. */
+const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish' };
+
+export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready: () => Promise<boolean>): Hono<Env> {
+  const app = new Hono<Env>();
+  const authority = brokerAuthority(config.brokerUrl);
+
+  app.get('/health/live', (c) => c.json({ status: 'live' }));
+  app.get('/health/ready', async (c) => ((await ready()) ? c.json({ status: 'ready' }) : c.json({ status: 'not ready' }, 503)));
+  app.get('/diagnostics', async (c) =>
+    c.json({
+      gateway: { version: GATEWAY_VERSION },
+      formats: FORMATS.map((f) => ({ name: f.name, profiles: f.profiles })),
+      organizations: await backlog(db),
+    }),
+  );
+
+  app.use('/messages/*', authenticate);
+  app.use('/quarantine', authenticate);
+  async function authenticate(c: Context<Env>, next: () => Promise<void>) {
+    const header = c.req.header('authorization') ?? '';
+    const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+    if (!token) return problem(c, 401, 'UNAUTHENTICATED', 'send the organization\'s exchange access token as Authorization: Bearer');
+    const caller = await authority(token).catch(() => undefined);
+    if (!caller) return problem(c, 401, 'INVALID_TOKEN', 'the exchange did not accept this token');
+    if (!config.organizations.some((o) => o.organizationId === caller.organizationId)) return problem(c, 403, 'ORGANIZATION_BINDING_VIOLATION', 'this gateway does not serve your organization');
+    c.set('caller', caller);
+    await next();
+  }
+
+  app.post('/messages/:format', async (c) => {
+    const format = c.req.param('format');
+    if (!FORMATS.some((f) => f.name === format)) return problem(c, 404, 'ROUTE_NOT_FOUND', `no format ${format}`);
+    const caller = c.get('caller');
+    if (!caller.scopes.includes(SCOPE_OF[format])) return problem(c, 403, 'INSUFFICIENT_SCOPE', `a ${format} message needs scope ${SCOPE_OF[format]}`);
+    const content = await c.req.text();
+    if (Buffer.byteLength(content) > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
+    if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'the message is empty');
+    // A retry with the same Idempotency-Key (or, without one, the same content) is the same entry.
+    const key = c.req.header('idempotency-key') ?? sha256(content);
+    const id = `ht-${sha256(`${caller.organizationId}\0${format}\0${key}`).slice(0, 32)}`;
+    const { entry, created } = await intake.take({ id, organizationId: caller.organizationId, transport: 'http', format, name: c.req.header('x-message-name') ?? null, content });
+    if (!created && entry.contentSha256 !== sha256(content)) return problem(c, 409, 'IDEMPOTENCY_CONFLICT', 'this Idempotency-Key was used for another message');
+    const done = await intake.settled(id, 10_000);
+    return c.json(await entryView(entry.organizationId, id), done ? 200 : 202, { location: `/messages/${format}/${id}` });
+  });
+
+  app.get('/messages/:format/:id', async (c) => {
+    const view = await entryView(c.get('caller').organizationId, c.req.param('id'));
+    return view ? c.json(view) : problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such message of your organization');
+  });
+
+  app.get('/quarantine', async (c) => c.json({ items: await listQuarantine(db, c.get('caller').organizationId) }));
+
+  app.notFound((c) => problem(c, 404, 'ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => problem(c, 500, 'INTERNAL_ERROR', `the gateway could not complete the request (${err.name})`));
+
+  /** An entry as its organization sees it (another organization's is not found). */
+  async function entryView(organizationId: string, id: string) {
+    const entry = await readEntry(db, id);
+    if (!entry || entry.organizationId !== organizationId) return undefined;
+    const result = entry.result as { submitted?: unknown; reasons?: unknown } | null;
+    return {
+      id: entry.id,
+      format: entry.format,
+      transport: entry.transport,
+      status: entry.status,
+      receivedAt: entry.receivedAt,
+      ...(result?.reasons ? { quarantine: result.reasons } : {}),
+      ...(result?.submitted ? { submitted: result.submitted } : {}),
+      acknowledgements: (await outboundFor(db, organizationId, id)).map((m) => ({ kind: m.kind, name: m.name, content: m.content })),
+    };
+  }
+
+  return app;
+}

@@ -1,0 +1,111 @@
+// The adapter gateway process (npm start runs it beside the broker; `npx tsx gateway/main.ts` alone):
+// its database, a Temporal worker for the message workflows on its own task queue, the
+// mailboxes, and its HTTP interface. It reaches the broker only through the public API.
+import { serve } from '@hono/node-server';
+import { Client } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import type { Logger } from '@temporalio/common';
+import type { Server } from 'node:http';
+import { connectTemporal } from '../core/temporal';
+import { createGatewayActivities } from './activities';
+import { loadGatewayConfig, type GatewayConfig } from './config';
+import { gatewayApp } from './http';
+import { createIntake } from './intake';
+import { ensureMailbox, mailboxEntryId, takeFiles } from './mailbox';
+import { openGatewayDb } from './store';
+
+const quiet: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+
+export async function startGateway(config: GatewayConfig) {
+  // The worker's state changes are not news; warnings and errors are (once per process).
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // a runtime is already installed (another worker in this process): keep it
+  }
+  const db = await openGatewayDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const connection = await connectTemporal({ address: config.temporal.address });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger: quiet });
+  const worker = await Worker.create({
+    connection: workerConnection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    workflowBundle: { code },
+    activities: createGatewayActivities(db, config),
+  });
+  const workerRun = worker.run();
+  workerRun.catch((err) => {
+    process.stderr.write(`[gateway] worker stopped: ${String(err)}\n`);
+    process.exit(1);
+  });
+
+  const intake = createIntake(db, client, config.temporal.taskQueue);
+  await intake.resume();
+
+  // The mailboxes: looked at every GATEWAY_MAILBOX_POLL_MS; a file is recorded, then removed.
+  for (const org of config.organizations) ensureMailbox(config.mailboxRoot, org.organizationId);
+  let polling = true;
+  const poll = async () => {
+    while (polling) {
+      for (const org of config.organizations) {
+        for (const file of takeFiles(config.mailboxRoot, org.organizationId, config.maxMessageBytes)) {
+          const content = file.content.toString('latin1');
+          await intake.take({ id: mailboxEntryId(org.organizationId, file.name, file.content), organizationId: org.organizationId, transport: 'mailbox', format: 'edifact', name: file.name, content });
+          file.done();
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, config.mailboxPollMs));
+    }
+  };
+  const polled = poll().catch((err) => {
+    process.stderr.write(`[gateway] mailbox stopped: ${String(err)}\n`);
+    process.exit(1);
+  });
+
+  const ready = async () => {
+    try {
+      await db.query('select 1');
+      const broker = await fetch(`${config.brokerUrl}/health/live`);
+      return broker.ok && worker.getState() === 'RUNNING';
+    } catch {
+      return false;
+    }
+  };
+  const app = gatewayApp(db, config, intake, ready);
+  const server = await new Promise<Server>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
+  });
+  const address = server.address();
+  const url = `http://${config.host}:${typeof address === 'object' && address ? address.port : config.port}`;
+  process.stderr.write(`[gateway] listening on ${url}, mailboxes in ${config.mailboxRoot}\n`);
+
+  return {
+    url,
+    async stop() {
+      polling = false;
+      await polled;
+      await new Promise((resolve) => server.close(resolve));
+      worker.shutdown();
+      await workerRun.catch(() => undefined);
+      await workerConnection.close();
+      await connection.close();
+      await db.close();
+    },
+  };
+}
+
+if (require.main === module) {
+  startGateway(loadGatewayConfig()).then(
+    (gateway) => {
+      const stop = () => void gateway.stop().then(() => process.exit(0));
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    },
+    (err) => {
+      process.stderr.write(`[gateway] could not start: ${String(err?.stack ?? err)}\n`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,245 @@
+// The gateway's own state, in its own database (PGlite under <DATA_DIR>/gateway by default,
+// GATEWAY_DATABASE_URL for PostgreSQL): never the broker's read model, which it reaches only
+// through the public API.
+//
+// - gateway_inbox: every message received, by mailbox or HTTP, with the organization it arrived
+//   for (the mailbox's or the credential's, never a field of the message) and where it stands:
+//   received -> mapped -> submitted -> acknowledged, or received -> quarantined -> acknowledged.
+//   Its id names the message's Temporal workflow and derives every Idempotency-Key sent for it.
+// - gateway_quarantine: why a message was not acted on (reason code, message, position).
+// - gateway_mapping: the external reference (system, type, value) of each organization to the
+//   exchange resource it became, both ways.
+// - gateway_outbox: what the gateway sends back (acknowledgements), by organization, in order.
+import { openDb, type Db, type Queryable } from '../core/db';
+
+export const SCHEMA: readonly string[] = [
+  `create table if not exists gateway_inbox (
+    id text primary key,
+    organization_id text not null,
+    transport text not null,
+    format text not null,
+    name text,
+    content_sha256 text not null,
+    content text not null,
+    status text not null default 'received',
+    received_at timestamptz not null default now(),
+    updated_at timestamptz not null default now(),
+    result jsonb
+  )`,
+  `create index if not exists gateway_inbox_org on gateway_inbox (organization_id, received_at)`,
+  `create table if not exists gateway_quarantine (
+    inbox_id text primary key references gateway_inbox (id),
+    organization_id text not null,
+    reasons jsonb not null,
+    state text not null default 'held',
+    created_at timestamptz not null default now()
+  )`,
+  `create table if not exists gateway_mapping (
+    organization_id text not null,
+    system text not null,
+    type text not null,
+    value text not null,
+    resource_kind text not null,
+    resource_id text not null,
+    inbox_id text not null,
+    primary key (organization_id, system, type, value, resource_kind)
+  )`,
+  `create index if not exists gateway_mapping_resource on gateway_mapping (organization_id, resource_id)`,
+  `create table if not exists gateway_outbox (
+    id bigserial primary key,
+    organization_id text not null,
+    inbox_id text not null,
+    kind text not null,
+    name text not null,
+    content text not null,
+    created_at timestamptz not null default now(),
+    unique (inbox_id, kind)
+  )`,
+];
+
+export type InboxStatus = 'received' | 'mapped' | 'submitted' | 'quarantined' | 'acknowledged';
+
+export interface InboxEntry {
+  id: string;
+  organizationId: string;
+  transport: 'mailbox' | 'http';
+  format: string;
+  name: string | null;
+  contentSha256: string;
+  content: string;
+  status: InboxStatus;
+  receivedAt: string;
+  result: unknown;
+}
+
+/** Why a message was not acted on, and where in it (segment and element, JSON Pointer, cell). */
+export interface QuarantineReason {
+  code: string;
+  message: string;
+  position?: string;
+}
+
+export async function openGatewayDb(options: { databaseUrl?: string; dataDir: string }): Promise<Db> {
+  return openDb({ databaseUrl: options.databaseUrl, dataDir: options.dataDir, poolSize: 5, schema: SCHEMA });
+}
+
+const entryOf = (r: any): InboxEntry => ({
+  id: r.id,
+  organizationId: r.organization_id,
+  transport: r.transport,
+  format: r.format,
+  name: r.name,
+  contentSha256: r.content_sha256,
+  content: r.content,
+  status: r.status,
+  receivedAt: new Date(r.received_at).toISOString(),
+  result: r.result,
+});
+
+/** Records a message; the same id again changes nothing and answers the entry as it stands. */
+export async function receive(db: Queryable, entry: Omit<InboxEntry, 'status' | 'receivedAt' | 'result'>): Promise<{ entry: InboxEntry; created: boolean }> {
+  const inserted = await db.query(
+    `insert into gateway_inbox (id, organization_id, transport, format, name, content_sha256, content)
+     values ($1, $2, $3, $4, $5, $6, $7) on conflict (id) do nothing returning *`,
+    [entry.id, entry.organizationId, entry.transport, entry.format, entry.name, entry.contentSha256, entry.content],
+  );
+  if (inserted.rows[0]) return { entry: entryOf(inserted.rows[0]), created: true };
+  return { entry: (await readEntry(db, entry.id))!, created: false };
+}
+
+export async function readEntry(db: Queryable, id: string): Promise<InboxEntry | undefined> {
+  const r = await db.query(`select * from gateway_inbox where id = $1`, [id]);
+  return r.rows[0] ? entryOf(r.rows[0]) : undefined;
+}
+
+/** Moves an entry on (only forward: a replayed activity that finds it further on changes nothing). */
+export async function advance(db: Queryable, id: string, from: readonly InboxStatus[], to: InboxStatus, result?: unknown): Promise<boolean> {
+  const r = await db.query(
+    `update gateway_inbox set status = $3, updated_at = now(), result = coalesce($4::jsonb, result) where id = $1 and status = any($2::text[])`,
+    [id, from, to, result === undefined ? null : JSON.stringify(result)],
+  );
+  return r.rowCount > 0;
+}
+
+/** The entries not yet acknowledged: what a restarted gateway carries on with. */
+export async function unfinished(db: Queryable): Promise<string[]> {
+  const r = await db.query<{ id: string }>(`select id from gateway_inbox where status <> 'acknowledged' order by received_at`);
+  return r.rows.map((row) => row.id);
+}
+
+export async function quarantine(db: Queryable, entry: InboxEntry, reasons: readonly QuarantineReason[]): Promise<void> {
+  await db.query(
+    `insert into gateway_quarantine (inbox_id, organization_id, reasons) values ($1, $2, $3) on conflict (inbox_id) do nothing`,
+    [entry.id, entry.organizationId, JSON.stringify(reasons)],
+  );
+}
+
+export interface QuarantineItem {
+  inboxId: string;
+  organizationId: string;
+  format: string;
+  name: string | null;
+  reasons: QuarantineReason[];
+  state: string;
+  receivedAt: string;
+}
+
+/** One organization's quarantine, newest first. */
+export async function listQuarantine(db: Queryable, organizationId: string, limit = 100): Promise<QuarantineItem[]> {
+  const r = await db.query(
+    `select q.inbox_id, q.organization_id, q.reasons, q.state, i.format, i.name, i.received_at
+       from gateway_quarantine q join gateway_inbox i on i.id = q.inbox_id
+      where q.organization_id = $1 order by i.received_at desc limit $2`,
+    [organizationId, limit],
+  );
+  return r.rows.map((row: any) => ({
+    inboxId: row.inbox_id,
+    organizationId: row.organization_id,
+    format: row.format,
+    name: row.name,
+    reasons: row.reasons,
+    state: row.state,
+    receivedAt: new Date(row.received_at).toISOString(),
+  }));
+}
+
+export interface Mapping {
+  system: string;
+  type: string;
+  value: string;
+  resourceKind: string;
+  resourceId: string;
+}
+
+export async function recordMappings(db: Queryable, organizationId: string, inboxId: string, mappings: readonly Mapping[]): Promise<void> {
+  for (const m of mappings) {
+    await db.query(
+      `insert into gateway_mapping (organization_id, system, type, value, resource_kind, resource_id, inbox_id)
+       values ($1, $2, $3, $4, $5, $6, $7) on conflict do nothing`,
+      [organizationId, m.system, m.type, m.value, m.resourceKind, m.resourceId, inboxId],
+    );
+  }
+}
+
+/** The exchange resource an organization's external reference became. */
+export async function resolveReference(db: Queryable, organizationId: string, ref: { system: string; type: string; value: string }, resourceKind: string): Promise<string | undefined> {
+  const r = await db.query<{ resource_id: string }>(
+    `select resource_id from gateway_mapping where organization_id = $1 and system = $2 and type = $3 and value = $4 and resource_kind = $5`,
+    [organizationId, ref.system, ref.type, ref.value, resourceKind],
+  );
+  return r.rows[0]?.resource_id;
+}
+
+/** The external references an organization's resource carries in the gateway's mapping. */
+export async function referencesOf(db: Queryable, organizationId: string, resourceId: string): Promise<Mapping[]> {
+  const r = await db.query(`select * from gateway_mapping where organization_id = $1 and resource_id = $2 order by system, type, value`, [organizationId, resourceId]);
+  return r.rows.map((row: any) => ({ system: row.system, type: row.type, value: row.value, resourceKind: row.resource_kind, resourceId: row.resource_id }));
+}
+
+export interface OutboundMessage {
+  id: number;
+  organizationId: string;
+  inboxId: string;
+  kind: string;
+  name: string;
+  content: string;
+  createdAt: string;
+}
+
+/** Adds an outbound message once per inbox entry and kind (a replayed activity adds nothing). */
+export async function addOutbound(db: Queryable, message: Omit<OutboundMessage, 'id' | 'createdAt'>): Promise<OutboundMessage> {
+  await db.query(
+    `insert into gateway_outbox (organization_id, inbox_id, kind, name, content) values ($1, $2, $3, $4, $5) on conflict (inbox_id, kind) do nothing`,
+    [message.organizationId, message.inboxId, message.kind, message.name, message.content],
+  );
+  const r = await db.query(`select * from gateway_outbox where inbox_id = $1 and kind = $2`, [message.inboxId, message.kind]);
+  return outboundOf(r.rows[0]);
+}
+
+const outboundOf = (row: any): OutboundMessage => ({
+  id: Number(row.id),
+  organizationId: row.organization_id,
+  inboxId: row.inbox_id,
+  kind: row.kind,
+  name: row.name,
+  content: row.content,
+  createdAt: new Date(row.created_at).toISOString(),
+});
+
+/** What the gateway sent back for one inbox entry. */
+export async function outboundFor(db: Queryable, organizationId: string, inboxId: string): Promise<OutboundMessage[]> {
+  const r = await db.query(`select * from gateway_outbox where organization_id = $1 and inbox_id = $2 order by id`, [organizationId, inboxId]);
+  return r.rows.map(outboundOf);
+}
+
+/** Counts for health: per organization, what waits and what is held. */
+export async function backlog(db: Queryable): Promise<Array<{ organizationId: string; waiting: number; quarantined: number; lastReceivedAt: string | null }>> {
+  const r = await db.query(
+    `select organization_id,
+            count(*) filter (where status not in ('acknowledged')) as waiting,
+            count(*) filter (where status = 'quarantined' or id in (select inbox_id from gateway_quarantine where state = 'held')) as quarantined,
+            max(received_at) as last
+       from gateway_inbox group by organization_id order by organization_id`,
+  );
+  return r.rows.map((row: any) => ({ organizationId: row.organization_id, waiting: Number(row.waiting), quarantined: Number(row.quarantined), lastReceivedAt: row.last ? new Date(row.last).toISOString() : null }));
+}

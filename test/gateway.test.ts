@@ -1,0 +1,159 @@
+// The adapter gateway against the running broker (both engines): a shipper's real IFTMIN dropped into
+// its mailbox, or sent over HTTP with its own exchange token, becomes its published load request
+// and comes back as CONTRL and APERAK; a message that cannot be acted on is quarantined with its
+// reason and position and changes nothing at the exchange; every organization sees only its own
+// messages, acknowledgements and quarantine, and a message can never act for another organization.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayConfig } from '../gateway/config';
+import { startGateway } from '../gateway/main';
+import { Connector, ENGINE, freshOrgs, listAll, sleep, testEnv } from './helpers';
+import { BARGE, fixture, moved } from './edifact-fixtures';
+
+jest.setTimeout(120_000);
+
+/** The barge instruction moved into the coming weeks, its contradicting latest delivery (DTM+63) left out. */
+const bargeNextMonth = (reference: string) => {
+  const days = Math.ceil((Date.now() - Date.UTC(2019, 8, 20)) / 86_400_000) + 10;
+  return moved(fixture(BARGE), days, [/DTM\+63:[^']*'\n?/]).replace('BGM+340+467332+9', `BGM+340+${reference}+9`);
+};
+
+const [shipper, other] = freshOrgs(2);
+const dir = mkdtempSync(join(tmpdir(), 'pcx-gateway-'));
+const env = testEnv();
+const config: GatewayConfig = {
+  brokerUrl: env.baseUrl,
+  host: '127.0.0.1',
+  port: 0,
+  dataDir: join(dir, 'gateway'),
+  databaseUrl: ENGINE === 'postgres' ? env.databaseUrl : undefined,
+  mailboxRoot: join(dir, 'mailboxes'),
+  mailboxPollMs: 100,
+  temporal: { address: env.temporalAddress, namespace: 'default', taskQueue: `gateway-test-${ENGINE}-${process.pid}` },
+  maxMessageBytes: 200_000,
+  organizations: [
+    {
+      organizationId: shipper.id,
+      clientId: shipper.clientId,
+      clientSecret: shipper.secret,
+      edifact: { senderIds: ['ICT'] },
+      loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
+    },
+    { organizationId: other.id, clientId: other.clientId, clientSecret: other.secret, edifact: { senderIds: ['OTHER-GLN'] }, loadRequests: { publish: false } },
+  ],
+};
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+let a: Connector;
+let b: Connector;
+beforeAll(async () => {
+  gateway = await startGateway(config);
+  [a, b] = await Promise.all([Connector.of(shipper), Connector.of(other)]);
+});
+afterAll(() => gateway?.stop());
+
+const gw = (path: string, token: string, init: RequestInit = {}) => fetch(`${gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+const requestsOf = async (c: Connector, reference: string) =>
+  (await listAll(c, '/load-requests')).filter((r: any) => (r.externalReferences ?? []).some((x: any) => x.type === 'BGM+340' && x.value === reference));
+
+/** Drops a file into an organization's mailbox as SFTP senders do: written under a dot name, then renamed. */
+function drop(org: string, name: string, content: string) {
+  writeFileSync(join(config.mailboxRoot, org, 'in', `.${name}`), content, 'latin1');
+  renameSync(join(config.mailboxRoot, org, 'in', `.${name}`), join(config.mailboxRoot, org, 'in', name));
+}
+
+async function waitForFile(path: string, ms = 60_000): Promise<string> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (existsSync(path)) return readFileSync(path, 'utf8');
+    await sleep(100);
+  }
+  throw new Error(`no ${path} after ${ms} ms`);
+}
+
+test('an IFTMIN dropped into the mailbox becomes the published load request; CONTRL and APERAK come back', async () => {
+  const reference = `MB${Date.now()}`;
+  drop(shipper.id, 'barge.edi', bargeNextMonth(reference));
+  const out = join(config.mailboxRoot, shipper.id, 'out');
+  const contrl = await waitForFile(join(out, 'barge.contrl.edi'));
+  const aperak = await waitForFile(join(out, 'barge.aperak.edi'));
+  expect(contrl).toContain("UCI+025647+ICT+DCH+7'");
+  expect(aperak).toMatch(/BGM\+313\+[^']*\+29'/);
+  const [request] = await requestsOf(a, reference);
+  expect(aperak).toContain(`load request ${request.id} published`);
+  expect(request).toEqual(
+    expect.objectContaining({
+      status: 'published',
+      ownerOrganizationId: shipper.id,
+      pickupArea: { kind: 'unlocode', code: 'NLRTM' },
+      deliveryArea: { kind: 'unlocode', code: 'ZADUR' },
+      requiredCapacity: { weight: { value: 10010, unitCode: 'KGM' } },
+    }),
+  );
+  expect(request.externalReferences).toEqual(expect.arrayContaining([{ system: 'edifact:ICT', type: 'BGM+340', value: reference }]));
+  expect(readdirSync(join(config.mailboxRoot, shipper.id, 'in'))).toEqual([]); // taken
+});
+
+test('over HTTP with the organization token: the entry and its acknowledgements; a retry is the same entry and creates nothing more', async () => {
+  const reference = `HT${Date.now()}`;
+  const body = bargeNextMonth(reference);
+  const first = await gw('/messages/edifact', a.token, { method: 'POST', body, headers: { 'idempotency-key': reference } });
+  expect(first.status).toBe(200);
+  const entry = await first.json();
+  expect(entry).toEqual(expect.objectContaining({ status: 'acknowledged', transport: 'http', submitted: expect.objectContaining({ kind: 'created' }) }));
+  expect(entry.acknowledgements.map((x: any) => x.kind)).toEqual(['contrl', 'aperak']);
+  const again = await gw('/messages/edifact', a.token, { method: 'POST', body, headers: { 'idempotency-key': reference } });
+  expect((await again.json()).id).toBe(entry.id);
+  expect(await requestsOf(a, reference)).toHaveLength(1);
+  // The same key with another message is a conflict, not a second message.
+  const conflict = await gw('/messages/edifact', a.token, { method: 'POST', body: body.replace(reference, `${reference}X`), headers: { 'idempotency-key': reference } });
+  expect(conflict.status).toBe(409);
+});
+
+test('a message that cannot be acted on is quarantined with its reason and position, answered, and changes nothing', async () => {
+  // The barge instruction as published: its estimated arrival lies after its latest delivery.
+  const contradicting = fixture(BARGE).replace('BGM+340+467332+9', `BGM+340+Q${Date.now()}+9`);
+  const reply = await gw('/messages/edifact', a.token, { method: 'POST', body: contradicting });
+  const entry = await reply.json();
+  expect(entry.status).toBe('acknowledged');
+  expect(entry.quarantine).toEqual([expect.objectContaining({ code: 'WINDOW_CONFLICT', position: 'segment 5 (DTM), element 1' })]);
+  expect(entry.acknowledgements.find((x: any) => x.kind === 'aperak').content).toMatch(/BGM\+313\+[^']*\+27'.*ERC\+12'/s);
+  const quarantine = await (await gw('/quarantine', a.token)).json();
+  expect(quarantine.items).toEqual(expect.arrayContaining([expect.objectContaining({ inboxId: entry.id, reasons: entry.quarantine })]));
+  // A real sender's syntax error: CONTRL rejects it at the segment.
+  const nl = await (await gw('/messages/edifact', a.token, { method: 'POST', body: fixture('iftmin_d96a_nl-road-delivery_assimbly.edi') })).json();
+  expect(nl.acknowledgements.map((x: any) => x.kind)).toEqual(['contrl']);
+  expect(nl.acknowledgements[0].content).toContain("UCS+25+29'");
+});
+
+test('isolation: a message acts only for the organization of its credential or mailbox; nobody sees another organization\'s messages', async () => {
+  const reference = `ISO${Date.now()}`;
+  // The shipper's interchange (sender ICT) sent with the other organization's token: quarantined for the other, nothing created.
+  const sent = await (await gw('/messages/edifact', b.token, { method: 'POST', body: bargeNextMonth(reference) })).json();
+  expect(sent.quarantine).toEqual([expect.objectContaining({ code: 'SENDER_NOT_ORGANIZATION' })]);
+  expect(await requestsOf(a, reference)).toHaveLength(0);
+  expect(await requestsOf(b, reference)).toHaveLength(0);
+  // Dropped into the other organization's mailbox: the same.
+  drop(other.id, 'foreign.edi', bargeNextMonth(`${reference}M`));
+  await waitForFile(join(config.mailboxRoot, other.id, 'out', 'foreign.contrl.edi'));
+  expect(await requestsOf(a, `${reference}M`)).toHaveLength(0);
+  // Each sees its own entries and quarantine only.
+  const mine = await (await gw('/quarantine', a.token)).json();
+  expect(mine.items.every((i: any) => i.organizationId === shipper.id)).toBe(true);
+  expect((await gw(`/messages/edifact/${sent.id}`, a.token)).status).toBe(404);
+  expect((await gw(`/messages/edifact/${sent.id}`, b.token)).status).toBe(200);
+  // Without a token, with a token the exchange refuses, or of an organization the gateway does not serve.
+  expect((await fetch(`${gateway.url}/quarantine`)).status).toBe(401);
+  expect((await gw('/quarantine', 'not-a-token')).status).toBe(401);
+  const [stranger] = freshOrgs(1);
+  expect((await gw('/quarantine', (await Connector.of(stranger)).token)).status).toBe(403);
+});
+
+test('diagnostics name the gateway version and every profile; health answers', async () => {
+  const diagnostics = await (await fetch(`${gateway.url}/diagnostics`)).json();
+  expect(diagnostics.gateway.version).toMatch(/^\d+\.\d+\.\d+$/);
+  expect(diagnostics.formats).toEqual([expect.objectContaining({ name: 'edifact', profiles: [expect.objectContaining({ id: 'IFTMIN D.04A' })] })]);
+  expect(diagnostics.organizations.find((o: any) => o.organizationId === shipper.id)).toEqual(expect.objectContaining({ waiting: 0 }));
+  expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);
+});

@@ -1,0 +1,161 @@
+// The EDIFACT side of the adapter gateway on real messages (test/fixtures/edifact/SOURCES.md):
+// reading interchanges and finding what is wrong where, mapping an IFTMIN to a load request or
+// quarantining it with the reason, and the CONTRL and APERAK a sender gets back.
+import type { ServedOrganization } from '../../gateway/config';
+import { aperak, contrl } from '../../gateway/edifact/acknowledgements';
+import { periodOf, zonedTime } from '../../gateway/edifact/dates';
+import { d04a } from '../../gateway/edifact/directory';
+import { edifact } from '../../gateway/edifact/format';
+import { mapIftmin } from '../../gateway/edifact/iftmin';
+import { readInterchange } from '../../gateway/edifact/syntax';
+import type { InboxEntry } from '../../gateway/store';
+import { BARGE, fixture, moved } from '../edifact-fixtures';
+
+const shipper: ServedOrganization = {
+  organizationId: 'org-shipper',
+  clientId: 'shipper',
+  clientSecret: 'secret',
+  edifact: { senderIds: ['ICT'] },
+  loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
+};
+const entry = (content: string, organizationId = 'org-shipper'): InboxEntry => ({ id: 'mb-test', organizationId, transport: 'mailbox', format: 'edifact', name: 'x.edi', contentSha256: '', content, status: 'received', receivedAt: '', result: null });
+
+describe('readInterchange', () => {
+  it('reads a real IFTMIN into its messages and segments, with no problem', () => {
+    const { interchange, problems } = readInterchange(fixture(BARGE), d04a());
+    expect(problems).toEqual([]);
+    expect(interchange!.sender).toEqual({ id: 'ICT', qualifier: undefined });
+    expect(interchange!.messages.map((m) => `${m.type} ${m.version}${m.release}`)).toEqual(['IFTMIN D99B']);
+    expect(interchange!.messages[0].segments.find((s) => s.tag === 'LOC')!.elements).toEqual([['9'], ['NLRTM', '', '6', 'ROTTERDAM']]);
+  });
+
+  it('finds the wrong UNT count of a real message, and where it is', () => {
+    const { problems } = readInterchange(fixture('iftmin_d96a_nl-road-delivery_assimbly.edi'), d04a());
+    expect(problems).toEqual([expect.objectContaining({ code: '29', position: 'segment 25 (UNT), element 1', messageReference: '24546' })]);
+  });
+
+  it('finds an invalid time in a real UNB', () => {
+    const { problems } = readInterchange(fixture('iftmin_s93a_postnord-pn001_chemaclass.edi'), d04a());
+    expect(problems[0]).toEqual(expect.objectContaining({ code: '12', position: 'segment 1 (UNB), element 4, component 2' }));
+  });
+
+  it('reads the D.04A status reports of Posti/Bring', () => {
+    const { interchange, problems } = readInterchange(fixture('iftsta_d04a_posti-bring-big07_omniparser.edi'), d04a());
+    expect(problems).toEqual([]);
+    expect(interchange!.messages).toHaveLength(5);
+  });
+
+  it('takes a release character as part of the value, and refuses a segment the directory lacks', () => {
+    const text = "UNA:+.? 'UNB+UNOC:3+S+R+200101:1200+1'UNH+1+IFTMIN:D:04A:UN'BGM+610+A?+B?'C+9'XYZ+1'UNT+4+1'UNZ+1+1'";
+    const { interchange, problems } = readInterchange(text, d04a());
+    expect(interchange!.messages[0].segments[1].elements[1]).toEqual(["A+B'C"]);
+    expect(problems).toEqual(expect.arrayContaining([expect.objectContaining({ code: '14', position: 'segment 4 (XYZ)' })]));
+  });
+
+  it('answers hostile input with a problem, never a crash', () => {
+    for (const text of ['', "UNA:+.? '", 'UNB', "UNB+UNOC:3'".repeat(1000), '?'.repeat(10_000), "UNB+UNOX:3+S+R+200101:1200+1'UNZ+0+1'", '\u0000\u0001']) {
+      expect(readInterchange(text, d04a()).problems.length).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('dates', () => {
+  it('reads local times in the organization zone, summer and winter', () => {
+    expect(zonedTime({ y: 2026, m: 7, d: 1, h: 8 }, 'Europe/Berlin').toISOString()).toBe('2026-07-01T06:00:00.000Z');
+    expect(zonedTime({ y: 2026, m: 12, d: 1, h: 8 }, 'Europe/Berlin').toISOString()).toBe('2026-12-01T07:00:00.000Z');
+  });
+
+  it('a date is the whole local day, a range its span, a time a point; a wrong date is nothing', () => {
+    expect(periodOf('20261201', '102', 'Europe/Amsterdam')).toEqual({ start: '2026-11-30T23:00:00Z', end: '2026-12-01T23:00:00Z', precision: 'day' });
+    expect(periodOf('202612010800-202612011200', '719', 'UTC')).toEqual({ start: '2026-12-01T08:00:00Z', end: '2026-12-01T12:00:00Z', precision: 'minute' });
+    expect(periodOf('202612010800', '203', 'UTC')).toEqual({ start: '2026-12-01T08:00:00Z', end: '2026-12-01T08:00:00Z', precision: 'minute' });
+    expect(periodOf('20020148', '102', 'UTC')).toBeUndefined(); // the GS1 example's 48 January
+    expect(periodOf('20260230', '102', 'UTC')).toBeUndefined();
+  });
+});
+
+describe('mapIftmin', () => {
+  const message = (text: string) => readInterchange(text, d04a()).interchange!.messages[0];
+  const context = { organization: shipper, system: 'edifact:ICT', othersIdentities: new Set<string>() };
+
+  it('maps the barge instruction, dates moved and its contradicting latest delivery dropped, to a publishable load request', () => {
+    const { load, reasons } = mapIftmin(message(moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/])), context);
+    expect(reasons).toEqual([]);
+    expect(load!.body).toEqual(
+      expect.objectContaining({
+        pickupArea: { kind: 'unlocode', code: 'NLRTM' },
+        deliveryArea: { kind: 'unlocode', code: 'ZADUR' },
+        requiredCapacity: { weight: { value: 10010, unitCode: 'KGM' } },
+        vehicleRequirements: { bodyTypes: ['curtainsider'] },
+        goodsProfile: { category: 'chemicals' },
+        visibility: { mode: 'open' },
+      }),
+    );
+    // DTM+200 11:00 local (a pick-up time; the organization reads a time as two hours), DTM+132 a whole day.
+    expect((load!.body.pickupWindow as any).end).toBe(new Date(Date.parse((load!.body.pickupWindow as any).start) + 2 * 3600_000).toISOString().replace('.000Z', 'Z'));
+    expect(load!.body.externalReferences).toEqual(expect.arrayContaining([{ system: 'edifact:ICT', type: 'BGM+340', value: '467332' }, { system: 'edifact:ICT', type: 'RFF+FF', value: '910/USKC/73986' }]));
+    expect(load!.dropped).toEqual(expect.arrayContaining(['TDT', 'NAD', 'GID']));
+  });
+
+  it('quarantines the barge instruction as it is: its estimated arrival is after its latest delivery', () => {
+    const { load, reasons } = mapIftmin(message(fixture(BARGE)), context);
+    expect(load).toBeUndefined();
+    expect(reasons).toEqual([expect.objectContaining({ code: 'WINDOW_CONFLICT', position: 'segment 5 (DTM), element 1' })]);
+  });
+
+  it('never invents: without a time zone, body type or goods category, it says which is missing', () => {
+    const bare = { ...shipper, loadRequests: { publish: true } };
+    const { reasons } = mapIftmin(message(moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/])), { ...context, organization: bare });
+    expect(reasons.map((r) => r.code).sort()).toEqual(['GOODS_PROFILE_MISSING', 'TIME_ZONE_UNKNOWN', 'VEHICLE_REQUIREMENTS_MISSING']);
+  });
+
+  it("quarantines a message naming another organization's identity", () => {
+    const { reasons } = mapIftmin(message(fixture(BARGE)), { ...context, othersIdentities: new Set(['DCH']) });
+    expect(reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'NAMES_OTHER_ORGANIZATION' })]));
+  });
+
+  it('a place that is not a UN/LOCODE is mapped only by the organization, otherwise quarantined', () => {
+    const gln = fixture(BARGE).replace('LOC+9+NLRTM::6:ROTTERDAM', 'LOC+9+5412345678908::9');
+    expect(mapIftmin(message(gln), context).reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'PLACE_UNMAPPED', position: 'segment 18 (LOC), element 2' })]));
+    const mappedByTheOrganization = { ...context, organization: { ...shipper, places: { '9:5412345678908': 'BEANR' } } };
+    expect(mapIftmin(message(gln), mappedByTheOrganization).reasons.map((r) => r.code)).not.toContain('PLACE_UNMAPPED');
+  });
+});
+
+describe('the EDIFACT format', () => {
+  it('quarantines an interchange from a sender that is not the organization', () => {
+    const result = edifact.map(entry(fixture(BARGE)), { ...shipper, edifact: { senderIds: ['SOMEONE-ELSE'] } }, []);
+    expect(result).toEqual(expect.objectContaining({ kind: 'quarantined', reasons: [expect.objectContaining({ code: 'SENDER_NOT_ORGANIZATION' })] }));
+  });
+
+  it('answers a syntax error with a CONTRL that rejects the message at the segment, and no APERAK', () => {
+    const mapped = edifact.map(entry(fixture('iftmin_d96a_nl-road-delivery_assimbly.edi')), { ...shipper, edifact: { senderIds: ['8714252014808'] } }, []);
+    const answers = edifact.acknowledge({ ...entry(''), result: mapped }, shipper, new Date('2026-11-27T10:00:00Z'));
+    expect(answers.map((a) => a.kind)).toEqual(['contrl']);
+    const segments = answers[0].content.split('\n');
+    expect(segments).toEqual(expect.arrayContaining(["UCI+24535+8714252014808+8714252011517+4'", "UCM+24546+IFTMIN:D:96A:UN+4+29'", "UCS+25+29'", "UCD+29+1'"]));
+  });
+
+  it('answers a mapped message with CONTRL accepted and APERAK accepted, naming the load request', () => {
+    const mapped = edifact.map(entry(moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/])), shipper, []);
+    expect(mapped.kind).toBe('mapped');
+    const submitted = { kind: 'created', resources: [{ kind: 'load-request', id: 'lr-1', status: 'published' }], mappings: [] };
+    const answers = edifact.acknowledge({ ...entry(''), name: 'barge.edi', result: { ...mapped, submitted } }, shipper, new Date('2026-11-27T10:00:00Z'));
+    expect(answers.map((a) => a.name)).toEqual(['barge.contrl.edi', 'barge.aperak.edi']);
+    expect(answers[0].content).toContain("UCI+025647+ICT+DCH+7'");
+    expect(answers[1].content).toContain("BGM+313+");
+    expect(answers[1].content).toContain("+29'");
+    expect(answers[1].content).toContain("FTX+AAI+++load request lr-1 published'");
+    expect(answers[1].content).toContain("RFF+ACW:467332'");
+    // What the gateway writes, the gateway (and so a sender's parser) reads back without a syntax error of its own.
+    expect(readInterchange(answers[1].content, d04a()).problems).toEqual([]);
+  });
+
+  it('escapes what the sender wrote when it answers', () => {
+    const text = aperak([{ messageReference: '1', documentNumber: "A'B+C", accepted: false, notes: [], reasons: [{ code: 'PLACE_MISSING', message: 'no place: LOC+9' }] }], { id: 'S' }, { id: 'G' }, 'R1', new Date('2026-11-27T10:00:00Z'));
+    expect(text).toContain("RFF+ACW:A?'B?+C'");
+    expect(text).toContain("ERC+13'");
+    expect(readInterchange(text, d04a()).problems).toEqual([]);
+    expect(contrl({ received: { reference: 'X', sender: { id: 'S', qualifier: undefined }, recipient: { id: 'G', qualifier: undefined }, messages: [] }, problems: [] }, { id: 'G' }, 'R2', new Date())).toContain("UCI+X+S+G+7'");
+  });
+});
