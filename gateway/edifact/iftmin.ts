@@ -47,13 +47,33 @@ export interface MappingContext {
   othersIdentities: ReadonlySet<string>;
 }
 
+/** What the steps of a mapping share: the message's segments, and the reasons found so far. */
+interface Reader {
+  segments: Segment[];
+  context: MappingContext;
+  reasons: QuarantineReason[];
+  /** The segments with this tag (and qualifier, at element `e`, component `c`). */
+  all(tag: string, qualifier?: string, e?: number, c?: number): Segment[];
+  quarantine(code: string, text: string, segment?: Segment, e?: number): void;
+}
+
+function readerOf(message: EdifactMessage, context: MappingContext): Reader {
+  const reasons: QuarantineReason[] = [];
+  return {
+    segments: message.segments,
+    context,
+    reasons,
+    all: (tag, qualifier, e = 0, c = 0) => message.segments.filter((s) => s.tag === tag && (qualifier === undefined || value(s, e, c) === qualifier)),
+    quarantine: (code, text, segment, e) => void reasons.push({ code, message: text, ...(segment ? { position: at(segment, e) } : {}) }),
+  };
+}
+
 /** One IFTMIN message to one load request, or the reasons it cannot be. */
 export function mapIftmin(message: EdifactMessage, context: MappingContext): { load?: LoadMapping; reasons: QuarantineReason[] } {
-  const reasons: QuarantineReason[] = [];
-  const quarantine = (code: string, text: string, segment?: Segment, e?: number) => reasons.push({ code, message: text, ...(segment ? { position: at(segment, e) } : {}) });
+  const r = readerOf(message, context);
+  const { reasons, quarantine, all } = r;
   const settings = context.organization.loadRequests ?? { publish: false };
   const segments = message.segments;
-  const all = (tag: string, qualifier?: string, e = 0, c = 0) => segments.filter((s) => s.tag === tag && (qualifier === undefined || value(s, e, c) === qualifier));
 
   // Another organization's identities: never acted on for this one (protocol rule 16).
   for (const nad of all('NAD')) {
@@ -67,15 +87,15 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   const functionCode = bgm && value(bgm, 2);
   if (bgm && functionCode && functionCode !== '9') quarantine('UNSUPPORTED_FUNCTION', `BGM message function ${functionCode}: only 9 (original) is read; cancellations and changes go through the API`, bgm, 2);
 
-  const pickupArea = place(PICKUP_PLACES, 'pickup');
-  const deliveryArea = place(DELIVERY_PLACES, 'delivery');
+  const pickupArea = place(r, PICKUP_PLACES, 'pickup');
+  const deliveryArea = place(r, DELIVERY_PLACES, 'delivery');
   const timeZone = settings.timeZone;
   if (!timeZone) quarantine('TIME_ZONE_UNKNOWN', 'EDIFACT times carry no zone and the organization has no timeZone setting');
-  const pickupWindow = timeZone ? window(PICKUP_TIMES, 'pickup', timeZone) : undefined;
-  const deliveryWindow = timeZone ? window(DELIVERY_TIMES, 'delivery', timeZone) : undefined;
-  const requiredCapacity = capacity();
-  const handling = handlingRequirements();
-  const goodsProfile = goods(handling);
+  const pickupWindow = timeZone ? window(r, PICKUP_TIMES, 'pickup', timeZone) : undefined;
+  const deliveryWindow = timeZone ? window(r, DELIVERY_TIMES, 'delivery', timeZone) : undefined;
+  const requiredCapacity = capacity(r);
+  const handling = handlingRequirements(r);
+  const goodsProfile = goods(r, handling);
   const vehicleRequirements = settings.bodyTypes?.length ? { bodyTypes: [...settings.bodyTypes] } : undefined;
   if (settings.publish && !vehicleRequirements) quarantine('VEHICLE_REQUIREMENTS_MISSING', 'an IFTMIN names no body type and the organization sets none (loadRequests.bodyTypes) to publish with');
   if (settings.publish && !goodsProfile) quarantine('GOODS_PROFILE_MISSING', 'no GDS nature of cargo the mapping reads, and the organization sets no goods category (loadRequests.goodsCategory)');
@@ -106,149 +126,149 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   const read = new Set(['UNH', 'BGM', 'LOC', 'DTM', 'CNT', 'MEA', 'GDS', 'DGS', 'TMP', 'RNG', 'RFF', 'UNT']);
   const dropped = [...new Set(segments.map((s) => s.tag).filter((tag) => !read.has(tag)))];
   return { load: { messageReference: message.reference, documentNumber: documentNumber!, body, publish: settings.publish, dropped }, reasons };
+}
 
-  /** The area of the first place qualifier present; two different places under it are ambiguous. */
-  function place(qualifiers: readonly string[], side: string) {
-    for (const qualifier of qualifiers) {
-      const locs = all('LOC', qualifier);
-      if (!locs.length) continue;
-      const codes = new Set<string>();
-      for (const loc of locs) {
-        const id = value(loc, 1);
-        const agency = value(loc, 1, 2);
-        const mapped = id && (agency === '6' || (!agency && UNLOCODE.test(id)) ? (UNLOCODE.test(id) ? id : undefined) : context.organization.places?.[`${agency ?? ''}:${id}`]);
-        if (!mapped) {
-          quarantine('PLACE_UNMAPPED', `LOC+${qualifier} ${id ?? '(no id)'} (agency ${agency ?? 'none'}) is neither a UN/LOCODE nor one of the organization's places`, loc, 1);
-          return undefined;
-        }
-        codes.add(mapped);
-      }
-      if (codes.size > 1) {
-        quarantine('PLACE_AMBIGUOUS', `LOC+${qualifier} names ${[...codes].join(' and ')} as the ${side} place`, locs[1], 1);
+/** The area of the first place qualifier present; two different places under it are ambiguous. */
+function place(r: Reader, qualifiers: readonly string[], side: string) {
+  for (const qualifier of qualifiers) {
+    const locs = r.all('LOC', qualifier);
+    if (!locs.length) continue;
+    const codes = new Set<string>();
+    for (const loc of locs) {
+      const id = value(loc, 1);
+      const agency = value(loc, 1, 2);
+      const mapped = id && (agency === '6' || (!agency && UNLOCODE.test(id)) ? (UNLOCODE.test(id) ? id : undefined) : r.context.organization.places?.[`${agency ?? ''}:${id}`]);
+      if (!mapped) {
+        r.quarantine('PLACE_UNMAPPED', `LOC+${qualifier} ${id ?? '(no id)'} (agency ${agency ?? 'none'}) is neither a UN/LOCODE nor one of the organization's places`, loc, 1);
         return undefined;
       }
-      return { kind: 'unlocode', code: [...codes][0] };
+      codes.add(mapped);
     }
-    quarantine('PLACE_MISSING', `no LOC with qualifier ${qualifiers.join(', ')} for the ${side} place`);
-    return undefined;
+    if (codes.size > 1) {
+      r.quarantine('PLACE_AMBIGUOUS', `LOC+${qualifier} names ${[...codes].join(' and ')} as the ${side} place`, locs[1], 1);
+      return undefined;
+    }
+    return { kind: 'unlocode', code: [...codes][0] };
   }
+  r.quarantine('PLACE_MISSING', `no LOC with qualifier ${qualifiers.join(', ')} for the ${side} place`);
+  return undefined;
+}
 
-  /** The window: an earliest and latest pair, else the first single time present. */
-  function window(times: { earliest: string; latest: string; single: readonly string[] }, side: string, zone: string): Period | undefined {
-    const read = (qualifier: string): { period: Period; segment: Segment } | undefined | null => {
-      const dtms = all('DTM', qualifier);
-      if (!dtms.length) return undefined;
-      const periods = dtms.map((dtm) => ({ segment: dtm, period: periodOf(value(dtm, 0, 1) ?? '', value(dtm, 0, 2) ?? '102', zone) }));
-      const bad = periods.find((p) => !p.period);
-      if (bad) {
-        quarantine('TIME_INVALID', `DTM+${qualifier} ${value(bad.segment, 0, 1)} is not a date or period of format ${value(bad.segment, 0, 2) ?? '102'} the mapping reads (102, 203, 204, 718, 719)`, bad.segment, 0);
-        return null;
-      }
-      if (new Set(periods.map((p) => `${p.period!.start}/${p.period!.end}`)).size > 1) {
-        quarantine('TIME_AMBIGUOUS', `DTM+${qualifier} is given more than once with different values`, dtms[1], 0);
-        return null;
-      }
-      return { period: periods[0].period!, segment: dtms[0] };
-    };
-    const earliest = read(times.earliest);
-    const latest = read(times.latest);
-    if (earliest === null || latest === null) return undefined;
-    if (earliest && latest) {
-      const period = { start: earliest.period.start, end: latest.period.precision === 'day' ? latest.period.end : latest.period.start, precision: 'minute' as const };
-      if (period.start >= period.end) quarantine('WINDOW_INVALID', `the ${side} window ends (DTM+${times.latest}) before it starts (DTM+${times.earliest})`, latest.segment, 0);
-      return period.start < period.end ? period : undefined;
+/** The window: an earliest and latest pair, else the first single time present. */
+function window(r: Reader, times: { earliest: string; latest: string; single: readonly string[] }, side: string, zone: string): Period | undefined {
+  const read = (qualifier: string): { period: Period; segment: Segment } | undefined | null => {
+    const dtms = r.all('DTM', qualifier);
+    if (!dtms.length) return undefined;
+    const periods = dtms.map((dtm) => ({ segment: dtm, period: periodOf(value(dtm, 0, 1) ?? '', value(dtm, 0, 2) ?? '102', zone) }));
+    const bad = periods.find((p) => !p.period);
+    if (bad) {
+      r.quarantine('TIME_INVALID', `DTM+${qualifier} ${value(bad.segment, 0, 1)} is not a date or period of format ${value(bad.segment, 0, 2) ?? '102'} the mapping reads (102, 203, 204, 718, 719)`, bad.segment, 0);
+      return null;
     }
-    // A lone earliest or latest bound is not a window, but a window that breaks it is a contradiction.
-    const bound = earliest ?? latest;
-    const breaks = (p: Period) => (earliest ? p.start < earliest.period.start : latest ? p.end > (latest.period.precision === 'day' ? latest.period.end : latest.period.start) : false);
-    const checked = (p: Period, segment: Segment) => {
-      if (bound && breaks(p)) {
-        quarantine('WINDOW_CONFLICT', `the ${side} window from ${at(segment)} (${p.start} to ${p.end}) breaks DTM+${earliest ? times.earliest : times.latest} at ${at(bound.segment)}`, bound.segment, 0);
-        return undefined;
-      }
-      return p;
-    };
-    for (const qualifier of times.single) {
-      const single = read(qualifier);
-      if (single === null) return undefined;
-      if (!single) continue;
-      if (single.period.start < single.period.end) return checked(single.period, single.segment);
-      const minutes = context.organization.loadRequests?.pointTimeMinutes;
-      if (!minutes) {
-        quarantine('WINDOW_INCOMPLETE', `DTM+${qualifier} names a time, not a window, and the organization sets no pointTimeMinutes for what a requested time means`, single.segment, 0);
-        return undefined;
-      }
-      return checked({ start: single.period.start, end: new Date(Date.parse(single.period.start) + minutes * 60_000).toISOString().replace('.000Z', 'Z'), precision: 'minute' }, single.segment);
+    if (new Set(periods.map((p) => `${p.period!.start}/${p.period!.end}`)).size > 1) {
+      r.quarantine('TIME_AMBIGUOUS', `DTM+${qualifier} is given more than once with different values`, dtms[1], 0);
+      return null;
     }
-    quarantine('WINDOW_MISSING', `no DTM with qualifier ${[times.earliest, times.latest, ...times.single].join(', ')} for the ${side} window`);
-    return undefined;
+    return { period: periods[0].period!, segment: dtms[0] };
+  };
+  const earliest = read(times.earliest);
+  const latest = read(times.latest);
+  if (earliest === null || latest === null) return undefined;
+  if (earliest && latest) {
+    const period = { start: earliest.period.start, end: latest.period.precision === 'day' ? latest.period.end : latest.period.start, precision: 'minute' as const };
+    if (period.start >= period.end) r.quarantine('WINDOW_INVALID', `the ${side} window ends (DTM+${times.latest}) before it starts (DTM+${times.earliest})`, latest.segment, 0);
+    return period.start < period.end ? period : undefined;
   }
+  // A lone earliest or latest bound is not a window, but a window that breaks it is a contradiction.
+  const bound = earliest ?? latest;
+  const breaks = (p: Period) => (earliest ? p.start < earliest.period.start : latest ? p.end > (latest.period.precision === 'day' ? latest.period.end : latest.period.start) : false);
+  const checked = (p: Period, segment: Segment) => {
+    if (bound && breaks(p)) {
+      r.quarantine('WINDOW_CONFLICT', `the ${side} window from ${at(segment)} (${p.start} to ${p.end}) breaks DTM+${earliest ? times.earliest : times.latest} at ${at(bound.segment)}`, bound.segment, 0);
+      return undefined;
+    }
+    return p;
+  };
+  for (const qualifier of times.single) {
+    const single = read(qualifier);
+    if (single === null) return undefined;
+    if (!single) continue;
+    if (single.period.start < single.period.end) return checked(single.period, single.segment);
+    const minutes = r.context.organization.loadRequests?.pointTimeMinutes;
+    if (!minutes) {
+      r.quarantine('WINDOW_INCOMPLETE', `DTM+${qualifier} names a time, not a window, and the organization sets no pointTimeMinutes for what a requested time means`, single.segment, 0);
+      return undefined;
+    }
+    return checked({ start: single.period.start, end: new Date(Date.parse(single.period.start) + minutes * 60_000).toISOString().replace('.000Z', 'Z'), precision: 'minute' }, single.segment);
+  }
+  r.quarantine('WINDOW_MISSING', `no DTM with qualifier ${[times.earliest, times.latest, ...times.single].join(', ')} for the ${side} window`);
+  return undefined;
+}
 
-  /** Gross weight and volume: the message's totals (CNT), else the sum of its goods items' measures. */
-  function capacity() {
-    const out: Record<string, unknown> = {};
-    const measure = (kind: 'weight' | 'volume', total: string, purposes: readonly string[], attributes: readonly string[], units: Readonly<Record<string, string>>) => {
-      const cnt = all('CNT', total)[0];
-      if (cnt) {
-        const unit = value(cnt, 0, 2);
-        const amount = Number(value(cnt, 0, 1));
-        if (!unit || !units[unit]) return quarantine('UNIT_UNKNOWN', `CNT+${total} has unit ${unit ?? '(none)'}; the ${kind} units read are ${Object.keys(units).join(', ')}`, cnt, 0);
-        if (amount > 0) out[kind] = { value: amount, unitCode: units[unit] };
-        return;
-      }
-      const meas = segments.filter((s) => s.tag === 'MEA' && purposes.includes(value(s, 0) ?? '') && attributes.includes(value(s, 1) ?? ''));
-      if (!meas.length) return;
-      const unitsUsed = new Set(meas.map((m) => value(m, 2)));
-      if (unitsUsed.size > 1 || !units[[...unitsUsed][0] ?? '']) return quarantine('UNIT_UNKNOWN', `the goods items' ${kind} is given in ${[...unitsUsed].join(' and ')}; one of ${Object.keys(units).join(', ')} is read`, meas[0], 2);
-      const sum = meas.reduce((acc, m) => acc + Number(value(m, 2, 1) ?? 0), 0);
-      if (sum > 0) out[kind] = { value: Math.round(sum * 1000) / 1000, unitCode: units[[...unitsUsed][0]!] };
-    };
-    measure('weight', '7', ['AAE', 'WT'], ['G'], WEIGHT_UNITS);
-    measure('volume', '15', ['AAE', 'VOL'], ['AAW', 'ABJ', ''], VOLUME_UNITS);
-    if (!out.weight && !out.volume && !reasons.some((r) => r.code === 'UNIT_UNKNOWN')) quarantine('CAPACITY_MISSING', 'no gross weight or volume: CNT+7, CNT+15, or MEA gross weight (G) or volume (AAW, ABJ) on the goods items');
-    return out;
-  }
-
-  /** Dangerous goods (DGS under ADR) and a temperature range (TMP, RNG). */
-  function handlingRequirements() {
-    const out: Record<string, unknown> = {};
-    const classes = new Set<string>();
-    for (const dgs of all('DGS')) {
-      const regulation = value(dgs, 0);
-      const hazard = value(dgs, 1);
-      if (regulation === 'ZZZ' && !hazard) continue; // "no dangerous goods" in some senders' use
-      const m = hazard ? ADR_CLASS.exec(hazard) : null;
-      if (regulation !== 'ADR' || !m) {
-        quarantine('DANGEROUS_GOODS_UNREAD', `DGS ${regulation ?? ''} ${hazard ?? ''}: only ADR classes are read`, dgs, 1);
-        continue;
-      }
-      classes.add(m[1]); // 2.1 is class 2, 4.1 its own
+/** Gross weight and volume: the message's totals (CNT), else the sum of its goods items' measures. */
+function capacity(r: Reader) {
+  const out: Record<string, unknown> = {};
+  const measure = (kind: 'weight' | 'volume', total: string, purposes: readonly string[], attributes: readonly string[], units: Readonly<Record<string, string>>) => {
+    const cnt = r.all('CNT', total)[0];
+    if (cnt) {
+      const unit = value(cnt, 0, 2);
+      const amount = Number(value(cnt, 0, 1));
+      if (!unit || !units[unit]) return r.quarantine('UNIT_UNKNOWN', `CNT+${total} has unit ${unit ?? '(none)'}; the ${kind} units read are ${Object.keys(units).join(', ')}`, cnt, 0);
+      if (amount > 0) out[kind] = { value: amount, unitCode: units[unit] };
+      return;
     }
-    if (classes.size) out.dangerousGoods = { adrClasses: [...classes].sort() };
-    const range = all('RNG')[0];
-    const tmp = all('TMP')[0];
-    const celsius = (v: number, unit: string | undefined) => (unit === 'FAH' ? Math.round(((v - 32) * 5) / 9 * 10) / 10 : v);
-    if (range && value(range, 1) && ['CEL', 'FAH'].includes(value(range, 1)!)) {
-      const min = celsius(Number(value(range, 1, 1)), value(range, 1));
-      const max = celsius(Number(value(range, 1, 2)), value(range, 1));
-      if (Number.isFinite(min) && Number.isFinite(max) && min <= max) out.temperature = { minCelsius: min, maxCelsius: max };
-      else quarantine('TEMPERATURE_INVALID', 'RNG gives no minimum and maximum temperature', range, 1);
-    } else if (tmp && value(tmp, 1)) {
-      const t = celsius(Number(value(tmp, 1)), value(tmp, 1, 1));
-      if (Number.isFinite(t)) out.temperature = { minCelsius: t, maxCelsius: t };
-      else quarantine('TEMPERATURE_INVALID', `TMP ${value(tmp, 1)} is not a temperature`, tmp, 1);
-    }
-    return out;
-  }
+    const meas = r.segments.filter((s) => s.tag === 'MEA' && purposes.includes(value(s, 0) ?? '') && attributes.includes(value(s, 1) ?? ''));
+    if (!meas.length) return;
+    const unitsUsed = new Set(meas.map((m) => value(m, 2)));
+    if (unitsUsed.size > 1 || !units[[...unitsUsed][0] ?? '']) return r.quarantine('UNIT_UNKNOWN', `the goods items' ${kind} is given in ${[...unitsUsed].join(' and ')}; one of ${Object.keys(units).join(', ')} is read`, meas[0], 2);
+    const sum = meas.reduce((acc, m) => acc + Number(value(m, 2, 1) ?? 0), 0);
+    if (sum > 0) out[kind] = { value: Math.round(sum * 1000) / 1000, unitCode: units[[...unitsUsed][0]!] };
+  };
+  measure('weight', '7', ['AAE', 'WT'], ['G'], WEIGHT_UNITS);
+  measure('volume', '15', ['AAE', 'VOL'], ['AAW', 'ABJ', ''], VOLUME_UNITS);
+  if (!out.weight && !out.volume && !r.reasons.some((r) => r.code === 'UNIT_UNKNOWN')) r.quarantine('CAPACITY_MISSING', 'no gross weight or volume: CNT+7, CNT+15, or MEA gross weight (G) or volume (AAW, ABJ) on the goods items');
+  return out;
+}
 
-  /** A coarse goods profile: the organization's category, hazardous and temperature-controlled from the message. */
-  function goods(handlingFound: Record<string, unknown>) {
-    const category = context.organization.loadRequests?.goodsCategory;
-    if (!category) return undefined;
-    return {
-      category,
-      ...(handlingFound.dangerousGoods ? { hazardous: true } : {}),
-      ...(handlingFound.temperature ? { temperatureControlled: true } : {}),
-    };
+/** Dangerous goods (DGS under ADR) and a temperature range (TMP, RNG). */
+function handlingRequirements(r: Reader) {
+  const out: Record<string, unknown> = {};
+  const classes = new Set<string>();
+  for (const dgs of r.all('DGS')) {
+    const regulation = value(dgs, 0);
+    const hazard = value(dgs, 1);
+    if (regulation === 'ZZZ' && !hazard) continue; // "no dangerous goods" in some senders' use
+    const m = hazard ? ADR_CLASS.exec(hazard) : null;
+    if (regulation !== 'ADR' || !m) {
+      r.quarantine('DANGEROUS_GOODS_UNREAD', `DGS ${regulation ?? ''} ${hazard ?? ''}: only ADR classes are read`, dgs, 1);
+      continue;
+    }
+    classes.add(m[1]); // 2.1 is class 2, 4.1 its own
   }
+  if (classes.size) out.dangerousGoods = { adrClasses: [...classes].sort() };
+  const range = r.all('RNG')[0];
+  const tmp = r.all('TMP')[0];
+  const celsius = (v: number, unit: string | undefined) => (unit === 'FAH' ? Math.round(((v - 32) * 5) / 9 * 10) / 10 : v);
+  if (range && value(range, 1) && ['CEL', 'FAH'].includes(value(range, 1)!)) {
+    const min = celsius(Number(value(range, 1, 1)), value(range, 1));
+    const max = celsius(Number(value(range, 1, 2)), value(range, 1));
+    if (Number.isFinite(min) && Number.isFinite(max) && min <= max) out.temperature = { minCelsius: min, maxCelsius: max };
+    else r.quarantine('TEMPERATURE_INVALID', 'RNG gives no minimum and maximum temperature', range, 1);
+  } else if (tmp && value(tmp, 1)) {
+    const t = celsius(Number(value(tmp, 1)), value(tmp, 1, 1));
+    if (Number.isFinite(t)) out.temperature = { minCelsius: t, maxCelsius: t };
+    else r.quarantine('TEMPERATURE_INVALID', `TMP ${value(tmp, 1)} is not a temperature`, tmp, 1);
+  }
+  return out;
+}
+
+/** A coarse goods profile: the organization's category, hazardous and temperature-controlled from the message. */
+function goods(r: Reader, handlingFound: Record<string, unknown>) {
+  const category = r.context.organization.loadRequests?.goodsCategory;
+  if (!category) return undefined;
+  return {
+    category,
+    ...(handlingFound.dangerousGoods ? { hazardous: true } : {}),
+    ...(handlingFound.temperature ? { temperatureControlled: true } : {}),
+  };
 }
