@@ -601,14 +601,30 @@ function machine(): string[] {
   ];
 }
 
+// The report, one function per section; each returns its lines, a blank line before its heading.
+const queriesOf = (x: Results, e: Engine, n: number) => x.queries.filter((s) => s.engine === e && s.n === n);
+const streamsOf = (x: Results, e: Engine, n: number) => x.streams.filter((s) => s.engine === e && s.n === n);
+const okLatencies = (x: Results, e: Engine, n: number) => streamsOf(x, e, n).filter((s) => s.ok).map((s) => s.latencyMs);
+const milestonesOf = (x: Results, e: Engine, n: number) => x.milestones.filter((v) => v.engine === e && v.n === n).map((v) => v.m);
+const milestoneCol = (ms: Milestones[], k: keyof Milestones) => f1(median(ms.map((m) => m[k]).filter((v): v is number => v !== undefined)));
+const sizeEngineRows = (row: (n: number, e: Engine) => string) => SIZES.flatMap((n) => ENGINES.map((e) => row(n, e)));
+
 function report(x: Results): string {
-  const sizes = SIZES;
-  const q = (e: Engine, n: number) => x.queries.filter((s) => s.engine === e && s.n === n);
-  const st = (e: Engine, n: number) => x.streams.filter((s) => s.engine === e && s.n === n);
-  const ok = (e: Engine, n: number) => st(e, n).filter((s) => s.ok).map((s) => s.latencyMs);
-  const bu = (e: Engine, n: number) => x.bursts.filter((b) => b.engine === e && b.n === n);
-  const rate = (b: Burst) => b.proposals / b.seconds;
-  const lines = [
+  return [
+    ...machineAndMethod(x),
+    ...candidateQueryTable(x),
+    ...latencyTable(x),
+    ...burstTable(x),
+    ...breakdownTables(x),
+    ...targets(x),
+    ...seedingTable(x),
+    ...loadTable(x),
+    ...planBlocks(x),
+  ].join('\n');
+}
+
+function machineAndMethod(x: Results): string[] {
+  return [
     '### Machine',
     '',
     ...x.machine,
@@ -645,55 +661,60 @@ function report(x: Results): string {
     `  shipper of their own per burst); the rate is proposals over the time from the first publish to the last proposal readable (one`,
     `  poller lists the shipper's proposals every ${BURST_POLL_MS} ms). CPU per proposal counts the broker and the Temporal server processes (not PostgreSQL's).`,
     '',
+  ];
+}
+
+function candidateQueryTable(x: Results): string[] {
+  return [
     '### Candidate query (offersFor; ms)',
     '',
     '| N | engine | p50 | p95 | p99 | block p50 min–max | block p95 median (min–max) | rows per query (mean / max) | n |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|',
-  ];
-  for (const n of sizes) {
-    for (const e of ENGINES) {
-      const s = q(e, n);
+    ...sizeEngineRows((n, e) => {
+      const s = queriesOf(x, e, n);
       const ms = s.map((v) => v.ms);
       const blocks = [...new Set(s.map((v) => v.block))].map((b) => s.filter((v) => v.block === b).map((v) => v.ms));
-      lines.push(
-        `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${f2(percentile(ms, 50))} | ${f2(percentile(ms, 95))} | ${f2(percentile(ms, 99))} | ${range(blocks.map(median), f2)} | ${f2(median(blocks.map((b) => percentile(b, 95))))} (${range(blocks.map((b) => percentile(b, 95)), f2)}) | ${f1(mean(s.map((v) => v.rows)))} / ${Math.max(0, ...s.map((v) => v.rows))} | ${s.length} |`,
-      );
-    }
-  }
-  lines.push(
+      return `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${f2(percentile(ms, 50))} | ${f2(percentile(ms, 95))} | ${f2(percentile(ms, 99))} | ${range(blocks.map(median), f2)} | ${f2(median(blocks.map((b) => percentile(b, 95))))} (${range(blocks.map((b) => percentile(b, 95)), f2)}) | ${f1(mean(s.map((v) => v.rows)))} / ${Math.max(0, ...s.map((v) => v.rows))} | ${s.length} |`;
+    }),
+  ];
+}
+
+function latencyTable(x: Results): string[] {
+  return [
     '',
     '### Publish-to-proposal latency (ms, requests one at a time)',
     '',
     '| N | engine | p50 | p95 | p99 | round p50 min–max | round p95 min–max | publish answer p50 | n | failed |',
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
-  );
-  for (const n of sizes) {
-    for (const e of ENGINES) {
-      const s = st(e, n);
+    ...sizeEngineRows((n, e) => {
+      const s = streamsOf(x, e, n);
+      const ok = okLatencies(x, e, n);
       const rounds = [...new Set(s.map((v) => v.round))].map((r) => s.filter((v) => v.round === r && v.ok).map((v) => v.latencyMs));
       const failed = s.filter((v) => !v.ok || v.wrongOffer).length;
-      lines.push(
-        `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${f1(percentile(ok(e, n), 50))} | ${f1(percentile(ok(e, n), 95))} | ${f1(percentile(ok(e, n), 99))} | ${range(rounds.map(median))} | ${range(rounds.map((r) => percentile(r, 95)))} | ${f1(median(s.map((v) => v.publishMs)))} | ${ok(e, n).length} | ${failed} |`,
-      );
-    }
-  }
-  lines.push(
+      return `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${f1(percentile(ok, 50))} | ${f1(percentile(ok, 95))} | ${f1(percentile(ok, 99))} | ${range(rounds.map(median))} | ${range(rounds.map((r) => percentile(r, 95)))} | ${f1(median(s.map((v) => v.publishMs)))} | ${ok.length} | ${failed} |`;
+    }),
+  ];
+}
+
+function burstTable(x: Results): string[] {
+  const rate = (b: Burst) => b.proposals / b.seconds;
+  return [
     '',
     `### Proposals per second (bursts of ${BURST_SIZE} requests at concurrency ${BURST_CONCURRENCY})`,
     '',
     '| N | engine | proposals/s median (min–max) | latency under load p50 / p95 (ms) | CPU-ms per proposal: broker / Temporal | proposals / requests |',
     '|---:|---|---:|---:|---:|---:|',
-  );
-  for (const n of sizes) {
-    for (const e of ENGINES) {
-      const b = bu(e, n);
+    ...sizeEngineRows((n, e) => {
+      const b = x.bursts.filter((v) => v.engine === e && v.n === n);
       const lat = b.flatMap((v) => v.latencies);
-      lines.push(
-        `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${f1(median(b.map(rate)))} (${range(b.map(rate))}) | ${f1(percentile(lat, 50))} / ${f1(percentile(lat, 95))} | ${f1(median(b.map((v) => v.cpu.broker / v.proposals)))} / ${f1(median(b.map((v) => v.cpu.temporal / v.proposals)))} | ${b.reduce((a, v) => a + v.proposals, 0)} / ${b.reduce((a, v) => a + v.requests, 0)}${b.some((v) => v.wrongOffer) ? ` (${b.reduce((a, v) => a + v.wrongOffer, 0)} with another offer)` : ''} |`,
-      );
-    }
-  }
-  lines.push(
+      return `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${f1(median(b.map(rate)))} (${range(b.map(rate))}) | ${f1(percentile(lat, 50))} / ${f1(percentile(lat, 95))} | ${f1(median(b.map((v) => v.cpu.broker / v.proposals)))} / ${f1(median(b.map((v) => v.cpu.temporal / v.proposals)))} | ${b.reduce((a, v) => a + v.proposals, 0)} / ${b.reduce((a, v) => a + v.requests, 0)}${b.some((v) => v.wrongOffer) ? ` (${b.reduce((a, v) => a + v.wrongOffer, 0)} with another offer)` : ''} |`;
+    }),
+  ];
+}
+
+/** Where the time goes: the milestones, then the same flows step by step. */
+function breakdownTables(x: Results): string[] {
+  return [
     '',
     '### Where publish-to-proposal time goes (median ms after the publish answer; Temporal event times of the request\'s matching flow)',
     '',
@@ -702,16 +723,10 @@ function report(x: Results): string {
     '',
     `| N | engine | ${MILESTONES.join(' | ')} | n |`,
     `|---:|---|${MILESTONES.map(() => '---:').join('|')}|---:|`,
-  );
-  const col = (ms: Milestones[], k: keyof Milestones) => f1(median(ms.map((m) => m[k]).filter((v): v is number => v !== undefined)));
-  const milestonesOf = (e: Engine, n: number) => x.milestones.filter((v) => v.engine === e && v.n === n).map((v) => v.m);
-  for (const n of sizes) {
-    for (const e of ENGINES) {
-      const ms = milestonesOf(e, n);
-      lines.push(`| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${MILESTONES.map((k) => col(ms, k)).join(' | ')} | ${ms.length} |`);
-    }
-  }
-  lines.push(
+    ...sizeEngineRows((n, e) => {
+      const ms = milestonesOf(x, e, n);
+      return `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${MILESTONES.map((k) => milestoneCol(ms, k)).join(' | ')} | ${ms.length} |`;
+    }),
     '',
     'The same flows step by step (median ms): *wait* from the previous step\'s completion (or the flow\'s start) until the flow schedules',
     'the activity (a workflow task), *queued* until a worker starts it, *run* until it completes. findMatches reads the partners, the',
@@ -720,48 +735,59 @@ function report(x: Results): string {
     '',
     `| N | engine | ${STEPS.map((s) => `${s}: wait / queued / run`).join(' | ')} |`,
     `|---:|---|${STEPS.map(() => '---:').join('|')}|`,
-  );
-  for (const n of sizes) {
-    for (const e of ENGINES) {
-      const ms = milestonesOf(e, n);
-      lines.push(`| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${STEPS.map((s) => (['wait', 'queued', 'run'] as const).map((p) => col(ms, `${s} ${p}`)).join(' / ')).join(' | ')} |`);
-    }
-  }
+    ...sizeEngineRows((n, e) => {
+      const ms = milestonesOf(x, e, n);
+      return `| ${n.toLocaleString('en')} | ${ENGINE_NAMES[e]} | ${STEPS.map((s) => (['wait', 'queued', 'run'] as const).map((p) => milestoneCol(ms, `${s} ${p}`)).join(' / ')).join(' | ')} |`;
+    }),
+  ];
+}
 
-  // Targets.
-  const largest = Math.max(...sizes);
-  const smallest = Math.min(...sizes);
+/** The issue's targets, each only when the run covered the sizes it names. */
+function targets(x: Results): string[] {
+  const largest = Math.max(...SIZES);
+  const smallest = Math.min(...SIZES);
   const met = (b: boolean) => (b ? '**met**' : '**not met**');
-  lines.push('', '### Targets', '');
+  const lines = ['', '### Targets', ''];
   if (largest === 100000) {
     for (const e of ENGINES) {
-      const p95 = percentile(q(e, largest).map((v) => v.ms), 95);
+      const p95 = percentile(queriesOf(x, e, largest).map((v) => v.ms), 95);
       lines.push(`- Candidate query p95 ≤ 5 ms at N = 100,000, ${ENGINE_NAMES[e]}: ${f2(p95)} ms, ${met(p95 <= 5)}.`);
     }
   }
-  if (sizes.includes(10000)) {
+  if (SIZES.includes(10000)) {
     for (const e of ENGINES) {
-      const p95 = percentile(ok(e, 10000), 95);
+      const p95 = percentile(okLatencies(x, e, 10000), 95);
       lines.push(`- Publish-to-proposal p95 ≤ 150 ms at N = 10,000, ${ENGINE_NAMES[e]}: ${f1(p95)} ms, ${met(p95 <= 150)}.`);
     }
   }
   if (largest === 100000 && smallest === 1000) {
     for (const e of ENGINES) {
-      const a = percentile(ok(e, 1000), 95);
-      const b = percentile(ok(e, 100000), 95);
-      const ra = median(ok(e, 1000));
-      const rb = median(ok(e, 100000));
+      const a = percentile(okLatencies(x, e, 1000), 95);
+      const b = percentile(okLatencies(x, e, 100000), 95);
+      const ra = median(okLatencies(x, e, 1000));
+      const rb = median(okLatencies(x, e, 100000));
       lines.push(
         `- Publish-to-proposal p95 at N = 100,000 ≤ 1.25 × the N = 1,000 figure, ${ENGINE_NAMES[e]}: ${f1(b)} against ${f1(a)} ms, ratio ${f2(b / a)}, ${met(b <= 1.25 * a)} (p50 ratio ${f2(rb / ra)}).`,
       );
     }
   }
+  return lines;
+}
 
-  lines.push('', '### Seeding (s)', '', `| N | ${ENGINES.map((e) => ENGINE_NAMES[e]).join(' | ')} |`, `|---:|${ENGINES.map(() => '---:').join('|')}|`);
-  for (const n of sizes) lines.push(`| ${n.toLocaleString('en')} | ${ENGINES.map((e) => f1(x.seeding.find((s) => s.engine === e && s.n === n)?.seconds ?? NaN)).join(' | ')} |`);
+function seedingTable(x: Results): string[] {
+  return [
+    '',
+    '### Seeding (s)',
+    '',
+    `| N | ${ENGINES.map((e) => ENGINE_NAMES[e]).join(' | ')} |`,
+    `|---:|${ENGINES.map(() => '---:').join('|')}|`,
+    ...SIZES.map((n) => `| ${n.toLocaleString('en')} | ${ENGINES.map((e) => f1(x.seeding.find((s) => s.engine === e && s.n === n)?.seconds ?? NaN)).join(' | ')} |`),
+  ];
+}
 
+function loadTable(x: Results): string[] {
   const parts = [...new Set(x.load.map((l) => l.part))];
-  lines.push(
+  return [
     '',
     '### Load average (1 min) at the start and end of each part',
     '',
@@ -769,23 +795,20 @@ function report(x: Results): string {
     '',
     `| N | ${parts.join(' | ')} |`,
     `|---:|${parts.map(() => '---:').join('|')}|`,
-  );
-  for (const n of sizes) {
-    lines.push(`| ${n.toLocaleString('en')} | ${parts.map((p) => x.load.find((l) => l.n === n && l.part === p)).map((l) => (l ? `${l.start.toFixed(1)} → ${l.end.toFixed(1)}` : '–')).join(' | ')} |`);
-  }
+    ...SIZES.map((n) => `| ${n.toLocaleString('en')} | ${parts.map((p) => x.load.find((l) => l.n === n && l.part === p)).map((l) => (l ? `${l.start.toFixed(1)} → ${l.end.toFixed(1)}` : '–')).join(' | ')} |`),
+  ];
+}
 
-  for (const e of ENGINES) {
-    if (!x.plans[e]) continue;
-    lines.push(
-      '',
-      `### Plan of the candidate query at N = ${largest.toLocaleString('en')}, ${ENGINE_NAMES[e]} (EXPLAIN ANALYZE, BUFFERS; one random request; conditions elided)`,
-      '',
-      '```',
-      ...x.plans[e]!,
-      '```',
-    );
-  }
-  return lines.join('\n');
+function planBlocks(x: Results): string[] {
+  const largest = Math.max(...SIZES);
+  return ENGINES.filter((e) => x.plans[e]).flatMap((e) => [
+    '',
+    `### Plan of the candidate query at N = ${largest.toLocaleString('en')}, ${ENGINE_NAMES[e]} (EXPLAIN ANALYZE, BUFFERS; one random request; conditions elided)`,
+    '',
+    '```',
+    ...x.plans[e]!,
+    '```',
+  ]);
 }
 
 function writeReport(generated: string) {
@@ -809,11 +832,14 @@ async function plan(db: Db, request: LoadRequest, partners: string[]): Promise<s
   return lines.filter((l) => !/^\s*(Recheck Cond|Filter|Index Cond|Join Filter|Output):/.test(l));
 }
 
-async function main() {
-  const startedAt = performance.now();
-  const machineLines = machine();
-  const dir = mkdtempSync(join(tmpdir(), 'pcx-bench-matching-'));
-  const cleanups: Array<() => Promise<unknown>> = [];
+type Cleanups = Array<() => Promise<unknown>>;
+
+/**
+ * The cleanup, run once on success, error, Ctrl-C and the watchdog alike (later resources are
+ * released first); on failure the temp dir stays, for a look at the broker logs.
+ */
+function exitGuard(dir: string) {
+  const cleanups: Cleanups = [];
   let cleaning: Promise<void> | undefined;
   let succeeded = false;
   const cleanup = () =>
@@ -829,148 +855,211 @@ async function main() {
   setTimeout(() => abort(`watchdog: still running after ${WATCHDOG_MS / 60000} min`), WATCHDOG_MS).unref();
   process.once('SIGINT', () => abort('interrupted'));
   process.once('SIGTERM', () => abort('terminated'));
+  return { cleanups, cleanup, succeed: () => void (succeeded = true) };
+}
 
+/** What every N shares: one Temporal dev server, the registry, the PostgreSQL admin connection. */
+interface Bench {
+  dir: string;
+  results: Results;
+  cleanups: Cleanups;
+  temporal: Awaited<ReturnType<typeof startTemporal>>;
+  temporalClient: TemporalClient;
+  registry: ReturnType<typeof writeTestRegistry>;
+  admin: PgClient;
+}
+
+/** One N: its markets' databases (a PostgreSQL schema, a PGlite data directory). */
+interface Size {
+  n: number;
+  now: number;
+  last: boolean;
+  databaseUrl: string;
+  pgliteDir: string;
+}
+
+/** Runs one part of one N, recording the machine's load average before and after (the machine is shared). */
+async function part<T>(results: Results, n: number, name: string, fn: () => Promise<T>): Promise<T> {
+  const start = loadavg()[0];
+  const out = await fn();
+  results.load.push({ n, part: name, start, end: loadavg()[0] });
+  return out;
+}
+
+async function setUp(dir: string, results: Results, cleanups: Cleanups): Promise<Bench> {
+  const temporal = await startTemporal();
+  cleanups.push(() => temporal.stop());
+  const connection = await Connection.connect({ address: temporal.address });
+  cleanups.push(() => connection.close());
+  const temporalClient = new TemporalClient({ connection });
+  const registry = writeTestRegistry(join(dir, 'registry'));
+  const admin = new PgClient({ connectionString: PG_URL });
+  await admin.connect();
+  cleanups.push(() => admin.end());
+  return { dir, results, cleanups, temporal, temporalClient, registry, admin };
+}
+
+/** Both engines seeded with identical markets (same generator seed); the databases stay open for the candidate queries. */
+async function seedEngines(b: Bench, z: Size): Promise<Record<Engine, Db>> {
+  const dbs = {} as Record<Engine, Db>;
+  for (const engine of ENGINES) {
+    const t0 = performance.now();
+    const db = engine === 'pglite' ? await openReadModel({ dataDir: z.pgliteDir }) : await openReadModel({ databaseUrl: z.databaseUrl, dataDir: join(b.dir, 'unused'), poolSize: 4 });
+    dbs[engine] = db;
+    b.results.versions[engine] ??= ((await db.query<{ v: string }>('select version() as v')).rows[0].v ?? '').split(',')[0];
+    await seedRelationships(db, z.now);
+    await seedOffers(db, z.n, 1000 + z.n, z.now);
+    const seconds = (performance.now() - t0) / 1000;
+    b.results.seeding.push({ engine, n: z.n, seconds });
+    log(`N=${z.n} ${engine}: seeded in ${seconds.toFixed(1)} s`);
+  }
+  return dbs;
+}
+
+/** 1. The candidate query alone, engines alternating by block; the same requests on both. At the last N, also its plans. */
+async function measureCandidateQueries(b: Bench, z: Size, dbs: Record<Engine, Db>) {
+  const { n, now } = z;
+  const results = b.results;
+  const partners: Record<Engine, string[]> = {} as any;
+  for (const engine of ENGINES) partners[engine] = (await partnershipsInForce(dbs[engine], STREAM_SHIPPER, MATCHING_SCOPES)).map((p) => p.organizationId);
+  const requests = (() => {
+    const r = rng(7 + n);
+    return Array.from({ length: QUERY_BLOCKS * QUERIES_PER_BLOCK }, () => randomRequest(r, now));
+  })();
+  for (const engine of ENGINES) for (const request of requests.slice(0, 20)) await offersFor(dbs[engine], request, partners[engine], DEFAULT_MATCHING.candidateLimit); // warm-up
+  await part(results, n, 'candidate queries', async () => {
+    for (let block = 0; block < QUERY_BLOCKS; block++) {
+      const order = block % 2 === 0 ? ENGINES : [...ENGINES].reverse();
+      for (const engine of order) {
+        for (const request of requests.slice(block * QUERIES_PER_BLOCK, (block + 1) * QUERIES_PER_BLOCK)) {
+          const t0 = performance.now();
+          const rows = await offersFor(dbs[engine], request, partners[engine], DEFAULT_MATCHING.candidateLimit);
+          results.queries.push({ engine, n, block, ms: performance.now() - t0, rows: rows.length });
+        }
+      }
+    }
+  });
+  for (const engine of ENGINES) {
+    const s = results.queries.filter((v) => v.engine === engine && v.n === n).map((v) => v.ms);
+    log(`N=${n} ${engine}: candidate query p50 ${f2(median(s))} p95 ${f2(percentile(s, 95))} ms`);
+  }
+  if (z.last) for (const engine of ENGINES) results.plans[engine] = await plan(dbs[engine], requests[0], partners[engine]);
+}
+
+/** 2 and 3 run on real brokers on the seeded databases, one per engine, partnered with the shippers through the API. */
+async function startStacks(b: Bench, z: Size): Promise<Record<Engine, Stack>> {
+  const { n } = z;
+  const stacks = {} as Record<Engine, Stack>;
+  for (const engine of ENGINES) {
+    const broker = await startBroker(
+      {
+        TEMPORAL_ADDRESS: b.temporal.address,
+        TEMPORAL_TASK_QUEUE: `pcx-bench-matching-${process.pid}-${engine}-${n}`,
+        DATABASE_URL: engine === 'postgres' ? z.databaseUrl : '',
+        ORGANIZATIONS_FILE: b.registry.organizationsFile,
+        CONNECTORS_FILE: b.registry.connectorsFile,
+        ...UNLIMITED,
+      },
+      engine === 'pglite' ? z.pgliteDir : join(b.dir, `postgres-broker-${n}`),
+      join(b.dir, `broker-${engine}-${n}.log`),
+    );
+    b.cleanups.push(() => broker.stop());
+    const tokens = new Map<string, string>();
+    for (const org of [REAL_CARRIER, STREAM_SHIPPER, ...BURST_SHIPPERS]) tokens.set(org, await tokenOf(broker.baseUrl, org));
+    const stack: Stack = { engine, broker, tokens };
+    for (const shipper of [STREAM_SHIPPER, ...BURST_SHIPPERS]) await partnerThroughApi(stack, shipper);
+    stacks[engine] = stack;
+    log(`N=${n} ${engine}: broker on ${broker.baseUrl}`);
+  }
+  return stacks;
+}
+
+/** 2. Publish-to-proposal, rounds alternating between the engines; returns the last two rounds' samples (for the breakdown). */
+async function measureStream(b: Bench, n: number, stacks: Record<Engine, Stack>, all: Pair[]): Promise<Record<Engine, StreamSample[]>> {
+  const lastRound: Record<Engine, StreamSample[]> = { pglite: [], postgres: [] };
+  await part(b.results, n, 'publish-to-proposal stream', async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? ENGINES : [...ENGINES].reverse();
+      for (const engine of order) {
+        const prepared = await prepare(stacks[engine], STREAM_SHIPPER, all.slice(round * PER_ROUND, (round + 1) * PER_ROUND));
+        await flowsIdle(b.temporalClient);
+        const samples = await stream(stacks[engine], n, round, prepared);
+        b.results.streams.push(...samples);
+        if (round === ROUNDS - 1 || round === ROUNDS - 2) lastRound[engine].push(...samples);
+        const ms = samples.filter((s) => s.ok).map((s) => s.latencyMs);
+        log(`N=${n} ${engine} round ${round + 1}/${ROUNDS}: publish-to-proposal p50 ${f1(median(ms))} p95 ${f1(percentile(ms, 95))} ms (${samples.length - ms.length} failed; load ${loadavg()[0].toFixed(2)})`);
+      }
+    }
+  });
+  return lastRound;
+}
+
+/** 3. Proposals per second: bursts alternating between the engines, on the pairs after the stream's. */
+async function measureBursts(b: Bench, n: number, stacks: Record<Engine, Stack>, all: Pair[]) {
+  await part(b.results, n, 'bursts', async () => {
+    for (let k = 0; k < BURSTS; k++) {
+      const order = k % 2 === 0 ? ENGINES : [...ENGINES].reverse();
+      for (const engine of order) {
+        const from = ROUNDS * PER_ROUND + k * BURST_SIZE;
+        const prepared = await prepare(stacks[engine], BURST_SHIPPERS[k], all.slice(from, from + BURST_SIZE));
+        await flowsIdle(b.temporalClient);
+        const result = await burst(stacks[engine], b.temporal.process.pid!, n, BURST_SHIPPERS[k], prepared);
+        b.results.bursts.push(result);
+        log(`N=${n} ${engine} burst ${k + 1}/${BURSTS}: ${result.proposals}/${result.requests} proposals in ${result.seconds.toFixed(2)} s = ${(result.proposals / result.seconds).toFixed(1)}/s`);
+      }
+    }
+  });
+}
+
+/** One N, both engines: seeding, the three measurements, where the time goes; then its databases are dropped. */
+async function benchSize(b: Bench, n: number, last: boolean) {
+  const now = Date.now();
+  const schema = `pcx_bench_matching_${process.pid}_${n}`;
+  const databaseUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const z: Size = { n, now, last, databaseUrl, pgliteDir: join(b.dir, `pglite-${n}`) };
+  await b.admin.query(`drop schema if exists ${schema} cascade`);
+  await b.admin.query(`create schema ${schema}`);
+  const dropSchema = () => b.admin.query(`drop schema if exists ${schema} cascade`);
+  b.cleanups.push(dropSchema);
+
+  const dbs = await seedEngines(b, z);
+  await measureCandidateQueries(b, z, dbs);
+  for (const engine of ENGINES) await dbs[engine].close();
+
+  const stacks = await startStacks(b, z);
+  // The same pairs on both engines: the stream's, then the bursts'.
+  const all = pairs(ROUNDS * PER_ROUND + BURSTS * BURST_SIZE, 99 + n, now);
+  const lastRound = await measureStream(b, n, stacks, all);
+  await measureBursts(b, n, stacks, all);
+  // Where the time goes: the last two rounds' flows (not timed).
+  for (const engine of ENGINES) {
+    const found = await breakdown(b.temporalClient, lastRound[engine]);
+    for (const m of found.values()) b.results.milestones.push({ engine, n, m });
+  }
+  for (const engine of ENGINES) await stacks[engine].broker.stop();
+  await dropSchema();
+  rmSync(z.pgliteDir, { recursive: true, force: true });
+}
+
+async function main() {
+  const startedAt = performance.now();
+  const machineLines = machine();
+  const dir = mkdtempSync(join(tmpdir(), 'pcx-bench-matching-'));
+  const guard = exitGuard(dir);
   const results: Results = { machine: machineLines, versions: {}, seeding: [], queries: [], streams: [], bursts: [], milestones: [], plans: {}, load: [], seconds: 0 };
-  const part = async <T>(n: number, name: string, fn: () => Promise<T>): Promise<T> => {
-    const start = loadavg()[0];
-    const out = await fn();
-    results.load.push({ n, part: name, start, end: loadavg()[0] });
-    return out;
-  };
   try {
     log(`temp dir ${dir}; sizes ${SIZES.join(', ')}`);
-    const temporal = await startTemporal();
-    cleanups.push(() => temporal.stop());
-    const connection = await Connection.connect({ address: temporal.address });
-    cleanups.push(() => connection.close());
-    const temporalClient = new TemporalClient({ connection });
-    const registry = writeTestRegistry(join(dir, 'registry'));
-    const admin = new PgClient({ connectionString: PG_URL });
-    await admin.connect();
-    cleanups.push(() => admin.end());
-
-    for (const [sizeIndex, n] of SIZES.entries()) {
-      const now = Date.now();
-      const schema = `pcx_bench_matching_${process.pid}_${n}`;
-      const databaseUrl = `${PG_URL}${PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-      const pgliteDir = join(dir, `pglite-${n}`);
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.query(`create schema ${schema}`);
-      const dropSchema = () => admin.query(`drop schema if exists ${schema} cascade`);
-      cleanups.push(dropSchema);
-
-      // Seed both engines (identical markets: same generator seed).
-      const dbs = {} as Record<Engine, Db>;
-      for (const engine of ENGINES) {
-        const t0 = performance.now();
-        const db = engine === 'pglite' ? await openReadModel({ dataDir: pgliteDir }) : await openReadModel({ databaseUrl, dataDir: join(dir, 'unused'), poolSize: 4 });
-        dbs[engine] = db;
-        results.versions[engine] ??= ((await db.query<{ v: string }>('select version() as v')).rows[0].v ?? '').split(',')[0];
-        await seedRelationships(db, now);
-        await seedOffers(db, n, 1000 + n, now);
-        const seconds = (performance.now() - t0) / 1000;
-        results.seeding.push({ engine, n, seconds });
-        log(`N=${n} ${engine}: seeded in ${seconds.toFixed(1)} s`);
-      }
-
-      // 1. The candidate query alone, engines alternating by block; the same requests on both.
-      const partners: Record<Engine, string[]> = {} as any;
-      for (const engine of ENGINES) partners[engine] = (await partnershipsInForce(dbs[engine], STREAM_SHIPPER, MATCHING_SCOPES)).map((p) => p.organizationId);
-      const requests = (() => {
-        const r = rng(7 + n);
-        return Array.from({ length: QUERY_BLOCKS * QUERIES_PER_BLOCK }, () => randomRequest(r, now));
-      })();
-      for (const engine of ENGINES) for (const request of requests.slice(0, 20)) await offersFor(dbs[engine], request, partners[engine], DEFAULT_MATCHING.candidateLimit); // warm-up
-      await part(n, 'candidate queries', async () => {
-        for (let block = 0; block < QUERY_BLOCKS; block++) {
-          const order = block % 2 === 0 ? ENGINES : [...ENGINES].reverse();
-          for (const engine of order) {
-            for (const request of requests.slice(block * QUERIES_PER_BLOCK, (block + 1) * QUERIES_PER_BLOCK)) {
-              const t0 = performance.now();
-              const rows = await offersFor(dbs[engine], request, partners[engine], DEFAULT_MATCHING.candidateLimit);
-              results.queries.push({ engine, n, block, ms: performance.now() - t0, rows: rows.length });
-            }
-          }
-        }
-      });
-      for (const engine of ENGINES) {
-        const s = results.queries.filter((v) => v.engine === engine && v.n === n).map((v) => v.ms);
-        log(`N=${n} ${engine}: candidate query p50 ${f2(median(s))} p95 ${f2(percentile(s, 95))} ms`);
-      }
-      if (sizeIndex === SIZES.length - 1) for (const engine of ENGINES) results.plans[engine] = await plan(dbs[engine], requests[0], partners[engine]);
-      for (const engine of ENGINES) await dbs[engine].close();
-
-      // 2 and 3. Real brokers on the seeded databases.
-      const stacks = {} as Record<Engine, Stack>;
-      for (const engine of ENGINES) {
-        const broker = await startBroker(
-          {
-            TEMPORAL_ADDRESS: temporal.address,
-            TEMPORAL_TASK_QUEUE: `pcx-bench-matching-${process.pid}-${engine}-${n}`,
-            DATABASE_URL: engine === 'postgres' ? databaseUrl : '',
-            ORGANIZATIONS_FILE: registry.organizationsFile,
-            CONNECTORS_FILE: registry.connectorsFile,
-            ...UNLIMITED,
-          },
-          engine === 'pglite' ? pgliteDir : join(dir, `postgres-broker-${n}`),
-          join(dir, `broker-${engine}-${n}.log`),
-        );
-        cleanups.push(() => broker.stop());
-        const tokens = new Map<string, string>();
-        for (const org of [REAL_CARRIER, STREAM_SHIPPER, ...BURST_SHIPPERS]) tokens.set(org, await tokenOf(broker.baseUrl, org));
-        const stack: Stack = { engine, broker, tokens };
-        for (const shipper of [STREAM_SHIPPER, ...BURST_SHIPPERS]) await partnerThroughApi(stack, shipper);
-        stacks[engine] = stack;
-        log(`N=${n} ${engine}: broker on ${broker.baseUrl}`);
-      }
-      // The same pairs on both engines: the stream's, then the bursts'.
-      const all = pairs(ROUNDS * PER_ROUND + BURSTS * BURST_SIZE, 99 + n, now);
-      const lastRound: Record<Engine, StreamSample[]> = { pglite: [], postgres: [] };
-      await part(n, 'publish-to-proposal stream', async () => {
-        for (let round = 0; round < ROUNDS; round++) {
-          const order = round % 2 === 0 ? ENGINES : [...ENGINES].reverse();
-          for (const engine of order) {
-            const prepared = await prepare(stacks[engine], STREAM_SHIPPER, all.slice(round * PER_ROUND, (round + 1) * PER_ROUND));
-            await flowsIdle(temporalClient);
-            const samples = await stream(stacks[engine], n, round, prepared);
-            results.streams.push(...samples);
-            if (round === ROUNDS - 1 || round === ROUNDS - 2) lastRound[engine].push(...samples);
-            const ms = samples.filter((s) => s.ok).map((s) => s.latencyMs);
-            log(`N=${n} ${engine} round ${round + 1}/${ROUNDS}: publish-to-proposal p50 ${f1(median(ms))} p95 ${f1(percentile(ms, 95))} ms (${samples.length - ms.length} failed; load ${loadavg()[0].toFixed(2)})`);
-          }
-        }
-      });
-      await part(n, 'bursts', async () => {
-        for (let b = 0; b < BURSTS; b++) {
-          const order = b % 2 === 0 ? ENGINES : [...ENGINES].reverse();
-          for (const engine of order) {
-            const from = ROUNDS * PER_ROUND + b * BURST_SIZE;
-            const prepared = await prepare(stacks[engine], BURST_SHIPPERS[b], all.slice(from, from + BURST_SIZE));
-            await flowsIdle(temporalClient);
-            const result = await burst(stacks[engine], temporal.process.pid!, n, BURST_SHIPPERS[b], prepared);
-            results.bursts.push(result);
-            log(`N=${n} ${engine} burst ${b + 1}/${BURSTS}: ${result.proposals}/${result.requests} proposals in ${result.seconds.toFixed(2)} s = ${(result.proposals / result.seconds).toFixed(1)}/s`);
-          }
-        }
-      });
-      // Where the time goes: the last two rounds' flows (not timed).
-      for (const engine of ENGINES) {
-        const found = await breakdown(temporalClient, lastRound[engine]);
-        for (const m of found.values()) results.milestones.push({ engine, n, m });
-      }
-      for (const engine of ENGINES) await stacks[engine].broker.stop();
-      await dropSchema();
-      rmSync(pgliteDir, { recursive: true, force: true });
-    }
+    const bench = await setUp(dir, results, guard.cleanups);
+    for (const [sizeIndex, n] of SIZES.entries()) await benchSize(bench, n, sizeIndex === SIZES.length - 1);
 
     results.seconds = (performance.now() - startedAt) / 1000;
     const generated = report(results);
     process.stdout.write(`${generated}\n`);
     writeReport(generated);
     log(`wrote ${REPORT}`);
-    succeeded = true;
+    guard.succeed();
   } finally {
-    await cleanup();
+    await guard.cleanup();
   }
 }
 

@@ -275,111 +275,142 @@ function writeReport(generated: string) {
 
 // ---------------------------------------------------------------------------------------------
 
-async function main() {
-  const machineLines = machine();
-  const dir = mkdtempSync(join(tmpdir(), 'pcx-bench-'));
-  const cleanups: Array<() => Promise<unknown>> = [];
-  // Runs on success, error, Ctrl-C and the watchdog alike; later resources are released first.
+const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
+type Cleanups = Array<() => Promise<unknown>>;
+
+/**
+ * The cleanup, run once on success, error, Ctrl-C and the watchdog alike (later resources are
+ * released first); on failure the temp dir stays, for a look at the broker log.
+ */
+function exitGuard(dir: string) {
+  const cleanups: Cleanups = [];
   let cleaning: Promise<void> | undefined;
   let succeeded = false;
   const cleanup = () =>
     (cleaning ??= (async () => {
-      for (const fn of cleanups.reverse()) await fn().catch((err) => process.stderr.write(`[bench] cleanup: ${err}\n`));
-      // On failure the broker log stays for a look.
+      for (const fn of cleanups.reverse()) await fn().catch((err) => log(`cleanup: ${err}`));
       if (succeeded) rmSync(dir, { recursive: true, force: true });
-      else process.stderr.write(`[bench] kept ${dir} (broker.log)\n`);
+      else log(`kept ${dir} (broker.log)`);
     })());
   const abort = (why: string) => {
-    process.stderr.write(`[bench] ${why}; stopping\n`);
+    log(`${why}; stopping`);
     cleanup().finally(() => process.exit(1));
   };
   setTimeout(() => abort(`watchdog: still running after ${WATCHDOG_MS / 60000} min`), WATCHDOG_MS).unref();
   process.once('SIGINT', () => abort('interrupted'));
   process.once('SIGTERM', () => abort('terminated'));
+  return { cleanups, cleanup, succeed: () => void (succeeded = true) };
+}
 
-  try {
-    const log = (msg: string) => process.stderr.write(`[bench] ${msg}\n`);
-    log(`temp dir ${dir}`);
-    const temporal = await startTemporal();
-    cleanups.push(() => temporal.stop());
-    const registry = writeTestRegistry(join(dir, 'registry'));
-    const broker = await startBroker(
-      {
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_TASK_QUEUE: `pcx-bench-${process.pid}`,
-        DATABASE_URL: '', // read models in PGlite, as in the embedded set-up
-        ORGANIZATIONS_FILE: registry.organizationsFile,
-        CONNECTORS_FILE: registry.connectorsFile,
-        ...UNLIMITED,
-      },
-      join(dir, 'broker-data'),
-      join(dir, 'broker.log'),
-    );
-    cleanups.push(() => broker.stop());
-    cpuRoots = { temporal: temporal.process.pid!, broker: broker.process.pid! };
-    log(`broker on ${broker.baseUrl}, Temporal on ${temporal.address}`);
+/** Temporal and the broker under test (read models in PGlite), whose process trees the CPU figures follow. */
+async function startStack(dir: string, cleanups: Cleanups) {
+  const temporal = await startTemporal();
+  cleanups.push(() => temporal.stop());
+  const registry = writeTestRegistry(join(dir, 'registry'));
+  const broker = await startBroker(
+    {
+      TEMPORAL_ADDRESS: temporal.address,
+      TEMPORAL_TASK_QUEUE: `pcx-bench-${process.pid}`,
+      DATABASE_URL: '', // read models in PGlite, as in the embedded set-up
+      ORGANIZATIONS_FILE: registry.organizationsFile,
+      CONNECTORS_FILE: registry.connectorsFile,
+      ...UNLIMITED,
+    },
+    join(dir, 'broker-data'),
+    join(dir, 'broker.log'),
+  );
+  cleanups.push(() => broker.stop());
+  cpuRoots = { temporal: temporal.process.pid!, broker: broker.process.pid! };
+  log(`broker on ${broker.baseUrl}, Temporal on ${temporal.address}`);
+  return { temporal, broker };
+}
 
-    // One token per organization, fetched up front: token issuance is not part of the command path.
-    const tokens = await tokensOf(broker.baseUrl, BENCH_ORGANIZATION_COUNT);
+/** The no-op workflow's worker, in this process, on its own task queue of the same server; and a client for it. */
+async function startNoopWorker(address: string, cleanups: Cleanups) {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const noopQueue = `bench-noop-${process.pid}`;
+  const worker = await Worker.create({
+    connection: await NativeConnection.connect({ address }),
+    taskQueue: noopQueue,
+    workflowsPath: require.resolve('./noop-workflow'),
+    activities: benchActivities,
+  });
+  const workerRun = worker.run();
+  cleanups.push(async () => {
+    worker.shutdown();
+    await workerRun;
+  });
+  const connection = await Connection.connect({ address });
+  cleanups.push(() => connection.close());
+  return { noopQueue, client: new Client({ connection }) };
+}
 
-    // The no-op workflow's worker, in this process, on its own task queue of the same server.
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-    const noopQueue = `bench-noop-${process.pid}`;
-    const worker = await Worker.create({
-      connection: await NativeConnection.connect({ address: temporal.address }),
-      taskQueue: noopQueue,
-      workflowsPath: require.resolve('./noop-workflow'),
-      activities: benchActivities,
-    });
-    const workerRun = worker.run();
-    cleanups.push(async () => {
-      worker.shutdown();
-      await workerRun;
-    });
-    const connection = await Connection.connect({ address: temporal.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection });
+/** The plain-HTTP reference: a throwaway table in the real PostgreSQL and in a scratch PGlite (also the breakdown's). */
+async function startInsertReference(dir: string, cleanups: Cleanups) {
+  const table = `pcx_bench_rows_${process.pid}`;
+  const ddl = `create table ${table} (id uuid primary key, doc jsonb not null, created_at timestamptz not null default now())`;
+  const pool = new Pool({ connectionString: PG_URL, max: 20 }); // the broker's pool size (core/db.ts)
+  cleanups.push(() => pool.end());
+  await pool.query(ddl);
+  cleanups.push(() => pool.query(`drop table if exists ${table}`));
+  const scratch = await openReadModel({ dataDir: join(dir, 'scratch') }); // PGlite behind the product's mutex
+  cleanups.push(() => scratch.close());
+  await scratch.query(ddl);
+  const inserts = await startInsertServer({ pg: pool, pglite: scratch }, table);
+  cleanups.push(() => inserts.close());
+  return { inserts, scratch };
+}
 
-    // The plain-HTTP reference: a throwaway table in the real PostgreSQL and in a scratch PGlite.
-    const table = `pcx_bench_rows_${process.pid}`;
-    const ddl = `create table ${table} (id uuid primary key, doc jsonb not null, created_at timestamptz not null default now())`;
-    const pool = new Pool({ connectionString: PG_URL, max: 20 }); // the broker's pool size (core/db.ts)
-    cleanups.push(() => pool.end());
-    await pool.query(ddl);
-    cleanups.push(() => pool.query(`drop table if exists ${table}`));
-    const scratch = await openReadModel({ dataDir: join(dir, 'scratch') }); // PGlite behind the product's mutex
-    cleanups.push(() => scratch.close());
-    await scratch.query(ddl);
-    const inserts = await startInsertServer({ pg: pool, pglite: scratch }, table);
-    cleanups.push(() => inserts.close());
+/**
+ * Every system at every level, REPEATS times, the systems interleaved within a level; returns the
+ * runs and what the last level's command runs created (the breakdown reads one of them).
+ */
+async function measureSystems(broker: BrokerHandle, tokens: Map<string, string>, client: Client, noopQueue: string, insertBase: string) {
+  const pairs = organizationPairs(BENCH_ORGANIZATION_COUNT);
+  // A `let`: the closures below read it when a flow is made, so each level's flows share that level's array.
+  let created: Created[] = [];
+  const systems: Array<[string, () => Flow]> = [
+    ['command', () => commandFlow(() => broker.baseUrl, tokens, pairs, created)],
+    ['read', () => readFlow(broker.baseUrl, created)],
+    ['update', () => updateFlow(client, noopQueue, noopWorkflow)],
+    ['entity-shaped', () => updateFlow(client, noopQueue, entityShapedWorkflow)],
+    ['entity-activity', () => updateFlow(client, noopQueue, entityActivityWorkflow)],
+    ['http-pg', () => insertFlow(insertBase, '/pg')],
+    ['http-pglite', () => insertFlow(insertBase, '/pglite')],
+  ];
 
-    const pairs = organizationPairs(BENCH_ORGANIZATION_COUNT);
-    let created: Created[] = [];
-    const systems: Array<[string, () => Flow]> = [
-      ['command', () => commandFlow(() => broker.baseUrl, tokens, pairs, created)],
-      ['read', () => readFlow(broker.baseUrl, created)],
-      ['update', () => updateFlow(client, noopQueue, noopWorkflow)],
-      ['entity-shaped', () => updateFlow(client, noopQueue, entityShapedWorkflow)],
-      ['entity-activity', () => updateFlow(client, noopQueue, entityActivityWorkflow)],
-      ['http-pg', () => insertFlow(inserts.base, '/pg')],
-      ['http-pglite', () => insertFlow(inserts.base, '/pglite')],
-    ];
+  log('warm-up');
+  for (const [system, flow] of systems) await runLevel(system, 8, WARMUP_FLOWS, flow());
 
-    log('warm-up');
-    for (const [system, flow] of systems) await runLevel(system, 8, WARMUP_FLOWS, flow());
-
-    const runs: Run[] = [];
-    for (let rep = 1; rep <= REPEATS; rep++) {
-      for (const c of CONCURRENCY) {
-        created = []; // the read path reads what this level's command run created
-        for (const [system, flow] of systems) {
-          const run = await runLevel(system, c, FLOWS[c], flow());
-          runs.push(run);
-          const cpuPerOp = (run.cpu.temporal + run.cpu.broker + run.cpu.bench) / run.samples.length;
-          log(`run ${rep}/${REPEATS} c=${c} ${system}: ${opsPerSecond(run).toFixed(1)} ops/s, p50 ${median(run.samples.map((s) => s.ms)).toFixed(1)} ms, ${cpuPerOp.toFixed(2)} CPU-ms/op ${JSON.stringify(run.cpu)}`);
-        }
+  const runs: Run[] = [];
+  for (let rep = 1; rep <= REPEATS; rep++) {
+    for (const c of CONCURRENCY) {
+      created = []; // the read path reads what this level's command run created
+      for (const [system, flow] of systems) {
+        const run = await runLevel(system, c, FLOWS[c], flow());
+        runs.push(run);
+        const cpuPerOp = (run.cpu.temporal + run.cpu.broker + run.cpu.bench) / run.samples.length;
+        log(`run ${rep}/${REPEATS} c=${c} ${system}: ${opsPerSecond(run).toFixed(1)} ops/s, p50 ${median(run.samples.map((s) => s.ms)).toFixed(1)} ms, ${cpuPerOp.toFixed(2)} CPU-ms/op ${JSON.stringify(run.cpu)}`);
       }
     }
+  }
+  return { runs, created };
+}
+
+async function main() {
+  const machineLines = machine();
+  const dir = mkdtempSync(join(tmpdir(), 'pcx-bench-'));
+  const guard = exitGuard(dir);
+  const { cleanups } = guard;
+  try {
+    log(`temp dir ${dir}`);
+    const { temporal, broker } = await startStack(dir, cleanups);
+    // One token per organization, fetched up front: token issuance is not part of the command path.
+    const tokens = await tokensOf(broker.baseUrl, BENCH_ORGANIZATION_COUNT);
+    const { noopQueue, client } = await startNoopWorker(temporal.address, cleanups);
+    const { inserts, scratch } = await startInsertReference(dir, cleanups);
+
+    const { runs, created } = await measureSystems(broker, tokens, client, noopQueue, inserts.base);
 
     log('single-step breakdown');
     const last = created[created.length - 1];
@@ -390,9 +421,9 @@ async function main() {
     process.stdout.write(`${generated}\n`);
     writeReport(generated);
     log(`wrote ${REPORT}`);
-    succeeded = true;
+    guard.succeed();
   } finally {
-    await cleanup();
+    await guard.cleanup();
   }
 }
 

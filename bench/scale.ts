@@ -57,151 +57,205 @@ async function startRetrying(start: () => Promise<unknown>): Promise<void> {
   }
 }
 
+/** What every phase uses: the stack (the broker is replaced on restart), tokens and organization pairs. */
+interface Scale {
+  dir: string;
+  env: Record<string, string>;
+  temporal: Awaited<ReturnType<typeof startTemporal>>;
+  broker: BrokerHandle;
+  tokens: Map<string, string>;
+  pairs: Generator<[string, string]>;
+  cleanups: Array<() => Promise<unknown>>;
+}
+type Drafted = Array<{ id: string; token: string }>;
+type Rss = { broker: number; temporal: number };
+
+async function setUp(dir: string, cleanups: Array<() => Promise<unknown>>): Promise<Scale> {
+  // In memory: on a SQLite file (as `npm start` runs it) the dev server seeds at 19-40 starts per
+  // second here, too slow for 100,000 in a session. The in-memory one died twice past 80,000
+  // open workflows (2026-11-25, docs/benchmarks.md); its log says why if it does again.
+  const temporal = await startTemporal({ logFile: join(ROOT, '.data', 'bench-scale-temporal.log') });
+  cleanups.push(() => temporal.stop());
+  const registry = writeTestRegistry(join(dir, 'registry'));
+  const env = {
+    TEMPORAL_ADDRESS: temporal.address,
+    TEMPORAL_TASK_QUEUE: `pcx-scale-${process.pid}`,
+    DATABASE_URL: '',
+    ORGANIZATIONS_FILE: registry.organizationsFile,
+    CONNECTORS_FILE: registry.connectorsFile,
+    PUBLIC_BASE_URL: 'http://pcx-bench.test',
+    ...UNLIMITED,
+    LOG_LEVEL: 'warn',
+  };
+  const broker: BrokerHandle = await startBroker(env, join(dir, 'data'));
+  const scale: Scale = { dir, env, temporal, broker, tokens: new Map(), pairs: organizationPairs(BENCH_ORGANIZATION_COUNT), cleanups };
+  // Through `scale`: the restart replaces the broker, and the cleanup must stop the one running then.
+  cleanups.push(() => scale.broker.stop());
+  scale.tokens = await tokensOf(broker.baseUrl, BENCH_ORGANIZATION_COUNT);
+  return scale;
+}
+
+const flows = (x: Scale) => commandFlow(() => x.broker.baseUrl, x.tokens, x.pairs, []);
+const measure = (x: Scale, label: string) => runLevel(label, 1, 40, flows(x), () => ({}));
+const rss = (x: Scale): Rss => ({ broker: treeRssMiB(x.broker.process.pid!), temporal: treeRssMiB(x.temporal.process.pid!) });
+
+/** Drafted relationships whose `request` is measured later, cold. */
+async function drafts(x: Scale, n: number): Promise<Drafted> {
+  const out: Drafted = [];
+  for (let i = 0; i < n; i++) {
+    const [a, b] = x.pairs.next().value as [string, string];
+    const r = await send(x.broker.baseUrl, 'POST', '/partner-relationships', x.tokens.get(a), { requestingOrganizationId: `org-${a}`, acceptingOrganizationId: `org-${b}`, scopes: SCOPES });
+    out.push({ id: r.id, token: x.tokens.get(a)! });
+  }
+  return out;
+}
+
+async function requestEach(x: Scale, items: Drafted): Promise<number[]> {
+  const ms: number[] = [];
+  for (const d of items) {
+    const t0 = performance.now();
+    await send(x.broker.baseUrl, 'POST', `/partner-relationships/${d.id}/request`, d.token, undefined, { 'if-match': '"1"' });
+    ms.push(performance.now() - t0);
+  }
+  return ms;
+}
+
+/** The empty system's figures; also drafts the relationships whose `request` is measured cold beside N. */
+async function measureEmpty(x: Scale) {
+  log('warm-up and the empty system');
+  await runLevel('warm-up', 4, 20, flows(x), () => ({}));
+  const emptyRss = rss(x);
+  const emptyRuns: Run[] = [await measure(x, 'empty')];
+  const warmDrafts = await drafts(x, 30);
+  const emptyWarmRequest = await requestEach(x, warmDrafts);
+  const coldDrafts = await drafts(x, 30);
+  return { emptyRss, emptyRuns, emptyWarmRequest, coldDrafts };
+}
+
+/** The templates: a published offer and a published request, through the API, as their workflows hold them. */
+async function templatesOf(x: Scale): Promise<{ client: Client; templates: Array<[Resource<any, any>, any]> }> {
+  const [carrier, shipper] = ['001', '002'];
+  const base = x.broker.baseUrl;
+  const o = await send(base, 'POST', '/capacity-offers', x.tokens.get(carrier), offer());
+  const publishedOffer = await send(base, 'POST', `/capacity-offers/${o.id}/publish`, x.tokens.get(carrier), undefined, { 'if-match': `"${o.resourceVersion}"` });
+  const r = await send(base, 'POST', '/load-requests', x.tokens.get(shipper), request({ vehicleRequirements: { bodyTypes: ['box'] } })); // no match: both stay published
+  const publishedRequest = await send(base, 'POST', `/load-requests/${r.id}/publish`, x.tokens.get(shipper), undefined, { 'if-match': `"${r.resourceVersion}"` });
+  // The workflow's own snapshot (the API shows the owner's view of it).
+  const connection = await Connection.connect({ address: x.temporal.address });
+  x.cleanups.push(() => connection.close());
+  const client = new Client({ connection });
+  const templates: Array<[Resource<any, any>, any]> = [
+    [capacityOffer, await client.workflow.getHandle(capacityOffer.workflowId(publishedOffer.id)).query<any>('snapshot').catch(() => publishedOffer)],
+    [loadRequest, await client.workflow.getHandle(loadRequest.workflowId(publishedRequest.id)).query<any>('snapshot').catch(() => publishedRequest)],
+  ];
+  return { client, templates };
+}
+
+/** Starts up to N workflows from the templates, SEED_CONCURRENCY at a time, within SEED_BUDGET_MS. */
+async function seed(x: Scale, client: Client, templates: Array<[Resource<any, any>, any]>) {
+  log(`seeding ${N} open offers and requests through Temporal`);
+  const settings = loadConfig({}).workflow;
+  const seedStarted = performance.now();
+  let next = 0;
+  const lane = async () => {
+    while (next < N && performance.now() - seedStarted < SEED_BUDGET_MS) {
+      const i = next++;
+      const [resource, template] = templates[i % 2];
+      const id = randomUUID();
+      await startRetrying(() =>
+        client.workflow.start(resource.workflowType, {
+          workflowId: resource.workflowId(id),
+          taskQueue: x.env.TEMPORAL_TASK_QUEUE,
+          args: [{ kind: resource.kind, settings, state: { ...template, id }, recent: [] }],
+        }),
+      );
+      if ((i + 1) % 10000 === 0) log(`  ${i + 1} started, ${((i + 1) / ((performance.now() - seedStarted) / 1000)).toFixed(0)}/s`);
+    }
+  };
+  await Promise.all(Array.from({ length: SEED_CONCURRENCY }, lane));
+  return { seedSeconds: (performance.now() - seedStarted) / 1000, seeded: Math.min(next, N) };
+}
+
+/**
+ * A seeded workflow is counted once its first task has run (it upserts its search attributes).
+ * The worker may lag behind the starts (each seeded workflow's first task waits in the task
+ * queue, and a command would queue behind them): wait until it has caught up, at most
+ * BENCH_SCALE_DRAIN_SECONDS (default 20 minutes), reporting the pace; then measure.
+ */
+async function drain(client: Client, seeded: number) {
+  const open = async () => (await client.workflow.count(`WorkflowType IN ('${capacityOffer.workflowType}', '${loadRequest.workflowType}') AND ExecutionStatus = 'Running' AND PcxStatus = 'published'`)).count;
+  const drainStarted = performance.now();
+  let openCount = await open();
+  while (openCount < seeded && performance.now() - drainStarted < DRAIN_BUDGET_MS) {
+    await new Promise((res) => setTimeout(res, 10000));
+    openCount = await open();
+    log(`  ${openCount} of ${seeded} open and visible`);
+  }
+  return { openCount, drainSeconds: (performance.now() - drainStarted) / 1000 };
+}
+
+/** Restarts the broker beside the N open workflows: time to ready, and to its first answered command. */
+async function restart(x: Scale) {
+  log('restart with N open workflows');
+  await x.broker.stop();
+  const restartStarted = performance.now();
+  x.broker = await startBroker(x.env, join(x.dir, 'data'));
+  const readyMs = performance.now() - restartStarted;
+  // The issuer is the fixed PUBLIC_BASE_URL and the signing key lives in the data folder: tokens stay good.
+  const t0 = performance.now();
+  const [a, b] = x.pairs.next().value as [string, string];
+  await send(x.broker.baseUrl, 'POST', '/partner-relationships', x.tokens.get(a), { requestingOrganizationId: `org-${a}`, acceptingOrganizationId: `org-${b}`, scopes: SCOPES });
+  const firstCommandMs = readyMs + (performance.now() - t0);
+  return { readyMs, firstCommandMs, restartRss: rss(x) };
+}
+
+type Figures = Awaited<ReturnType<typeof measureEmpty>> &
+  Awaited<ReturnType<typeof seed>> &
+  Awaited<ReturnType<typeof drain>> &
+  Awaited<ReturnType<typeof restart>> & { fullRss: Rss; fullRuns: Run[]; fullColdRequest: number[] };
+
+function report(f: Figures): string {
+  const { seeded, seedSeconds, openCount, drainSeconds, emptyRss, fullRss, restartRss, emptyRuns, fullRuns, emptyWarmRequest, fullColdRequest } = f;
+  const p = (runs: Run[], q: number) => percentile(runs.flatMap((x) => x.samples.map((s) => s.ms)), q);
+  const lines = [
+    `- Date: ${new Date().toISOString()}; nproc ${cpus().length}; load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
+    `- The embedded set-up (one broker process, role all, PGlite; Temporal dev server, in-memory SQLite). Seeded through Temporal, not the API: ${seeded.toLocaleString('en')} workflows${seeded < N ? ` (of ${N.toLocaleString('en')} asked; the seeding budget of ${SEED_BUDGET_MS / 1000} s ran out)` : ''} started with a published offer's or request's snapshot (as a continued-as-new run), at ${SEED_CONCURRENCY} in flight: ${seedSeconds.toFixed(0)} s (${(seeded / seedSeconds).toFixed(0)} per second); ${openCount.toLocaleString('en')} counted open and published by Temporal visibility ${drainSeconds.toFixed(0)} s after the last start (the worker running each one's first task). Their read-model rows are not written.`,
+    '',
+    '```sh',
+    `npm run bench:scale${process.env.BENCH_SCALE_N ? `  # with BENCH_SCALE_N=${process.env.BENCH_SCALE_N}` : ''}`,
+    '```',
+    '',
+    '| | empty system | beside N open workflows | after a restart with them |',
+    '|---|---:|---:|---:|',
+    `| broker resident memory (MiB, process tree, role all) | ${f1(emptyRss.broker)} | ${f1(fullRss.broker)} | ${f1(restartRss.broker)} |`,
+    `| Temporal dev server resident memory (MiB) | ${f1(emptyRss.temporal)} | ${f1(fullRss.temporal)} | ${f1(restartRss.temporal)} |`,
+    `| relationship command, c = 1: p50 / p95 ms (${emptyRuns[0].samples.length} and ${fullRuns[0].samples.length} commands) | ${f1(p(emptyRuns, 50))} / ${f1(p(emptyRuns, 95))} | ${f1(p(fullRuns, 50))} / ${f1(p(fullRuns, 95))} | |`,
+    `| \`request\` on a relationship drafted earlier: p50 / p95 ms (30 each; beside N, its workflow is out of the worker's cache) | ${f1(median(emptyWarmRequest))} / ${f1(percentile(emptyWarmRequest, 95))} | ${f1(median(fullColdRequest))} / ${f1(percentile(fullColdRequest, 95))} | |`,
+    `| broker start to ready (ms) | | | ${f1(f.readyMs)} |`,
+    `| broker start to its first command answered (ms) | | | ${f1(f.firstCommandMs)} |`,
+  ];
+  return lines.join('\n');
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'pcx-scale-'));
   const cleanups: Array<() => Promise<unknown>> = [];
   try {
-    // In memory: on a SQLite file (as `npm start` runs it) the dev server seeds at 19-40 starts per
-    // second here, too slow for 100,000 in a session. The in-memory one died twice past 80,000
-    // open workflows (2026-11-25, docs/benchmarks.md); its log says why if it does again.
-    const temporal = await startTemporal({ logFile: join(ROOT, '.data', 'bench-scale-temporal.log') });
-    cleanups.push(() => temporal.stop());
-    const registry = writeTestRegistry(join(dir, 'registry'));
-    const env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_TASK_QUEUE: `pcx-scale-${process.pid}`,
-      DATABASE_URL: '',
-      ORGANIZATIONS_FILE: registry.organizationsFile,
-      CONNECTORS_FILE: registry.connectorsFile,
-      PUBLIC_BASE_URL: 'http://pcx-bench.test',
-      ...UNLIMITED,
-      LOG_LEVEL: 'warn',
-    };
-    let broker: BrokerHandle = await startBroker(env, join(dir, 'data'));
-    cleanups.push(() => broker.stop());
-    const tokens = await tokensOf(broker.baseUrl, BENCH_ORGANIZATION_COUNT);
-    const pairs = organizationPairs(BENCH_ORGANIZATION_COUNT);
-    const flows = () => commandFlow(() => broker.baseUrl, tokens, pairs, []);
-    const measure = async (label: string) => {
-      const run = await runLevel(label, 1, 40, flows(), () => ({}));
-      return run;
-    };
-    /** Drafted relationships whose `request` is measured later, cold. */
-    const drafts = async (n: number) => {
-      const out: Array<{ id: string; token: string }> = [];
-      for (let i = 0; i < n; i++) {
-        const [a, b] = pairs.next().value as [string, string];
-        const r = await send(broker.baseUrl, 'POST', '/partner-relationships', tokens.get(a), { requestingOrganizationId: `org-${a}`, acceptingOrganizationId: `org-${b}`, scopes: SCOPES });
-        out.push({ id: r.id, token: tokens.get(a)! });
-      }
-      return out;
-    };
-    const requestEach = async (items: Array<{ id: string; token: string }>) => {
-      const ms: number[] = [];
-      for (const d of items) {
-        const t0 = performance.now();
-        await send(broker.baseUrl, 'POST', `/partner-relationships/${d.id}/request`, d.token, undefined, { 'if-match': '"1"' });
-        ms.push(performance.now() - t0);
-      }
-      return ms;
-    };
+    const x = await setUp(dir, cleanups);
+    const empty = await measureEmpty(x);
+    const { client, templates } = await templatesOf(x);
 
-    log('warm-up and the empty system');
-    await runLevel('warm-up', 4, 20, flows(), () => ({}));
-    const emptyRss = { broker: treeRssMiB(broker.process.pid!), temporal: treeRssMiB(temporal.process.pid!) };
-    const emptyRuns: Run[] = [await measure('empty')];
-    const warmDrafts = await drafts(30);
-    const emptyWarmRequest = await requestEach(warmDrafts);
-    const coldDrafts = await drafts(30);
-
-    // The templates: a published offer and a published request, through the API.
-    const [carrier, shipper] = ['001', '002'];
-    const o = await send(broker.baseUrl, 'POST', '/capacity-offers', tokens.get(carrier), offer());
-    const publishedOffer = await send(broker.baseUrl, 'POST', `/capacity-offers/${o.id}/publish`, tokens.get(carrier), undefined, { 'if-match': `"${o.resourceVersion}"` });
-    const r = await send(broker.baseUrl, 'POST', '/load-requests', tokens.get(shipper), request({ vehicleRequirements: { bodyTypes: ['box'] } })); // no match: both stay published
-    const publishedRequest = await send(broker.baseUrl, 'POST', `/load-requests/${r.id}/publish`, tokens.get(shipper), undefined, { 'if-match': `"${r.resourceVersion}"` });
-    // The workflow's own snapshot (the API shows the owner's view of it).
-    const connection = await Connection.connect({ address: temporal.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({ connection });
-    const settings = loadConfig({}).workflow;
-    const templates: Array<[Resource<any, any>, any]> = [
-      [capacityOffer, await client.workflow.getHandle(capacityOffer.workflowId(publishedOffer.id)).query<any>('snapshot').catch(() => publishedOffer)],
-      [loadRequest, await client.workflow.getHandle(loadRequest.workflowId(publishedRequest.id)).query<any>('snapshot').catch(() => publishedRequest)],
-    ];
-
-    log(`seeding ${N} open offers and requests through Temporal`);
-    const seedStarted = performance.now();
-    let next = 0;
-    const lane = async () => {
-      while (next < N && performance.now() - seedStarted < SEED_BUDGET_MS) {
-        const i = next++;
-        const [resource, template] = templates[i % 2];
-        const id = randomUUID();
-        await startRetrying(() =>
-          client.workflow.start(resource.workflowType, {
-            workflowId: resource.workflowId(id),
-            taskQueue: env.TEMPORAL_TASK_QUEUE,
-            args: [{ kind: resource.kind, settings, state: { ...template, id }, recent: [] }],
-          }),
-        );
-        if ((i + 1) % 10000 === 0) log(`  ${i + 1} started, ${((i + 1) / ((performance.now() - seedStarted) / 1000)).toFixed(0)}/s`);
-      }
-    };
-    await Promise.all(Array.from({ length: SEED_CONCURRENCY }, lane));
-    const seedSeconds = (performance.now() - seedStarted) / 1000;
-    const seeded = Math.min(next, N);
-    // A seeded workflow is counted once its first task has run (it upserts its search attributes).
-    // The worker may lag behind the starts (each seeded workflow's first task waits in the task
-    // queue, and a command would queue behind them): wait until it has caught up, at most
-    // BENCH_SCALE_DRAIN_SECONDS (default 20 minutes), reporting the pace; then measure.
-    const open = async () => (await client.workflow.count(`WorkflowType IN ('${capacityOffer.workflowType}', '${loadRequest.workflowType}') AND ExecutionStatus = 'Running' AND PcxStatus = 'published'`)).count;
-    const drainStarted = performance.now();
-    let openCount = await open();
-    while (openCount < seeded && performance.now() - drainStarted < DRAIN_BUDGET_MS) {
-      await new Promise((res) => setTimeout(res, 10000));
-      openCount = await open();
-      log(`  ${openCount} of ${seeded} open and visible`);
-    }
-    const drainSeconds = (performance.now() - drainStarted) / 1000;
-    log(`seeded in ${seedSeconds.toFixed(0)} s; ${openCount} open and visible ${drainSeconds.toFixed(0)} s later`);
-    const fullRss = { broker: treeRssMiB(broker.process.pid!), temporal: treeRssMiB(temporal.process.pid!) };
+    const seeding = await seed(x, client, templates);
+    const drained = await drain(client, seeding.seeded);
+    log(`seeded in ${seeding.seedSeconds.toFixed(0)} s; ${drained.openCount} open and visible ${drained.drainSeconds.toFixed(0)} s later`);
+    const fullRss = rss(x);
 
     log('commands beside N');
-    const fullRuns: Run[] = [await measure('full')];
-    const fullColdRequest = await requestEach(coldDrafts);
+    const fullRuns: Run[] = [await measure(x, 'full')];
+    const fullColdRequest = await requestEach(x, empty.coldDrafts);
+    const restarted = await restart(x);
 
-    log('restart with N open workflows');
-    await broker.stop();
-    const restartStarted = performance.now();
-    broker = await startBroker(env, join(dir, 'data'));
-    const readyMs = performance.now() - restartStarted;
-    // The issuer is the fixed PUBLIC_BASE_URL and the signing key lives in the data folder: tokens stay good.
-    const t0 = performance.now();
-    const [a, b] = pairs.next().value as [string, string];
-    await send(broker.baseUrl, 'POST', '/partner-relationships', tokens.get(a), { requestingOrganizationId: `org-${a}`, acceptingOrganizationId: `org-${b}`, scopes: SCOPES });
-    const firstCommandMs = readyMs + (performance.now() - t0);
-    const restartRss = { broker: treeRssMiB(broker.process.pid!), temporal: treeRssMiB(temporal.process.pid!) };
-
-    const p = (runs: Run[], q: number) => percentile(runs.flatMap((x) => x.samples.map((s) => s.ms)), q);
-    const lines = [
-      `- Date: ${new Date().toISOString()}; nproc ${cpus().length}; load average at the end ${loadavg().map((x) => x.toFixed(2)).join(' / ')}`,
-      `- The embedded set-up (one broker process, role all, PGlite; Temporal dev server, in-memory SQLite). Seeded through Temporal, not the API: ${seeded.toLocaleString('en')} workflows${seeded < N ? ` (of ${N.toLocaleString('en')} asked; the seeding budget of ${SEED_BUDGET_MS / 1000} s ran out)` : ''} started with a published offer's or request's snapshot (as a continued-as-new run), at ${SEED_CONCURRENCY} in flight: ${seedSeconds.toFixed(0)} s (${(seeded / seedSeconds).toFixed(0)} per second); ${openCount.toLocaleString('en')} counted open and published by Temporal visibility ${drainSeconds.toFixed(0)} s after the last start (the worker running each one's first task). Their read-model rows are not written.`,
-      '',
-      '```sh',
-      `npm run bench:scale${process.env.BENCH_SCALE_N ? `  # with BENCH_SCALE_N=${process.env.BENCH_SCALE_N}` : ''}`,
-      '```',
-      '',
-      '| | empty system | beside N open workflows | after a restart with them |',
-      '|---|---:|---:|---:|',
-      `| broker resident memory (MiB, process tree, role all) | ${f1(emptyRss.broker)} | ${f1(fullRss.broker)} | ${f1(restartRss.broker)} |`,
-      `| Temporal dev server resident memory (MiB) | ${f1(emptyRss.temporal)} | ${f1(fullRss.temporal)} | ${f1(restartRss.temporal)} |`,
-      `| relationship command, c = 1: p50 / p95 ms (${emptyRuns[0].samples.length} and ${fullRuns[0].samples.length} commands) | ${f1(p(emptyRuns, 50))} / ${f1(p(emptyRuns, 95))} | ${f1(p(fullRuns, 50))} / ${f1(p(fullRuns, 95))} | |`,
-      `| \`request\` on a relationship drafted earlier: p50 / p95 ms (30 each; beside N, its workflow is out of the worker's cache) | ${f1(median(emptyWarmRequest))} / ${f1(percentile(emptyWarmRequest, 95))} | ${f1(median(fullColdRequest))} / ${f1(percentile(fullColdRequest, 95))} | |`,
-      `| broker start to ready (ms) | | | ${f1(readyMs)} |`,
-      `| broker start to its first command answered (ms) | | | ${f1(firstCommandMs)} |`,
-    ];
-    const generated = lines.join('\n');
+    const generated = report({ ...empty, ...seeding, ...drained, ...restarted, fullRss, fullRuns, fullColdRequest });
     process.stdout.write(`${generated}\n`);
     writeBetweenMarkers(REPORT, BEGIN, END, generated, '## Scale of one machine');
     log(`wrote ${REPORT}`);
