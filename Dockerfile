@@ -46,6 +46,11 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY read-model ./read-model
 COPY delivery ./delivery
+# The adapter gateway (docs/adapters.md): its own process, `node --import tsx gateway/main.ts`. It
+# reaches the broker with the SDK, whose generated types and operation list (sdk/src/generated/)
+# are made by `npm run generate` (or any npm script) before the image is built.
+COPY gateway ./gateway
+COPY sdk/src ./sdk/src
 COPY schemas ./schemas
 COPY data ./data
 # The planner console's scripts (api/console.ts serves them from console/).

@@ -52,6 +52,8 @@ export interface GatewayConfig {
   organizations: readonly ServedOrganization[];
   /** Largest message accepted, in bytes (HTTP and mailbox). */
   maxMessageBytes: number;
+  /** A workflow bundle built beforehand (gateway/bundle.ts); without it the gateway bundles at start. */
+  workflowBundleFile?: string;
 }
 
 const int = (name: string, fallback: number, env: NodeJS.ProcessEnv) => {
@@ -85,5 +87,6 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     },
     organizations,
     maxMessageBytes: int('GATEWAY_MAX_MESSAGE_BYTES', 1_000_000, env),
+    workflowBundleFile: env.GATEWAY_WORKFLOW_BUNDLE_FILE || undefined,
   };
 }

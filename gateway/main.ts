@@ -3,18 +3,16 @@
 // mailboxes, and its HTTP interface. It reaches the broker only through the public API.
 import { serve } from '@hono/node-server';
 import { Client } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import type { Logger } from '@temporalio/common';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import { connectTemporal } from '../core/temporal';
 import { createGatewayActivities } from './activities';
+import { gatewayWorkflowBundle } from './bundle';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { gatewayApp } from './http';
 import { createIntake } from './intake';
 import { ensureMailbox, mailboxEntryId, takeFiles } from './mailbox';
 import { openGatewayDb } from './store';
-
-const quiet: Logger = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
 
 export async function startGateway(config: GatewayConfig) {
   // The worker's state changes are not news; warnings and errors are (once per process).
@@ -27,12 +25,11 @@ export async function startGateway(config: GatewayConfig) {
   const connection = await connectTemporal({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger: quiet });
   const worker = await Worker.create({
     connection: workerConnection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    workflowBundle: { code },
+    workflowBundle: await gatewayWorkflowBundle(config.workflowBundleFile),
     activities: createGatewayActivities(db, config),
   });
   const workerRun = worker.run();
@@ -87,7 +84,8 @@ export async function startGateway(config: GatewayConfig) {
       polling = false;
       await polled;
       await new Promise((resolve) => server.close(resolve));
-      worker.shutdown();
+      // The worker stops by itself on SIGINT and SIGTERM (the SDK's own handlers): only one still running is told.
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await workerRun.catch(() => undefined);
       await workerConnection.close();
       await connection.close();

@@ -1,14 +1,16 @@
 // `npm start`: the embedded stack. Starts the Temporal dev server (SQLite file under the data
-// folder, Web UI) unless TEMPORAL_ADDRESS names a server, builds the workflow bundle (quietly,
-// into the data folder) unless WORKFLOW_BUNDLE_FILE names one, then the broker (worker + API; read
-// models in PGlite unless DATABASE_URL is set), and says when it is ready and where to go next.
-// Ctrl-C stops every child cleanly.
+// folder, Web UI) unless TEMPORAL_ADDRESS names a server, builds the workflow bundles (quietly,
+// into the data folder) unless WORKFLOW_BUNDLE_FILE and GATEWAY_WORKFLOW_BUNDLE_FILE name them,
+// then the broker (worker + API; read models in PGlite unless DATABASE_URL is set) and beside it
+// the adapter gateway (gateway/main.ts; GATEWAY=off leaves it out), and says when they are ready
+// and where to go next. Ctrl-C stops every child cleanly.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigOrExit } from '../core/config';
 import { SEARCH_ATTRIBUTES } from '../core/temporal';
 import { writeWorkflowBundle } from '../workflows/bundle';
+import { writeGatewayWorkflowBundle } from '../gateway/bundle';
 
 export function temporalCli(): string {
   if (process.env.TEMPORAL_CLI) return process.env.TEMPORAL_CLI;
@@ -63,6 +65,12 @@ async function main() {
     await writeWorkflowBundle(bundleFile);
     env.WORKFLOW_BUNDLE_FILE = bundleFile;
   }
+  const withGateway = process.env.GATEWAY !== 'off';
+  if (withGateway && !process.env.GATEWAY_WORKFLOW_BUNDLE_FILE) {
+    const bundleFile = join(config.dataDir, 'gateway-workflow-bundle.js');
+    await writeGatewayWorkflowBundle(bundleFile);
+    env.GATEWAY_WORKFLOW_BUNDLE_FILE = bundleFile;
+  }
 
   // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.
   const broker = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'broker.ts')], {
@@ -72,14 +80,20 @@ async function main() {
   });
   children.push(broker);
   process.stderr.write(`[start] broker starting on ${config.publicBaseUrl} (data in ${config.dataDir})\n`);
+  // The adapter gateway talks to the broker over its public API only (docs/adapters.md).
+  const gateway = withGateway
+    ? spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'gateway', 'main.ts')], { env, stdio: ['ignore', 'inherit', 'inherit'], detached: true })
+    : undefined;
+  if (gateway) children.push(gateway);
 
   let stopping = false;
   const stop = (code: number) => {
     if (stopping) return;
     stopping = true;
-    // Broker first (it drains the worker), then Temporal.
+    // The gateway and the broker first (each drains its worker), then Temporal.
+    gateway?.kill('SIGTERM');
     broker.kill('SIGTERM');
-    const temporal = children.find((c) => c !== broker);
+    const temporal = children.find((c) => c !== broker && c !== gateway);
     const done = () => {
       // Wait for Temporal to close its ports and its SQLite file before we exit, so that an
       // immediate restart finds both free.
@@ -87,8 +101,10 @@ async function main() {
       temporal.once('exit', () => process.exit(code));
       temporal.kill('SIGTERM');
     };
-    if (broker.exitCode !== null) done();
-    else broker.once('exit', done);
+    const exited = (child: ChildProcess | undefined) => !child || child.exitCode !== null || child.signalCode !== null;
+    const whenBoth = () => (exited(broker) && exited(gateway) ? done() : undefined);
+    if (exited(broker) && exited(gateway)) done();
+    else for (const child of [broker, gateway]) child?.once('exit', whenBoth);
     setTimeout(() => {
       for (const child of children) child.kill('SIGKILL');
       process.exit(code);
@@ -96,7 +112,7 @@ async function main() {
   };
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
-  announceWhenReady(config, () => stopping);
+  announceWhenReady(config, withGateway, () => stopping);
   for (const child of children) {
     child.once('exit', (code) => {
       if (!stopping) {
@@ -108,13 +124,15 @@ async function main() {
 }
 
 /** Polls /health/ready (the broker's own answer: Temporal and the database reachable), then says what to do next. */
-async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, stopped: () => boolean) {
+async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, withGateway: boolean, stopped: () => boolean) {
   // The broker's own listening address; one that listens everywhere is asked on loopback.
   const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;
   const ready = `http://${host}:${config.port}/health/ready`;
   const started = Date.now();
+  const gatewayUrl = `http://${host}:${process.env.GATEWAY_PORT || 8090}`;
+  const answers = (url: string) => fetch(url).then((r) => r.status === 200, () => false);
   while (!stopped()) {
-    if (await fetch(ready).then((r) => r.status === 200, () => false)) break;
+    if ((await answers(ready)) && (!withGateway || (await answers(`${gatewayUrl}/health/live`)))) break;
     await new Promise((r) => setTimeout(r, 500));
   }
   if (stopped()) return;
@@ -122,6 +140,7 @@ async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, st
   const lines = [
     `[start] ready in ${Math.round((Date.now() - started) / 1000)} s: ${base}/health/ready answers 200`,
     `[start]   API reference    ${base}/docs`,
+    ...(withGateway ? [`[start]   adapter gateway  ${gatewayUrl}/diagnostics (EDIFACT mailboxes in ${join(config.dataDir, 'mailboxes')}; docs/adapters.md)`] : []),
     ...(config.auth.users ? [`[start]   planner console ${base}/console/ (demo planners: alice / alice-demo, bruno / bruno-demo; docs/console.md)`] : []),
     `[start]   next             the README's walkthrough: ${base === 'http://localhost:8080' ? '' : `B=${base} `}bash scripts/walkthrough.sh`,
     '[start] Ctrl-C stops everything',

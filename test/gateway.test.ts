@@ -30,6 +30,7 @@ const config: GatewayConfig = {
   databaseUrl: ENGINE === 'postgres' ? env.databaseUrl : undefined,
   mailboxRoot: join(dir, 'mailboxes'),
   mailboxPollMs: 100,
+  workflowBundleFile: process.env.GATEWAY_WORKFLOW_BUNDLE_FILE || undefined,
   temporal: { address: env.temporalAddress, namespace: 'default', taskQueue: `gateway-test-${ENGINE}-${process.pid}` },
   maxMessageBytes: 200_000,
   organizations: [

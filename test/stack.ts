@@ -173,9 +173,11 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
  * /health/ready answers 200.
  */
 export async function startEmbedded(env: Record<string, string>): Promise<ChildProcess & { output(): string }> {
+  // The adapter gateway of each start on a port of its own, unless the test says.
+  const gatewayPort = env.GATEWAY_PORT ?? String(await freePort());
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
-    env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', GATEWAY_PORT: gatewayPort, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';

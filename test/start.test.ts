@@ -1,8 +1,10 @@
-// `npm start` end to end: the start script brings up the Temporal dev server (SQLite file) and the
-// broker on PGlite, Ctrl-C stops every child, and a second start finds the state again.
+// `npm start` end to end: the start script brings up the Temporal dev server (SQLite file), the
+// broker on PGlite and the adapter gateway beside it, Ctrl-C stops every child, and a second start
+// finds the state again.
+import { copyFileSync, existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, interrupt, startEmbedded } from './stack';
-import { testEnv } from './helpers';
+import { freePort, interrupt, ROOT, startEmbedded } from './stack';
+import { sleep, testEnv } from './helpers';
 
 async function portOpen(port: number) {
   return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
@@ -14,9 +16,12 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     TEMPORAL_PORT: String(await freePort()),
     TEMPORAL_UI_PORT: String(await freePort()),
     DATA_DIR: join(testEnv().dir, 'npm-start'),
-    // As a newcomer's start: the worker bundles workflows/ itself (the suite's other brokers share a prebuilt bundle).
+    GATEWAY_PORT: String(await freePort()),
+    // As a newcomer's start: the bundles are built at start (the suite's other stacks share prebuilt ones).
     WORKFLOW_BUNDLE_FILE: '',
+    GATEWAY_WORKFLOW_BUNDLE_FILE: '',
   };
+  const gateway = `http://127.0.0.1:${env.GATEWAY_PORT}`;
   const base = `http://127.0.0.1:${env.PORT}`;
   const token = async () => {
     const res = await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'alpine-tms', client_secret: 'alpine-demo-secret' }) });
@@ -37,10 +42,18 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   });
   expect(created.status).toBe(201);
   const { id } = (await created.json()) as any;
+  // The adapter gateway runs beside it: the README's example instruction dropped into the shipper's mailbox is answered.
+  expect(child.output()).toContain(`[start]   adapter gateway  ${gateway}/diagnostics`);
+  const mailbox = join(env.DATA_DIR, 'mailboxes', 'org-baltic-shippers');
+  copyFileSync(join(ROOT, 'examples', 'edifact', 'transport-instruction.edi'), join(mailbox, 'in', 'transport-instruction.edi'));
+  const aperak = join(mailbox, 'out', 'transport-instruction.aperak.edi');
+  for (let i = 0; i < 200 && !existsSync(aperak); i++) await sleep(100);
+  expect(readFileSync(aperak, 'utf8')).toMatch(/BGM\+313\+[^']*\+29'/);
 
   expect(await interrupt(child)).toBe(0);
   expect(await portOpen(Number(env.PORT))).toBe(false);
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(false);
+  expect(await portOpen(Number(env.GATEWAY_PORT))).toBe(false);
 
   child = await startEmbedded(env);
   try {
@@ -48,6 +61,9 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     const requested = await fetch(`${base}/partner-relationships/${id}/request`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'if-match': '"1"' } });
     expect(requested.status).toBe(200);
     expect(((await requested.json()) as any).resourceVersion).toBe(2);
+    // The gateway's own database survived too.
+    const diagnostics = (await (await fetch(`${gateway}/diagnostics`)).json()) as any;
+    expect(diagnostics.organizations).toEqual([expect.objectContaining({ organizationId: 'org-baltic-shippers', waiting: 0, lastReceivedAt: expect.any(String) })]);
   } finally {
     expect(await interrupt(child)).toBe(0);
   }

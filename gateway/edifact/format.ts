@@ -111,10 +111,11 @@ export const edifact: Format = {
   acknowledge(entry, org, now) {
     const result = entry.result as (EdifactMapped | EdifactQuarantined) & { submitted?: Submitted };
     const base = (entry.name ?? entry.id).replace(/\.[A-Za-z0-9]+$/, '');
-    const reference = entry.id.slice(-14);
+    // Each answer is an interchange with a control reference of its own (0020, at most 14 characters).
+    const reference = entry.id.slice(-13);
     const received = result.received ?? { reference: 'UNKNOWN', sender: { id: org.edifact?.senderIds[0] ?? org.organizationId, qualifier: undefined }, recipient: { id: gatewayOf(org).id, qualifier: undefined }, messages: [] };
     const problems = result.kind === 'quarantined' ? result.problems : [];
-    const out = [{ kind: 'contrl', name: `${base}.contrl.edi`, content: contrl({ received, problems }, gatewayOf(org), reference, now) }];
+    const out = [{ kind: 'contrl', name: `${base}.contrl.edi`, content: contrl({ received, problems }, gatewayOf(org), `${reference}C`, now) }];
     // An APERAK only for messages read without a syntax error.
     if (problems.length || !result.received) return out;
     const answers: AperakInput[] =
@@ -128,7 +129,7 @@ export const edifact: Format = {
             const resource = submitted?.kind === 'created' ? submitted.resources[i] : undefined;
             return { messageReference: load.messageReference, documentNumber: load.documentNumber, accepted: true, notes: resource ? [`load request ${resource.id} ${resource.status}`] : [], reasons: [] };
           });
-    out.push({ kind: 'aperak', name: `${base}.aperak.edi`, content: aperak(answers, received.sender, gatewayOf(org), reference, now) });
+    out.push({ kind: 'aperak', name: `${base}.aperak.edi`, content: aperak(answers, received.sender, gatewayOf(org), `${reference}A`, now) });
     return out;
   },
 };

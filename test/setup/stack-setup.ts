@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { startBroker, startTemporal, writeTestRegistry } from '../stack';
 import { startDnsServer } from '../dns-server';
 import { testCertificates } from '../tls';
+import { writeGatewayWorkflowBundle } from '../../gateway/bundle';
 import { writeWorkflowBundle } from '../../workflows/bundle';
 
 export const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -43,6 +44,10 @@ async function shared(): Promise<Shared> {
     const bundleFile = join(root, 'workflow-bundle.js');
     await writeWorkflowBundle(bundleFile);
     process.env.WORKFLOW_BUNDLE_FILE = bundleFile;
+    // The adapter gateway's, likewise (every npm start runs one; test/gateway.test.ts starts one in-process).
+    const gatewayBundleFile = join(root, 'gateway-workflow-bundle.js');
+    await writeGatewayWorkflowBundle(gatewayBundleFile);
+    process.env.GATEWAY_WORKFLOW_BUNDLE_FILE = gatewayBundleFile;
     g.__pcx = { root, temporal: await startTemporal(), registry: writeTestRegistry(root), webhooks, users: 0, stacks: [] } satisfies Shared;
   }
   return g.__pcx;
