@@ -28,27 +28,34 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     return ((await res.json()) as any).access_token as string;
   };
   let child = await startEmbedded(env);
-  expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(true);
-  // It says where to go next, and the bundler's report stays out of the log.
-  expect(child.output()).toContain(`[start]   API reference    http://localhost:${env.PORT}/docs`);
-  expect(child.output()).toContain('bash scripts/walkthrough.sh');
-  expect(child.output()).not.toMatch(/webpack|modules by path/);
-  // No runtime warning: a supported Node, the development provider's storage named.
-  expect(child.output()).not.toMatch(/Unsupported runtime|oidc-provider WARNING|DeprecationWarning|ExperimentalWarning|EBADENGINE/);
-  const created = await fetch(`${base}/partner-relationships`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ requestingOrganizationId: 'org-alpine-freight', acceptingOrganizationId: 'org-cargo-coop', scopes: ['capacity:read'] }),
-  });
-  expect(created.status).toBe(201);
-  const { id } = (await created.json()) as any;
-  // The adapter gateway runs beside it: the README's example instruction dropped into the shipper's mailbox is answered.
-  expect(child.output()).toContain(`[start]   adapter gateway  ${gateway}/diagnostics`);
-  const mailbox = join(env.DATA_DIR, 'mailboxes', 'org-baltic-shippers');
-  copyFileSync(join(ROOT, 'examples', 'edifact', 'transport-instruction.edi'), join(mailbox, 'in', 'transport-instruction.edi'));
-  const aperak = join(mailbox, 'out', 'transport-instruction.aperak.edi');
-  for (let i = 0; i < 200 && !existsSync(aperak); i++) await sleep(100);
-  expect(readFileSync(aperak, 'utf8')).toMatch(/BGM\+313\+[^']*\+29'/);
+  // A failed expectation still stops the stack (every child, in order): no start outlives the test.
+  let id: string;
+  try {
+    expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(true);
+    // It says where to go next, and the bundler's report stays out of the log.
+    expect(child.output()).toContain(`[start]   API reference    http://localhost:${env.PORT}/docs`);
+    expect(child.output()).toContain('bash scripts/walkthrough.sh');
+    expect(child.output()).not.toMatch(/webpack|modules by path/);
+    // No runtime warning: a supported Node, the development provider's storage named.
+    expect(child.output()).not.toMatch(/Unsupported runtime|oidc-provider WARNING|DeprecationWarning|ExperimentalWarning|EBADENGINE/);
+    const created = await fetch(`${base}/partner-relationships`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ requestingOrganizationId: 'org-alpine-freight', acceptingOrganizationId: 'org-cargo-coop', scopes: ['capacity:read'] }),
+    });
+    expect(created.status).toBe(201);
+    id = ((await created.json()) as any).id;
+    // The adapter gateway runs beside it: the README's example instruction dropped into the shipper's mailbox is answered.
+    expect(child.output()).toContain(`[start]   adapter gateway  ${gateway}/diagnostics`);
+    const mailbox = join(env.DATA_DIR, 'mailboxes', 'org-baltic-shippers');
+    copyFileSync(join(ROOT, 'examples', 'edifact', 'transport-instruction.edi'), join(mailbox, 'in', 'transport-instruction.edi'));
+    const aperak = join(mailbox, 'out', 'transport-instruction.aperak.edi');
+    for (let i = 0; i < 200 && !existsSync(aperak); i++) await sleep(100);
+    expect(readFileSync(aperak, 'utf8')).toMatch(/BGM\+313\+[^']*\+29'/);
+  } catch (err) {
+    await interrupt(child);
+    throw err;
+  }
 
   expect(await interrupt(child)).toBe(0);
   expect(await portOpen(Number(env.PORT))).toBe(false);
