@@ -159,3 +159,48 @@ describe('the EDIFACT format', () => {
     expect(contrl({ received: { reference: 'X', sender: { id: 'S', qualifier: undefined }, recipient: { id: 'G', qualifier: undefined }, messages: [] }, problems: [] }, { id: 'G' }, 'R2', new Date())).toContain("UCI+X+S+G+7'");
   });
 });
+
+describe('hostile input, from real messages mutated', () => {
+  // A small seeded generator (mulberry32): the same mutations on every run, so a failure repeats.
+  const random = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const SPECIAL = ["'", '+', ':', '?', '\n', '\u0000', 'UNA', 'UNH+', 'UNT+', '9'.repeat(40), "''", '?', 'Ä', '\uFEFF'];
+  function mutate(text: string, next: () => number): string {
+    let out = text;
+    const edits = 1 + Math.floor(next() * 4);
+    for (let i = 0; i < edits; i++) {
+      const at = Math.floor(next() * out.length);
+      const what = next();
+      if (what < 0.3) out = out.slice(0, at) + out.slice(at + 1 + Math.floor(next() * 20)); // delete a run
+      else if (what < 0.6) out = out.slice(0, at) + SPECIAL[Math.floor(next() * SPECIAL.length)] + out.slice(at); // insert a service character
+      else if (what < 0.8) out = out.slice(0, at) + out.slice(at, at + 200) + out.slice(at); // repeat a stretch
+      else out = out.slice(0, at) + String.fromCharCode(Math.floor(next() * 256)) + out.slice(at + 1); // replace a byte
+    }
+    return out;
+  }
+
+  it('every mutation of every fixture is read or refused with a problem, mapped or quarantined: never a crash or a hang', () => {
+    const next = random(20261127);
+    const names = ['iftmin_d99b_barge-rotterdam-durban_assimbly.edi', 'iftmin_d96a_nl-road-delivery_assimbly.edi', 'iftmin_d00b_bring-big14-ig-dgs-tmp_apimeister.edi', 'iftsta_d04a_posti-bring-big07_omniparser.edi'];
+    const started = Date.now();
+    let quarantined = 0;
+    for (let i = 0; i < 1500; i++) {
+      const text = mutate(fixture(names[i % names.length]), next);
+      const result = edifact.map(entry(text), shipper, []);
+      expect(['mapped', 'quarantined']).toContain(result.kind);
+      if (result.kind === 'quarantined') {
+        quarantined++;
+        expect(result.reasons.length).toBeGreaterThan(0);
+      }
+      // Whatever happened, the sender gets an answer the gateway itself can read.
+      const answers = edifact.acknowledge({ ...entry(text), result }, shipper, new Date());
+      expect(answers.length).toBeGreaterThan(0);
+    }
+    expect(quarantined).toBeGreaterThan(1000);
+    expect(Date.now() - started).toBeLessThan(60_000); // no pathological input
+  });
+});
