@@ -23,7 +23,7 @@ const common = {
 // worker-health.test.ts, the TLS proxy of temporal-tls.test.ts and the two APIs and two workers
 // of scale.test.ts. openapi.test.ts reads the document and the routes without a broker, and
 // api-reference.test.ts renders the document's reference page, which no read model serves.
-const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
+const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 const integration = (engine, ignore) => ({
   ...common,

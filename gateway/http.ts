@@ -8,7 +8,7 @@ import type { Db } from '../core/db';
 import type { GatewayConfig } from './config';
 import { FORMATS } from './formats';
 import { sha256, type Intake } from './intake';
-import { backlog, listQuarantine, outboundFor, readEntry } from './store';
+import { backlog, listQuarantine, outboundFor, readEntry, readQuarantine, resolveQuarantine } from './store';
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -61,6 +61,7 @@ export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready:
 
   app.use('/messages/*', authenticate);
   app.use('/quarantine', authenticate);
+  app.use('/quarantine/*', authenticate);
   async function authenticate(c: Context<Env>, next: () => Promise<void>) {
     const header = c.req.header('authorization') ?? '';
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
@@ -95,6 +96,32 @@ export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready:
   });
 
   app.get('/quarantine', async (c) => c.json({ items: await listQuarantine(db, c.get('caller').organizationId) }));
+
+  // Correct and release: the corrected message (the body) takes the path of a new one, in the
+  // held message's format and organization; the held one is closed, pointing at it.
+  app.post('/quarantine/:id/release', async (c) => {
+    const caller = c.get('caller');
+    const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
+    if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
+    if (held.state !== 'held') return problem(c, 409, 'INVALID_STATE_TRANSITION', `the message is ${held.state}`);
+    const content = await c.req.text();
+    if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'send the corrected message as the body');
+    if (Buffer.byteLength(content) > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
+    const id = `rl-${sha256(`${held.inboxId}\0${content}`).slice(0, 32)}`;
+    await intake.take({ id, organizationId: caller.organizationId, transport: 'http', format: held.format, name: held.name, content });
+    await resolveQuarantine(db, caller.organizationId, held.inboxId, { state: 'released', as: id });
+    const done = await intake.settled(id, 10_000);
+    return c.json(await entryView(caller.organizationId, id), done ? 200 : 202, { location: `/messages/${held.format}/${id}` });
+  });
+
+  app.post('/quarantine/:id/discard', async (c) => {
+    const caller = c.get('caller');
+    const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
+    if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
+    if (held.state !== 'held' && held.state !== 'discarded') return problem(c, 409, 'INVALID_STATE_TRANSITION', `the message is ${held.state}`);
+    await resolveQuarantine(db, caller.organizationId, held.inboxId, { state: 'discarded' });
+    return c.json({ ...held, state: 'discarded' });
+  });
 
   app.notFound((c) => problem(c, 404, 'ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`));
   app.onError((err, c) => problem(c, 500, 'INTERNAL_ERROR', `the gateway could not complete the request (${err.name})`));

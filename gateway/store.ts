@@ -32,8 +32,13 @@ export const SCHEMA: readonly string[] = [
     organization_id text not null,
     reasons jsonb not null,
     state text not null default 'held',
-    created_at timestamptz not null default now()
+    created_at timestamptz not null default now(),
+    resolved_at timestamptz,
+    released_as text
   )`,
+  // Added after the first release of the table: idempotent on a database made before.
+  `alter table gateway_quarantine add column if not exists resolved_at timestamptz`,
+  `alter table gateway_quarantine add column if not exists released_as text`,
   `create table if not exists gateway_mapping (
     organization_id text not null,
     system text not null,
@@ -140,14 +145,16 @@ export interface QuarantineItem {
   format: string;
   name: string | null;
   reasons: QuarantineReason[];
-  state: string;
+  /** held, released (a corrected message took its place: `releasedAs`) or discarded. */
+  state: 'held' | 'released' | 'discarded';
   receivedAt: string;
+  releasedAs?: string;
 }
 
 /** One organization's quarantine, newest first. */
 export async function listQuarantine(db: Queryable, organizationId: string, limit = 100): Promise<QuarantineItem[]> {
   const r = await db.query(
-    `select q.inbox_id, q.organization_id, q.reasons, q.state, i.format, i.name, i.received_at
+    `select q.inbox_id, q.organization_id, q.reasons, q.state, q.released_as, i.format, i.name, i.received_at
        from gateway_quarantine q join gateway_inbox i on i.id = q.inbox_id
       where q.organization_id = $1 order by i.received_at desc limit $2`,
     [organizationId, limit],
@@ -160,7 +167,21 @@ export async function listQuarantine(db: Queryable, organizationId: string, limi
     reasons: row.reasons,
     state: row.state,
     receivedAt: new Date(row.received_at).toISOString(),
+    ...(row.released_as ? { releasedAs: row.released_as } : {}),
   }));
+}
+
+/** Ends a held quarantine entry of the organization: released as another inbox entry, or discarded. Answers whether it was held. */
+export async function resolveQuarantine(db: Queryable, organizationId: string, inboxId: string, outcome: { state: 'released'; as: string } | { state: 'discarded' }): Promise<boolean> {
+  const r = await db.query(
+    `update gateway_quarantine set state = $3, released_as = $4, resolved_at = now() where inbox_id = $1 and organization_id = $2 and state = 'held'`,
+    [inboxId, organizationId, outcome.state, outcome.state === 'released' ? outcome.as : null],
+  );
+  return r.rowCount > 0;
+}
+
+export async function readQuarantine(db: Queryable, organizationId: string, inboxId: string): Promise<QuarantineItem | undefined> {
+  return (await listQuarantine(db, organizationId, 1000)).find((q) => q.inboxId === inboxId);
 }
 
 export interface Mapping {

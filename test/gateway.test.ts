@@ -126,6 +126,21 @@ test('a message that cannot be acted on is quarantined with its reason and posit
   const nl = await (await gw('/messages/edifact', a.token, { method: 'POST', body: fixture('iftmin_d96a_nl-road-delivery_assimbly.edi') })).json();
   expect(nl.acknowledgements.map((x: any) => x.kind)).toEqual(['contrl']);
   expect(nl.acknowledgements[0].content).toContain("UCS+25+29'");
+
+  // Correct and release: the corrected message takes the path of a new one; the held one points at it.
+  const reference = `RL${Date.now()}`;
+  expect((await gw(`/quarantine/${entry.id}/release`, b.token, { method: 'POST', body: bargeNextMonth(reference) })).status).toBe(404); // not the other's
+  const released = await gw(`/quarantine/${entry.id}/release`, a.token, { method: 'POST', body: bargeNextMonth(reference) });
+  expect(released.status).toBe(200);
+  const replacement = await released.json();
+  expect(replacement).toEqual(expect.objectContaining({ status: 'acknowledged', submitted: expect.objectContaining({ kind: 'created' }) }));
+  expect(await requestsOf(a, reference)).toHaveLength(1);
+  const after = (await (await gw('/quarantine', a.token)).json()).items.find((i: any) => i.inboxId === entry.id);
+  expect(after).toEqual(expect.objectContaining({ state: 'released', releasedAs: replacement.id }));
+  expect((await gw(`/quarantine/${entry.id}/release`, a.token, { method: 'POST', body: bargeNextMonth(reference) })).status).toBe(409);
+  // Or discarded, for good.
+  const discarded = await gw(`/quarantine/${nl.id}/discard`, a.token, { method: 'POST' });
+  expect(((await discarded.json()) as any).state).toBe('discarded');
 });
 
 test('isolation: a message acts only for the organization of its credential or mailbox; nobody sees another organization\'s messages', async () => {
