@@ -1,6 +1,6 @@
 // Bearer token verification (gate 1) and the development authorization server's signing key.
 // The key set is fixed by configuration: AUTH_JWKS_URL, or the development server's own key.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import {
@@ -49,8 +49,20 @@ export async function loadDevSigningKey(dataDir: string): Promise<DevSigningKey>
     publicJwk: { ...publicJwk, kid, alg: ALG, use: 'sig' },
   };
   mkdirSync(dataDir, { recursive: true });
-  writeFileSync(file, JSON.stringify(key), { mode: 0o600 });
-  return key;
+  // Processes sharing a data folder may start at once (two APIs behind one address): the key is
+  // written whole to a file of its own, then linked into place, which only one of them can do; the
+  // others read the key that won, so a token one signs is good at every other.
+  const mine = `${file}.${process.pid}.${randomUUID()}`;
+  writeFileSync(mine, JSON.stringify(key), { mode: 0o600 });
+  try {
+    linkSync(mine, file);
+    return key;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } finally {
+    rmSync(mine, { force: true });
+  }
 }
 
 export async function signDevToken(
