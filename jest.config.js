@@ -23,7 +23,9 @@ const common = {
 // worker-health.test.ts, the TLS proxy of temporal-tls.test.ts and the two APIs and two workers
 // of scale.test.ts. openapi.test.ts reads the document and the routes without a broker, and
 // api-reference.test.ts renders the document's reference page, which no read model serves.
-const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
+// gateway.test.ts and gateway-crash.test.ts test the adapter gateway, which reaches the broker
+// over HTTP only: its own database is PostgreSQL in the first, PGlite (its default) in the second.
+const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 const integration = (engine, ignore) => ({
   ...common,

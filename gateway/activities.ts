@@ -1,7 +1,7 @@
 // The steps of an inbound message (gateway/workflows.ts), each keyed by its inbox entry and safe to
 // run again: a step that finds the entry further on changes nothing, every exchange command
 // carries an Idempotency-Key derived from the entry, and an outbound message is added once.
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { PcxClient, PcxProblemError } from '@pcx/sdk';
 import type { Db } from '../core/db';
 import type { GatewayConfig, ServedOrganization } from './config';
@@ -54,6 +54,8 @@ export function createGatewayActivities(db: Db, config: GatewayConfig) {
       const mapped = entry.result as Mapped;
       const org = organization(entry.organizationId);
       let submitted: Submitted;
+      // Alive while the broker answers (the workflow's heartbeat timeout finds a killed worker in seconds).
+      const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
         submitted = await formatOf(entry.format).submit(mapped, clientOf(org), (step) => `gw-${id}-${step}`);
       } catch (err) {
@@ -62,6 +64,8 @@ export function createGatewayActivities(db: Db, config: GatewayConfig) {
         const refused = err instanceof PcxProblemError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS';
         if (!refused) throw err;
         submitted = { kind: 'refused', problem: { status: err.status, code: err.code, detail: err.problem.detail ?? err.message } };
+      } finally {
+        clearInterval(beat);
       }
       await db.transaction(async (tx) => {
         if (submitted.kind !== 'refused') await recordMappings(tx, entry.organizationId, id, submitted.mappings);

@@ -30,7 +30,8 @@ export const sha256 = (text: string | Buffer) => createHash('sha256').update(tex
 export function createIntake(db: Db, temporal: Client, taskQueue: string): Intake {
   const start = async (id: string) => {
     try {
-      await temporal.workflow.start('adapterMessage', { taskQueue, workflowId: id, args: [id], workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      // A workflow task a killed worker held moves on after 4 s (Temporal's default is 10).
+      await temporal.workflow.start('adapterMessage', { taskQueue, workflowId: id, args: [id], workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowTaskTimeout: '4 seconds' });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err; // done before: nothing to do
     }

@@ -31,6 +31,8 @@ export async function startGateway(config: GatewayConfig) {
     taskQueue: config.temporal.taskQueue,
     workflowBundle: await gatewayWorkflowBundle(config.workflowBundleFile),
     activities: createGatewayActivities(db, config),
+    // A killed worker polls no more: its cached workflows' tasks go to another within a second.
+    stickyQueueScheduleToStartTimeout: '1 second',
   });
   const workerRun = worker.run();
   workerRun.catch((err) => {

@@ -6,12 +6,16 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { GatewayActivities } from './activities';
 
-const { mapMessage, submitMessage, acknowledgeMessage } = proxyActivities<GatewayActivities>({
-  startToCloseTimeout: '2 minutes',
-  // The broker may be restarting: retried with backoff, never given up on silently (an entry that
-  // cannot be submitted stays visible as `mapped` in the inbox and in the Temporal UI).
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', nonRetryableErrorTypes: ['RefusedByExchange'] },
-});
+// Retried with backoff, never given up on silently: an entry that cannot be submitted (the broker
+// restarting) stays visible as `mapped` in the inbox and in the Temporal UI.
+const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
+
+// Local work (parsing, one transaction): a step a killed worker held is retried after seconds.
+const { mapMessage, acknowledgeMessage } = proxyActivities<GatewayActivities>({ startToCloseTimeout: '10 seconds', retry });
+
+// Calls to the broker, whose SDK retries on its own: the step heartbeats, so a killed worker's
+// call is taken over within seconds, and its Idempotency-Keys make the second attempt safe.
+const { submitMessage } = proxyActivities<GatewayActivities>({ startToCloseTimeout: '2 minutes', heartbeatTimeout: '5 seconds', retry });
 
 /** Takes one inbox entry to its end: submitted and acknowledged, or quarantined and acknowledged. */
 export async function adapterMessage(entryId: string): Promise<string> {

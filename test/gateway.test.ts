@@ -1,4 +1,5 @@
-// The adapter gateway against the running broker (both engines): a shipper's real IFTMIN dropped into
+// The adapter gateway against the running broker (its own database on PostgreSQL here; on PGlite,
+// its default, in test/gateway-crash.test.ts): a shipper's real IFTMIN dropped into
 // its mailbox, or sent over HTTP with its own exchange token, becomes its published load request
 // and comes back as CONTRL and APERAK; a message that cannot be acted on is quarantined with its
 // reason and position and changes nothing at the exchange; every organization sees only its own

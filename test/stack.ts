@@ -203,10 +203,12 @@ export async function startEmbedded(env: Record<string, string>): Promise<ChildP
  * `npm start` on free ports with a data folder of its own; its base URL names the port as
  * localhost, which PUBLIC_BASE_URL (the token issuer) must match.
  */
-export async function startEmbeddedOnFreePorts(dataDir: string): Promise<{ child: ChildProcess; base: string }> {
+export async function startEmbeddedOnFreePorts(dataDir: string, options: { gateway?: boolean } = {}): Promise<{ child: ChildProcess; base: string }> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
-  const child = await startEmbedded({ PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir });
+  // The adapter gateway only where the test uses it (test/start.test.ts starts npm start with it,
+  // test/gateway*.test.ts a gateway of their own): one process less per start on a two-core machine.
+  const child = await startEmbedded({ PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir, ...(options.gateway ? {} : { GATEWAY: 'off' }) });
   return { child, base };
 }
 
