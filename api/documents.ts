@@ -13,6 +13,7 @@ import { SCHEMA_DIR } from '../core/schemas';
 import { buildAsyncApi } from './asyncapi-document';
 import { bundleOpenApi, withServer } from './openapi-bundle';
 import { pathsOf } from './openapi-paths';
+import { withSchemaIds } from './schema-ids';
 import type { ServedDocuments } from './context';
 import type { Declared } from './operations';
 
@@ -30,22 +31,6 @@ export function sourceDocument(operations: ReadonlyArray<Declared & { documentPa
   for (const op of operations) if (op.doc.tag && !described.has(op.doc.tag) && !added.has(op.doc.tag)) added.set(op.doc.tag, op.documentPath.split('/{')[0]);
   const listed = [...tags, ...[...added].map(([name, path]) => ({ name, description: `The operations on ${path}.` }))];
   return { ...head, tags: listed, paths, components };
-}
-
-/** The source with every schema-file reference rewritten to its id under `schemaBase`. */
-export function withSchemaIds(source: Json, schemaBase: string): Json {
-  const rewrite = (node: Json): Json => {
-    if (Array.isArray(node)) return node.map(rewrite);
-    if (node && typeof node === 'object') {
-      const out: Json = {};
-      for (const [k, v] of Object.entries(node)) {
-        out[k] = k === '$ref' && typeof v === 'string' ? v.replace(/^\.\/([a-z0-9-]+)\.json/, `${schemaBase}/v0/$1`) : rewrite(v);
-      }
-      return out;
-    }
-    return node;
-  };
-  return rewrite(source);
 }
 
 export class Documents implements ServedDocuments {

@@ -5,7 +5,8 @@
 // received it (docs/decisions.md, "Responses are checked against the contract in every test").
 // The schema files are compiled by the broker's own SchemaRegistry (the same ajv settings).
 import type { ErrorObject, ValidateFunction } from 'ajv/dist/2020';
-import { documents } from '../api/app';
+import { readFileSync } from 'node:fs';
+import { withSchemaIds } from '../api/schema-ids';
 import { SchemaRegistry } from '../core/schemas';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
@@ -46,6 +47,16 @@ interface Operation {
 
 type Json = any;
 
+/**
+ * The document as the broker builds it from its declarations: written once for the run by the
+ * global setup (test/setup/stack-setup.ts); a file run without it builds it here.
+ */
+function sourceDocument(): Json {
+  const file = process.env.PCX_TEST_OPENAPI_SOURCE;
+  if (file) return JSON.parse(readFileSync(file, 'utf8'));
+  return (require('../api/app') as typeof import('../api/app')).documents.source;
+}
+
 export class ResponseContract {
   readonly registry: SchemaRegistry;
   private readonly doc: Json;
@@ -55,7 +66,7 @@ export class ResponseContract {
   /** @param schemaBase the broker's SCHEMA_BASE: schema ids and `dataschema` values start with it. */
   constructor(readonly schemaBase: string) {
     this.registry = new SchemaRegistry(schemaBase);
-    this.doc = documents.openapi(schemaBase); // file references rewritten to the registry's ids
+    this.doc = withSchemaIds(sourceDocument(), schemaBase); // file references rewritten to the registry's ids
     for (const [template, item] of Object.entries<Json>(this.doc.paths ?? {})) {
       const segments = template.split('/');
       for (const method of HTTP_METHODS) {

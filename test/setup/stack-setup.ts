@@ -10,6 +10,7 @@ import { Client } from 'pg';
 import { startBroker, startTemporal, writeTestRegistry } from '../stack';
 import { startDnsServer } from '../dns-server';
 import { testCertificates } from '../tls';
+import { documents } from '../../api/app';
 import { writeGatewayWorkflowBundle } from '../../gateway/bundle';
 import { writeWorkflowBundle } from '../../workflows/bundle';
 
@@ -48,6 +49,11 @@ async function shared(): Promise<Shared> {
     const gatewayBundleFile = join(root, 'gateway-workflow-bundle.js');
     await writeGatewayWorkflowBundle(gatewayBundleFile);
     process.env.GATEWAY_WORKFLOW_BUNDLE_FILE = gatewayBundleFile;
+    // The OpenAPI document every test file checks answers against (test/contract.ts), made once
+    // from the declarations: loading the whole app in each test file's process cost a second each.
+    const openapiFile = join(root, 'openapi-source.json');
+    writeFileSync(openapiFile, JSON.stringify(documents.source));
+    process.env.PCX_TEST_OPENAPI_SOURCE = openapiFile;
     g.__pcx = { root, temporal: await startTemporal(), registry: writeTestRegistry(root), webhooks, users: 0, stacks: [] } satisfies Shared;
   }
   return g.__pcx;
