@@ -62,7 +62,8 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(false);
   expect(await portOpen(Number(env.GATEWAY_PORT))).toBe(false);
 
-  child = await startEmbedded(env);
+  // Started again as one restarts: the bundles the first start built are in the data folder.
+  child = await startEmbedded({ ...env, WORKFLOW_BUNDLE_FILE: join(env.DATA_DIR, 'workflow-bundle.js'), GATEWAY_WORKFLOW_BUNDLE_FILE: join(env.DATA_DIR, 'gateway-workflow-bundle.js') });
   try {
     // The read model (PGlite) and the workflow (Temporal's SQLite file) both survived.
     const requested = await fetch(`${base}/partner-relationships/${id}/request`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'if-match': '"1"' } });

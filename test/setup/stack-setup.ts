@@ -43,18 +43,18 @@ async function shared(): Promise<Shared> {
     // in-process worker of the run starts from it (they inherit the variable) instead of running
     // webpack itself, in the jest process or beside brokers other files are talking to.
     const bundleFile = join(root, 'workflow-bundle.js');
-    await writeWorkflowBundle(bundleFile);
-    process.env.WORKFLOW_BUNDLE_FILE = bundleFile;
-    // The adapter gateway's, likewise (every npm start runs one; test/gateway.test.ts starts one in-process).
+    // The adapter gateway's, likewise (the npm starts that run one, and test/gateway*.test.ts).
     const gatewayBundleFile = join(root, 'gateway-workflow-bundle.js');
-    await writeGatewayWorkflowBundle(gatewayBundleFile);
+    // Temporal's dev server starts while webpack works (it mostly waits).
+    const [temporal] = await Promise.all([startTemporal(), writeWorkflowBundle(bundleFile), writeGatewayWorkflowBundle(gatewayBundleFile)]);
+    process.env.WORKFLOW_BUNDLE_FILE = bundleFile;
     process.env.GATEWAY_WORKFLOW_BUNDLE_FILE = gatewayBundleFile;
     // The OpenAPI document every test file checks answers against (test/contract.ts), made once
     // from the declarations: loading the whole app in each test file's process cost a second each.
     const openapiFile = join(root, 'openapi-source.json');
     writeFileSync(openapiFile, JSON.stringify(documents.source));
     process.env.PCX_TEST_OPENAPI_SOURCE = openapiFile;
-    g.__pcx = { root, temporal: await startTemporal(), registry: writeTestRegistry(root), webhooks, users: 0, stacks: [] } satisfies Shared;
+    g.__pcx = { root, temporal, registry: writeTestRegistry(root), webhooks, users: 0, stacks: [] } satisfies Shared;
   }
   return g.__pcx;
 }
