@@ -37,6 +37,8 @@ export interface OutboundDraft {
 export interface Format {
   name: string;
   profiles: readonly Profile[];
+  /** A message's bytes as text, in the character encoding the message itself declares. */
+  decode(bytes: Buffer): string;
   /**
    * Parses, checks and maps a message for the organization it arrived for (pure: no I/O); `others`
    * are the other organizations the gateway serves, whose identities a message may not name.

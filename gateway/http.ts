@@ -6,7 +6,7 @@ import { Hono, type Context } from 'hono';
 import { decodeJwt } from 'jose';
 import type { Db } from '../core/db';
 import type { GatewayConfig } from './config';
-import { FORMATS } from './formats';
+import { FORMATS, formatOf } from './formats';
 import { sha256, type Intake } from './intake';
 import { backlog, listQuarantine, outboundFor, readEntry, readQuarantine, resolveQuarantine } from './store';
 
@@ -78,8 +78,9 @@ export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready:
     if (!FORMATS.some((f) => f.name === format)) return problem(c, 404, 'ROUTE_NOT_FOUND', `no format ${format}`);
     const caller = c.get('caller');
     if (!caller.scopes.includes(SCOPE_OF[format])) return problem(c, 403, 'INSUFFICIENT_SCOPE', `a ${format} message needs scope ${SCOPE_OF[format]}`);
-    const content = await c.req.text();
-    if (Buffer.byteLength(content) > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
+    const bytes = Buffer.from(await c.req.arrayBuffer());
+    if (bytes.length > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
+    const content = formatOf(format).decode(bytes);
     if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'the message is empty');
     // A retry with the same Idempotency-Key (or, without one, the same content) is the same entry.
     const key = c.req.header('idempotency-key') ?? sha256(content);
@@ -104,9 +105,10 @@ export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready:
     const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
     if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
     if (held.state !== 'held') return problem(c, 409, 'INVALID_STATE_TRANSITION', `the message is ${held.state}`);
-    const content = await c.req.text();
+    const bytes = Buffer.from(await c.req.arrayBuffer());
+    if (bytes.length > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
+    const content = formatOf(held.format).decode(bytes);
     if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'send the corrected message as the body');
-    if (Buffer.byteLength(content) > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
     const id = `rl-${sha256(`${held.inboxId}\0${content}`).slice(0, 32)}`;
     await intake.take({ id, organizationId: caller.organizationId, transport: 'http', format: held.format, name: held.name, content });
     await resolveQuarantine(db, caller.organizationId, held.inboxId, { state: 'released', as: id });

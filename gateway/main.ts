@@ -10,6 +10,7 @@ import { createGatewayActivities } from './activities';
 import { gatewayWorkflowBundle } from './bundle';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { gatewayApp } from './http';
+import { formatOf } from './formats';
 import { createIntake } from './intake';
 import { ensureMailbox, mailboxEntryId, takeFiles } from './mailbox';
 import { openGatewayDb } from './store';
@@ -50,7 +51,7 @@ export async function startGateway(config: GatewayConfig) {
     while (polling) {
       for (const org of config.organizations) {
         for (const file of takeFiles(config.mailboxRoot, org.organizationId, config.maxMessageBytes)) {
-          const content = file.content.toString('latin1');
+          const content = formatOf('edifact').decode(file.content);
           await intake.take({ id: mailboxEntryId(org.organizationId, file.name, file.content), organizationId: org.organizationId, transport: 'mailbox', format: 'edifact', name: file.name, content });
           file.done();
         }

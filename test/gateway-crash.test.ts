@@ -84,7 +84,7 @@ test('killed with messages in flight, restarted: every message answered once, ea
   }
   // And over HTTP at the same time: the connection is cut by the crash.
   const reference = `CRH${Date.now()}`;
-  const send = () => fetch(`http://127.0.0.1:${port}/messages/edifact`, { method: 'POST', body: instruction(reference), headers: { authorization: `Bearer ${a.token}`, 'idempotency-key': reference } });
+  const send = () => fetch(`http://127.0.0.1:${port}/messages/edifact`, { method: 'POST', body: Buffer.from(instruction(reference), 'latin1'), headers: { authorization: `Bearer ${a.token}`, 'idempotency-key': reference } });
   const first = send().catch(() => undefined);
   // Killed while it takes the files in and processes them (some taken, some submitted, some not yet).
   await sleep(700);

@@ -55,7 +55,9 @@ beforeAll(async () => {
 });
 afterAll(() => gateway?.stop());
 
-const gw = (path: string, token: string, init: RequestInit = {}) => fetch(`${gateway.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
+/** A call to the gateway; a message given as text is sent as the bytes the fixture had (read as ISO 8859-1, one character per byte). */
+const gw = (path: string, token: string, init: RequestInit = {}) =>
+  fetch(`${gateway.url}${path}`, { ...init, ...(typeof init.body === 'string' ? { body: Buffer.from(init.body, 'latin1') } : {}), headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } });
 const requestsOf = async (c: Connector, reference: string) =>
   (await listAll(c, '/load-requests')).filter((r: any) => (r.externalReferences ?? []).some((x: any) => x.type === 'BGM+340' && x.value === reference));
 

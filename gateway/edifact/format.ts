@@ -91,6 +91,13 @@ export const edifact: Format = {
     { id: 'IFTMIN D.04A', version: '1', description: 'UN/EDIFACT transport instruction (directories D.96A to D.04A read with D.04A) to a load request; CONTRL (syntax 3) and APERAK (D.04A) answers' },
   ],
 
+  // UNOW and UNOY are UTF-8 (ISO 10646); every other UN/EDIFACT set is a single-byte ISO 8859 one,
+  // read byte for byte (the tokenizer then checks each character against the set the UNB names).
+  decode(bytes) {
+    const head = bytes.subarray(0, 64).toString('latin1');
+    return /UNB\+UNO[WY]/.test(head) ? bytes.toString('utf8') : bytes.toString('latin1');
+  },
+
   map(entry, org, others) {
     return map(entry, org, new Set(others.flatMap((o) => o.edifact?.senderIds ?? [])));
   },

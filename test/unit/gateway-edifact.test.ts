@@ -204,3 +204,12 @@ describe('hostile input, from real messages mutated', () => {
     expect(Date.now() - started).toBeLessThan(60_000); // no pathological input
   });
 });
+
+describe('decode', () => {
+  it('reads a message in the character encoding its UNB names', () => {
+    const utf8 = Buffer.from("UNA:+.? 'UNB+UNOW:4+S+R+200101:1200+1'UNH+1+IFTMIN:D:04A:UN'BGM+610+Köln+9'", 'utf8');
+    expect(edifact.decode(utf8)).toContain('BGM+610+Köln+9');
+    const latin1 = Buffer.from("UNB+UNOC:3+S+R+200101:1200+1'BGM+610+Köln+9'", 'latin1');
+    expect(edifact.decode(latin1)).toContain('BGM+610+Köln+9');
+  });
+});
