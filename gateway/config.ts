@@ -5,6 +5,8 @@
 // mailbox it was dropped in, or of the credential it was sent with: never for one a message names.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { EpcisSettings } from './epcis/settings';
+import type { SpreadsheetSettings } from './spreadsheet/settings';
 
 export interface ServedOrganization {
   organizationId: string;
@@ -34,6 +36,19 @@ export interface ServedOrganization {
     goodsCategory?: string;
     /** What a requested time (a DTM with a time, not a window) means: a window of this many minutes from it. */
     pointTimeMinutes?: number;
+  };
+  /** EPCIS 2.0 capture documents from its track-and-trace become milestones (gateway/epcis). */
+  epcis?: EpcisSettings;
+  /** Its spreadsheet of free trucks (CSV, XLSX) becomes capacity offers (gateway/spreadsheet). */
+  spreadsheet?: SpreadsheetSettings;
+  /**
+   * What it is sent besides acknowledgements: the milestones of the movements its messages started,
+   * in the format it reads (`edifact`: IFTSTA; `epcis`: EPCIS events), into its mailbox's out folder
+   * and, with `push`, to its HTTPS endpoint (under the webhooks' target rules).
+   */
+  outbound?: {
+    milestones?: 'edifact' | 'epcis';
+    push?: { url: string };
   };
   /** Its own places by the ids its messages use: `<agency>:<id>` (`9:5412345678908` for a GLN) to a UN/LOCODE. */
   places?: Readonly<Record<string, string>>;

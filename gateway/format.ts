@@ -24,9 +24,60 @@ export interface Quarantined {
   [detail: string]: unknown;
 }
 
+/** The baseline milestones of the specification (ExecutionUpdate). */
+export const MILESTONES = ['assigned', 'atPickup', 'pickedUp', 'inTransit', 'delayed', 'atDelivery', 'delivered', 'failed', 'cancelled', 'disputed'] as const;
+export type Milestone = (typeof MILESTONES)[number];
+
+/**
+ * A milestone a carrier's message reports (an IFTSTA status, an EPCIS event), before the gateway
+ * knows which execution reference it is about: the gateway finds that from `references` in its
+ * mapping state (the organization's own references of the movement: its trip or order number,
+ * the consignment number), and quarantines the message when none or several match.
+ */
+export interface ReportedMilestone {
+  /** Every reference the message names for the movement; any one may identify it. */
+  references: Array<{ type: string; value: string }>;
+  milestone: Milestone;
+  /** When it happened, by the source (RFC 3339, UTC). */
+  occurredAt: string;
+  /** The same on every resend of the same report (the event's own id, or a digest of what identifies it). */
+  deduplicationKey: string;
+  /** Where it happened, when the message names the place as a UN/LOCODE or as one of the organization's `places`. */
+  unLocode?: string;
+  /** Why (a delay's or a failure's reason), as the message says it. */
+  reason?: string;
+  /** Where in the message it was read (segment and element, JSON Pointer), for quarantine reasons. */
+  source: string;
+}
+
+/** What became of one reported milestone: recorded on its execution reference, or refused there. */
+export interface MilestoneResult {
+  executionReferenceId: string;
+  updateId?: string;
+  problem?: { status: number; code: string; detail: string };
+}
+
 export type Submitted =
-  | { kind: 'created'; resources: Array<{ kind: string; id: string; status: string }>; mappings: Mapping[] }
+  | { kind: 'created'; resources: Array<{ kind: string; id: string; status: string }>; mappings: Mapping[]; milestones?: MilestoneResult[] }
   | { kind: 'refused'; problem: { status: number; code: string; detail: string } };
+
+/**
+ * A milestone of an execution reference as the gateway tells it to the shipper whose message the
+ * movement came from, in the shipper's format (an IFTSTA, an EPCIS event), with the shipper's own
+ * consignment references.
+ */
+export interface MilestoneNotice {
+  executionReferenceId: string;
+  /** The milestone's id at the exchange (ExecutionUpdate.id): names the outbound message. */
+  updateId: string;
+  milestone: Milestone;
+  occurredAt: string;
+  recordedAt: string;
+  unLocode?: string;
+  reason?: string;
+  /** The shipper's references of the consignment (from its IFTMIN: the BGM document number first, then its RFFs). */
+  consignment: { documentNumber: string; references: Array<{ system: string; type: string; value: string }> };
+}
 
 export interface OutboundDraft {
   kind: string;
@@ -37,6 +88,8 @@ export interface OutboundDraft {
 export interface Format {
   name: string;
   profiles: readonly Profile[];
+  /** The file name endings of a mailbox file in this format (lower case, with the dot). */
+  extensions: readonly string[];
   /** A message's bytes as text, in the character encoding the message itself declares. */
   decode(bytes: Buffer): string;
   /**
@@ -44,8 +97,14 @@ export interface Format {
    * are the other organizations the gateway serves, whose identities a message may not name.
    */
   map(entry: InboxEntry, organization: ServedOrganization, others: readonly ServedOrganization[]): Mapped | Quarantined;
-  /** Sends the mapped commands; `key(step)` is the Idempotency-Key of each. */
+  /**
+   * Sends the mapped commands that create resources; `key(step)` is the Idempotency-Key of each.
+   * Milestones (`mapped.milestones`, ReportedMilestone[]) are not the format's: the gateway
+   * resolves their references and records them itself (gateway/milestones.ts).
+   */
   submit(mapped: Mapped, client: PcxClient, key: (step: string) => string): Promise<Submitted>;
-  /** The sender's acknowledgements of an entry that is quarantined or submitted. */
+  /** The sender's acknowledgements of an entry that is quarantined or submitted (`entry.result.submitted`). */
   acknowledge(entry: InboxEntry, organization: ServedOrganization, now: Date): OutboundDraft[];
+  /** A milestone told to a shipper in this format (formats a shipper can receive status in). */
+  notify?(notice: MilestoneNotice, organization: ServedOrganization, now: Date): OutboundDraft;
 }

@@ -5,6 +5,12 @@ import type { Format } from './format';
 
 export const FORMATS: readonly Format[] = [edifact];
 
+/** The format of a file dropped into a mailbox, by its name's ending; EDIFACT when none matches. */
+export function formatOfFile(name: string): Format {
+  const lower = name.toLowerCase();
+  return FORMATS.find((f) => f.extensions.some((e) => lower.endsWith(e))) ?? edifact;
+}
+
 export function formatOf(name: string): Format {
   const format = FORMATS.find((f) => f.name === name);
   if (!format) throw new Error(`no format ${name}`);

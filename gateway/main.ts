@@ -10,7 +10,7 @@ import { createGatewayActivities } from './activities';
 import { gatewayWorkflowBundle } from './bundle';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { gatewayApp } from './http';
-import { formatOf } from './formats';
+import { formatOfFile } from './formats';
 import { createIntake } from './intake';
 import { ensureMailbox, mailboxEntryId, takeFiles } from './mailbox';
 import { openGatewayDb } from './store';
@@ -51,8 +51,9 @@ export async function startGateway(config: GatewayConfig) {
     while (polling) {
       for (const org of config.organizations) {
         for (const file of takeFiles(config.mailboxRoot, org.organizationId, config.maxMessageBytes)) {
-          const content = formatOf('edifact').decode(file.content);
-          await intake.take({ id: mailboxEntryId(org.organizationId, file.name, file.content), organizationId: org.organizationId, transport: 'mailbox', format: 'edifact', name: file.name, content });
+          const format = formatOfFile(file.name);
+          const content = format.decode(file.content);
+          await intake.take({ id: mailboxEntryId(org.organizationId, file.name, file.content), organizationId: org.organizationId, transport: 'mailbox', format: format.name, name: file.name, content });
           file.done();
         }
       }

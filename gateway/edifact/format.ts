@@ -87,6 +87,8 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
 
 export const edifact: Format = {
   name: 'edifact',
+  // A drop without a known ending is read as EDIFACT too (EDI drops often have none, or .txt).
+  extensions: ['.edi', '.edifact', '.txt'],
   profiles: [
     { id: 'IFTMIN D.04A', version: '1', description: 'UN/EDIFACT transport instruction (directories D.96A to D.04A read with D.04A) to a load request; CONTRL (syntax 3) and APERAK (D.04A) answers' },
   ],
