@@ -2,26 +2,23 @@
 // run again: a step that finds the entry further on changes nothing, every exchange command
 // carries an Idempotency-Key derived from the entry, and an outbound message is added once.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { PcxClient, PcxProblemError } from '@pcx/sdk';
+import { PcxProblemError } from '@pcx/sdk';
+import { createClients, type ClientOf } from './clients';
 import type { Db } from '../core/db';
 import type { GatewayConfig, ServedOrganization } from './config';
-import type { Mapped, Submitted } from './format';
+import type { Mapped, ReportedMilestone, Submitted } from './format';
 import { formatOf } from './formats';
 import { writeOutbound } from './mailbox';
+import { recordMilestones, resolveMilestones, type ResolvedMilestone } from './milestones';
 import { addOutbound, advance, quarantine, readEntry, recordMappings, type InboxEntry } from './store';
 
 export type GatewayActivities = ReturnType<typeof createGatewayActivities>;
 
-export function createGatewayActivities(db: Db, config: GatewayConfig) {
-  const clients = new Map<string, PcxClient>();
+export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf: ClientOf = createClients(config)) {
   const organization = (id: string): ServedOrganization => {
     const org = config.organizations.find((o) => o.organizationId === id);
     if (!org) throw ApplicationFailure.nonRetryable(`the gateway does not serve ${id}`, 'NotServed');
     return org;
-  };
-  const clientOf = (org: ServedOrganization) => {
-    if (!clients.has(org.organizationId)) clients.set(org.organizationId, new PcxClient({ baseUrl: config.brokerUrl, clientId: org.clientId, clientSecret: org.clientSecret }));
-    return clients.get(org.organizationId)!;
   };
   const entryOf = async (id: string): Promise<InboxEntry> => {
     const entry = await readEntry(db, id);
@@ -35,7 +32,13 @@ export function createGatewayActivities(db: Db, config: GatewayConfig) {
       const entry = await entryOf(id);
       if (entry.status !== 'received') return entry.status === 'quarantined' ? 'quarantined' : entry.status === 'acknowledged' ? 'done' : 'mapped';
       const others = config.organizations.filter((o) => o.organizationId !== entry.organizationId);
-      const outcome = formatOf(entry.format).map(entry, organization(entry.organizationId), others);
+      let outcome = formatOf(entry.format).map(entry, organization(entry.organizationId), others);
+      // Milestones are found on their movements here, from the organization's own mapping state.
+      const reported = outcome.kind === 'mapped' ? (outcome.milestones as ReportedMilestone[] | undefined) : undefined;
+      if (reported?.length) {
+        const { resolved, reasons } = await resolveMilestones(db, entry.organizationId, reported);
+        outcome = reasons.length ? { ...outcome, kind: 'quarantined', reasons } : { ...outcome, kind: 'mapped', milestones: resolved };
+      }
       if (outcome.kind === 'quarantined') {
         await db.transaction(async (tx) => {
           await quarantine(tx, entry, outcome.reasons);
@@ -57,7 +60,10 @@ export function createGatewayActivities(db: Db, config: GatewayConfig) {
       // Alive while the broker answers (the workflow's heartbeat timeout finds a killed worker in seconds).
       const beat = setInterval(() => Context.current().heartbeat(), 1000);
       try {
-        submitted = await formatOf(entry.format).submit(mapped, clientOf(org), (step) => `gw-${id}-${step}`);
+        const key = (step: string) => `gw-${id}-${step}`;
+        submitted = await formatOf(entry.format).submit(mapped, clientOf(org), key);
+        const milestones = mapped.milestones as ResolvedMilestone[] | undefined;
+        if (milestones?.length && submitted.kind === 'created') submitted = { ...submitted, milestones: await recordMilestones(milestones, clientOf(org), key) };
       } catch (err) {
         // A refusal of the exchange is the sender's answer (APERAK), never retried; anything else
         // (unreachable, 5xx after the SDK's retries) is retried by the workflow.

@@ -48,7 +48,8 @@ export interface ServedOrganization {
    */
   outbound?: {
     milestones?: 'edifact' | 'epcis';
-    push?: { url: string };
+    /** An HTTPS target that receives each notice as a POST, signed by Standard Webhooks with `secret` (whsec_…) when given. */
+    push?: { url: string; secret?: string };
   };
   /** Its own places by the ids its messages use: `<agency>:<id>` (`9:5412345678908` for a GLN) to a UN/LOCODE. */
   places?: Readonly<Record<string, string>>;
@@ -67,6 +68,12 @@ export interface GatewayConfig {
   organizations: readonly ServedOrganization[];
   /** Largest message accepted, in bytes (HTTP and mailbox). */
   maxMessageBytes: number;
+  /** Push targets: the webhooks' rules (WEBHOOK_ALLOWED_CIDRS opens private ranges; WEBHOOK_CA_FILE adds a trusted CA). */
+  push: { allowCidrs: string[]; caFile?: string };
+  /** Guards GET /health and /metrics (operator views of every organization), as the broker's METRICS_TOKEN does; open without one. */
+  metricsToken?: string;
+  /** How often each organization's event feed is read, in ms (GATEWAY_FEED_POLL_MS). */
+  feedPollMs: number;
   /** A workflow bundle built beforehand (gateway/bundle.ts); without it the gateway bundles at start. */
   workflowBundleFile?: string;
 }
@@ -86,6 +93,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
   const organizations = JSON.parse(readFileSync(file, 'utf8')) as ServedOrganization[];
   for (const org of organizations) {
     if (!org.organizationId || !org.clientId || !org.clientSecret) throw new Error(`${file}: every organization needs organizationId, clientId and clientSecret`);
+    if (org.outbound?.push && !/^https:\/\//.test(org.outbound.push.url)) throw new Error(`${file}: ${org.organizationId}'s outbound.push.url must be an https URL`);
   }
   return {
     brokerUrl: (env.GATEWAY_BROKER_URL || `http://127.0.0.1:${brokerPort}`).replace(/\/+$/, ''),
@@ -103,5 +111,11 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     organizations,
     maxMessageBytes: int('GATEWAY_MAX_MESSAGE_BYTES', 1_000_000, env),
     workflowBundleFile: env.GATEWAY_WORKFLOW_BUNDLE_FILE || undefined,
+    push: {
+      allowCidrs: (env.WEBHOOK_ALLOWED_CIDRS || '').split(',').map((c) => c.trim()).filter(Boolean),
+      ...(env.WEBHOOK_CA_FILE ? { caFile: env.WEBHOOK_CA_FILE } : {}),
+    },
+    feedPollMs: int('GATEWAY_FEED_POLL_MS', 1000, env),
+    ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
   };
 }

@@ -2,13 +2,28 @@
 // (a broker access token: the broker decides whether it is valid, and the organization is the
 // token's, never one a message names), each organization's inbox entries, acknowledgements and
 // quarantine, and the gateway's health and diagnostics. Refusals are RFC 9457 problems.
+import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
 import { decodeJwt } from 'jose';
 import type { Db } from '../core/db';
-import type { GatewayConfig } from './config';
+import type { GatewayConfig, ServedOrganization } from './config';
+import type { Delivery } from './delivery';
+import type { Follower } from './follower';
 import { FORMATS, formatOf } from './formats';
+import { gatewayMetrics, healthOf } from './health';
 import { sha256, type Intake } from './intake';
-import { backlog, listQuarantine, outboundFor, readEntry, readQuarantine, resolveQuarantine } from './store';
+import type { ReconcileReport } from './reconcile';
+import { listQuarantine, outboundFor, readEntry, readQuarantine, referencesOf, resolveQuarantine } from './store';
+
+export interface GatewayParts {
+  db: Db;
+  config: GatewayConfig;
+  intake: Intake;
+  ready: () => Promise<boolean>;
+  follower: Follower;
+  delivery: Delivery;
+  reconcile: (org: ServedOrganization) => Promise<ReconcileReport>;
+}
 
 export const GATEWAY_VERSION = '0.1.0';
 
@@ -43,25 +58,44 @@ function brokerAuthority(brokerUrl: string) {
 }
 
 /** The scope a message of each format needs: what its commands need at the exchange. */
-const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish' };
+// (An IFTSTA in an EDIFACT interchange records milestones, which needs execution:update as well:
+// the exchange refuses each without it, and the APERAK says so.)
+const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish', epcis: 'execution:update', spreadsheet: 'capacity:publish' };
 
-export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready: () => Promise<boolean>): Hono<Env> {
+export function gatewayApp({ db, config, intake, ready, follower, delivery, reconcile }: GatewayParts): Hono<Env> {
   const app = new Hono<Env>();
   const authority = brokerAuthority(config.brokerUrl);
+  const organizationIds = config.organizations.map((o) => o.organizationId);
+  const metrics = gatewayMetrics(db, follower, delivery, organizationIds);
 
   app.get('/health/live', (c) => c.json({ status: 'live' }));
   app.get('/health/ready', async (c) => ((await ready()) ? c.json({ status: 'ready' }) : c.json({ status: 'not ready' }, 503)));
-  app.get('/diagnostics', async (c) =>
+  // What the gateway is and reads: no organization's data.
+  app.get('/diagnostics', (c) =>
     c.json({
       gateway: { version: GATEWAY_VERSION },
-      formats: FORMATS.map((f) => ({ name: f.name, profiles: f.profiles })),
-      organizations: await backlog(db),
+      formats: FORMATS.map((f) => ({ name: f.name, extensions: f.extensions, profiles: f.profiles })),
+      organizations: organizationIds.length,
     }),
   );
+
+  // The operator's views of every organization (METRICS_TOKEN, as the broker's /metrics).
+  const operator = async (c: Context<Env>, next: () => Promise<void>) => {
+    if (!config.metricsToken) return next();
+    const given = Buffer.from(/^Bearer\s+(\S+)$/i.exec(c.req.header('authorization') ?? '')?.[1] ?? '');
+    const wanted = Buffer.from(config.metricsToken);
+    if (given.length !== wanted.length || !timingSafeEqual(given, wanted)) return problem(c, 401, 'UNAUTHENTICATED', 'send the METRICS_TOKEN as Authorization: Bearer');
+    return next();
+  };
+  app.get('/health', operator, async (c) => c.json({ status: (await ready()) ? 'ready' : 'not ready', organizations: await healthOf(db, follower, delivery, organizationIds) }));
+  app.get('/metrics', operator, async (c) => c.text(await metrics.metrics(), 200, { 'content-type': metrics.contentType }));
 
   app.use('/messages/*', authenticate);
   app.use('/quarantine', authenticate);
   app.use('/quarantine/*', authenticate);
+  app.use('/status', authenticate);
+  app.use('/reconcile', authenticate);
+  app.use('/mappings', authenticate);
   async function authenticate(c: Context<Env>, next: () => Promise<void>) {
     const header = c.req.header('authorization') ?? '';
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
@@ -97,6 +131,31 @@ export function gatewayApp(db: Db, config: GatewayConfig, intake: Intake, ready:
   });
 
   app.get('/quarantine', async (c) => c.json({ items: await listQuarantine(db, c.get('caller').organizationId) }));
+
+  // One held message inspected: its reasons with their positions and the message as received.
+  app.get('/quarantine/:id', async (c) => {
+    const caller = c.get('caller');
+    const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
+    if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
+    const entry = await readEntry(db, held.inboxId);
+    return c.json({ ...held, content: entry?.content ?? '' });
+  });
+
+  // The organization's own health: its adapters, its feed, its dead letters, its pushes.
+  app.get('/status', async (c) => c.json((await healthOf(db, follower, delivery, [c.get('caller').organizationId]))[0]));
+
+  // Catch up and check the mapping state against the exchange now; the report says what was repaired.
+  app.post('/reconcile', async (c) => {
+    const org = config.organizations.find((o) => o.organizationId === c.get('caller').organizationId)!;
+    return c.json(await reconcile(org));
+  });
+
+  // The mapping state of one exchange resource: the organization's external references of it.
+  app.get('/mappings', async (c) => {
+    const resourceId = c.req.query('resourceId');
+    if (!resourceId) return problem(c, 400, 'VALIDATION_FAILED', 'name the exchange resource: ?resourceId=');
+    return c.json({ items: (await referencesOf(db, c.get('caller').organizationId, resourceId)).map(({ system, type, value, resourceKind, resourceId: id }) => ({ system, type, value, resourceKind, resourceId: id })) });
+  });
 
   // Correct and release: the corrected message (the body) takes the path of a new one, in the
   // held message's format and organization; the held one is closed, pointing at it.

@@ -6,7 +6,13 @@ import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Server } from 'node:http';
 import { connectTemporal } from '../core/temporal';
+import { readFileSync } from 'node:fs';
+import { createResolver } from '../core/webhooks/target';
 import { createGatewayActivities } from './activities';
+import { createClients } from './clients';
+import { createDelivery } from './delivery';
+import { createFollower } from './follower';
+import { reconcile } from './reconcile';
 import { gatewayWorkflowBundle } from './bundle';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { gatewayApp } from './http';
@@ -23,6 +29,7 @@ export async function startGateway(config: GatewayConfig) {
     // a runtime is already installed (another worker in this process): keep it
   }
   const db = await openGatewayDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const clientOf = createClients(config);
   const connection = await connectTemporal({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
   const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
@@ -31,7 +38,7 @@ export async function startGateway(config: GatewayConfig) {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: await gatewayWorkflowBundle(config.workflowBundleFile),
-    activities: createGatewayActivities(db, config),
+    activities: createGatewayActivities(db, config, clientOf),
     // A killed worker polls no more: its cached workflows' tasks go to another within a second.
     stickyQueueScheduleToStartTimeout: '1 second',
   });
@@ -65,6 +72,28 @@ export async function startGateway(config: GatewayConfig) {
     process.exit(1);
   });
 
+  // The exchange's side: each organization's feed followed, notices delivered as they are written,
+  // and every organization reconciled once at start (what happened while the gateway was down).
+  const delivery = createDelivery(db, config.organizations, config.mailboxRoot, {
+    allowCidrs: config.push.allowCidrs,
+    resolve: createResolver(),
+    ...(config.push.caFile ? { ca: readFileSync(config.push.caFile, 'utf8') } : {}),
+  });
+  const deliver = () => void delivery.deliver().catch((err) => process.stderr.write(`[gateway] delivery failed: ${String(err)}\n`));
+  const follower = createFollower(db, config.organizations, clientOf, { pollMs: config.feedPollMs, onNotice: deliver });
+  const deliveries = setInterval(deliver, config.feedPollMs);
+  deliver();
+  const reconciled = (async () => {
+    for (const org of config.organizations) {
+      try {
+        const report = await reconcile(db, org, clientOf(org), follower);
+        if (report.repaired.mappingsAdded || report.repaired.noticesWritten || report.missing.length) process.stderr.write(`[gateway] reconciled ${org.organizationId}: ${JSON.stringify(report)}\n`);
+      } catch (err) {
+        process.stderr.write(`[gateway] could not reconcile ${org.organizationId} at start (the feed catches up): ${String(err)}\n`);
+      }
+    }
+  })();
+
   const ready = async () => {
     try {
       await db.query('select 1');
@@ -74,7 +103,7 @@ export async function startGateway(config: GatewayConfig) {
       return false;
     }
   };
-  const app = gatewayApp(db, config, intake, ready);
+  const app = gatewayApp({ db, config, intake, ready, follower, delivery, reconcile: (org) => reconcile(db, org, clientOf(org), follower) });
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
   });
@@ -87,6 +116,9 @@ export async function startGateway(config: GatewayConfig) {
     async stop() {
       polling = false;
       await polled;
+      clearInterval(deliveries);
+      await reconciled;
+      await follower.stop();
       await new Promise((resolve) => server.close(resolve));
       // The worker stops by itself on SIGINT and SIGTERM (the SDK's own handlers): only one still running is told.
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -60,6 +60,28 @@ export const SCHEMA: readonly string[] = [
     created_at timestamptz not null default now(),
     unique (inbox_id, kind)
   )`,
+  // Delivery of what is sent to an organization of its own accord (milestone notices): into its
+  // mailbox, and to its push target when it has one. Acknowledgements are written with their step.
+  `alter table gateway_outbox add column if not exists delivered_at timestamptz`,
+  `alter table gateway_outbox add column if not exists pushed_at timestamptz`,
+  `alter table gateway_outbox add column if not exists push_attempts integer not null default 0`,
+  `alter table gateway_outbox add column if not exists push_error text`,
+  // Where the gateway stands in each organization's event feed (gateway/follower.ts).
+  `create table if not exists gateway_cursor (
+    organization_id text primary key,
+    cursor text not null,
+    updated_at timestamptz not null default now()
+  )`,
+  // Events of a feed the gateway could not apply (a resource it may not read): kept, not retried.
+  `create table if not exists gateway_dead_letter (
+    organization_id text not null,
+    event_id text not null,
+    event_type text not null,
+    subject text,
+    error text not null,
+    created_at timestamptz not null default now(),
+    primary key (organization_id, event_id)
+  )`,
 ];
 
 export type InboxStatus = 'received' | 'mapped' | 'submitted' | 'quarantined' | 'acknowledged';
@@ -228,13 +250,54 @@ export interface OutboundMessage {
 }
 
 /** Adds an outbound message once per inbox entry and kind (a replayed activity adds nothing). */
-export async function addOutbound(db: Queryable, message: Omit<OutboundMessage, 'id' | 'createdAt'>): Promise<OutboundMessage> {
-  await db.query(
-    `insert into gateway_outbox (organization_id, inbox_id, kind, name, content) values ($1, $2, $3, $4, $5) on conflict (inbox_id, kind) do nothing`,
+export async function addOutbound(db: Queryable, message: Omit<OutboundMessage, 'id' | 'createdAt'>): Promise<OutboundMessage & { created: boolean }> {
+  const inserted = await db.query(
+    `insert into gateway_outbox (organization_id, inbox_id, kind, name, content) values ($1, $2, $3, $4, $5) on conflict (inbox_id, kind) do nothing returning *`,
     [message.organizationId, message.inboxId, message.kind, message.name, message.content],
   );
+  if (inserted.rows[0]) return { ...outboundOf(inserted.rows[0]), created: true };
   const r = await db.query(`select * from gateway_outbox where inbox_id = $1 and kind = $2`, [message.inboxId, message.kind]);
-  return outboundOf(r.rows[0]);
+  return { ...outboundOf(r.rows[0]), created: false };
+}
+
+/** Outbound messages not yet written into their organization's mailbox, oldest first. */
+export async function undelivered(db: Queryable, kind: string): Promise<OutboundMessage[]> {
+  const r = await db.query(`select * from gateway_outbox where kind = $1 and delivered_at is null order by id limit 500`, [kind]);
+  return r.rows.map(outboundOf);
+}
+
+export async function markDelivered(db: Queryable, id: number): Promise<void> {
+  await db.query(`update gateway_outbox set delivered_at = now() where id = $1`, [id]);
+}
+
+/** Outbound messages of an organization not yet pushed to its target, oldest first (a failed one waits its turn). */
+export async function unpushed(db: Queryable, organizationId: string, kind: string): Promise<Array<OutboundMessage & { attempts: number }>> {
+  const r = await db.query(`select * from gateway_outbox where organization_id = $1 and kind = $2 and pushed_at is null order by id limit 100`, [organizationId, kind]);
+  return r.rows.map((row: any) => ({ ...outboundOf(row), attempts: Number(row.push_attempts) }));
+}
+
+export async function markPushed(db: Queryable, id: number, error?: string): Promise<void> {
+  if (error === undefined) await db.query(`update gateway_outbox set pushed_at = now(), push_error = null where id = $1`, [id]);
+  else await db.query(`update gateway_outbox set push_attempts = push_attempts + 1, push_error = $2 where id = $1`, [id, error]);
+}
+
+export async function readCursor(db: Queryable, organizationId: string): Promise<string | undefined> {
+  const r = await db.query<{ cursor: string }>(`select cursor from gateway_cursor where organization_id = $1`, [organizationId]);
+  return r.rows[0]?.cursor;
+}
+
+export async function saveCursor(db: Queryable, organizationId: string, cursor: string): Promise<void> {
+  await db.query(
+    `insert into gateway_cursor (organization_id, cursor) values ($1, $2) on conflict (organization_id) do update set cursor = excluded.cursor, updated_at = now()`,
+    [organizationId, cursor],
+  );
+}
+
+export async function addDeadLetter(db: Queryable, organizationId: string, event: { id: string; type: string; subject?: string }, error: string): Promise<void> {
+  await db.query(
+    `insert into gateway_dead_letter (organization_id, event_id, event_type, subject, error) values ($1, $2, $3, $4, $5) on conflict do nothing`,
+    [organizationId, event.id, event.type, event.subject ?? null, error.slice(0, 1000)],
+  );
 }
 
 const outboundOf = (row: any): OutboundMessage => ({
@@ -253,14 +316,44 @@ export async function outboundFor(db: Queryable, organizationId: string, inboxId
   return r.rows.map(outboundOf);
 }
 
-/** Counts for health: per organization, what waits and what is held. */
-export async function backlog(db: Queryable): Promise<Array<{ organizationId: string; waiting: number; quarantined: number; lastReceivedAt: string | null }>> {
+/** Per organization and format: what waits, what is held, and when the last message came (health and metrics). */
+export interface AdapterCounts {
+  organizationId: string;
+  format: string;
+  received: number;
+  waiting: number;
+  quarantineHeld: number;
+  /** Held messages whose reasons are about the mapping (not the syntax): a value missing, unknown or ambiguous. */
+  mappingFailures: number;
+  lastReceivedAt: string | null;
+  /** Seconds the oldest unfinished message has waited. */
+  oldestWaitingSeconds: number;
+}
+
+export async function adapterCounts(db: Queryable): Promise<AdapterCounts[]> {
   const r = await db.query(
-    `select organization_id,
-            count(*) filter (where status not in ('acknowledged')) as waiting,
-            count(*) filter (where status = 'quarantined' or id in (select inbox_id from gateway_quarantine where state = 'held')) as quarantined,
-            max(received_at) as last
-       from gateway_inbox group by organization_id order by organization_id`,
+    `select i.organization_id, i.format, count(*) as received,
+            count(*) filter (where i.status <> 'acknowledged') as waiting,
+            count(q.inbox_id) filter (where q.state = 'held') as held,
+            count(q.inbox_id) filter (where q.state = 'held' and not (q.reasons::text like '%SYNTAX_ERROR%')) as mapping_failures,
+            max(i.received_at) as last,
+            min(i.received_at) filter (where i.status <> 'acknowledged') as oldest
+       from gateway_inbox i left join gateway_quarantine q on q.inbox_id = i.id
+      group by i.organization_id, i.format order by i.organization_id, i.format`,
   );
-  return r.rows.map((row: any) => ({ organizationId: row.organization_id, waiting: Number(row.waiting), quarantined: Number(row.quarantined), lastReceivedAt: row.last ? new Date(row.last).toISOString() : null }));
+  return r.rows.map((row: any) => ({
+    organizationId: row.organization_id,
+    format: row.format,
+    received: Number(row.received),
+    waiting: Number(row.waiting),
+    quarantineHeld: Number(row.held),
+    mappingFailures: Number(row.mapping_failures),
+    lastReceivedAt: row.last ? new Date(row.last).toISOString() : null,
+    oldestWaitingSeconds: row.oldest ? Math.max(0, (Date.now() - new Date(row.oldest).getTime()) / 1000) : 0,
+  }));
+}
+
+export async function deadLetterCounts(db: Queryable): Promise<Map<string, number>> {
+  const r = await db.query(`select organization_id, count(*) as n from gateway_dead_letter group by organization_id`);
+  return new Map(r.rows.map((row: any) => [row.organization_id as string, Number(row.n)]));
 }

@@ -34,6 +34,8 @@ const config: GatewayConfig = {
   workflowBundleFile: process.env.GATEWAY_WORKFLOW_BUNDLE_FILE || undefined,
   temporal: { address: env.temporalAddress, namespace: 'default', taskQueue: `gateway-test-${ENGINE}-${process.pid}` },
   maxMessageBytes: 200_000,
+  push: { allowCidrs: [] },
+  feedPollMs: 200,
   organizations: [
     {
       organizationId: shipper.id,
@@ -172,7 +174,8 @@ test('isolation: a message acts only for the organization of its credential or m
 test('diagnostics name the gateway version and every profile; health answers', async () => {
   const diagnostics = await (await fetch(`${gateway.url}/diagnostics`)).json();
   expect(diagnostics.gateway.version).toMatch(/^\d+\.\d+\.\d+$/);
-  expect(diagnostics.formats).toEqual([expect.objectContaining({ name: 'edifact', profiles: [expect.objectContaining({ id: 'IFTMIN D.04A' })] })]);
-  expect(diagnostics.organizations.find((o: any) => o.organizationId === shipper.id)).toEqual(expect.objectContaining({ waiting: 0 }));
+  expect(diagnostics.formats).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'edifact', profiles: expect.arrayContaining([expect.objectContaining({ id: 'IFTMIN D.04A' })]) })]));
+  const health = await (await fetch(`${gateway.url}/health`)).json();
+  expect(health.organizations.find((o: any) => o.organizationId === shipper.id)).toEqual(expect.objectContaining({ adapters: [expect.objectContaining({ format: 'edifact', waiting: 0 })] }));
   expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);
 });

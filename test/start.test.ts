@@ -70,8 +70,8 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     expect(requested.status).toBe(200);
     expect(((await requested.json()) as any).resourceVersion).toBe(2);
     // The gateway's own database survived too.
-    const diagnostics = (await (await fetch(`${gateway}/diagnostics`)).json()) as any;
-    expect(diagnostics.organizations).toEqual([expect.objectContaining({ organizationId: 'org-baltic-shippers', waiting: 0, lastReceivedAt: expect.any(String) })]);
+    const health = (await (await fetch(`${gateway}/health`)).json()) as any;
+    expect(health.organizations.find((o: any) => o.organizationId === 'org-baltic-shippers').adapters).toEqual([expect.objectContaining({ format: 'edifact', waiting: 0, lastReceivedAt: expect.any(String) })]);
   } finally {
     expect(await interrupt(child)).toBe(0);
   }
