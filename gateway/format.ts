@@ -55,6 +55,8 @@ export interface MilestoneResult {
   executionReferenceId: string;
   updateId?: string;
   problem?: { status: number; code: string; detail: string };
+  /** A final milestone (delivered, failed) also reports the execution outcome, when it can. */
+  outcome?: { reported: true; outcomeId: string; status: string } | { reported: false; why: string };
 }
 
 export type Submitted =

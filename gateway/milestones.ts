@@ -51,6 +51,42 @@ export async function resolveMilestones(db: Queryable, organizationId: string, m
   return { resolved, reasons };
 }
 
+/** An answer of the exchange that is final for this request (retrying would get it again). */
+const refusal = (err: unknown): err is PcxProblemError => err instanceof PcxProblemError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS';
+
+/** The milestones that end a movement, and the outcome each reports. */
+const FINAL: Partial<Record<ReportedMilestone['milestone'], 'completed' | 'failed'>> = { delivered: 'completed', failed: 'failed' };
+const STARTED = new Set(['atPickup', 'pickedUp', 'inTransit']);
+
+/**
+ * The outcome a final milestone reports (delivered: completed; failed: failed), recorded once (its
+ * deduplication key is the milestone's). A completed outcome needs its actual time range: from the
+ * first pickup milestone the reference holds to the delivery; without a pickup milestone the
+ * gateway reports none (it never invents a start) and says so in the message's result.
+ */
+async function reportOutcome(m: ResolvedMilestone, client: PcxClient, key: string): Promise<MilestoneResult['outcome']> {
+  const status = FINAL[m.milestone];
+  if (!status) return undefined;
+  const updates = (await client.request<{ items: Array<{ milestone: string; occurredAt: string }> }>('GET', '/execution-references/{id}/updates', { path: { id: m.executionReferenceId } })).data.items;
+  const start = updates.filter((u) => STARTED.has(u.milestone)).map((u) => u.occurredAt).sort()[0];
+  if (status === 'completed' && (!start || start > m.occurredAt)) return { reported: false, why: 'no pickup milestone before the delivery: the actual time range would have no start' };
+  const body = {
+    executionReferenceId: m.executionReferenceId,
+    status,
+    deduplicationKey: `${m.deduplicationKey.slice(0, 180)}:outcome`,
+    schemaVersion: 'v0',
+    ...(start ? { actualTimeRange: { start, end: m.occurredAt } } : {}),
+    ...(status === 'failed' ? { operationalDeviations: [{ code: 'DELIVERY_FAILED', ...(m.reason ? { description: m.reason.slice(0, 500) } : {}), at: m.occurredAt }] } : {}),
+  };
+  try {
+    const answer = await client.request<{ id: string }>('POST', '/execution-outcomes', { body, idempotencyKey: key });
+    return { reported: true, outcomeId: answer.data.id, status };
+  } catch (err) {
+    if (!refusal(err)) throw err;
+    return { reported: false, why: `the exchange refused it (${err.status} ${err.code})` };
+  }
+}
+
 /**
  * Records the milestones at the exchange, each under an Idempotency-Key of its own (`key`); a
  * refusal of one (the reference completed, a conflicting key) is that milestone's answer, not the
@@ -69,9 +105,10 @@ export async function recordMilestones(milestones: readonly ResolvedMilestone[],
     };
     try {
       const answer = await client.request<{ id: string }>('POST', '/execution-updates', { body, idempotencyKey: key(`milestone-${i}`) });
-      results.push({ executionReferenceId: m.executionReferenceId, updateId: answer.data.id });
+      const outcome = await reportOutcome(m, client, key(`outcome-${i}`));
+      results.push({ executionReferenceId: m.executionReferenceId, updateId: answer.data.id, ...(outcome ? { outcome } : {}) });
     } catch (err) {
-      if (!(err instanceof PcxProblemError) || err.status >= 500 || err.status === 429 || err.code === 'IDEMPOTENCY_IN_PROGRESS') throw err;
+      if (!refusal(err)) throw err;
       results.push({ executionReferenceId: m.executionReferenceId, problem: { status: err.status, code: err.code, detail: err.problem.detail ?? err.message } });
     }
   }

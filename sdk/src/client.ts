@@ -131,6 +131,7 @@ export class PcxClient {
   /** openapi-fetch, typed by the broker's document, on the same transport. */
   readonly api: Client<paths>;
   private readonly transport: (request: Request) => Promise<Response>;
+  private readonly tokens: TokenSource;
 
 
   constructor(options: PcxClientOptions) {
@@ -141,6 +142,7 @@ export class PcxClient {
     else if (options.clientId && options.clientSecret)
       tokens = new ClientCredentials({ tokenUrl: `${this.baseUrl}/oauth2/token`, clientId: options.clientId, clientSecret: options.clientSecret, scope: options.scope, fetch: fetchImpl });
     else throw new TypeError('PcxClient needs clientId and clientSecret, or accessToken');
+    this.tokens = tokens;
     this.transport = createTransport({
       tokens,
       retry: { ...DEFAULT_RETRY, ...options.retry },
@@ -152,6 +154,14 @@ export class PcxClient {
     this.api = createClient<paths>({ baseUrl: this.baseUrl, fetch: this.transport });
     // pcx.offers, pcx.relationships, ...: one client per collection, by the name the document gives it.
     for (const [name, collection] of Object.entries(RESOURCE_NAMES)) Object.defineProperty(this, name, { value: this.resource(collection), enumerable: true });
+  }
+
+  /**
+   * The connector's current access token, for services that take the organization's own exchange
+   * token (the adapter gateway): renewed before it expires, like every call's.
+   */
+  accessToken(): Promise<string> {
+    return this.tokens.token();
   }
 
   /**

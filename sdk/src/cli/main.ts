@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { PcxClient, SDK_VERSION, type Collection } from '../client';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
+import { gatewayCommands } from './gateway';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
 import { profilesPath, readProfiles, resolveProfile, writeProfiles } from './profiles';
 
@@ -56,6 +57,7 @@ Examples:
   eventCommands(program, cli);
   waitCommands(program, cli);
   requestCommand(program, cli);
+  gatewayCommands(program, cli);
   return program;
 }
 
