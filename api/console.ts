@@ -23,7 +23,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -36,15 +36,16 @@ const VENDOR_FILES: Record<string, { type: string; path: string }> = {
  * Scripts, styles and data of this origin (and the configured map style's, if any); the map's
  * worker is a module of this origin; images also as data: and blob: URIs (MapLibre draws with them).
  */
-export function consoleCsp(mapStyleUrl: string | undefined): string {
+export function consoleCsp(mapStyleUrl: string | undefined, gatewayUrl?: string): string {
   const external = mapStyleUrl ? ` ${new URL(mapStyleUrl).origin}` : '';
+  const gateway = gatewayUrl ? ` ${new URL(gatewayUrl).origin}` : '';
   return [
     "default-src 'none'",
     "script-src 'self'",
     "worker-src 'self' blob:",
     "style-src 'self'",
     `img-src 'self' data: blob:${external}`,
-    `connect-src 'self'${external}`,
+    `connect-src 'self'${external}${gateway}`,
     "base-uri 'none'",
     "form-action 'self'",
     "frame-ancestors 'none'",
@@ -98,6 +99,11 @@ const PAGE = `<!DOCTYPE html>
       </form>
       <div id="whynot-result" aria-live="polite"></div>
     </details>
+  </section>
+  <section id="adapters" aria-labelledby="adapters-title" hidden>
+    <h2 id="adapters-title">Messages held by the adapter gateway (<span id="held-count">0</span>)</h2>
+    <ul id="held" class="held"></ul>
+    <div id="held-detail" class="detail" aria-live="polite"></div>
   </section>
 </main>
 <script src="vendor/oidc-client-ts.min.js"></script>
@@ -155,7 +161,7 @@ publicOperation(consoleApp, {
 }, (c) => {
   const users = c.get('services').config.auth.users;
   if (!users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker (USER_OIDC_ISSUER)');
-  return page(c, PAGE, consoleCsp(c.get('services').config.console.mapStyleUrl));
+  return page(c, PAGE, consoleCsp(c.get('services').config.console.mapStyleUrl, c.get('services').config.console.gatewayUrl));
 });
 
 publicOperation(consoleApp, {
@@ -164,8 +170,8 @@ publicOperation(consoleApp, {
     id: 'getConsoleConfig',
     summary: "The console's sign-in settings",
     description:
-      "The users' OpenID provider (`authority`), the console's client id there, and an external map " +
-      'style if one is configured.',
+      "The users' OpenID provider (`authority`), the console's client id there, an external map " +
+      "style if one is configured, and the adapter gateway whose held messages the console shows (`gatewayUrl`, null without one).",
     tag: 'Console',
     responses: {
       '200': {
@@ -174,12 +180,13 @@ publicOperation(consoleApp, {
           'application/json': {
             schema: {
               type: 'object',
-              required: ['authority', 'clientId', 'mapStyleUrl'],
+              required: ['authority', 'clientId', 'mapStyleUrl', 'gatewayUrl'],
               additionalProperties: false,
               properties: {
                 authority: { type: 'string' },
                 clientId: { type: 'string' },
                 mapStyleUrl: { type: ['string', 'null'] },
+                gatewayUrl: { type: ['string', 'null'] },
               },
             },
           },
@@ -191,7 +198,7 @@ publicOperation(consoleApp, {
 }, (c) => {
   const { config } = c.get('services');
   if (!config.auth.users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker');
-  return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null }, 200, { 'cache-control': 'no-cache' });
+  return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null, gatewayUrl: config.console.gatewayUrl ?? null }, 200, { 'cache-control': 'no-cache' });
 });
 
 /** A file of a fixed list: any other name answers 404. */

@@ -2,6 +2,7 @@
 // oidc-client-ts), then the organization's market on a map, its proposals with their explanations
 // and the decisions the user's role allows, the path of an accepted match to its outcome, and the
 // organization's event feed followed live. Errors are shown as the problem's title and detail.
+import { createAdapters } from './adapters.js';
 import { createApi, ProblemError } from './api.js';
 import { codesOf, createMap, showListings } from './map.js';
 import { el, listingItem, proposalDetail, proposalItem, timelineView } from './views.js';
@@ -15,7 +16,7 @@ const state = { selected: null, proposals: [], listings: [], places: {}, me: nul
 function showProblem(err) {
   const box = $('problem');
   if (!err) return void (box.hidden = true);
-  const problem = err instanceof ProblemError ? err.problem : { title: 'Something went wrong', detail: String(err?.message ?? err) };
+  const problem = err instanceof ProblemError || err?.problem ? err.problem : { title: 'Something went wrong', detail: String(err?.message ?? err) };
   box.replaceChildren(el('strong', {}, problem.title ?? 'Error'), problem.detail ? ` ${problem.detail}` : '', problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
   box.hidden = false;
 }
@@ -68,6 +69,7 @@ async function main() {
     }
     return current.access_token;
   });
+  state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: async () => (await manager.getUser())?.access_token, showProblem });
   const { map, ready } = createMap($('map'), config.mapStyleUrl);
   state.map = map;
   window.pcxConsole = { map, state };
@@ -75,6 +77,8 @@ async function main() {
   $('whynot-form').addEventListener('submit', (e) => whyNot(api, e));
   await ready;
   await refresh(api);
+  state.adapters.refresh();
+  setInterval(() => state.adapters.refresh(), 5000);
   follow(api);
 }
 

@@ -49,7 +49,8 @@ export interface Config {
   registry: { organizationsFile: string; connectorsFile: string; usersFile: string | undefined; environment: string };
   schemaBase: string;
   /** The planner console (api/console.ts): an external map style in place of the shipped basemap. */
-  console: { mapStyleUrl: string | undefined };
+  /** The console's external map style, and the adapter gateway whose quarantine it shows (CONSOLE_GATEWAY_URL). */
+  console: { mapStyleUrl: string | undefined; gatewayUrl: string | undefined };
   idempotencyTtlSeconds: number;
   limits: {
     maxBodyBytes: number;
@@ -209,7 +210,10 @@ export function loadConfig(env: Env = process.env): Config {
       environment: r.str('BROKER_ENVIRONMENT', 'sandbox'),
     },
     schemaBase: r.url('SCHEMA_BASE', `${publicBaseUrl}/schemas`),
-    console: { mapStyleUrl: r.given('CONSOLE_MAP_STYLE_URL') === undefined ? undefined : r.url('CONSOLE_MAP_STYLE_URL', '') },
+    console: {
+      mapStyleUrl: r.given('CONSOLE_MAP_STYLE_URL') === undefined ? undefined : r.url('CONSOLE_MAP_STYLE_URL', ''),
+      gatewayUrl: r.given('CONSOLE_GATEWAY_URL') === undefined ? undefined : r.url('CONSOLE_GATEWAY_URL', ''),
+    },
     // At least the declared maximum client retry window of 12 hours (docs/decisions.md).
     idempotencyTtlSeconds: r.int('IDEMPOTENCY_TTL_SECONDS', 86400, 43200),
     limits: limitsOf(r),

@@ -72,6 +72,8 @@ export interface GatewayConfig {
   push: { allowCidrs: string[]; caFile?: string };
   /** Guards GET /health and /metrics (operator views of every organization), as the broker's METRICS_TOKEN does; open without one. */
   metricsToken?: string;
+  /** Origins of the planner console allowed to call the gateway from a browser (GATEWAY_CONSOLE_ORIGINS, comma-separated; npm start sets the broker's). */
+  consoleOrigins: string[];
   /** How often each organization's event feed is read, in ms (GATEWAY_FEED_POLL_MS). */
   feedPollMs: number;
   /** A workflow bundle built beforehand (gateway/bundle.ts); without it the gateway bundles at start. */
@@ -116,6 +118,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       ...(env.WEBHOOK_CA_FILE ? { caFile: env.WEBHOOK_CA_FILE } : {}),
     },
     feedPollMs: int('GATEWAY_FEED_POLL_MS', 1000, env),
+    consoleOrigins: (env.GATEWAY_CONSOLE_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
   };
 }

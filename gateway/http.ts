@@ -4,6 +4,7 @@
 // quarantine, and the gateway's health and diagnostics. Refusals are RFC 9457 problems.
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import { cors } from 'hono/cors';
 import { decodeJwt } from 'jose';
 import type { Db } from '../core/db';
 import type { GatewayConfig, ServedOrganization } from './config';
@@ -90,6 +91,12 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   app.get('/health', operator, async (c) => c.json({ status: (await ready()) ? 'ready' : 'not ready', organizations: await healthOf(db, follower, delivery, organizationIds) }));
   app.get('/metrics', operator, async (c) => c.text(await metrics.metrics(), 200, { 'content-type': metrics.contentType }));
 
+  // The planner console (another origin: the broker's) reads and resolves the organization's held
+  // messages with the user's own token; only the origins configured may.
+  if (config.consoleOrigins.length) {
+    const allowed = cors({ origin: config.consoleOrigins, allowMethods: ['GET', 'POST'], allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-message-name'], maxAge: 600 });
+    for (const path of ['/messages/*', '/quarantine', '/quarantine/*', '/status']) app.use(path, allowed);
+  }
   app.use('/messages/*', authenticate);
   app.use('/quarantine', authenticate);
   app.use('/quarantine/*', authenticate);

@@ -72,6 +72,12 @@ async function main() {
     env.GATEWAY_WORKFLOW_BUNDLE_FILE = bundleFile;
   }
 
+  // The console shows the gateway's held messages: it calls the gateway from the broker's origin.
+  if (withGateway) {
+    env.CONSOLE_GATEWAY_URL ??= `http://${consoleHost(config.publicBaseUrl)}:${process.env.GATEWAY_PORT || 8090}`;
+    env.GATEWAY_CONSOLE_ORIGINS ??= new URL(config.publicBaseUrl).origin;
+  }
+
   // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.
   const broker = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'broker.ts')], {
     env,
@@ -122,6 +128,9 @@ async function main() {
     });
   }
 }
+
+/** The host a browser reaches the gateway on: the broker's public host (the gateway listens beside it). */
+const consoleHost = (publicBaseUrl: string) => new URL(publicBaseUrl).hostname;
 
 /** Polls /health/ready (the broker's own answer: Temporal and the database reachable), then says what to do next. */
 async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, withGateway: boolean, stopped: () => boolean) {

@@ -35,6 +35,7 @@ const config: GatewayConfig = {
   temporal: { address: env.temporalAddress, namespace: 'default', taskQueue: `gateway-test-${ENGINE}-${process.pid}` },
   maxMessageBytes: 200_000,
   push: { allowCidrs: [] },
+  consoleOrigins: [],
   feedPollMs: 200,
   organizations: [
     {

@@ -1,0 +1,85 @@
+// The organization's messages held by the adapter gateway (docs/adapters.md): each one with its
+// reasons and where in the message they are, the message as received, and the two ways out:
+// release a corrected file (it takes the path of a new message) or discard it. The gateway is
+// another origin (config.gatewayUrl); it is called with the signed-in user's own token, and it
+// shows only the user's organization's messages. A click's outcome is always shown: the refreshed
+// list, or the problem the gateway answered.
+import { el } from './views.js';
+
+const FORMATS = { edifact: 'EDIFACT', epcis: 'EPCIS events', spreadsheet: 'Spreadsheet' };
+const local = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+export function createAdapters({ gatewayUrl, getToken, showProblem }) {
+  const section = document.getElementById('adapters');
+  if (!gatewayUrl) return { refresh: async () => undefined };
+  section.hidden = false;
+  const list = document.getElementById('held');
+  const detail = document.getElementById('held-detail');
+
+  async function call(method, path, body) {
+    const headers = { accept: 'application/json', authorization: `Bearer ${await getToken()}` };
+    const res = await fetch(`${gatewayUrl}${path}`, { method, headers, ...(body ? { body } : {}) });
+    const data = await res.json().catch(() => ({ title: `HTTP ${res.status}` }));
+    if (!res.ok) throw Object.assign(new Error(data.detail ?? data.title), { problem: data });
+    return data;
+  }
+
+  async function act(fn) {
+    try {
+      await fn();
+      showProblem(null);
+    } catch (err) {
+      showProblem(err.problem ? { problem: err.problem } : err);
+    }
+    await refresh();
+  }
+
+  async function show(item) {
+    const held = await call('GET', `/quarantine/${encodeURIComponent(item.inboxId)}`);
+    const file = el('input', { type: 'file', id: 'release-file', 'aria-label': 'Corrected file' });
+    detail.replaceChildren(
+      el('h3', {}, `${FORMATS[held.format] ?? held.format}: ${held.name ?? 'sent over HTTP'}`),
+      el('p', { class: 'muted' }, `Received ${local(held.receivedAt)}; ${held.state}`),
+      el('ul', { class: 'reasons' }, held.reasons.map((r) => el('li', {}, el('strong', {}, r.message), r.position ? ` (at ${r.position})` : '', el('span', { class: 'muted' }, ` ${r.code}`)))),
+      el('pre', { class: 'message' }, held.content),
+      held.state === 'held'
+        ? el(
+            'div',
+            { class: 'actions' },
+            el('label', { for: 'release-file' }, 'Corrected file '),
+            file,
+            el('button', { type: 'button', onclick: () => act(async () => {
+              if (!file.files?.[0]) throw new Error('choose the corrected file first');
+              await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/release`, await file.files[0].arrayBuffer());
+              detail.replaceChildren(el('p', {}, 'Released: the corrected message is being processed.'));
+            }) }, 'Release corrected file'),
+            el('button', { type: 'button', onclick: () => act(async () => {
+              await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/discard`);
+              detail.replaceChildren(el('p', {}, 'Discarded.'));
+            }) }, 'Discard'),
+          )
+        : '',
+    );
+  }
+
+  async function refresh() {
+    try {
+      const { items } = await call('GET', '/quarantine');
+      const held = items.filter((q) => q.state === 'held');
+      document.getElementById('held-count').textContent = String(held.length);
+      list.replaceChildren(
+        ...(held.length
+          ? held.map((q) =>
+              el('li', {}, el('button', { type: 'button', class: 'held-item', onclick: () => show(q).catch((err) => showProblem(err)) },
+                `${FORMATS[q.format] ?? q.format}: ${q.name ?? 'sent over HTTP'}, ${local(q.receivedAt)}: `,
+                el('span', { class: 'muted' }, q.reasons.map((r) => r.message).join('; ')),
+              )),
+            )
+          : [el('li', { class: 'muted' }, 'No messages held: everything your systems sent was acted on.')]),
+      );
+    } catch (err) {
+      list.replaceChildren(el('li', { class: 'muted' }, `The adapter gateway did not answer (${err.message}).`));
+    }
+  }
+  return { refresh };
+}
