@@ -63,7 +63,7 @@ export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf:
         const key = (step: string) => `gw-${id}-${step}`;
         submitted = await formatOf(entry.format).submit(mapped, clientOf(org), key);
         const milestones = mapped.milestones as ResolvedMilestone[] | undefined;
-        if (milestones?.length && submitted.kind === 'created') submitted = { ...submitted, milestones: await recordMilestones(milestones, clientOf(org), key) };
+        if (milestones?.length && submitted.kind === 'created') submitted = { ...submitted, milestones: await recordMilestones(milestones, clientOf(org), key, { reportOutcomes: org.reportOutcomes === true }) };
       } catch (err) {
         // A refusal of the exchange is the sender's answer (APERAK), never retried; anything else
         // (unreachable, 5xx after the SDK's retries) is retried by the workflow.

@@ -20,7 +20,14 @@ export interface ServedOrganization {
     system?: string;
     /** The interchange recipient id the gateway answers as (UNB of CONTRL and APERAK). */
     gatewayId?: string;
+    /** Local times of its status reports (DTM 203, 204) are read in this IANA zone (else loadRequests.timeZone). */
+    timeZone?: string;
   };
+  /**
+   * A final milestone of its status messages (delivered, failed) also reports the execution
+   * outcome (default false: an organization whose "delivered" may be partial reports outcomes itself).
+   */
+  reportOutcomes?: boolean;
   /** What an IFTMIN becomes: a draft, or a published load request, and what publishing needs that a message does not carry. */
   loadRequests?: {
     publish: boolean;

@@ -54,7 +54,7 @@ export async function resolveMilestones(db: Queryable, organizationId: string, m
 /** An answer of the exchange that is final for this request (retrying would get it again). */
 const refusal = (err: unknown): err is PcxProblemError => err instanceof PcxProblemError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS';
 
-/** The milestones that end a movement, and the outcome each reports. */
+/** The milestones that end a movement, and the outcome each reports (organizations with reportOutcomes). */
 const FINAL: Partial<Record<ReportedMilestone['milestone'], 'completed' | 'failed'>> = { delivered: 'completed', failed: 'failed' };
 const STARTED = new Set(['atPickup', 'pickedUp', 'inTransit']);
 
@@ -92,7 +92,7 @@ async function reportOutcome(m: ResolvedMilestone, client: PcxClient, key: strin
  * refusal of one (the reference completed, a conflicting key) is that milestone's answer, not the
  * message's. Anything else (the broker unreachable) throws, for the workflow to retry.
  */
-export async function recordMilestones(milestones: readonly ResolvedMilestone[], client: PcxClient, key: (step: string) => string): Promise<MilestoneResult[]> {
+export async function recordMilestones(milestones: readonly ResolvedMilestone[], client: PcxClient, key: (step: string) => string, options: { reportOutcomes: boolean }): Promise<MilestoneResult[]> {
   const results: MilestoneResult[] = [];
   for (const [i, m] of milestones.entries()) {
     const body = {
@@ -105,7 +105,7 @@ export async function recordMilestones(milestones: readonly ResolvedMilestone[],
     };
     try {
       const answer = await client.request<{ id: string }>('POST', '/execution-updates', { body, idempotencyKey: key(`milestone-${i}`) });
-      const outcome = await reportOutcome(m, client, key(`outcome-${i}`));
+      const outcome = options.reportOutcomes ? await reportOutcome(m, client, key(`outcome-${i}`)) : undefined;
       results.push({ executionReferenceId: m.executionReferenceId, updateId: answer.data.id, ...(outcome ? { outcome } : {}) });
     } catch (err) {
       if (!refusal(err)) throw err;

@@ -15,18 +15,26 @@ export interface Party {
 }
 
 const escape = (text: string) => text.replace(/([?+:'])/g, '?$1');
-const element = (e: string | readonly (string | undefined)[]) => (typeof e === 'string' ? escape(e) : e.map((c) => escape(c ?? '')).join(':').replace(/:+$/, ''));
-const segment = (tag: string, ...elements: Array<string | readonly (string | undefined)[]>) => `${[tag, ...elements.map(element)].join('+').replace(/\++$/, '')}'`;
+/** Leaves out the empty entries at the end (before escaping: an escaped separator at the end is a value's). */
+const trimmed = (values: readonly string[]) => values.slice(0, values.reduce((last, v, i) => (v !== '' ? i + 1 : last), 0));
+const element = (e: string | readonly (string | undefined)[]) => (typeof e === 'string' ? escape(e) : trimmed(e.map((c) => c ?? '')).map(escape).join(':'));
+/** A segment, each element a value or its components, with the release character before every service character in them. */
+export const segment = (tag: string, ...elements: Array<string | readonly (string | undefined)[]>) => `${[tag, ...trimmed(elements.map(element))].join('+')}'`;
 
 const stamp = (now: Date) => {
   const iso = now.toISOString();
   return { date: iso.slice(2, 10).replace(/-/g, ''), time: iso.slice(11, 16).replace(':', ''), full: iso.slice(0, 16).replace(/[-T:]/g, '') };
 };
 
-/** One interchange around `messages`, each a list of segments between UNH and UNT. */
-function interchange(from: Party, to: Party, reference: string, now: Date, messages: Array<{ type: string[]; body: string[] }>): string {
+/**
+ * One interchange around `messages`, each a list of segments between UNH and UNT. UNOC (ISO
+ * 8859-1, syntax 3) unless `charset` says UNOW (UTF-8, which needs syntax 4 and its CCYYMMDD date).
+ */
+export function interchange(from: Party, to: Party, reference: string, now: Date, messages: Array<{ type: string[]; body: string[] }>, charset: 'UNOC' | 'UNOW' = 'UNOC'): string {
   const when = stamp(now);
-  const lines = [`UNA:+.? '`, segment('UNB', ['UNOC', '3'], [from.id, from.qualifier], [to.id, to.qualifier], [when.date, when.time], reference)];
+  const syntax = charset === 'UNOW' ? ['UNOW', '4'] : ['UNOC', '3'];
+  const date = charset === 'UNOW' ? `20${when.date}` : when.date;
+  const lines = [`UNA:+.? '`, segment('UNB', syntax, [from.id, from.qualifier], [to.id, to.qualifier], [date, when.time], reference)];
   messages.forEach((message, i) => {
     const ref = String(i + 1);
     lines.push(segment('UNH', ref, message.type), ...message.body, segment('UNT', String(message.body.length + 2), ref));
@@ -75,7 +83,7 @@ export interface AperakInput {
 }
 
 /** FTX text: at most five components of 512 characters. */
-const text = (value: string) => {
+export const text = (value: string) => {
   const parts: string[] = [];
   for (let i = 0; i < value.length && parts.length < 5; i += 512) parts.push(value.slice(i, i + 512));
   return parts;

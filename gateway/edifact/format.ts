@@ -1,18 +1,23 @@
-// The EDIFACT format of the gateway: interchanges of IFTMIN messages from a shipper's system become
-// load requests (profile "IFTMIN D.04A"), answered with CONTRL and APERAK. An interchange is
-// processed as a whole: one message that cannot be read or mapped quarantines it all (the sender
-// corrects and resends one file), so that no interchange is ever half acted on.
+// The EDIFACT format of the gateway: interchanges from a participant's system become what the
+// exchange should do: a shipper's IFTMIN messages load requests (profile "IFTMIN D.04A"), a
+// carrier's IFTSTA messages milestones of its movements (profile "IFTSTA D.04A"; the gateway finds
+// their movements and records them), answered with CONTRL and APERAK; and a shipper is told the
+// milestones of the movements its IFTMIN started as IFTSTA (`notify`). An interchange is processed
+// as a whole: one message that cannot be read or mapped quarantines it all (the sender corrects and
+// resends one file), so that no interchange is ever half acted on.
 import type { CreateBody } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
-import type { Format, Mapped, Quarantined, Submitted } from '../format';
+import type { Format, Mapped, MilestoneResult, Quarantined, Submitted } from '../format';
 import type { InboxEntry, QuarantineReason } from '../store';
 import { aperak, contrl, type AperakInput, type Party } from './acknowledgements';
 import { d04a } from './directory';
 import { mapIftmin, type LoadMapping } from './iftmin';
+import { iftstaFor, mapIftsta, type StatusMapping, type StatusMilestone } from './iftsta';
 import { readInterchange, type Interchange, type SyntaxProblem } from './syntax';
 
-/** IFTMIN of these directories is read with the D.04A definitions (the segments the mapping reads are the same in each). */
+/** IFTMIN and IFTSTA of these directories are read with the D.04A definitions (the segments the mappings read are the same in each). */
 const DIRECTORIES = /^D(9[6-9][AB]|0[0-4][AB])$/;
+const READ = ['IFTMIN', 'IFTSTA'];
 
 interface Received {
   reference: string;
@@ -21,9 +26,22 @@ interface Received {
   messages: Array<{ reference: string; type: string; version: string; release: string; agency: string }>;
 }
 
+/** The status messages of an interchange: each one's milestones are `milestones[first…first+count-1]`. */
+interface StatusMessage extends Omit<StatusMapping, 'milestones'> {
+  first: number;
+  count: number;
+}
+
 interface EdifactMapped extends Mapped {
   received: Received;
   loads: LoadMapping[];
+  /** Every status read as a milestone, in message order (the gateway resolves and records them). */
+  milestones: StatusMilestone[];
+  statuses: StatusMessage[];
+  /** Each message of the interchange in order: a load (index into `loads`) or a status message (into `statuses`). */
+  order: Array<{ kind: 'load' | 'status'; index: number }>;
+  /** Each message's first and last segment position (for reasons the gateway adds after mapping). */
+  spans: Array<[number, number]>;
 }
 
 interface EdifactQuarantined extends Quarantined {
@@ -65,24 +83,108 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
     return quarantined([{ code: 'SENDER_NOT_ORGANIZATION', message: `UNB sender ${interchange.sender.id} is not one of ${org.organizationId}'s EDIFACT identities`, position: 'segment 1 (UNB), element 2' }], [], received);
   }
   const loads: LoadMapping[] = [];
+  const milestones: StatusMilestone[] = [];
+  const statuses: StatusMessage[] = [];
+  const order: EdifactMapped['order'] = [];
   const messages: EdifactQuarantined['messages'] = [];
   const reasons: QuarantineReason[] = [];
   for (const message of interchange.messages) {
     const directory = `${message.version}${message.release}`;
     const documentNumber = message.segments.find((s) => s.tag === 'BGM')?.elements[1]?.[0] ?? '';
-    if (message.type !== 'IFTMIN' || !DIRECTORIES.test(directory)) {
-      const reason = { code: 'UNSUPPORTED_MESSAGE', message: `${message.type} ${directory}: the gateway reads IFTMIN of directories D.96A to D.04A`, position: `segment ${message.segments[0].position} (UNH), element 2` };
+    if (!READ.includes(message.type) || !DIRECTORIES.test(directory)) {
+      const reason = { code: 'UNSUPPORTED_MESSAGE', message: `${message.type} ${directory}: the gateway reads IFTMIN and IFTSTA of directories D.96A to D.04A`, position: `segment ${message.segments[0].position} (UNH), element 2` };
       messages.push({ reference: message.reference, documentNumber, reasons: [reason] });
       reasons.push(reason);
+      continue;
+    }
+    if (message.type === 'IFTSTA') {
+      const mapped = mapIftsta(message, { organization: org, othersIdentities: others });
+      messages.push({ reference: message.reference, documentNumber, reasons: mapped.reasons });
+      reasons.push(...mapped.reasons);
+      if (mapped.statuses) {
+        const { milestones: own, ...rest } = mapped.statuses;
+        order.push({ kind: 'status', index: statuses.length });
+        statuses.push({ ...rest, first: milestones.length, count: own.length });
+        milestones.push(...own);
+      }
       continue;
     }
     const mapped = mapIftmin(message, { organization: org, system: systemOf(org, interchange.sender.id), othersIdentities: others });
     messages.push({ reference: message.reference, documentNumber, reasons: mapped.reasons });
     reasons.push(...mapped.reasons);
-    if (mapped.load) loads.push(mapped.load);
+    if (mapped.load) {
+      order.push({ kind: 'load', index: loads.length });
+      loads.push(mapped.load);
+    }
   }
   if (reasons.length) return quarantined(reasons, [], received, messages);
-  return { kind: 'mapped', received, loads };
+  const spans = interchange.messages.map((m): [number, number] => [m.segments[0].position, m.segments[m.segments.length - 1].position]);
+  return { kind: 'mapped', received, loads, milestones, statuses, order, spans };
+}
+
+/** Where a reason is: the segment position it names. */
+const positionOf = (r: QuarantineReason) => Number(/^segment (\d+)/.exec(r.position ?? '')?.[1] ?? NaN);
+
+/** The APERAK answers of an interchange that was read: per message, accepted or not, with what it became or why not. */
+function answersOf(result: (EdifactMapped | EdifactQuarantined) & { submitted?: Submitted }, received: Received): AperakInput[] {
+  const notActed = 'not acted on: the interchange is processed as a whole, and another of its messages is quarantined';
+  if (result.kind === 'quarantined' && Array.isArray(result.messages) && result.messages.length) {
+    return result.messages.map((m) => ({ messageReference: m.reference, documentNumber: m.documentNumber, accepted: false, notes: m.reasons.length ? [] : [notActed], reasons: m.reasons }));
+  }
+  // What a result may hold, read defensively: it is the stored JSON of a mapping, maybe changed by the gateway since.
+  const mapped = result as unknown as {
+    kind: 'mapped' | 'quarantined';
+    reasons?: QuarantineReason[];
+    submitted?: Submitted;
+    loads?: LoadMapping[];
+    milestones?: StatusMilestone[];
+    statuses?: StatusMessage[];
+    order?: EdifactMapped['order'];
+    spans?: EdifactMapped['spans'];
+  };
+  const documentNumberOf = (i: number) => {
+    const entry = mapped.order?.[i];
+    return entry?.kind === 'load' ? mapped.loads?.[entry.index]?.documentNumber : entry?.kind === 'status' ? mapped.statuses?.[entry.index]?.documentNumber : undefined;
+  };
+  // Quarantined after mapping (a milestone whose movement is unknown): each reason to the message it is in.
+  if (mapped.kind === 'quarantined') {
+    const spans = mapped.spans ?? [];
+    const reasonsOf = (i: number) => (mapped.reasons ?? []).filter((r) => {
+      const at = positionOf(r);
+      return Number.isNaN(at) || !spans[i] ? true : at >= spans[i][0] && at <= spans[i][1];
+    });
+    return received.messages.map((m, i) => {
+      const own = reasonsOf(i);
+      return { messageReference: m.reference, documentNumber: documentNumberOf(i) ?? '', accepted: false, notes: own.length ? [] : [notActed], reasons: own };
+    });
+  }
+  const submitted = mapped.submitted;
+  return received.messages.map((m, i) => {
+    const entry = mapped.order?.[i];
+    if (submitted?.kind === 'refused') {
+      return { messageReference: m.reference, documentNumber: documentNumberOf(i) ?? '', accepted: false, notes: [], reasons: [{ code: submitted.problem.code, message: `the exchange refused it (${submitted.problem.status}): ${submitted.problem.detail}` }] };
+    }
+    if (entry?.kind === 'load') {
+      const load = mapped.loads![entry.index];
+      const resource = submitted?.kind === 'created' ? submitted.resources[entry.index] : undefined;
+      return { messageReference: load.messageReference, documentNumber: load.documentNumber, accepted: true, notes: resource ? [`load request ${resource.id} ${resource.status}`] : [], reasons: [] };
+    }
+    const status = entry?.kind === 'status' ? mapped.statuses?.[entry.index] : undefined;
+    if (!status) return { messageReference: m.reference, documentNumber: '', accepted: true, notes: [], reasons: [] };
+    const results: Array<MilestoneResult | undefined> = submitted?.kind === 'created' ? (submitted.milestones ?? []) : [];
+    const notes: string[] = [];
+    const reasons: QuarantineReason[] = [];
+    for (let k = status.first; k < status.first + status.count; k++) {
+      const milestone = mapped.milestones?.[k];
+      const answer = results[k];
+      if (!milestone) continue;
+      const what = `${milestone.milestone} (status ${milestone.status?.code ?? '?'}, ${milestone.source})`;
+      if (answer?.updateId) notes.push(`${what} recorded as update ${answer.updateId} of execution reference ${answer.executionReferenceId}`);
+      else if (answer?.problem) reasons.push({ code: answer.problem.code, message: `the exchange refused ${what} (${answer.problem.status}): ${answer.problem.detail}`, position: milestone.source });
+    }
+    for (const ignored of status.ignored) notes.push(`status ${ignored.code} (${ignored.source}) not recorded: ${ignored.why}`);
+    return { messageReference: status.messageReference, documentNumber: status.documentNumber, accepted: reasons.length === 0, notes, reasons };
+  });
 }
 
 export const edifact: Format = {
@@ -91,6 +193,7 @@ export const edifact: Format = {
   extensions: ['.edi', '.edifact', '.txt'],
   profiles: [
     { id: 'IFTMIN D.04A', version: '1', description: 'UN/EDIFACT transport instruction (directories D.96A to D.04A read with D.04A) to a load request; CONTRL (syntax 3) and APERAK (D.04A) answers' },
+    { id: 'IFTSTA D.04A', version: '1', description: "UN/EDIFACT status report (directories D.96A to D.04A read with D.04A): a carrier's statuses (UN/ECE Rec 24) to milestones, APERAK per message; a shipper told its movements' milestones as IFTSTA D.04A" },
   ],
 
   // UNOW and UNOY are UTF-8 (ISO 10646); every other UN/EDIFACT set is a single-byte ISO 8859 one,
@@ -123,22 +226,17 @@ export const edifact: Format = {
     // Each answer is an interchange with a control reference of its own (0020, at most 14 characters).
     const reference = entry.id.slice(-13);
     const received = result.received ?? { reference: 'UNKNOWN', sender: { id: org.edifact?.senderIds[0] ?? org.organizationId, qualifier: undefined }, recipient: { id: gatewayOf(org).id, qualifier: undefined }, messages: [] };
-    const problems = result.kind === 'quarantined' ? result.problems : [];
+    // A result quarantined after mapping (by the gateway: a milestone's movement unknown) has no syntax problems.
+    const problems = (result.kind === 'quarantined' ? result.problems : undefined) ?? [];
     const out = [{ kind: 'contrl', name: `${base}.contrl.edi`, content: contrl({ received, problems }, gatewayOf(org), `${reference}C`, now) }];
     // An APERAK only for messages read without a syntax error.
     if (problems.length || !result.received) return out;
-    const answers: AperakInput[] =
-      result.kind === 'quarantined'
-        ? result.messages.map((m) => ({ messageReference: m.reference, documentNumber: m.documentNumber, accepted: false, notes: [], reasons: m.reasons }))
-        : result.loads.map((load, i) => {
-            const submitted = result.submitted;
-            if (submitted?.kind === 'refused') {
-              return { messageReference: load.messageReference, documentNumber: load.documentNumber, accepted: false, notes: [], reasons: [{ code: submitted.problem.code, message: `the exchange refused it (${submitted.problem.status}): ${submitted.problem.detail}` }] };
-            }
-            const resource = submitted?.kind === 'created' ? submitted.resources[i] : undefined;
-            return { messageReference: load.messageReference, documentNumber: load.documentNumber, accepted: true, notes: resource ? [`load request ${resource.id} ${resource.status}`] : [], reasons: [] };
-          });
+    const answers = answersOf(result, received);
     out.push({ kind: 'aperak', name: `${base}.aperak.edi`, content: aperak(answers, received.sender, gatewayOf(org), `${reference}A`, now) });
     return out;
+  },
+
+  notify(notice, org, now) {
+    return { kind: 'iftsta', ...iftstaFor(notice, org, now) };
   },
 };

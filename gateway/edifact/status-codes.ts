@@ -1,0 +1,213 @@
+// The code tables of profile "IFTSTA D.04A" (docs/adapters.md has them as tables):
+// - STS C555 4405 "Status description code": in an IFTSTA of status category 1 (transport) the
+//   directory says "For transport status, use UN/ECE Recommendation 24" (UNTDID D.04A, C555).
+//   Rec 24 "Trade and Transport Status Codes", revision 6 (2017), as UN/CEFACT keeps it:
+//   https://github.com/uncefact/vocab-codes, CLR/Rec24/current/code-list.csv (snapshot
+//   afbf662ba3fd24bc3215aceae33a80dfcbe5cc0a, file last changed in
+//   ac0d623f714486695af756b244388f3304402ba9, blob 532eda82…: 345 codes, 1 to 379). UNCL 4405's
+//   own list (To be done, Done, …) is for other status categories and is not read.
+// - STS C556 9013 "Status reason description code": UNTDID D.04A (UNCL), as the vendored
+//   directory's source has it (php-edifact/edifact-mapping src/Mapping/D04A/codes.xml, snapshot
+//   c875cda084bcfa6d885652756077464c12d78c72): the transport entries.
+// Only the entries the mapping uses carry a name; every other Rec 24 code is known by its number
+// (REC24_CODES) and has no milestone: such a status is listed, not recorded.
+import type { Milestone } from '../format';
+
+/** Every code of Rec 24 revision 6, as ranges (codes 42, 43, 52, 55, 56, 122, 160, … are not assigned). */
+const REC24_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [1, 41], [44, 51], [53, 54], [57, 121], [123, 159], [161, 172], [174, 216], [218, 220], [222, 222], [224, 225], [227, 229], [231, 236], [238, 243],
+  [247, 248], [250, 251], [253, 256], [258, 258], [260, 260], [265, 267], [269, 288], [291, 292], [295, 295], [297, 302], [306, 379],
+];
+
+/** Whether `code` is a code of Rec 24 revision 6 (as written in 4405: digits, no leading zero). */
+export function isRec24(code: string): boolean {
+  if (!/^[1-9]\d{0,2}$/.test(code)) return false;
+  const n = Number(code);
+  return REC24_RANGES.some(([from, to]) => n >= from && n <= to);
+}
+
+/**
+ * What a status place (the LOC of the status group, by its qualifier 3227) says about an
+ * arrival: the pick-up and delivery sets are those the IFTMIN mapping reads as the load's places
+ * (gateway/edifact/iftmin.ts) plus 176 (pick-up location) and 20 (ultimate destination);
+ * transhipment (13) and routing (92) places are on the way.
+ */
+export const ARRIVAL_PLACES: Readonly<Record<'atPickup' | 'atDelivery' | 'inTransit', readonly string[]>> = {
+  atPickup: ['9', '5', '10', '176'],
+  atDelivery: ['7', '11', '12', '8', '20'],
+  inTransit: ['13', '92'],
+};
+
+export interface StatusCode {
+  /** The Rec 24 name. */
+  name: string;
+  /** The baseline milestone it is read as; `arrival`: code 1, whose milestone is its place's (ARRIVAL_PLACES). */
+  milestone: Milestone | 'arrival';
+  /** A final status the gateway may report as an execution outcome (docs/adapters.md, "Outcomes"). */
+  outcome?: 'completed' | 'failed';
+}
+
+/**
+ * Rec 24 codes read as a baseline milestone (inbound). Chosen where the code's meaning is the
+ * milestone's, for any mode; a code that is a milestone only in some modes (48 loading completed,
+ * 29 unloaded: at a transhipment as well as at the ends) or only some of the time (45 consignee
+ * informed) is not here and so is listed, not recorded.
+ */
+export const REC24: Readonly<Record<string, StatusCode>> = {
+  '6': { name: 'Booking, completed', milestone: 'assigned' },
+  '1': { name: 'Arrival, completed', milestone: 'arrival' },
+  '13': { name: 'Collection/pick-up, completed', milestone: 'pickedUp' },
+  '130': { name: 'Consignment received from shipper', milestone: 'pickedUp' },
+  '31': { name: 'En route', milestone: 'inTransit' },
+  '355': { name: 'En route, via local route', milestone: 'inTransit' },
+  '356': { name: 'En route, via national route', milestone: 'inTransit' },
+  '357': { name: 'En route, via international route', milestone: 'inTransit' },
+  '24': { name: 'Departure, completed', milestone: 'inTransit' },
+  '127': { name: 'Departed, completed on a means of transport', milestone: 'inTransit' },
+  '16': { name: 'Crossed border', milestone: 'inTransit' },
+  '35': { name: 'Forwarded to destination', milestone: 'inTransit' },
+  '100': { name: 'Transshipment', milestone: 'inTransit' },
+  '20': { name: 'Delayed, in the course of transportation', milestone: 'delayed' },
+  '25': { name: 'Departure, delayed', milestone: 'delayed' },
+  '101': { name: 'Delayed in transit', milestone: 'delayed' },
+  '105': { name: 'Delivery, postponed', milestone: 'delayed' },
+  '266': { name: 'Delivery delayed, adverse weather conditions', milestone: 'delayed' },
+  '270': { name: 'Delayed operation, local circumstances', milestone: 'delayed' },
+  '271': { name: "Delayed operation, consignee's instructions", milestone: 'delayed' },
+  '272': { name: "Delayed operation, consignor's instructions", milestone: 'delayed' },
+  '273': { name: 'Delayed operation', milestone: 'delayed' },
+  '314': { name: 'Delayed, at origin', milestone: 'delayed' },
+  '113': { name: 'Delivery, in progress', milestone: 'atDelivery' },
+  '21': { name: 'Delivery, completed', milestone: 'delivered', outcome: 'completed' },
+  '22': { name: 'Delivery, completed as per instruction', milestone: 'delivered', outcome: 'completed' },
+  '23': { name: 'Delivery, not completed', milestone: 'failed' },
+  '53': { name: 'Collection/pick-up, not completed', milestone: 'failed' },
+  '63': { name: 'Not available for collection/pick-up', milestone: 'failed' },
+  '104': { name: 'Delivery refused, to be re-arranged', milestone: 'failed' },
+  '106': { name: 'Delivery refused', milestone: 'failed' },
+  '109': { name: 'Delivery, impossible, delivery notice left', milestone: 'failed' },
+  '110': { name: 'Delivery, impossible, no delivery notice left', milestone: 'failed' },
+  '210': { name: 'Delivery, unsuccessful attempt', milestone: 'failed' },
+  '211': { name: 'Delivery not completed, business closed', milestone: 'failed' },
+  '269': { name: 'Delivery, consignee absent', milestone: 'failed' },
+  '325': { name: 'Delivery refused, by recipient', milestone: 'failed' },
+  '338': { name: 'Collection/pick-up, business closed', milestone: 'failed' },
+  '348': { name: 'Not deliverable', milestone: 'failed' },
+  '49': { name: 'Lost', milestone: 'failed', outcome: 'failed' },
+  '111': { name: 'Transport terminated', milestone: 'failed', outcome: 'failed' },
+  '331': { name: 'Destroyed', milestone: 'failed', outcome: 'failed' },
+  '7': { name: 'Booking, cancelled', milestone: 'cancelled' },
+  '324': { name: 'Instruction to despatch, cancelled', milestone: 'cancelled' },
+  '108': { name: 'Delivery claim', milestone: 'disputed' },
+  '297': { name: 'Delivery refused, commercial dispute', milestone: 'disputed' },
+  '311': { name: 'Claim folder opened', milestone: 'disputed' },
+};
+
+/**
+ * The Rec 24 code each milestone is told to a shipper with (outbound), and the LOC qualifier of
+ * its place: an arrival (code 1) says where by its qualifier even without a place id (176 pick-up
+ * location, 7 place of delivery); any other milestone's place is where the goods are (14).
+ * Each is read back as the same milestone (the round trip of the tests).
+ */
+export const MILESTONE_CODE: Readonly<Record<Milestone, { code: string; place: string }>> = {
+  assigned: { code: '6', place: '14' },
+  atPickup: { code: '1', place: '176' },
+  pickedUp: { code: '13', place: '14' },
+  inTransit: { code: '31', place: '14' },
+  delayed: { code: '20', place: '14' },
+  atDelivery: { code: '1', place: '7' },
+  delivered: { code: '21', place: '14' },
+  failed: { code: '23', place: '14' },
+  cancelled: { code: '7', place: '14' },
+  disputed: { code: '311', place: '14' },
+};
+
+/** UNCL 9013 (D.04A) status reasons, the transport entries: a reason code is told by its name. */
+export const REASONS: Readonly<Record<string, string>> = {
+  '1': 'Address ex delivery area',
+  '2': 'After transport departed',
+  '3': 'Agent refusal',
+  '4': 'Altered seals',
+  '5': 'Appointment scheduled',
+  '6': 'Attempt unsuccessful',
+  '7': 'Business closed',
+  '8': 'Changed schedule',
+  '9': 'Complementary address needed',
+  '10': 'Computer system down',
+  '11': 'Credit approval requested',
+  '12': 'Customer arrangements',
+  '13': 'Customs refusal',
+  '14': 'Damaged',
+  '15': 'Delivery at specific requested dates/times/periods',
+  '16': 'Destination incorrect',
+  '17': 'Departure delay',
+  '18': 'Derailment',
+  '19': 'Discrepancy',
+  '20': 'Dock strike',
+  '21': 'Due to customer',
+  '22': 'Empty',
+  '23': 'Equipment failure',
+  '24': 'Examination required by relevant authority',
+  '25': 'Export restrictions',
+  '26': 'Frustrated export',
+  '27': 'Goods units missing',
+  '28': 'Import restrictions',
+  '29': 'Incorrect pick information',
+  '30': 'Incorrect address',
+  '31': 'Industrial dispute',
+  '32': 'Instructions awaited',
+  '33': 'Lost goods/consignments/equipment',
+  '34': 'Means of transport damaged',
+  '35': 'Mechanical breakdown',
+  '36': 'Mechanical inspection',
+  '37': 'Missing and/or incorrect documents',
+  '38': 'New delivery arrangements',
+  '39': 'No recipient contact information',
+  '40': 'Not identified',
+  '41': 'Not loaded',
+  '42': 'On deck',
+  '43': 'Package not ready',
+  '44': 'Package tracking number unknown',
+  '45': 'Partly missing',
+  '46': 'Payment not received',
+  '47': 'Payment refused',
+  '48': 'Plundered',
+  '49': 'Refused without reason given',
+  '50': 'Scheduled past cut-off',
+  '51': 'Shunted to siding',
+  '52': 'Signature not required',
+  '53': 'Sorted wrong route',
+  '54': 'Special service required',
+  '55': 'Split',
+  '56': 'Totally missing',
+  '57': 'Tracking information unavailable',
+  '58': 'Transit delay',
+  '59': 'Unable to locate',
+  '60': 'Unacceptable condition',
+  '61': 'Under deck',
+  '62': 'Unknown',
+  '63': 'Weather conditions',
+  '64': 'Expired free time',
+  '65': 'Outstanding claims settled',
+  '66': 'Stolen',
+  '67': 'Administrative error',
+  '68': 'Undefined incident attributed to buyer',
+  '69': 'Undefined incident attributed to carrier',
+  '70': 'Undefined incident attributed to logistic service provider',
+  '76': 'Destroyed',
+  '88': 'Accident involving means of transport',
+  '90': 'Not accepted by delivery party',
+  '91': 'Delivery requested to another location by ordering party',
+  '92': 'Incorrect goods delivered',
+  '96': 'Goods partially delivered',
+  '100': 'Unloading date and or time not received',
+  '105': 'Delivery order not received',
+};
+
+/**
+ * RFF qualifiers (1153) read as references of the movement: those that name one consignment or
+ * one transport. Others (IT internal customer number, OP original purchase order, AAN delivery
+ * schedule, VON voyage, …) name something wider or narrower and are not offered for the lookup,
+ * so that a coincidence never finds a movement.
+ */
+export const REFERENCE_QUALIFIERS: readonly string[] = ['CU', 'CN', 'BM', 'BN', 'AAS', 'FF', 'SRN', 'AAO', 'ON', 'DQ', 'AWB', 'MB', 'AAM', 'CRN'];
