@@ -25,6 +25,8 @@ const common = {
 // api-reference.test.ts renders the document's reference page, which no read model serves.
 // gateway.test.ts and gateway-crash.test.ts test the adapter gateway, which reaches the broker
 // over HTTP only: its own database is PostgreSQL in the first, PGlite (its default) in the second.
+// gateway-roundtrip.test.ts is the embedded set-up's round trip (PGlite under broker and gateway).
+const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
 const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 const integration = (engine, ignore) => ({
@@ -53,7 +55,7 @@ module.exports = {
     // Workflow code alone on the time-skipping test server, activities scripted: the failure paths
     // of flows and entity deadlines in seconds (test/workflows/).
     { ...common, displayName: 'workflows', roots: ['<rootDir>/test/workflows'], testMatch: ['<rootDir>/test/workflows/*.test.ts'] },
-    integration('postgres', []),
+    integration('postgres', PGLITE_ONLY),
     integration('pglite', ENGINE_INDEPENDENT),
     // The time-skipping harness (test/time-skipping/harness.ts) starts its own test server, worker
     // and read model per file: no shared stack.

@@ -135,7 +135,8 @@ export function createFollower(db: Db, organizations: readonly ServedOrganizatio
 
   async function apply(org: ServedOrganization, event: FeedEvent): Promise<void> {
     if (!KINDS_OF_MOVEMENT.test(event.type) || !event.subject) return;
-    const referenceId = event.type.startsWith('pcx.execution-handover.') ? (event.data?.executionReferenceId as string | undefined) : event.subject;
+    // Subjects are `<collection>/<id>`: a reference's own events, or a handover naming its reference.
+    const referenceId = event.type.startsWith('pcx.execution-handover.') ? (event.data?.executionReferenceId as string | undefined) : /^execution-references\/([^/]+)$/.exec(event.subject)?.[1];
     if (!referenceId) return; // a handover of a direct tender: no movement to learn
     await movement(org, referenceId);
   }

@@ -1,0 +1,163 @@
+// The round trip of issue 28 through the adapter gateway, on the embedded engines (the broker's
+// read model on PGlite in this project, the gateway's own database on PGlite, its default): a
+// shipper's IFTMIN dropped into its mailbox becomes a published load request; a carrier's
+// spreadsheet becomes offers; the match is proposed, accepted, tendered and handed over (the
+// carrier's system acknowledges with its trip number); the carrier's EPCIS events and IFTSTA
+// status report come back to the shipper as IFTSTA in its outbound folder, carrying the shipper's
+// own consignment number; the delivery reports the outcome that completes the movement. Every
+// file is one of the examples a reader drops by hand (examples/), given numbers of this run.
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { GatewayConfig, ServedOrganization } from '../gateway/config';
+import { startGateway } from '../gateway/main';
+import { activeRelationship, Connector, ENGINE, freshOrgs, listAll, sleep, testEnv } from './helpers';
+import { ROOT as ROOT_DIR } from './stack';
+import { handoverBody } from './execution-handovers.fixtures';
+import { decide, waitFor, waitProposals } from './matching-fixtures';
+import { issuedTender, tenderCommand } from './tenders.fixtures';
+
+jest.setTimeout(180_000);
+
+const run = Date.now().toString(36).toUpperCase();
+const CONSIGNMENT = `BS-${run}`;
+const TRIP = `TR-${run}`;
+const example = (path: string) => readFileSync(join(ROOT_DIR, 'examples', path), 'latin1');
+
+const [shipperOrg, carrierOrg] = freshOrgs(2);
+const dir = mkdtempSync(join(tmpdir(), 'pcx-roundtrip-'));
+const env = testEnv();
+const shipperSettings: ServedOrganization = {
+  organizationId: shipperOrg.id,
+  clientId: shipperOrg.clientId,
+  clientSecret: shipperOrg.secret,
+  edifact: { senderIds: ['5790000000003'] },
+  loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider', 'box'], goodsCategory: 'general', timeZone: 'Europe/Stockholm', pointTimeMinutes: 60, expiresBeforePickupHours: 2 },
+  places: { '9:5790000000010': 'SEGOT', '9:5790000000027': 'DEHAM' },
+  outbound: { milestones: 'edifact' },
+};
+const carrierSettings: ServedOrganization = {
+  organizationId: carrierOrg.id,
+  clientId: carrierOrg.clientId,
+  clientSecret: carrierOrg.secret,
+  edifact: { senderIds: ['9110000000002'], timeZone: 'Europe/Vienna' },
+  reportOutcomes: true,
+};
+const config: GatewayConfig = {
+  brokerUrl: env.baseUrl,
+  host: '127.0.0.1',
+  port: 0,
+  dataDir: join(dir, 'gateway'),
+  databaseUrl: undefined,
+  mailboxRoot: join(dir, 'mailboxes'),
+  mailboxPollMs: 100,
+  workflowBundleFile: process.env.GATEWAY_WORKFLOW_BUNDLE_FILE || undefined,
+  temporal: { address: env.temporalAddress, namespace: 'default', taskQueue: `gateway-roundtrip-${ENGINE}-${process.pid}` },
+  maxMessageBytes: 1_000_000,
+  push: { allowCidrs: [] },
+  consoleOrigins: [],
+  feedPollMs: 200,
+  organizations: [shipperSettings, carrierSettings],
+};
+
+let gateway: Awaited<ReturnType<typeof startGateway>>;
+let shipper: Connector;
+let carrier: Connector;
+beforeAll(async () => {
+  gateway = await startGateway(config);
+  [shipper, carrier] = await Promise.all([Connector.of(shipperOrg), Connector.of(carrierOrg)]);
+  await activeRelationship(carrier, shipper);
+});
+afterAll(() => gateway?.stop());
+
+/** Drops a file into an organization's mailbox as SFTP senders do: written under a dot name, then renamed. */
+function drop(org: string, name: string, content: string | Buffer) {
+  const inDir = join(config.mailboxRoot, org, 'in');
+  writeFileSync(join(inDir, `.${name}`), typeof content === 'string' ? Buffer.from(content, 'latin1') : content);
+  renameSync(join(inDir, `.${name}`), join(inDir, name));
+}
+
+async function waitForFile(path: string, ms = 60_000): Promise<string> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (existsSync(path)) return readFileSync(path, 'utf8');
+    await sleep(100);
+  }
+  throw new Error(`no ${path} after ${ms} ms`);
+}
+
+const outOf = (org: string) => join(config.mailboxRoot, org, 'out');
+
+test('IFTMIN to a published request, offers, match, tender, handover; the carrier’s status comes back to the shipper as IFTSTA with its consignment number; the delivery completes the movement', async () => {
+  // 1. The shipper's transport instruction, dropped into its mailbox.
+  drop(shipperOrg.id, 'instruction.edi', example('edifact/transport-instruction.edi').replace(/BS-2031-0001/g, CONSIGNMENT));
+  const aperak = await waitForFile(join(outOf(shipperOrg.id), 'instruction.aperak.edi'));
+  expect(aperak).toMatch(/BGM\+313\+[^']*\+29'/);
+  const [request] = (await listAll(shipper, '/load-requests')).filter((r: any) => r.externalReferences?.some((x: any) => x.value === CONSIGNMENT));
+  expect(request).toEqual(expect.objectContaining({ status: 'published', pickupArea: { kind: 'unlocode', code: 'SEGOT' }, deliveryArea: { kind: 'unlocode', code: 'DEHAM' } }));
+
+  // 2. The carrier's free trucks.
+  const offer = await carrierOffer();
+  expect(offer.status).toBe('published');
+
+  // 3. Proposed, accepted by both, tendered, committed, handed over; the carrier's system imports it as its trip.
+  const [proposal] = await waitProposals(shipper, `request=${request.id}`);
+  expect(proposal.capacityOfferId).toBe(offer.id);
+  const first = (await decide(shipper, proposal, 'accept')).body;
+  const accepted = (await decide(carrier, first, 'accept')).body;
+  expect(accepted.decisionState).toBe('COMMITTED');
+  const { tender } = await issuedTender({ shipper, carrier, proposal: accepted } as any);
+  // The relationship's policy is bilateral: both accept the revision.
+  const byCarrier = (await tenderCommand(carrier, tender, 'decisions', { decision: 'accept', revision: 1 })).body;
+  const committed = (await tenderCommand(shipper, byCarrier, 'decisions', { decision: 'accept', revision: 1 })).body;
+  expect(committed.status).toBe('accepted');
+  const commitment = (await shipper.get(`/transport-commitments/${committed.commitmentId}`)).body;
+  const handover = await shipper.post('/execution-handovers', handoverBody(commitment, 'Kaistraße 7, Tor 3', { sourceExternalReferences: [{ system: 'edifact:5790000000003', type: 'BGM+610', value: CONSIGNMENT }] }));
+  expect(handover.status).toBe(201);
+  const imported = await carrier.post(`/execution-handovers/${handover.body.id}/acknowledgements`, { outcome: 'imported', destinationExternalReference: { system: 'alpine-tms', type: 'trip', value: TRIP } });
+  expect(imported.status).toBe(200);
+  const [reference] = await listAll(carrier, "/execution-references", `proposal=${accepted.id}`);
+
+  // 4. The carrier's status report (its system's IFTSTA), once the gateway knows the trip.
+  await waitFor('the carrier gateway to learn the trip', async () => {
+    const known = await fetch(`${gateway.url}/mappings?resourceId=${reference.id}`, { headers: { authorization: `Bearer ${carrier.token}` } }).then((r) => r.json());
+    return known.items.some((m: any) => m.value === TRIP) || undefined;
+  });
+  drop(carrierOrg.id, 'status.edi', example('edifact/status-report.edi').replace(/TR-2031-0001/g, TRIP).replace(/BS-2031-0001/g, CONSIGNMENT));
+  const statusAperak = await waitForFile(join(outOf(carrierOrg.id), 'status.aperak.edi'));
+  expect(statusAperak).toMatch(/BGM\+313\+[^']*\+29'/);
+
+  // 5. The shipper's IFTSTA, one per milestone, each with its own consignment number.
+  const notices = await waitFor('three IFTSTA in the shipper’s out folder', async () => {
+    const files = readdirSync(outOf(shipperOrg.id)).filter((f) => f.endsWith('.iftsta.edi'));
+    return files.length >= 3 ? files.map((f) => readFileSync(join(outOf(shipperOrg.id), f), 'utf8')) : undefined;
+  });
+  expect(notices).toHaveLength(3);
+  for (const notice of notices) expect(notice).toContain(`CNI+1+${CONSIGNMENT}'`);
+  expect(notices.map((n) => /STS\+1\+(\d+)/.exec(n)?.[1]).sort()).toEqual(['13', '20', '21']);
+
+  // 6. The delivery reported the outcome: the movement is completed.
+  const done = await waitFor('the reference to complete', async () => {
+    const r = (await shipper.get(`/execution-references/${reference.id}`)).body;
+    return r.status === 'completed' ? r : undefined;
+  });
+  expect(done.currentMilestone.milestone).toBe('delivered');
+  const status = await fetch(`${gateway.url}/status`, { headers: { authorization: `Bearer ${shipper.token}` } }).then((r) => r.json());
+  expect(status.feed).toEqual(expect.objectContaining({ noticesWritten: 3 }));
+});
+
+/** The carrier's offer: Gothenburg to Hamburg, around the instruction's dates. */
+async function carrierOffer(): Promise<any> {
+  const created = await carrier.post('/capacity-offers', {
+    availabilityWindow: { start: '2031-05-31T00:00:00Z', end: '2031-06-04T00:00:00Z' },
+    originArea: { kind: 'unlocode', code: 'SEGOT' },
+    destinationArea: { kind: 'unlocode', code: 'DEHAM' },
+    vehicleProfile: { bodyType: 'curtainsider' },
+    availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
+    expiresAt: '2031-05-31T00:00:00Z',
+    visibility: { mode: 'open' },
+    restrictedDetails: { price: { amount: 900, currency: 'EUR' } },
+  });
+  expect(created.status).toBe(201);
+  return (await carrier.command(`/capacity-offers/${created.body.id}/publish`, created.body.resourceVersion)).body;
+}
