@@ -45,9 +45,9 @@ async function main() {
     cleanups.push(() => broker.stop());
     const [httpOrg, mailboxOrg, referenceOrg] = ['001', '002', '003'].map((n) => ({ organizationId: `org-${n}`, clientId: `client-${n}`, clientSecret: `secret-${n}` }));
     const settings = {
-      edifact: { senderIds: ['5790000000003'] },
+      edifact: { senderIds: ['5790000000005'] },
       loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider', 'box'], goodsCategory: 'general', timeZone: 'Europe/Stockholm', pointTimeMinutes: 60, expiresBeforePickupHours: 2 },
-      places: { '9:5790000000010': 'SEGOT', '9:5790000000027': 'DEHAM' },
+      places: { '9:5790000000012': 'SEGOT', '9:5790000000029': 'DEHAM' },
     };
     const config: GatewayConfig = {
       brokerUrl: broker.baseUrl,

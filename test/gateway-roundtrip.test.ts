@@ -31,9 +31,9 @@ const shipperSettings: ServedOrganization = {
   organizationId: shipperOrg.id,
   clientId: shipperOrg.clientId,
   clientSecret: shipperOrg.secret,
-  edifact: { senderIds: ['5790000000003'] },
+  edifact: { senderIds: ['5790000000005'] },
   loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider', 'box'], goodsCategory: 'general', timeZone: 'Europe/Stockholm', pointTimeMinutes: 60, expiresBeforePickupHours: 2 },
-  places: { '9:5790000000010': 'SEGOT', '9:5790000000027': 'DEHAM' },
+  places: { '9:5790000000012': 'SEGOT', '9:5790000000029': 'DEHAM' },
   outbound: { milestones: 'edifact' },
 };
 const carrierSettings: ServedOrganization = {
@@ -112,7 +112,7 @@ test('IFTMIN to a published request, offers, match, tender, handover; the carrie
   const committed = (await tenderCommand(shipper, byCarrier, 'decisions', { decision: 'accept', revision: 1 })).body;
   expect(committed.status).toBe('accepted');
   const commitment = (await shipper.get(`/transport-commitments/${committed.commitmentId}`)).body;
-  const handover = await shipper.post('/execution-handovers', handoverBody(commitment, 'Kaistraße 7, Tor 3', { sourceExternalReferences: [{ system: 'edifact:5790000000003', type: 'BGM+610', value: CONSIGNMENT }] }));
+  const handover = await shipper.post('/execution-handovers', handoverBody(commitment, 'Kaistraße 7, Tor 3', { sourceExternalReferences: [{ system: 'edifact:5790000000005', type: 'BGM+610', value: CONSIGNMENT }] }));
   expect(handover.status).toBe(201);
   const imported = await carrier.post(`/execution-handovers/${handover.body.id}/acknowledgements`, { outcome: 'imported', destinationExternalReference: { system: 'alpine-tms', type: 'trip', value: TRIP } });
   expect(imported.status).toBe(200);

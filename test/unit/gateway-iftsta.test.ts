@@ -27,7 +27,7 @@ const carrier = (senderIds: string[], timeZone = 'Europe/Vienna', more: Partial<
   loadRequests: { publish: false, timeZone },
   ...more,
 });
-const shipper: ServedOrganization = { organizationId: 'org-shipper', clientId: 'shipper', clientSecret: 'secret', edifact: { senderIds: ['5790000000003'] } };
+const shipper: ServedOrganization = { organizationId: 'org-shipper', clientId: 'shipper', clientSecret: 'secret', edifact: { senderIds: ['5790000000005'] } };
 const entry = (content: string, name = 'status.edi'): InboxEntry => ({ id: 'mb-iftsta-test', organizationId: 'org-carrier', transport: 'mailbox', format: 'edifact', name, contentSha256: '', content, status: 'received', receivedAt: '', result: null });
 const mapped = (result: ReturnType<typeof edifact.map>) => result as any;
 const NOW = new Date('2031-06-03T10:00:00Z');
@@ -224,10 +224,10 @@ describe('mapIftsta', () => {
   });
 
   it('maps a place that is not a UN/LOCODE only by the organization, and otherwise leaves it out', () => {
-    const gln = (organization: ServedOrganization) => mapIftsta(message(status('STS+1+13', 'DTM+334:203106011200:203', 'LOC+14+5790000000010::9')), { ...context, organization }).statuses!;
+    const gln = (organization: ServedOrganization) => mapIftsta(message(status('STS+1+13', 'DTM+334:203106011200:203', 'LOC+14+5790000000012::9')), { ...context, organization }).statuses!;
     expect(gln(context.organization).milestones[0].unLocode).toBeUndefined();
-    expect(gln(context.organization).dropped).toEqual(expect.arrayContaining([expect.stringContaining('5790000000010')]));
-    expect(gln({ ...context.organization, places: { '9:5790000000010': 'SEGOT' } }).milestones[0].unLocode).toBe('SEGOT');
+    expect(gln(context.organization).dropped).toEqual(expect.arrayContaining([expect.stringContaining('5790000000012')]));
+    expect(gln({ ...context.organization, places: { '9:5790000000012': 'SEGOT' } }).milestones[0].unLocode).toBe('SEGOT');
   });
 });
 
@@ -251,7 +251,7 @@ describe('the EDIFACT format with status reports', () => {
 
   it('quarantines a report from a sender that is not the organization, or naming another organization', () => {
     expect(mapped(edifact.map(entry(EXAMPLE), carrier(['SOMEONE']), [])).reasons).toEqual([expect.objectContaining({ code: 'SENDER_NOT_ORGANIZATION' })]);
-    const naming = EXAMPLE.replace("NAD+CA+9110000000002::9'", "NAD+CZ+5790000000003::9'");
+    const naming = EXAMPLE.replace("NAD+CA+9110000000002::9'", "NAD+CZ+5790000000005::9'");
     expect(mapped(edifact.map(entry(naming), alpine, [shipper])).reasons).toEqual([expect.objectContaining({ code: 'NAMES_OTHER_ORGANIZATION', position: 'segment 5 (NAD), element 2' })]);
   });
 
@@ -352,12 +352,12 @@ describe('notify: a milestone told to the shipper as IFTSTA', () => {
   }
 
   it('writes a complete interchange from the gateway to the shipper, named by the update', () => {
-    const draft = edifact.notify!(notice(), { ...shipper, edifact: { senderIds: ['5790000000003'], gatewayId: 'PCX-GW' } }, NOW);
+    const draft = edifact.notify!(notice(), { ...shipper, edifact: { senderIds: ['5790000000005'], gatewayId: 'PCX-GW' } }, NOW);
     expect(draft.kind).toBe('iftsta');
     expect(draft.name).toBe('01900000-0000-7000-8000-0000000000aa.iftsta.edi');
     expect(draft.content.split('\n')).toEqual([
       "UNA:+.? '",
-      "UNB+UNOC:3+PCX-GW+5790000000003+310603:1000+000000000000aa'",
+      "UNB+UNOC:3+PCX-GW+5790000000005+310603:1000+000000000000aa'",
       "UNH+1+IFTSTA:D:04A:UN'",
       "BGM+77+019000000000700080000000000000aa+9'",
       "DTM+137:203106031000UTC:303'",
@@ -389,7 +389,7 @@ describe('notify: a milestone told to the shipper as IFTSTA', () => {
   it('escapes service characters, keeps seconds, and writes other characters as UTF-8 (UNOW, syntax 4)', () => {
     const odd = notice({ occurredAt: '2031-06-03T07:40:09Z', reason: "Rampe 3: Ware beschädigt + Folie offen? Fahrer's Notiz", consignment: { documentNumber: "BS:1+2'3?", references: [{ system: 's', type: 'RFF+CU', value: 'PO+1' }] } });
     const draft = edifact.notify!(odd, shipper, NOW);
-    expect(draft.content).toContain("UNB+UNOW:4+PCX-GATEWAY+5790000000003+20310603:1000+");
+    expect(draft.content).toContain("UNB+UNOW:4+PCX-GATEWAY+5790000000005+20310603:1000+");
     expect(draft.content).toContain("CNI+1+BS?:1?+2?'3??'");
     expect(draft.content).toContain("DTM+334:20310603074009UTC:304'");
     const bytes = Buffer.from(draft.content, 'utf8');

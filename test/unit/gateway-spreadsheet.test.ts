@@ -1,0 +1,695 @@
+// The spreadsheet side of the adapter gateway (gateway/spreadsheet): a carrier's CSV or XLSX of free
+// trucks read as the organization's settings say, each row mapped to a capacity offer the API's own
+// schema accepts, or the whole file quarantined with the reason and the cell; what submit sends and
+// what the carrier gets back; and hostile files (zip bombs, formulas, mutated real files) answered
+// without a crash or a hang. Files: examples/spreadsheet/ and test/fixtures/spreadsheet/ (SOURCES.md).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { PcxProblemError } from '@pcx/sdk';
+import { validateArea } from '../../core/areas';
+import { SchemaRegistry } from '../../core/schemas';
+import type { ServedOrganization } from '../../gateway/config';
+import { formatOf, formatOfFile } from '../../gateway/formats';
+import { csvText, readCsv } from '../../gateway/spreadsheet/csv';
+import { PROFILE, spreadsheet } from '../../gateway/spreadsheet/format';
+import { mapSheet } from '../../gateway/spreadsheet/offers';
+import { resultCsv } from '../../gateway/spreadsheet/result';
+import { datePattern, settingsProblems, type SpreadsheetSettings } from '../../gateway/spreadsheet/settings';
+import { columnIndex, columnName, positionOf } from '../../gateway/spreadsheet/sheet';
+import { isFormulaText, readDate, readNumber, readPlace, readTime } from '../../gateway/spreadsheet/values';
+import { dateKindOf, readXlsx } from '../../gateway/spreadsheet/xlsx';
+import { readEntry, zipEntries } from '../../gateway/spreadsheet/zip';
+import type { InboxEntry } from '../../gateway/store';
+
+const ROOT = join(__dirname, '..', '..');
+const example = (name: string) => readFileSync(join(ROOT, 'examples', 'spreadsheet', name));
+const fixture = (name: string) => readFileSync(join(ROOT, 'test', 'fixtures', 'spreadsheet', name));
+
+// The organizations of config/gateway.json: Alpine Freight's settings are the ones a reader tries.
+const CONFIG: ServedOrganization[] = JSON.parse(readFileSync(join(ROOT, 'config', 'gateway.json'), 'utf8'));
+const alpine = CONFIG.find((o) => o.organizationId === 'org-alpine-freight')!;
+const baltic = CONFIG.find((o) => o.organizationId === 'org-baltic-shippers')!;
+const others = [baltic];
+const withSettings = (changes: Partial<SpreadsheetSettings>, org: ServedOrganization = alpine): ServedOrganization => ({ ...org, spreadsheet: { ...org.spreadsheet!, ...changes } });
+
+/** Before the trucks of the examples are free (17 to 19 March 2031). */
+const RECEIVED = '2031-03-10T08:00:00.000Z';
+const entry = (content: string, name: string | null = 'free-trucks.csv', receivedAt = RECEIVED): InboxEntry => ({ id: 'mb-test', organizationId: alpine.organizationId, transport: 'mailbox', format: 'spreadsheet', name, contentSha256: '', content, status: 'received', receivedAt, result: null });
+const mapBytes = (bytes: Buffer, org: ServedOrganization = alpine, name = 'free-trucks.csv', receivedAt = RECEIVED) => spreadsheet.map(entry(spreadsheet.decode(bytes), name, receivedAt), org, others) as any;
+const mapText = (text: string, org: ServedOrganization = alpine, receivedAt = RECEIVED) => mapBytes(Buffer.from(text, 'utf8'), org, 'free-trucks.csv', receivedAt);
+
+// The example CSV as lines of fields, to change one cell at a time (rows and columns as a spreadsheet names them).
+const EXAMPLE_CSV = csvText(example('free-trucks.csv'))!;
+const lines = () => EXAMPLE_CSV.replace(/^\uFEFF/, '').trimEnd().split('\r\n').map((l) => l.split(';'));
+const csvOf = (rows: string[][]) => rows.map((r) => r.join(';')).join('\r\n') + '\r\n';
+/** The example CSV with the cell at `ref` (as C3) set to `value`. */
+function withCell(ref: string, value: string, rows = lines()): string {
+  const [, column, row] = /^([A-Z]+)(\d+)$/.exec(ref)!;
+  rows[Number(row) - 1][columnIndex(column) - 1] = value;
+  return csvOf(rows);
+}
+
+const registry = new SchemaRegistry('https://schemas.pcx.test');
+const createRequest = registry.validator('capacity-offer#/$defs/CreateRequest');
+const expectValidBodies = (offers: Array<{ body: unknown }>) => {
+  for (const { body } of offers) {
+    const valid = createRequest(body);
+    expect({ body, errors: valid ? null : createRequest.errors }).toEqual({ body, errors: null });
+  }
+};
+/** What the broker checks beyond the schema: each area's code is one it knows (core/areas.ts, its UN/LOCODE index). */
+const expectKnownAreas = (offers: Array<{ body: any }>) => {
+  for (const { body } of offers) for (const field of ['originArea', 'destinationArea']) if (body[field]) expect({ area: body[field], errors: validateArea(body[field], `/${field}`) }).toEqual({ area: body[field], errors: [] });
+};
+const codes = (result: { reasons?: Array<{ code: string }> }) => (result.reasons ?? []).map((r) => r.code);
+
+/** A ZIP of the given parts (stored with DEFLATE), as a spreadsheet program writes an XLSX: for workbooks a test needs and no program makes. */
+function zip(parts: Record<string, string | Buffer>, options: { lieAboutSize?: boolean } = {}): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const [name, content] of Object.entries(parts)) {
+    const data = Buffer.isBuffer(content) ? content : Buffer.from(content, 'utf8');
+    const packed = deflateRawSync(data);
+    const fileName = Buffer.from(name, 'utf8');
+    const header = (central: boolean) => {
+      const h = Buffer.alloc(central ? 46 : 30);
+      h.writeUInt32LE(central ? 0x02014b50 : 0x04034b50, 0);
+      let p = 4;
+      if (central) h.writeUInt16LE(20, p), (p += 2);
+      h.writeUInt16LE(20, p);
+      h.writeUInt16LE(0x800, p + 2);
+      h.writeUInt16LE(8, p + 4);
+      h.writeUInt32LE(crc32(data), p + 10);
+      h.writeUInt32LE(packed.length, p + 14);
+      h.writeUInt32LE(options.lieAboutSize ? 100 : data.length, p + 18);
+      h.writeUInt16LE(fileName.length, p + 22);
+      if (central) h.writeUInt32LE(offset, 42);
+      return Buffer.concat([h, fileName]);
+    };
+    const local = Buffer.concat([header(false), packed]);
+    centrals.push(header(true));
+    locals.push(local);
+    offset += local.length;
+  }
+  const directory = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(centrals.length, 8);
+  end.writeUInt16LE(centrals.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, directory, end]);
+}
+
+const NS = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+/** A minimal workbook of one sheet "Trucks" whose sheetData is `rows` (inline strings and numbers as written). */
+function workbook(rows: string, extra: Record<string, string> = {}, styles?: string): Buffer {
+  return zip({
+    '[Content_Types].xml': '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>',
+    '_rels/.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+    'xl/workbook.xml': `<workbook ${NS}><sheets><sheet name="Trucks" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    'xl/_rels/workbook.xml.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/styles" Target="styles.xml"/></Relationships>',
+    'xl/styles.xml': styles ?? `<styleSheet ${NS}><numFmts count="1"><numFmt numFmtId="164" formatCode="dd\\.mm\\.yyyy"/></numFmts><cellXfs count="3"><xf numFmtId="0"/><xf numFmtId="164"/><xf numFmtId="20"/></cellXfs></styleSheet>`,
+    'xl/worksheets/sheet1.xml': `<worksheet ${NS}><sheetData>${rows}</sheetData></worksheet>`,
+    ...extra,
+  });
+}
+const s = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+const n = (ref: string, value: number, style = 0) => `<c r="${ref}" s="${style}"><v>${value}</v></c>`;
+/** The header row and one row of trucks in the English layout of `carrier` below. */
+const HEADER = `<row r="1">${s('A1', 'Truck')}${s('B1', 'From')}${s('C1', 'To')}${s('D1', 'Available')}${s('E1', 'Pallets')}</row>`;
+const carrier: ServedOrganization = {
+  organizationId: 'org-carrier',
+  clientId: 'carrier',
+  clientSecret: 'secret',
+  places: { 'Depot Linz': 'ATLNZ', Hamburg: 'DEHAM' },
+  spreadsheet: { publish: true, timeZone: 'Europe/Berlin', bodyType: 'curtainsider', columns: { reference: 'Truck', origin: 'From', destination: 'To', availableFrom: 'Available', pallets: 'Pallets' } },
+};
+
+describe('settings', () => {
+  it("accepts Alpine Freight's settings of config/gateway.json, and names each wrong one", () => {
+    expect(settingsProblems(alpine.spreadsheet)).toEqual([]);
+    expect(settingsProblems(undefined)).toEqual([expect.objectContaining({ path: 'settings.spreadsheet' })]);
+    const wrong = settingsProblems({ ...alpine.spreadsheet!, timeZone: 'Mars/Olympus', dateFormat: 'DD.MM', columns: { availableFrom: 'Frei ab', pallets: 'Frei ab' } as any, bodyType: 'other' as any, maxRows: 0 });
+    expect(wrong.map((p) => p.path).sort()).toEqual(['settings.spreadsheet.bodyType', 'settings.spreadsheet.columns.origin', 'settings.spreadsheet.columns.pallets', 'settings.spreadsheet.dateFormat', 'settings.spreadsheet.maxRows', 'settings.spreadsheet.timeZone']);
+  });
+
+  it('reads date patterns of day, month and year in any order, and refuses others', () => {
+    expect(datePattern('DD.MM.YYYY')!.exec('17.03.2031')!.groups).toEqual({ d: '17', m: '03', y: '2031' });
+    expect(datePattern('M/D/YY')!.exec('3/7/31')!.groups).toEqual({ m: '3', d: '7', yy: '31' });
+    for (const bad of ['DD.MM', 'YYYY-MM-DD-DD', 'DD.MM.YYYY hh', 'x']) expect(datePattern(bad)).toBeUndefined();
+  });
+
+  it('quarantines every file of an organization without settings, or with wrong ones, naming the setting', () => {
+    const none = mapBytes(example('free-trucks.csv'), { ...alpine, spreadsheet: undefined });
+    expect(none).toEqual(expect.objectContaining({ kind: 'quarantined', reasons: [expect.objectContaining({ code: 'SETTINGS_MISSING', position: 'settings.spreadsheet' })] }));
+    const wrong = mapBytes(example('free-trucks.csv'), withSettings({ timeZone: 'Europe/Nowhere' }));
+    expect(wrong.reasons).toEqual([expect.objectContaining({ code: 'SETTINGS_INVALID', position: 'settings.spreadsheet.timeZone' })]);
+  });
+});
+
+describe('cells', () => {
+  it('names cells and rows as a spreadsheet does', () => {
+    expect([columnName(1), columnName(26), columnName(27), columnName(100)]).toEqual(['A', 'Z', 'AA', 'CV']);
+    expect(columnIndex('CV')).toBe(100);
+    expect(positionOf({ kind: 'csv' }, 'C', 7)).toBe('C7');
+    expect(positionOf({ kind: 'xlsx', name: 'Sheet1' }, 'C', 7)).toBe('Sheet1!C7');
+    expect(positionOf({ kind: 'xlsx', name: 'Freie LKW' }, undefined, 3)).toBe("'Freie LKW'!3:3");
+  });
+
+  it('reads numbers with the decimal mark the organization sets, and only unambiguous ones without', () => {
+    const text = (v: string) => ({ t: 's' as const, v });
+    expect(readNumber(text('24.000'), ',')).toEqual({ value: 24000 });
+    expect(readNumber(text('13,6'), ',')).toEqual({ value: 13.6 });
+    expect(readNumber(text('1.234,5'), ',')).toEqual({ value: 1234.5 });
+    expect(readNumber(text('24,000'), '.')).toEqual({ value: 24000 });
+    expect(readNumber(text('24,5'), undefined)).toEqual({ value: 24.5 });
+    expect(readNumber(text('12 500'), undefined)).toEqual({ value: 12500 });
+    expect(readNumber(text('1.500'), undefined)).toEqual(expect.objectContaining({ code: 'NUMBER_AMBIGUOUS' }));
+    expect(readNumber(text('24 t'), ',')).toEqual(expect.objectContaining({ code: 'NUMBER_INVALID' }));
+    expect(readNumber(text('-5'), ',')).toEqual({ value: -5 });
+    expect(readNumber({ t: 'n', v: 33 }, ',')).toEqual({ value: 33 });
+    expect(readNumber({ t: 'n', v: 47924, d: 'date' }, ',')).toEqual(expect.objectContaining({ code: 'NUMBER_INVALID' }));
+  });
+
+  it('reads dates as the organization writes them, ISO dates always, and XLSX date cells from their serial number', () => {
+    const text = (v: string) => ({ t: 's' as const, v });
+    expect(readDate(text('17.03.2031'), { dateFormat: 'DD.MM.YYYY' }, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 } } });
+    expect(readDate(text('17.03.2031 08:30'), { dateFormat: 'DD.MM.YYYY' }, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 }, time: { h: 8, mi: 30 } } });
+    expect(readDate(text('3/17/2031 10:45:00 PM'), { dateFormat: 'M/D/YYYY' }, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 }, time: { h: 22, mi: 45 } } });
+    expect(readDate(text('2031-03-17'), { dateFormat: 'DD.MM.YYYY' }, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 } } });
+    expect(readDate(text('2031-03-17T08:00:00+01:00'), {}, false)).toEqual({ value: expect.objectContaining({ instant: '2031-03-17T07:00:00Z' }) });
+    expect(readDate(text('03/04/2031'), {}, false)).toEqual(expect.objectContaining({ code: 'DATE_AMBIGUOUS' }));
+    expect(readDate(text('31.02.2031'), { dateFormat: 'DD.MM.YYYY' }, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID' }));
+    expect(readDate(text('17.03.31'), { dateFormat: 'DD.MM.YYYY' }, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID' }));
+    expect(readDate({ t: 'n', v: 47924, d: 'date' }, {}, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 } } });
+    expect(readDate({ t: 'n', v: 47924.5, d: 'datetime' }, {}, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 }, time: { h: 12, mi: 0 } } });
+    expect(readDate({ t: 'n', v: 47924 }, {}, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID' })); // a number is not a date
+    expect(readDate({ t: 'n', v: 47924.5, d: 'date' }, {}, false)).toEqual(expect.objectContaining({ code: 'DATE_AMBIGUOUS' })); // a time the cell hides
+    expect(readTime({ t: 'n', v: 0.3333333333, d: 'time' })).toEqual({ value: { h: 8, mi: 0 } });
+    expect(readTime({ t: 's', v: '25:00' })).toEqual(expect.objectContaining({ code: 'DATE_INVALID' }));
+  });
+
+  it('reads a place as a UN/LOCODE or one of the organization\'s places, and nothing else', () => {
+    const context = { places: { 'Depot Linz': 'ATLNZ' }, othersPlaces: new Set(['9:5790000000012']) };
+    const text = (v: string) => ({ t: 's' as const, v });
+    expect(readPlace(text('DEHAM'), context, false)).toEqual({ value: { kind: 'unlocode', code: 'DEHAM' } });
+    expect(readPlace(text(' DE HAM '), context, false)).toEqual({ value: { kind: 'unlocode', code: 'DEHAM' } });
+    expect(readPlace(text('depot  linz'), context, false)).toEqual({ value: { kind: 'unlocode', code: 'ATLNZ' } });
+    expect(readPlace(text('AT'), context, true)).toEqual({ value: { kind: 'country', code: 'AT' } });
+    expect(readPlace(text('AT-4'), context, true)).toEqual({ value: { kind: 'subdivision', code: 'AT-4' } });
+    expect(readPlace(text('AT'), context, false)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' })); // an origin is a place, not a country
+    expect(readPlace(text('Wien'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' })); // never geocoded
+    expect(readPlace(text('deham'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' }));
+    expect(readPlace(text('XX'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' }));
+    expect(readPlace(text('DEHAM / DEBRE'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS' }));
+    expect(readPlace(text('9:5790000000012'), context, true)).toEqual(expect.objectContaining({ code: 'NAMES_OTHER_ORGANIZATION' }));
+    expect(readPlace({ t: 'n', v: 1010 }, context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' }));
+  });
+
+  it('tells a formula from a number: =, +, -, @, tab or CR lead a formula, unless the text is a number', () => {
+    for (const formula of ['=1+1', '=HYPERLINK("http://x.test","T-1")', '+43 1 234', '@SUM(A1)', '\tx', '\rx', ' =x', '-T17', '-2+3']) expect({ formula, is: isFormulaText(formula) }).toEqual({ formula, is: true });
+    for (const text of ['-5', '+3,5', ' -12.5 ', 'T-17', 'DEHAM', 'a=b']) expect({ text, is: isFormulaText(text) }).toEqual({ text, is: false });
+  });
+
+  it('tells a date format from a number format', () => {
+    expect(dateKindOf('dd\\.mm\\.yyyy')).toBe('date');
+    expect(dateKindOf('[$-407]DD. MMMM YYYY')).toBe('date');
+    expect(dateKindOf('hh:mm')).toBe('time');
+    expect(dateKindOf('[h]:mm:ss')).toBe('time');
+    expect(dateKindOf('dd/mm/yyyy hh:mm')).toBe('datetime');
+    expect(dateKindOf('#,##0')).toBeUndefined();
+    expect(dateKindOf('0.0" t"')).toBeUndefined();
+    expect(dateKindOf('[Red]0.00')).toBeUndefined();
+  });
+});
+
+describe('the examples', () => {
+  const T101 = {
+    availabilityWindow: { start: '2031-03-17T07:00:00Z', end: '2031-03-18T23:00:00Z', timeZone: 'Europe/Vienna' },
+    originArea: { kind: 'unlocode', code: 'DEHAM' },
+    destinationArea: { kind: 'unlocode', code: 'NLRTM' },
+    vehicleProfile: { bodyType: 'curtainsider' },
+    availableCapacity: { palletSpaces: 33, weight: { value: 24000, unitCode: 'KGM' }, loadingMetres: { value: 13.6, unitCode: 'MTR' } },
+    expiresAt: '2031-03-18T23:00:00Z',
+    visibility: { mode: 'open' },
+  };
+
+  it('maps the CSV to four capacity offers the API accepts', () => {
+    const result = mapBytes(example('free-trucks.csv'));
+    expect(result.kind).toBe('mapped');
+    expect(result.source).toEqual({ kind: 'csv', delimiter: ';' });
+    expect(result.offers.map((o: any) => [o.row, o.reference])).toEqual([[2, 'T-101'], [3, 'T-102'], [4, 'T-105'], [5, 'T-110']]);
+    expectValidBodies(result.offers);
+    expectKnownAreas(result.offers);
+    expect(result.offers[0].body).toEqual({
+      ...T101,
+      externalReferences: [
+        { system: 'spreadsheet:alpine-dispo', type: 'truck', value: 'T-101' },
+        { system: 'spreadsheet:alpine-dispo', type: 'row', value: 'mb-test:2' },
+      ],
+    });
+    // A date alone is that whole day in Vienna; a country is an area; the organization's word for a body type.
+    expect(result.offers[1].body).toEqual(expect.objectContaining({ availabilityWindow: { start: '2031-03-16T23:00:00Z', end: '2031-03-17T23:00:00Z', timeZone: 'Europe/Vienna' }, destinationArea: { kind: 'country', code: 'DE' }, vehicleProfile: { bodyType: 'box' } }));
+    expect(result.offers[2].body).toEqual(expect.objectContaining({ originArea: { kind: 'unlocode', code: 'ATGRZ' }, vehicleProfile: { bodyType: 'refrigerated' } }));
+    expect(result.offers[3].body.availableCapacity).toEqual({ weight: { value: 8000, unitCode: 'KGM' } });
+    expect(result.dropped).toEqual(['Kennzeichen', 'Fahrer', 'Bemerkung']);
+  });
+
+  it('maps the XLSX (a title above the header, real date and time cells) to the same offers', () => {
+    const csv = mapBytes(example('free-trucks.csv'));
+    const xlsx = mapBytes(example('free-trucks.xlsx'), alpine, 'free-trucks.xlsx');
+    expect(xlsx.kind).toBe('mapped');
+    expect(xlsx.source).toEqual({ kind: 'xlsx', sheet: 'Freie LKW' });
+    expect(xlsx.offers.map((o: any) => o.row)).toEqual([4, 5, 6, 7]);
+    expectValidBodies(xlsx.offers);
+    const withoutRows = (offers: any[]) => offers.map((o) => ({ ...o.body, externalReferences: o.body.externalReferences.filter((r: any) => r.type !== 'row') }));
+    expect(withoutRows(xlsx.offers)).toEqual(withoutRows(csv.offers));
+  });
+
+  it('reads the same sheet as written by openpyxl and by a LibreOffice CSV import', () => {
+    const openpyxl = mapBytes(fixture('free-trucks_openpyxl.xlsx'), alpine, 'x.xlsx');
+    const imported = mapBytes(fixture('free-trucks_libreoffice-csv-import.xlsx'), alpine, 'x.xlsx');
+    expect(openpyxl.offers.map((o: any) => o.body.availabilityWindow)).toEqual(mapBytes(example('free-trucks.csv')).offers.map((o: any) => o.body.availabilityWindow));
+    expect(imported.offers.map((o: any) => o.body.availableCapacity)).toEqual(mapBytes(example('free-trucks.csv')).offers.map((o: any) => o.body.availableCapacity));
+  });
+
+  it('is the format of .csv and .xlsx mailbox files', () => {
+    expect(formatOfFile('free-trucks.csv')).toBe(spreadsheet);
+    expect(formatOfFile('FREE-TRUCKS.XLSX')).toBe(spreadsheet);
+    expect(formatOf('spreadsheet').profiles).toEqual([PROFILE]);
+  });
+});
+
+describe('mapping rules', () => {
+  it('finds the header by its texts, ignoring case and spaces, or at the row the organization sets', () => {
+    const rows = lines();
+    rows[0] = rows[0].map((h) => `  ${h.toUpperCase()} `);
+    expect(mapText(csvOf([['Freie LKW KW 12'], [], ...rows])).kind).toBe('mapped');
+    expect(mapText(csvOf([['Freie LKW KW 12'], ...lines()]), withSettings({ headerRow: 2 })).kind).toBe('mapped');
+    expect(codes(mapText(csvOf([['Freie LKW KW 12'], ...lines()]), withSettings({ headerRow: 1 })))).toContain('COLUMN_MISSING');
+  });
+
+  it('reads a comma-separated file as well, and a file in Windows-1252', () => {
+    // As Excel writes it in an English locale: commas, a decimal point, thousands grouped by a comma (and so quoted).
+    const english = lines().map((r, i) => (i === 0 ? r : r.map((v, j) => (j === 9 ? `"${v.replace('.', ',')}"` : j === 10 ? v.replace(',', '.') : v))));
+    const comma = english.map((r) => r.join(',')).join('\r\n');
+    expect(mapText(comma, withSettings({ decimalSeparator: '.' })).offers.map((o: any) => o.body.availableCapacity.weight.value)).toEqual([24000, 12500, 22000, 8000]);
+    const latin = Buffer.from(EXAMPLE_CSV.replace(/^\uFEFF/, ''), 'latin1');
+    expect(mapBytes(latin).offers).toHaveLength(4);
+  });
+
+  it('builds the window from date and time columns: a date alone is its whole day, a time without an until lasts availableForHours', () => {
+    const window = (text: string, org = alpine) => mapText(text, org).offers?.[0]?.body.availabilityWindow;
+    expect(window(withCell('F2', '22:30'))).toEqual(expect.objectContaining({ start: '2031-03-17T21:30:00Z' }));
+    expect(window(withCell('G2', '18.03.2031 12:00'))).toEqual(expect.objectContaining({ end: '2031-03-18T11:00:00Z' }));
+    const noUntil = withSettings({ columns: { ...alpine.spreadsheet!.columns, availableUntil: undefined }, availableForHours: 10 });
+    expect(window(EXAMPLE_CSV, noUntil)).toEqual(expect.objectContaining({ start: '2031-03-17T07:00:00Z', end: '2031-03-17T17:00:00Z' }));
+    // Summer time: 08:00 in Vienna is 06:00Z.
+    expect(window(withCell('E2', '17.07.2031', lines().map((r, i) => (i === 1 ? r.map((v, j) => (j === 6 ? '18.07.2031' : v)) : r))))).toEqual(expect.objectContaining({ start: '2031-07-17T06:00:00Z' }));
+  });
+
+  it('keeps a draft a draft: no visibility, no destination needed, expiry by the same rule', () => {
+    const draft = mapText(withCell('D2', ''), withSettings({ publish: false }));
+    expect(draft.kind).toBe('mapped');
+    expect(draft.publish).toBe(false);
+    expect(draft.offers[0].body.visibility).toBeUndefined();
+    expect(draft.offers[0].body.destinationArea).toBeUndefined();
+    expectValidBodies(draft.offers);
+  });
+
+  it("fills what a row does not carry from the organization's settings, never from a guess", () => {
+    const org = withSettings({ destination: 'AT', bodyType: 'box', weightUnit: 'TNE', direction: 'oneWay', expires: { before: 'availableFrom', hours: 2 } });
+    const result = mapText(withCell('H2', '', lines().map((r, i) => (i === 1 ? r.map((v, j) => (j === 3 ? '' : j === 9 ? '24' : v)) : r))), org);
+    expect(result.offers[0].body).toEqual(
+      expect.objectContaining({ destinationArea: { kind: 'country', code: 'AT' }, vehicleProfile: { bodyType: 'box' }, direction: 'oneWay', expiresAt: '2031-03-17T05:00:00Z' }),
+    );
+    expect(result.offers[0].body.availableCapacity.weight).toEqual({ value: 24, unitCode: 'TNE' });
+    expectValidBodies(result.offers);
+  });
+
+  it('reads places by the organization\'s own names, and a zero as "not given"', () => {
+    const text = 'Truck,From,To,Available,Pallets\nT1,Depot Linz,Hamburg,2031-03-17,0\nT2,hamburg,DE,2031-03-18,12\n';
+    const result = mapText(text, { ...carrier, spreadsheet: { ...carrier.spreadsheet!, columns: { ...carrier.spreadsheet!.columns, weight: 'Weight' } } });
+    expect(codes(result)).toEqual(['COLUMN_MISSING']);
+    const ok = mapText(text.replace('Pallets\n', 'Pallets,Weight\n').replace(',0\n', ',0,7000\n').replace(',12\n', ',12,\n'), { ...carrier, spreadsheet: { ...carrier.spreadsheet!, columns: { ...carrier.spreadsheet!.columns, weight: 'Weight' } } });
+    expect(ok.offers.map((o: any) => [o.body.originArea.code, o.body.destinationArea, o.body.availableCapacity])).toEqual([
+      ['ATLNZ', { kind: 'unlocode', code: 'DEHAM' }, { weight: { value: 7000, unitCode: 'KGM' } }],
+      ['DEHAM', { kind: 'country', code: 'DE' }, { palletSpaces: 12 }],
+    ]);
+  });
+
+  it('describes a body type the organization calls "other"', () => {
+    const org = withSettings({ bodyTypes: { ...alpine.spreadsheet!.bodyTypes, Tieflader: 'lowLoader', Sonderaufbau: 'other' } });
+    const result = mapText(withCell('H2', 'Sonderaufbau', lines().map((r, i) => (i === 2 ? r.map((v, j) => (j === 7 ? 'TIEFLADER' : v)) : r))), org);
+    expect(result.offers.map((o: any) => o.body.vehicleProfile)).toEqual(expect.arrayContaining([{ bodyType: 'other', bodyTypeDescription: 'Sonderaufbau' }, { bodyType: 'lowLoader' }]));
+    expectValidBodies(result.offers);
+  });
+});
+
+describe('quarantine: the whole file, each reason with its cell', () => {
+  const cases: Array<[string, string, string, ServedOrganization?]> = [
+    ['VALUE_MISSING', withCell('C3', ''), 'C3'],
+    ['VALUE_MISSING', withCell('E2', ''), 'E2'],
+    ['VALUE_MISSING', withCell('D4', ''), 'D4'],
+    ['DATE_INVALID', withCell('E2', '32.03.2031'), 'E2'],
+    ['DATE_INVALID', withCell('F3', '8 Uhr'), 'F3'],
+    ['DATE_AMBIGUOUS', withCell('E2', '03/04/2031'), 'E2', withSettings({ dateFormat: undefined })],
+    ['NUMBER_INVALID', withCell('I2', '33 Stk'), 'I2'],
+    ['NUMBER_INVALID', withCell('I2', '-3'), 'I2'],
+    ['NUMBER_INVALID', withCell('I2', '12,5'), 'I2'],
+    ['NUMBER_INVALID', withCell('J2', '-1.000,5'), 'J2'], // a negative number, not a formula
+    ['NUMBER_AMBIGUOUS', withCell('J2', '24.000'), 'J2', withSettings({ decimalSeparator: undefined })],
+    ['PLACE_UNKNOWN', withCell('C2', 'Wien'), 'C2'],
+    ['PLACE_UNKNOWN', withCell('D2', 'Norditalien'), 'D2'],
+    ['PLACE_AMBIGUOUS', withCell('D2', 'DEHAM/DEBRE'), 'D2'],
+    ['BODY_TYPE_UNKNOWN', withCell('H3', 'Tieflader'), 'H3'],
+    ['FORMULA_INJECTION', withCell('A2', '"=HYPERLINK(""http://evil.test"";""T-101"")"'), 'A2'],
+    ['FORMULA_INJECTION', withCell('A3', '"@SUM(1+1)*cmd|"" /C calc""!A0"'), 'A3'],
+    ['FORMULA_INJECTION', withCell('A4', '"\t=1+1"'), 'A4'],
+    ['FORMULA_INJECTION', withCell('C2', '+DEHAM'), 'C2'],
+    ['CELL_TOO_LONG', withCell('A2', 'T'.repeat(1001)), 'A2'],
+    ['VALUE_INVALID', withCell('A2', 'T'.repeat(600)), 'A2'],
+    ['REFERENCE_DUPLICATE', withCell('A3', 'T-101'), 'A3'],
+    ['NAMES_OTHER_ORGANIZATION', withCell('A2', '5790000000005'), 'A2'], // Baltic's EDIFACT sender id
+    ['NAMES_OTHER_ORGANIZATION', withCell('A2', 'org-baltic-shippers'), 'A2'],
+    // One of Baltic's places, for a carrier that does not list it too (Alpine does: it loads there).
+    ['NAMES_OTHER_ORGANIZATION', withCell('C2', '9:5790000000012'), 'C2', { ...alpine, places: {} }],
+    ['CAPACITY_MISSING', withCell('J5', '0'), 'I5'],
+    ['VEHICLE_PROFILE_MISSING', withCell('H2', ''), 'H2'],
+    ['WINDOW_INVALID', withCell('G2', '16.03.2031'), 'G2'],
+    ['WINDOW_INCOMPLETE', EXAMPLE_CSV, 'E2', withSettings({ columns: { ...alpine.spreadsheet!.columns, availableUntil: undefined } })],
+    ['COLUMN_MISSING', EXAMPLE_CSV.replace('Standort', 'Ort'), '1:1'],
+    ['COLUMN_AMBIGUOUS', EXAMPLE_CSV.replace('Kennzeichen', 'Standort'), 'C1'],
+    ['TOO_MANY_ROWS', EXAMPLE_CSV, '4:4', withSettings({ maxRows: 2 })],
+    ['SHEET_EMPTY', csvOf([lines()[0]]), '1:1'],
+    ['CSV_UNREADABLE', withCell('M3', '"Retour'), 'M3'],
+    ['TOO_MANY_COLUMNS', withCell('M3', `x${';'.repeat(88)}y`), 'CW3'],
+  ];
+
+  // (Each case with its organization: jest hands a test function of more parameters than a case has a `done` callback.)
+  it.each(cases.map(([code, text, position, org]) => [code, position, text, org ?? alpine] as const))('%s at %s', (code, position, text, org) => {
+    const result = mapText(text, org);
+    expect(result.kind).toBe('quarantined');
+    expect(result.reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code, position })]));
+    expect(result.offers).toBeUndefined(); // nothing of the file is acted on
+  });
+
+  it('WINDOW_PAST and OFFER_EXPIRED: a truck no longer free, or an offer that would expire, when the file arrives', () => {
+    expect(mapText(EXAMPLE_CSV, alpine, '2031-03-18T00:00:00.000Z').reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'WINDOW_PAST', position: 'G3', row: 3 })]));
+    const early = withSettings({ expires: { before: 'availableFrom', hours: 48 } });
+    expect(mapText(EXAMPLE_CSV, early, '2031-03-16T00:00:00.000Z').reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'OFFER_EXPIRED', position: 'E2' })]));
+  });
+
+  it('SHEET_EMPTY for an empty file, NOT_A_SPREADSHEET for a binary, an XLS, an ODS, a PDF', () => {
+    expect(codes(mapText(''))).toEqual(['SHEET_EMPTY']);
+    const ole2 = Buffer.concat([Buffer.from('d0cf11e0a1b11ae1', 'hex'), Buffer.alloc(504)]);
+    expect(mapBytes(ole2).reasons).toEqual([expect.objectContaining({ code: 'NOT_A_SPREADSHEET', message: expect.stringContaining('XLS') })]);
+    const ods = zip({ mimetype: 'application/vnd.oasis.opendocument.spreadsheet', 'content.xml': '<x/>' });
+    expect(codes(mapBytes(ods, alpine, 'x.xlsx'))).toEqual(['NOT_A_SPREADSHEET']);
+    const png = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+    expect(codes(mapBytes(png))).toEqual(['NOT_A_SPREADSHEET']);
+    expect(codes(mapBytes(Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Length 5 >>\nstream\n\x00\x01\x02\x03\nendstream', 'latin1')))).toEqual(['NOT_A_SPREADSHEET']);
+  });
+
+  it('answers a quarantined file with each reason at its cell, and every other row not sent', () => {
+    const result = mapText(withCell('C3', 'Wien'));
+    const answers = spreadsheet.acknowledge({ ...entry(''), result }, alpine, new Date('2031-03-10T08:00:05Z'));
+    expect(answers.map((a) => [a.kind, a.name])).toEqual([['result', 'free-trucks.result.csv']]);
+    const rows = answers[0].content.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
+    expect(rows[0]).toContain('Free trucks CSV/XLSX 1');
+    expect(rows.slice(1)).toEqual([
+      'row;reference;outcome;offer;status;cell;code;message',
+      '2;T-101;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
+      '3;T-102;quarantined;;;C3;PLACE_UNKNOWN;"""Wien"" is neither a UN/LOCODE (DEHAM, ""DE HAM"") nor one of the organization\'s places"',
+      '4;T-105;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
+      '5;T-110;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
+    ]);
+  });
+});
+
+describe('XLSX', () => {
+  const read = (name: string) => readXlsx(fixture(name)) as { sheet: any; error: any };
+
+  it('reads real workbooks of Excel, LibreOffice and other writers (test/fixtures/spreadsheet/SOURCES.md)', () => {
+    expect(read('read-excel-file_made-in-macos-excel-2011.xlsx').sheet.rows.map((r: any) => Object.values(r.cells).map((c: any) => c.v))).toEqual([['One', 'Two'], ['Three', 'Four']]);
+    expect(read('read-excel-file_xml-namespace.xlsx').sheet.rows[0].cells.A).toEqual({ t: 's', v: 'Phrase' }); // x: prefixed SpreadsheetML
+    expect(read('read-excel-file_advanced-shared-strings.xlsx').sheet.rows[0].cells.A).toEqual({ t: 's', v: 'Str' }); // runs joined, phonetic run left out
+    expect(read('read-excel-file_inline-string.xlsx').sheet.rows[0].cells.A).toEqual({ t: 's', v: 'Test 123' });
+    expect(read('read-excel-file_boolean.xlsx').sheet.rows.map((r: any) => r.cells.A.v)).toEqual(['Boolean', true, false, 1, 0]);
+    expect(read('read-excel-file_merged-cells.xlsx').sheet.rows[1].cells.D).toEqual({ t: 's', v: 'D2' });
+    expect(read('read-excel-file_date.xlsx').sheet.rows[0].cells.A).toEqual({ t: 'd', v: '2021-06-10T00:47:45.700Z' });
+    const formulas = read('read-excel-file_string-formula.xlsx').sheet.rows.find((r: any) => r.r === 7).cells;
+    expect(formulas.B).toEqual({ t: 's', v: 'Value2Value3', fx: '_xlfn.CONCAT(C5,D5)' });
+    expect(read('read-excel-file_invalid-file-structure.xlsx').error).toEqual(expect.objectContaining({ code: 'XLSX_UNREADABLE', position: 'xl/workbook.xml' }));
+  });
+
+  it('counts dates from 1904 when the workbook says so', () => {
+    const { sheet } = read('read-excel-file_1904-based-dates.xlsx');
+    expect(sheet.date1904).toBe(true);
+    expect(readDate(sheet.rows[1].cells.A, {}, true)).toEqual({ value: { date: { y: 2018, m: 5, d: 5 } } });
+  });
+
+  it('quarantines a formula cell, a formula written as text, and a date where a number belongs, at the sheet\'s cell', () => {
+    const rows = (row2: string) => workbook(`${HEADER}<row r="2">${row2}</row>`);
+    const map = (bytes: Buffer) => mapBytes(bytes, carrier, 'trucks.xlsx');
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}`)).kind).toBe('mapped');
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}<c r="E2"><f>30+3</f><v>33</v></c>`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_CELL', position: 'Trucks!E2' })]);
+    expect(map(rows(`${s('A2', '=cmd|&apos; /C calc&apos;!A0')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_INJECTION', position: 'Trucks!A2' })]);
+    expect(map(rows(`${s('A2', '_x000D_=1+1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_INJECTION', position: 'Trucks!A2' })]);
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'DATE_INVALID', position: 'Trucks!D2' })]);
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 47924, 1)}`)).reasons).toEqual([expect.objectContaining({ code: 'NUMBER_INVALID', position: 'Trucks!E2' })]);
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}<c r="E2" t="e"><v>#N/A</v></c>`)).reasons).toEqual([expect.objectContaining({ code: 'NUMBER_INVALID', position: 'Trucks!E2' })]);
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', -33)}`)).reasons).toEqual([expect.objectContaining({ code: 'NUMBER_INVALID', position: 'Trucks!E2' })]);
+  });
+
+  it('quarantines a hidden row of trucks (by hand or by a filter): left out or not, it is not guessed', () => {
+    const hidden = workbook(`${HEADER}<row r="2" hidden="1">${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}</row>`);
+    expect(mapBytes(hidden, carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'ROW_HIDDEN', position: 'Trucks!2:2' })]);
+  });
+
+  it('reads the sheet the organization names, and says which sheets there are when it is missing', () => {
+    const named = { ...carrier, spreadsheet: { ...carrier.spreadsheet!, sheet: 'Tabelle1' } };
+    expect(mapBytes(workbook(HEADER), named, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'SHEET_MISSING', message: expect.stringContaining('"Trucks"') })]);
+    expect(mapBytes(workbook(HEADER), carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'SHEET_EMPTY', position: 'Trucks!1:1' })]);
+    expect(mapBytes(workbook(''), carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'SHEET_EMPTY' })]);
+    expect(mapBytes(workbook(HEADER.replace('From', 'Origin')), carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'COLUMN_MISSING', position: 'Trucks!1:1' })]);
+  });
+
+  it('refuses a zip bomb in milliseconds, and sizes the archive lies about', () => {
+    const bomb = workbook(HEADER, { 'xl/worksheets/sheet1.xml': `<worksheet ${NS}><sheetData>${HEADER}</sheetData>${' '.repeat(64 * 1024 * 1024)}</worksheet>` });
+    expect(bomb.length).toBeLessThan(200_000);
+    const started = Date.now();
+    expect(mapBytes(bomb, carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'INPUT_TOO_LARGE', position: 'xl/worksheets/sheet1.xml' })]);
+    expect(Date.now() - started).toBeLessThan(2000);
+    const liar = zip({ 'xl/workbook.xml': 'x'.repeat(1000) }, { lieAboutSize: true });
+    const entries = zipEntries(liar);
+    expect(() => readEntry(liar, entries.get('xl/workbook.xml')!, 1_000_000)).toThrow(/size or CRC-32/);
+    const many = zip(Object.fromEntries(Array.from({ length: 2001 }, (_, i) => [`p${i}`, ''])));
+    expect(codes(mapBytes(many, carrier, 'x.xlsx'))).toEqual(['INPUT_TOO_LARGE']);
+  });
+
+  it('refuses a document type declaration (entity expansion), a shared string it does not have, a damaged part', () => {
+    const entities = workbook(HEADER, { 'xl/worksheets/sheet1.xml': `<!DOCTYPE x [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]><worksheet ${NS}><sheetData>${HEADER}</sheetData></worksheet>` });
+    expect(mapBytes(entities, carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'XLSX_UNREADABLE', position: 'xl/worksheets/sheet1.xml' })]);
+    expect(codes(mapBytes(workbook('<row r="1"><c r="A1" t="s"><v>7</v></c></row>'), carrier, 'x.xlsx'))).toEqual(['XLSX_UNREADABLE']);
+    const damaged = Buffer.from(example('free-trucks.xlsx'));
+    damaged[200] ^= 0xff;
+    expect(codes(mapBytes(damaged, alpine, 'x.xlsx'))).toEqual(['XLSX_UNREADABLE']);
+    expect(codes(mapBytes(example('free-trucks.xlsx').subarray(0, 3000), alpine, 'x.xlsx'))).toEqual(['NOT_A_SPREADSHEET']);
+  });
+
+  it('refuses a value past column CV and text past the limit of a sheet', () => {
+    expect(mapBytes(workbook(`${HEADER}<row r="2">${s('CW2', 'x')}</row>`), carrier, 'x.xlsx').reasons).toEqual([expect.objectContaining({ code: 'TOO_MANY_COLUMNS', position: 'Trucks!CW2' })]);
+    // One shared string of 1000 characters referenced by 5000 cells: 5 million characters from a few kilobytes.
+    const cells = Array.from({ length: 50 }, (_, i) => `<c r="${columnName(i + 1)}R" t="s"><v>0</v></c>`).join('');
+    const rows = Array.from({ length: 100 }, (_, r) => `<row r="${r + 2}">${cells.replace(/R"/g, `${r + 2}"`)}</row>`).join('');
+    const amplified = workbook(`${HEADER}${rows}`, { 'xl/sharedStrings.xml': `<sst ${NS}><si><t>${'x'.repeat(1000)}</t></si></sst>`, 'xl/_rels/workbook.xml.rels': '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/><Relationship Id="rId3" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/sharedStrings" Target="sharedStrings.xml"/></Relationships>' });
+    expect(codes(mapBytes(amplified, carrier, 'x.xlsx'))).toEqual(['INPUT_TOO_LARGE']);
+  });
+});
+
+describe('decode', () => {
+  it('keeps text as text (UTF-8 with or without BOM, UTF-16, Windows-1252), and an XLSX as a data URL of its bytes', () => {
+    expect(spreadsheet.decode(Buffer.from('\uFEFFStellplätze;x\r\n', 'utf8'))).toBe('Stellplätze;x\r\n');
+    expect(spreadsheet.decode(Buffer.from('Stellplätze;x', 'latin1'))).toBe('Stellplätze;x');
+    expect(spreadsheet.decode(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Stellplätze\tx', 'utf16le')]))).toBe('Stellplätze\tx');
+    const xlsx = example('free-trucks.xlsx');
+    const content = spreadsheet.decode(xlsx);
+    expect(content.startsWith('data:application/vnd.openxmlformats-officedocument.spreadsheetml.sheet;base64,')).toBe(true);
+    expect(Buffer.from(content.split(',')[1], 'base64').equals(xlsx)).toBe(true);
+  });
+
+  it('marks a file at the gateway\'s size limit as possibly cut, and quarantines it', () => {
+    const before = process.env.GATEWAY_MAX_MESSAGE_BYTES;
+    process.env.GATEWAY_MAX_MESSAGE_BYTES = String(example('free-trucks.csv').length);
+    try {
+      expect(codes(mapBytes(example('free-trucks.csv')))).toEqual(['INPUT_TOO_LARGE']);
+      expect(codes(mapBytes(Buffer.concat([example('free-trucks.xlsx')]), alpine, 'x.xlsx'))).toEqual(['INPUT_TOO_LARGE']);
+    } finally {
+      if (before === undefined) delete process.env.GATEWAY_MAX_MESSAGE_BYTES;
+      else process.env.GATEWAY_MAX_MESSAGE_BYTES = before;
+    }
+  });
+
+  it('reads CSV records as rows, a quoted line break inside its row', () => {
+    const read = readCsv('a;b\n"x\ny";z\n\nw;v\n', ';') as { sheet: any };
+    expect(read.sheet.rows.map((r: any) => [r.r, r.cells])).toEqual([
+      [1, { A: { t: 's', v: 'a' }, B: { t: 's', v: 'b' } }],
+      [2, { A: { t: 's', v: 'x\ny' }, B: { t: 's', v: 'z' } }],
+      [4, { A: { t: 's', v: 'w' }, B: { t: 's', v: 'v' } }],
+    ]);
+  });
+});
+
+describe('submit', () => {
+  const problem = (status: number, code: string) => new PcxProblemError({ type: 'about:blank', title: code, status, code: code as any, detail: `${code} detail` }, { method: 'POST', path: '/capacity-offers' });
+  function client(refuse: (body: any, step: string) => PcxProblemError | undefined = () => undefined) {
+    const calls: Array<{ step: string; key?: string }> = [];
+    let id = 0;
+    return {
+      calls,
+      offers: {
+        async create(body: any, options: { idempotencyKey?: string }) {
+          calls.push({ step: 'create', key: options.idempotencyKey });
+          const refusal = refuse(body, 'create');
+          if (refusal) throw refusal;
+          return { id: `offer-${++id}`, status: 'draft', resourceVersion: 1 };
+        },
+        async publish(target: any, _body: unknown, options: { idempotencyKey?: string }) {
+          calls.push({ step: 'publish', key: options.idempotencyKey });
+          const refusal = refuse(target, 'publish');
+          if (refusal) throw refusal;
+          return { ...target, status: 'published' };
+        },
+      },
+    };
+  }
+  const key = (step: string) => `gw-mb-test-${step}`;
+  const mapped = () => mapBytes(example('free-trucks.csv'));
+
+  it('creates and publishes one offer per row, with Idempotency-Keys of the row, and maps both references', async () => {
+    const c = client();
+    const submitted = (await spreadsheet.submit(mapped(), c as any, key)) as any;
+    expect(c.calls).toEqual([2, 3, 4, 5].flatMap((row) => [{ step: 'create', key: `gw-mb-test-offer-${row}` }, { step: 'publish', key: `gw-mb-test-publish-${row}` }]));
+    expect(submitted.kind).toBe('created');
+    expect(submitted.resources).toEqual([1, 2, 3, 4].map((i) => ({ kind: 'capacity-offer', id: `offer-${i}`, status: 'published' })));
+    expect(submitted.mappings.slice(0, 2)).toEqual([
+      { system: 'spreadsheet:alpine-dispo', type: 'truck', value: 'T-101', resourceKind: 'capacity-offer', resourceId: 'offer-1' },
+      { system: 'spreadsheet:alpine-dispo', type: 'row', value: 'mb-test:2', resourceKind: 'capacity-offer', resourceId: 'offer-1' },
+    ]);
+    const answer = spreadsheet.acknowledge({ ...entry(''), result: { ...mapped(), submitted } }, alpine, new Date('2031-03-10T08:00:05Z'))[0].content;
+    expect(answer).toContain('\r\n2;T-101;published;offer-1;published;;;\r\n');
+  });
+
+  it('leaves drafts when the organization does not publish', async () => {
+    const c = client();
+    const submitted = (await spreadsheet.submit(mapBytes(example('free-trucks.csv'), withSettings({ publish: false })), c as any, key)) as any;
+    expect(c.calls.every((call) => call.step === 'create')).toBe(true);
+    expect(submitted.resources.map((r: any) => r.status)).toEqual(['draft', 'draft', 'draft', 'draft']);
+  });
+
+  it("answers a row the exchange refuses with its problem and still sends the others; a file refused whole is refused", async () => {
+    const c = client((body, step) => (step === 'create' && body.originArea?.code === 'ATVIE' ? problem(422, 'VALIDATION_FAILED') : step === 'publish' && body.id === 'offer-3' ? problem(403, 'RELATIONSHIP_INACTIVE') : undefined));
+    const submitted = (await spreadsheet.submit(mapped(), c as any, key)) as any;
+    expect(submitted.rows).toEqual([
+      { row: 2, reference: 'T-101', offerId: 'offer-1', status: 'published' },
+      { row: 3, reference: 'T-102', problem: { status: 422, code: 'VALIDATION_FAILED', detail: 'VALIDATION_FAILED detail' } },
+      { row: 4, reference: 'T-105', offerId: 'offer-2', status: 'published' },
+      { row: 5, reference: 'T-110', offerId: 'offer-3', status: 'draft', problem: { status: 403, code: 'RELATIONSHIP_INACTIVE', detail: 'RELATIONSHIP_INACTIVE detail' } },
+    ]);
+    const answer = spreadsheet.acknowledge({ ...entry(''), result: { ...mapped(), submitted } }, alpine, new Date())[0].content;
+    expect(answer).toContain('3;T-102;refused;;;;VALIDATION_FAILED;the exchange refused it (422): VALIDATION_FAILED detail');
+    expect(answer).toContain('5;T-110;refused;offer-3;draft;;RELATIONSHIP_INACTIVE;"the exchange refused it (403): RELATIONSHIP_INACTIVE detail; the offer stays a draft"');
+
+    await expect(spreadsheet.submit(mapped(), client(() => problem(403, 'INSUFFICIENT_SCOPE')) as any, key)).rejects.toThrow(PcxProblemError);
+    const refused = { kind: 'refused', problem: { status: 403, code: 'INSUFFICIENT_SCOPE', detail: 'needs capacity:publish' } };
+    const whole = spreadsheet.acknowledge({ ...entry(''), result: { ...mapped(), submitted: refused } }, alpine, new Date())[0].content;
+    expect(whole.match(/;refused;;;;INSUFFICIENT_SCOPE;the exchange refused the file \(403\): needs capacity:publish/g)).toHaveLength(4);
+  });
+
+  it('leaves a failure that is not a refusal (5xx, 429) to the workflow to retry', async () => {
+    await expect(spreadsheet.submit(mapped(), client(() => problem(503, 'SERVICE_UNAVAILABLE')) as any, key)).rejects.toThrow('SERVICE_UNAVAILABLE');
+    await expect(spreadsheet.submit(mapped(), client((_b, step) => (step === 'publish' ? problem(429, 'RATE_LIMITED') : undefined)) as any, key)).rejects.toThrow('RATE_LIMITED');
+  });
+});
+
+describe('the result file', () => {
+  it('never writes a value a spreadsheet program would run as a formula, and quotes what it must', () => {
+    const text = resultCsv('title', [{ row: 2, reference: '=1+1', outcome: 'quarantined', message: 'a;b "c"' }, { row: 3, reference: '-5', outcome: 'draft' }], ';');
+    expect(text.split('\r\n').slice(2, 4)).toEqual(["2;'=1+1;quarantined;;;;;\"a;b \"\"c\"\"\"", '3;-5;draft;;;;;']);
+  });
+});
+
+describe('hostile input, from the real files mutated', () => {
+  // A small seeded generator (mulberry32): the same mutations on every run, so a failure repeats.
+  const random = (seed: number) => () => {
+    seed |= 0;
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const SPECIAL = ['"', ';', ',', '\n', '\r', '\t', '=', '+', '-', '@', '.', ':', '0', '9', ' ', '\u0000', 'ä', '/', '<', '&', '>', '_x000D_'];
+  function mutateText(text: string, next: () => number): string {
+    let out = text;
+    for (let i = 0, n = 1 + Math.floor(next() * 4); i < n; i++) {
+      const at = Math.floor(next() * (out.length + 1));
+      const op = Math.floor(next() * 4);
+      if (op === 0) out = out.slice(0, at) + out.slice(at + 1 + Math.floor(next() * 8));
+      else if (op === 1) out = out.slice(0, at) + SPECIAL[Math.floor(next() * SPECIAL.length)] + out.slice(at);
+      else if (op === 2) out = out.slice(0, at) + out.slice(at, at + 40).repeat(1 + Math.floor(next() * 3)) + out.slice(at);
+      else out = out.slice(0, at) + String.fromCharCode(32 + Math.floor(next() * 95)) + out.slice(at + 1);
+    }
+    return out;
+  }
+  function mutateBytes(bytes: Buffer, next: () => number): Buffer {
+    const out = Buffer.from(bytes);
+    for (let i = 0, n = 1 + Math.floor(next() * 6); i < n; i++) out[Math.floor(next() * out.length)] = Math.floor(next() * 256);
+    return next() < 0.2 ? out.subarray(0, Math.floor(next() * out.length)) : out;
+  }
+  /** The example workbook with its sheet's XML mutated and the archive rebuilt (so the XML, not the ZIP, is what is hostile). */
+  const xlsx = example('free-trucks.xlsx');
+  const parts = [...zipEntries(xlsx).values()].map((e) => [e.name, readEntry(xlsx, e, 4_000_000)] as const);
+
+  const check = (result: any) => {
+    expect(['mapped', 'quarantined']).toContain(result.kind);
+    if (result.kind === 'mapped') expectValidBodies(result.offers);
+    else for (const reason of result.reasons) expect(reason).toEqual(expect.objectContaining({ code: expect.stringMatching(/^[A-Z_]+$/), message: expect.any(String) }));
+  };
+
+  it('every mutation of the CSV, the XLSX bytes and the sheet XML is mapped to valid offers or quarantined: never a crash or a hang', () => {
+    const next = random(20311127);
+    const started = Date.now();
+    const seen = new Set<string>();
+    for (let i = 0; i < 300; i++) {
+      const result = mapText(mutateText(EXAMPLE_CSV, next));
+      check(result);
+      seen.add(result.kind === 'mapped' ? 'mapped' : result.reasons[0].code);
+    }
+    for (let i = 0; i < 200; i++) check(mapBytes(mutateBytes(xlsx, next), alpine, 'x.xlsx'));
+    for (let i = 0; i < 200; i++) {
+      const rebuilt = zip(Object.fromEntries(parts.map(([name, data]) => [name, name === 'xl/worksheets/sheet1.xml' || (name === 'xl/sharedStrings.xml' && next() < 0.3) ? mutateText(data.toString('utf8'), next) : data])));
+      const result = mapBytes(rebuilt, alpine, 'x.xlsx');
+      check(result);
+      seen.add(result.kind === 'mapped' ? 'mapped' : result.reasons[0].code);
+    }
+    // The mutations reach the mapping, not only the parsers: some files still map, many different reasons.
+    expect(seen.has('mapped')).toBe(true);
+    expect(seen.size).toBeGreaterThan(8);
+    expect(Date.now() - started).toBeLessThan(30_000);
+  });
+
+  it('answers random bytes and odd encodings, never throwing from decode or map', () => {
+    const next = random(7);
+    for (let i = 0; i < 100; i++) {
+      const bytes = Buffer.from(Array.from({ length: Math.floor(next() * 2000) }, () => Math.floor(next() * 256)));
+      if (i % 3 === 0) bytes.writeUInt32LE(0x04034b50, 0);
+      check(mapBytes(bytes));
+    }
+    const sheet = readCsv('a;b', ';') as { sheet: any };
+    expect(new Set(mapSheet(sheet.sheet, { organization: carrier, others: [], entryId: 'x' }).reasons.map((r) => r.code))).toEqual(new Set(['COLUMN_MISSING']));
+  });
+});
