@@ -48,6 +48,8 @@ function brokerAuthority(brokerUrl: string) {
     const key = sha256(token);
     const hit = known.get(key);
     if (hit && hit.until > Date.now()) return hit.caller;
+    // Forget what has expired (a long-running gateway sees many tokens), then ask the broker.
+    if (known.size > 1000) for (const [k, v] of known) if (v.until <= Date.now()) known.delete(k);
     const answer = await fetch(`${brokerUrl}/events?limit=1`, { headers: { authorization: `Bearer ${token}` } });
     await answer.body?.cancel();
     if (answer.status !== 200) return undefined;

@@ -27,22 +27,11 @@ const example = (path: string) => readFileSync(join(ROOT_DIR, 'examples', path),
 const [shipperOrg, carrierOrg] = freshOrgs(2);
 const dir = mkdtempSync(join(tmpdir(), 'pcx-roundtrip-'));
 const env = testEnv();
-const shipperSettings: ServedOrganization = {
-  organizationId: shipperOrg.id,
-  clientId: shipperOrg.clientId,
-  clientSecret: shipperOrg.secret,
-  edifact: { senderIds: ['5790000000005'] },
-  loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider', 'box'], goodsCategory: 'general', timeZone: 'Europe/Stockholm', pointTimeMinutes: 60, expiresBeforePickupHours: 2 },
-  places: { '9:5790000000012': 'SEGOT', '9:5790000000029': 'DEHAM' },
-  outbound: { milestones: 'edifact' },
-};
-const carrierSettings: ServedOrganization = {
-  organizationId: carrierOrg.id,
-  clientId: carrierOrg.clientId,
-  clientSecret: carrierOrg.secret,
-  edifact: { senderIds: ['9110000000002'], timeZone: 'Europe/Vienna' },
-  reportOutcomes: true,
-};
+// The demo organizations' own settings (config/gateway.json), given this run's organizations.
+const DEMO: ServedOrganization[] = JSON.parse(readFileSync(join(ROOT_DIR, 'config', 'gateway.json'), 'utf8'));
+const settingsOf = (demoId: string, org: { id: string; clientId: string; secret: string }): ServedOrganization => ({ ...DEMO.find((o) => o.organizationId === demoId)!, organizationId: org.id, clientId: org.clientId, clientSecret: org.secret });
+const shipperSettings = settingsOf('org-baltic-shippers', shipperOrg);
+const carrierSettings = settingsOf('org-alpine-freight', carrierOrg);
 const config: GatewayConfig = {
   brokerUrl: env.baseUrl,
   host: '127.0.0.1',
@@ -96,9 +85,14 @@ test('IFTMIN to a published request, offers, match, tender, handover; the carrie
   const [request] = (await listAll(shipper, '/load-requests')).filter((r: any) => r.externalReferences?.some((x: any) => x.value === CONSIGNMENT));
   expect(request).toEqual(expect.objectContaining({ status: 'published', pickupArea: { kind: 'unlocode', code: 'SEGOT' }, deliveryArea: { kind: 'unlocode', code: 'DEHAM' } }));
 
-  // 2. The carrier's free trucks.
-  const offer = await carrierOffer();
-  expect(offer.status).toBe('published');
+  // 2. The carrier's free trucks: its daily export, dropped as it is.
+  drop(carrierOrg.id, 'free-trucks.csv', readFileSync(join(ROOT_DIR, 'examples', 'spreadsheet', 'free-trucks.csv')));
+  const result = await waitForFile(join(outOf(carrierOrg.id), 'free-trucks.result.csv'));
+  const offers = (await listAll(carrier, '/capacity-offers')).filter((o: any) => o.status === 'published');
+  expect(offers).toHaveLength(5);
+  const offer = offers.find((o: any) => o.originArea.code === 'SEGOT');
+  expect(offer).toEqual(expect.objectContaining({ destinationArea: { kind: 'unlocode', code: 'DEHAM' }, restrictedDetails: { price: { amount: 950, currency: 'EUR' } } }));
+  expect(result).toContain(offer.id);
 
   // 3. Proposed, accepted by both, tendered, committed, handed over; the carrier's system imports it as its trip.
   const [proposal] = await waitProposals(shipper, `request=${request.id}`);
@@ -123,18 +117,30 @@ test('IFTMIN to a published request, offers, match, tender, handover; the carrie
     const known = await fetch(`${gateway.url}/mappings?resourceId=${reference.id}`, { headers: { authorization: `Bearer ${carrier.token}` } }).then((r) => r.json());
     return known.items.some((m: any) => m.value === TRIP) || undefined;
   });
-  drop(carrierOrg.id, 'status.edi', example('edifact/status-report.edi').replace(/TR-2031-0001/g, TRIP).replace(/BS-2031-0001/g, CONSIGNMENT));
+  // Its dispatch system's IFTSTA (picked up, delayed: the delivery is told by the track-and-trace below).
+  const statusReport = example('edifact/status-report.edi').replace(/TR-2031-0001/g, TRIP).replace(/BS-2031-0001/g, CONSIGNMENT);
+  drop(carrierOrg.id, 'status.edi', statusReport.replace(/STS\+1\+21'[^]*?(?=UNT)/, '').replace('UNT+19+1', 'UNT+15+1'));
   const statusAperak = await waitForFile(join(outOf(carrierOrg.id), 'status.aperak.edi'));
   expect(statusAperak).toMatch(/BGM\+313\+[^']*\+29'/);
+  // Its track-and-trace's EPCIS events, sent over HTTP with its own token.
+  const events = await fetch(`${gateway.url}/messages/epcis`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${carrier.token}`, 'content-type': 'application/ld+json' },
+    body: example('epcis/track-and-trace.jsonld').replace(/TR-2031-0001/g, TRIP).replace(/BS-2031-0001/g, CONSIGNMENT),
+  });
+  const entry = await events.json();
+  expect(entry).toEqual(expect.objectContaining({ status: 'acknowledged', submitted: expect.objectContaining({ kind: 'created' }) }));
+  expect(entry.submitted.milestones.map((m: any) => m.executionReferenceId)).toEqual(Array(5).fill(reference.id));
 
   // 5. The shipper's IFTSTA, one per milestone, each with its own consignment number.
-  const notices = await waitFor('three IFTSTA in the shipper’s out folder', async () => {
+  const notices = await waitFor('seven IFTSTA in the shipper’s out folder', async () => {
     const files = readdirSync(outOf(shipperOrg.id)).filter((f) => f.endsWith('.iftsta.edi'));
-    return files.length >= 3 ? files.map((f) => readFileSync(join(outOf(shipperOrg.id), f), 'utf8')) : undefined;
+    return files.length >= 7 ? files.map((f) => readFileSync(join(outOf(shipperOrg.id), f), 'utf8')) : undefined;
   });
-  expect(notices).toHaveLength(3);
+  expect(notices).toHaveLength(7);
   for (const notice of notices) expect(notice).toContain(`CNI+1+${CONSIGNMENT}'`);
-  expect(notices.map((n) => /STS\+1\+(\d+)/.exec(n)?.[1]).sort()).toEqual(['13', '20', '21']);
+  // Picked up twice (dispatch, then the loading scan), delayed, departed and under way, arrived, delivered.
+  expect(notices.map((n) => /STS\+1\+(\d+)/.exec(n)?.[1]).sort()).toEqual(['1', '13', '13', '20', '21', '31', '31']);
 
   // 6. The delivery reported the outcome: the movement is completed.
   const done = await waitFor('the reference to complete', async () => {
@@ -143,21 +149,5 @@ test('IFTMIN to a published request, offers, match, tender, handover; the carrie
   });
   expect(done.currentMilestone.milestone).toBe('delivered');
   const status = await fetch(`${gateway.url}/status`, { headers: { authorization: `Bearer ${shipper.token}` } }).then((r) => r.json());
-  expect(status.feed).toEqual(expect.objectContaining({ noticesWritten: 3 }));
+  expect(status.feed).toEqual(expect.objectContaining({ noticesWritten: 7 }));
 });
-
-/** The carrier's offer: Gothenburg to Hamburg, around the instruction's dates. */
-async function carrierOffer(): Promise<any> {
-  const created = await carrier.post('/capacity-offers', {
-    availabilityWindow: { start: '2031-05-31T00:00:00Z', end: '2031-06-04T00:00:00Z' },
-    originArea: { kind: 'unlocode', code: 'SEGOT' },
-    destinationArea: { kind: 'unlocode', code: 'DEHAM' },
-    vehicleProfile: { bodyType: 'curtainsider' },
-    availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
-    expiresAt: '2031-05-31T00:00:00Z',
-    visibility: { mode: 'open' },
-    restrictedDetails: { price: { amount: 900, currency: 'EUR' } },
-  });
-  expect(created.status).toBe(201);
-  return (await carrier.command(`/capacity-offers/${created.body.id}/publish`, created.body.resourceVersion)).body;
-}

@@ -220,6 +220,10 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
       const named = QUANTITY_FIELDS.filter((f) => columns.has(f));
       reason('CAPACITY_MISSING', named.length ? `no free capacity in ${named.map((f) => settings.columns[f]).join(', ')}: at least one above 0` : 'the organization maps no capacity column (pallets, weight, loadingMetres, volume)', named.length ? at(columns.get(named[0]), r) : at(undefined, r), r);
     }
+    // The price asked, in the organization's currency: disclosed once a match is accepted.
+    const asked = value('price', (cell) => readNumber(cell, settings.decimalSeparator));
+    if (asked.value !== undefined && (asked.value < 0 || asked.value > 1e9)) reason('NUMBER_INVALID', `the price ${asked.value} is not between 0 and 1,000,000,000`, asked.position, r);
+    const price = asked.value !== undefined && asked.value >= 0 && settings.currency ? { amount: asked.value, currency: settings.currency } : undefined;
     if (reasons.length > before || !origin.value || !span) continue;
 
     // An offer already over when the file arrived is not offered.
@@ -248,6 +252,7 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
         availableCapacity: capacity,
         expiresAt,
         ...(settings.publish ? { visibility: settings.visibility ?? { mode: 'open' } } : {}),
+        ...(price ? { restrictedDetails: { price } } : {}),
         externalReferences,
       },
     });

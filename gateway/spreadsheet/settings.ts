@@ -33,9 +33,11 @@ export interface SpreadsheetColumns {
   volume?: string;
   /** The carrier's own id of the truck or trip: the offer's external reference. */
   reference?: string;
+  /** The price asked for the trip, in `currency`: shown to the partner only once a match is accepted (restrictedDetails). */
+  price?: string;
 }
 
-export const COLUMN_FIELDS = ['origin', 'destination', 'availableFrom', 'availableFromTime', 'availableUntil', 'availableUntilTime', 'bodyType', 'pallets', 'weight', 'loadingMetres', 'volume', 'reference'] as const satisfies ReadonlyArray<keyof SpreadsheetColumns>;
+export const COLUMN_FIELDS = ['origin', 'destination', 'availableFrom', 'availableFromTime', 'availableUntil', 'availableUntilTime', 'bodyType', 'pallets', 'weight', 'loadingMetres', 'volume', 'reference', 'price'] as const satisfies ReadonlyArray<keyof SpreadsheetColumns>;
 export type ColumnField = (typeof COLUMN_FIELDS)[number];
 
 export interface SpreadsheetSettings {
@@ -66,6 +68,8 @@ export interface SpreadsheetSettings {
   destination?: string;
   /** The offer's direction (oneWay, roundTrip, eitherWay), when the organization states one. */
   direction?: 'oneWay' | 'roundTrip' | 'eitherWay';
+  /** The ISO 4217 currency of the price column (required when a price column is mapped). */
+  currency?: string;
   /** The unit of the weight column: KGM (default) or TNE. */
   weightUnit?: 'KGM' | 'TNE';
   /** A row free from a time of day with no until: free for this many hours (otherwise it is quarantined). */
@@ -96,6 +100,7 @@ export function settingsProblems(s: SpreadsheetSettings | undefined): Array<{ pa
     return out;
   }
   if (typeof s.publish !== 'boolean') bad('publish', 'must be true or false');
+  if (s.columns?.price && (typeof s.currency !== 'string' || !/^[A-Z]{3}$/.test(s.currency))) bad('currency', 'must be the ISO 4217 code of the price column (EUR) when a price column is mapped');
   if (typeof s.timeZone !== 'string' || !validZone(s.timeZone)) bad('timeZone', `${JSON.stringify(s.timeZone)} is not an IANA time zone`);
   if (s.dateFormat !== undefined && !datePattern(s.dateFormat)) bad('dateFormat', `${JSON.stringify(s.dateFormat)} is not a date pattern of YYYY (or YY), MM or M, DD or D`);
   if (s.decimalSeparator !== undefined && s.decimalSeparator !== ',' && s.decimalSeparator !== '.') bad('decimalSeparator', 'must be "," or "."');
