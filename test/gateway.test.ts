@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../gateway/config';
 import { startGateway } from '../gateway/main';
-import { Connector, ENGINE, freshOrgs, listAll, sleep, testEnv } from './helpers';
+import { Connector, db, ENGINE, freshOrgs, listAll, sleep, testEnv } from './helpers';
 import { BARGE, fixture, moved } from './edifact-fixtures';
 
 jest.setTimeout(120_000);
@@ -44,8 +44,17 @@ const config: GatewayConfig = {
       clientSecret: shipper.secret,
       edifact: { senderIds: ['ICT'] },
       loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
+      epcis: { glns: ['4012345000009'] },
     },
-    { organizationId: other.id, clientId: other.clientId, clientSecret: other.secret, edifact: { senderIds: ['OTHER-GLN'] }, loadRequests: { publish: false } },
+    {
+      organizationId: other.id,
+      clientId: other.clientId,
+      clientSecret: other.secret,
+      edifact: { senderIds: ['OTHER-GLN'] },
+      loadRequests: { publish: false },
+      epcis: { glns: ['9110000000007'] },
+      spreadsheet: { publish: false, timeZone: 'Europe/Vienna', columns: { reference: 'Truck', origin: 'From', destination: 'To', availableFrom: 'Free from', availableUntil: 'Free until', pallets: 'Pallets' }, bodyType: 'curtainsider' },
+    },
   ],
 };
 
@@ -172,11 +181,58 @@ test('isolation: a message acts only for the organization of its credential or m
   expect((await gw('/quarantine', (await Connector.of(stranger)).token)).status).toBe(403);
 });
 
+test('isolation, per format and endpoint: an organization’s EPCIS and spreadsheets act only for it, never with another’s identities or mappings; its status, mappings and quarantine are its own', async () => {
+  // A movement the gateway knows for the shipper only (as the feed would have taught it).
+  const value = `ISO-TRIP-${Date.now()}`;
+  await db().query(
+    `insert into gateway_mapping (organization_id, system, type, value, resource_kind, resource_id, inbox_id) values ($1, 'tms', 'trip', $2, 'execution-reference', '01a00000-0000-7000-8000-000000000001', 'test')`,
+    [shipper.id, value],
+  );
+  const event = (gln: string) => ({
+    '@context': ['https://ref.gs1.org/standards/epcis/epcis-context.jsonld'],
+    type: 'EPCISDocument',
+    schemaVersion: '2.0',
+    creationDate: '2031-06-01T08:00:00Z',
+    epcisBody: { eventList: [{ type: 'ObjectEvent', eventTime: '2031-06-01T08:00:00Z', eventTimeZoneOffset: '+00:00', epcList: [], action: 'OBSERVE', bizStep: 'departing', readPoint: { id: `https://id.gs1.org/414/${gln}` }, bizTransactionList: [{ type: 'bol', bizTransaction: `urn:epcglobal:cbv:bt:0614141000005:${value}` }] }] },
+  });
+  // The other organization names the shipper's trip: no movement of its own is found.
+  const foreign = await (await gw('/messages/epcis', b.token, { method: 'POST', body: JSON.stringify(event('9110000000007')) })).json();
+  expect(foreign.quarantine).toEqual([expect.objectContaining({ code: 'UNKNOWN_REFERENCE', position: '/epcisBody/eventList/0' })]);
+  // ... and a read point that is the shipper's own location: quarantined as naming another organization.
+  const naming = await (await gw('/messages/epcis', b.token, { method: 'POST', body: JSON.stringify(event('4012345000009')) })).json();
+  expect(naming.quarantine).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'NAMES_OTHER_ORGANIZATION', position: '/epcisBody/eventList/0/readPoint/id' })]));
+  // The shipper's own event finds its movement (the exchange then answers for that reference).
+  const own = await (await gw('/messages/epcis', a.token, { method: 'POST', body: JSON.stringify(event('4012345000009')) })).json();
+  expect(own.submitted.milestones).toEqual([expect.objectContaining({ executionReferenceId: '01a00000-0000-7000-8000-000000000001', problem: expect.objectContaining({ status: 404 }) })]);
+
+  // A spreadsheet naming the shipper's EDIFACT identity is quarantined at the cell; nothing is offered.
+  const sheet = `Truck;From;To;Free from;Free until;Pallets\nT-1;DEHAM;NLRTM;2031-06-01;2031-06-02;33\nICT;DEHAM;NLRTM;2031-06-01;2031-06-02;33\n`;
+  const csv = await (await gw('/messages/spreadsheet', b.token, { method: 'POST', body: sheet, headers: { 'x-message-name': 'trucks.csv' } })).json();
+  expect(csv.quarantine).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'NAMES_OTHER_ORGANIZATION', position: 'A3' })]));
+  // The shipper's credential lacks nothing but cannot read the other's held messages, mappings or status.
+  expect((await gw(`/quarantine/${csv.id}`, a.token)).status).toBe(404);
+  expect((await gw(`/quarantine/${csv.id}`, b.token)).status).toBe(200);
+  expect((await gw(`/messages/spreadsheet/${csv.id}`, a.token)).status).toBe(404);
+  const [request] = await listAll(a, '/load-requests');
+  expect((await (await gw(`/mappings?resourceId=${request.id}`, b.token)).json()).items).toEqual([]);
+  const status = await (await gw('/status', b.token)).json();
+  expect(status.organizationId).toBe(other.id);
+  expect(status.adapters.map((x: any) => x.format).sort()).toEqual(['edifact', 'epcis', 'spreadsheet']);
+  const reconciled = await (await gw('/reconcile', b.token, { method: 'POST' })).json();
+  expect(reconciled.organizationId).toBe(other.id);
+});
+
 test('diagnostics name the gateway version and every profile; health answers', async () => {
   const diagnostics = await (await fetch(`${gateway.url}/diagnostics`)).json();
   expect(diagnostics.gateway.version).toMatch(/^\d+\.\d+\.\d+$/);
   expect(diagnostics.formats).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'edifact', profiles: expect.arrayContaining([expect.objectContaining({ id: 'IFTMIN D.04A' })]) })]));
   const health = await (await fetch(`${gateway.url}/health`)).json();
-  expect(health.organizations.find((o: any) => o.organizationId === shipper.id)).toEqual(expect.objectContaining({ adapters: [expect.objectContaining({ format: 'edifact', waiting: 0 })] }));
+  const mine = health.organizations.find((o: any) => o.organizationId === shipper.id);
+  expect(mine.adapters).toEqual(expect.arrayContaining([expect.objectContaining({ format: 'edifact', waiting: 0, received: expect.any(Number), lastReceivedAt: expect.any(String) })]));
+  expect(mine.feed).toEqual(expect.objectContaining({ lagSeconds: expect.any(Number), eventsApplied: expect.any(Number) }));
+  // The same in Prometheus' text format, per organization and format.
+  const metrics = await (await fetch(`${gateway.url}/metrics`)).text();
+  expect(metrics).toMatch(new RegExp(`pcx_gateway_inbox_backlog\\{organization="${shipper.id}",format="edifact"\\} 0`));
+  expect(metrics).toContain(`pcx_gateway_feed_lag_seconds{organization="${shipper.id}"}`);
   expect((await fetch(`${gateway.url}/health/ready`)).status).toBe(200);
 });
