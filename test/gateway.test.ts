@@ -9,7 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { GatewayConfig } from '../gateway/config';
 import { startGateway } from '../gateway/main';
+import { Webhook } from 'standardwebhooks';
 import { Connector, db, ENGINE, freshOrgs, listAll, sleep, testEnv } from './helpers';
+import { testCertificates } from './tls';
+import { startReceiver, type Receiver } from './webhook-receiver';
 import { BARGE, fixture, moved } from './edifact-fixtures';
 
 jest.setTimeout(120_000);
@@ -22,6 +25,10 @@ const bargeNextMonth = (reference: string) => {
 
 const [shipper, other] = freshOrgs(2);
 const dir = mkdtempSync(join(tmpdir(), 'pcx-gateway-'));
+// Push targets: a local HTTPS receiver (a test authority's certificate; 127.0.0.1 allowed as the webhooks' rules allow it in tests).
+const certificates = testCertificates();
+writeFileSync(join(dir, 'ca.pem'), certificates.ca);
+const PUSH_SECRET = `whsec_${Buffer.from('gateway-push-test-secret-0123456789').toString('base64')}`;
 const env = testEnv();
 const config: GatewayConfig = {
   brokerUrl: env.baseUrl,
@@ -34,7 +41,7 @@ const config: GatewayConfig = {
   workflowBundleFile: process.env.GATEWAY_WORKFLOW_BUNDLE_FILE || undefined,
   temporal: { address: env.temporalAddress, namespace: 'default', taskQueue: `gateway-test-${ENGINE}-${process.pid}` },
   maxMessageBytes: 200_000,
-  push: { allowCidrs: [] },
+  push: { allowCidrs: ['127.0.0.1/32'], caFile: join(dir, 'ca.pem') },
   consoleOrigins: [],
   feedPollMs: 200,
   organizations: [
@@ -61,11 +68,19 @@ const config: GatewayConfig = {
 let gateway: Awaited<ReturnType<typeof startGateway>>;
 let a: Connector;
 let b: Connector;
+let receiver: Receiver;
 beforeAll(async () => {
+  receiver = await startReceiver(certificates);
+  // The shipper's notices go to the receiver; the other's to a private address the rules refuse.
+  (config.organizations[0] as any).outbound = { push: { url: receiver.url('/edi'), secret: PUSH_SECRET } };
+  (config.organizations[1] as any).outbound = { push: { url: 'https://10.1.2.3/edi' } };
   gateway = await startGateway(config);
   [a, b] = await Promise.all([Connector.of(shipper), Connector.of(other)]);
 });
-afterAll(() => gateway?.stop());
+afterAll(async () => {
+  await gateway?.stop();
+  await receiver?.close();
+});
 
 /** A call to the gateway; a message given as text is sent as the bytes the fixture had (read as ISO 8859-1, one character per byte). */
 const gw = (path: string, token: string, init: RequestInit = {}) =>
@@ -220,6 +235,30 @@ test('isolation, per format and endpoint: an organization’s EPCIS and spreadsh
   expect(status.adapters.map((x: any) => x.format).sort()).toEqual(['edifact', 'epcis', 'spreadsheet']);
   const reconciled = await (await gw('/reconcile', b.token, { method: 'POST' })).json();
   expect(reconciled.organizationId).toBe(other.id);
+});
+
+test('notices go into the mailbox and, signed, to the organization’s HTTPS target under the webhooks’ target rules', async () => {
+  const notice = (org: string, id: string) =>
+    db().query(`insert into gateway_outbox (organization_id, inbox_id, kind, name, content) values ($1, $2, 'notice', $3, $4)`, [org, `update-${id}`, `${id}.iftsta.edi`, `UNB+UNOC:3+PCX-GATEWAY+ICT+310601:1000+${id.slice(-14)}'`]);
+  const id = `push${Date.now()}`;
+  await notice(shipper.id, id);
+  await notice(other.id, `${id}x`);
+  const [pushed] = await receiver.waitFor(1, 20_000);
+  expect(pushed.path).toBe('/edi');
+  expect(pushed.headers['content-type']).toBe('application/EDIFACT');
+  expect(pushed.body).toContain(id.slice(-14));
+  // Signed as webhooks are (Standard Webhooks): the receiver verifies with the organization's secret.
+  // (Verified by signing again: the library's verify parses the body as JSON, and an IFTSTA is not.)
+  const at = new Date(Number(pushed.headers['webhook-timestamp']) * 1000);
+  expect(pushed.headers['webhook-signature']).toBe(new Webhook(PUSH_SECRET).sign(String(pushed.headers['webhook-id']), at, pushed.body));
+  // Both in their mailboxes.
+  expect(await waitForFile(join(config.mailboxRoot, shipper.id, 'out', `${id}.iftsta.edi`))).toContain('UNB+');
+  expect(await waitForFile(join(config.mailboxRoot, other.id, 'out', `${id}x.iftsta.edi`))).toContain('UNB+');
+  // The private address is refused and never connected to; the organization sees why, and it waits.
+  let status: any;
+  for (let t = 0; t < 50 && !status?.push?.lastError; t++) status = await (await gw('/status', b.token)).json().then((x) => (x.push?.lastError ? x : (sleep(100), x)));
+  expect(status.push).toEqual(expect.objectContaining({ pending: 1, lastError: expect.stringMatching(/^WEBHOOK_TARGET_/) }));
+  expect(receiver.requests).toHaveLength(1);
 });
 
 test('diagnostics name the gateway version and every profile; health answers', async () => {

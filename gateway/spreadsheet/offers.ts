@@ -143,7 +143,7 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
       if (cell.fx !== undefined) return refuse('FORMULA_CELL', `the cell holds a formula (${quoted(cell.fx)}); write the value itself: a formula is never evaluated`);
       if ((cell.t === 's' || cell.t === 'e') && cell.v.length > LIMITS.cellChars) return refuse('CELL_TOO_LONG', `the cell holds more than ${LIMITS.cellChars} characters`);
       // A number is a number (-5 is refused as negative, not as a formula); any other text leading with a formula character is one.
-      const isNumber = (QUANTITY_FIELDS as readonly string[]).includes(field) && 'value' in readNumber(cell, settings.decimalSeparator);
+      const isNumber = ([...QUANTITY_FIELDS, 'price'] as readonly string[]).includes(field) && 'value' in readNumber(cell, settings.decimalSeparator);
       if (cell.t === 's' && !isNumber && isFormulaText(cell.v)) return refuse('FORMULA_INJECTION', `the text starts with ${quoted(cell.v.trim()[0] ?? cell.v[0])}, which a spreadsheet program would run as a formula`);
       if (cell.t === 's' && identities.has(headerKey(cell.v))) return refuse('NAMES_OTHER_ORGANIZATION', `${quoted(cell.v)} is an identity of ${identities.get(headerKey(cell.v))}, another organization the gateway serves`);
       return { cell, position, given: true };
@@ -223,7 +223,8 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
     // The price asked, in the organization's currency: disclosed once a match is accepted.
     const asked = value('price', (cell) => readNumber(cell, settings.decimalSeparator));
     if (asked.value !== undefined && (asked.value < 0 || asked.value > 1e9)) reason('NUMBER_INVALID', `the price ${asked.value} is not between 0 and 1,000,000,000`, asked.position, r);
-    const price = asked.value !== undefined && asked.value >= 0 && settings.currency ? { amount: asked.value, currency: settings.currency } : undefined;
+    // A price of 0 is read as "not given", as a quantity of 0 is (spreadsheets fill blanks with 0).
+    const price = asked.value !== undefined && asked.value > 0 && asked.value <= 1e9 && settings.currency ? { amount: asked.value, currency: settings.currency } : undefined;
     if (reasons.length > before || !origin.value || !span) continue;
 
     // An offer already over when the file arrived is not offered.

@@ -33,7 +33,7 @@ const baltic = CONFIG.find((o) => o.organizationId === 'org-baltic-shippers')!;
 const others = [baltic];
 const withSettings = (changes: Partial<SpreadsheetSettings>, org: ServedOrganization = alpine): ServedOrganization => ({ ...org, spreadsheet: { ...org.spreadsheet!, ...changes } });
 
-/** Before the trucks of the examples are free (17 to 19 March 2031). */
+/** Before the trucks of the examples are free (17 March to 3 June 2031). */
 const RECEIVED = '2031-03-10T08:00:00.000Z';
 const entry = (content: string, name: string | null = 'free-trucks.csv', receivedAt = RECEIVED): InboxEntry => ({ id: 'mb-test', organizationId: alpine.organizationId, transport: 'mailbox', format: 'spreadsheet', name, contentSha256: '', content, status: 'received', receivedAt, result: null });
 const mapBytes = (bytes: Buffer, org: ServedOrganization = alpine, name = 'free-trucks.csv', receivedAt = RECEIVED) => spreadsheet.map(entry(spreadsheet.decode(bytes), name, receivedAt), org, others) as any;
@@ -136,6 +136,17 @@ describe('settings', () => {
     expect(wrong.map((p) => p.path).sort()).toEqual(['settings.spreadsheet.bodyType', 'settings.spreadsheet.columns.origin', 'settings.spreadsheet.columns.pallets', 'settings.spreadsheet.dateFormat', 'settings.spreadsheet.maxRows', 'settings.spreadsheet.timeZone']);
   });
 
+  it('needs the currency of a price column: a price column mapped without an ISO 4217 currency is a settings problem', () => {
+    expect(settingsProblems({ ...alpine.spreadsheet!, currency: undefined })).toEqual([expect.objectContaining({ path: 'settings.spreadsheet.currency' })]);
+    expect(settingsProblems({ ...alpine.spreadsheet!, currency: 'eur' })).toEqual([expect.objectContaining({ path: 'settings.spreadsheet.currency' })]);
+    expect(settingsProblems({ ...alpine.spreadsheet!, currency: 'Euro' })).toEqual([expect.objectContaining({ path: 'settings.spreadsheet.currency' })]);
+    // No price column, no currency needed.
+    expect(settingsProblems({ ...alpine.spreadsheet!, currency: undefined, columns: { ...alpine.spreadsheet!.columns, price: undefined } })).toEqual([]);
+    const result = mapBytes(example('free-trucks.csv'), withSettings({ currency: undefined }));
+    expect(result.kind).toBe('quarantined');
+    expect(result.reasons).toEqual([expect.objectContaining({ code: 'SETTINGS_INVALID', position: 'settings.spreadsheet.currency' })]);
+  });
+
   it('reads date patterns of day, month and year in any order, and refuses others', () => {
     expect(datePattern('DD.MM.YYYY')!.exec('17.03.2031')!.groups).toEqual({ d: '17', m: '03', y: '2031' });
     expect(datePattern('M/D/YY')!.exec('3/7/31')!.groups).toEqual({ m: '3', d: '7', yy: '31' });
@@ -164,6 +175,7 @@ describe('cells', () => {
     expect(readNumber(text('24.000'), ',')).toEqual({ value: 24000 });
     expect(readNumber(text('13,6'), ',')).toEqual({ value: 13.6 });
     expect(readNumber(text('1.234,5'), ',')).toEqual({ value: 1234.5 });
+    expect(readNumber(text('1.150'), ',')).toEqual({ value: 1150 }); // a price of the example, grouped with a point
     expect(readNumber(text('24,000'), '.')).toEqual({ value: 24000 });
     expect(readNumber(text('24,5'), undefined)).toEqual({ value: 24.5 });
     expect(readNumber(text('12 500'), undefined)).toEqual({ value: 12500 });
@@ -235,13 +247,14 @@ describe('the examples', () => {
     availableCapacity: { palletSpaces: 33, weight: { value: 24000, unitCode: 'KGM' }, loadingMetres: { value: 13.6, unitCode: 'MTR' } },
     expiresAt: '2031-03-18T23:00:00Z',
     visibility: { mode: 'open' },
+    restrictedDetails: { price: { amount: 850, currency: 'EUR' } },
   };
 
-  it('maps the CSV to four capacity offers the API accepts', () => {
+  it('maps the CSV to five capacity offers the API accepts', () => {
     const result = mapBytes(example('free-trucks.csv'));
     expect(result.kind).toBe('mapped');
     expect(result.source).toEqual({ kind: 'csv', delimiter: ';' });
-    expect(result.offers.map((o: any) => [o.row, o.reference])).toEqual([[2, 'T-101'], [3, 'T-102'], [4, 'T-105'], [5, 'T-110']]);
+    expect(result.offers.map((o: any) => [o.row, o.reference])).toEqual([[2, 'T-101'], [3, 'T-102'], [4, 'T-105'], [5, 'T-110'], [6, 'T-120']]);
     expectValidBodies(result.offers);
     expectKnownAreas(result.offers);
     expect(result.offers[0].body).toEqual({
@@ -255,6 +268,31 @@ describe('the examples', () => {
     expect(result.offers[1].body).toEqual(expect.objectContaining({ availabilityWindow: { start: '2031-03-16T23:00:00Z', end: '2031-03-17T23:00:00Z', timeZone: 'Europe/Vienna' }, destinationArea: { kind: 'country', code: 'DE' }, vehicleProfile: { bodyType: 'box' } }));
     expect(result.offers[2].body).toEqual(expect.objectContaining({ originArea: { kind: 'unlocode', code: 'ATGRZ' }, vehicleProfile: { bodyType: 'refrigerated' } }));
     expect(result.offers[3].body.availableCapacity).toEqual({ weight: { value: 8000, unitCode: 'KGM' } });
+    // The price asked, disclosed once a match is accepted: `1.150` with a decimal comma is 1150; T-110 asks none.
+    expect(result.offers.map((o: any) => o.body.restrictedDetails)).toEqual([
+      { price: { amount: 850, currency: 'EUR' } },
+      { price: { amount: 420, currency: 'EUR' } },
+      { price: { amount: 1150, currency: 'EUR' } },
+      undefined,
+      { price: { amount: 950, currency: 'EUR' } },
+    ]);
+    expect('restrictedDetails' in result.offers[3].body).toBe(false);
+    // The truck for the shipper's transport instruction (examples/edifact/transport-instruction.edi: Gothenburg, 1 June
+    // 2031, to Hamburg): free at SEGOT from 31 May 06:00 in Vienna (summer time) to the end of 3 June.
+    expect(result.offers[4].body).toEqual({
+      availabilityWindow: { start: '2031-05-31T04:00:00Z', end: '2031-06-03T22:00:00Z', timeZone: 'Europe/Vienna' },
+      originArea: { kind: 'unlocode', code: 'SEGOT' },
+      destinationArea: { kind: 'unlocode', code: 'DEHAM' },
+      vehicleProfile: { bodyType: 'curtainsider' },
+      availableCapacity: { palletSpaces: 33, weight: { value: 24000, unitCode: 'KGM' }, loadingMetres: { value: 13.6, unitCode: 'MTR' } },
+      expiresAt: '2031-06-03T22:00:00Z',
+      visibility: { mode: 'open' },
+      restrictedDetails: { price: { amount: 950, currency: 'EUR' } },
+      externalReferences: [
+        { system: 'spreadsheet:alpine-dispo', type: 'truck', value: 'T-120' },
+        { system: 'spreadsheet:alpine-dispo', type: 'row', value: 'mb-test:6' },
+      ],
+    });
     expect(result.dropped).toEqual(['Kennzeichen', 'Fahrer', 'Bemerkung']);
   });
 
@@ -263,7 +301,7 @@ describe('the examples', () => {
     const xlsx = mapBytes(example('free-trucks.xlsx'), alpine, 'free-trucks.xlsx');
     expect(xlsx.kind).toBe('mapped');
     expect(xlsx.source).toEqual({ kind: 'xlsx', sheet: 'Freie LKW' });
-    expect(xlsx.offers.map((o: any) => o.row)).toEqual([4, 5, 6, 7]);
+    expect(xlsx.offers.map((o: any) => o.row)).toEqual([4, 5, 6, 7, 8]);
     expectValidBodies(xlsx.offers);
     const withoutRows = (offers: any[]) => offers.map((o) => ({ ...o.body, externalReferences: o.body.externalReferences.filter((r: any) => r.type !== 'row') }));
     expect(withoutRows(xlsx.offers)).toEqual(withoutRows(csv.offers));
@@ -274,6 +312,11 @@ describe('the examples', () => {
     const imported = mapBytes(fixture('free-trucks_libreoffice-csv-import.xlsx'), alpine, 'x.xlsx');
     expect(openpyxl.offers.map((o: any) => o.body.availabilityWindow)).toEqual(mapBytes(example('free-trucks.csv')).offers.map((o: any) => o.body.availabilityWindow));
     expect(imported.offers.map((o: any) => o.body.availableCapacity)).toEqual(mapBytes(example('free-trucks.csv')).offers.map((o: any) => o.body.availableCapacity));
+    // Prices as number cells (openpyxl) and as the import read `1.150` in German (Austria): the same amounts as the CSV's.
+    const prices = (result: any) => result.offers.map((o: any) => o.body.restrictedDetails?.price);
+    expect(prices(openpyxl)).toEqual(prices(mapBytes(example('free-trucks.csv'))));
+    expect(prices(imported)).toEqual(prices(mapBytes(example('free-trucks.csv'))));
+    expect(prices(imported).map((p: any) => p?.amount)).toEqual([850, 420, 1150, undefined, 950]);
   });
 
   it('is the format of .csv and .xlsx mailbox files', () => {
@@ -294,11 +337,13 @@ describe('mapping rules', () => {
 
   it('reads a comma-separated file as well, and a file in Windows-1252', () => {
     // As Excel writes it in an English locale: commas, a decimal point, thousands grouped by a comma (and so quoted).
-    const english = lines().map((r, i) => (i === 0 ? r : r.map((v, j) => (j === 9 ? `"${v.replace('.', ',')}"` : j === 10 ? v.replace(',', '.') : v))));
+    const english = lines().map((r, i) => (i === 0 ? r : r.map((v, j) => (j === 9 || j === 11 ? `"${v.replace('.', ',')}"` : j === 10 ? v.replace(',', '.') : v))));
     const comma = english.map((r) => r.join(',')).join('\r\n');
-    expect(mapText(comma, withSettings({ decimalSeparator: '.' })).offers.map((o: any) => o.body.availableCapacity.weight.value)).toEqual([24000, 12500, 22000, 8000]);
+    const read = mapText(comma, withSettings({ decimalSeparator: '.' }));
+    expect(read.offers.map((o: any) => o.body.availableCapacity.weight.value)).toEqual([24000, 12500, 22000, 8000, 24000]);
+    expect(read.offers.map((o: any) => o.body.restrictedDetails?.price.amount)).toEqual([850, 420, 1150, undefined, 950]);
     const latin = Buffer.from(EXAMPLE_CSV.replace(/^\uFEFF/, ''), 'latin1');
-    expect(mapBytes(latin).offers).toHaveLength(4);
+    expect(mapBytes(latin).offers).toHaveLength(5);
   });
 
   it('builds the window from date and time columns: a date alone is its whole day, a time without an until lasts availableForHours', () => {
@@ -362,6 +407,10 @@ describe('quarantine: the whole file, each reason with its cell', () => {
     ['NUMBER_INVALID', withCell('I2', '12,5'), 'I2'],
     ['NUMBER_INVALID', withCell('J2', '-1.000,5'), 'J2'], // a negative number, not a formula
     ['NUMBER_AMBIGUOUS', withCell('J2', '24.000'), 'J2', withSettings({ decimalSeparator: undefined })],
+    ['NUMBER_AMBIGUOUS', EXAMPLE_CSV, 'L4', withSettings({ decimalSeparator: undefined })], // the price 1.150
+    ['NUMBER_INVALID', withCell('L2', '-5'), 'L2'], // a negative price, not a formula
+    ['NUMBER_INVALID', withCell('L3', 'abc'), 'L3'],
+    ['NUMBER_INVALID', withCell('L6', '950 €'), 'L6'],
     ['PLACE_UNKNOWN', withCell('C2', 'Wien'), 'C2'],
     ['PLACE_UNKNOWN', withCell('D2', 'Norditalien'), 'D2'],
     ['PLACE_AMBIGUOUS', withCell('D2', 'DEHAM/DEBRE'), 'D2'],
@@ -385,8 +434,8 @@ describe('quarantine: the whole file, each reason with its cell', () => {
     ['COLUMN_AMBIGUOUS', EXAMPLE_CSV.replace('Kennzeichen', 'Standort'), 'C1'],
     ['TOO_MANY_ROWS', EXAMPLE_CSV, '4:4', withSettings({ maxRows: 2 })],
     ['SHEET_EMPTY', csvOf([lines()[0]]), '1:1'],
-    ['CSV_UNREADABLE', withCell('M3', '"Retour'), 'M3'],
-    ['TOO_MANY_COLUMNS', withCell('M3', `x${';'.repeat(88)}y`), 'CW3'],
+    ['CSV_UNREADABLE', withCell('N3', '"Retour'), 'N3'],
+    ['TOO_MANY_COLUMNS', withCell('N3', `x${';'.repeat(87)}y`), 'CW3'],
   ];
 
   // (Each case with its organization: jest hands a test function of more parameters than a case has a `done` callback.)
@@ -426,6 +475,7 @@ describe('quarantine: the whole file, each reason with its cell', () => {
       '3;T-102;quarantined;;;C3;PLACE_UNKNOWN;"""Wien"" is neither a UN/LOCODE (DEHAM, ""DE HAM"") nor one of the organization\'s places"',
       '4;T-105;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
       '5;T-110;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
+      '6;T-120;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
     ]);
   });
 });
@@ -573,9 +623,9 @@ describe('submit', () => {
   it('creates and publishes one offer per row, with Idempotency-Keys of the row, and maps both references', async () => {
     const c = client();
     const submitted = (await spreadsheet.submit(mapped(), c as any, key)) as any;
-    expect(c.calls).toEqual([2, 3, 4, 5].flatMap((row) => [{ step: 'create', key: `gw-mb-test-offer-${row}` }, { step: 'publish', key: `gw-mb-test-publish-${row}` }]));
+    expect(c.calls).toEqual([2, 3, 4, 5, 6].flatMap((row) => [{ step: 'create', key: `gw-mb-test-offer-${row}` }, { step: 'publish', key: `gw-mb-test-publish-${row}` }]));
     expect(submitted.kind).toBe('created');
-    expect(submitted.resources).toEqual([1, 2, 3, 4].map((i) => ({ kind: 'capacity-offer', id: `offer-${i}`, status: 'published' })));
+    expect(submitted.resources).toEqual([1, 2, 3, 4, 5].map((i) => ({ kind: 'capacity-offer', id: `offer-${i}`, status: 'published' })));
     expect(submitted.mappings.slice(0, 2)).toEqual([
       { system: 'spreadsheet:alpine-dispo', type: 'truck', value: 'T-101', resourceKind: 'capacity-offer', resourceId: 'offer-1' },
       { system: 'spreadsheet:alpine-dispo', type: 'row', value: 'mb-test:2', resourceKind: 'capacity-offer', resourceId: 'offer-1' },
@@ -588,7 +638,7 @@ describe('submit', () => {
     const c = client();
     const submitted = (await spreadsheet.submit(mapBytes(example('free-trucks.csv'), withSettings({ publish: false })), c as any, key)) as any;
     expect(c.calls.every((call) => call.step === 'create')).toBe(true);
-    expect(submitted.resources.map((r: any) => r.status)).toEqual(['draft', 'draft', 'draft', 'draft']);
+    expect(submitted.resources.map((r: any) => r.status)).toEqual(['draft', 'draft', 'draft', 'draft', 'draft']);
   });
 
   it("answers a row the exchange refuses with its problem and still sends the others; a file refused whole is refused", async () => {
@@ -599,6 +649,7 @@ describe('submit', () => {
       { row: 3, reference: 'T-102', problem: { status: 422, code: 'VALIDATION_FAILED', detail: 'VALIDATION_FAILED detail' } },
       { row: 4, reference: 'T-105', offerId: 'offer-2', status: 'published' },
       { row: 5, reference: 'T-110', offerId: 'offer-3', status: 'draft', problem: { status: 403, code: 'RELATIONSHIP_INACTIVE', detail: 'RELATIONSHIP_INACTIVE detail' } },
+      { row: 6, reference: 'T-120', offerId: 'offer-4', status: 'published' },
     ]);
     const answer = spreadsheet.acknowledge({ ...entry(''), result: { ...mapped(), submitted } }, alpine, new Date())[0].content;
     expect(answer).toContain('3;T-102;refused;;;;VALIDATION_FAILED;the exchange refused it (422): VALIDATION_FAILED detail');
@@ -607,7 +658,7 @@ describe('submit', () => {
     await expect(spreadsheet.submit(mapped(), client(() => problem(403, 'INSUFFICIENT_SCOPE')) as any, key)).rejects.toThrow(PcxProblemError);
     const refused = { kind: 'refused', problem: { status: 403, code: 'INSUFFICIENT_SCOPE', detail: 'needs capacity:publish' } };
     const whole = spreadsheet.acknowledge({ ...entry(''), result: { ...mapped(), submitted: refused } }, alpine, new Date())[0].content;
-    expect(whole.match(/;refused;;;;INSUFFICIENT_SCOPE;the exchange refused the file \(403\): needs capacity:publish/g)).toHaveLength(4);
+    expect(whole.match(/;refused;;;;INSUFFICIENT_SCOPE;the exchange refused the file \(403\): needs capacity:publish/g)).toHaveLength(5);
   });
 
   it('leaves a failure that is not a refusal (5xx, 429) to the workflow to retry', async () => {
