@@ -141,7 +141,10 @@ export function createApp(services: Services): Hono<AppEnv> {
     }
     await next();
     c.res.headers.set('x-correlation-id', correlationId);
-    services.log.info(
+    // Answered reads are debug: feeds, consoles and the adapter gateway poll every second or so,
+    // and a line per poll would bury the commands and the refusals an operator reads the log for.
+    const read = (c.req.method === 'GET' || c.req.method === 'HEAD') && c.res.status < 400;
+    services.log[read ? 'debug' : 'info'](
       {
         correlationId,
         method: c.req.method,
