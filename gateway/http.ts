@@ -35,8 +35,23 @@ interface Caller {
 
 type Env = { Variables: { caller: Caller } };
 
+/** The gateway's problem codes (the broker's where they mean the same) and their titles. */
+const TITLES: Readonly<Record<string, string>> = {
+  UNAUTHENTICATED: 'Authentication is required',
+  INVALID_TOKEN: 'The token was not accepted',
+  ORGANIZATION_BINDING_VIOLATION: 'This gateway does not serve the organization',
+  INSUFFICIENT_SCOPE: 'The token lacks a required scope',
+  RESOURCE_NOT_FOUND: 'Not found',
+  ROUTE_NOT_FOUND: 'No such endpoint',
+  PAYLOAD_TOO_LARGE: 'The message is too large',
+  VALIDATION_FAILED: 'The request is not valid',
+  IDEMPOTENCY_CONFLICT: 'The Idempotency-Key was used for another message',
+  INVALID_STATE_TRANSITION: 'Not possible in this state',
+  INTERNAL_ERROR: 'The gateway could not complete the request',
+};
+
 const problem = (c: Context, status: number, code: string, detail: string) =>
-  c.json({ type: `urn:exchange:protocol:error:${code.toLowerCase().replace(/_/g, '-')}`, title: code, status, code, detail }, status as any, { 'content-type': 'application/problem+json' });
+  c.json({ type: `urn:exchange:protocol:error:${code.toLowerCase().replace(/_/g, '-')}`, title: TITLES[code] ?? code, status, code, detail }, status as any, { 'content-type': 'application/problem+json' });
 
 /**
  * Asks the broker whether a token is one of its valid connector tokens (GET /events?limit=1 needs
