@@ -2,8 +2,11 @@
 // message to what the exchange should do (or quarantines it, saying why and where), submits that
 // with the SDK, and writes the sender's acknowledgements. The formats are listed in gateway/formats.ts.
 import type { PcxClient } from '@pcx/sdk';
+import type { Milestone } from './baseline';
 import type { ServedOrganization } from './config';
 import type { InboxEntry, Mapping, QuarantineReason } from './store';
+
+export { MILESTONES, type Milestone } from './baseline';
 
 /** A profile the gateway supports: named with its version in diagnostics and in every answer it writes. */
 export interface Profile {
@@ -24,9 +27,6 @@ export interface Quarantined {
   [detail: string]: unknown;
 }
 
-/** The baseline milestones of the specification (ExecutionUpdate). */
-export const MILESTONES = ['assigned', 'atPickup', 'pickedUp', 'inTransit', 'delayed', 'atDelivery', 'delivered', 'failed', 'cancelled', 'disputed'] as const;
-export type Milestone = (typeof MILESTONES)[number];
 
 /**
  * A milestone a carrier's message reports (an IFTSTA status, an EPCIS event), before the gateway

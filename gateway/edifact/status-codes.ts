@@ -11,7 +11,7 @@
 //   c875cda084bcfa6d885652756077464c12d78c72): the transport entries.
 // Only the entries the mapping uses carry a name; every other Rec 24 code is known by its number
 // (REC24_CODES) and has no milestone: such a status is listed, not recorded.
-import type { Milestone } from '../format';
+import type { Milestone } from '../baseline';
 
 /** Every code of Rec 24 revision 6, as ranges (codes 42, 43, 52, 55, 56, 122, 160, … are not assigned). */
 const REC24_RANGES: ReadonlyArray<readonly [number, number]> = [

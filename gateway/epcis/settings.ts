@@ -1,6 +1,6 @@
 // An organization's EPCIS settings (config/gateway.json, `epcis`): what its track-and-trace's
 // events mean where the CBV and the message do not say it (docs/adapters.md, "GS1 EPCIS 2.0").
-import type { Milestone } from '../format';
+import type { Milestone } from '../baseline';
 
 export interface EpcisSettings {
   /**
