@@ -26,7 +26,9 @@ const log = (msg: string) => process.stderr.write(`[bench:gateway] ${msg}\n`);
 
 const EXAMPLE = readFileSync(join(ROOT, 'examples', 'edifact', 'transport-instruction.edi'), 'latin1');
 /** The example interchange with a document number (and interchange reference) of its own. */
-const instruction = (n: string) => EXAMPLE.replace(/BS-2031-0001/g, `BENCH-${n}`).replace(/BALTIC0001/g, `B${n}`.slice(0, 14));
+/** The two organizations the gateway serves send under EDIFACT identities of their own (the example's, and another). */
+const SENDERS = { http: '5790000000005', mailbox: '5790000000098' };
+const instruction = (n: string, sender = SENDERS.http) => EXAMPLE.replace(/BS-2031-0001/g, `BENCH-${n}`).replace(/BALTIC0001/g, `B${n}`.slice(0, 14)).replace(/5790000000005/g, sender);
 
 /** The fields of a load request a connector sends (the rest the broker adds). */
 const CREATE_FIELDS = ['pickupArea', 'pickupWindow', 'deliveryArea', 'deliveryWindow', 'requiredCapacity', 'vehicleRequirements', 'goodsProfile', 'handlingRequirements', 'expiresAt', 'visibility'];
@@ -45,7 +47,6 @@ async function main() {
     cleanups.push(() => broker.stop());
     const [httpOrg, mailboxOrg, referenceOrg] = ['001', '002', '003'].map((n) => ({ organizationId: `org-${n}`, clientId: `client-${n}`, clientSecret: `secret-${n}` }));
     const settings = {
-      edifact: { senderIds: ['5790000000005'] },
       loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider', 'box'], goodsCategory: 'general', timeZone: 'Europe/Stockholm', pointTimeMinutes: 60, expiresBeforePickupHours: 2 },
       places: { '9:5790000000012': 'SEGOT', '9:5790000000029': 'DEHAM' },
     };
@@ -58,7 +59,10 @@ async function main() {
       mailboxRoot: join(dir, 'mailboxes'),
       mailboxPollMs: 100,
       temporal: { address: temporal.address, namespace: 'default', taskQueue: `pcx-bench-gateway-${process.pid}-gw` },
-      organizations: [{ ...httpOrg, ...settings }, { ...mailboxOrg, ...settings }],
+      organizations: [
+        { ...httpOrg, ...settings, edifact: { senderIds: [SENDERS.http] } },
+        { ...mailboxOrg, ...settings, edifact: { senderIds: [SENDERS.mailbox] } },
+      ],
       maxMessageBytes: 1_000_000,
       push: { allowCidrs: [] },
       consoleOrigins: [],
@@ -71,8 +75,15 @@ async function main() {
     const token = await http.accessToken();
 
     // The reference sends what the example IFTMIN becomes: read back from one the gateway made.
-    const first = await fetch(`${gateway.url}/messages/edifact`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-template' }, body: instruction('T') });
-    const made = ((await first.json()) as { submitted: { resources: Array<{ id: string }> } }).submitted.resources[0].id;
+    // (The first message may take longer than the answer waits, while the worker warms up: read it again until it is done.)
+    const first = (await (await fetch(`${gateway.url}/messages/edifact`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'idempotency-key': 'bench-template' }, body: instruction('T') })).json()) as { id: string };
+    let entry: { status: string; submitted?: { resources: Array<{ id: string }> } } = { status: 'received' };
+    for (let i = 0; i < 120 && entry.status !== 'acknowledged'; i++) {
+      entry = (await (await fetch(`${gateway.url}/messages/edifact/${first.id}`, { headers: { authorization: `Bearer ${token}` } })).json()) as typeof entry;
+      if (entry.status !== 'acknowledged') await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const made = entry.submitted?.resources[0]?.id;
+    if (!made) throw new Error(`the example instruction did not become a load request: ${JSON.stringify(entry)}`);
     const template = (await http.requests.get(made)) as unknown as Record<string, unknown>;
     const body = (n: string) => ({
       ...Object.fromEntries(CREATE_FIELDS.filter((k) => template[k] !== undefined).map((k) => [k, template[k]])),
@@ -90,7 +101,7 @@ async function main() {
     const inDir = join(config.mailboxRoot, mailboxOrg.organizationId, 'in');
     const outDir = join(config.mailboxRoot, mailboxOrg.organizationId, 'out');
     const drop = (n: string) => {
-      writeFileSync(join(inDir, `.bench-${n}.edi`), instruction(n), 'latin1');
+      writeFileSync(join(inDir, `.bench-${n}.edi`), instruction(n, SENDERS.mailbox), 'latin1');
       renameSync(join(inDir, `.bench-${n}.edi`), join(inDir, `bench-${n}.edi`));
     };
     const answered = async (names: string[], timeoutMs = 600_000) => {
