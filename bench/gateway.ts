@@ -66,6 +66,7 @@ async function main() {
       maxMessageBytes: 1_000_000,
       push: { allowCidrs: [] },
       consoleOrigins: [],
+      operatorOrganizations: [],
       feedPollMs: 1000,
     };
     const gateway = await startGateway(config);

@@ -79,6 +79,12 @@ export interface GatewayConfig {
   push: { allowCidrs: string[]; caFile?: string };
   /** Guards GET /health and /metrics (operator views of every organization), as the broker's METRICS_TOKEN does; open without one. */
   metricsToken?: string;
+  /**
+   * The protocol operator's organizations (GATEWAY_OPERATOR_ORGANIZATIONS; npm start: org-pcx-operator):
+   * a token of one of them with exchange:admin lists, inspects, releases and discards every
+   * organization's held messages (a released message is still processed for its own organization).
+   */
+  operatorOrganizations: string[];
   /** Origins of the planner console allowed to call the gateway from a browser (GATEWAY_CONSOLE_ORIGINS, comma-separated; npm start sets the broker's). */
   consoleOrigins: string[];
   /** How often each organization's event feed is read, in ms (GATEWAY_FEED_POLL_MS). */
@@ -125,6 +131,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       ...(env.WEBHOOK_CA_FILE ? { caFile: env.WEBHOOK_CA_FILE } : {}),
     },
     feedPollMs: int('GATEWAY_FEED_POLL_MS', 1000, env),
+    operatorOrganizations: (env.GATEWAY_OPERATOR_ORGANIZATIONS || '').split(',').map((o) => o.trim()).filter(Boolean),
     consoleOrigins: (env.GATEWAY_CONSOLE_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
   };

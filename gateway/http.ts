@@ -31,6 +31,8 @@ export const GATEWAY_VERSION = '0.1.0';
 interface Caller {
   organizationId: string;
   scopes: string[];
+  /** The protocol operator (config.operatorOrganizations, with exchange:admin): every organization's held messages. */
+  operator: boolean;
 }
 
 type Env = { Variables: { caller: Caller } };
@@ -57,7 +59,7 @@ const problem = (c: Context, status: number, code: string, detail: string) =>
  * Asks the broker whether a token is one of its valid connector tokens (GET /events?limit=1 needs
  * no scope, only gates 1 to 3), remembered for a minute; its claims are then read as the broker read them.
  */
-function brokerAuthority(brokerUrl: string) {
+function brokerAuthority(brokerUrl: string, operators: readonly string[]) {
   const known = new Map<string, { caller: Caller; until: number }>();
   return async (token: string): Promise<Caller | undefined> => {
     const key = sha256(token);
@@ -69,7 +71,8 @@ function brokerAuthority(brokerUrl: string) {
     await answer.body?.cancel();
     if (answer.status !== 200) return undefined;
     const claims = decodeJwt(token);
-    const caller = { organizationId: String(claims.org_id), scopes: String(claims.scope ?? '').split(' ').filter(Boolean) };
+    const scopes = String(claims.scope ?? '').split(' ').filter(Boolean);
+    const caller = { organizationId: String(claims.org_id), scopes, operator: operators.includes(String(claims.org_id)) && scopes.includes('exchange:admin') };
     known.set(key, { caller, until: Date.now() + 60_000 });
     return caller;
   };
@@ -82,7 +85,7 @@ const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish', e
 
 export function gatewayApp({ db, config, intake, ready, follower, delivery, reconcile }: GatewayParts): Hono<Env> {
   const app = new Hono<Env>();
-  const authority = brokerAuthority(config.brokerUrl);
+  const authority = brokerAuthority(config.brokerUrl, config.operatorOrganizations);
   const organizationIds = config.organizations.map((o) => o.organizationId);
   const metrics = gatewayMetrics(db, follower, delivery, organizationIds);
 
@@ -126,7 +129,10 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     if (!token) return problem(c, 401, 'UNAUTHENTICATED', 'send the organization\'s exchange access token as Authorization: Bearer');
     const caller = await authority(token).catch(() => undefined);
     if (!caller) return problem(c, 401, 'INVALID_TOKEN', 'the exchange did not accept this token');
-    if (!config.organizations.some((o) => o.organizationId === caller.organizationId)) return problem(c, 403, 'ORGANIZATION_BINDING_VIOLATION', 'this gateway does not serve your organization');
+    const served = config.organizations.some((o) => o.organizationId === caller.organizationId);
+    // The operator reaches the held messages of every organization, and nothing else.
+    const operatorPath = caller.operator && c.req.path.startsWith('/quarantine');
+    if (!served && !operatorPath) return problem(c, 403, 'ORGANIZATION_BINDING_VIOLATION', 'this gateway does not serve your organization');
     c.set('caller', caller);
     await next();
   }
@@ -154,12 +160,14 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     return view ? c.json(view) : problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such message of your organization');
   });
 
-  app.get('/quarantine', async (c) => c.json({ items: await listQuarantine(db, c.get('caller').organizationId) }));
+  /** Whose held messages the caller reaches: its organization's, or for the operator any (or the one it names). */
+  const holder = (c: Context<Env>) => (c.get('caller').operator ? (c.req.query('organization') ?? undefined) : c.get('caller').organizationId);
+
+  app.get('/quarantine', async (c) => c.json({ items: await listQuarantine(db, holder(c)) }));
 
   // One held message inspected: its reasons with their positions and the message as received.
   app.get('/quarantine/:id', async (c) => {
-    const caller = c.get('caller');
-    const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
+    const held = await readQuarantine(db, holder(c), c.req.param('id'));
     if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
     const entry = await readEntry(db, held.inboxId);
     return c.json({ ...held, content: entry?.content ?? '' });
@@ -184,8 +192,7 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   // Correct and release: the corrected message (the body) takes the path of a new one, in the
   // held message's format and organization; the held one is closed, pointing at it.
   app.post('/quarantine/:id/release', async (c) => {
-    const caller = c.get('caller');
-    const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
+    const held = await readQuarantine(db, holder(c), c.req.param('id'));
     if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
     if (held.state !== 'held') return problem(c, 409, 'INVALID_STATE_TRANSITION', `the message is ${held.state}`);
     const bytes = Buffer.from(await c.req.arrayBuffer());
@@ -193,18 +200,18 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     const content = formatOf(held.format).decode(bytes);
     if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'send the corrected message as the body');
     const id = `rl-${sha256(`${held.inboxId}\0${content}`).slice(0, 32)}`;
-    await intake.take({ id, organizationId: caller.organizationId, transport: 'http', format: held.format, name: held.name, content });
-    await resolveQuarantine(db, caller.organizationId, held.inboxId, { state: 'released', as: id });
+    // Processed for the organization it arrived for, whoever releases it.
+    await intake.take({ id, organizationId: held.organizationId, transport: 'http', format: held.format, name: held.name, content });
+    await resolveQuarantine(db, held.organizationId, held.inboxId, { state: 'released', as: id });
     const done = await intake.settled(id, 10_000);
-    return c.json(await entryView(caller.organizationId, id), done ? 200 : 202, { location: `/messages/${held.format}/${id}` });
+    return c.json(await entryView(held.organizationId, id), done ? 200 : 202, { location: `/messages/${held.format}/${id}` });
   });
 
   app.post('/quarantine/:id/discard', async (c) => {
-    const caller = c.get('caller');
-    const held = await readQuarantine(db, caller.organizationId, c.req.param('id'));
+    const held = await readQuarantine(db, holder(c), c.req.param('id'));
     if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
     if (held.state !== 'held' && held.state !== 'discarded') return problem(c, 409, 'INVALID_STATE_TRANSITION', `the message is ${held.state}`);
-    await resolveQuarantine(db, caller.organizationId, held.inboxId, { state: 'discarded' });
+    await resolveQuarantine(db, held.organizationId, held.inboxId, { state: 'discarded' });
     return c.json({ ...held, state: 'discarded' });
   });
 

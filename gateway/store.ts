@@ -173,13 +173,14 @@ export interface QuarantineItem {
   releasedAs?: string;
 }
 
-/** One organization's quarantine, newest first. */
-export async function listQuarantine(db: Queryable, organizationId: string, limit = 100): Promise<QuarantineItem[]> {
+/** One organization's quarantine (every organization's, for the operator: `undefined`), newest first. */
+export async function listQuarantine(db: Queryable, organizationId: string | undefined, limit = 100, inboxId?: string): Promise<QuarantineItem[]> {
   const r = await db.query(
     `select q.inbox_id, q.organization_id, q.reasons, q.state, q.released_as, i.format, i.name, i.received_at
        from gateway_quarantine q join gateway_inbox i on i.id = q.inbox_id
-      where q.organization_id = $1 order by i.received_at desc limit $2`,
-    [organizationId, limit],
+      where ($1::text is null or q.organization_id = $1) and ($3::text is null or q.inbox_id = $3)
+      order by i.received_at desc limit $2`,
+    [organizationId ?? null, limit, inboxId ?? null],
   );
   return r.rows.map((row: any) => ({
     inboxId: row.inbox_id,
@@ -202,8 +203,9 @@ export async function resolveQuarantine(db: Queryable, organizationId: string, i
   return r.rowCount > 0;
 }
 
-export async function readQuarantine(db: Queryable, organizationId: string, inboxId: string): Promise<QuarantineItem | undefined> {
-  return (await listQuarantine(db, organizationId, 1000)).find((q) => q.inboxId === inboxId);
+/** A held (or resolved) message of the organization (of any, for the operator: `undefined`). */
+export async function readQuarantine(db: Queryable, organizationId: string | undefined, inboxId: string): Promise<QuarantineItem | undefined> {
+  return (await listQuarantine(db, organizationId, 1, inboxId))[0];
 }
 
 export interface Mapping {

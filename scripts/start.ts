@@ -76,6 +76,8 @@ async function main() {
   if (withGateway) {
     env.CONSOLE_GATEWAY_URL ??= `http://${consoleHost(config.publicBaseUrl)}:${process.env.GATEWAY_PORT || 8090}`;
     env.GATEWAY_CONSOLE_ORIGINS ??= new URL(config.publicBaseUrl).origin;
+    // The demo's protocol operator (config/organizations.json) sees every organization's held messages.
+    env.GATEWAY_OPERATOR_ORGANIZATIONS ??= 'org-pcx-operator';
   }
 
   // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.

@@ -45,6 +45,7 @@ const config: GatewayConfig = {
   maxMessageBytes: 1_000_000,
   push: { allowCidrs: [] },
   consoleOrigins: [],
+  operatorOrganizations: [],
   feedPollMs: 200,
   organizations: [shipperSettings, carrierSettings],
 };

@@ -43,6 +43,7 @@ const config: GatewayConfig = {
   maxMessageBytes: 200_000,
   push: { allowCidrs: ['127.0.0.1/32'], caFile: join(dir, 'ca.pem') },
   consoleOrigins: [],
+  operatorOrganizations: ['org-operator'],
   feedPollMs: 200,
   organizations: [
     {
@@ -235,6 +236,30 @@ test('isolation, per format and endpoint: an organization’s EPCIS and spreadsh
   expect(status.adapters.map((x: any) => x.format).sort()).toEqual(['edifact', 'epcis', 'spreadsheet']);
   const reconciled = await (await gw('/reconcile', b.token, { method: 'POST' })).json();
   expect(reconciled.organizationId).toBe(other.id);
+});
+
+test('the protocol operator lists, inspects, releases and discards every organization’s held messages, and does nothing else', async () => {
+  const operator = await Connector.of({ id: 'org-operator', clientId: 'client-operator', secret: 'secret-o' });
+  const reference = `OP${Date.now()}`;
+  const held = await (await gw('/messages/edifact', a.token, { method: 'POST', body: fixture(BARGE).replace('BGM+340+467332+9', `BGM+340+${reference}+9`) })).json();
+  expect(held.quarantine).toEqual([expect.objectContaining({ code: 'WINDOW_CONFLICT' })]);
+  expect(held.status).toBe('acknowledged');
+  const all = (await (await gw('/quarantine', operator.token)).json()).items;
+  expect(new Set(all.map((q: any) => q.organizationId))).toEqual(new Set([shipper.id, other.id]));
+  const theirs = (await (await gw(`/quarantine?organization=${other.id}`, operator.token)).json()).items;
+  expect(theirs.length).toBeGreaterThan(0);
+  expect(theirs.every((q: any) => q.organizationId === other.id)).toBe(true);
+  expect((await (await gw(`/quarantine/${held.id}`, operator.token)).json()).content).toContain(reference);
+  // Released by the operator: processed for the shipper, whose message it was.
+  const released = await (await gw(`/quarantine/${held.id}/release`, operator.token, { method: 'POST', body: bargeNextMonth(reference) })).json();
+  expect(released.submitted.kind).toBe('created');
+  expect(await requestsOf(a, reference)).toHaveLength(1);
+  // Nothing else: no messages, status or mappings of its own here.
+  expect((await gw('/messages/edifact', operator.token, { method: 'POST', body: bargeNextMonth(`${reference}X`) })).status).toBe(403);
+  expect((await gw('/status', operator.token)).status).toBe(403);
+  // A participant holding exchange:admin is no operator.
+  const pretender = await Connector.of({ id: 'org-special', clientId: 'client-pretender', secret: 'secret-p' });
+  expect((await gw('/quarantine', pretender.token)).status).toBe(403);
 });
 
 test('notices go into the mailbox and, signed, to the organization’s HTTPS target under the webhooks’ target rules', async () => {
