@@ -4,6 +4,7 @@
 // quarantine, and the gateway's health and diagnostics. Refusals are RFC 9457 problems.
 import { timingSafeEqual } from 'node:crypto';
 import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { decodeJwt } from 'jose';
 import type { Db } from '../core/db';
@@ -123,6 +124,10 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   app.use('/status', authenticate);
   app.use('/reconcile', authenticate);
   app.use('/mappings', authenticate);
+  // A body over the limit is refused while it streams in, not after it was held in memory.
+  const limited = bodyLimit({ maxSize: config.maxMessageBytes, onError: (c) => problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`) });
+  app.use('/messages/*', limited);
+  app.use('/quarantine/*', limited);
   async function authenticate(c: Context<Env>, next: () => Promise<void>) {
     const header = c.req.header('authorization') ?? '';
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];

@@ -190,6 +190,12 @@ test('isolation: a message acts only for the organization of its credential or m
   expect(mine.items.every((i: any) => i.organizationId === shipper.id)).toBe(true);
   expect((await gw(`/messages/edifact/${sent.id}`, a.token)).status).toBe(404);
   expect((await gw(`/messages/edifact/${sent.id}`, b.token)).status).toBe(200);
+  // Hostile requests: a body over the limit (refused as it streams in), an empty one, an unknown format.
+  const huge = await gw('/messages/edifact', a.token, { method: 'POST', body: Buffer.alloc(config.maxMessageBytes + 1, 0x41) as any });
+  expect(huge.status).toBe(413);
+  expect((await huge.json()).code).toBe('PAYLOAD_TOO_LARGE');
+  expect((await gw('/messages/edifact', a.token, { method: 'POST', body: '   ' })).status).toBe(400);
+  expect((await gw('/messages/x12', a.token, { method: 'POST', body: 'ISA*00*' })).status).toBe(404);
   // Without a token, with a token the exchange refuses, or of an organization the gateway does not serve.
   expect((await fetch(`${gateway.url}/quarantine`)).status).toBe(401);
   expect((await gw('/quarantine', 'not-a-token')).status).toBe(401);
