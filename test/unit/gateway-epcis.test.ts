@@ -438,12 +438,8 @@ describe('keys and repeats', () => {
 });
 
 describe('hostile input', () => {
-  const quick = (content: string) => {
-    const started = Date.now();
-    const r = map(content);
-    expect(Date.now() - started).toBeLessThan(3000);
-    return r;
-  };
+  // (A hang is bounded by jest's timeout; how fast is measured in bench/, never asserted here.)
+  const quick = (content: string) => map(content);
 
   it('nesting 100 000 deep is refused before parsing, with where', () => {
     expect(reasons(quick('['.repeat(100_000) + ']'.repeat(100_000)))).toEqual([`TOO_DEEP character ${LIMITS.depth + 1} (line 1, column ${LIMITS.depth + 1})`]);
@@ -520,7 +516,6 @@ describe('hostile input', () => {
     };
     const others = [{ organizationId: 'org-shipper', clientId: 'x', clientSecret: 'y', places: { '9:5790000000012': 'SEGOT' } }];
     const org = carrier({ referenceTypes: ['bol', 'desadv', 'po'] }, { '9:0614141073467': 'USCHI' });
-    const started = Date.now();
     const outcomes: Record<string, number> = {};
     for (let i = 0; i < 400; i++) {
       let text = pick(bases);
@@ -561,7 +556,6 @@ describe('hostile input', () => {
       }
       JSON.parse(epcis.acknowledge(entry(text, r), org, new Date())[0].content);
     }
-    expect(Date.now() - started).toBeLessThan(5000);
     expect(outcomes.mapped).toBeGreaterThan(20);
     expect(outcomes.SCHEMA_INVALID).toBeGreaterThan(20);
     expect(outcomes.NOT_JSON).toBeGreaterThan(20);
