@@ -125,7 +125,16 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   app.use('/reconcile', authenticate);
   app.use('/mappings', authenticate);
   // A body over the limit is refused while it streams in, not after it was held in memory.
-  const limited = bodyLimit({ maxSize: config.maxMessageBytes, onError: (c) => problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`) });
+  // The answer comes before the body has been read: the connection is closed after it (and says
+  // so), or a client would send its next request on a socket the server then drops.
+  const limited = bodyLimit({
+    maxSize: config.maxMessageBytes,
+    onError: (c) => {
+      const refused = problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
+      refused.headers.set('connection', 'close');
+      return refused;
+    },
+  });
   app.use('/messages/*', limited);
   app.use('/quarantine/*', limited);
   async function authenticate(c: Context<Env>, next: () => Promise<void>) {
