@@ -17,7 +17,9 @@ const common = {
 };
 
 // Integration test files that do not depend on the read-model engine and run once (postgres):
-// start.test.ts and walkthrough.test.ts start `npm start` themselves (always PGlite);
+// start.test.ts starts `npm start` itself (always PGlite); walkthrough.test.ts,
+// conformance-connectors.test.ts and console.test.ts share one that the postgres project's global
+// setup starts when they are to run (test/setup/stack-setup.ts);
 // replay.test.ts replays workflow histories, in which the engine plays no part; crash-retry.test.ts
 // needs separate API and worker processes, which share PostgreSQL only, as do the worker role of
 // worker-health.test.ts, the TLS proxy of temporal-tls.test.ts and the two APIs and two workers

@@ -1,14 +1,14 @@
 // The conformance kit's connector profiles against `npm start` (the sandbox on its embedded
-// defaults, with the demo organizations): the example carrier connector conforms to Publisher,
+// defaults, with the demo organizations; the run's shared start, test/setup/stack-setup.ts, with
+// what other files left among them ended first): the example carrier connector conforms to Publisher,
 // Consumer, Outcome provider and Full reference client; deliberately broken connectors are
 // reported non-conformant on exactly the checks their faults break (docs/conformance.md).
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { interrupt, ROOT, startEmbeddedOnFreePorts } from './stack';
+import { npmStartFor, ROOT, type NpmStartForFile } from './stack';
 import { testEnv } from './helpers';
 import { runConnectorProfile, type ConnectorProfile } from '../conformance/src/connector/run';
 import { writeReport, type Report } from '../conformance/src/report';
-import type { ChildProcess } from 'node:child_process';
 
 const clients = JSON.parse(readFileSync(join(ROOT, 'conformance', 'demo-clients.json'), 'utf8'));
 const [alpine, baltic, cargo] = clients.organizations;
@@ -20,15 +20,16 @@ const verdicts = (report: Report, name = report.profile) => {
 const conformant = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, 'conformant']));
 
 describe("the kit's connector profiles, against npm start", () => {
-  let child: ChildProcess | undefined;
+  let start: NpmStartForFile | undefined;
   let base = '';
 
   beforeAll(async () => {
-    ({ child, base } = await startEmbeddedOnFreePorts(join(testEnv().dir, 'conformance-connectors')));
+    start = await npmStartFor(testEnv(), 'conformance-connectors');
+    base = start.base;
   }, 150000);
 
   afterAll(async () => {
-    if (child) expect(await interrupt(child)).toBe(0);
+    if (start) expect(await start.stop()).toBe(0);
   }, 30000);
 
   /** The example carrier connector (alpine-tms) under a profile, Baltic played by the kit. */

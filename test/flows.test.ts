@@ -4,11 +4,11 @@
 // exactly once even when the activity that sends it crashes after sending. Real Temporal, real
 // read model (a schema of its own on PostgreSQL, an embedded PGlite on the pglite project), the
 // real activities; the workers run in this process so the test can stop them at will.
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
 import { Client as PgClient } from 'pg';
 import { createActivities } from '../activities';
 import { Entities } from '../core/entities';
@@ -28,6 +28,8 @@ let db: Db;
 let schema: string | undefined;
 let connection: Connection;
 let client: Client;
+/** The test workflows (fixtures/flow-workflows.ts), bundled once for every worker of the run. */
+let workflowBundle: { code: string };
 const workers: Array<{ worker: Worker; run: Promise<void> }> = [];
 
 beforeAll(async () => {
@@ -43,7 +45,22 @@ beforeAll(async () => {
   }
   connection = await Connection.connect({ address: testEnv().temporalAddress });
   client = new Client({ connection });
+  workflowBundle = { code: await flowWorkflowsBundle() };
 }, 60000);
+
+/**
+ * webpack once per run, not once per worker: the bundle is kept beside the shared stack's (its
+ * folder is the run's own), so the second engine's run of this file finds it.
+ */
+async function flowWorkflowsBundle(): Promise<string> {
+  const file = join(testEnv().root, 'flow-workflows-bundle.js');
+  if (existsSync(file)) return readFileSync(file, 'utf8');
+  const quiet = { trace() {}, debug() {}, info() {}, warn() {}, error() {}, log() {} };
+  const { code } = await bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/flow-workflows'), logger: quiet });
+  writeFileSync(`${file}.tmp`, code);
+  renameSync(`${file}.tmp`, file);
+  return code;
+}
 
 afterAll(async () => {
   for (const w of workers) if (w.worker.getState() === 'RUNNING') w.worker.shutdown();
@@ -70,7 +87,7 @@ async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => 
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: testEnv().temporalAddress }),
     taskQueue,
-    workflowsPath: require.resolve('./fixtures/flow-workflows'),
+    workflowBundle,
     activities,
   });
   const entry = { worker, run: worker.run() };

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { Pool } from 'pg';
 import { ResponseContract, type ObservedResponse } from './contract';
-import { RESERVED_ORGANIZATIONS, TEST_ORGANIZATION_COUNT } from './stack';
+import { RESERVED_ORGANIZATIONS, TEST_ORGANIZATION_COUNT, type SharedStartValues } from './stack';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -28,6 +28,12 @@ export interface TestEnv {
   registry: { organizationsFile: string; connectorsFile: string; usersFile: string };
   /** The file the tests' DNS server answers from (test/dns-server.ts, setDnsAnswer). */
   webhooks: { dnsFile: string; tlsDir: string };
+  /**
+   * The run's shared `npm start` (test/setup/stack-setup.ts), in the project that runs the files
+   * using it, when this run runs one of them: its broker, its adapter gateway, its data folder and
+   * the file that says when it is ready. Read through npmStartFor (test/stack.ts).
+   */
+  npmStart?: SharedStartValues;
 }
 
 let cached: TestEnv | undefined;

@@ -3,10 +3,46 @@
 // specification names, expiry, and what each organization may see.
 import { Client, Connection } from '@temporalio/client';
 import { OFFER_TERMS, REQUEST_TERMS } from '../domain/matching';
-import { activeRelationship, Connector, expectProblem, listAll, sleep, testEnv } from './helpers';
+import { activeRelationship, Connector, expectProblem, listAll, testEnv } from './helpers';
 import { expectCausalFeed, wholeFeed } from './feed';
 import { OFFERS, operator, publishedListing, REQUESTS } from './listing-fixtures';
 import { connectors, decide, expectValid, get, market, offer, proposalsOf, request, waitFor, waitProposals, waitStatus } from './matching-fixtures';
+
+let temporal: Connection | undefined;
+afterAll(async () => {
+  await temporal?.close();
+});
+
+/**
+ * Waits until matching has run to its end for the given listings: at least `runs` matching flows
+ * of each listing have been started (its publication, and each return to published) and no flow a
+ * listing's transitions started is running (Temporal's visibility). Whatever those flows were going
+ * to propose is then in the read model: the positive sign that a proposal that is absent was not
+ * made, where a fixed pause would only hope that matching had finished.
+ */
+async function matchingSettled(...listings: Array<{ kind: 'capacity-offer' | 'load-request'; id: string; runs?: number }>) {
+  temporal ??= await Connection.connect({ address: testEnv().temporalAddress });
+  const workflows = new Client({ connection: temporal }).workflow;
+  const count = async (query: string) => (await workflows.count(query)).count;
+  const settled = async ({ kind, id, runs = 1 }: (typeof listings)[number]) => {
+    const flows = `WorkflowId STARTS_WITH "${kind}/${id}/effect/"`;
+    return (await count(`${flows} AND WorkflowType = "matchListingFlow"`)) >= runs && (await count(`${flows} AND ExecutionStatus = "Running"`)) === 0;
+  };
+  const what = listings.map((l) => `${l.kind} ${l.id}`).join(', ');
+  await waitFor(`the matching of ${what} to end`, async () => ((await Promise.all(listings.map(settled))).every(Boolean) ? true : undefined));
+}
+
+// The expiry test's proposal is made as the file starts: its validity (MATCH_PROPOSAL_VALIDITY_SECONDS
+// of the test brokers) runs out while the tests before it run, instead of in a wait of its own.
+let expiring: Promise<{ m: Awaited<ReturnType<typeof market>>; proposal: any }>;
+beforeAll(() => {
+  expiring = (async () => {
+    const m = await market();
+    const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
+    return { m, proposal };
+  })();
+  expiring.catch(() => undefined); // a failure is the expiry test's, which awaits it
+});
 
 describe('from publication to acceptance', () => {
   test('BILATERAL_REQUIRED: the broker proposes, explains, reserves; both accept; the request is matched and the capacity committed', async () => {
@@ -120,7 +156,7 @@ describe('from publication to acceptance', () => {
     const full = await get(m.carrier, `/capacity-offers/${m.offer.id}`);
     expect(full).toMatchObject({ status: 'matched' });
     const r2 = await publishedListing({ ...REQUESTS, body: () => request({ requiredCapacity: { weight: { value: 1, unitCode: 'TNE' } } }) }, m.shipper);
-    await sleep(1500);
+    await matchingSettled({ kind: 'load-request', id: r2.id }, { kind: 'capacity-offer', id: m.offer.id }, { kind: 'load-request', id: m.request.id });
     expect(await proposalsOf(m.shipper, `request=${r2.id}`)).toEqual([]);
     expect((await get(m.shipper, `/load-requests/${r2.id}`)).status).toBe('published');
   });
@@ -135,7 +171,8 @@ describe('ending without acceptance', () => {
     await waitStatus(m.shipper, `/load-requests/${m.request.id}`, 'published');
     const released = await waitStatus(m.carrier, `/capacity-offers/${m.offer.id}`, 'published');
     expect(released.allocations).toEqual([]);
-    await sleep(1000);
+    // Both listings are published again and matched again (a second run each): the pair is not proposed.
+    await matchingSettled({ kind: 'load-request', id: m.request.id, runs: 2 }, { kind: 'capacity-offer', id: m.offer.id, runs: 2 });
     expect(await proposalsOf(m.shipper, `request=${m.request.id}`)).toHaveLength(1);
     const types = (await m.shipper.get('/events?limit=200')).body.items.map((e: any) => e.type);
     expect(types).toEqual(expect.arrayContaining(['pcx.match-proposal.rejected.v1']));
@@ -171,7 +208,8 @@ describe('ending without acceptance', () => {
 
   test('an operator\u2019s cancel of a proposed request or of an offer ends their open proposals before it answers', async () => {
     const op = await operator();
-    for (const side of ['request', 'offer'] as const) {
+    // The two sides on markets of their own, at the same time.
+    await Promise.all((['request', 'offer'] as const).map(async (side) => {
       const m = await market();
       const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
       const path = side === 'request' ? `/load-requests/${m.request.id}` : `/capacity-offers/${m.offer.id}`;
@@ -180,14 +218,13 @@ describe('ending without acceptance', () => {
       expect(cancelled.status).toBe(200);
       expect(await get(m.carrier, `/match-proposals/${proposal.id}`)).toMatchObject({ status: 'withdrawn', decisionState: 'CANCELLED' });
       if (side === 'request') expect(cancelled.body.openProposalIds ?? []).toEqual([]);
-    }
+    }));
   });
 
   test('an accepted proposal supersedes the request\u2019s other open proposals and releases their capacity', async () => {
     const [carrier, shipper] = await connectors(2);
     await activeRelationship(carrier, shipper);
-    const o1 = await publishedListing({ ...OFFERS, body: () => offer() }, carrier);
-    const o2 = await publishedListing({ ...OFFERS, body: () => offer() }, carrier);
+    const [o1, o2] = await Promise.all([publishedListing({ ...OFFERS, body: () => offer() }, carrier), publishedListing({ ...OFFERS, body: () => offer() }, carrier)]);
     const r = await publishedListing({ ...REQUESTS, body: () => request() }, shipper);
     const both = await waitProposals(shipper, `request=${r.id}&status=open`, 2);
     const [chosen, other] = both;
@@ -209,7 +246,7 @@ describe('races', () => {
     const [r1, r2] = await Promise.all([publishedListing({ ...REQUESTS, body }, s1), publishedListing({ ...REQUESTS, body }, s2)]);
     const o = await publishedListing({ ...OFFERS, body: () => offer() }, carrier); // 24 t for 2 x 15 t
     await waitProposals(carrier, `offer=${o.id}`);
-    await sleep(2000); // let every matching run settle
+    await matchingSettled({ kind: 'capacity-offer', id: o.id }, { kind: 'load-request', id: r1.id }, { kind: 'load-request', id: r2.id }); // every matching run settled
     const proposals = await proposalsOf(carrier, `offer=${o.id}`);
     expect(proposals).toHaveLength(1);
     expect([r1.id, r2.id]).toContain(proposals[0].loadRequestId);
@@ -230,7 +267,7 @@ describe('races', () => {
       shipper.command(`/load-requests/${created[1].body.id}/publish`, 1),
     ]);
     await waitProposals(shipper, `request=${created[1].body.id}`);
-    await sleep(2000);
+    await matchingSettled({ kind: 'capacity-offer', id: created[0].body.id }, { kind: 'load-request', id: created[1].body.id });
     expect(await proposalsOf(shipper, `request=${created[1].body.id}`)).toHaveLength(1);
   });
 
@@ -266,8 +303,7 @@ describe('expiry', () => {
   // The test brokers give proposals a short validity (MATCH_PROPOSAL_VALIDITY_SECONDS in
   // test/setup/stack-setup.ts); the time-skipping harness tests the real distances.
   test('an open proposal expires at validUntil: the request is published again and the capacity released; a late accept is refused', async () => {
-    const m = await market();
-    const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
+    const { m, proposal } = await expiring; // made as the file started (above)
     const expired = await waitStatus(m.carrier, `/match-proposals/${proposal.id}`, 'expired', 40000);
     expect(expired).toMatchObject({ decisionState: 'EXPIRED' });
     expect(Date.parse(expired.expiredAt)).toBeGreaterThanOrEqual(Date.parse(proposal.validUntil));
@@ -282,7 +318,7 @@ describe('expiry', () => {
 describe('participants and evaluations', () => {
   test('POST /match-evaluations explains why a pair matches or not, without creating anything', async () => {
     const m = await market({ request: { vehicleRequirements: { bodyTypes: ['tanker'] } } });
-    await sleep(1000);
+    await matchingSettled({ kind: 'capacity-offer', id: m.offer.id }, { kind: 'load-request', id: m.request.id });
     expect(await proposalsOf(m.shipper, `request=${m.request.id}`)).toEqual([]);
     const evaluation = await m.shipper.post('/match-evaluations', { capacityOfferId: m.offer.id, loadRequestId: m.request.id });
     expect(evaluation.status).toBe(200);
@@ -348,7 +384,7 @@ describe('participants and evaluations', () => {
     const [carrier, shipper] = await connectors(2);
     const o = await publishedListing({ ...OFFERS, body: () => offer() }, carrier);
     const r = await publishedListing({ ...REQUESTS, body: () => request() }, shipper);
-    await sleep(500);
+    await matchingSettled({ kind: 'capacity-offer', id: o.id }, { kind: 'load-request', id: r.id });
     expect(await proposalsOf(shipper, `request=${r.id}`)).toEqual([]);
     await activeRelationship(carrier, shipper);
     const [proposal] = await waitProposals(shipper, `request=${r.id}`);
@@ -358,10 +394,10 @@ describe('participants and evaluations', () => {
   test('at most the configured number of open proposals per request, best scores first', async () => {
     const [carrier, shipper] = await connectors(2);
     await activeRelationship(carrier, shipper);
-    for (let i = 0; i < 4; i++) await publishedListing({ ...OFFERS, body: () => offer() }, carrier);
+    const offers = await Promise.all(Array.from({ length: 4 }, () => publishedListing({ ...OFFERS, body: () => offer() }, carrier)));
     const r = await publishedListing({ ...REQUESTS, body: () => request() }, shipper);
     await waitProposals(shipper, `request=${r.id}`, 3);
-    await sleep(1500);
+    await matchingSettled({ kind: 'load-request', id: r.id }, ...offers.map((o) => ({ kind: 'capacity-offer' as const, id: o.id })));
     expect(await proposalsOf(shipper, `request=${r.id}`)).toHaveLength(3);
   });
 });

@@ -9,7 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { historyFromJSON, historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { activeRelationship, Connector, freshOrgs, sleep, testEnv } from './helpers';
-import { decide, get, market, waitProposals } from './matching-fixtures';
+import { decide, get, market, waitFor, waitProposals } from './matching-fixtures';
 import { acceptedMatch, issuedTender, tenderCommand } from './tenders.fixtures';
 import { handoverBody } from './execution-handovers.fixtures';
 import { testWorkflowCode } from './workflow-code';
@@ -56,6 +56,27 @@ async function histories(workflowIds: string[]): Promise<Recorded[]> {
   return out;
 }
 
+/**
+ * The flows of `types` that the given resources' transitions started (their ids begin with the
+ * resource's workflow id), once none of them runs any more: their histories are whole.
+ */
+async function endedFlows(owners: string[], types: string[]): Promise<string[]> {
+  const connection = await Connection.connect({ address: testEnv().temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const mine = owners.map((o) => `WorkflowId STARTS_WITH "${o}"`).join(' OR ');
+    await waitFor('the flows to end', async () => ((await client.workflow.count(`(${mine}) AND ExecutionStatus = "Running"`)).count === 0 ? true : undefined));
+    const flows: string[] = [];
+    const typed = types.map((t) => `'${t}'`).join(', ');
+    for await (const wf of client.workflow.list({ query: `WorkflowType IN (${typed}) AND (${mine})` })) {
+      if (owners.some((o) => wf.workflowId.startsWith(o))) flows.push(wf.workflowId);
+    }
+    return flows;
+  } finally {
+    await connection.close();
+  }
+}
+
 /** The recorded fixtures whose file names start with `prefix`. */
 function recorded(prefix = ''): Recorded[] {
   return readdirSync(FIXTURES)
@@ -63,9 +84,19 @@ function recorded(prefix = ''): Recorded[] {
     .map((f) => ({ workflowId: f, history: historyFromJSON(JSON.parse(readFileSync(join(FIXTURES, f), 'utf8'))) }));
 }
 
-test('recorded and fresh relationship histories replay without nondeterminism', async () => {
+// The fresh histories are made as the file starts, the three lifecycles at once (each on
+// organizations of its own; they mostly wait on the broker: a timer, flows); each test below
+// awaits its own and replays it. A lifecycle that fails fails its test.
+type Lifecycle = Promise<{ workflowIds: string[]; flows: string[] }>;
+let lifecycles: { relationship: Lifecycle; matching: Lifecycle; execution: Lifecycle };
+beforeAll(() => {
+  lifecycles = { relationship: relationshipLifecycle(), matching: matchingLifecycle(), execution: executionLifecycle() };
+  for (const l of Object.values(lifecycles)) l.catch(() => undefined);
+});
+
+/** A relationship's lifecycle with every kind of step: create, commands, a refused command, a timer, continue-as-new. */
+async function relationshipLifecycle(): Lifecycle {
   const [a, b] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
-  // A lifecycle with every kind of step: create, commands, a refused command, a timer, continue-as-new.
   const r = await activeRelationship(a, b, { effectiveUntil: new Date(Date.now() + 4000).toISOString() });
   let v = 3;
   await a.command(`/partner-relationships/${r.id}/suspend`, v++, { reason: 'replay' });
@@ -73,54 +104,26 @@ test('recorded and fresh relationship histories replay without nondeterminism', 
   await a.command(`/partner-relationships/${r.id}/reactivate`, v++);
   await a.command(`/partner-relationships/${r.id}/suspend`, v++, { reason: 'replay again' });
   for (let i = 0; i < 40 && (await a.get(`/partner-relationships/${r.id}`)).body.status !== 'terminated'; i++) await sleep(250);
+  return { workflowIds: [`partner-relationship/${r.id}`], flows: [] };
+}
 
-  const fresh = await histories([`partner-relationship/${r.id}`]);
-  expect(fresh.length).toBeGreaterThanOrEqual(2); // the test broker continues-as-new after 6 commands
-
-  // Recorded before commands had Updates of their own; re-record only on purpose.
-  if (process.env.RECORD_HISTORIES === 'partner-relationship') {
-    mkdirSync(FIXTURES, { recursive: true });
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `partner-relationship-lifecycle-${i}.json`), historyToJSON(h.history)));
-  }
-  const old = recorded('partner-relationship-');
-  expect(old.length).toBeGreaterThan(0);
-  expect(await replay([...old, ...fresh])).toEqual([]);
-});
-
-test('recorded and fresh matching histories (offer, request, proposal, flows) replay without nondeterminism', async () => {
-  // A whole match: publication, matching, reservation, proposal, decisions, acceptance flow.
+/** A whole match: publication, matching, reservation, proposal, decisions, acceptance flow. */
+async function matchingLifecycle(): Lifecycle {
   const m = await market();
   const [proposal] = await waitProposals(m.shipper, `request=${m.request.id}`);
   const first = (await decide(m.shipper, proposal, 'accept')).body;
   expect((await decide(m.carrier, first, 'accept')).body.decisionState).toBe('COMMITTED');
-  await sleep(1000); // the supersede/release flows, if any, finish
-  // The flows these resources' transitions started: their ids begin with the resource's workflow id.
+  // The flows these resources' transitions started, once the supersede/release flows, if any, have ended.
   const owners = [`capacity-offer/${m.offer.id}/`, `load-request/${m.request.id}/`, `match-proposal/${proposal.id}/`];
-  const connection = await Connection.connect({ address: testEnv().temporalAddress });
-  const flows: string[] = [];
-  try {
-    const client = new Client({ connection });
-    const types = ['matchListingFlow', 'acceptProposalFlow', 'releaseProposalFlow', 'endProposalsFlow'].map((t) => `'${t}'`).join(', ');
-    for await (const wf of client.workflow.list({ query: `WorkflowType IN (${types})` })) {
-      if (owners.some((o) => wf.workflowId.startsWith(o))) flows.push(wf.workflowId);
-    }
-  } finally {
-    await connection.close();
-  }
-  expect(flows.length).toBeGreaterThanOrEqual(2); // the request's matching and the acceptance
-  const fresh = await histories([`capacity-offer/${m.offer.id}`, `load-request/${m.request.id}`, `match-proposal/${proposal.id}`, ...flows]);
-  expect(fresh.length).toBeGreaterThanOrEqual(4);
-  if (process.env.RECORD_HISTORIES === 'matching') {
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `matching-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
-  }
-  const old = recorded('matching-');
-  expect(old.length).toBeGreaterThan(0);
-  expect(await replay([...old, ...fresh])).toEqual([]);
-});
+  const flows = await endedFlows(owners, ['matchListingFlow', 'acceptProposalFlow', 'releaseProposalFlow', 'endProposalsFlow']);
+  return { workflowIds: [`capacity-offer/${m.offer.id}`, `load-request/${m.request.id}`, `match-proposal/${proposal.id}`], flows };
+}
 
-test('recorded and fresh execution histories (tender, commitment, handover, reference, flows) replay without nondeterminism', async () => {
-  // From an accepted match: a tender with both decisions, the commitment flow, the handover and its
-  // import (the reference flow), milestones, a replayed milestone, an outcome and a correction.
+/**
+ * From an accepted match: a tender with both decisions, the commitment flow, the handover and its
+ * import (the reference flow), milestones, a replayed milestone, an outcome and a correction.
+ */
+async function executionLifecycle(): Lifecycle {
   const m = await acceptedMatch();
   const { tender } = await issuedTender(m);
   const one = (await tenderCommand(m.carrier, tender, 'decisions', { decision: 'accept', revision: 1 })).body;
@@ -134,27 +137,46 @@ test('recorded and fresh execution histories (tender, commitment, handover, refe
   await m.carrier.post('/execution-updates', milestone);
   const first = (await m.carrier.post('/execution-outcomes', { executionReferenceId: referenceId, status: 'inProgress', deduplicationKey: 'r-o', schemaVersion: 'v0' })).body;
   await m.shipper.post(`/execution-outcomes/${first.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'r-c', status: 'disputed', schemaVersion: 'v0', correctionReason: 'replay' });
-  await sleep(1000); // the reference flows finish
-  const owners = [`transport-tender/${tender.id}/`, `execution-handover/${handover.id}/`];
-  const connection = await Connection.connect({ address: testEnv().temporalAddress });
-  const flows: string[] = [];
-  try {
-    const client = new Client({ connection });
-    const types = ['commitTenderFlow', 'handoverToReferenceFlow'].map((t) => `'${t}'`).join(', ');
-    for await (const wf of client.workflow.list({ query: `WorkflowType IN (${types})` })) {
-      if (owners.some((o) => wf.workflowId.startsWith(o))) flows.push(wf.workflowId);
-    }
-  } finally {
-    await connection.close();
+  // The flows, once the reference flows have ended.
+  const flows = await endedFlows([`transport-tender/${tender.id}/`, `execution-handover/${handover.id}/`], ['commitTenderFlow', 'handoverToReferenceFlow']);
+  return {
+    workflowIds: [`transport-tender/${tender.id}`, `transport-commitment/${commitment.id}`, `execution-handover/${handover.id}`, `execution-reference/${referenceId}`],
+    flows,
+  };
+}
+
+test('recorded and fresh relationship histories replay without nondeterminism', async () => {
+  const { workflowIds } = await lifecycles.relationship;
+  const fresh = await histories(workflowIds);
+  expect(fresh.length).toBeGreaterThanOrEqual(2); // the test broker continues-as-new after 6 commands
+
+  // Recorded before commands had Updates of their own; re-record only on purpose.
+  if (process.env.RECORD_HISTORIES === 'partner-relationship') {
+    mkdirSync(FIXTURES, { recursive: true });
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `partner-relationship-lifecycle-${i}.json`), historyToJSON(h.history)));
   }
+  const old = recorded('partner-relationship-');
+  expect(old.length).toBeGreaterThan(0);
+  expect(await replay([...old, ...fresh])).toEqual([]);
+});
+
+test('recorded and fresh matching histories (offer, request, proposal, flows) replay without nondeterminism', async () => {
+  const { workflowIds, flows } = await lifecycles.matching;
+  expect(flows.length).toBeGreaterThanOrEqual(2); // the request's matching and the acceptance
+  const fresh = await histories([...workflowIds, ...flows]);
+  expect(fresh.length).toBeGreaterThanOrEqual(4);
+  if (process.env.RECORD_HISTORIES === 'matching') {
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `matching-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
+  }
+  const old = recorded('matching-');
+  expect(old.length).toBeGreaterThan(0);
+  expect(await replay([...old, ...fresh])).toEqual([]);
+});
+
+test('recorded and fresh execution histories (tender, commitment, handover, reference, flows) replay without nondeterminism', async () => {
+  const { workflowIds, flows } = await lifecycles.execution;
   expect(flows.length).toBeGreaterThanOrEqual(3); // the commitment, the handover, its import
-  const fresh = await histories([
-    `transport-tender/${tender.id}`,
-    `transport-commitment/${commitment.id}`,
-    `execution-handover/${handover.id}`,
-    `execution-reference/${referenceId}`,
-    ...flows,
-  ]);
+  const fresh = await histories([...workflowIds, ...flows]);
   expect(fresh.length).toBeGreaterThanOrEqual(7);
   if (process.env.RECORD_HISTORIES === 'execution') {
     fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `execution-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));

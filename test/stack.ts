@@ -2,10 +2,11 @@
 // broker process (worker + API) on PostgreSQL or PGlite. Used by the jest global setup and by the
 // PGlite smoke test; no mocks anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { appendFileSync, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { devServerArgs, temporalCli } from '../scripts/start';
+import type * as Sdk from '../sdk/src';
 
 export const ROOT = join(__dirname, '..');
 
@@ -170,46 +171,69 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
 /**
  * `npm start` as a newcomer runs it (scripts/start.ts: its own Temporal dev server and PGlite,
  * whatever the test run uses), with the given ports and data folder; resolves once
- * /health/ready answers 200.
+ * /health/ready answers 200. `detached`: in a process group of its own (the suite's shared start,
+ * test/setup/stack-setup.ts), stopped with stopEmbedded; else in the test process's group, which
+ * a Ctrl-C in the terminal reaches too. `onSpawn` is told the process as soon as it exists.
  */
-export async function startEmbedded(env: Record<string, string>): Promise<ChildProcess & { output(): string }> {
+export async function startEmbedded(env: Record<string, string>, options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {}): Promise<ChildProcess & { output(): string }> {
   // The adapter gateway of each start on a port of its own, unless the test says.
   const gatewayPort = env.GATEWAY_PORT ?? String(await freePort());
   const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', GATEWAY_PORT: gatewayPort, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
+    detached: options.detached ?? false,
   });
+  options.onSpawn?.(child);
   let stderr = '';
   let announced = false;
   child.stderr!.on('data', (chunk) => {
     stderr = (stderr + chunk.toString()).slice(-8000);
     announced ||= stderr.includes('[start] ready in ');
   });
+  const withOutput = Object.assign(child, { output: () => stderr });
   // Generous: on a loaded machine the start compiles and boots two servers.
   const deadline = Date.now() + 120000;
   while (Date.now() < deadline) {
     // Ready as a newcomer learns it: the start's own announcement, and /health/ready answering 200.
     const ready = announced && (await fetch(`http://127.0.0.1:${env.PORT}/health/ready`).then((r) => r.status === 200, () => false));
-    if (ready) return Object.assign(child, { output: () => stderr });
+    if (ready) return withOutput;
     if (child.exitCode !== null) throw new Error(`start exited with ${child.exitCode}:\n${stderr}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  child.kill('SIGKILL');
+  if (options.detached) await stopEmbedded(child);
+  else child.kill('SIGKILL');
   throw new Error(`npm start did not become ready:\n${stderr}`);
 }
 
+/** Where an `npm start` of the tests answers: its base URL (the broker), its adapter gateway's URL (with `gateway`) and its data folder. */
+export interface EmbeddedPlace {
+  base: string;
+  gatewayUrl?: string;
+  dataDir: string;
+  /** What startEmbedded is given: the ports and the folder. */
+  env: Record<string, string>;
+}
+
 /**
- * `npm start` on free ports with a data folder of its own; its base URL names the port as
- * localhost, which PUBLIC_BASE_URL (the token issuer) must match.
+ * Free ports and a data folder for an `npm start`; its base URL names the port as localhost,
+ * which PUBLIC_BASE_URL (the token issuer) must match; so does the gateway's URL, as the console
+ * calls it (CONSOLE_GATEWAY_URL). The adapter gateway only where the test uses it
+ * (test/start.test.ts starts npm start with it, as does the suite's shared start;
+ * test/gateway*.test.ts a gateway of their own): one process less per start on a two-core machine.
  */
-export async function startEmbeddedOnFreePorts(dataDir: string, options: { gateway?: boolean } = {}): Promise<{ child: ChildProcess; base: string }> {
+export async function embeddedOnFreePorts(dataDir: string, options: { gateway?: boolean } = {}): Promise<EmbeddedPlace> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
-  // The adapter gateway only where the test uses it (test/start.test.ts starts npm start with it,
-  // test/gateway*.test.ts a gateway of their own): one process less per start on a two-core machine.
-  const child = await startEmbedded({ PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir, ...(options.gateway ? {} : { GATEWAY: 'off' }) });
-  return { child, base };
+  const gatewayPort = String(await freePort());
+  const env = { PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir, ...(options.gateway ? { GATEWAY_PORT: gatewayPort } : { GATEWAY: 'off' }) };
+  return { base, dataDir, env, ...(options.gateway ? { gatewayUrl: `http://localhost:${gatewayPort}` } : {}) };
+}
+
+/** `npm start` on free ports with a data folder of its own (embeddedOnFreePorts), started. */
+export async function startEmbeddedOnFreePorts(dataDir: string, options: { gateway?: boolean } = {}): Promise<{ child: ChildProcess & { output(): string }; base: string; gatewayUrl?: string; dataDir: string }> {
+  const { env, ...place } = await embeddedOnFreePorts(dataDir, options);
+  return { child: await startEmbedded(env), ...place };
 }
 
 /** Ctrl-C: resolves with the exit code. */
@@ -219,4 +243,175 @@ export function interrupt(child: ChildProcess): Promise<number | null> {
     child.once('exit', (code) => resolve(code));
     child.kill('SIGINT');
   });
+}
+
+/**
+ * A detached start (a process group of its own) stopped as Ctrl-C would stop it: SIGINT to the
+ * group (the tsx wrapper and scripts/start.ts, which stops Temporal, the broker and the gateway
+ * in order; `interrupted`: sent already, not again); SIGKILL to the group if it has not exited
+ * after `ms`. Resolves with its exit code (null if it had to be killed).
+ */
+export function stopEmbedded(child: ChildProcess, ms = 30000, options: { interrupted?: boolean } = {}): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => signalGroup(child, 'SIGKILL'), ms);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+    if (!options.interrupted) signalGroup(child, 'SIGINT');
+  });
+}
+
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-child.pid!, signal);
+  } catch {
+    // Gone already (or never started): nothing to stop.
+  }
+}
+
+/** The `npm start` a test file runs against, and how it is left when the file is done. */
+export interface NpmStartForFile {
+  base: string;
+  gatewayUrl: string;
+  dataDir: string;
+  /** Nothing for the shared start (the global teardown stops it); a start of the file's own is interrupted: its exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * The `npm start` of a test file that runs against one (test/setup/stack-setup.ts NPM_START_FILES):
+ * the run's shared start, once it is ready (it boots while the run goes on), or, when the run has
+ * none (a file run in a way the global setup did not foresee), one of its own under
+ * `<dir>/<name>`. Either way, what other files left among the demo organizations is ended first
+ * (endDemoLeftovers): the files may run in any order.
+ */
+export async function npmStartFor(env: { dir: string; npmStart?: SharedStartValues }, name: string): Promise<NpmStartForFile> {
+  const shared = env.npmStart;
+  let start: NpmStartForFile;
+  if (shared) {
+    const { pid } = await sharedStartReady(shared);
+    const testPath = expect.getState().testPath ?? name;
+    start = { base: shared.baseUrl, gatewayUrl: shared.gatewayUrl, dataDir: shared.dataDir, stop: async () => (doneWithSharedStart(shared, testPath, pid), 0) };
+  } else {
+    const own = await startEmbeddedOnFreePorts(join(env.dir, name), { gateway: true });
+    start = { base: own.base, gatewayUrl: own.gatewayUrl!, dataDir: own.dataDir, stop: () => interrupt(own.child) };
+  }
+  try {
+    await endDemoLeftovers(start.base);
+  } catch (err) {
+    await start.stop();
+    throw err;
+  }
+  return start;
+}
+
+/** The shared start as the global setup passes it to the test files (TestEnv.npmStart in test/helpers.ts). */
+export interface SharedStartValues {
+  baseUrl: string;
+  gatewayUrl: string;
+  dataDir: string;
+  /** Written by the setup once the start is ready ({"ready":true,"pid":...}) or has failed ({"error":...}). */
+  statusFile: string;
+  /** The test files of this run that may use it (NPM_START_FILES the run's paths select): an upper bound of those that will. */
+  files: string[];
+  /** Each of those files appends its path when it is done with the start (doneWithSharedStart). */
+  doneFile: string;
+}
+
+/** Waits for the shared start's status file: resolves once it is ready (with the id of its process group), throws why it did not start. */
+async function sharedStartReady(shared: SharedStartValues): Promise<{ pid: number }> {
+  // startEmbedded gives up after 120 s and then writes why.
+  for (const deadline = Date.now() + 180000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 200))) {
+    if (!existsSync(shared.statusFile)) continue;
+    const status = JSON.parse(readFileSync(shared.statusFile, 'utf8')) as { ready?: boolean; pid?: number; error?: string };
+    if (status.ready) return { pid: status.pid! };
+    throw new Error(`the shared npm start (test/setup/stack-setup.ts) did not start: ${status.error}`);
+  }
+  throw new Error(`the shared npm start (test/setup/stack-setup.ts) said nothing in ${shared.statusFile} for 180 s`);
+}
+
+/** Whether every file that may use the shared start has said it is done with it. */
+export function allDoneWithSharedStart(shared: SharedStartValues): boolean {
+  const done = new Set(existsSync(shared.doneFile) ? readFileSync(shared.doneFile, 'utf8').split('\n') : []);
+  return shared.files.every((file) => done.has(file));
+}
+
+/**
+ * A file is done with the shared start. When it is the last of the files that may use it, the
+ * start is interrupted now (SIGINT to its process group), not waited for: it stops (some
+ * seconds) and leaves the machine's two cores to the rest of the run, and the global teardown
+ * only collects its exit code. (An appended line is written whole, whichever process writes it.)
+ */
+function doneWithSharedStart(shared: SharedStartValues, testPath: string, pid: number): void {
+  appendFileSync(shared.doneFile, `${testPath}\n`);
+  if (!allDoneWithSharedStart(shared)) return;
+  try {
+    process.kill(-pid, 'SIGINT');
+  } catch {
+    // gone already
+  }
+}
+
+/** The demo connectors of config/demo-clients.json (the organizations the walkthroughs, the console and the kit use). */
+const DEMO = {
+  alpine: { clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret', organizationId: 'org-alpine-freight' },
+  baltic: { clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret', organizationId: 'org-baltic-shippers' },
+  cargo: { clientId: 'cargo-coop-planner', clientSecret: 'cargo-coop-demo-secret', organizationId: 'org-cargo-coop' },
+  operator: { clientId: 'pcx-operator', clientSecret: 'operator-demo-secret' },
+} as const;
+
+/**
+ * What earlier test files left on a shared `npm start` among the demo organizations, ended, so
+ * that a file starts from the market a fresh start shows: every open relationship among Alpine,
+ * Baltic and Cargo Co-op ended; their published offers and requests withdrawn (which withdraws
+ * their open proposals; the gateway's spreadsheet offers and IFTMIN requests, which everyone may
+ * see, among them); the sandbox's faults and event disorder for their connectors ended. Tenders,
+ * commitments and execution references stay: each test follows its own by id. Answers what it
+ * ended.
+ */
+export async function endDemoLeftovers(base: string): Promise<string[]> {
+  // Loaded here, not with this module: the global setup and most test files never need it.
+  const { PcxClient, isProblem } = require('../sdk/src') as typeof Sdk;
+  const client = (c: { clientId: string; clientSecret: string }) => new PcxClient({ baseUrl: base, clientId: c.clientId, clientSecret: c.clientSecret });
+  const orgs = [DEMO.alpine, DEMO.baltic, DEMO.cargo].map((d) => ({ ...d, pcx: client(d) }));
+  const reason = { reason: 'left by an earlier test file' };
+  const ended: string[] = [];
+  /** One ending; a resource that ended or moved on meanwhile (matched, expired) is out of the way either way. */
+  const end = async (what: string, command: () => Promise<unknown>) => {
+    try {
+      await command();
+      ended.push(what);
+    } catch (err) {
+      if (!(['INVALID_STATE_TRANSITION', 'STALE_RESOURCE_VERSION', 'RESOURCE_NOT_FOUND'] as const).some((code) => isProblem(err, code))) throw err;
+    }
+  };
+  const all = async <T>(items: AsyncIterable<T>) => {
+    const list: T[] = [];
+    for await (const item of items) list.push(item);
+    return list;
+  };
+  const operator = client(DEMO.operator);
+  await Promise.all(orgs.map(({ clientId }) => operator.request('POST', '/sandbox/reset', { body: { clientId } })));
+  // Each pair once, as the first of the two; the three pairs at a time.
+  const pairs = orgs.flatMap((x, i) => orgs.slice(i + 1).map((y) => [x, y] as const));
+  await Promise.all(
+    pairs.map(async ([x, y]) => {
+      for (const r of await all(x.pcx.relationships.list({ counterpart: y.organizationId, status: ['draft', 'requested', 'active', 'suspended'] }))) {
+        const command = r.status === 'active' || r.status === 'suspended' ? 'terminate' : r.requestingOrganizationId === x.organizationId ? 'withdraw' : 'reject';
+        await end(`relationship ${r.id} (${command})`, () => x.pcx.relationships.command(command, r, reason, { redecideOnStale: true }));
+      }
+    }),
+  );
+  // Read whole before the first withdrawal (the lists change under it); each organization's at a time.
+  await Promise.all(
+    orgs.map(async (x) => {
+      const offers = await all(x.pcx.offers.list({ owner: x.organizationId, status: ['published', 'partiallyMatched'] }));
+      const requests = await all(x.pcx.requests.list({ owner: x.organizationId, status: ['published', 'proposed'] }));
+      for (const o of offers) await end(`offer ${o.id}`, () => x.pcx.offers.withdraw(o, reason, { redecideOnStale: true }));
+      for (const r of requests) await end(`request ${r.id}`, () => x.pcx.requests.withdraw(r, reason, { redecideOnStale: true }));
+    }),
+  );
+  return ended;
 }

@@ -1,13 +1,15 @@
-// What a newcomer runs against a fresh `npm start` (scripts/start.ts with its own data folder and
-// ports): the README walkthrough verbatim, twice (scripts/walkthrough.sh, the README's curl blocks,
-// see test/unit/readme-walkthrough.test.ts), then a run interrupted halfway, after which the next
-// run still succeeds; the pcx walkthrough twice; and the example carrier connector
-// (examples/carrier/) from its offer to a completed execution reference, killed and restarted on
-// the way.
+// What a newcomer runs against `npm start` (scripts/start.ts with its own data folder and ports:
+// the run's shared start, test/setup/stack-setup.ts, with what other files left among the demo
+// organizations ended first): the README walkthrough verbatim, twice (scripts/walkthrough.sh, the
+// README's curl blocks, see test/unit/readme-walkthrough.test.ts), then a run interrupted halfway,
+// after which the next run still succeeds; the pcx walkthrough twice; the example carrier
+// connector (examples/carrier/) from its offer to a completed execution reference, killed and
+// restarted on the way; and the adapter gateway's round trip (examples/adapters/round-trip.ts),
+// twice.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { interrupt, ROOT, startEmbeddedOnFreePorts } from './stack';
+import { npmStartFor, ROOT, type NpmStartForFile } from './stack';
 import { sleep, testEnv } from './helpers';
 import { PcxClient } from '../sdk/src';
 import { partnership, shipTheLoad } from '../examples/carrier/shipper';
@@ -44,15 +46,16 @@ function succeeded(run: Run, name: string) {
 }
 
 describe('against npm start: the walkthroughs and the example connector', () => {
-  let child: ChildProcess | undefined;
+  let start: NpmStartForFile | undefined;
   let base = '';
 
   beforeAll(async () => {
-    ({ child, base } = await startEmbeddedOnFreePorts(join(testEnv().dir, 'walkthrough')));
+    start = await npmStartFor(testEnv(), 'walkthrough');
+    base = start.base;
   }, 150000);
 
   afterAll(async () => {
-    if (child) expect(await interrupt(child)).toBe(0);
+    if (start) expect(await start.stop()).toBe(0);
   }, 30000);
 
   test('runs twice on the same stack', async () => {
@@ -189,4 +192,29 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     expect(report.failedMandatory).toEqual([]);
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain('# Conformance report: broker profile');
   }, 180000);
+
+  test("the adapter gateway's round trip, as the README runs it, twice on the same stack: IFTMIN and a spreadsheet in, the movement completed, IFTSTA out", async () => {
+    const roundTrip = () =>
+      new Promise<Run>((resolve, reject) => {
+        const started = Date.now();
+        // `npx tsx examples/adapters/round-trip.ts` as one process (node --import tsx), as above.
+        const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'examples', 'adapters', 'round-trip.ts'), '--base-url', base, '--gateway-url', start!.gatewayUrl, '--data-dir', start!.dataDir], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+        let output = '';
+        child.stdout!.on('data', (chunk) => (output += chunk.toString()));
+        child.stderr!.on('data', (chunk) => (output += chunk.toString()));
+        const timer = setTimeout(() => child.kill('SIGKILL'), 150000);
+        child.once('error', reject);
+        child.once('close', (code) => {
+          clearTimeout(timer);
+          resolve({ code, output, seconds: (Date.now() - started) / 1000 });
+        });
+      });
+    for (const name of ['the first round trip', 'the second round trip']) {
+      const run = await roundTrip();
+      succeeded(run, name);
+      expect(run.output).toMatch(/^\[round trip\] Baltic's IFTMIN BS-\S+: APERAK "accepted", load request \S+ published$/m);
+      expect(run.output).toMatch(/^\[round trip\] Baltic's mailbox: \S+\.iftsta\.edi: /m);
+      expect(run.output).toMatch(/^\[round trip\] execution reference \S+: completed/m);
+    }
+  }, 320000);
 });

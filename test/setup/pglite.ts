@@ -1,4 +1,4 @@
 // Global setup of the pglite jest project (see stack-setup.ts).
-import { setUpStack } from './stack-setup';
+import { setUpStack, type JestConfigs } from './stack-setup';
 
-export default () => setUpStack('pglite');
+export default (globalConfig: JestConfigs['globalConfig'], projectConfig: JestConfigs['projectConfig']) => setUpStack('pglite', { globalConfig, projectConfig });

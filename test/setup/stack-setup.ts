@@ -3,11 +3,15 @@
 // module once per path, so each engine has its own) starts one broker process for that engine;
 // the Temporal dev server is shared by both (one per jest run, started by whichever setup runs
 // first). Tests reach the broker over HTTP; see test/helpers.ts.
+//
+// The test files that run against `npm start` as a newcomer runs it (NPM_START_FILES) share one,
+// started here when the run includes one of them; it boots while the run goes on.
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { startBroker, startTemporal, writeTestRegistry } from '../stack';
+import { embeddedOnFreePorts, ROOT, startBroker, startEmbedded, startTemporal, writeTestRegistry, type SharedStartValues } from '../stack';
 import { startDnsServer } from '../dns-server';
 import { testCertificates } from '../tls';
 import { documents } from '../../api/app';
@@ -27,6 +31,111 @@ interface Shared {
   webhooks: { dns: { address: string; close(): Promise<void> }; dnsFile: string; tlsDir: string; caFile: string };
   users: number;
   stacks: Array<{ broker: { stop(): Promise<void> }; schema?: string }>;
+  /** The shared `npm start` (NPM_START_FILES), once a project that runs one of those files has started it. */
+  npmStart?: SharedStart;
+}
+
+/**
+ * The test files that run against `npm start` (scripts/start.ts: its own Temporal dev server, the
+ * broker on PGlite, the adapter gateway), the README's set-up: they share one, started by the
+ * global setup of the project that runs them (the postgres project; jest.config.js
+ * ENGINE_INDEPENDENT) and stopped by the last teardown. Each begins by ending what the others left
+ * among the demo organizations (endDemoLeftovers in test/stack.ts), so their order does not matter.
+ */
+export const NPM_START_FILES = ['walkthrough', 'conformance-connectors', 'console'].map((name) => join(ROOT, 'test', `${name}.test.ts`));
+
+/** What a global setup is given of jest's configuration (the parts read here). */
+export interface JestConfigs {
+  globalConfig?: {
+    rootDir?: string;
+    testPathPatterns?: { patterns?: string[]; toExecutor?(options: { rootDir: string }): { isMatch(path: string): boolean } };
+    onlyChanged?: boolean;
+    changedSince?: string;
+    findRelatedTests?: boolean;
+    lastCommit?: boolean;
+    filter?: string | null;
+  };
+  projectConfig?: { testPathIgnorePatterns?: string[] };
+}
+
+/**
+ * Which of NPM_START_FILES this project may run in this run: none when the project ignores them
+ * (pglite) or when the paths named on the command line match none (`jest test/gateway.test.ts`
+ * pays for no npm start). When jest picks the files itself (--onlyChanged, --findRelatedTests, a
+ * --filter module), all it does not ignore. An upper bound, never less: the start stops early once
+ * all of these are done with it (doneWithSharedStart in test/stack.ts), else at the teardown; and
+ * a file that finds no shared start starts its own (npmStartFor), so a wrong answer costs time,
+ * never a failure.
+ */
+export function npmStartFilesToRun({ globalConfig, projectConfig }: JestConfigs): string[] {
+  const ignored = (projectConfig?.testPathIgnorePatterns ?? []).map((p) => new RegExp(p));
+  const candidates = NPM_START_FILES.filter((file) => !ignored.some((re) => re.test(file)));
+  if (candidates.length === 0 || !globalConfig) return candidates;
+  if (globalConfig.onlyChanged || globalConfig.changedSince || globalConfig.findRelatedTests || globalConfig.lastCommit || globalConfig.filter) return candidates;
+  const patterns = globalConfig.testPathPatterns;
+  if (!patterns?.patterns?.length || typeof patterns.toExecutor !== 'function') return candidates;
+  const executor = patterns.toExecutor({ rootDir: globalConfig.rootDir ?? ROOT });
+  return candidates.filter((file) => executor.isMatch(file));
+}
+
+/** The shared start as the setup and the teardown hold it. */
+export interface SharedStart {
+  values: SharedStartValues;
+  /** The process (the tsx wrapper of scripts/start.ts), from the moment it is spawned. */
+  child?: ChildProcess & { output?(): string };
+  /** Settles when it is ready or has failed (then written to values.statusFile). */
+  booting: Promise<void>;
+}
+
+/**
+ * The shared `npm start`: free ports, a data folder of its own, the adapter gateway on, the run's
+ * prebuilt workflow bundles (WORKFLOW_BUNDLE_FILE and GATEWAY_WORKFLOW_BUNDLE_FILE, inherited
+ * from this process), in a process group of its own. It boots (10-20 s) while the setup and the
+ * first test files go on: the files that need it wait for its status file (npmStartFor in
+ * test/stack.ts). A start that fails is reported by those files, not by the setup: the rest of
+ * the run goes on.
+ */
+async function startSharedNpmStart(root: string, files: string[]): Promise<SharedStart> {
+  const { env, base, gatewayUrl, dataDir } = await embeddedOnFreePorts(join(root, 'npm-start'), { gateway: true });
+  const values: SharedStartValues = { baseUrl: base, gatewayUrl: gatewayUrl!, dataDir, statusFile: join(root, 'npm-start.status.json'), files, doneFile: join(root, 'npm-start.done') };
+  const shared: SharedStart = { values, booting: Promise.resolve() };
+  shared.booting = startEmbedded(env, { detached: true, onSpawn: (child) => ((shared.child = child), stopWithThisProcess(child)) }).then(
+    (child) => {
+      shared.child = child;
+      writeFileSync(values.statusFile, JSON.stringify({ ready: true, pid: child.pid }));
+    },
+    (err) => writeFileSync(values.statusFile, JSON.stringify({ error: (err as Error).message })),
+  );
+  return shared;
+}
+
+/**
+ * The shared start lives in its own process group, which a Ctrl-C in the terminal does not reach:
+ * should this process end without its global teardown (an interrupt, an exit on a fatal error),
+ * the start is interrupted with it. A signal is then handled as it would have been without us.
+ */
+function stopWithThisProcess(child: ChildProcess): void {
+  const interruptGroup = () => {
+    try {
+      process.kill(-child.pid!, 'SIGINT');
+    } catch {
+      // gone already
+    }
+  };
+  const handlers = (['SIGINT', 'SIGTERM', 'SIGHUP'] as const).map((signal) => {
+    const handler = () => {
+      interruptGroup();
+      // Nobody else listens: the signal's default action (the end of this process), as without us.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    };
+    process.once(signal, handler);
+    return [signal, handler] as const;
+  });
+  process.once('exit', interruptGroup);
+  child.once('exit', () => {
+    process.off('exit', interruptGroup);
+    for (const [signal, handler] of handlers) process.off(signal, handler);
+  });
 }
 
 async function shared(): Promise<Shared> {
@@ -59,9 +168,12 @@ async function shared(): Promise<Shared> {
   return g.__pcx;
 }
 
-export async function setUpStack(engine: Engine) {
+export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
   const s = await shared();
   s.users++;
+  // The shared npm start boots (10-20 s) while this project's broker does, and after.
+  const npmStartFiles = s.npmStart ? [] : npmStartFilesToRun(configs);
+  const npmStart = npmStartFiles.length ? (s.npmStart = await startSharedNpmStart(s.root, npmStartFiles)) : undefined;
   const dir = join(s.root, engine);
   let databaseUrl = '';
   let schema: string | undefined;
@@ -113,6 +225,8 @@ export async function setUpStack(engine: Engine) {
     brokerEnv,
     registry: s.registry,
     webhooks: { dnsFile: s.webhooks.dnsFile, tlsDir: s.webhooks.tlsDir },
+    // The shared npm start, for the project that started it (test/stack.ts npmStartFor).
+    ...(npmStart ? { npmStart: npmStart.values } : {}),
   };
   const file = join(dir, 'env.json');
   writeFileSync(file, JSON.stringify(env, null, 2));

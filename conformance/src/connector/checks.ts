@@ -200,7 +200,9 @@ const OUTCOMES: Array<Check<ConnectorWorld>> = [
       const posted = w.requests.filter((r) => ok(r) && (r.path === '/execution-updates' || r.path === '/execution-outcomes'));
       const lastUpdate = posted.filter((r) => r.path === '/execution-updates').at(-1);
       const firstOutcome = posted.find((r) => r.path === '/execution-outcomes');
-      t.expect(firstOutcome !== undefined && (lastUpdate === undefined || lastUpdate.sequence < firstOutcome.sequence), 'the outcome after the milestones');
+      // The evidence names what was posted, in the order the sandbox recorded it.
+      const order = posted.map((r) => `${r.path === '/execution-updates' ? 'update' : 'outcome'} #${r.sequence} at ${r.at}`).join(', ') || 'none answered 2xx';
+      t.expect(firstOutcome !== undefined && (lastUpdate === undefined || lastUpdate.sequence < firstOutcome.sequence), `the outcome after the milestones (posted: ${order})`);
     },
   },
   {

@@ -79,7 +79,11 @@ export async function runConnectorProfile(profile: ConnectorProfile, options: Co
 
   recorder.check = 'scenario';
   const play = counterpart.play(startedAt);
-  const output = await runFor(options, { ...options.env, PCX_SCENARIO: scenarioFile, PCX_BASE_URL: baseUrl }, play);
+  // Once the counterpart's part is done, the connector's last reports (a correction after the
+  // outcome) are awaited until it has sent nothing for a while, not for a fixed time: on a loaded
+  // machine they come later, and a connector stopped before them would be judged on half a record.
+  const quiet = play.then(() => connectorQuiet(records, baseline));
+  const output = await runFor(options, { ...options.env, PCX_SCENARIO: scenarioFile, PCX_BASE_URL: baseUrl }, quiet);
   counterpart.stop();
   await play;
   recorder.check = 'judgement';
@@ -112,9 +116,29 @@ export async function runConnectorProfile(profile: ConnectorProfile, options: Co
   return buildReport({ profile, baseUrl, startedAt, results, exchanges: recorder.exchanges });
 }
 
+/** How long the connector must have sent nothing, once the counterpart's part is done, before it is stopped; and the most that is waited. */
+const QUIET_MS = 3000;
+const QUIET_AT_MOST_MS = 30_000;
+
+/** Resolves once the sandbox has recorded no new write of the connector (its feed reads go on) for QUIET_MS (at most QUIET_AT_MOST_MS). */
+async function connectorQuiet(records: (after: number) => Promise<any>, baseline: number): Promise<void> {
+  const deadline = Date.now() + QUIET_AT_MOST_MS;
+  let after = baseline;
+  let lastNews = Date.now();
+  while (Date.now() < deadline && Date.now() - lastNews < QUIET_MS) {
+    await new Promise((r) => setTimeout(r, 500));
+    for (;;) {
+      const page = await records(after);
+      if (page.items.length === 0) break;
+      after = page.after;
+      if ((page.items as ConnectorRequest[]).some((r) => r.method !== 'GET' && r.method !== 'HEAD')) lastNews = Date.now();
+    }
+  }
+}
+
 /**
- * Runs the connector's command until it exits, `seconds` pass, or the counterpart's part is done
- * (then a few seconds more, for the connector's last reports); its output.
+ * Runs the connector's command until it exits, `seconds` pass, or `done` settles (the
+ * counterpart's part is done and the connector has gone quiet); its output.
  */
 function runFor(options: ConnectorRunOptions, env: Record<string, string>, done: Promise<void> | undefined): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -135,14 +159,12 @@ function runFor(options: ConnectorRunOptions, env: Record<string, string>, done:
     child.stdout!.on('data', (c) => (output += c.toString()));
     child.stderr!.on('data', (c) => (output += c.toString()));
     const timer = setTimeout(stop, options.seconds * 1000);
-    let grace: NodeJS.Timeout | undefined;
-    void done?.then(() => (grace = setTimeout(stop, 3000)));
+    void done?.then(() => stop(), () => stop());
     // The kit interrupted: its connector with it.
     process.once('exit', stop);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
-      if (grace) clearTimeout(grace);
       process.off('exit', stop);
       // A connector that stopped by itself with an error: its last words, for the participant.
       if (!stopped && code !== 0) options.log?.(`the connector exited with ${code}:\n${output.split('\n').slice(-15).join('\n')}`);
