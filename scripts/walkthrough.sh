@@ -28,14 +28,14 @@ expect() {
 }
 # field PATH [DEFAULT]: one value of $BODY (PATH like id or restrictedDetails.price), DEFAULT if absent
 field() {
-  python3 -c 'import json, sys
-v = json.loads(sys.argv[1])
+  printf '%s' "$BODY" | python3 -c 'import json, sys
+v = body = json.load(sys.stdin)
 try:
-    for k in sys.argv[2].split("."): v = v[int(k)] if isinstance(v, list) else v[k]
+    for k in sys.argv[1].split("."): v = v[int(k)] if isinstance(v, list) else v[k]
 except (KeyError, IndexError):
-    if len(sys.argv) < 4: sys.exit("no " + sys.argv[2] + " in " + sys.argv[1])
-    v = sys.argv[3]
-print(v if isinstance(v, str) else json.dumps(v))' "$BODY" "$@"
+    if len(sys.argv) < 3: sys.exit("no " + sys.argv[1] + " in " + json.dumps(body)[:2000])
+    v = sys.argv[2]
+print(v if isinstance(v, str) else json.dumps(v))' "$@"
 }
 # at HOURS: the UTC timestamp HOURS from now (expiresAt must be in the future to publish)
 at() { python3 -c 'import datetime as d, sys; print((d.datetime.now(d.timezone.utc) + d.timedelta(hours=float(sys.argv[1]))).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$1"; }
@@ -64,7 +64,7 @@ CURSOR=$(field nextCursor)
 # walkthrough can always run again. An invite is withdrawn by its sender (or rejected by Alpine
 # if Baltic sent it); a partnership is terminated. Each command carries the ETag just read.
 expect 200 -H "Authorization: Bearer $ALPINE" "$B/partner-relationships?counterpart=org-baltic-shippers&status=draft,requested,active,suspended"
-for OLD in $(python3 -c 'import json, sys; print(" ".join(r["id"] for r in json.loads(sys.argv[1])["items"]))' "$BODY"); do
+for OLD in $(printf '%s' "$BODY" | python3 -c 'import json, sys; print(" ".join(r["id"] for r in json.load(sys.stdin)["items"]))'); do
   expect 200 -H "Authorization: Bearer $ALPINE" "$B/partner-relationships/$OLD"
   case "$(field status)/$(field requestingOrganizationId)" in
     draft/org-alpine-freight | requested/org-alpine-freight) END=withdraw ;;
@@ -263,7 +263,7 @@ echo "offer $OFFER: $(field status)"
 
 # The events Baltic may see since it last read the feed (CloudEvents; data is Baltic's view)
 expect 200 -H "Authorization: Bearer $BALTIC" "$B/events?limit=200&cursor=$CURSOR"
-python3 -c 'import json, sys; [print("  event", e["type"], e["subject"]) for e in json.loads(sys.argv[1])["items"]]' "$BODY"
+printf '%s' "$BODY" | python3 -c 'import json, sys; [print("  event", e["type"], e["subject"]) for e in json.load(sys.stdin)["items"]]'
 
 # Baltic suspends the relationship (a reason is required); only Baltic may reactivate it
 expect 200 -H "Authorization: Bearer $BALTIC" "$B/partner-relationships/$REL"
