@@ -24,14 +24,17 @@ interface FeedEvent {
   data?: any;
 }
 
+/** An external reference as the exchange names one (system, type, value). */
+type Ref = { system: string; type: string; value: string };
+
 interface Reference {
   id: string;
   acceptedProposalId?: string;
   shipperOrganizationId?: string;
-  sourceExternalReferences?: Array<{ system: string; type: string; value: string }>;
-  destinationExternalReferences?: Array<{ system: string; type: string; value: string }>;
-  externalTripRefs?: Array<{ system: string; type: string; value: string }>;
-  externalOrderRefs?: Array<{ system: string; type: string; value: string }>;
+  sourceExternalReferences?: Ref[];
+  destinationExternalReferences?: Ref[];
+  externalTripRefs?: Ref[];
+  externalOrderRefs?: Ref[];
 }
 
 interface Update {
@@ -69,7 +72,7 @@ export interface Follower {
   /** Reads every organization's feed to its end once (what the loop does each round); resolves with what it applied. */
   catchUp(): Promise<number>;
   /** Learns one movement of the organization and writes the notices it missed. */
-  movement(org: ServedOrganization, referenceId: string): Promise<{ mappingsAdded: number; noticesWritten: number }>;
+  movement(org: ServedOrganization, referenceId: string, handoverIds?: readonly string[]): Promise<{ mappingsAdded: number; noticesWritten: number }>;
   stop(): Promise<void>;
 }
 
@@ -78,12 +81,21 @@ export function createFollower(db: Db, organizations: readonly ServedOrganizatio
   let running = true;
   let wake: (() => void) | undefined;
 
-  /** Records a movement's references for the organization; answers how many were new. */
-  async function learn(org: ServedOrganization, client: PcxClient, referenceId: string): Promise<number> {
+  /**
+   * Records a movement's references for the organization; answers how many were new. The
+   * handovers its events named are read too: the references an acknowledgement brings (the
+   * executing system's trip) reach the execution reference by a flow that emits no event of its
+   * own, so the reference read at the handover's event may not hold them yet; the handover does.
+   */
+  async function learn(org: ServedOrganization, client: PcxClient, referenceId: string, handoverIds: readonly string[]): Promise<number> {
     const reference = (await client.request<Reference>('GET', '/execution-references/{id}', { path: { id: referenceId } })).data;
     const mappings: Mapping[] = [];
-    const asMapping = (r: { system: string; type: string; value: string }): Mapping => ({ system: r.system, type: r.type, value: r.value, resourceKind: 'execution-reference', resourceId: reference.id });
+    const asMapping = (r: Ref): Mapping => ({ system: r.system, type: r.type, value: r.value, resourceKind: 'execution-reference', resourceId: reference.id });
     for (const list of [reference.sourceExternalReferences, reference.destinationExternalReferences, reference.externalTripRefs, reference.externalOrderRefs]) mappings.push(...(list ?? []).map(asMapping));
+    for (const id of handoverIds) {
+      const handover = (await client.request<{ sourceExternalReferences?: Ref[]; destinationExternalReference?: Ref }>('GET', '/execution-handovers/{id}', { path: { id } })).data;
+      mappings.push(...(handover.sourceExternalReferences ?? []).map(asMapping), ...(handover.destinationExternalReference ? [asMapping(handover.destinationExternalReference)] : []));
+    }
     // The shipper's consignment: the references of the load request its own message became.
     if (reference.acceptedProposalId && reference.shipperOrganizationId === org.organizationId) {
       const proposal = (await client.request<{ loadRequestId: string }>('GET', '/match-proposals/{id}', { path: { id: reference.acceptedProposalId } })).data;
@@ -126,19 +138,18 @@ export function createFollower(db: Db, organizations: readonly ServedOrganizatio
     return written;
   }
 
-  /** Learns one movement of the organization and tells it what it missed (the feed and reconciliation alike). */
-  async function movement(org: ServedOrganization, referenceId: string): Promise<{ mappingsAdded: number; noticesWritten: number }> {
+  /** Learns one movement of the organization (and the handovers named) and tells it what it missed (the feed and reconciliation alike). */
+  async function movement(org: ServedOrganization, referenceId: string, handoverIds: readonly string[] = []): Promise<{ mappingsAdded: number; noticesWritten: number }> {
     const client = clientOf(org);
-    const mappingsAdded = await learn(org, client, referenceId);
+    const mappingsAdded = await learn(org, client, referenceId, handoverIds);
     return { mappingsAdded, noticesWritten: await tell(org, client, referenceId) };
   }
 
-  async function apply(org: ServedOrganization, event: FeedEvent): Promise<void> {
-    if (!KINDS_OF_MOVEMENT.test(event.type) || !event.subject) return;
-    // Subjects are `<collection>/<id>`: a reference's own events, or a handover naming its reference.
-    const referenceId = event.type.startsWith('pcx.execution-handover.') ? (event.data?.executionReferenceId as string | undefined) : /^execution-references\/([^/]+)$/.exec(event.subject)?.[1];
-    if (!referenceId) return; // a handover of a direct tender: no movement to learn
-    await movement(org, referenceId);
+  /** The movement an event concerns, if any: a reference's own events, or a handover naming its reference. */
+  function movementOf(event: FeedEvent): string | undefined {
+    if (!KINDS_OF_MOVEMENT.test(event.type) || !event.subject) return undefined;
+    // Subjects are `<collection>/<id>`; a handover of a direct tender names no reference: no movement to learn.
+    return event.type.startsWith('pcx.execution-handover.') ? (event.data?.executionReferenceId as string | undefined) : /^execution-references\/([^/]+)$/.exec(event.subject)?.[1];
   }
 
   /** One organization's feed, from its cursor to its end. */
@@ -149,19 +160,27 @@ export function createFollower(db: Db, organizations: readonly ServedOrganizatio
     for (;;) {
       const cursor = await readCursor(db, org.organizationId);
       const page = (await client.request<{ items: FeedEvent[]; nextCursor: string }>('GET', '/events', { query: { ...(cursor ? { cursor } : {}), limit: 100 } })).data;
+      // Each movement of the page once, however many of its events the page holds (a busy feed
+      // holds many per movement): learning and telling read its whole state anyway.
+      const byMovement = new Map<string, FeedEvent[]>();
       for (const event of page.items) {
+        const referenceId = movementOf(event);
+        if (referenceId) byMovement.set(referenceId, [...(byMovement.get(referenceId) ?? []), event]);
+      }
+      for (const [referenceId, events] of byMovement) {
         try {
-          await apply(org, event);
+          const handoverIds = [...new Set(events.flatMap((e) => /^execution-handovers\/([^/]+)$/.exec(e.subject ?? '')?.[1] ?? []))];
+          await movement(org, referenceId, handoverIds);
         } catch (err) {
           // A resource the organization may no longer read is not a reason to stop its feed.
           if (!(err instanceof PcxProblemError) || err.status >= 500 || err.status === 429) throw err;
-          await addDeadLetter(db, org.organizationId, event, `${err.status} ${err.code}: ${err.message}`);
-          state.deadLetters++;
+          for (const event of events) await addDeadLetter(db, org.organizationId, event, `${err.status} ${err.code}: ${err.message}`);
+          state.deadLetters += events.length;
         }
-        state.lastEventAt = event.time;
-        state.eventsApplied++;
-        applied++;
       }
+      if (page.items.length) state.lastEventAt = page.items.at(-1)!.time;
+      state.eventsApplied += page.items.length;
+      applied += page.items.length;
       if (page.nextCursor && page.nextCursor !== cursor) await saveCursor(db, org.organizationId, page.nextCursor);
       const last = page.items.at(-1);
       if (!page.items.length || page.nextCursor === cursor) {
@@ -179,15 +198,16 @@ export function createFollower(db: Db, organizations: readonly ServedOrganizatio
   const catchUp = () => (reading ??= readAll().finally(() => (reading = undefined)));
 
   async function readAll(): Promise<number> {
-    let applied = 0;
-    for (const org of organizations) {
-      try {
-        applied += await follow(org);
-      } catch (err) {
-        states.get(org.organizationId)!.error = String((err as Error)?.message ?? err);
-      }
-    }
-    return applied;
+    // The organizations' feeds side by side: one's busy feed does not hold back another's notices.
+    const counts = await Promise.all(
+      organizations.map((org) =>
+        follow(org).catch((err) => {
+          states.get(org.organizationId)!.error = String((err as Error)?.message ?? err);
+          return 0;
+        }),
+      ),
+    );
+    return counts.reduce((a, b) => a + b, 0);
   }
 
   const loop = (async () => {
