@@ -17,6 +17,7 @@ import { createApp } from './api/app';
 import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
+import { purgeExpiredAssertions } from './read-model/client-assertions';
 import { createWorker } from './worker';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 
@@ -85,7 +86,7 @@ export async function startBroker(config: Config) {
       (server as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
     });
     housekeeping = setInterval(() => {
-      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
+      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db), purgeExpiredAssertions(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
     }, 10 * 60 * 1000);
     housekeeping.unref();
     log.info({ url: `http://${config.host}:${config.port}`, role: config.role, database: db.engine }, 'broker listening');

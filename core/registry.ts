@@ -9,6 +9,7 @@
 // is required when it is on, refused in production mode and otherwise dropped (docs/deployment.md,
 // "Connector registration").
 import { existsSync, readFileSync } from 'node:fs';
+import type { JWK } from 'jose';
 import { RELATIONSHIP_SCOPES, SCOPES } from '../domain/scopes';
 
 export interface Organization {
@@ -24,6 +25,11 @@ export interface Connector {
   clientId: string;
   /** Only with the development authorization server; absent otherwise. */
   clientSecret?: string;
+  /**
+   * The public keys of its private_key_jwt credentials (RFC 7591's `jwks` client metadata): the
+   * broker's token endpoint accepts a client assertion signed by one of them (core/client-assertion.ts).
+   */
+  jwks?: { keys: JWK[] };
   organizationId: string;
   name: string;
   scopes: string[];
@@ -198,8 +204,9 @@ function organizationOf(o: any, at: string, problems: string[]): Organization {
 /** One connector entry, checked field by field (every problem named with its place in the file). */
 function connectorOf(c: any, at: string, options: { clientSecrets: ClientSecretPolicy; defaultEnvironment: string }, problems: string[]): Connector {
   for (const field of ['organizationId', 'clientId']) if (typeof c[field] !== 'string' || !c[field]) problems.push(`${at}.${field} is required`);
-  if (options.clientSecrets === 'required' && (typeof c.clientSecret !== 'string' || !c.clientSecret)) {
-    problems.push(`${at}.clientSecret is required while the development authorization server (DEV_AUTH) is on`);
+  const jwks = publicKeysOf(c.jwks, `${at}.jwks`, problems);
+  if (options.clientSecrets === 'required' && (typeof c.clientSecret !== 'string' || !c.clientSecret) && !jwks) {
+    problems.push(`${at} needs a clientSecret or public keys (jwks) while the development authorization server (DEV_AUTH) is on`);
   }
   if (options.clientSecrets === 'refused' && c.clientSecret !== undefined) {
     problems.push(
@@ -216,7 +223,8 @@ function connectorOf(c: any, at: string, options: { clientSecrets: ClientSecretP
   if (c.environment !== undefined && (typeof c.environment !== 'string' || !c.environment)) problems.push(`${at}.environment must be a non-empty string`);
   return {
     clientId: c.clientId,
-    ...(options.clientSecrets === 'required' ? { clientSecret: c.clientSecret } : {}),
+    ...(options.clientSecrets === 'required' && typeof c.clientSecret === 'string' ? { clientSecret: c.clientSecret } : {}),
+    ...(jwks ? { jwks } : {}),
     organizationId: c.organizationId,
     name: c.name ?? c.clientId,
     scopes: Array.isArray(c.scopes) ? c.scopes : [],
@@ -224,4 +232,28 @@ function connectorOf(c: any, at: string, options: { clientSecrets: ClientSecretP
     status: c.status === 'inactive' ? 'inactive' : 'active',
     actorRoles: Array.isArray(c.actorRoles) ? c.actorRoles : [],
   };
+}
+
+/** Members of a JWK that only a private or symmetric key has: never in a registry of public keys. */
+const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
+
+/** A connector's `jwks` (public keys for private_key_jwt), checked key by key; undefined when absent or empty. */
+function publicKeysOf(value: unknown, at: string, problems: string[]): { keys: JWK[] } | undefined {
+  if (value === undefined) return undefined;
+  const keys = (value as { keys?: unknown })?.keys;
+  if (!Array.isArray(keys)) {
+    problems.push(`${at} must be a JWK Set: {"keys": [...]}`);
+    return undefined;
+  }
+  const kids = new Set<string>();
+  keys.forEach((k: any, i: number) => {
+    const where = `${at}.keys[${i}]`;
+    if (!k || typeof k !== 'object' || !['EC', 'RSA', 'OKP'].includes(k.kty)) problems.push(`${where} must be a public EC, RSA or OKP key`);
+    else if (PRIVATE_MEMBERS.some((m) => m in k)) problems.push(`${where} holds private key material (${PRIVATE_MEMBERS.filter((m) => m in k).join(', ')}): register the public key only`);
+    if (k?.kid !== undefined) {
+      if (typeof k.kid !== 'string' || kids.has(k.kid)) problems.push(`${where}.kid must be a string unique among the connector's keys`);
+      kids.add(k.kid);
+    }
+  });
+  return keys.length ? { keys } : undefined;
 }

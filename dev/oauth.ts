@@ -9,6 +9,10 @@ import { signDevToken } from '../core/auth';
 import { Problem, type ProblemCode } from '../domain/problems';
 import type { AppEnv } from '../api/context';
 import { publicOperation } from '../api/operations';
+import type { Ctx } from '../api/http';
+import { claimedClient, invalidClient, JWT_BEARER_ASSERTION, verifyClientAssertion } from '../core/client-assertion';
+import type { Connector } from '../core/registry';
+import { rememberAssertion } from '../read-model/client-assertions';
 
 export const oauth = new Hono<AppEnv>();
 
@@ -29,8 +33,10 @@ publicOperation(oauth, {
     summary: 'Obtain an access token (client credentials; development mode only)',
     description:
       'OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Authenticate the client with ' +
-      'either HTTP Basic (`client_secret_basic`) or `client_id` and `client_secret` in the form ' +
-      '(`client_secret_post`), never both. `scope` optionally narrows the token to a subset of the ' +
+      'exactly one of: HTTP Basic (`client_secret_basic`), `client_id` and `client_secret` in the form ' +
+      '(`client_secret_post`), or a client assertion signed with one of its registered keys ' +
+      '(`private_key_jwt`, RFC 7523: `client_assertion_type` and `client_assertion`; each assertion ' +
+      'is accepted once). `scope` optionally narrows the token to a subset of the ' +
       "client's scopes; without it the token carries all of them. Errors are problem documents that " +
       "also carry RFC 6749's `error` and `error_description`. Present only when the development " +
       'authorization server is on.',
@@ -54,13 +60,16 @@ publicOperation(oauth, {
       },
       '400': {
         description:
-          '`VALIDATION_FAILED` with `error` `invalid_request` (two client authentication methods), ' +
+          '`VALIDATION_FAILED` with `error` `invalid_request` (two client authentication methods, an ' +
+          'assertion without its type), ' +
           '`unsupported_grant_type` or `invalid_scope` (a scope the client is not allowed).',
         content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/OAuthProblem' } } },
       },
       '401': {
         description:
-          '`UNAUTHENTICATED` with `error` `invalid_client` (unknown client or wrong secret; sends ' +
+          '`UNAUTHENTICATED` with `error` `invalid_client` (unknown client or wrong secret; a client ' +
+          'assertion that is not valid, says why: its algorithm, signature, audience, lifetime, or a jti ' +
+          'used before; sends ' +
           '`WWW-Authenticate: Basic realm="pcx"`), or `CONNECTOR_INACTIVE` with `invalid_client` (the ' +
           'client or its organization is not active).',
         headers: {
@@ -102,10 +111,17 @@ publicOperation(oauth, {
   if (form.get('grant_type') !== 'client_credentials') {
     throw oauthError('VALIDATION_FAILED', 'unsupported_grant_type', 'only grant_type=client_credentials is supported');
   }
-  const connector = clientId ? services.registry.connector(clientId) : undefined;
-  // The registry demands a clientSecret of every connector while this server is on (core/registry.ts).
-  if (!connector || !clientSecret || !connector.clientSecret || !sameSecret(clientSecret, connector.clientSecret)) {
-    throw oauthError('UNAUTHENTICATED', 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="pcx"' });
+  const assertionType = form.get('client_assertion_type');
+  const assertion = form.get('client_assertion');
+  let connector: Connector | undefined;
+  if (assertionType !== null || assertion !== null) {
+    connector = await assertedConnector(c, { assertionType, assertion, clientId, basic: basic !== null || clientSecret !== undefined });
+  } else {
+    connector = clientId ? services.registry.connector(clientId) : undefined;
+    // The registry demands a clientSecret or keys of every connector while this server is on (core/registry.ts).
+    if (!connector || !clientSecret || !connector.clientSecret || !sameSecret(clientSecret, connector.clientSecret)) {
+      throw oauthError('UNAUTHENTICATED', 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="pcx"' });
+    }
   }
   if (connector.status !== 'active' || services.registry.organization(connector.organizationId)?.status !== 'active') {
     throw oauthError('CONNECTOR_INACTIVE', 'invalid_client', 'the client or its organization is not active');
@@ -139,3 +155,26 @@ publicOperation(oauth, {
     },
   },
 }, (c) => c.json({ keys: [c.get('services').devKey!.publicJwk] }));
+
+/**
+ * private_key_jwt (RFC 7523): the connector the assertion proves, verified against its registered
+ * public keys, its jti remembered across replicas (a replay is refused). One authentication method
+ * only: an assertion beside a secret or Basic credentials is refused.
+ */
+async function assertedConnector(c: Ctx, given: { assertionType: string | null; assertion: string | null; clientId: string | undefined; basic: boolean }): Promise<Connector> {
+  const { registry, config, db } = c.get('services');
+  if (given.basic) throw oauthError('VALIDATION_FAILED', 'invalid_request', 'use exactly one client authentication method');
+  if (given.assertionType !== JWT_BEARER_ASSERTION || !given.assertion) {
+    throw oauthError('VALIDATION_FAILED', 'invalid_request', `a client assertion needs client_assertion_type=${JWT_BEARER_ASSERTION} and client_assertion`);
+  }
+  const clientId = claimedClient(given.assertion);
+  if (!clientId || (given.clientId !== undefined && given.clientId !== clientId)) throw invalidClient('the client assertion does not name the client (sub), or names another than client_id');
+  const connector = registry.connector(clientId);
+  if (!connector?.jwks) throw invalidClient('unknown client, or a client without registered public keys');
+  const audiences = [`${config.publicBaseUrl}/oauth2/token`, config.auth.issuer];
+  const verified = await verifyClientAssertion(given.assertion, { clientId, keys: connector.jwks.keys, audiences, skewSeconds: config.auth.clockSkewSeconds });
+  if (!(await rememberAssertion(db, clientId, verified.jti, verified.exp + config.auth.clockSkewSeconds))) {
+    throw invalidClient('the client assertion was used before (its jti): sign a new one for every token request');
+  }
+  return connector;
+}

@@ -78,6 +78,16 @@ create table if not exists rate_counters (
   primary key (bucket, window_start)
 );
 
+-- The jti of every client assertion (private_key_jwt) the token endpoint accepted, until the
+-- assertion expires: the primary key makes a replay fail on every replica at once.
+create table if not exists client_assertion_jtis (
+  client_id text not null,
+  jti text not null,
+  expires_at timestamptz not null,
+  primary key (client_id, jti)
+);
+create index if not exists client_assertion_jtis_expiry on client_assertion_jtis (expires_at);
+
 -- Read models of the listings: CapacityOffer and LoadRequest share one shape. window_* is the
 -- availability window (offers) or pickup start to delivery end (requests); *_box are bounding
 -- boxes [minLon, minLat, maxLon, maxLat] of origin/pickup and destination/delivery areas.

@@ -2,8 +2,8 @@
 // a profile file only its owner reads, JSON on stdout and messages on stderr, exit codes by
 // problem category, a help text for every command.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { freshOrgs, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
 import { freePort, ROOT } from './stack';
@@ -120,3 +120,32 @@ test('every command has its --help', async () => {
     expect(help.stdout).toContain(`Usage: pcx ${command}`);
   }
 }, 120_000);
+
+test('pcx keys generate writes a private key only its owner reads and never overwrites it; login with a private key (private_key_jwt) works like a secret', async () => {
+  const dir = mkdtempSync(join(testEnv().dir, 'pcx-keys-'));
+  const own = { PCX_CONFIG_DIR: dir, NO_COLOR: '1' };
+  const file = join(dir, 'connector.key.json');
+  const generated = await pcx(['keys', 'generate', '--out', file], own);
+  expect(generated.code).toBe(0);
+  expect(statSync(file).mode & 0o777).toBe(0o600);
+  const printed = JSON.parse(generated.stdout);
+  expect(printed).toEqual(expect.objectContaining({ kty: 'EC', crv: 'P-256', alg: 'ES256', use: 'sig', kid: expect.any(String) }));
+  expect(printed.d).toBeUndefined();
+  expect(JSON.parse((await pcx(['keys', 'public', file], own)).stdout)).toEqual(printed);
+  expect((await pcx(['keys', 'generate', '--out', file], own)).code).toBe(2);
+  // The test registry's client-keys connector, with its registered key (test/stack.ts).
+  const keys = JSON.parse(readFileSync(join(dirname(testEnv().registry.connectorsFile), 'connector-keys.json'), 'utf8'));
+  const keyFile = join(dir, 'client-keys.json');
+  writeFileSync(keyFile, JSON.stringify(keys.es256), { mode: 0o600 });
+  const login = await pcx(['--base-url', testEnv().baseUrl, '-p', 'keys', 'login', '--client-id', 'client-keys', '--private-key', keyFile], own);
+  expect(login).toMatchObject({ code: 0 });
+  const profiles = readFileSync(join(dir, 'profiles.json'), 'utf8');
+  expect(profiles).toContain(keyFile);
+  expect(profiles).not.toContain(keys.es256.d); // the key stays in its file
+  expect((await pcx(['-p', 'keys', 'relationships', 'list'], own)).code).toBe(0);
+  // A key the connector does not have: refused at login, nothing kept.
+  const wrong = await pcx(['--base-url', testEnv().baseUrl, '-p', 'wrong', 'login', '--client-id', 'client-keys', '--private-key', file], own);
+  expect(wrong.code).not.toBe(0);
+  expect(wrong.stderr).toMatch(/no key of client-keys has the kid/);
+  expect(readFileSync(join(dir, 'profiles.json'), 'utf8')).not.toContain('"wrong"');
+});

@@ -3,10 +3,12 @@
 // PGlite smoke test; no mocks anywhere.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { appendFileSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { devServerArgs, temporalCli } from '../scripts/start';
 import type * as Sdk from '../sdk/src';
+import { generateConnectorKey, publicOf } from '../sdk/src/keys';
 
 export const ROOT = join(__dirname, '..');
 
@@ -127,6 +129,8 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
     'execution:update', 'outcomes:write', 'outcomes:review', 'connectors:manage',
   ];
   const sharing = all.filter((s) => s !== 'relationships:manage' && s !== 'connectors:manage');
+  const ed25519 = generateKeyPairSync('ed25519').privateKey.export({ format: 'jwk' });
+  const keys = { es256: generateConnectorKey().privateJwk, ed25519: { ...ed25519, kid: 'ed-1' }, other: generateConnectorKey().privateJwk };
   const organizations: any[] = [];
   const connectors: any[] = [];
   for (let i = 1; i <= TEST_ORGANIZATION_COUNT; i++) {
@@ -148,7 +152,11 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
     { organizationId: 'org-operator', clientId: 'client-operator', clientSecret: 'secret-o', scopes: ['exchange:admin', 'capacity:publish', 'capacity:read', 'loads:read'] },
     // A participant holding the admin scope is still no operator.
     { organizationId: 'org-special', clientId: 'client-pretender', clientSecret: 'secret-p', scopes: [...all, 'exchange:admin'] },
+    // private_key_jwt (test/client-assertions.test.ts): keys only, no secret; their private halves in connector-keys.json.
+    { organizationId: 'org-special', clientId: 'client-keys', scopes: all, jwks: { keys: [publicOf(keys.es256), publicOf(keys.ed25519)] } },
+    { organizationId: 'org-special', clientId: 'client-keys-other', scopes: all, jwks: { keys: [publicOf(keys.other)] } },
   );
+  writeFileSync(join(dir, 'connector-keys.json'), JSON.stringify(keys), { mode: 0o600 });
   mkdirSync(dir, { recursive: true });
   const organizationsFile = join(dir, 'organizations.json');
   const connectorsFile = join(dir, 'connectors.json');

@@ -14,6 +14,7 @@ import { OPERATIONS, RESOURCE_NAMES, type OperationInfo } from './generated/oper
 import { isProblem, PcxProblemError, problemError, problemOfStatus, type Problem } from './errors';
 import { ClientCredentials, createTransport, DEFAULT_RETRY, StaticToken, type RetryInfo, type RetryPolicy, type TokenSource } from './transport';
 import { FeedConsumer, type FeedOptions } from './feed';
+import type { PrivateJwk } from './keys';
 
 export const SDK_VERSION = '0.1.0';
 
@@ -23,6 +24,8 @@ export interface PcxClientOptions {
   /** Client credentials of a connector (the usual way); or `accessToken`. */
   clientId?: string;
   clientSecret?: string;
+  /** Instead of clientSecret: the connector's private key (a JWK), for private_key_jwt (sdk/src/keys.ts). */
+  privateKey?: PrivateJwk;
   /** Narrows the token to these scopes (space-separated), when given. */
   scope?: string;
   /** A token, or a function giving the current one (an interactive user's). */
@@ -139,9 +142,9 @@ export class PcxClient {
     const fetchImpl = options.fetch ?? globalThis.fetch;
     let tokens: TokenSource;
     if (options.accessToken !== undefined) tokens = new StaticToken(options.accessToken);
-    else if (options.clientId && options.clientSecret)
-      tokens = new ClientCredentials({ tokenUrl: `${this.baseUrl}/oauth2/token`, clientId: options.clientId, clientSecret: options.clientSecret, scope: options.scope, fetch: fetchImpl });
-    else throw new TypeError('PcxClient needs clientId and clientSecret, or accessToken');
+    else if (options.clientId && (options.clientSecret || options.privateKey))
+      tokens = new ClientCredentials({ tokenUrl: `${this.baseUrl}/oauth2/token`, clientId: options.clientId, ...(options.privateKey ? { privateKey: options.privateKey } : { clientSecret: options.clientSecret }), scope: options.scope, fetch: fetchImpl });
+    else throw new TypeError('PcxClient needs clientId and clientSecret (or privateKey), or accessToken');
     this.tokens = tokens;
     this.transport = createTransport({
       tokens,

@@ -25,6 +25,7 @@ export { waitFor, type WaitOptions } from './wait';
 export { readBody } from './transport';
 export { FeedConsumer, type FeedOptions, type FeedEvent, type CursorStore } from './feed';
 export { createWebhookReceiver, MemoryAppliedStore, WebhookVerificationError } from './webhooks';
+export { generateConnectorKey, publicOf, clientAssertion, thumbprint, algorithmOf, type PrivateJwk } from './keys';
 export type { WebhookEvent, AppliedStore, ReceiveResult, WebhookReceiver, WebhookReceiverOptions, WebhookHeaders } from './webhooks';
 export type { paths, components, operations } from './generated/openapi';
 export { OPERATIONS, type OperationInfo } from './generated/operations';

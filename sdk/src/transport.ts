@@ -9,6 +9,7 @@
 // token once.
 import { randomUUID } from 'node:crypto';
 import { PcxConnectionError, PcxTimeoutError, problemError, problemOfStatus, type Problem } from './errors';
+import { clientAssertion, type PrivateJwk } from './keys';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 4). */
@@ -39,13 +40,28 @@ export interface TokenSource {
   invalidate(): boolean;
 }
 
-/** OAuth 2.0 client credentials at `${baseUrl}/oauth2/token`: one request in flight, renewed before expiry. */
+/**
+ * OAuth 2.0 client credentials at `${baseUrl}/oauth2/token`: one request in flight, renewed before
+ * expiry. The client authenticates with its secret (client_secret_post) or, given its private key,
+ * with a new client assertion per request (private_key_jwt, RFC 7523; sdk/src/keys.ts).
+ */
 export class ClientCredentials implements TokenSource {
   private current: { token: string; renewAt: number } | undefined;
   private pending: Promise<string> | undefined;
   constructor(
-    private readonly opts: { tokenUrl: string; clientId: string; clientSecret: string; scope?: string; fetch: typeof fetch; now?: () => number },
-  ) {}
+    private readonly opts: { tokenUrl: string; clientId: string; clientSecret?: string; privateKey?: PrivateJwk; scope?: string; fetch: typeof fetch; now?: () => number },
+  ) {
+    if (!opts.clientSecret === !opts.privateKey) throw new TypeError('client credentials need a clientSecret or a privateKey, not both');
+  }
+
+  /** The client's authentication, made anew for every attempt (an assertion is accepted once). */
+  private authentication(): Record<string, string> {
+    if (this.opts.privateKey) {
+      const assertion = clientAssertion({ clientId: this.opts.clientId, tokenUrl: this.opts.tokenUrl, privateJwk: this.opts.privateKey, now: (this.opts.now ?? Date.now)() });
+      return { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion };
+    }
+    return { client_id: this.opts.clientId, client_secret: this.opts.clientSecret! };
+  }
 
   async token(): Promise<string> {
     const now = (this.opts.now ?? Date.now)();
@@ -60,11 +76,11 @@ export class ClientCredentials implements TokenSource {
   }
 
   private async request(): Promise<string> {
-    const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: this.opts.clientId, client_secret: this.opts.clientSecret });
-    if (this.opts.scope) form.set('scope', this.opts.scope);
     let lastError: unknown;
     for (let attempt = 0; attempt <= DEFAULT_RETRY.maxRetries; attempt++) {
       if (attempt > 0) await sleep(backoff(attempt - 1, DEFAULT_RETRY));
+      const form = new URLSearchParams({ grant_type: 'client_credentials', ...this.authentication() });
+      if (this.opts.scope) form.set('scope', this.opts.scope);
       let res: Response;
       try {
         res = await this.opts.fetch(this.opts.tokenUrl, { method: 'POST', body: form, signal: AbortSignal.timeout(15_000) });

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `pcx`: the broker from a shell, built on the SDK (sdk/README.md, `pcx --help`).
 import { Command, CommanderError, Option } from 'commander';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PcxClient, SDK_VERSION, type Collection } from '../client';
+import { generateConnectorKey, publicOf, type PrivateJwk } from '../keys';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { gatewayCommands } from './gateway';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
@@ -52,6 +54,7 @@ Examples:
 
   const cli = cliContext(program, io);
   loginCommands(program, cli);
+  keyCommands(program, cli);
   resourceCommands(program, cli);
   decisionCommands(program, cli);
   eventCommands(program, cli);
@@ -75,13 +78,13 @@ function cliContext(program: Command, io: Cli['io']): Cli {
   const client = (out: Output): PcxClient => {
     const { name, profile } = resolveProfile(globals().profile, io.env);
     const baseUrl = globals().baseUrl ?? profile.baseUrl;
-    if (!baseUrl || !profile.clientId || !profile.clientSecret) {
-      throw new UsageError(`no credentials for profile "${name}": run \`pcx login --profile ${name}\` or set PCX_BASE_URL, PCX_CLIENT_ID and PCX_CLIENT_SECRET`);
+    if (!baseUrl || !profile.clientId || !(profile.clientSecret || profile.privateKeyFile)) {
+      throw new UsageError(`no credentials for profile "${name}": run \`pcx login --profile ${name}\` or set PCX_BASE_URL, PCX_CLIENT_ID and PCX_CLIENT_SECRET (or PCX_PRIVATE_KEY_FILE)`);
     }
     return new PcxClient({
       baseUrl,
       clientId: profile.clientId,
-      clientSecret: profile.clientSecret,
+      ...(profile.privateKeyFile ? { privateKey: readPrivateKey(profile.privateKeyFile) } : { clientSecret: profile.clientSecret }),
       userAgent: `pcx/${SDK_VERSION}`,
       onRetry: (r) => out.progress(`retrying ${r.method} ${r.path} in ${r.delayMs} ms (${r.reason}, attempt ${r.attempt + 1})`),
     });
@@ -106,6 +109,51 @@ function cliContext(program: Command, io: Cli['io']): Cli {
   return { io, globals, client, run };
 }
 
+/** A private JWK from its file (`pcx keys generate` writes one), or a usage error saying what is wrong with it. */
+function readPrivateKey(file: string): PrivateJwk {
+  let jwk: PrivateJwk;
+  try {
+    jwk = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read the private key ${file}: ${(err as Error).message}`);
+  }
+  if (!jwk || typeof jwk !== 'object' || typeof jwk.d !== 'string') throw new UsageError(`${file} is not a private JWK (no "d"): give the file \`pcx keys generate\` wrote`);
+  return jwk;
+}
+
+/** pcx keys: a connector's key pair for private_key_jwt. */
+function keyCommands(program: Command, cli: Cli): void {
+  const { io, run } = cli;
+  const keys = program.command('keys').description("a connector's key pair for private_key_jwt (no shared secret)");
+  keys
+    .command('generate')
+    .description('make a P-256 key pair: the private JWK into FILE (mode 600, never overwritten), the public JWK printed, to register for the connector')
+    .requiredOption('--out <file>', 'where the private key goes')
+    .action(
+      run(async (out, opts: { out: string }) => {
+        const file = resolve(opts.out);
+        if (existsSync(file)) throw new UsageError(`${file} exists: a private key is never overwritten; choose another file`);
+        const { privateJwk, publicJwk } = generateConnectorKey();
+        mkdirSync(dirname(file), { recursive: true });
+        writeFileSync(file, `${JSON.stringify(privateJwk, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+        if (out.json) out.data({ privateKeyFile: file, publicJwk });
+        else {
+          out.message(`private key written to ${file} (keep it; the broker never sees it); the public key to register, as {"keys": [...]} of the connector's jwks:`);
+          io.out.write(`${JSON.stringify(publicJwk, null, 2)}\n`);
+        }
+      }),
+    );
+  keys
+    .command('public')
+    .description('print the public JWK of a private key file (to register it again, or check it)')
+    .argument('<file>', 'the private key file')
+    .action(
+      run(async (out, file: string) => {
+        out.data(publicOf(readPrivateKey(resolve(file))));
+      }),
+    );
+}
+
 /** pcx login and pcx profiles. */
 function loginCommands(program: Command, cli: Cli): void {
   const { io, globals, run } = cli;
@@ -114,18 +162,22 @@ function loginCommands(program: Command, cli: Cli): void {
     .description('store a profile: the broker URL and a connector\'s client credentials, checked against the broker')
     .requiredOption('--client-id <id>', 'the connector\'s client id')
     .option('--client-secret-stdin', 'read the client secret from stdin (else PCX_CLIENT_SECRET, else a prompt)')
+    .option('--private-key <file>', "authenticate with the connector's private key instead of a secret (private_key_jwt; `pcx keys generate`): the profile names the file")
     .option('--default', 'make this profile the default')
     .action(
-      run(async (out, opts: { clientId: string; clientSecretStdin?: boolean; default?: boolean }) => {
+      run(async (out, opts: { clientId: string; clientSecretStdin?: boolean; privateKey?: string; default?: boolean }) => {
         const baseUrl = globals().baseUrl ?? io.env.PCX_BASE_URL;
         if (!baseUrl) throw new UsageError('--base-url (or PCX_BASE_URL) is required to log in');
-        const secret = opts.clientSecretStdin ? (await readStdin()).trim() : io.env.PCX_CLIENT_SECRET ?? (await prompt(`client secret for ${opts.clientId}: `));
-        if (!secret) throw new UsageError('no client secret given');
+        if (opts.privateKey && opts.clientSecretStdin) throw new UsageError('--private-key and --client-secret-stdin: one way to authenticate, not both');
+        const keyFile = opts.privateKey ? resolve(opts.privateKey) : undefined;
+        const secret = keyFile ? undefined : opts.clientSecretStdin ? (await readStdin()).trim() : io.env.PCX_CLIENT_SECRET ?? (await prompt(`client secret for ${opts.clientId}: `));
+        if (!keyFile && !secret) throw new UsageError('no client secret given');
         const name = globals().profile ?? io.env.PCX_PROFILE ?? 'default';
+        const credentials = keyFile ? { privateKeyFile: keyFile } : { clientSecret: secret };
         // The credentials must work before they are kept.
-        await new PcxClient({ baseUrl, clientId: opts.clientId, clientSecret: secret }).request('GET', '/events', { query: { limit: 1 } });
+        await new PcxClient({ baseUrl, clientId: opts.clientId, ...(keyFile ? { privateKey: readPrivateKey(keyFile) } : { clientSecret: secret }) }).request('GET', '/events', { query: { limit: 1 } });
         const file = readProfiles(io.env);
-        file.profiles[name] = { baseUrl, clientId: opts.clientId, clientSecret: secret };
+        file.profiles[name] = { baseUrl, clientId: opts.clientId, ...credentials };
         if (opts.default || !file.default) file.default = name;
         const path = writeProfiles(file, io.env);
         if (out.json) out.data({ profile: name, baseUrl, clientId: opts.clientId, file: path });

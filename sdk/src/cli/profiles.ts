@@ -8,7 +8,9 @@ import { dirname, join } from 'node:path';
 export interface Profile {
   baseUrl: string;
   clientId: string;
-  clientSecret: string;
+  /** A client secret, or instead the file of the connector's private key (private_key_jwt; `pcx keys generate`): the key stays in its file. */
+  clientSecret?: string;
+  privateKeyFile?: string;
 }
 
 export interface ProfileFile {
@@ -55,7 +57,8 @@ export function resolveProfile(name: string | undefined, env: NodeJS.ProcessEnv 
       ...stored,
       ...(env.PCX_BASE_URL ? { baseUrl: env.PCX_BASE_URL } : {}),
       ...(env.PCX_CLIENT_ID ? { clientId: env.PCX_CLIENT_ID } : {}),
-      ...(env.PCX_CLIENT_SECRET ? { clientSecret: env.PCX_CLIENT_SECRET } : {}),
+      ...(env.PCX_CLIENT_SECRET ? { clientSecret: env.PCX_CLIENT_SECRET, privateKeyFile: undefined } : {}),
+      ...(env.PCX_PRIVATE_KEY_FILE ? { privateKeyFile: env.PCX_PRIVATE_KEY_FILE, clientSecret: undefined } : {}),
     },
   };
 }
