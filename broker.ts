@@ -18,6 +18,7 @@ import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
 import { purgeExpiredAssertions } from './read-model/client-assertions';
+import { managedConnectors, type ManagedConnectors } from './read-model/connectors';
 import { createWorker } from './worker';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 
@@ -62,9 +63,13 @@ export async function startBroker(config: Config) {
 
   let server: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
+  let managed: ManagedConnectors | undefined;
   if (config.role !== 'worker') {
     const registry = loadRegistry(config);
     for (const warning of registry.warnings) log.warn(warning);
+    // Connectors managed through the API (domain/connector.ts), beside the file's: fresh within a second on every replica.
+    managed = await managedConnectors(db, { onError: (err) => log.warn({ error: String(err) }, 'managed connectors could not be refreshed') });
+    registry.useManaged(managed);
     const schemas = new SchemaRegistry(config.schemaBase);
     const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
@@ -95,6 +100,7 @@ export async function startBroker(config: Config) {
   return {
     async stop() {
       cluster.stop();
+      managed?.stop();
       if (housekeeping) clearInterval(housekeeping);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       await watcher?.stop();

@@ -50,6 +50,11 @@ function connectorPrincipal(services: Services, claims: TokenClaims): Principal 
   if (claims.org_id !== connector.organizationId) {
     throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the connector is bound to');
   }
+  // A managed connector's token is good while the credential it was issued to is (revoked or
+  // expired: refused at once, whatever the token's own expiry).
+  if (connector.managed && typeof claims.cred === 'string' && !connector.managed.credentialValid(claims.cred)) {
+    throw new Problem('CREDENTIAL_INVALID', 'the credential this token was issued to was revoked or has expired: get a token with a valid one');
+  }
   const organization = activeOrganization(services, connector.organizationId, 'connector');
   // The token cannot grant more than the registry allows the connector (tokens outlive edits).
   const scopes = new Set([...parseScopeClaim(claims.scope)].filter((s) => connector.scopes.includes(s)));

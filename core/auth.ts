@@ -26,6 +26,8 @@ export interface TokenClaims extends JWTPayload {
   org_id?: string;
   /** An interactive user's token: the OIDC client it was issued to (RFC 9068). */
   client_id?: string;
+  /** The credential (a managed connector's key id) the token was issued to (dev/oauth.ts). */
+  cred?: string;
   /** Whose token: a connector's (the authorization server's) or a user's (the users' identity provider). */
   kind: 'connector' | 'user';
 }
@@ -68,10 +70,12 @@ export async function loadDevSigningKey(dataDir: string): Promise<DevSigningKey>
 export async function signDevToken(
   key: DevSigningKey,
   config: Config,
-  claims: { sub: string; org_id: string; scope: string },
+  claims: { sub: string; org_id: string; scope: string; cred?: string },
 ): Promise<string> {
   const privateKey = await importJWK(key.privateJwk, ALG);
-  return new SignJWT({ scope: claims.scope, org_id: claims.org_id })
+  // cred: the credential (a managed connector's key id) the token was issued to; gate 2 refuses
+  // the token once that credential is revoked or has expired.
+  return new SignJWT({ scope: claims.scope, org_id: claims.org_id, ...(claims.cred ? { cred: claims.cred } : {}) })
     .setProtectedHeader({ alg: ALG, kid: key.privateJwk.kid, typ: 'at+jwt' })
     .setIssuer(config.auth.issuer)
     .setAudience(config.auth.audience)

@@ -28,8 +28,11 @@ export interface Connector {
   /**
    * The public keys of its private_key_jwt credentials (RFC 7591's `jwks` client metadata): the
    * broker's token endpoint accepts a client assertion signed by one of them (core/client-assertion.ts).
+   * For a managed connector, the keys of its credentials that are valid now.
    */
   jwks?: { keys: JWK[] };
+  /** A managed connector (domain/connector.ts), not one of the file: whether a credential (a kid) is valid now. */
+  managed?: { credentialValid(credentialId: string): boolean };
   organizationId: string;
   name: string;
   scopes: string[];
@@ -113,8 +116,29 @@ export class Registry {
     return this.organizations.get(id);
   }
 
-  connector(clientId: string): Connector | undefined {
-    return this.connectors.get(clientId);
+  /**
+   * A connector by client id: of the connectors file, else a managed one (the read model's, as
+   * the last refresh saw it: useManaged). `fileOnly`: the file's alone.
+   */
+  connector(clientId: string, options: { fileOnly?: boolean } = {}): Connector | undefined {
+    return this.connectors.get(clientId) ?? (options.fileOnly ? undefined : this.managed?.(clientId));
+  }
+
+  private managed: ((clientId: string) => Connector | undefined) | undefined;
+  private refreshManaged: (() => Promise<void>) | undefined;
+
+  /** Where managed connectors are looked up (read-model/connectors.ts keeps them fresh), and how to read them now. */
+  useManaged(source: { lookup(clientId: string): Connector | undefined; refresh(): Promise<void> }): void {
+    this.managed = source.lookup;
+    this.refreshManaged = source.refresh;
+  }
+
+  /**
+   * The managed connectors as the read model holds them this moment: the token endpoint asks
+   * before it decides, so a key added or revoked a moment ago counts at once (a cheap query).
+   */
+  async refresh(): Promise<void> {
+    await this.refreshManaged?.();
   }
 
   user(userId: string): User | undefined {

@@ -111,11 +111,14 @@ publicOperation(oauth, {
   if (form.get('grant_type') !== 'client_credentials') {
     throw oauthError('VALIDATION_FAILED', 'unsupported_grant_type', 'only grant_type=client_credentials is supported');
   }
+  // Managed connectors as they are now (a key added or revoked a moment ago counts).
+  await services.registry.refresh();
   const assertionType = form.get('client_assertion_type');
   const assertion = form.get('client_assertion');
   let connector: Connector | undefined;
+  let credential: string | undefined;
   if (assertionType !== null || assertion !== null) {
-    connector = await assertedConnector(c, { assertionType, assertion, clientId, basic: basic !== null || clientSecret !== undefined });
+    ({ connector, credential } = await assertedConnector(c, { assertionType, assertion, clientId, basic: basic !== null || clientSecret !== undefined }));
   } else {
     connector = clientId ? services.registry.connector(clientId) : undefined;
     // The registry demands a clientSecret or keys of every connector while this server is on (core/registry.ts).
@@ -135,7 +138,7 @@ publicOperation(oauth, {
     scopes = [...new Set(wanted)];
   }
   const scope = scopes.join(' ');
-  const token = await signDevToken(services.devKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope });
+  const token = await signDevToken(services.devKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope, ...(credential ? { cred: credential } : {}) });
   c.header('cache-control', 'no-store');
   return c.json({ access_token: token, token_type: 'Bearer', expires_in: services.config.auth.tokenTtlSeconds, scope });
 });
@@ -161,7 +164,7 @@ publicOperation(oauth, {
  * public keys, its jti remembered across replicas (a replay is refused). One authentication method
  * only: an assertion beside a secret or Basic credentials is refused.
  */
-async function assertedConnector(c: Ctx, given: { assertionType: string | null; assertion: string | null; clientId: string | undefined; basic: boolean }): Promise<Connector> {
+async function assertedConnector(c: Ctx, given: { assertionType: string | null; assertion: string | null; clientId: string | undefined; basic: boolean }): Promise<{ connector: Connector; credential?: string }> {
   const { registry, config, db } = c.get('services');
   if (given.basic) throw oauthError('VALIDATION_FAILED', 'invalid_request', 'use exactly one client authentication method');
   if (given.assertionType !== JWT_BEARER_ASSERTION || !given.assertion) {
@@ -176,5 +179,6 @@ async function assertedConnector(c: Ctx, given: { assertionType: string | null; 
   if (!(await rememberAssertion(db, clientId, verified.jti, verified.exp + config.auth.clockSkewSeconds))) {
     throw invalidClient('the client assertion was used before (its jti): sign a new one for every token request');
   }
-  return connector;
+  // A managed connector's token names the credential (its kid) that proved it, for gate 2.
+  return { connector, ...(connector.managed && verified.kid ? { credential: verified.kid } : {}) };
 }

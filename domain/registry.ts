@@ -9,6 +9,7 @@ import { transportTender } from './transport-tender';
 import { transportCommitment } from './transport-commitment';
 import { executionHandover } from './execution-handover';
 import { executionReference } from './execution-reference';
+import { connector } from './connector';
 import type { Resource } from './resource';
 
 export const RESOURCES: readonly Resource<any, any>[] = [
@@ -20,6 +21,7 @@ export const RESOURCES: readonly Resource<any, any>[] = [
   transportCommitment,
   executionHandover,
   executionReference,
+  connector,
 ];
 
 const byKind = new Map(RESOURCES.map((r) => [r.kind, r]));

@@ -5,6 +5,7 @@ import { decide, get, market, waitFor, waitProposals } from './matching-fixtures
 import { acceptedMatch, DAY, issuedTender, tenderCommand } from './tenders.fixtures';
 import { iso } from './listing-fixtures';
 import { commitment as activeCommitment, handoverBody } from './execution-handovers.fixtures';
+import { generateConnectorKey } from '../sdk/src/keys';
 
 type Probe = (c: Connector, id: string, version: number) => Promise<Reply>;
 
@@ -251,6 +252,42 @@ describe('webhook subscriptions', () => {
       expect((await other.get('/webhook-subscriptions?limit=200')).body.items).toEqual([]);
     }
     expect((await owner.get(`/webhook-subscriptions/${id}`)).body.resourceVersion).toBe(1);
+  });
+});
+
+describe('connectors', () => {
+  test("are invisible and untouchable for another organization's admin, even a partner's, on every endpoint; their events reach the owner alone", async () => {
+    const [owner, partner, outsider] = await Promise.all(freshOrgs(3).map((o) => Connector.of(o)));
+    await createRelationship(owner, partner);
+    const key = generateConnectorKey();
+    const created = await owner.post('/connectors', { clientId: `iso-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`, scopes: ['capacity:read'], publicJwk: key.publicJwk });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    for (const other of [partner, outsider]) {
+      const probes: Record<string, () => Promise<Reply>> = {
+        'GET /connectors/{id}': () => other.get(`/connectors/${id}`),
+        'PATCH /connectors/{id}': () => other.patch(`/connectors/${id}`, { name: 'mine now' }, { 'if-match': '"1"' }),
+        ...Object.fromEntries(
+          (
+            [
+              ['disable', { reason: 'probe' }],
+              ['enable', {}],
+              ['retire', { reason: 'probe' }],
+              ['credentials', { publicJwk: generateConnectorKey().publicJwk }],
+              ['credentials/roll', { credentialId: key.publicJwk.kid, publicJwk: generateConnectorKey().publicJwk, oldExpiresAt: iso(DAY) }],
+              ['credentials/revoke', { credentialId: key.publicJwk.kid, reason: 'probe' }],
+            ] as const
+          ).map(([path, body]) => [`POST /connectors/{id}/${path}`, () => other.command(`/connectors/${id}/${path}`, 1, body)]),
+        ),
+      };
+      for (const [name, probe] of Object.entries(probes)) {
+        const reply = await probe();
+        if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to another organization`);
+      }
+      expect((await other.get('/connectors?limit=200')).body.items).toEqual([]);
+      expect((await other.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `connectors/${id}`)).toEqual([]);
+    }
+    expect((await owner.get(`/connectors/${id}`)).body.resourceVersion).toBe(1);
   });
 });
 

@@ -486,6 +486,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/execution-handovers': ['status', 'commitment', 'cursor', 'limit'],
   '/execution-references': ['status', 'proposal', 'cursor', 'limit'],
   '/execution-outcomes': ['executionReferenceId'],
+  '/connectors': ['status', 'cursor', 'limit'],
   '/events': ['cursor', 'limit'],
   '/webhook-subscriptions': ['cursor', 'limit'],
   '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],

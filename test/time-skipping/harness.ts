@@ -33,6 +33,7 @@ import type { Db } from '../../core/db';
 import { openReadModel } from '../../read-model/database';
 import { createLogger } from '../../core/log';
 import { clientSecretPolicy, Registry } from '../../core/registry';
+import { managedConnectors } from '../../read-model/connectors';
 import { SchemaRegistry } from '../../core/schemas';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { Entities } from '../../core/entities';
@@ -200,12 +201,16 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const keepAhead = (serverMs: number) => clock.atLeast(serverMs + CLOCK_LEAD_MS);
   keepAhead(await env.currentTimeMs());
   const devKey = await loadDevSigningKey(config.dataDir);
+  // The file's connectors and the managed ones (domain/connector.ts), as the broker reads them.
+  const brokerRegistry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
+  const managed = await managedConnectors(db);
+  brokerRegistry.useManaged(managed);
   const app = createApp({
     config,
     db,
     temporal: client,
     entities: new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
-    registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config)),
+    registry: brokerRegistry,
     schemas: new SchemaRegistry(config.schemaBase),
     verifyToken: createTokenVerifier(config, devKey),
     devKey,
@@ -252,6 +257,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       }
     },
     async stop() {
+      managed.stop();
       await watcher.stop();
       worker.shutdown();
       await running.catch(() => undefined);

@@ -8,6 +8,7 @@ import { capacityOffer } from '../../domain/capacity-offer';
 import type { EntityInput } from '../../domain/resource';
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
 import { startHarness, type Harness, type Party } from './harness';
+import { clientAssertion, generateConnectorKey } from '../../sdk/src/keys';
 
 const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
 
@@ -71,7 +72,8 @@ describe('listings', () => {
     expect(await status(owner, `/capacity-offers/${offer.id}`)).toBe('published');
     await h.skip('2 minutes');
     await untilStatus(owner, `/capacity-offers/${offer.id}`, 'expired');
-    expect(await owner.eventTypes()).toContain('pcx.capacity-offer.expired.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    await h.until('the feed to say pcx.capacity-offer.expired.v1', async () => (await owner.eventTypes()).includes('pcx.capacity-offer.expired.v1'));
     expect(await status(other, `/load-requests/${request.id}`)).toBe('published');
 
     await h.skipTo(request.expiresAt, { before: '1 minute' });
@@ -80,7 +82,8 @@ describe('listings', () => {
     await untilStatus(other, `/load-requests/${request.id}`, 'expired');
     const expired = (await other.get(`/load-requests/${request.id}`)).body;
     expect(Date.parse(expired.updatedAt)).toBeGreaterThanOrEqual(Date.parse(request.expiresAt));
-    expect(await other.eventTypes()).toContain('pcx.load-request.expired.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    await h.until('the feed to say pcx.load-request.expired.v1', async () => (await other.eventTypes()).includes('pcx.load-request.expired.v1'));
     // An expired listing takes no command.
     expect((await other.command(`/load-requests/${request.id}/withdraw`, expired.resourceVersion, { reason: 'late' })).status).toBe(422);
   });
@@ -106,7 +109,8 @@ describe('partner relationships', () => {
     const ended = (await carrier.get(`/partner-relationships/${relationship.id}`)).body;
     expect(ended.terminationReasons ?? ended.statusReasons ?? JSON.stringify(ended)).toBeDefined();
     expect(JSON.stringify(ended)).toMatch(/effectiveUntil has passed/);
-    for (const party of [carrier, shipper]) expect(await party.eventTypes()).toContain('pcx.partner-relationship.terminated.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    for (const party of [carrier, shipper]) await h.until('the feed to say pcx.partner-relationship.terminated.v1', async () => (await party.eventTypes()).includes('pcx.partner-relationship.terminated.v1'));
     expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
     expect((await shipper.get('/capacity-offers')).body.items.map((o: any) => o.id)).not.toContain(offer.id);
     // The offer itself is still the carrier's, published, until its own expiresAt.
@@ -141,7 +145,8 @@ describe('a relationship accepted before its effectiveFrom', () => {
     await h.until('the broker proposed the pair', async () => (await proposals()).length === 1);
     const [proposal] = await proposals();
     expect(proposal).toMatchObject({ capacityOfferId: offer.id, loadRequestId: request.id, status: 'open' });
-    expect(await carrier.eventTypes()).toContain('pcx.match-proposal.created.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    await h.until('the feed to say pcx.match-proposal.created.v1', async () => (await carrier.eventTypes()).includes('pcx.match-proposal.created.v1'));
   });
 });
 
@@ -166,7 +171,8 @@ describe('match proposals', () => {
     await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'published');
     expect((await carrier.get(`/capacity-offers/${offer.id}`)).body.allocations).toEqual([]);
     expect((await shipper.get(`/load-requests/${request.id}`)).body.openProposalIds).toEqual([]);
-    for (const party of [carrier, shipper]) expect(await party.eventTypes()).toContain('pcx.match-proposal.expired.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    for (const party of [carrier, shipper]) await h.until('the feed to say pcx.match-proposal.expired.v1', async () => (await party.eventTypes()).includes('pcx.match-proposal.expired.v1'));
   });
 
   test('accepted a minute before validUntil: later expiries (the proposal\u2019s, the offer\u2019s, the request\u2019s) never overwrite the committed match', async () => {
@@ -227,7 +233,8 @@ describe('a relationship ending while a proposal is open', () => {
     await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'published');
     expect((await carrier.get(`/capacity-offers/${offer.id}`)).body.allocations).toEqual([]);
     expect((await shipper.get(`/capacity-offers/${offer.id}`)).status).toBe(404);
-    for (const party of [carrier, shipper]) expect(await party.eventTypes()).toContain('pcx.match-proposal.withdrawn.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    for (const party of [carrier, shipper]) await h.until('the feed to say pcx.match-proposal.withdrawn.v1', async () => (await party.eventTypes()).includes('pcx.match-proposal.withdrawn.v1'));
   });
 
   test('suspending the relationship withdraws its open proposal at once', async () => {
@@ -288,7 +295,8 @@ describe('transport tenders', () => {
     expect(expired.revisions).toHaveLength(2);
     const late = await issuer.command(`/transport-tenders/${tender.id}/decisions`, expired.resourceVersion, { decision: 'accept', revision: 2 });
     expect(late.status).toBe(422);
-    for (const party of [issuer, executor]) expect(await party.eventTypes()).toContain('pcx.transport-tender.expired.v1');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    for (const party of [issuer, executor]) await h.until('the feed to say pcx.transport-tender.expired.v1', async () => (await party.eventTypes()).includes('pcx.transport-tender.expired.v1'));
   });
 
   test('accepted a minute before expiresAt: the expiry does not overwrite the acceptance', async () => {
@@ -324,5 +332,32 @@ describe('entity workflows', () => {
     await h.until('the empty workflow completed', async () => (await handle.describe()).status.name === 'COMPLETED');
     expect(await handle.result()).toBeUndefined();
     expect((await h.db.query('select 1 from capacity_offers where id = $1', [id])).rows).toEqual([]);
+  });
+});
+
+describe('connector credentials', () => {
+  test('a key rolled with a 30-day overlap gets tokens until that second and not after; the timer marks it expired', async () => {
+    const [admin] = h.parties(1);
+    const first = generateConnectorKey();
+    const second = generateConnectorKey();
+    const clientId = `ts-roll-${Date.now().toString(36)}`;
+    const tokenUrl = `${h.config.publicBaseUrl}/oauth2/token`;
+    const token = async (privateJwk: typeof first.privateJwk) => {
+      const body = new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk }) });
+      return (await h.app.request('/oauth2/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: body.toString() })).status;
+    };
+    const created = (await admin.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: first.publicJwk })).body;
+    const oldExpiresAt = await h.at('30 days');
+    const rolled = await admin.command(`/connectors/${created.id}/credentials/roll`, created.resourceVersion, { credentialId: first.publicJwk.kid, publicJwk: second.publicJwk, oldExpiresAt });
+    expect(rolled.status).toBe(200);
+
+    await h.skipTo(oldExpiresAt, { before: '1 minute' });
+    expect(await token(first.privateJwk)).toBe(200);
+    await h.skip('2 minutes');
+    expect(await token(first.privateJwk)).toBe(401);
+    expect(await token(second.privateJwk)).toBe(200);
+    await h.until('the timer marked it expired', async () => (await admin.get(`/connectors/${created.id}`)).body.credentials[0].status === 'expired');
+    // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
+    await h.until('the feed to say pcx.connector.credential-expired.v1', async () => (await admin.eventTypes()).includes('pcx.connector.credential-expired.v1'));
   });
 });

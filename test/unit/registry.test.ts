@@ -30,13 +30,18 @@ test('the policy follows the configuration: required with DEV_AUTH, refused in p
   expect(clientSecretPolicy(loadConfig({ DEV_AUTH: 'false', AUTH_JWKS_URL: 'https://idp.example/jwks' }))).toBe('ignored');
 });
 
-test('with the development authorization server every connector needs a clientSecret', () => {
+test('with the development authorization server every connector needs a clientSecret or public keys', () => {
   const demo = Registry.load(ORGANIZATIONS, DEMO_CLIENTS, 'sandbox', 'required');
   expect(demo.connector('alpine-tms')!.clientSecret).toBe('alpine-demo-secret');
   expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry()]), 'sandbox', 'required')).toThrow(
-    /\[0\]\.clientSecret is required while the development authorization server \(DEV_AUTH\) is on/,
+    /\[0\] needs a clientSecret or public keys \(jwks\) while the development authorization server \(DEV_AUTH\) is on/,
   );
-  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ clientSecret: '' })]), 'sandbox', 'required')).toThrow(/clientSecret is required/);
+  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ clientSecret: '' })]), 'sandbox', 'required')).toThrow(/needs a clientSecret or public keys/);
+  // Public keys only: loaded; private key material or a symmetric key: refused with the place.
+  const publicKey = { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: 'k1' };
+  expect(Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [publicKey] } })]), 'sandbox', 'required').connector('alpine-tms')?.jwks?.keys).toEqual([publicKey]);
+  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [{ ...publicKey, d: 'secret' }] } })]), 'sandbox', 'required')).toThrow(/\[0\]\.jwks\.keys\[0\] holds private key material \(d\)/);
+  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [{ kty: 'oct', k: 'abc' }] } })]), 'sandbox', 'required')).toThrow(/must be a public EC, RSA or OKP key/);
 });
 
 test('in production a connectors file carrying a clientSecret is refused, naming the entry', () => {

@@ -46,5 +46,6 @@ describe('event-type filter', () => {
 test('a connector receives the kinds its scopes read, and its subscriptions\' own events with connectors:manage', () => {
   expect(deliverableKinds(['capacity:read'])).toEqual(['capacity-offer']);
   expect(deliverableKinds(['capacity:publish'])).toEqual([]);
-  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'webhook-subscription']);
+  // connectors:manage reads the organization's connectors too (their admins' events).
+  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'connector', 'webhook-subscription']);
 });

@@ -63,7 +63,9 @@ export async function runConnectorProfile(profile: ConnectorProfile, options: Co
   await counterpart.setUp();
   const scenarioFile = join(mkdtempSync(join(tmpdir(), 'pcx-scenario-')), 'scenario.json');
   writeFileSync(scenarioFile, JSON.stringify(scenario, null, 2));
-  const baseline = (await records(0)).after as number;
+  // The record's end as the run starts: every page read (a busy connector's record holds more than one).
+  let baseline = 0;
+  for (let page = await records(0); page.items.length; page = await records(baseline)) baseline = page.after as number;
 
   // Every profile: the connector's first POST is answered 503, Retry-After 1 s (CX-1, CX-2).
   const fault = (body: Record<string, unknown>) => must(operator.post('/sandbox/faults', { clientId: options.connectorClientId, count: 1, retryAfterSeconds: 1, method: 'POST', ...body }), 200, 'set a fault');

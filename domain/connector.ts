@@ -1,0 +1,304 @@
+// Connector: a machine client of one organization, managed by that organization's admin (a
+// connector or user with `connectors:manage`) instead of a file and a restart (issue 29). It is
+// bound to exactly one organization and one environment (specification, Authentication); its
+// scopes stay within the organization's ceiling; its credentials are public keys for
+// private_key_jwt (core/client-assertion.ts), each active until revoked or until the expiry an
+// admin set when rolling it to a new key (the overlap in which both work). The entity's timer ends
+// each overlap at its second. Gate 2 reads connectors from the read model (core/registry.ts).
+//
+// status    how it gets there
+// active    created; or enabled again
+// disabled  disable (its tokens are refused at once; enable brings it back)
+// retired   retire: for good; its client id is never given again (terminal)
+//
+// A credential: active -> expired (its expiresAt passed) | revoked (revokeCredential).
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
+import { defineResource } from './resource';
+
+export type ConnectorStatus = 'active' | 'disabled' | 'retired';
+export type CredentialStatus = 'active' | 'expired' | 'revoked';
+
+/** A public JWK as registered (never private members: the API refuses them). */
+export interface PublicJwk {
+  kty: 'EC' | 'RSA' | 'OKP';
+  kid: string;
+  alg?: string;
+  use?: string;
+  crv?: string;
+  x?: string;
+  y?: string;
+  n?: string;
+  e?: string;
+}
+
+export interface Credential {
+  credentialId: string;
+  kind: 'privateKeyJwt';
+  publicJwk: PublicJwk;
+  status: CredentialStatus;
+  createdAt: string;
+  createdBy: { organizationId: string; clientId?: string; userId?: string };
+  /** Set when rolled (the end of the overlap) or at creation: the credential stops working then. */
+  expiresAt?: string;
+  expiredAt?: string;
+  revokedAt?: string;
+  revocation?: { reason: string; organizationId: string; clientId?: string; userId?: string };
+  /** The credential that replaced it (rollCredential). */
+  replacedBy?: string;
+}
+
+export interface Connector extends Envelope {
+  status: ConnectorStatus;
+  /** The OAuth client id: the `sub` of its tokens, unique in the exchange for good (the resource id derives from it). */
+  clientId: string;
+  organizationId: string;
+  name: string;
+  environment: string;
+  scopes: string[];
+  /** Actor roles for decision policies (gate 10), as in the connectors file. */
+  actorRoles: string[];
+  credentials: Credential[];
+  disabledAt?: string;
+  retiredAt?: string;
+  /** Why it was last disabled or retired, and by whom. */
+  statusReason?: { reason: string; organizationId: string; clientId?: string; userId?: string; at: string };
+}
+
+export const KIND = 'connector';
+
+/** At most this many credentials are active at once (a key and its successor, and a spare). */
+export const MAX_ACTIVE_CREDENTIALS = 5;
+/** The longest overlap a roll may leave the old credential working. */
+export const MAX_OVERLAP_DAYS = 90;
+
+/** What the API looked up for the machine: the organization's scope ceiling and the broker's environment. */
+export interface ConnectorContext {
+  scopeCeiling: readonly string[];
+  environment: string;
+}
+
+export interface CreatePayload {
+  clientId: string;
+  name: string;
+  scopes: string[];
+  actorRoles?: string[];
+  /** The first credential, optional (a connector may get its key later). */
+  publicJwk?: PublicJwk;
+  expiresAt?: string;
+}
+
+const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{2,63}$/;
+const ROLE = /^[a-z][a-zA-Z0-9-]{0,39}$/;
+
+const event = (c: Connector, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [c.organizationId] });
+const actorOf = (command: Command) => ({ organizationId: command.actor.organizationId ?? '', ...(command.actor.clientId ? { clientId: command.actor.clientId } : {}), ...(command.actor.userId ? { userId: command.actor.userId } : {}) });
+
+/** Only the organization's own admins (and the broker) manage its connectors. */
+function requireOwner(c: Connector, command: Command): void {
+  if (isBroker(command.actor)) return;
+  if (command.actor.organizationId !== c.organizationId) refuse('ACTOR_NOT_PERMITTED', "only the connector's organization manages it");
+}
+
+function requireLive(c: Connector, command: string): void {
+  if (c.status === 'retired') refuse('INVALID_STATE_TRANSITION', `a retired connector cannot ${command}`, { currentState: c.status });
+}
+
+function checkScopes(scopes: unknown, ceiling: readonly string[], pointer: string): string[] {
+  if (!Array.isArray(scopes) || scopes.some((s) => typeof s !== 'string')) refuse('VALIDATION_FAILED', 'scopes must be an array of scopes', { errors: [{ pointer, message: 'must be an array of strings' }] });
+  const above = (scopes as string[]).filter((s) => !ceiling.includes(s));
+  if (above.length) refuse('SCOPE_ABOVE_CEILING', `above the organization's scope ceiling: ${above.join(', ')}`, { errors: [{ pointer, message: `not within the organization's ceiling: ${above.join(', ')}` }] });
+  return [...new Set(scopes as string[])];
+}
+
+function checkRoles(roles: unknown): string[] {
+  if (roles === undefined) return [];
+  if (!Array.isArray(roles) || roles.some((r) => typeof r !== 'string' || !ROLE.test(r))) refuse('VALIDATION_FAILED', 'actorRoles must be role names (a-z, digits, dashes)', { errors: [{ pointer: '/actorRoles', message: 'must be role names' }] });
+  return [...new Set(roles as string[])];
+}
+
+/** An expiry the admin set: in the future, and at most MAX_OVERLAP_DAYS ahead when it ends an overlap. */
+function checkExpiry(expiresAt: unknown, now: string, pointer: string, maxDays?: number): string | undefined {
+  if (expiresAt === undefined) return undefined;
+  if (typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt))) refuse('VALIDATION_FAILED', `${pointer.slice(1)} must be a timestamp`, { errors: [{ pointer, message: 'must be a UTC timestamp' }] });
+  const at = Date.parse(expiresAt as string);
+  if (at <= Date.parse(now)) refuse('VALIDATION_FAILED', `${pointer.slice(1)} must lie in the future`, { errors: [{ pointer, message: 'must lie in the future' }] });
+  if (maxDays !== undefined && at > Date.parse(now) + maxDays * 86_400_000) refuse('VALIDATION_FAILED', `an overlap ends within ${maxDays} days`, { errors: [{ pointer, message: `must lie within ${maxDays} days` }] });
+  return new Date(at).toISOString().replace(/\.000Z$/, 'Z');
+}
+
+function credentialOf(command: Command, publicJwk: PublicJwk, now: string, expiresAt: string | undefined, c?: Connector): Credential {
+  // The credential id is the key's kid: the header of every assertion it signs names it.
+  if (c?.credentials.some((k) => k.credentialId === publicJwk.kid)) refuse('CREDENTIAL_EXISTS', `the connector has a credential with kid ${publicJwk.kid} already`);
+  return { credentialId: publicJwk.kid, kind: 'privateKeyJwt', publicJwk, status: 'active', createdAt: now, createdBy: actorOf(command), ...(expiresAt ? { expiresAt } : {}) };
+}
+
+function withRoom(c: Connector): void {
+  if (c.credentials.filter((k) => k.status === 'active').length >= MAX_ACTIVE_CREDENTIALS) refuse('CREDENTIAL_LIMIT', `at most ${MAX_ACTIVE_CREDENTIALS} credentials are active at once: revoke one first`);
+}
+
+function activeCredential(c: Connector, credentialId: unknown): Credential {
+  const credential = c.credentials.find((k) => k.credentialId === credentialId);
+  if (!credential) refuse('RESOURCE_NOT_FOUND', `the connector has no credential ${String(credentialId)}`);
+  if (credential.status !== 'active') refuse('INVALID_STATE_TRANSITION', `credential ${credential.credentialId} is ${credential.status}`, { currentState: credential.status });
+  return credential;
+}
+
+const reasonOf = (payload: any): string => {
+  const reason = payload?.reason;
+  if (typeof reason !== 'string' || reason.trim() === '') refuse('VALIDATION_FAILED', 'a reason is required', { errors: [{ pointer: '/reason', message: 'is required' }] });
+  return reason;
+};
+
+export const connectorMachine = {
+  kind: KIND,
+  brokerCommands: ['expireCredentials'],
+
+  create(command: Command<CreatePayload, ConnectorContext>, id: string, now: string): Transition<Connector> {
+    const p = command.payload;
+    const context = command.context!;
+    if (!isBroker(command.actor) && !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'a connector is created by an organization');
+    if (typeof p.clientId !== 'string' || !CLIENT_ID.test(p.clientId)) refuse('VALIDATION_FAILED', 'clientId: 3 to 64 lower-case letters, digits, dots, dashes, underscores', { errors: [{ pointer: '/clientId', message: 'is not a client id' }] });
+    const organizationId = command.actor.organizationId!;
+    const credentials = p.publicJwk ? [credentialOf(command, p.publicJwk, now, checkExpiry(p.expiresAt, now, '/expiresAt'))] : [];
+    const state: Connector = {
+      id,
+      resourceVersion: 1,
+      ownerOrganizationId: organizationId,
+      createdAt: now,
+      updatedAt: now,
+      status: 'active',
+      clientId: p.clientId,
+      organizationId,
+      name: typeof p.name === 'string' && p.name.trim() ? p.name : p.clientId,
+      environment: context.environment,
+      scopes: checkScopes(p.scopes, context.scopeCeiling, '/scopes'),
+      actorRoles: checkRoles(p.actorRoles),
+      credentials,
+    };
+    return { state, events: [event(state, 'created')] };
+  },
+
+  commands: {
+    // PATCH-like: its name, scopes (within the ceiling) and actor roles.
+    update(c: Connector, command: Command<{ name?: string; scopes?: string[]; actorRoles?: string[] }, ConnectorContext>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      requireLive(c, 'be changed');
+      const p = command.payload ?? {};
+      const changes: Partial<Connector> = {};
+      if (p.name !== undefined) {
+        if (typeof p.name !== 'string' || !p.name.trim()) refuse('VALIDATION_FAILED', 'name must not be empty', { errors: [{ pointer: '/name', message: 'must not be empty' }] });
+        changes.name = p.name;
+      }
+      if (p.scopes !== undefined) changes.scopes = checkScopes(p.scopes, command.context!.scopeCeiling, '/scopes');
+      if (p.actorRoles !== undefined) changes.actorRoles = checkRoles(p.actorRoles);
+      const next = bump(c, now, changes);
+      return { state: next, events: [event(next, 'updated')] };
+    },
+
+    disable(c: Connector, command: Command<{ reason: string }>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      if (c.status !== 'active') refuse('INVALID_STATE_TRANSITION', `a ${c.status} connector cannot be disabled`, { currentState: c.status });
+      const next = bump(c, now, { status: 'disabled', disabledAt: now, statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      return { state: next, events: [event(next, 'disabled')] };
+    },
+
+    enable(c: Connector, command: Command<Record<string, never>>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      if (c.status !== 'disabled') refuse('INVALID_STATE_TRANSITION', `a ${c.status} connector cannot be enabled`, { currentState: c.status });
+      const next = bump(c, now, { status: 'active' });
+      return { state: next, events: [event(next, 'enabled')] };
+    },
+
+    retire(c: Connector, command: Command<{ reason: string }>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      requireLive(c, 'be retired');
+      const reason = reasonOf(command.payload);
+      const credentials = c.credentials.map((k) => (k.status === 'active' ? { ...k, status: 'revoked' as const, revokedAt: now, revocation: { reason: `connector retired: ${reason}`, ...actorOf(command) } } : k));
+      const next = bump(c, now, { status: 'retired', retiredAt: now, credentials, statusReason: { reason, ...actorOf(command), at: now } });
+      return { state: next, events: [event(next, 'retired')] };
+    },
+
+    // A new key beside the others (a second key, or a first one).
+    addCredential(c: Connector, command: Command<{ publicJwk: PublicJwk; expiresAt?: string }>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      requireLive(c, 'get a credential');
+      withRoom(c);
+      const credential = credentialOf(command, command.payload.publicJwk, now, checkExpiry(command.payload.expiresAt, now, '/expiresAt'), c);
+      const next = bump(c, now, { credentials: [...c.credentials, credential] });
+      return { state: next, events: [event(next, 'credential-added')] };
+    },
+
+    // A key replaced by a new one: both work until the old one's expiry (the overlap), then only the new.
+    rollCredential(c: Connector, command: Command<{ credentialId: string; publicJwk: PublicJwk; oldExpiresAt: string }>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      requireLive(c, 'roll a credential');
+      const old = activeCredential(c, command.payload.credentialId);
+      withRoom(c);
+      const oldExpiresAt = checkExpiry(command.payload.oldExpiresAt, now, '/oldExpiresAt', MAX_OVERLAP_DAYS);
+      if (!oldExpiresAt) refuse('VALIDATION_FAILED', 'oldExpiresAt is required: when the old credential stops working', { errors: [{ pointer: '/oldExpiresAt', message: 'is required' }] });
+      const credential = credentialOf(command, command.payload.publicJwk, now, undefined, c);
+      const credentials = c.credentials.map((k) => (k === old ? { ...k, expiresAt: old.expiresAt && old.expiresAt < oldExpiresAt ? old.expiresAt : oldExpiresAt, replacedBy: credential.credentialId } : k));
+      const next = bump(c, now, { credentials: [...credentials, credential] });
+      return { state: next, events: [event(next, 'credential-rolled')] };
+    },
+
+    // At once: its tokens are refused on the next request of any replica (gate 2).
+    revokeCredential(c: Connector, command: Command<{ credentialId: string; reason: string }>, now: string): Transition<Connector> {
+      requireOwner(c, command);
+      const old = activeCredential(c, command.payload?.credentialId);
+      const revocation = { reason: reasonOf(command.payload), ...actorOf(command) };
+      const next = bump(c, now, { credentials: c.credentials.map((k) => (k === old ? { ...k, status: 'revoked' as const, revokedAt: now, revocation } : k)) });
+      return { state: next, events: [event(next, 'credential-revoked')] };
+    },
+
+    // The timer: credentials whose expiry has come stop working.
+    expireCredentials(c: Connector, _command: Command, now: string): Transition<Connector> {
+      const due = (k: Credential) => k.status === 'active' && k.expiresAt !== undefined && Date.parse(k.expiresAt) <= Date.parse(now);
+      if (!c.credentials.some(due)) return { state: c, events: [] };
+      const next = bump(c, now, { credentials: c.credentials.map((k) => (due(k) ? { ...k, status: 'expired' as const, expiredAt: now } : k)) });
+      return { state: next, events: [event(next, 'credential-expired')] };
+    },
+  },
+
+  // The next active credential's expiry.
+  deadline(c: Connector) {
+    const next = c.credentials.filter((k) => k.status === 'active' && k.expiresAt).map((k) => k.expiresAt!).sort()[0];
+    return next ? { at: next, command: 'expireCredentials' } : undefined;
+  },
+} satisfies Machine<Connector>;
+
+/** Whether a credential signs for the connector at `now`: active, and its expiry (if any) not reached. */
+export function credentialValid(k: Credential, now = Date.now()): boolean {
+  return k.status === 'active' && (k.expiresAt === undefined || Date.parse(k.expiresAt) > now);
+}
+
+const FIELDS = [
+  'id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'externalReferences', 'extensions', 'status',
+  'clientId', 'organizationId', 'name', 'environment', 'scopes', 'actorRoles', 'credentials', 'disabledAt', 'retiredAt', 'statusReason',
+];
+
+export const connector = defineResource({
+  kind: KIND,
+  collection: 'connectors',
+  workflowType: 'connectorWorkflow',
+  table: 'connectors',
+  indexedFields: ['clientId'],
+  statuses: ['active', 'disabled', 'retired'],
+  terminalStatuses: ['retired'],
+  scopes: { read: 'connectors:manage', write: 'connectors:manage' },
+  // The organization's own admins see it whole; the operator sees every connector's envelope and what it may do.
+  fields: Object.fromEntries(FIELDS.map((f) => [f, (['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'status', 'clientId', 'organizationId', 'name', 'environment', 'scopes', 'disabledAt', 'retiredAt'].includes(f) ? 'envelope' : 'private') as 'envelope' | 'private'])),
+  searchAttributes: (c) => ({ owner: c.organizationId, status: c.status }),
+  machine: connectorMachine,
+  events: {
+    'pcx.connector.created.v1': { emittedBy: 'create' },
+    'pcx.connector.updated.v1': { emittedBy: 'update' },
+    'pcx.connector.disabled.v1': { emittedBy: 'disable' },
+    'pcx.connector.enabled.v1': { emittedBy: 'enable' },
+    'pcx.connector.retired.v1': { emittedBy: 'retire' },
+    'pcx.connector.credential-added.v1': { emittedBy: 'addCredential' },
+    'pcx.connector.credential-rolled.v1': { emittedBy: 'rollCredential' },
+    'pcx.connector.credential-revoked.v1': { emittedBy: 'revokeCredential' },
+    'pcx.connector.credential-expired.v1': { emittedBy: 'the timer at a credential\u2019s expiry' },
+  },
+});

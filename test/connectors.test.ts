@@ -1,0 +1,158 @@
+// Connectors managed through the API (domain/connector.ts, api/connectors.ts), without a file edit
+// or a restart: an organization's admin creates a connector with a key pair of its own; the
+// connector gets a token by private_key_jwt and publishes; a key rolled with an overlap works
+// beside the new one until its expiry and is refused from then on, its tokens too; a revoked key
+// and a disabled connector are refused on the next requests, tokens issued before included; and
+// nobody reaches another organization's connectors (404), nor gives a scope above the ceiling.
+import { randomUUID } from 'node:crypto';
+import { PcxClient } from '../sdk/src';
+import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
+import { call, Connector, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { offerBody } from './listing-fixtures';
+import { waitFor } from './matching-fixtures';
+
+const env = testEnv();
+const tokenUrl = `${env.baseUrl}/oauth2/token`;
+const [orgA, orgB] = freshOrgs(2);
+let adminA: Connector;
+let adminB: Connector;
+beforeAll(async () => {
+  [adminA, adminB] = await Promise.all([Connector.of(orgA), Connector.of(orgB)]);
+});
+
+const clientIdOf = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
+
+/** A token by private_key_jwt: the access token, or the refusal. */
+async function tokenWith(clientId: string, privateJwk: PrivateJwk): Promise<{ status: number; token?: string; body: any }> {
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk }) }),
+  });
+  const body = await res.json();
+  return { status: res.status, token: body.access_token, body };
+}
+
+/** Waits (bounded) until a read with the token is refused with `code`: what every replica does within a second of the change. */
+async function refusedSoon(token: string, code: string) {
+  await waitFor(`the token to be refused with ${code}`, async () => {
+    const reply = await call('GET', '/partner-relationships', token);
+    return reply.status === 401 && reply.body.code === code ? true : undefined;
+  }, 5000);
+}
+
+test('onboarded without a restart: the admin creates a connector with its key; the connector gets a token by private_key_jwt and publishes', async () => {
+  const key = generateConnectorKey();
+  const clientId = clientIdOf('tms');
+  const created = await adminA.post('/connectors', { clientId, name: 'Dispatch TMS', scopes: ['capacity:publish', 'capacity:read'], actorRoles: ['dispatcher'], publicJwk: key.publicJwk });
+  expect(created.status).toBe(201);
+  expect(created.body).toEqual(expect.objectContaining({ clientId, organizationId: orgA.id, status: 'active', scopes: ['capacity:publish', 'capacity:read'], environment: expect.any(String) }));
+  expect(created.body.credentials).toEqual([expect.objectContaining({ credentialId: key.publicJwk.kid, status: 'active', publicJwk: expect.objectContaining({ kid: key.publicJwk.kid }) })]);
+  expect(JSON.stringify(created.body)).not.toContain(key.privateJwk.d);
+  expect(created.headers.get('location')).toBe(`/connectors/${created.body.id}`);
+
+  // As the connector's system would: the SDK with its private key.
+  const pcx = new PcxClient({ baseUrl: env.baseUrl, clientId, privateKey: key.privateJwk });
+  const offer = await pcx.request<{ id: string; ownerOrganizationId: string }>('POST', '/capacity-offers', { body: offerBody() as never });
+  expect(offer.data.ownerOrganizationId).toBe(orgA.id);
+  // Its scopes are what the admin gave: no more.
+  const denied = await pcx.request('GET', '/load-requests').catch((err) => err);
+  expect(denied.code).toBe('INSUFFICIENT_SCOPE');
+
+  // The admin sees it in its list, with its events on the organization's feed.
+  expect((await listAll(adminA, '/connectors')).map((c: any) => c.clientId)).toContain(clientId);
+  const types = (await adminA.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `connectors/${created.body.id}`).map((e: any) => e.type);
+  expect(types).toEqual(['pcx.connector.created.v1']);
+  // A client id is taken once: again, or one of the connectors file, is a conflict.
+  expectProblem(await adminB.post('/connectors', { clientId, scopes: [] }), 409, 'RESOURCE_EXISTS');
+  expectProblem(await adminA.post('/connectors', { clientId: orgA.clientId, scopes: [] }), 409, 'RESOURCE_EXISTS');
+});
+
+test('rolled with an overlap: both keys work until the old one expires; then the old key and its tokens are refused at that second', async () => {
+  const first = generateConnectorKey();
+  const second = generateConnectorKey();
+  const clientId = clientIdOf('roll');
+  const created = (await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: first.publicJwk })).body;
+  const oldToken = (await tokenWith(clientId, first.privateJwk)).token!;
+  const overlapEnds = new Date(Date.now() + 4000).toISOString();
+  const rolled = await adminA.command(`/connectors/${created.id}/credentials/roll`, created.resourceVersion, { credentialId: first.publicJwk.kid, publicJwk: second.publicJwk, oldExpiresAt: overlapEnds });
+  expect(rolled.status).toBe(200);
+  expect(rolled.body.credentials).toEqual([
+    expect.objectContaining({ credentialId: first.publicJwk.kid, status: 'active', expiresAt: overlapEnds.replace(/\.\d{3}Z$/, (m) => (m === '.000Z' ? 'Z' : m)), replacedBy: second.publicJwk.kid }),
+    expect.objectContaining({ credentialId: second.publicJwk.kid, status: 'active' }),
+  ]);
+  // The overlap: both keys get tokens, both tokens work.
+  const newToken = (await tokenWith(clientId, second.privateJwk)).token!;
+  expect((await tokenWith(clientId, first.privateJwk)).status).toBe(200);
+  expect((await call('GET', '/capacity-offers', oldToken)).status).toBe(200);
+  // From the expiry on, the old key gets no token and its tokens are refused; the new one works on.
+  await refusedSoon(oldToken, 'CREDENTIAL_INVALID');
+  expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(overlapEnds));
+  const refused = await tokenWith(clientId, first.privateJwk);
+  expect(refused.status).toBe(401);
+  expect((await call('GET', '/capacity-offers', newToken)).status).toBe(200);
+  // The timer marks it expired, with its event.
+  const expired = await waitFor('the credential to be marked expired', async () => {
+    const c = (await adminA.get(`/connectors/${created.id}`)).body;
+    return c.credentials[0].status === 'expired' ? c : undefined;
+  });
+  expect(expired.credentials[0].expiredAt).toBeDefined();
+});
+
+test('a revoked key and a disabled connector are refused on the next requests, tokens issued before included; enabled, it works again', async () => {
+  const key = generateConnectorKey();
+  const spare = generateConnectorKey();
+  const clientId = clientIdOf('revoke');
+  let doc = (await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: key.publicJwk })).body;
+  doc = (await adminA.command(`/connectors/${doc.id}/credentials`, doc.resourceVersion, { publicJwk: spare.publicJwk })).body;
+  const token = (await tokenWith(clientId, key.privateJwk)).token!;
+  const spareToken = (await tokenWith(clientId, spare.privateJwk)).token!;
+  doc = (await adminA.command(`/connectors/${doc.id}/credentials/revoke`, doc.resourceVersion, { credentialId: key.publicJwk.kid, reason: 'laptop stolen' })).body;
+  expect(doc.credentials[0]).toEqual(expect.objectContaining({ status: 'revoked', revocation: expect.objectContaining({ reason: 'laptop stolen', organizationId: orgA.id }) }));
+  await refusedSoon(token, 'CREDENTIAL_INVALID');
+  expect((await tokenWith(clientId, key.privateJwk)).status).toBe(401);
+  expect((await call('GET', '/capacity-offers', spareToken)).status).toBe(200);
+  // Disabled: every token of it refused; enabled: they work again.
+  doc = (await adminA.command(`/connectors/${doc.id}/disable`, doc.resourceVersion, { reason: 'audit' })).body;
+  await refusedSoon(spareToken, 'CONNECTOR_INACTIVE');
+  expect((await tokenWith(clientId, spare.privateJwk)).status).toBe(401);
+  doc = (await adminA.command(`/connectors/${doc.id}/enable`, doc.resourceVersion, {})).body;
+  await waitFor('the token to work again', async () => ((await call('GET', '/capacity-offers', spareToken)).status === 200 ? true : undefined));
+  // Retired: for good.
+  doc = (await adminA.command(`/connectors/${doc.id}/retire`, doc.resourceVersion, { reason: 'replaced' })).body;
+  expect(doc).toEqual(expect.objectContaining({ status: 'retired', credentials: [expect.objectContaining({ status: 'revoked' }), expect.objectContaining({ status: 'revoked' })] }));
+  await refusedSoon(spareToken, 'CONNECTOR_INACTIVE');
+});
+
+test('isolation and the ceiling: another organization reaches none of it (404); a scope above the ceiling, a private key or a weak key are refused; the operator reads without keys', async () => {
+  const key = generateConnectorKey();
+  const doc = (await adminA.post('/connectors', { clientId: clientIdOf('iso'), scopes: ['capacity:read'], publicJwk: key.publicJwk })).body;
+  expectProblem(await adminB.get(`/connectors/${doc.id}`), 404, 'RESOURCE_NOT_FOUND');
+  for (const [path, body] of [
+    ['disable', { reason: 'x' }],
+    ['credentials', { publicJwk: generateConnectorKey().publicJwk }],
+    ['credentials/revoke', { credentialId: key.publicJwk.kid, reason: 'x' }],
+  ] as const) {
+    expectProblem(await adminB.command(`/connectors/${doc.id}/${path}`, doc.resourceVersion, body), 404, 'RESOURCE_NOT_FOUND');
+  }
+  expectProblem(await call('PATCH', `/connectors/${doc.id}`, adminB.token, { scopes: [] }, { headers: { 'if-match': `"${doc.resourceVersion}"` } }), 404, 'RESOURCE_NOT_FOUND');
+  expect((await listAll(adminB, '/connectors')).map((c: any) => c.id)).not.toContain(doc.id);
+  // Unchanged by all that.
+  expect((await adminA.get(`/connectors/${doc.id}`)).body.resourceVersion).toBe(doc.resourceVersion);
+
+  expectProblem(await adminA.post('/connectors', { clientId: clientIdOf('admin'), scopes: ['exchange:admin'] }), 422, 'SCOPE_ABOVE_CEILING');
+  expectProblem(await call('PATCH', `/connectors/${doc.id}`, adminA.token, { scopes: ['capacity:read', 'exchange:admin'] }, { headers: { 'if-match': `"${doc.resourceVersion}"` } }), 422, 'SCOPE_ABOVE_CEILING');
+  expectProblem(await adminA.post('/connectors', { clientId: clientIdOf('priv'), scopes: [], publicJwk: { ...key.privateJwk } }), 400, 'VALIDATION_FAILED');
+  const { publicKey } = await import('node:crypto').then((c) => c.generateKeyPairSync('rsa', { modulusLength: 1024 }));
+  expectProblem(await adminA.post('/connectors', { clientId: clientIdOf('weak'), scopes: [], publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: 'weak' } }), 400, 'VALIDATION_FAILED');
+  // Without connectors:manage: no reach at all.
+  const reader = await Connector.of(orgA, 'capacity:read');
+  expectProblem(await reader.get('/connectors'), 403, 'INSUFFICIENT_SCOPE');
+
+  // The protocol operator reads any connector: what it may do, not its keys.
+  const operator = await Connector.of({ id: 'org-operator', clientId: 'client-operator', secret: 'secret-o' } as any);
+  const seen = await operator.get(`/connectors/${doc.id}`);
+  expect(seen.status).toBe(200);
+  expect(seen.body).toEqual(expect.objectContaining({ clientId: doc.clientId, organizationId: orgA.id, scopes: ['capacity:read'] }));
+  expect(seen.body.credentials).toBeUndefined();
+});
