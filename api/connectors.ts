@@ -137,7 +137,7 @@ commandRoute(connectors, resource, 'addCredential', {
   doc: commandDoc('Add a key to a connector', 'A public key (its kid names the credential) for private_key_jwt, beside the others; optionally with an expiry.', { '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS` (a credential with this kid), `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.' }),
 });
 commandRoute(connectors, resource, 'rollCredential', {
-  path: 'credentials/roll', body: 'ConnectorCredentialRollRequest', access,
+  path: 'roll-credential', body: 'ConnectorCredentialRollRequest', access,
   payload: (_c, body) => (checkPublicKey(body.publicJwk as Record<string, unknown>, '/publicJwk'), body),
   doc: commandDoc(
     'Roll a key: a new one now, the old one until an expiry',
@@ -146,6 +146,6 @@ commandRoute(connectors, resource, 'rollCredential', {
   ),
 });
 commandRoute(connectors, resource, 'revokeCredential', {
-  path: 'credentials/revoke', body: 'ConnectorCredentialRevokeRequest', access,
+  path: 'revoke-credential', body: 'ConnectorCredentialRevokeRequest', access,
   doc: commandDoc('Revoke a key at once', 'The credential stops working now: no token is issued for it, and the tokens it was issued are refused on every replica from the next request on (401 `CREDENTIAL_INVALID`).'),
 });

@@ -173,7 +173,8 @@ async function assertedConnector(c: Ctx, given: { assertionType: string | null; 
   const clientId = claimedClient(given.assertion);
   if (!clientId || (given.clientId !== undefined && given.clientId !== clientId)) throw invalidClient('the client assertion does not name the client (sub), or names another than client_id');
   const connector = registry.connector(clientId);
-  if (!connector?.jwks) throw invalidClient('unknown client, or a client without registered public keys');
+  if (!connector) throw invalidClient('unknown client');
+  if (!connector.jwks) throw invalidClient(connector.managed ? 'the client has no valid key: each was revoked or has expired, or none was registered' : 'the client has no registered public keys');
   const audiences = [`${config.publicBaseUrl}/oauth2/token`, config.auth.issuer];
   const verified = await verifyClientAssertion(given.assertion, { clientId, keys: connector.jwks.keys, audiences, skewSeconds: config.auth.clockSkewSeconds });
   if (!(await rememberAssertion(db, clientId, verified.jti, verified.exp + config.auth.clockSkewSeconds))) {

@@ -82,7 +82,7 @@ test('attacks and mistakes: each refused with its reason, no token', async () =>
   refused(await withAssertion(await signed({}, { key: keys.other })), /no key of client-keys has the kid/);
   refused(await withAssertion(await signed({}, { key: keys.other, kid: keys.es256.kid })), /signature is not one of client-keys's keys/);
   // A connector without keys cannot use assertions; a client_id that is not the assertion's.
-  refused(await withAssertion(await signed({ iss: 'client-001', sub: 'client-001' })), /without registered public keys/);
+  refused(await withAssertion(await signed({ iss: 'client-001', sub: 'client-001' })), /has no registered public keys/);
   refused(await withAssertion(await signed({}), { client_id: 'client-001' }), /names another than client_id/);
   refused(await withAssertion('not.a.jwt'), /does not name the client|not a JWT/);
   // Two authentication methods, or an assertion without its type: the request is wrong (400).

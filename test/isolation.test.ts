@@ -274,8 +274,8 @@ describe('connectors', () => {
               ['enable', {}],
               ['retire', { reason: 'probe' }],
               ['credentials', { publicJwk: generateConnectorKey().publicJwk }],
-              ['credentials/roll', { credentialId: key.publicJwk.kid, publicJwk: generateConnectorKey().publicJwk, oldExpiresAt: iso(DAY) }],
-              ['credentials/revoke', { credentialId: key.publicJwk.kid, reason: 'probe' }],
+              ['roll-credential', { credentialId: key.publicJwk.kid, publicJwk: generateConnectorKey().publicJwk, oldExpiresAt: iso(DAY) }],
+              ['revoke-credential', { credentialId: key.publicJwk.kid, reason: 'probe' }],
             ] as const
           ).map(([path, body]) => [`POST /connectors/{id}/${path}`, () => other.command(`/connectors/${id}/${path}`, 1, body)]),
         ),

@@ -7,7 +7,7 @@
 // restarted on the way; and the adapter gateway's round trip (examples/adapters/round-trip.ts),
 // twice.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { npmStartFor, ROOT, type NpmStartForFile } from './stack';
 import { sleep, testEnv } from './helpers';
@@ -16,6 +16,7 @@ import { partnership, shipTheLoad } from '../examples/carrier/shipper';
 
 const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
 const PCX_SCRIPT = join(ROOT, 'scripts', 'walkthrough-pcx.sh');
+const ONBOARD_SCRIPT = join(ROOT, 'scripts', 'onboard-connector.sh');
 
 interface Run {
   code: number | null;
@@ -192,6 +193,24 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     expect(report.failedMandatory).toEqual([]);
     expect(readFileSync(join(reportDir, 'report.md'), 'utf8')).toContain('# Conformance report: broker profile');
   }, 180000);
+
+  test('a connector of its own, with its own key (the README onboarding), twice on the same stack: created, private_key_jwt, rolled, revoked, retired', async () => {
+    const config = join(testEnv().dir, 'onboard-config');
+    for (const name of ['the first onboarding', 'the second onboarding']) {
+      const run = await bash(ONBOARD_SCRIPT, base, { PCX_CONFIG_DIR: config, NO_COLOR: '1' });
+      succeeded(run, name);
+      expect(run.output).toMatch(/^connector alpine-yard-\d+-\d+ created: \S+$/m);
+      expect(run.output).toMatch(/^alpine-yard-\d+-\d+ reads offers with its own key$/m);
+      expect(run.output).toMatch(/^alpine-yard-\d+-\d+ is refused: its key was revoked$/m);
+      expect(run.output).toMatch(/^retired$/m);
+    }
+    // The private keys stayed in their files, readable by their owner only; the profiles name them, never hold them.
+    const keys = readdirSync(join(config, 'keys')).filter((f) => !f.endsWith('.public.json'));
+    expect(keys.length).toBe(4);
+    for (const key of keys) expect(statSync(join(config, 'keys', key)).mode & 0o777).toBe(0o600);
+    const profiles = readFileSync(join(config, 'profiles.json'), 'utf8');
+    for (const key of keys) expect(profiles).not.toContain(JSON.parse(readFileSync(join(config, 'keys', key), 'utf8')).d);
+  }, 120000);
 
   test("the adapter gateway's round trip, as the README runs it, twice on the same stack: IFTMIN and a spreadsheet in, the movement completed, IFTSTA out", async () => {
     const roundTrip = () =>

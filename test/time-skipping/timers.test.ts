@@ -348,7 +348,7 @@ describe('connector credentials', () => {
     };
     const created = (await admin.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: first.publicJwk })).body;
     const oldExpiresAt = await h.at('30 days');
-    const rolled = await admin.command(`/connectors/${created.id}/credentials/roll`, created.resourceVersion, { credentialId: first.publicJwk.kid, publicJwk: second.publicJwk, oldExpiresAt });
+    const rolled = await admin.command(`/connectors/${created.id}/roll-credential`, created.resourceVersion, { credentialId: first.publicJwk.kid, publicJwk: second.publicJwk, oldExpiresAt });
     expect(rolled.status).toBe(200);
 
     await h.skipTo(oldExpiresAt, { before: '1 minute' });

@@ -74,3 +74,15 @@ describe('README pcx walkthrough and scripts/walkthrough-pcx.sh', () => {
     expect(commands(fences[0][2])).toEqual(fromScript);
   });
 });
+
+describe('README onboarding and scripts/onboard-connector.sh', () => {
+  it('show the same commands in the same order', () => {
+    const { inside } = between(README, '<!-- onboard:begin -->', '<!-- onboard:end -->', 'README.md');
+    const fences = [...inside.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)];
+    expect(fences.map((f) => f[1])).toEqual(['sh']);
+    const script = between(readFileSync(join(ROOT, 'scripts', 'onboard-connector.sh'), 'utf8'), '\n# onboard:begin\n', '\n# onboard:end\n', 'scripts/onboard-connector.sh');
+    const fromScript = commands(script.inside);
+    expect(fromScript.length).toBeGreaterThan(10);
+    expect(commands(fences[0][2])).toEqual(fromScript);
+  });
+});

@@ -95,7 +95,7 @@ export class Counterpart {
     // The match: the counterpart accepts first, then waits for the connector's accept.
     const load = await this.publishLoad(offer);
     const proposal = await this.proposalFor(load.id, offer.id, 250);
-    await must(this.me.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept' }, proposal.resourceVersion), 200, 'the counterpart accepts the proposal');
+    await this.acceptProposal(proposal);
     this.log.proposalId = proposal.id;
     this.say(`counterpart: accepted proposal ${proposal.id}; waiting for the connector's decision`);
     await this.until('the connector to accept the proposal', async () => {
@@ -137,6 +137,24 @@ export class Counterpart {
       return r?.status === 'completed' ? r : undefined;
     });
     this.say(`counterpart: execution reference ${reference.id} completed`);
+  }
+
+  /**
+   * The counterpart's accept of the proposal on the version it last read; when the connector's own
+   * decision changed it meanwhile (409 STALE_RESOURCE_VERSION), read again and accept on the new
+   * version, as a careful connector would: the race is the connector's right, not its fault.
+   */
+  private async acceptProposal(proposal: any): Promise<void> {
+    let current = proposal;
+    for (let attempt = 1; ; attempt++) {
+      const answer = await this.me.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept' }, current.resourceVersion);
+      if (answer.status === 200) return;
+      if (answer.status !== 409 || answer.body?.code !== 'STALE_RESOURCE_VERSION' || attempt >= 5) {
+        await must(Promise.resolve(answer), 200, 'the counterpart accepts the proposal');
+        return;
+      }
+      current = await must(this.me.get(`/match-proposals/${proposal.id}`), 200, 'read the proposal again');
+    }
   }
 
   /** A load of the counterpart's that the offer can carry, published. */

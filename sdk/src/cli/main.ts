@@ -138,7 +138,7 @@ function keyCommands(program: Command, cli: Cli): void {
         writeFileSync(file, `${JSON.stringify(privateJwk, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
         if (out.json) out.data({ privateKeyFile: file, publicJwk });
         else {
-          out.message(`private key written to ${file} (keep it; the broker never sees it); the public key to register, as {"keys": [...]} of the connector's jwks:`);
+          out.message(`private key written to ${file} (keep it; the broker never sees it); the public key to register (publicJwk of POST /connectors, or in a connectors file's jwks):`);
           io.out.write(`${JSON.stringify(publicJwk, null, 2)}\n`);
         }
       }),
