@@ -5,9 +5,11 @@
 // and a disabled connector are refused on the next requests, tokens issued before included; and
 // nobody reaches another organization's connectors (404), nor gives a scope above the ceiling.
 import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
 import { PcxClient } from '../sdk/src';
 import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
-import { call, Connector, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { startBroker } from './stack';
 import { offerBody } from './listing-fixtures';
 import { waitFor } from './matching-fixtures';
 
@@ -156,3 +158,48 @@ test('isolation and the ceiling: another organization reaches none of it (404); 
   expect(seen.body).toEqual(expect.objectContaining({ clientId: doc.clientId, organizationId: orgA.id, scopes: ['capacity:read'] }));
   expect(seen.body.credentials).toBeUndefined();
 });
+
+// Two api replicas behind one public address, as docs/deployment.md runs them (PostgreSQL: PGlite
+// is one process's): the second shares the first's database, Temporal, signing key and base URL.
+const onPostgres = ENGINE === 'postgres' ? test : test.skip;
+onPostgres('two replicas: a token from either works on both; an assertion is accepted by one of them once; a revocation and a disable are refused by both', async () => {
+  const replica = await startBroker({ ...env.brokerEnv, PCX_ROLE: 'api', PUBLIC_BASE_URL: env.baseUrl }, join(env.dir, 'data'));
+  try {
+    const at = (base: string, path: string, token: string) => fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const tokenAt = async (base: string, assertion: string) => {
+      const res = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion }) });
+      return { status: res.status, body: await res.json() };
+    };
+    const key = generateConnectorKey();
+    const clientId = clientIdOf('replicas');
+    let doc = (await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: key.publicJwk })).body;
+    // Created through the first, a token from the second at once (its token endpoint reads the read model before it decides).
+    const assertion = clientAssertion({ clientId, tokenUrl, privateJwk: key.privateJwk });
+    const fromSecond = await tokenAt(replica.baseUrl, assertion);
+    expect(fromSecond.status).toBe(200);
+    // The same assertion at the first: a replay, refused.
+    expect((await tokenAt(env.baseUrl, assertion)).body.error_description).toMatch(/used before/);
+    const fromFirst = (await tokenWith(clientId, key.privateJwk)).token!;
+    for (const base of [env.baseUrl, replica.baseUrl]) for (const token of [fromFirst, fromSecond.body.access_token]) expect((await at(base, '/capacity-offers', token)).status).toBe(200);
+
+    // Revoked through the first: both replicas refuse both tokens within the refresh (bounded wait).
+    doc = (await adminA.command(`/connectors/${doc.id}/revoke-credential`, doc.resourceVersion, { credentialId: key.publicJwk.kid, reason: 'replicas' })).body;
+    await waitFor('both replicas to refuse both tokens', async () => {
+      const answers = await Promise.all([env.baseUrl, replica.baseUrl].flatMap((base) => [fromFirst, fromSecond.body.access_token].map((token) => at(base, '/capacity-offers', token))));
+      return answers.every((a) => a.status === 401 && a.body.code === 'CREDENTIAL_INVALID') ? true : undefined;
+    }, 5000);
+
+    // A new key, then the connector disabled through the second replica: both refuse.
+    const spare = generateConnectorKey();
+    doc = (await call('POST', `/connectors/${doc.id}/credentials`, adminA.token, { publicJwk: spare.publicJwk }, { headers: { 'if-match': `"${doc.resourceVersion}"` } })).body;
+    const spareToken = (await tokenAt(replica.baseUrl, clientAssertion({ clientId, tokenUrl, privateJwk: spare.privateJwk }))).body.access_token;
+    const disabled = await fetch(`${replica.baseUrl}/connectors/${doc.id}/disable`, { method: 'POST', headers: { authorization: `Bearer ${adminA.token}`, 'content-type': 'application/json', 'if-match': `"${doc.resourceVersion}"` }, body: JSON.stringify({ reason: 'replicas' }) });
+    expect(disabled.status).toBe(200);
+    await waitFor('both replicas to refuse the disabled connector', async () => {
+      const answers = await Promise.all([env.baseUrl, replica.baseUrl].map((base) => at(base, '/capacity-offers', spareToken)));
+      return answers.every((a) => a.status === 401 && a.body.code === 'CONNECTOR_INACTIVE') ? true : undefined;
+    }, 5000);
+  } finally {
+    await replica.stop();
+  }
+}, 90_000);
