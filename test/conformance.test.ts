@@ -3,7 +3,10 @@
 // broker in one known way, it reports exactly the checks that rest on that behaviour, and no other.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { freshOrgs, testEnv } from './helpers';
+import { writeFileSync } from 'node:fs';
+import { Connector, freshOrgs, testEnv } from './helpers';
+import { generateConnectorKey } from '../sdk/src/keys';
+import { SCOPES } from '../domain/scopes';
 import { runBrokerProfile } from '../conformance/src/broker/run';
 import { markdown, writeReport } from '../conformance/src/report';
 import type { ClientsFile } from '../conformance/src/broker/world';
@@ -111,3 +114,28 @@ describe('the kit fails a broken broker on exactly the checks its breakage touch
     expect(nonConformant(report)).toEqual(['SV-2', 'SW-1', 'SW-2', 'SW-3']);
   }, 180000);
 });
+
+test('the kit runs with a connector that authenticates by private_key_jwt: one onboarded through /connectors, its key in a file', async () => {
+  const [a, b, c] = freshOrgs(3);
+  const key = generateConnectorKey();
+  const clientId = `kit-keys-${a.id}-${Date.now().toString(36)}`;
+  const created = await (await Connector.of(a)).post('/connectors', { clientId, scopes: SCOPES.filter((s) => s !== 'exchange:admin'), publicJwk: key.publicJwk });
+  expect(created.status).toBe(201);
+  const keyFile = join(testEnv().dir, `${clientId}.key.json`);
+  writeFileSync(keyFile, JSON.stringify(key.privateJwk), { mode: 0o600 });
+  const report = await runBrokerProfile({
+    baseUrl: testEnv().baseUrl,
+    clients: {
+      organizations: [{ organizationId: a.id, clientId, privateKeyFile: keyFile }, { organizationId: b.id, clientId: b.clientId, clientSecret: b.secret }, { organizationId: c.id, clientId: c.clientId, clientSecret: c.secret }],
+      operator: { organizationId: 'org-operator', clientId: 'client-operator', clientSecret: 'secret-o' },
+    },
+    only: ['LT-1', 'IS-1'],
+  });
+  const verdicts = Object.fromEntries(report.families.flatMap((f) => f.checks).map((check) => [check.id, check.verdict]));
+  expect(verdicts).toEqual(expect.objectContaining({ 'LT-1': 'conformant', 'IS-1': 'conformant' }));
+  expect(report.failedMandatory).toEqual([]);
+  // Its token requests carried assertions (recorded redacted), the others their secrets.
+  const forms = report.exchanges.filter((e) => e.url.endsWith('/oauth2/token')).map((e) => String(e.requestBody ?? ''));
+  expect(forms.some((form) => form.includes('client_assertion=<redacted>') && !form.includes('client_secret'))).toBe(true);
+  expect(forms.some((form) => form.includes('client_secret=<redacted>'))).toBe(true);
+}, 120000);

@@ -100,7 +100,12 @@ async function sent(url: string, init: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (err) {
-    if ((err as { cause?: { code?: string } })?.cause?.code !== 'EPIPE' || init.body instanceof ReadableStream) throw err;
+    // A pooled keep-alive socket the other side had closed: EPIPE while writing, or closed before
+    // the answer (UND_ERR_SOCKET). Sent again on a new socket when that cannot do a thing twice:
+    // the request never left (EPIPE), or it is a read or a token request.
+    const code = (err as { cause?: { code?: string } })?.cause?.code;
+    const safe = code === 'EPIPE' || (code === 'UND_ERR_SOCKET' && ((init.method ?? 'GET') === 'GET' || url.endsWith('/oauth2/token')));
+    if (!safe || init.body instanceof ReadableStream) throw err;
     return fetch(url, init);
   }
 }

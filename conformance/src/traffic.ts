@@ -1,7 +1,8 @@
 // What the kit sent and got: every exchange with the implementation under test, kept for the
 // report as evidence (tokens and secrets redacted), and the parties that make them. A verdict is
 // computed from this traffic, never from the implementation's own say.
-import { ClientCredentials, readBody } from '@pcx/sdk';
+import { readFileSync } from 'node:fs';
+import { ClientCredentials, readBody, type PrivateJwk } from '@pcx/sdk';
 
 export interface Exchange {
   n: number;
@@ -97,10 +98,24 @@ function redactTokens(body: unknown): unknown {
   return body;
 }
 
+/**
+ * One organization's connector in a clients file: its client id and either its client secret or
+ * its private key for private_key_jwt (a JWK, or the file `pcx keys generate` wrote).
+ */
 export interface Credentials {
   organizationId: string;
   clientId: string;
-  clientSecret: string;
+  clientSecret?: string;
+  privateKey?: PrivateJwk;
+  privateKeyFile?: string;
+}
+
+/** How a party authenticates at the token endpoint: its secret, or its private key (read from its file). */
+function authenticationOf(credentials: Credentials): { clientSecret: string } | { privateKey: PrivateJwk } {
+  if (credentials.privateKey) return { privateKey: credentials.privateKey };
+  if (credentials.privateKeyFile) return { privateKey: JSON.parse(readFileSync(credentials.privateKeyFile, 'utf8')) };
+  if (credentials.clientSecret) return { clientSecret: credentials.clientSecret };
+  throw new Error(`the clients file gives ${credentials.clientId} neither a clientSecret nor a privateKey (or privateKeyFile)`);
 }
 
 /** One organization's connector as the kit plays it: its token and its calls, all recorded. */
@@ -116,7 +131,7 @@ export class Party {
     recorder: Recorder,
   ) {
     this.fetch = recorder.fetch(name);
-    this.tokens = new ClientCredentials({ tokenUrl, clientId: credentials.clientId, clientSecret: credentials.clientSecret, fetch: this.fetch });
+    this.tokens = new ClientCredentials({ tokenUrl, clientId: credentials.clientId, ...authenticationOf(credentials), fetch: this.fetch });
   }
 
   get id(): string {
