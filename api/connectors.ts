@@ -13,7 +13,8 @@ import { precheckCreate, runCommand } from './commands';
 import type { AppEnv } from './context';
 import type { Ctx } from './http';
 import { operation } from './operations';
-import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, participantAccess, viewFor, type Decorate } from './resource-routes';
+import { credentialUses } from '../read-model/connectors';
 
 const resource = connector;
 const MANAGE = 'connectors:manage';
@@ -49,6 +50,16 @@ function checkPublicKey(jwk: Record<string, unknown> | undefined, pointer: strin
   const modulus = key.asymmetricKeyDetails?.modulusLength;
   if (jwk.kty === 'RSA' && (!modulus || modulus < 2048)) throw bad('an RSA key needs at least 2048 bits');
 }
+
+/** Each key's last use (a token issued for it) added to the views that show keys. */
+const lastUses: Decorate = async (c, views) => {
+  const uses = await credentialUses(c.get('services').db, views.map((v) => String(v.clientId)));
+  return views.map((v) =>
+    Array.isArray(v.credentials)
+      ? { ...v, credentials: (v.credentials as Array<{ credentialId: string }>).map((k) => ({ ...k, ...(uses.get(String(v.clientId))?.get(k.credentialId) ? { lastUsedAt: uses.get(String(v.clientId))!.get(k.credentialId) } : {}) })) }
+      : v,
+  );
+};
 
 const access = participantAccess<Connector>(resource, MANAGE);
 const reading = participantAccess<Connector>(resource, MANAGE, { anyScope: [MANAGE, 'exchange:admin'], operator: true });
@@ -86,6 +97,7 @@ operation(connectors, {
 
 listRoute(connectors, resource, {
   owners: true,
+  decorate: lastUses,
   doc: {
     summary: "List the caller's organization's connectors",
     description: "The connectors of the caller's organization (its admins'), in id order. Needs `connectors:manage`.",
@@ -97,8 +109,8 @@ listRoute(connectors, resource, {
 getRoute(connectors, resource, reading, {
   summary: 'Get a connector',
   description: "A connector of the caller's organization (with `connectors:manage`), or any connector for a protocol operator (`exchange:admin`), who sees what it may do but not its keys. Anyone else gets 404.",
-  responses: { '200': 'The connector, with its ETag.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': '`RESOURCE_NOT_FOUND`.' },
-});
+  responses: { '200': 'The connector, with its ETag; each key with `lastUsedAt`, when it last got a token.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': '`RESOURCE_NOT_FOUND`.' },
+}, { decorate: lastUses });
 
 const commandDoc = (summary: string, description: string, extra: Record<string, string> = {}) => ({
   summary,

@@ -85,7 +85,12 @@ export interface ListRoute {
   anyScope?: readonly string[];
   /** Its doc; the role, link and paging parameters are added from the declaration. */
   doc: RouteDoc;
+  /** Facts kept beside the read model added to the views (a connector's keys' last use). */
+  decorate?: Decorate;
 }
+
+/** Adds to the caller's views what the read model's document does not hold; answers the views. */
+export type Decorate = (c: Ctx, views: Array<Record<string, unknown>>) => Promise<Array<Record<string, unknown>>>;
 
 /** `?status=`, as the frame's `<Kind>StatusQuery` components say it, for a kind that names none. */
 function statusParameter(resource: Resource<any, any>) {
@@ -133,15 +138,17 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
       if (role !== undefined) equal.push({ field: route.roles.fields[role], value: principal.organizationId });
     }
     const docs = await listParticipating<Envelope>(c.get('services').db, resource, principal.organizationId, { statuses: statusQuery(c, resource), equal, after, limit }, { owners });
-    return c.json(page(resource, principal, docs, limit));
+    const answer = page(resource, principal, docs, limit);
+    return c.json(route.decorate ? { ...answer, items: await route.decorate(c, answer.items) } : answer);
   });
 }
 
 /** GET /:id: the resource as the caller may see it (gates 4 to 9), with its ETag. */
-export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>, doc: RouteDoc) {
-  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc: { id: `get${kindName(resource)}`, ...doc } }, async ({ c, resource: doc, principal }) =>
-    c.json(viewOf(resource, doc, principal), 200, { etag: etagOf(doc.resourceVersion) }),
-  );
+export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>, doc: RouteDoc, options: { decorate?: Decorate } = {}) {
+  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc: { id: `get${kindName(resource)}`, ...doc } }, async ({ c, resource: doc, principal }) => {
+    const view = viewOf(resource, doc, principal);
+    return c.json(options.decorate ? (await options.decorate(c, [view]))[0] : view, 200, { etag: etagOf(doc.resourceVersion) });
+  });
 }
 
 export interface CommandRoute<R extends Envelope, N extends BodyName> {

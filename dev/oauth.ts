@@ -13,6 +13,7 @@ import type { Ctx } from '../api/http';
 import { claimedClient, invalidClient, JWT_BEARER_ASSERTION, verifyClientAssertion } from '../core/client-assertion';
 import type { Connector } from '../core/registry';
 import { rememberAssertion } from '../read-model/client-assertions';
+import { recordCredentialUse } from '../read-model/connectors';
 
 export const oauth = new Hono<AppEnv>();
 
@@ -139,6 +140,8 @@ publicOperation(oauth, {
   }
   const scope = scopes.join(' ');
   const token = await signDevToken(services.devKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope, ...(credential ? { cred: credential } : {}) });
+  // The key's last use, for its admins (a managed connector's).
+  if (credential) await recordCredentialUse(services.db, connector.clientId, credential);
   c.header('cache-control', 'no-store');
   return c.json({ access_token: token, token_type: 'Bearer', expires_in: services.config.auth.tokenTtlSeconds, scope });
 });

@@ -88,6 +88,15 @@ create table if not exists client_assertion_jtis (
 );
 create index if not exists client_assertion_jtis_expiry on client_assertion_jtis (expires_at);
 
+-- When each key of a managed connector last got a token (its admins read it as lastUsedAt): a
+-- fact of use, not of the connector's lifecycle, so kept beside its read model, not in it.
+create table if not exists credential_uses (
+  client_id text not null,
+  credential_id text not null,
+  last_used_at timestamptz not null,
+  primary key (client_id, credential_id)
+);
+
 -- Read models of the listings: CapacityOffer and LoadRequest share one shape. window_* is the
 -- availability window (offers) or pickup start to delivery end (requests); *_box are bounding
 -- boxes [minLon, minLat, maxLon, maxLat] of origin/pickup and destination/delivery areas.

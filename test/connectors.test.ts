@@ -61,6 +61,10 @@ test('onboarded without a restart: the admin creates a connector with its key; t
   const denied = await pcx.request('GET', '/load-requests').catch((err) => err);
   expect(denied.code).toBe('INSUFFICIENT_SCOPE');
 
+  // The key's last use (the token it got) is shown to its admins, in the list and the read alike.
+  const read = (await adminA.get(`/connectors/${created.body.id}`)).body;
+  expect(Date.parse(read.credentials[0].lastUsedAt)).toBeGreaterThanOrEqual(Date.parse(created.body.createdAt));
+  expect((await listAll(adminA, '/connectors')).find((c: any) => c.clientId === clientId).credentials[0].lastUsedAt).toBe(read.credentials[0].lastUsedAt);
   // The admin sees it in its list, with its events on the organization's feed.
   expect((await listAll(adminA, '/connectors')).map((c: any) => c.clientId)).toContain(clientId);
   const types = (await adminA.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `connectors/${created.body.id}`).map((e: any) => e.type);
