@@ -8,7 +8,7 @@ import { codesOf, createMap, showListings } from './map.js';
 import { el, listingItem, proposalDetail, proposalItem, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
-const SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review';
+const SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage';
 const OPEN_LISTING = ['published', 'partiallyMatched', 'proposed'];
 
 const state = { selected: null, proposals: [], listings: [], places: {}, me: null, scopes: new Set(), map: null, cursor: undefined };

@@ -62,13 +62,18 @@ export interface User {
   password?: string;
 }
 
-/** planner: reads, decides matches and tenders, issues tenders; viewer: reads only. */
-export type UserRole = 'planner' | 'viewer';
+/**
+ * planner: reads, decides matches and tenders, issues tenders; viewer: reads only; admin: reads and
+ * manages the organization's connectors and their keys (connectors:manage). Roles add up.
+ */
+export type UserRole = 'planner' | 'viewer' | 'admin';
+const USER_ROLES: readonly UserRole[] = ['planner', 'viewer', 'admin'];
 
 const READ_SCOPES = ['capacity:read', 'loads:read', 'matches:read', 'tenders:read', 'commitments:read', 'handovers:read', 'outcomes:review'];
 export const ROLE_SCOPES: Record<UserRole, readonly string[]> = {
   viewer: READ_SCOPES,
   planner: [...READ_SCOPES, 'matches:decide', 'tenders:publish', 'tenders:decide'],
+  admin: [...READ_SCOPES, 'connectors:manage'],
 };
 
 /** The scopes a user's roles allow (the union). */
@@ -154,7 +159,7 @@ export class Registry {
       if (typeof u.userId !== 'string' || !/^[A-Za-z0-9._@-]{1,128}$/.test(u.userId)) problems.push(`${at}.userId is required (letters, digits, . _ @ -)`);
       else if (this.users.has(u.userId)) problems.push(`${at} registers userId ${u.userId} a second time`);
       if (!this.organizations.has(u.organizationId)) problems.push(`${at} names unknown organization ${u.organizationId}`);
-      if (!Array.isArray(u.roles) || u.roles.length === 0 || u.roles.some((r: unknown) => r !== 'planner' && r !== 'viewer')) problems.push(`${at}.roles must be a non-empty array of planner, viewer`);
+      if (!Array.isArray(u.roles) || u.roles.length === 0 || u.roles.some((r: unknown) => !USER_ROLES.includes(r as UserRole))) problems.push(`${at}.roles must be a non-empty array of ${USER_ROLES.join(', ')}`);
       if (u.status !== undefined && u.status !== 'active' && u.status !== 'inactive') problems.push(`${at}.status must be active or inactive`);
       if (passwords === 'required' && (typeof u.password !== 'string' || !u.password)) problems.push(`${at}.password is required while the development identity provider is on`);
       if (passwords === 'refused' && u.password !== undefined) problems.push(`${at} (userId ${u.userId}) carries a password: users sign in at the organization's identity provider; remove the field`);

@@ -3,7 +3,7 @@
 // hand with the provider's cookies. test/users.test.ts takes user tokens from it.
 import { createHash, randomBytes } from 'node:crypto';
 
-export const CONSOLE_SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review';
+export const CONSOLE_SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage';
 
 export interface SignedIn {
   accessToken: string;

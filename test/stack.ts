@@ -171,6 +171,7 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
       { userId: 'viewer-a', organizationId: USER_ORGANIZATIONS[0], roles: ['viewer'], password: 'pw-viewer' },
       { userId: 'disabled-a', organizationId: USER_ORGANIZATIONS[0], roles: ['planner'], status: 'inactive', password: 'pw-disabled' },
       { userId: 'planner-b', organizationId: USER_ORGANIZATIONS[1], roles: ['planner'], password: 'pw-planner' },
+      { userId: 'admin-a', organizationId: USER_ORGANIZATIONS[0], roles: ['admin'], password: 'pw-admin' },
     ]),
   );
   return { organizationsFile, connectorsFile, usersFile };

@@ -10,6 +10,7 @@ import { offer, request } from './market-bodies';
 import { OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
 import { waitProposals } from './matching-fixtures';
 import { signIn } from './oidc-sign-in';
+import { generateConnectorKey } from '../sdk/src/keys';
 import { USER_ORGANIZATIONS } from './stack';
 
 const [A, B] = USER_ORGANIZATIONS;
@@ -96,4 +97,16 @@ test("planners decide a proposal of their organizations' connectors; each decisi
       [B, { organizationId: B, clientId: 'pcx-console', userId: 'planner-b' }],
     ].sort(),
   );
+});
+
+test("an admin user manages the organization's connectors with its own token; a planner may not", async () => {
+  const admin = await signIn(testEnv().baseUrl, 'admin-a', 'pw-admin');
+  expect(admin.scope.split(' ')).toContain('connectors:manage');
+  expect(admin.scope.split(' ')).not.toContain('matches:decide');
+  const key = generateConnectorKey();
+  const created = await asUser(admin.accessToken).post('/connectors', { clientId: `user-made-${Date.now().toString(36)}`, scopes: ['capacity:read'], publicJwk: key.publicJwk });
+  expect(created.status).toBe(201);
+  expect(created.body).toEqual(expect.objectContaining({ organizationId: A, credentials: [expect.objectContaining({ createdBy: expect.objectContaining({ organizationId: A, userId: 'admin-a' }) })] }));
+  const planner = await signIn(testEnv().baseUrl, 'planner-a', 'pw-planner');
+  expectProblem(await asUser(planner.accessToken).get('/connectors'), 403, 'INSUFFICIENT_SCOPE');
 });
