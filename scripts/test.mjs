@@ -29,9 +29,11 @@ const INTEGRATION = ['postgres', 'pglite'];
 const STANDALONE = ['unit', 'workflows', 'timeskip-pglite', 'timeskip-postgres'];
 
 /** One jest process over the given projects; resolves with its exit code. `logFile`: its output there instead of this terminal. */
-function jest(projects, logFile) {
+function jest(projects, logFile, ports) {
   return new Promise((resolve) => {
-    const child = spawn(bin('jest'), ['--runInBand', '--selectProjects', ...projects], { cwd: root, env: logFile ? { ...jestEnv, FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : jestEnv, stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    // Each process picks its servers' ports from a range of its own (test/stack.ts freePort).
+    const env = { ...jestEnv, PCX_TEST_PORTS: ports, ...(logFile ? { FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : {}) };
+    const child = spawn(bin('jest'), ['--runInBand', '--selectProjects', ...projects], { cwd: root, env, stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (logFile) {
       const out = createWriteStream(logFile);
       child.stdout.pipe(out);
@@ -45,8 +47,8 @@ function jest(projects, logFile) {
 
 const standaloneLog = join(mkdtempSync(join(tmpdir(), 'pcx-jest-')), 'standalone.log');
 const started = Date.now();
-const standalone = jest(STANDALONE, standaloneLog).then((code) => ({ code, seconds: (Date.now() - started) / 1000 }));
-const integration = await jest(INTEGRATION);
+const standalone = jest(STANDALONE, standaloneLog, '27000-32767').then((code) => ({ code, seconds: (Date.now() - started) / 1000 }));
+const integration = await jest(INTEGRATION, undefined, '20000-26999');
 const other = await standalone;
 process.stdout.write(`\n--- ${STANDALONE.join(', ')} (ran beside the above, ${other.seconds.toFixed(0)} s; ${standaloneLog}) ---\n`);
 process.stdout.write(readFileSync(standaloneLog, 'utf8'));

@@ -12,15 +12,28 @@ import { generateConnectorKey, publicOf } from '../sdk/src/keys';
 
 export const ROOT = join(__dirname, '..');
 
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/**
+ * A port for a server of the tests, free now. Chosen at random below the kernel's ephemeral range
+ * (32768-60999 on Linux), so that no process's outgoing connection can take it between this
+ * answer and the server's listen (a port the kernel handed out here could be; it was, under two
+ * jest processes: EADDRINUSE at a start), and from this process's share of 20000-32767
+ * (PCX_TEST_PORTS, which scripts/test.mjs sets apart for each of its jest processes).
+ */
+export async function freePort(): Promise<number> {
+  const [low, high] = (process.env.PCX_TEST_PORTS ?? '20000-32767').split('-').map(Number);
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = low + Math.floor(Math.random() * (high - low + 1));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port in ${low}-${high} after 50 tries`);
+}
+
+function bindable(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
 }
 
