@@ -3,12 +3,12 @@
 // once, in band, as asked.
 //
 // Without arguments the whole suite runs as two jest processes at once, each in band (Temporal's
-// native runtime wants one jest worker per process): the integration projects (postgres, pglite),
-// which share the run's Temporal dev server and brokers and mostly wait on them, and the projects
-// that need none of that (unit, workflows, the time-skipping harness, which starts its own test
-// servers), whose work fills the second core meanwhile. The first one's output streams; the
-// second's is kept and printed once the first is done, so neither interleaves with the other.
-// docs/benchmarks.md, "The suite's time", says what this saves.
+// native runtime wants one jest worker per process), each with a stack of its own (its global
+// setup starts its Temporal dev server and brokers): the postgres project, and beside it the pglite
+// project with the projects that need no shared stack (unit, workflows, the time-skipping harness,
+// which starts its own test servers). Integration tests mostly wait on their servers, so the two
+// fill the machine's two cores. The first one's output streams; the second's is kept and printed
+// once the first is done, so neither interleaves with the other.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -25,8 +25,8 @@ if (typecheck !== 0) process.exit(typecheck);
 const args = process.argv.slice(2);
 if (args.length > 0) process.exit(spawnSync(bin('jest'), ['--runInBand', ...args], { cwd: root, stdio: 'inherit', env: jestEnv }).status ?? 1);
 
-const INTEGRATION = ['postgres', 'pglite'];
-const STANDALONE = ['unit', 'workflows', 'timeskip-pglite', 'timeskip-postgres'];
+const INTEGRATION = ['postgres'];
+const STANDALONE = ['pglite', 'unit', 'workflows', 'timeskip-pglite', 'timeskip-postgres'];
 
 /** One jest process over the given projects; resolves with its exit code. `logFile`: its output there instead of this terminal. */
 function jest(projects, logFile, ports) {
