@@ -149,6 +149,10 @@ test('isolation and the ceiling: another organization reaches none of it (404); 
   expectProblem(await adminA.post('/connectors', { clientId: clientIdOf('admin'), scopes: ['exchange:admin'] }), 422, 'SCOPE_ABOVE_CEILING');
   expectProblem(await call('PATCH', `/connectors/${doc.id}`, adminA.token, { scopes: ['capacity:read', 'exchange:admin'] }, { headers: { 'if-match': `"${doc.resourceVersion}"` } }), 422, 'SCOPE_ABOVE_CEILING');
   expectProblem(await adminA.post('/connectors', { clientId: clientIdOf('priv'), scopes: [], publicJwk: { ...key.privateJwk } }), 400, 'VALIDATION_FAILED');
+  // An EC key without its point: refused by the schema, at the key.
+  const incomplete = await adminA.post('/connectors', { clientId: clientIdOf('half'), scopes: [], publicJwk: { kty: 'EC', kid: 'half' } });
+  expectProblem(incomplete, 400, 'VALIDATION_FAILED');
+  expect(incomplete.body.errors.map((e: any) => e.pointer)).toEqual(expect.arrayContaining([expect.stringMatching(/^\/publicJwk/)]));
   const { publicKey } = await import('node:crypto').then((c) => c.generateKeyPairSync('rsa', { modulusLength: 1024 }));
   expectProblem(await adminA.post('/connectors', { clientId: clientIdOf('weak'), scopes: [], publicJwk: { ...publicKey.export({ format: 'jwk' }), kid: 'weak' } }), 400, 'VALIDATION_FAILED');
   // Without connectors:manage: no reach at all.
