@@ -97,10 +97,14 @@ operation(connectors, {
 
 listRoute(connectors, resource, {
   owners: true,
+  anyScope: [MANAGE, 'exchange:admin'],
+  operatorListsAll: true,
   decorate: lastUses,
   doc: {
-    summary: "List the caller's organization's connectors",
-    description: "The connectors of the caller's organization (its admins'), in id order. Needs `connectors:manage`.",
+    summary: "List the caller's organization's connectors (every organization's for a protocol operator)",
+    description:
+      "The connectors of the caller's organization (its admins', with `connectors:manage`), in id order. A protocol operator " +
+      '(`exchange:admin`) lists every organization\u2019s: what each may do, not its keys.',
     responses: { '200': 'One page of connectors; nextCursor is null on the last page.', '400': '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did not issue.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.' },
     client: { name: 'connectors', columns: ['id', 'clientId', 'status', 'name', 'scopes', 'resourceVersion'] },
   },

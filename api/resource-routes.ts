@@ -83,6 +83,8 @@ export interface ListRoute {
   owners?: boolean;
   /** Scopes of which the caller needs one, instead of the resource's read scope. */
   anyScope?: readonly string[];
+  /** A protocol operator lists every organization's (in its view: domain/disclosure.ts). */
+  operatorListsAll?: boolean;
   /** Its doc; the role, link and paging parameters are added from the declaration. */
   doc: RouteDoc;
   /** Facts kept beside the read model added to the views (a connector's keys' last use). */
@@ -137,7 +139,8 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
       const role = choiceQuery(c, route.roles.parameter, route.roles.descriptions);
       if (role !== undefined) equal.push({ field: route.roles.fields[role], value: principal.organizationId });
     }
-    const docs = await listParticipating<Envelope>(c.get('services').db, resource, principal.organizationId, { statuses: statusQuery(c, resource), equal, after, limit }, { owners });
+    const everyone = route.operatorListsAll === true && principal.operator;
+    const docs = await listParticipating<Envelope>(c.get('services').db, resource, principal.organizationId, { statuses: statusQuery(c, resource), equal, after, limit }, { owners, everyone });
     const answer = page(resource, principal, docs, limit);
     return c.json(route.decorate ? { ...answer, items: await route.decorate(c, answer.items) } : answer);
   });

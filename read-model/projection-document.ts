@@ -46,13 +46,13 @@ export interface ParticipantListFilter {
  * the value (a tender's proposal, a commitment's tender); fields are spelled in the SQL so that the
  * expression indexes of the standard tables apply.
  */
-export async function listParticipating<T>(db: Queryable, resource: Resource<any, any>, organizationId: string, filter: ParticipantListFilter, options: { owners?: boolean } = {}): Promise<T[]> {
+export async function listParticipating<T>(db: Queryable, resource: Resource<any, any>, organizationId: string, filter: ParticipantListFilter, options: { owners?: boolean; everyone?: boolean } = {}): Promise<T[]> {
   const equal = filter.equal ?? [];
   for (const { field } of equal) if (!/^[A-Za-z]+$/.test(field)) throw new Error(`not a document field: ${field}`);
   const params: unknown[] = [organizationId, filter.statuses ?? null, filter.after ?? null, filter.limit + 1, ...equal.map((e) => e.value)];
   const { rows } = await db.query<{ doc: T }>(
     `select doc from ${resource.table}
-      where (participants @> array[$1]::text[]${options.owners ? ' or owner_organization_id = $1' : ''})
+      where (${options.everyone ? 'true or ' : ''}participants @> array[$1]::text[]${options.owners ? ' or owner_organization_id = $1' : ''})
         and ($2::text[] is null or status = any($2::text[]))
         and ($3::uuid is null or id > $3::uuid)
         ${equal.map((e, n) => `and doc->>'${e.field}' = $${n + 5}`).join(' ')}

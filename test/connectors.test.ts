@@ -165,6 +165,10 @@ test('isolation and the ceiling: another organization reaches none of it (404); 
   expect(seen.status).toBe(200);
   expect(seen.body).toEqual(expect.objectContaining({ clientId: doc.clientId, organizationId: orgA.id, scopes: ['capacity:read'] }));
   expect(seen.body.credentials).toBeUndefined();
+  // And lists every organization's, the same way.
+  const listed = (await listAll(operator, '/connectors')).find((c: any) => c.id === doc.id);
+  expect(listed).toEqual(expect.objectContaining({ clientId: doc.clientId, organizationId: orgA.id }));
+  expect(listed.credentials).toBeUndefined();
 });
 
 // Two api replicas behind one public address, as docs/deployment.md runs them (PostgreSQL: PGlite
