@@ -7,6 +7,7 @@ import { openReadModel } from './read-model/database';
 import { createLogger } from './core/log';
 import { observeCluster } from './core/metrics';
 import { loadRegistry } from './core/registry';
+import { importSeed } from './core/seed';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadDevSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
@@ -18,7 +19,7 @@ import { answerClientError } from './api/http';
 import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
 import { purgeExpiredAssertions } from './read-model/client-assertions';
-import { managedConnectors, type ManagedConnectors } from './read-model/connectors';
+import { managedRegistry, type ManagedRegistry } from './read-model/managed-registry';
 import { createWorker } from './worker';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 
@@ -32,11 +33,13 @@ export async function startBroker(config: Config) {
 
   let worker: Worker | undefined;
   let workerConnection: NativeConnection | undefined;
+  let workerRecords: ManagedRegistry | undefined;
   let workerRun: Promise<void> | undefined;
   let watcher: { stop(): Promise<void> } | undefined;
   if (config.role !== 'api') {
     const created = await createWorker(config, db, new Client({ connection, namespace: config.temporal.namespace }));
     ({ worker, connection: workerConnection } = created);
+    workerRecords = created.records;
     workerRun = worker.run();
     // Delivers webhooks as the outbox grows, directly or by poking subscriptions' workflows (delivery/webhook-watcher.ts).
     watcher = startWebhookWatcher({
@@ -63,18 +66,22 @@ export async function startBroker(config: Config) {
 
   let server: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
-  let managed: ManagedConnectors | undefined;
+  let managed: ManagedRegistry | undefined;
   if (config.role !== 'worker') {
     const registry = loadRegistry(config);
     for (const warning of registry.warnings) log.warn(warning);
-    // Connectors managed through the API (domain/connector.ts), beside the file's: fresh within a second on every replica.
-    managed = await managedConnectors(db, { onError: (err) => log.warn({ error: String(err) }, 'managed connectors could not be refreshed') });
+    // Organizations and connectors managed through the API (domain/organization.ts, domain/connector.ts), over the files': fresh within a second on every replica.
+    managed = await managedRegistry(db, { onError: (err) => log.warn({ error: String(err) }, 'managed records could not be refreshed') });
     registry.useManaged(managed);
     const schemas = new SchemaRegistry(config.schemaBase);
     const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
     const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
+    // The organizations file as records, beside serving (the file answers until a record exists).
+    if (config.registry.seedRecords) {
+      importSeed({ registry, entities, organizationsFile: config.registry.organizationsFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
+    }
     // The development identity provider for interactive users answers under /oidc itself (dev/oidc.ts).
     // Loaded only when on: the production image carries no oidc-provider (a devDependency).
     const identityProvider = config.auth.users?.devProvider && devKey ? (require('./dev/oidc') as typeof import('./dev/oidc')).createDevIdentityProvider({ config, registry, devKey }) : undefined;
@@ -100,6 +107,7 @@ export async function startBroker(config: Config) {
   return {
     async stop() {
       cluster.stop();
+      workerRecords?.stop();
       managed?.stop();
       if (housekeeping) clearInterval(housekeeping);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));

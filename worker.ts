@@ -9,6 +9,7 @@ import { Entities } from './core/entities';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 import { Registry } from './core/registry';
+import { managedRegistry, type ManagedRegistry } from './read-model/managed-registry';
 import { createWebhookDelivery, type WebhookDelivery } from './delivery/webhook-pump';
 import { workflowCode } from './workflows/bundle';
 
@@ -21,15 +22,20 @@ export async function createWorker(
   db: Db,
   client: Client,
   workflowBundle?: WorkflowBundleOption,
-): Promise<{ worker: Worker; connection: NativeConnection; webhooks: WebhookDelivery }> {
+): Promise<{ worker: Worker; connection: NativeConnection; webhooks: WebhookDelivery; records: ManagedRegistry }> {
   // The same address, TLS and API key as the client connection (core/temporal.ts).
   const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal));
   // One webhook pump per process, shared by the activity and the outbox watcher's direct path
   // (delivery/webhook-pump.ts), so its limits per target host and per subscription hold for both.
-  // The worker authenticates no one: connectors' secrets, where present, are ignored here.
+  // The worker authenticates no one: connectors' secrets, where present, are ignored here. The
+  // pump asks the registry whether a subscription's connector and organization are still active:
+  // the managed records too (a managed connector's subscriptions, a suspended organization).
+  const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored');
+  const records = await managedRegistry(db, { refreshMs: 1000 });
+  registry.useManaged(records);
   const webhooks = createWebhookDelivery(db, {
     webhooks: config.webhooks,
-    registry: Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored'),
+    registry,
     eventSource: eventSource(config),
     schemaBase: config.schemaBase,
   });
@@ -58,7 +64,7 @@ export async function createWorker(
     // A killed worker's sticky queue is drained by another within seconds (domain/timeouts.ts).
     stickyQueueScheduleToStartTimeout: STICKY_QUEUE_TIMEOUT,
   });
-  return { worker, connection, webhooks };
+  return { worker, connection, webhooks, records };
 }
 
 /** Every activity's duration and result, and its failures by error name (core/metrics.ts). */

@@ -19,6 +19,7 @@ import { consoleApp } from './console';
 import { oauth } from '../dev/oauth';
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { connectors } from './connectors';
+import { organizations } from './organizations';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
 import { capacityOffers } from './capacity-offers';
@@ -42,7 +43,7 @@ type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 const ROUTERS = mountedAt(
   { partnerRelationships, capacityOffers, loadRequests, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
-  { connectors },
+  { organizations, connectors },
 );
 
 function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {

@@ -149,10 +149,10 @@ async function answerEnded(request: CommandRequest, command: Command): Promise<E
  * refuse. The rules stay in one place, the machine; the API only asks it early (update-with-start
  * starts the workflow even when the create is then refused).
  */
-export function precheckCreate(c: Ctx, resource: Resource<any, any>, payload: unknown, context?: unknown): void {
+export function precheckCreate(c: Ctx, resource: Resource<any, any>, payload: unknown, context?: unknown, actor?: Actor): void {
   try {
     resource.machine.create(
-      { name: 'create', commandId: 'precheck', actor: actorOf(c), payload, correlationId: c.get('correlationId'), context },
+      { name: 'create', commandId: 'precheck', actor: actor ?? actorOf(c), payload, correlationId: c.get('correlationId'), context },
       'precheck',
       new Date().toISOString(),
     );

@@ -4,7 +4,8 @@
 // is the machine's; this router gathers the ceiling and the environment, checks that a public key
 // is one (and only public), and derives the resource id from the client id, so that a client id
 // is taken once in the whole exchange, on every replica at once (the workflow id is the claim).
-import { createHash, createPublicKey } from 'node:crypto';
+import { createPublicKey } from 'node:crypto';
+import { nameBasedId } from '../core/name-ids';
 import { Hono } from 'hono';
 import { connector, type Connector, type ConnectorContext } from '../domain/connector';
 import { Problem } from '../domain/problems';
@@ -19,22 +20,19 @@ import { credentialUses } from '../read-model/connectors';
 const resource = connector;
 const MANAGE = 'connectors:manage';
 
-/** A client id's resource id: a UUID (version 8) of its SHA-256, the same on every replica. */
-export function connectorIdOf(clientId: string): string {
-  const hex = createHash('sha256').update(`pcx:connector:${clientId}`).digest('hex');
-  const v = `${hex.slice(0, 12)}8${hex.slice(13, 16)}${((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16)}${hex.slice(17, 32)}`;
-  return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20, 32)}`;
-}
+/** A client id's resource id: the same on every replica (core/name-ids.ts). */
+export const connectorIdOf = (clientId: string): string => nameBasedId('connector', clientId);
 
 /**
- * The scopes an organization may give its connectors: every scope of the vocabulary but the
- * operator's `exchange:admin`, which only the operator's organization may give (until the
- * organization records of issue 29 carry a ceiling of their own: docs/decisions.md).
+ * The scopes an organization may give its connectors: its record's ceiling (set by the operator);
+ * for an organization of the files, every scope of the vocabulary but the operator's
+ * `exchange:admin`, which only the operator's organization may give.
  */
 function context(c: Ctx, organizationId: string): ConnectorContext {
   const { registry, config } = c.get('services');
-  const operator = registry.organization(organizationId)?.role === 'operator';
-  return { scopeCeiling: SCOPES.filter((s) => operator || s !== 'exchange:admin'), environment: config.registry.environment };
+  const organization = registry.organization(organizationId);
+  const scopeCeiling = organization?.scopeCeiling ?? SCOPES.filter((s) => organization?.role === 'operator' || s !== 'exchange:admin');
+  return { scopeCeiling, environment: config.registry.environment };
 }
 
 /** A public key the broker can verify with: it imports, it is not weak, it holds no private member. */
@@ -67,7 +65,7 @@ const reading = participantAccess<Connector>(resource, MANAGE, { anyScope: [MANA
 export const connectors = new Hono<AppEnv>();
 
 operation(connectors, {
-  method: 'POST', path: '/', access: { scope: MANAGE }, body: 'ConnectorCreateRequest', answers: [201],
+  method: 'POST', path: '/', access: { scope: [], anyScope: [MANAGE, 'exchange:admin'] }, body: 'ConnectorCreateRequest', answers: [201],
   idempotent: true,
   returns: 'Connector',
   doc: {
@@ -75,13 +73,15 @@ operation(connectors, {
     summary: 'Create a connector of the caller\u2019s organization',
     description:
       "A machine client of the caller's organization in this broker's environment, with scopes within the " +
-      "organization's ceiling and, optionally, its first key (`publicJwk`, for private_key_jwt at " +
+      "organization's ceiling. A protocol operator may name another organization (`organizationId`): the first " +
+      "connector of an organization it registered, with the public key that organization's admin sent, so that " +
+      'its admin can manage the rest itself. Optionally with its first key (`publicJwk`, for private_key_jwt at ' +
       '`POST /oauth2/token`). The client id is taken for good: it is never given again, also after the ' +
-      'connector is retired. Needs `connectors:manage`.',
+      'connector is retired. Needs `connectors:manage` (`exchange:admin` for the operator naming another organization).',
     responses: {
       '201': 'Created, active.',
       '400': '`VALIDATION_FAILED`: the body, a clientId that is not one, a key that is not a public key this broker can read, an RSA key under 2048 bits, an expiry in the past.',
-      '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
+      '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, `ORGANIZATION_SUSPENDED` or `ORGANIZATION_BINDING_VIOLATION` (organizationId of another organization, not by the operator).',
       '409': '`RESOURCE_EXISTS` (the client id is taken), `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
       '422': "`SCOPE_ABOVE_CEILING`: a scope the organization may not give its connectors.",
     },
@@ -90,9 +90,20 @@ operation(connectors, {
   checkPublicKey(body.publicJwk as Record<string, unknown> | undefined, '/publicJwk');
   // A client id of the connectors file is taken too (tokens name their connector by it alone).
   if (c.get('services').registry.connector(body.clientId, { fileOnly: true })) throw new Problem('RESOURCE_EXISTS', `the client id ${body.clientId} is taken`);
-  const ctx = context(c, principal.organizationId);
-  precheckCreate(c, resource, body, ctx);
-  return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: body, context: ctx, view: viewFor(resource, principal) });
+  // An organization's first connector may come from the operator, who registered it (onboarding).
+  const organizationId = body.organizationId ?? principal.organizationId;
+  const forAnother = organizationId !== principal.organizationId;
+  if (forAnother && !principal.operator) throw new Problem('ORGANIZATION_BINDING_VIOLATION', 'only the protocol operator creates a connector of another organization');
+  if (!forAnother && !principal.scopes.has(MANAGE)) throw new Problem('INSUFFICIENT_SCOPE', `this operation needs the scope ${MANAGE}`, { requiredScope: MANAGE });
+  // An organization registered a moment ago is known once the registry has read it (read your writes).
+  if (forAnother && !c.get('services').registry.organization(organizationId)) await c.get('services').registry.refresh();
+  if (forAnother && !c.get('services').registry.organization(organizationId)) {
+    throw new Problem('VALIDATION_FAILED', `organizationId ${organizationId} is not an organization of the exchange`, { errors: [{ pointer: '/organizationId', message: 'is not a known organization' }] });
+  }
+  const actor = forAnother ? { kind: 'operator' as const, organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) } : undefined;
+  const ctx = context(c, organizationId);
+  precheckCreate(c, resource, body, ctx, actor);
+  return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: body, context: ctx, actor, view: viewFor(resource, principal) });
 });
 
 listRoute(connectors, resource, {

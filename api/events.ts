@@ -11,7 +11,7 @@ import type { AppEnv } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../domain/views';
 import { readFeed } from '../read-model/events';
-import { deliverableKinds } from '../domain/webhooks';
+import { deliverableKinds, feedAudiences } from '../domain/webhooks';
 import { settledPrefix } from '../core/sandbox';
 
 export const events = new Hono<AppEnv>();
@@ -54,7 +54,7 @@ operation(events, {
   // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints
   // (webhooks deliver the same kinds: delivery/webhook-pump.ts).
   const kinds = deliverableKinds([...principal.scopes]);
-  let rows = await readFeed(db, principal.organizationId, kinds, { tx, seq }, Number(limitText));
+  let rows = await readFeed(db, feedAudiences(principal.organizationId, principal.operator), kinds, { tx, seq }, Number(limitText));
   // The sandbox's event disorder (development mode, core/sandbox.ts): a page ends after a quiet
   // time, reversed and served again at the next read; the cursor stays that of the events held.
   const sandbox = c.get('services').sandbox;

@@ -36,6 +36,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 bearer token in the Authorization header', {}, { 'www-authenticate': 'Bearer' });
   const claims = await services.verifyToken(m[1]);
   const principal = claims.kind === 'user' ? userPrincipal(services, claims) : connectorPrincipal(services, claims);
+  organizationMayAct(services, principal.organizationId, c.req.method, c.req.path);
   c.set('principal', principal);
   await next();
 };
@@ -91,11 +92,27 @@ function userPrincipal(services: Services, claims: TokenClaims): Principal {
   };
 }
 
-/** Gate 3: the organization is active. */
+/** Gate 3, first part: the organization exists and has not ended. */
 function activeOrganization(services: Services, organizationId: string, who: 'connector' | 'user') {
   const organization = services.registry.organization(organizationId);
-  if (!organization || organization.status !== 'active') throw new Problem('ORGANIZATION_INACTIVE', `the organization of this ${who} is not active`);
+  if (!organization || organization.status === 'inactive') throw new Problem('ORGANIZATION_INACTIVE', `the organization of this ${who} is not active`);
   return organization;
+}
+
+/** Where an organization manages itself: its record, its connectors and their keys. */
+const SELF_MANAGEMENT = /^\/(organizations|connectors)(\/|$)/;
+
+/**
+ * Gate 3, second part (docs/decisions.md, "What gate 3 lets an organization do"): an active
+ * organization does what its scopes allow; a pending one (not verified yet) only manages itself,
+ * so that it can prepare its connectors before the operator verifies it; a suspended one reads,
+ * and manages itself (it can still revoke a key), but issues no command.
+ */
+function organizationMayAct(services: Services, organizationId: string, method: string, path: string): void {
+  const status = services.registry.organization(organizationId)?.status;
+  if (status === 'active' || SELF_MANAGEMENT.test(path)) return;
+  if (status === 'pending') throw new Problem('ORGANIZATION_UNVERIFIED', 'the organization is not verified yet (or its adherence period has not begun): it may manage its record and connectors, nothing else');
+  if (status === 'suspended' && method !== 'GET' && method !== 'HEAD') throw new Problem('ORGANIZATION_SUSPENDED', 'the organization is suspended: it may read, and manage its record and connectors, but issue no command');
 }
 
 const tokenIdOf = (claims: TokenClaims) => (typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`);

@@ -46,7 +46,8 @@ export interface Config {
     users: { issuer: string; jwksUrl: string | undefined; clientId: string; devProvider: boolean } | undefined;
   };
   /** usersFile: the demo users go with the demo connectors (the default CONNECTORS_FILE); with a connectors file of one's own, users only from USERS_FILE. */
-  registry: { organizationsFile: string; connectorsFile: string; usersFile: string | undefined; environment: string };
+  /** seedRecords: import the organizations file as records at start (core/seed.ts; REGISTRY_SEED, on by default). */
+  registry: { organizationsFile: string; connectorsFile: string; usersFile: string | undefined; environment: string; seedRecords: boolean };
   schemaBase: string;
   /** The planner console (api/console.ts): an external map style in place of the shipped basemap. */
   /** The console's external map style, and the adapter gateway whose quarantine it shows (CONSOLE_GATEWAY_URL). */
@@ -208,6 +209,7 @@ export function loadConfig(env: Env = process.env): Config {
       usersFile:
         r.given('USERS_FILE') !== undefined ? resolve(r.str('USERS_FILE', '')) : r.given('CONNECTORS_FILE') === undefined ? resolve('config/demo-users.json') : undefined,
       environment: r.str('BROKER_ENVIRONMENT', 'sandbox'),
+      seedRecords: r.bool('REGISTRY_SEED', true),
     },
     schemaBase: r.url('SCHEMA_BASE', `${publicBaseUrl}/schemas`),
     console: {

@@ -15,10 +15,19 @@ import { RELATIONSHIP_SCOPES, SCOPES } from '../domain/scopes';
 export interface Organization {
   organizationId: string;
   name: string;
-  status: 'active' | 'inactive';
+  /**
+   * Where it stands now (gate 3, api/gates.ts): `active`; `pending` (registered, not verified, or
+   * before its adherence period); `suspended` by the operator; `inactive` (ended, or outside its
+   * adherence period). The files know only active and inactive.
+   */
+  status: 'active' | 'pending' | 'suspended' | 'inactive';
   /** `operator`: the protocol operator, whose admin-scoped connectors may cancel any listing. */
   role: 'participant' | 'operator';
   partneringPolicy: { grantedScopes: string[] };
+  /** The scopes its connectors may be given (a managed record's; the file's: every scope but exchange:admin, for the operator every one). */
+  scopeCeiling?: string[];
+  /** A record of the exchange (domain/organization.ts), not an entry of the file. */
+  managed?: boolean;
 }
 
 export interface Connector {
@@ -105,6 +114,13 @@ export function loadRegistry(config: {
   return registry;
 }
 
+/** The managed records the registry overlays (read-model/managed-registry.ts). */
+export interface ManagedSource {
+  connector(clientId: string): Connector | undefined;
+  organization(organizationId: string): Organization | undefined;
+  refresh(): Promise<void>;
+}
+
 export class Registry {
   private readonly organizations = new Map<string, Organization>();
   private readonly connectors = new Map<string, Connector>();
@@ -117,8 +133,23 @@ export class Registry {
     for (const c of connectors) this.connectors.set(c.clientId, c);
   }
 
+  /**
+   * An organization: its record (domain/organization.ts, the read model's as the last refresh saw
+   * it), else the file's entry. The record wins: the files are the seed, imported as records at
+   * start (core/seed.ts), and the operator's changes are the record's.
+   */
   organization(id: string): Organization | undefined {
-    return this.organizations.get(id);
+    return this.managedSource?.organization(id) ?? this.organizations.get(id);
+  }
+
+  /** The organizations of the file, for the seed import. */
+  fileOrganizations(): Organization[] {
+    return [...this.organizations.values()];
+  }
+
+  /** The connectors of the file, for the seed import. */
+  fileConnectors(): Connector[] {
+    return [...this.connectors.values()];
   }
 
   /**
@@ -126,16 +157,14 @@ export class Registry {
    * the last refresh saw it: useManaged). `fileOnly`: the file's alone.
    */
   connector(clientId: string, options: { fileOnly?: boolean } = {}): Connector | undefined {
-    return this.connectors.get(clientId) ?? (options.fileOnly ? undefined : this.managed?.(clientId));
+    return this.connectors.get(clientId) ?? (options.fileOnly ? undefined : this.managedSource?.connector(clientId));
   }
 
-  private managed: ((clientId: string) => Connector | undefined) | undefined;
-  private refreshManaged: (() => Promise<void>) | undefined;
+  private managedSource: ManagedSource | undefined;
 
-  /** Where managed connectors are looked up (read-model/connectors.ts keeps them fresh), and how to read them now. */
-  useManaged(source: { lookup(clientId: string): Connector | undefined; refresh(): Promise<void> }): void {
-    this.managed = source.lookup;
-    this.refreshManaged = source.refresh;
+  /** Where managed records are looked up (read-model/managed-registry.ts keeps them fresh), and how to read them now. */
+  useManaged(source: ManagedSource): void {
+    this.managedSource = source;
   }
 
   /**
@@ -143,7 +172,7 @@ export class Registry {
    * before it decides, so a key added or revoked a moment ago counts at once (a cheap query).
    */
   async refresh(): Promise<void> {
-    await this.refreshManaged?.();
+    await this.managedSource?.refresh();
   }
 
   user(userId: string): User | undefined {
@@ -176,7 +205,7 @@ export class Registry {
   }
 
   grantedScopes(organizationId: string): string[] {
-    return this.organizations.get(organizationId)?.partneringPolicy.grantedScopes ?? [];
+    return this.organization(organizationId)?.partneringPolicy.grantedScopes ?? [];
   }
 
   static load(organizationsFile: string, connectorsFile: string, defaultEnvironment: string, clientSecrets: ClientSecretPolicy = 'required'): Registry {

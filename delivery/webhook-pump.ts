@@ -28,7 +28,7 @@ import { checkTarget, createResolver, type Resolve } from '../core/webhooks/targ
 import { hostLimiter, sendWebhook, type SendResult } from '../core/webhooks/send';
 import { signedHeaders } from '../core/webhooks/sign';
 import { uuid7 } from '../domain/ids';
-import { deliverableKinds, nextAttemptDelayMs, typeMatches, type PumpInput, type PumpResult } from '../domain/webhooks';
+import { deliverableKinds, feedAudiences, nextAttemptDelayMs, typeMatches, type PumpInput, type PumpResult } from '../domain/webhooks';
 import { disableSubscription, loadSubscription, outboxTail, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from '../read-model/webhook-subscriptions';
 
 export interface WebhookDeliverySettings {
@@ -72,15 +72,15 @@ class WebhookPump {
   }
 
   /** Events after the cursor into deliveries; the number of events read. */
-  private async collect(sub: SubscriptionRow, kinds: string[], now: number): Promise<number> {
+  private async collect(sub: SubscriptionRow, audiences: string[], kinds: string[], now: number): Promise<number> {
     const tail = await outboxTail(this.db);
     return this.db.transaction(async (tx) => {
       const { rows } = await tx.query<{ seq: string; tx: string; id: string; type: string; subject: string; resource_version: number; created_at: Date }>(
         `select seq::text as seq, tx_id::text as tx, id, type, cloudevent->>'subject' as subject, resource_version, created_at from events
-          where audience @> array[$1]::text[] and resource_kind = any($2::text[])
+          where audience && $1::text[] and resource_kind = any($2::text[])
             and (tx_id, seq) > ($3::text::xid8, $4::bigint) and tx_id < $5::text::xid8
           order by tx_id, seq limit $6`,
-        [sub.organization_id, kinds, sub.cursor_tx, sub.cursor_seq, tail.xmin, COLLECT_BATCH],
+        [audiences, kinds, sub.cursor_tx, sub.cursor_seq, tail.xmin, COLLECT_BATCH],
       );
       const at = new Date(now).toISOString();
       for (const e of rows) {
@@ -236,7 +236,8 @@ class WebhookPump {
       return { state: 'inactive', more: false };
     }
     const kinds = deliverableKinds(connector.scopes);
-    const collected = await this.collect(sub, kinds, clock());
+    const audiences = feedAudiences(sub.organization_id, organization.role === 'operator' && connector.scopes.includes('exchange:admin'));
+    const collected = await this.collect(sub, audiences, kinds, clock());
     let nextDueAt: number | undefined;
     let more = collected === COLLECT_BATCH;
     for (let round = 0; ; round++) {

@@ -127,7 +127,9 @@ publicOperation(oauth, {
       throw oauthError('UNAUTHENTICATED', 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="pcx"' });
     }
   }
-  if (connector.status !== 'active' || services.registry.organization(connector.organizationId)?.status !== 'active') {
+  // A pending or suspended organization still gets tokens: gate 3 lets it manage itself (api/gates.ts).
+  const standing = services.registry.organization(connector.organizationId)?.status;
+  if (connector.status !== 'active' || !standing || standing === 'inactive') {
     throw oauthError('CONNECTOR_INACTIVE', 'invalid_client', 'the client or its organization is not active');
   }
   const asked = form.get('scope');

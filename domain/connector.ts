@@ -12,7 +12,7 @@
 // retired   retire: for good; its client id is never given again (terminal)
 //
 // A credential: active -> expired (its expiresAt passed) | revoked (revokeCredential).
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 
 export type ConnectorStatus = 'active' | 'disabled' | 'retired';
@@ -79,6 +79,8 @@ export interface ConnectorContext {
 
 export interface CreatePayload {
   clientId: string;
+  /** Only the protocol operator names an organization: the first connector of one it registered (its admin's). */
+  organizationId?: string;
   name: string;
   scopes: string[];
   actorRoles?: string[];
@@ -90,7 +92,7 @@ export interface CreatePayload {
 const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 const ROLE = /^[a-z][a-zA-Z0-9-]{0,39}$/;
 
-const event = (c: Connector, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [c.organizationId] });
+const event = (c: Connector, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [c.organizationId, OPERATOR_AUDIENCE] });
 const actorOf = (command: Command) => ({ organizationId: command.actor.organizationId ?? '', ...(command.actor.clientId ? { clientId: command.actor.clientId } : {}), ...(command.actor.userId ? { userId: command.actor.userId } : {}) });
 
 /** Only the organization's own admins (and the broker) manage its connectors. */
@@ -158,7 +160,9 @@ export const connectorMachine = {
     const context = command.context!;
     if (!isBroker(command.actor) && !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'a connector is created by an organization');
     if (typeof p.clientId !== 'string' || !CLIENT_ID.test(p.clientId)) refuse('VALIDATION_FAILED', 'clientId: 3 to 64 lower-case letters, digits, dots, dashes, underscores', { errors: [{ pointer: '/clientId', message: 'is not a client id' }] });
-    const organizationId = command.actor.organizationId!;
+    // The operator may create an organization's first connector (with the public key its admin sent);
+    // everyone else creates connectors of their own organization, whatever the body says.
+    const organizationId = command.actor.kind === 'operator' && p.organizationId ? p.organizationId : command.actor.organizationId!;
     const credentials = p.publicJwk ? [credentialOf(command, p.publicJwk, now, checkExpiry(p.expiresAt, now, '/expiresAt'))] : [];
     const state: Connector = {
       id,
@@ -286,6 +290,7 @@ export const connector = defineResource({
   statuses: ['active', 'disabled', 'retired'],
   terminalStatuses: ['retired'],
   scopes: { read: 'connectors:manage', write: 'connectors:manage' },
+  operatorFeed: true,
   // The organization's own admins see it whole; the operator sees every connector's envelope and what it may do.
   fields: Object.fromEntries(FIELDS.map((f) => [f, (['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'status', 'clientId', 'organizationId', 'name', 'environment', 'scopes', 'disabledAt', 'retiredAt'].includes(f) ? 'envelope' : 'private') as 'envelope' | 'private'])),
   searchAttributes: (c) => ({ owner: c.organizationId, status: c.status }),

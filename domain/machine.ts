@@ -50,6 +50,12 @@ export interface Command<P = any, C = any> {
   context?: C;
 }
 
+/**
+ * The audience entry of the protocol operator: an event that names it is on the feed (and the
+ * webhooks) of every organization whose connector is a protocol operator's (`exchange:admin`).
+ */
+export const OPERATOR_AUDIENCE = 'pcx:operator';
+
 export interface EventDraft {
   /** pcx.<resource>.<event>.v1 */
   type: string;

@@ -15,6 +15,8 @@ export const PROBLEMS = {
   CREDENTIAL_INVALID: { status: 401, name: 'credential-invalid', title: 'The credential the token was issued to was revoked or has expired' },
   USER_INACTIVE: { status: 401, name: 'user-inactive', title: 'The user is not registered or not active' },
   ORGANIZATION_INACTIVE: { status: 403, name: 'organization-inactive', title: 'The organization is not active' },
+  ORGANIZATION_UNVERIFIED: { status: 403, name: 'organization-unverified', title: 'The organization is not verified yet: it may only manage itself' },
+  ORGANIZATION_SUSPENDED: { status: 403, name: 'organization-suspended', title: 'The organization is suspended: it may read and manage itself, nothing else' },
   INSUFFICIENT_SCOPE: { status: 403, name: 'insufficient-scope', title: 'The token lacks a required scope' },
   ORGANIZATION_BINDING_VIOLATION: { status: 403, name: 'organization-binding-violation', title: 'The payload names another organization than the caller' },
   RELATIONSHIP_INACTIVE: { status: 403, name: 'relationship-inactive', title: 'No active partner relationship allows this' },

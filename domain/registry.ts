@@ -10,6 +10,7 @@ import { transportCommitment } from './transport-commitment';
 import { executionHandover } from './execution-handover';
 import { executionReference } from './execution-reference';
 import { connector } from './connector';
+import { organization } from './organization';
 import type { Resource } from './resource';
 
 export const RESOURCES: readonly Resource<any, any>[] = [
@@ -21,6 +22,7 @@ export const RESOURCES: readonly Resource<any, any>[] = [
   transportCommitment,
   executionHandover,
   executionReference,
+  organization,
   connector,
 ];
 

@@ -49,6 +49,11 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
   fields: Readonly<Record<string, FieldClass>>;
   /** The classes a protocol operator reading it sees, instead of the default (domain/disclosure.ts). */
   operatorSees?: readonly FieldClass[];
+  /**
+   * The protocol operator's feed carries its events too (their audience names OPERATOR_AUDIENCE,
+   * domain/machine.ts) and `exchange:admin` reads them there: the registry's records, for audit.
+   */
+  operatorFeed?: boolean;
   /** The events its transitions emit, by CloudEvents type: what emits each, and the schema of its data when it is not the resource's (`<file>#/$defs/<Def>`). */
   events?: Readonly<Record<string, { emittedBy: string; data?: string }>>;
   /** Statuses in which partners of the owner may see it (shared listings); absent: never. */

@@ -1,6 +1,7 @@
 // Webhook delivery, the pure part: the retry schedule, the event-type filter, the names the
 // subscription's workflow and its activity share (docs/webhooks.md). No I/O: the workflow sandbox,
 // the activities and the API read it.
+import { OPERATOR_AUDIENCE } from './machine';
 import { RESOURCES } from './registry';
 
 /** The kind that names subscriptions in workflow ids, event types and the feed. */
@@ -23,12 +24,21 @@ export function webhookWorkflowStart(subscriptionId: string, settings: { taskQue
 /** Signal: events, a redelivery or a change of the subscription may have made work. */
 export const WEBHOOK_POKE = 'poke';
 
+/**
+ * The audience entries whose events an organization's feed and webhooks carry: its own id, and
+ * the operator's entry for a protocol operator (an operator organization's `exchange:admin`).
+ */
+export function feedAudiences(organizationId: string, operator: boolean): string[] {
+  return operator ? [organizationId, OPERATOR_AUDIENCE] : [organizationId];
+}
+
 /** The scope that manages subscriptions (the specification lists connectors:manage without a use). */
 export const WEBHOOK_SCOPE = 'connectors:manage';
 
 /** The kinds of events a connector may receive: those its scopes may read on their own endpoints (gate 6). */
 export function deliverableKinds(scopes: readonly string[]): string[] {
-  const kinds = RESOURCES.filter((r) => scopes.includes(r.scopes.read)).map((r) => r.kind);
+  // The registry's records (organizations, connectors) are on the protocol operator's feed too.
+  const kinds = RESOURCES.filter((r) => scopes.includes(r.scopes.read) || (r.operatorFeed && scopes.includes('exchange:admin'))).map((r) => r.kind);
   if (scopes.includes(WEBHOOK_SCOPE)) kinds.push(WEBHOOK_KIND);
   return kinds;
 }

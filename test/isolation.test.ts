@@ -291,6 +291,34 @@ describe('connectors', () => {
   });
 });
 
+describe('organizations', () => {
+  test("an organization's record is invisible and untouchable for every other organization, a partner and a participant holding the admin scope included; its events reach it and the operator alone", async () => {
+    const [partner, outsider] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
+    const operator = await Connector.of({ id: 'org-operator', clientId: 'client-operator', secret: 'secret-o' } as any);
+    const pretender = await Connector.of({ id: 'org-special', clientId: 'client-pretender', secret: 'secret-p' } as any);
+    const organizationId = `org-iso-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+    const created = await operator.post('/organizations', { organizationId, name: 'Isolated', legalIdentifier: { scheme: 'LEI', value: 'HWUPKR0MPOU8FGXBT394' } });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    for (const other of [partner, outsider, pretender]) {
+      const commands = [['verify', { evidenceReference: 'probe' }], ['reject', { reason: 'probe' }], ['suspend', { reason: 'probe' }], ['reinstate', { reason: 'probe' }], ['end', { reason: 'probe' }]] as const;
+      const replies: Array<[string, Reply]> = [
+        ['GET /organizations/{id}', await other.get(`/organizations/${id}`)],
+        ['PATCH /organizations/{id}', await other.patch(`/organizations/${id}`, { name: 'mine now' }, { 'if-match': '"1"' })],
+        ...(await Promise.all(commands.map(async ([path, body]): Promise<[string, Reply]> => [`POST /organizations/{id}/${path}`, await other.command(`/organizations/${id}/${path}`, 1, body)]))),
+      ];
+      for (const [name, reply] of replies) {
+        // Without the operator's scope a command is refused before the record is looked at (gate 6); with it, a participant is nobody here (404).
+        const expected = name.startsWith('POST') && other !== pretender ? 403 : 404;
+        if (reply.status !== expected) throw new Error(`${name} answered ${reply.status} to another organization (${other.org.clientId})`);
+      }
+      expect((await other.get('/organizations?limit=200')).body.items.map((o: any) => o.organizationId)).not.toContain(organizationId);
+      expect((await other.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `organizations/${id}`)).toEqual([]);
+    }
+    expect((await operator.get(`/organizations/${id}`)).body.resourceVersion).toBe(1);
+  });
+});
+
 describe('the sandbox (development mode)', () => {
   test("no participant reads another's record or sets faults on it, a partner included", async () => {
     const [owner, partner] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));

@@ -487,6 +487,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/execution-references': ['status', 'proposal', 'cursor', 'limit'],
   '/execution-outcomes': ['executionReferenceId'],
   '/connectors': ['status', 'cursor', 'limit'],
+  '/organizations': ['status', 'cursor', 'limit'],
   '/events': ['cursor', 'limit'],
   '/webhook-subscriptions': ['cursor', 'limit'],
   '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],

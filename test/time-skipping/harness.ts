@@ -33,7 +33,7 @@ import type { Db } from '../../core/db';
 import { openReadModel } from '../../read-model/database';
 import { createLogger } from '../../core/log';
 import { clientSecretPolicy, Registry } from '../../core/registry';
-import { managedConnectors } from '../../read-model/connectors';
+import { managedRegistry } from '../../read-model/managed-registry';
 import { SchemaRegistry } from '../../core/schemas';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { Entities } from '../../core/entities';
@@ -191,7 +191,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, 2 /* KEYWORD */])),
   });
   const client = new Client({ connection: env.connection, namespace: config.temporal.namespace });
-  const { worker, connection: workerConnection } = await createWorker(config, db, client);
+  const { worker, connection: workerConnection, records: workerRecords } = await createWorker(config, db, client);
   const running = worker.run();
   // The outbox watcher that pokes webhook subscriptions' workflows, as the broker runs it.
   const watcher = startWebhookWatcher({ db, client, taskQueue: config.temporal.taskQueue, idlePumpSeconds: config.webhooks.idlePumpSeconds, log: createLogger(config.log) });
@@ -203,7 +203,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const devKey = await loadDevSigningKey(config.dataDir);
   // The file's connectors and the managed ones (domain/connector.ts), as the broker reads them.
   const brokerRegistry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
-  const managed = await managedConnectors(db);
+  const managed = await managedRegistry(db);
   brokerRegistry.useManaged(managed);
   const app = createApp({
     config,
@@ -258,6 +258,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async stop() {
       managed.stop();
+      workerRecords.stop();
       await watcher.stop();
       worker.shutdown();
       await running.catch(() => undefined);

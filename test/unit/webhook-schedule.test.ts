@@ -1,6 +1,6 @@
 // The pure part of webhook delivery: the retry schedule, the event-type filter, the kinds a
 // connector's scopes let it receive.
-import { deliverableKinds, kindOfFilter, MAX_ATTEMPTS, nextAttemptDelayMs, RETRY_SCHEDULE_SECONDS, typeMatches } from '../../domain/webhooks';
+import { deliverableKinds, feedAudiences, kindOfFilter, MAX_ATTEMPTS, nextAttemptDelayMs, RETRY_SCHEDULE_SECONDS, typeMatches } from '../../domain/webhooks';
 
 describe('retry schedule', () => {
   test("Svix's schedule: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h; then dead-lettered", () => {
@@ -46,6 +46,10 @@ describe('event-type filter', () => {
 test('a connector receives the kinds its scopes read, and its subscriptions\' own events with connectors:manage', () => {
   expect(deliverableKinds(['capacity:read'])).toEqual(['capacity-offer']);
   expect(deliverableKinds(['capacity:publish'])).toEqual([]);
-  // connectors:manage reads the organization's connectors too (their admins' events).
-  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'connector', 'webhook-subscription']);
+  // connectors:manage reads the organization's record and connectors too (their admins' events).
+  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'organization', 'connector', 'webhook-subscription']);
+  // The operator's admin scope reads the registry's records (of every organization: feedAudiences).
+  expect(deliverableKinds(['exchange:admin'])).toEqual(['organization', 'connector']);
+  expect(feedAudiences('org-a', false)).toEqual(['org-a']);
+  expect(feedAudiences('org-op', true)).toEqual(['org-op', 'pcx:operator']);
 });

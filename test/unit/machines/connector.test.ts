@@ -69,7 +69,8 @@ test('keys: added up to the limit, a kid once; rolled with an overlap of at most
   const expired = next(R, rolled.state, command('expireCredentials', system), later(7 * DAY));
   expect(expired.state.credentials.find((k) => k.credentialId === 'k1')).toEqual(expect.objectContaining({ status: 'expired' }));
   expect(expired.events.map((e) => e.type)).toEqual(['pcx.connector.credential-expired.v1']);
-  expect(expired.events[0].audience).toEqual([ORG]);
+  // The organization's feed and the operator's.
+  expect(expired.events[0].audience).toEqual([ORG, 'pcx:operator']);
   expect(R.machine.deadline(expired.state)).toBeUndefined();
 });
 

@@ -1,0 +1,100 @@
+// The registry's managed records (organizations and connectors, domain/organization.ts and
+// domain/connector.ts) as gates 2 and 3, the token endpoint and the webhook pump read them: kept in
+// memory from the read model and refreshed every REFRESH_MS, so that a suspension, a revocation, a
+// disable or an expiry written by any replica's command reaches every replica within a second. A
+// refresh reads one cheap row per table (how many records, the sum of their versions: any
+// transition changes it) and reloads a table only when that changed. What depends on time (a
+// credential's expiry, an adherence period) is judged at the moment of the lookup, so it takes
+// effect at its second even before its timer has fired.
+import type { Db } from '../core/db';
+import type { Connector as RegistryConnector, Organization as RegistryOrganization } from '../core/registry';
+import { credentialValid, type Connector } from '../domain/connector';
+import { standingOf, type Organization } from '../domain/organization';
+
+export const REFRESH_MS = 250;
+
+export interface ManagedRegistry {
+  connector(clientId: string): RegistryConnector | undefined;
+  organization(organizationId: string): RegistryOrganization | undefined;
+  /** Reads the tables now where they changed (the token endpoint's and the poller's step). */
+  refresh(): Promise<void>;
+  stop(): void;
+}
+
+/** One table kept in memory by a key, reloaded when its mark (count and sum of versions) moves. */
+function mirror<T>(db: Db, table: string, keyOf: (doc: T) => string) {
+  let byKey = new Map<string, T>();
+  let seen = '';
+  return {
+    get: (key: string) => byKey.get(key),
+    async refresh() {
+      const { rows } = await db.query<{ n: number; v: string | null }>(`select count(*)::int as n, sum(resource_version)::text as v from ${table}`);
+      const mark = `${rows[0].n}:${rows[0].v ?? 0}`;
+      if (mark === seen) return;
+      const all = await db.query<{ doc: T }>(`select doc from ${table}`);
+      byKey = new Map(all.rows.map((r) => [keyOf(r.doc), r.doc]));
+      seen = mark;
+    },
+  };
+}
+
+export async function managedRegistry(db: Db, options: { refreshMs?: number; onError?: (err: unknown) => void } = {}): Promise<ManagedRegistry> {
+  const connectors = mirror<Connector>(db, 'connectors', (d) => d.clientId);
+  const organizations = mirror<Organization>(db, 'organizations', (d) => d.organizationId);
+  const refresh = async () => {
+    await Promise.all([connectors.refresh(), organizations.refresh()]);
+  };
+  await refresh();
+  let running = false;
+  const timer = setInterval(() => {
+    if (running) return;
+    running = true;
+    refresh()
+      .catch((err) => options.onError?.(err))
+      .finally(() => (running = false));
+  }, options.refreshMs ?? REFRESH_MS);
+  timer.unref();
+  return {
+    connector(clientId) {
+      const doc = connectors.get(clientId);
+      return doc ? asRegistryConnector(doc) : undefined;
+    },
+    organization(organizationId) {
+      const doc = organizations.get(organizationId);
+      return doc ? asRegistryOrganization(doc) : undefined;
+    },
+    refresh,
+    stop: () => clearInterval(timer),
+  };
+}
+
+/** A managed connector as the registry's: active only while its status is, its keys those valid now. */
+function asRegistryConnector(doc: Connector): RegistryConnector {
+  const now = Date.now();
+  const valid = doc.credentials.filter((k) => credentialValid(k, now));
+  return {
+    clientId: doc.clientId,
+    organizationId: doc.organizationId,
+    name: doc.name,
+    scopes: doc.scopes,
+    environment: doc.environment,
+    status: doc.status === 'active' ? 'active' : 'inactive',
+    actorRoles: doc.actorRoles ?? [],
+    ...(valid.length ? { jwks: { keys: valid.map((k) => ({ ...k.publicJwk })) } } : {}),
+    managed: { credentialValid: (id) => doc.credentials.some((k) => k.credentialId === id && credentialValid(k)) },
+  };
+}
+
+/** A managed organization as the registry's: where it stands now (its adherence period counted). */
+function asRegistryOrganization(doc: Organization): RegistryOrganization {
+  const standing = standingOf(doc);
+  return {
+    organizationId: doc.organizationId,
+    name: doc.name,
+    status: standing === 'ended' ? 'inactive' : standing,
+    role: doc.role,
+    partneringPolicy: { grantedScopes: doc.partneringPolicy.grantedScopes },
+    scopeCeiling: doc.scopeCeiling,
+    managed: true,
+  };
+}

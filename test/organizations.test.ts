@@ -1,0 +1,236 @@
+// Organizations as records (domain/organization.ts, api/organizations.ts): a new organization
+// onboarded end to end without a restart (the operator registers it, creates its first connector
+// with the public key its admin sent, verifies it; its admin's connector gets a token by
+// private_key_jwt, creates a connector of its own and publishes); what gate 3 lets a pending, a
+// suspended and an ended organization do, on the next request; the adherence period's end at its
+// second and by its timer; legal identifiers checked by their check digits; nobody but the
+// operator and the organization's own admins reads or changes it; the seed imported once.
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { PcxClient } from '../sdk/src';
+import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
+import { Entities } from '../core/entities';
+import { createLogger } from '../core/log';
+import { Registry } from '../core/registry';
+import { importSeed } from '../core/seed';
+import { call, Connector, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { offerBody } from './listing-fixtures';
+import { waitFor } from './matching-fixtures';
+
+const env = testEnv();
+const tokenUrl = `${env.baseUrl}/oauth2/token`;
+let operator: Connector;
+let stranger: Connector;
+beforeAll(async () => {
+  operator = await Connector.of({ id: 'org-operator', clientId: 'client-operator', secret: 'secret-o' } as any);
+  stranger = await Connector.of(freshOrgs(1)[0]);
+});
+
+const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
+
+async function tokenWith(clientId: string, privateJwk: PrivateJwk): Promise<{ status: number; token?: string; body: any }> {
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk }) }),
+  });
+  const body = await res.json();
+  return { status: res.status, token: body.access_token, body };
+}
+
+/** The operator registers an organization and creates its admin's connector with the admin's public key. */
+async function onboard(extra: Record<string, unknown> = {}) {
+  const organizationId = unique('org-new');
+  const registered = await operator.post('/organizations', { organizationId, name: 'Nordic Haulage AS', legalIdentifier: { scheme: 'LEI', value: '5493 001K JTII GC8Y 1R12' }, ...extra });
+  expect(registered.status).toBe(201);
+  const adminKey = generateConnectorKey();
+  const adminClientId = unique('nordic-admin');
+  const connector = await operator.post('/connectors', { organizationId, clientId: adminClientId, name: 'Nordic admin', scopes: ['connectors:manage', 'capacity:publish', 'capacity:read'], publicJwk: adminKey.publicJwk });
+  expect(connector.status).toBe(201);
+  expect(connector.body.organizationId).toBe(organizationId);
+  const token = await tokenWith(adminClientId, adminKey.privateJwk);
+  expect(token.status).toBe(200);
+  return { organizationId, record: registered.body, adminClientId, adminKey, admin: token.token! };
+}
+
+const publish = (token: string) => call('POST', '/capacity-offers', token, offerBody());
+
+test('onboarded end to end without a restart: registered, its admin prepares while pending, verified, then publishes', async () => {
+  const { organizationId, record, admin, adminClientId, adminKey } = await onboard();
+  // The legal identifier as registered: compact, its check digits checked.
+  expect(record).toEqual(expect.objectContaining({ organizationId, status: 'pending', role: 'participant', legalIdentifier: { scheme: 'LEI', value: '5493001KJTIIGC8Y1R12' }, verification: { status: 'pending' } }));
+  expect(record.scopeCeiling).not.toContain('exchange:admin');
+
+  // Pending: it reads its record and manages its connectors; it publishes nothing.
+  expect((await call('GET', `/organizations/${record.id}`, admin)).body.status).toBe('pending');
+  expectProblem(await publish(admin), 403, 'ORGANIZATION_UNVERIFIED');
+  expectProblem(await call('GET', '/capacity-offers', admin), 403, 'ORGANIZATION_UNVERIFIED');
+  const tmsKey = generateConnectorKey();
+  const tmsClientId = unique('nordic-tms');
+  const tms = await call('POST', '/connectors', admin, { clientId: tmsClientId, scopes: ['capacity:publish', 'capacity:read'], publicJwk: tmsKey.publicJwk });
+  expect(tms.status).toBe(201);
+  // Its admin cannot give what its ceiling does not hold.
+  expectProblem(await call('POST', '/connectors', admin, { clientId: unique('nordic-root'), scopes: ['exchange:admin'] }), 422, 'SCOPE_ABOVE_CEILING');
+
+  // Verified on evidence: it publishes from the next request on, with the token it already holds.
+  const verified = await operator.command(`/organizations/${record.id}/verify`, record.resourceVersion, { evidenceReference: 'GLEIF record checked 2026-11-28, case 4711' });
+  expect(verified.status).toBe(200);
+  expect(verified.body.status).toBe('active');
+  expect(verified.body.verification).toEqual(expect.objectContaining({ status: 'verified', evidenceReference: 'GLEIF record checked 2026-11-28, case 4711', decidedBy: expect.objectContaining({ organizationId: 'org-operator', clientId: 'client-operator' }) }));
+  expect(verified.body.adherence.from).toBe(verified.body.verification.decidedAt);
+  const offer = await waitFor('the verified organization to publish', async () => {
+    const reply = await publish(admin);
+    return reply.status === 201 ? reply : undefined;
+  }, 5000);
+  expect(offer.body.ownerOrganizationId).toBe(organizationId);
+  // Its own connector, through the SDK with its private key.
+  const pcx = new PcxClient({ baseUrl: env.baseUrl, clientId: tmsClientId, privateKey: tmsKey.privateJwk });
+  expect((await pcx.request<{ ownerOrganizationId: string }>('POST', '/capacity-offers', { body: offerBody() as never })).data.ownerOrganizationId).toBe(organizationId);
+
+  // Every change is on the organization's feed and on the operator's.
+  const own = (await call('GET', '/events?limit=200', admin)).body.items.filter((e: any) => e.subject === `organizations/${record.id}`).map((e: any) => e.type);
+  expect(own).toEqual(['pcx.organization.registered.v1', 'pcx.organization.verified.v1']);
+  const operatorFeed = await readWholeFeed(operator);
+  expect(operatorFeed.filter((e: any) => e.subject === `organizations/${record.id}`).map((e: any) => e.type)).toEqual(['pcx.organization.registered.v1', 'pcx.organization.verified.v1']);
+  expect(operatorFeed.some((e: any) => e.type === 'pcx.connector.created.v1' && e.data?.clientId === adminClientId)).toBe(true);
+  void adminKey;
+});
+
+/** Every event of a feed, page by page (bounded). */
+async function readWholeFeed(c: Connector): Promise<any[]> {
+  const items: any[] = [];
+  let cursor = '';
+  for (let i = 0; i < 200; i++) {
+    const page = await c.get(`/events?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(page.status).toBe(200);
+    items.push(...page.body.items);
+    if (page.body.items.length < 200) return items;
+    cursor = page.body.nextCursor;
+  }
+  return items;
+}
+
+test('suspended: it reads and manages itself (a key can still be revoked) but issues no command; reinstated, it acts again; ended, it is refused and gets no token', async () => {
+  const { record, admin, adminClientId, adminKey } = await onboard();
+  const active = await operator.command(`/organizations/${record.id}/verify`, record.resourceVersion, { evidenceReference: 'case 1' });
+  await waitFor('publishing', async () => ((await publish(admin)).status === 201 ? true : undefined), 5000);
+
+  const suspended = await operator.command(`/organizations/${record.id}/suspend`, active.body.resourceVersion, { reason: 'unpaid adherence fee' });
+  expect(suspended.body).toEqual(expect.objectContaining({ status: 'suspended', statusReason: expect.objectContaining({ reason: 'unpaid adherence fee' }) }));
+  await waitFor('the suspension to count', async () => ((await publish(admin)).status === 403 ? true : undefined), 2000);
+  expectProblem(await publish(admin), 403, 'ORGANIZATION_SUSPENDED');
+  expect((await call('GET', '/capacity-offers', admin)).status).toBe(200);
+  // Self-management stays possible: a key added and revoked.
+  const connectorId = (await call('GET', '/connectors', admin)).body.items.find((c: any) => c.clientId === adminClientId).id;
+  const spare = generateConnectorKey();
+  const read = await call('GET', `/connectors/${connectorId}`, admin);
+  const added = await call('POST', `/connectors/${connectorId}/credentials`, admin, { publicJwk: spare.publicJwk }, { headers: { 'if-match': read.headers.get('etag')! } });
+  expect(added.status).toBe(200);
+  const revoked = await call('POST', `/connectors/${connectorId}/revoke-credential`, admin, { credentialId: spare.publicJwk.kid, reason: 'not needed' }, { headers: { 'if-match': `"${added.body.resourceVersion}"` } });
+  expect(revoked.status).toBe(200);
+
+  const reinstated = await operator.command(`/organizations/${record.id}/reinstate`, suspended.body.resourceVersion, { reason: 'fee paid' });
+  expect(reinstated.body.status).toBe('active');
+  await waitFor('publishing again', async () => ((await publish(admin)).status === 201 ? true : undefined), 2000);
+
+  const ended = await operator.command(`/organizations/${record.id}/end`, reinstated.body.resourceVersion, { reason: 'left the exchange' });
+  expect(ended.body.status).toBe('ended');
+  await waitFor('the end to count', async () => ((await call('GET', '/capacity-offers', admin)).status === 403 ? true : undefined), 2000);
+  expectProblem(await call('GET', `/organizations/${record.id}`, admin), 403, 'ORGANIZATION_INACTIVE');
+  expect((await tokenWith(adminClientId, adminKey.privateJwk)).status).toBe(401);
+  // Ended is for good; the operator's record stays.
+  expectProblem(await operator.command(`/organizations/${record.id}/reinstate`, ended.body.resourceVersion, { reason: 'again' }), 422, 'INVALID_STATE_TRANSITION');
+  expect((await operator.get(`/organizations/${record.id}`)).body.status).toBe('ended');
+});
+
+test('the adherence period ends at its second (before the timer) and by the timer (the record says ended)', async () => {
+  const until = new Date(Date.now() + 4000).toISOString();
+  const { record, admin } = await onboard({ adherence: { until } });
+  expect(record.adherence).toEqual({ until: until.replace(/\.\d{3}Z$/, (m) => (m === '.000Z' ? 'Z' : m)) });
+  await operator.command(`/organizations/${record.id}/verify`, record.resourceVersion, { evidenceReference: 'case 2' });
+  await waitFor('publishing', async () => ((await publish(admin)).status === 201 ? true : undefined), 3000);
+  const ended = await waitFor('the period to end', async () => {
+    const doc = (await operator.get(`/organizations/${record.id}`)).body;
+    return doc.status === 'ended' ? doc : undefined;
+  }, 15000);
+  expect(ended.statusReason.reason).toBe('the adherence period ended');
+  expect(Date.parse(ended.endedAt)).toBeGreaterThanOrEqual(Date.parse(until));
+  expectProblem(await publish(admin), 403, 'ORGANIZATION_INACTIVE');
+});
+
+test('legal identifiers: published LEIs and VAT numbers accepted in compact form; wrong check digits and unknown forms refused; nothing registered', async () => {
+  // LEIs of GLEIF's register (Apple Inc., Deutsche Bank AG) and VAT numbers of the EU's VIES examples.
+  for (const [scheme, value, compact] of [['LEI', 'hwupkr0mpou8fgxbt394', 'HWUPKR0MPOU8FGXBT394'], ['VAT', 'DE 136 695 976', 'DE136695976'], ['VAT', 'NL004495445B01', 'NL004495445B01'], ['EORI', 'de1234567', 'DE1234567']]) {
+    const created = await operator.post('/organizations', { organizationId: unique('org-id'), name: 'Checked', legalIdentifier: { scheme, value } });
+    expect(created.status).toBe(201);
+    expect(created.body.legalIdentifier).toEqual({ scheme, value: compact });
+  }
+  for (const [scheme, value] of [['LEI', 'HWUPKR0MPOU8FGXBT395'], ['LEI', 'HWUPKR0MPOU8FGXBT3'], ['VAT', 'DE136695977'], ['VAT', 'XX123456789'], ['EORI', '123456']]) {
+    const organizationId = unique('org-bad');
+    const refused = await operator.post('/organizations', { organizationId, name: 'Refused', legalIdentifier: { scheme, value } });
+    expectProblem(refused, 400, 'VALIDATION_FAILED');
+    expect(refused.body.errors[0].pointer).toBe('/legalIdentifier/value');
+    expect((await listAll(operator, '/organizations')).some((o: any) => o.organizationId === organizationId)).toBe(false);
+  }
+  // No verification without an identifier to verify.
+  const bare = await operator.post('/organizations', { organizationId: unique('org-bare'), name: 'No identifier' });
+  expectProblem(await operator.command(`/organizations/${bare.body.id}/verify`, 1, { evidenceReference: 'x' }), 422, 'INVALID_STATE_TRANSITION');
+  // An organization id is taken once; one of the files too.
+  const taken = await operator.post('/organizations', { organizationId: bare.body.organizationId, name: 'Again' });
+  expectProblem(taken, 409, 'RESOURCE_EXISTS');
+  expectProblem(await operator.post('/organizations', { organizationId: stranger.id, name: 'A file organization' }), 409, 'RESOURCE_EXISTS');
+});
+
+test('isolation: only the operator and the organization itself read it; only the operator registers, verifies, suspends; its admin changes its name and policy only', async () => {
+  const { record, admin } = await onboard();
+  expectProblem(await stranger.get(`/organizations/${record.id}`), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await stranger.patch(`/organizations/${record.id}`, { name: 'Taken over' }, { 'if-match': '"1"' }), 404, 'RESOURCE_NOT_FOUND');
+  expect((await listAll(stranger, '/organizations')).map((o: any) => o.organizationId)).not.toContain(record.organizationId);
+  // A participant cannot register, nor verify itself.
+  expectProblem(await stranger.post('/organizations', { organizationId: unique('org-self'), name: 'Self-registered' }), 403, 'INSUFFICIENT_SCOPE');
+  expectProblem(await call('POST', `/organizations/${record.id}/verify`, admin, { evidenceReference: 'my word' }, { headers: { 'if-match': '"1"' } }), 403, 'INSUFFICIENT_SCOPE');
+  // Its admin lists only its own record, and changes its name and partnering policy, not its identifier or ceiling.
+  expect((await call('GET', '/organizations', admin)).body.items.map((o: any) => o.organizationId)).toEqual([record.organizationId]);
+  const renamed = await call('PATCH', `/organizations/${record.id}`, admin, { name: 'Nordic Haulage', partneringPolicy: { grantedScopes: ['capacity:read'] } }, { headers: { 'if-match': '"1"' } });
+  expect(renamed.status).toBe(200);
+  expect(renamed.body).toEqual(expect.objectContaining({ name: 'Nordic Haulage', partneringPolicy: { grantedScopes: ['capacity:read'] } }));
+  expectProblem(await call('PATCH', `/organizations/${record.id}`, admin, { scopeCeiling: ['exchange:admin'] }, { headers: { 'if-match': `"${renamed.body.resourceVersion}"` } }), 403, 'ACTOR_NOT_PERMITTED');
+  // The operator's new identifier sends it back to verification.
+  const verified = await operator.command(`/organizations/${record.id}/verify`, renamed.body.resourceVersion, { evidenceReference: 'case 3' });
+  const changed = await operator.patch(`/organizations/${record.id}`, { legalIdentifier: { scheme: 'VAT', value: 'SE556703748501' } }, { 'if-match': `"${verified.body.resourceVersion}"` });
+  expect(changed.body).toEqual(expect.objectContaining({ status: 'pending', verification: { status: 'pending' } }));
+  // Only the operator creates a connector of another organization.
+  expectProblem(await stranger.post('/connectors', { organizationId: record.organizationId, clientId: unique('intruder'), scopes: [] }), 403, 'ORGANIZATION_BINDING_VIOLATION');
+});
+
+test('the seed: the organizations of a file imported as active, verified records once, however often it runs', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pcx-seed-'));
+  const ids = [unique('org-seed'), unique('org-seed-gone')];
+  const organizationsFile = join(dir, 'organizations.json');
+  writeFileSync(organizationsFile, JSON.stringify([
+    { organizationId: ids[0], name: 'Seeded Freight', partneringPolicy: { grantedScopes: ['capacity:read'] } },
+    { organizationId: ids[1], name: 'Seeded and inactive', status: 'inactive' },
+  ]));
+  const connectorsFile = join(dir, 'connectors.json');
+  writeFileSync(connectorsFile, '[]');
+  const registry = Registry.load(organizationsFile, connectorsFile, 'sandbox', 'ignored');
+  const connection = await Connection.connect({ address: env.temporalAddress });
+  try {
+    const entities = new Entities(new Client({ connection }), { taskQueue: env.taskQueue, settings: { continueAsNewAfterEvents: 2000, continueAsNewAfterCommands: 500 } });
+    const log = createLogger({ level: 'silent', redact: true });
+    await importSeed({ registry, entities, organizationsFile, log });
+    await importSeed({ registry, entities, organizationsFile, log });
+  } finally {
+    await connection.close();
+  }
+  const seeded = await waitFor('the seeded records', async () => {
+    const all = (await listAll(operator, '/organizations')).filter((o: any) => ids.includes(o.organizationId));
+    return all.length === 2 && all.every((o: any) => o.status !== 'pending') ? all : undefined;
+  }, 5000);
+  const [first, gone] = ids.map((id) => seeded.find((o: any) => o.organizationId === id));
+  expect(first).toEqual(expect.objectContaining({ status: 'active', resourceVersion: 1, name: 'Seeded Freight', verification: expect.objectContaining({ status: 'verified', evidenceReference: 'organizations.json' }), partneringPolicy: { grantedScopes: ['capacity:read'] } }));
+  expect(gone).toEqual(expect.objectContaining({ status: 'ended', resourceVersion: 2 }));
+});
