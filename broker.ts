@@ -9,7 +9,7 @@ import { observeCluster } from './core/metrics';
 import { loadRegistry } from './core/registry';
 import { importSeed } from './core/seed';
 import { SchemaRegistry } from './core/schemas';
-import { createTokenVerifier, loadDevSigningKey } from './core/auth';
+import { createTokenVerifier, loadSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
 import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
@@ -74,17 +74,18 @@ export async function startBroker(config: Config) {
     managed = await managedRegistry(db, { onError: (err) => log.warn({ error: String(err) }, 'managed records could not be refreshed') });
     registry.useManaged(managed);
     const schemas = new SchemaRegistry(config.schemaBase);
-    const devKey = config.auth.devServer ? await loadDevSigningKey(config.dataDir) : undefined;
+    // The key the broker's token endpoint (and the development identity provider) signs with.
+    const signingKey = config.auth.tokenEndpoint || config.auth.devServer ? await loadSigningKey(config.dataDir, config.auth.tokenEndpoint?.keyFile) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
-    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, devKey), devKey, log });
+    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, log });
     // The organizations file as records, beside serving (the file answers until a record exists).
     if (config.registry.seedRecords) {
       importSeed({ registry, entities, organizationsFile: config.registry.organizationsFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
     }
     // The development identity provider for interactive users answers under /oidc itself (dev/oidc.ts).
     // Loaded only when on: the production image carries no oidc-provider (a devDependency).
-    const identityProvider = config.auth.users?.devProvider && devKey ? (require('./dev/oidc') as typeof import('./dev/oidc')).createDevIdentityProvider({ config, registry, devKey }) : undefined;
+    const identityProvider = config.auth.users?.devProvider && signingKey ? (require('./dev/oidc') as typeof import('./dev/oidc')).createDevIdentityProvider({ config, registry, signingKey }) : undefined;
     const createServer = ((options: ServerOptions, listener: RequestListener) =>
       createHttpServer(options, (req, res) => (identityProvider && /^\/oidc(\/|\?|$)/.test(req.url ?? '') ? identityProvider(req, res) : listener(req, res)))) as typeof createHttpServer;
     await new Promise<void>((resolve) => {

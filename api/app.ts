@@ -16,7 +16,7 @@ import { Documents } from './documents';
 import { asyncapi } from './asyncapi';
 import { docs } from './docs';
 import { consoleApp } from './console';
-import { oauth } from '../dev/oauth';
+import { oauth } from './token';
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { connectors } from './connectors';
 import { organizations } from './organizations';
@@ -189,9 +189,12 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.route('/', docs);
   // The planner console for interactive users (its pages answer 404 when no users are configured).
   app.route('/', consoleApp);
-  if (services.config.auth.devServer) {
+  // The broker's token endpoint, in every mode unless turned off (an external identity provider only).
+  if (services.config.auth.tokenEndpoint) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
     app.route('/', oauth);
+  }
+  if (services.config.auth.devServer) {
     // The sandbox: what each connector sent, and faults to answer it with (the conformance kit's).
     services.sandbox ??= new SandboxRecord();
     for (const [path, router, limit] of DEV_ROUTERS) app.route(path, protectedRouter(router, limit));

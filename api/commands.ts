@@ -36,6 +36,19 @@ export interface CommandRequest {
   settle?: (snapshot: Envelope, commandId: string) => Promise<Envelope>;
   /** The whole answer, when it is not the resource (a milestone or an outcome the command recorded). */
   respond?: (snapshot: Envelope, commandId: string) => StoredResponse;
+  /**
+   * Runs inside the idempotent section with the command id, before the command is sent: the
+   * payload to send instead of `payload` (which alone keys idempotency), what to add to this
+   * answer only (`reveal`: never stored, so a replay answers without it: a secret shown once), and
+   * what to undo when the command is refused.
+   */
+  prepare?: (commandId: string) => Promise<Prepared>;
+}
+
+export interface Prepared {
+  payload?: unknown;
+  reveal?: (body: Record<string, unknown>, snapshot: Envelope) => Record<string, unknown>;
+  refused?: () => Promise<void>;
 }
 
 function actorOf(c: Ctx): Actor {
@@ -61,25 +74,36 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
 
 async function commandResponse(c: Ctx, request: CommandRequest): Promise<Response> {
   const hash = fingerprint([request.resource.kind, request.name, request.id ?? null, request.expectedVersion ?? null, request.payload]);
+  let reveal: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
   const stored = await idempotent(c, hash, async (commandId) => {
+    const prepared = (await request.prepare?.(commandId)) ?? {};
     const command: Command = {
       name: request.name,
       commandId,
       actor: request.actor ?? actorOf(c),
       expectedVersion: request.expectedVersion,
-      payload: request.payload,
+      payload: prepared.payload ?? request.payload,
       correlationId: c.get('correlationId'),
       context: request.context,
     };
     const id = request.name === 'create' ? (request.id ?? commandId) : request.id!;
-    const answered = await withHooks(request, id, () => send(c, request, command, id));
+    const answered = await withHooks(request, id, async () => {
+      try {
+        return await send(c, request, command, id);
+      } catch (err) {
+        if (err instanceof Problem && err.status < 500) await prepared.refused?.();
+        throw err;
+      }
+    });
+    if (prepared.reveal) reveal = (body) => prepared.reveal!(body, answered);
     const snapshot = request.settle ? await request.settle(answered, commandId) : answered;
     if (request.respond) return request.respond(snapshot, commandId);
     const headers: Record<string, string> = { etag: etagOf(snapshot.resourceVersion) };
     if (request.name === 'create') headers.location = `/${request.resource.collection}/${snapshot.id}`;
     return { status: request.name === 'create' ? 201 : 200, headers, body: request.view(snapshot) } satisfies StoredResponse;
   });
-  return c.json(stored.body as object, stored.status as 200, stored.headers);
+  // What is shown once is added to this answer only, after the stored one was written.
+  return c.json((reveal ? reveal(stored.body as Record<string, unknown>) : stored.body) as object, stored.status as 200, stored.headers);
 }
 
 async function withHooks(request: CommandRequest, id: string, send: () => Promise<Envelope>): Promise<Envelope> {

@@ -4,13 +4,15 @@
 // is the machine's; this router gathers the ceiling and the environment, checks that a public key
 // is one (and only public), and derives the resource id from the client id, so that a client id
 // is taken once in the whole exchange, on every replica at once (the workflow id is the claim).
-import { createPublicKey } from 'node:crypto';
+import { createHash, createPublicKey } from 'node:crypto';
+import { generateClientSecret, hashClientSecret } from '../core/client-secrets';
+import { forgetSecretHash, storeSecretHash } from '../read-model/client-secrets';
 import { nameBasedId } from '../core/name-ids';
 import { Hono } from 'hono';
 import { connector, type Connector, type ConnectorContext } from '../domain/connector';
 import { Problem } from '../domain/problems';
 import { SCOPES } from '../domain/scopes';
-import { precheckCreate, runCommand } from './commands';
+import { precheckCreate, runCommand, type CommandRequest } from './commands';
 import type { AppEnv } from './context';
 import type { Ctx } from './http';
 import { operation } from './operations';
@@ -49,6 +51,37 @@ function checkPublicKey(jwk: Record<string, unknown> | undefined, pointer: strin
   if (jwk.kty === 'RSA' && (!modulus || modulus < 2048)) throw bad('an RSA key needs at least 2048 bits');
 }
 
+/**
+ * A generated client secret (core/client-secrets.ts), when the body asks for one: the credential
+ * id derives from the command id (a retry of the same command names the same credential), the
+ * hash is stored before the command is sent (the first stored for a credential is kept), and the
+ * secret is revealed in this answer only, and only when its hash is the one kept. The workflow
+ * sees the credential's id and hint, never the secret.
+ */
+function secretPreparation(c: Ctx, clientId: string, body: { generateClientSecret?: boolean }): Pick<CommandRequest, 'prepare'> {
+  if (!body.generateClientSecret) return {};
+  if (!c.get('services').config.auth.clientSecrets) {
+    throw new Problem('CREDENTIAL_KIND_NOT_ALLOWED', 'this broker does not issue client secrets: register a public key (publicJwk) for private_key_jwt');
+  }
+  const { db } = c.get('services');
+  return {
+    prepare: async (commandId) => {
+      const credentialId = `cs-${createHash('sha256').update(commandId).digest('hex').slice(0, 20)}`;
+      const { secret, hint } = generateClientSecret();
+      const kept = await storeSecretHash(db, clientId, credentialId, await hashClientSecret(secret));
+      const { generateClientSecret: _asked, ...rest } = body as Record<string, unknown>;
+      return {
+        payload: { ...rest, clientSecret: { credentialId, hint } },
+        reveal: (answer, snapshot) => {
+          const credential = (snapshot as Connector).credentials.find((k) => k.credentialId === credentialId);
+          return kept && credential?.secretHint === hint ? { ...answer, clientSecret: secret, clientSecretCredentialId: credentialId } : answer;
+        },
+        refused: () => (kept ? forgetSecretHash(db, clientId, credentialId) : Promise.resolve()),
+      };
+    },
+  };
+}
+
 /** Each key's last use (a token issued for it) added to the views that show keys. */
 const lastUses: Decorate = async (c, views) => {
   const uses = await credentialUses(c.get('services').db, views.map((v) => String(v.clientId)));
@@ -58,6 +91,16 @@ const lastUses: Decorate = async (c, views) => {
       : v,
   );
 };
+
+const bothMaterials = () => new Problem('VALIDATION_FAILED', 'a credential is a public key (publicJwk) or a generated client secret (generateClientSecret), not both', { errors: [{ pointer: '/generateClientSecret', message: 'not beside publicJwk' }] });
+
+/** The material of a credential to add or roll to: exactly one of a public key and a generated secret. */
+function oneMaterial<T extends { publicJwk?: unknown; generateClientSecret?: boolean }>(body: T): T {
+  if (body.publicJwk && body.generateClientSecret) throw bothMaterials();
+  if (!body.publicJwk && !body.generateClientSecret) throw new Problem('VALIDATION_FAILED', 'give a public key (publicJwk) or ask for a client secret (generateClientSecret: true)', { errors: [{ pointer: '/publicJwk', message: 'is required without generateClientSecret' }] });
+  checkPublicKey(body.publicJwk as Record<string, unknown> | undefined, '/publicJwk');
+  return body;
+}
 
 const access = participantAccess<Connector>(resource, MANAGE);
 const reading = participantAccess<Connector>(resource, MANAGE, { anyScope: [MANAGE, 'exchange:admin'], operator: true });
@@ -102,8 +145,9 @@ operation(connectors, {
   }
   const actor = forAnother ? { kind: 'operator' as const, organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) } : undefined;
   const ctx = context(c, organizationId);
+  if (body.publicJwk && body.generateClientSecret) throw bothMaterials();
   precheckCreate(c, resource, body, ctx, actor);
-  return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: body, context: ctx, actor, view: viewFor(resource, principal) });
+  return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: body, context: ctx, actor, view: viewFor(resource, principal), ...secretPreparation(c, body.clientId, body) });
 });
 
 listRoute(connectors, resource, {
@@ -160,12 +204,14 @@ commandRoute(connectors, resource, 'retire', {
 });
 commandRoute(connectors, resource, 'addCredential', {
   path: 'credentials', body: 'ConnectorCredentialAddRequest', access,
-  payload: (_c, body) => (checkPublicKey(body.publicJwk as Record<string, unknown>, '/publicJwk'), body),
+  payload: (_c, body) => oneMaterial(body),
+  hooks: (c, doc, payload) => secretPreparation(c, doc.clientId, payload),
   doc: commandDoc('Add a key to a connector', 'A public key (its kid names the credential) for private_key_jwt, beside the others; optionally with an expiry.', { '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS` (a credential with this kid), `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.' }),
 });
 commandRoute(connectors, resource, 'rollCredential', {
   path: 'roll-credential', body: 'ConnectorCredentialRollRequest', access,
-  payload: (_c, body) => (checkPublicKey(body.publicJwk as Record<string, unknown>, '/publicJwk'), body),
+  payload: (_c, body) => oneMaterial(body),
+  hooks: (c, doc, payload) => secretPreparation(c, doc.clientId, payload),
   doc: commandDoc(
     'Roll a key: a new one now, the old one until an expiry',
     'The new key works at once; the old one (credentialId) keeps working until oldExpiresAt (at most 90 days ahead), then stops at that second: the overlap in which the connector switches.',

@@ -5,7 +5,7 @@ import type { Db } from '../core/db';
 import type { Registry } from '../core/registry';
 import type { SchemaRegistry } from '../core/schemas';
 import type { Logger } from '../core/log';
-import type { DevSigningKey, TokenVerifier } from '../core/auth';
+import type { SigningKey, TokenVerifier } from '../core/auth';
 import type { Entities } from '../core/entities';
 
 import type { SandboxRecord } from '../core/sandbox';
@@ -19,7 +19,7 @@ export interface Services {
   registry: Registry;
   schemas: SchemaRegistry;
   verifyToken: TokenVerifier;
-  devKey?: DevSigningKey;
+  signingKey?: SigningKey;
   log: Logger;
   /** Development mode only: the record of connectors' requests and injected faults (api/sandbox.ts). */
   sandbox?: SandboxRecord;

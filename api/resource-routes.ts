@@ -168,7 +168,7 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   /** Who issues it; by default the caller's connector. */
   actor?: (principal: Principal) => Actor;
   /** Claims and quotas around the command (CommandRequest.before / refused). */
-  hooks?: (c: Ctx, resource: R) => Pick<CommandRequest, 'before' | 'refused'>;
+  hooks?: (c: Ctx, resource: R, payload: Record<string, unknown>) => Pick<CommandRequest, 'before' | 'refused' | 'prepare'>;
   /** Rewrites the validated payload (e.g. into the resource form). */
   payload?: (c: Ctx, body: Body<N>) => Body<N>;
   /** Waits for what the command started before answering (CommandRequest.settle). */
@@ -186,7 +186,7 @@ export function commandRoute<R extends Envelope, N extends BodyName>(router: Hon
     const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>) : body) as Record<string, any>;
     const expectedVersion = observedVersion(c, { observedResourceVersion });
     return runCommand(c, {
-      ...(route.hooks?.(c, doc) ?? {}),
+      ...(route.hooks?.(c, doc, rest) ?? {}),
       resource,
       name,
       id: doc.id,

@@ -26,27 +26,32 @@ export interface TokenClaims extends JWTPayload {
   org_id?: string;
   /** An interactive user's token: the OIDC client it was issued to (RFC 9068). */
   client_id?: string;
-  /** The credential (a managed connector's key id) the token was issued to (dev/oauth.ts). */
+  /** The credential (a managed connector's key id) the token was issued to (api/token.ts). */
   cred?: string;
   /** Whose token: a connector's (the authorization server's) or a user's (the users' identity provider). */
   kind: 'connector' | 'user';
 }
 
-export interface DevSigningKey {
+export interface SigningKey {
   privateJwk: JWK;
   publicJwk: JWK;
 }
 
 const ALG = 'ES256';
 
-/** The development server's key pair, kept under the data folder so tokens survive a restart. */
-export async function loadDevSigningKey(dataDir: string): Promise<DevSigningKey> {
+/**
+ * The key pair the broker's token endpoint (and the development identity provider) signs with:
+ * the operator's (`keyFile`, a private JWK of ES256 mounted in every replica), or one generated
+ * once into the data folder, so that tokens survive a restart (a single host, or development).
+ */
+export async function loadSigningKey(dataDir: string, keyFile?: string): Promise<SigningKey> {
+  if (keyFile) return signingKeyOf(JSON.parse(readFileSync(keyFile, 'utf8')));
   const file = join(dataDir, 'dev-auth-key.json');
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'));
   const { privateKey, publicKey } = await generateKeyPair(ALG, { extractable: true });
   const publicJwk = await exportJWK(publicKey);
   const kid = await calculateJwkThumbprint(publicJwk);
-  const key: DevSigningKey = {
+  const key: SigningKey = {
     privateJwk: { ...(await exportJWK(privateKey)), kid, alg: ALG, use: 'sig' },
     publicJwk: { ...publicJwk, kid, alg: ALG, use: 'sig' },
   };
@@ -67,8 +72,16 @@ export async function loadDevSigningKey(dataDir: string): Promise<DevSigningKey>
   }
 }
 
-export async function signDevToken(
-  key: DevSigningKey,
+/** A private JWK given by the operator, as the signing key: its public half and kid derived. */
+async function signingKeyOf(jwk: JWK): Promise<SigningKey> {
+  if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d) throw new Error('TOKEN_SIGNING_KEY_FILE must hold a private EC P-256 JWK (ES256)');
+  const { d: _private, ...publicJwk } = jwk;
+  const kid = jwk.kid ?? (await calculateJwkThumbprint(publicJwk));
+  return { privateJwk: { ...jwk, kid, alg: ALG, use: 'sig' }, publicJwk: { ...publicJwk, kid, alg: ALG, use: 'sig' } };
+}
+
+export async function signToken(
+  key: SigningKey,
   config: Config,
   claims: { sub: string; org_id: string; scope: string; cred?: string },
 ): Promise<string> {
@@ -77,7 +90,7 @@ export async function signDevToken(
   // the token once that credential is revoked or has expired.
   return new SignJWT({ scope: claims.scope, org_id: claims.org_id, ...(claims.cred ? { cred: claims.cred } : {}) })
     .setProtectedHeader({ alg: ALG, kid: key.privateJwk.kid, typ: 'at+jwt' })
-    .setIssuer(config.auth.issuer)
+    .setIssuer(config.auth.tokenEndpoint!.issuer)
     .setAudience(config.auth.audience)
     .setSubject(claims.sub)
     .setJti(randomUUID())
@@ -94,9 +107,11 @@ export type TokenVerifier = (token: string) => Promise<TokenClaims>;
  * issued (or valid from) further in the future is refused; and the lifetime, exp - iat (or exp -
  * now without iat), may not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS. Each refusal says why.
  */
-export function createTokenVerifier(config: Config, devKey?: DevSigningKey): TokenVerifier {
-  const connectors = issuerVerifier(config, config.auth.issuer, config.auth.jwksUrl, devKey, 'connector');
-  const users = config.auth.users ? issuerVerifier(config, config.auth.users.issuer, config.auth.users.jwksUrl, devKey, 'user') : undefined;
+export function createTokenVerifier(config: Config, signingKey?: SigningKey): TokenVerifier {
+  // Connectors' tokens from the broker's own token endpoint, and from an external identity provider (AUTH_ISSUER).
+  const broker = config.auth.tokenEndpoint ? issuerVerifier(config, config.auth.tokenEndpoint.issuer, undefined, signingKey, 'connector') : undefined;
+  const external = config.auth.jwksUrl ? issuerVerifier(config, config.auth.issuer, config.auth.jwksUrl, signingKey, 'connector') : undefined;
+  const users = config.auth.users ? issuerVerifier(config, config.auth.users.issuer, config.auth.users.jwksUrl, signingKey, 'user') : undefined;
   return async (token) => {
     // Which key set is asked is decided by the (unverified) issuer; the signature, issuer and
     // audience are then verified against that issuer's own keys only.
@@ -106,13 +121,16 @@ export function createTokenVerifier(config: Config, devKey?: DevSigningKey): Tok
     } catch {
       throw new Problem('INVALID_TOKEN', 'the token could not be verified');
     }
-    return users && issuer === config.auth.users!.issuer ? users(token) : connectors(token);
+    if (users && issuer === config.auth.users!.issuer) return users(token);
+    if (broker && issuer === config.auth.tokenEndpoint!.issuer) return broker(token);
+    // Anything else is judged by the external issuer's verifier (or the broker's), which names what is wrong.
+    return (external ?? broker)!(token);
   };
 }
 
 /** Gate 1 for one issuer's tokens: its key set (configured, or the development server's key). */
-function issuerVerifier(config: Config, issuer: string, jwksUrl: string | undefined, devKey: DevSigningKey | undefined, kind: TokenClaims['kind']): TokenVerifier {
-  const keySet = jwksUrl ? createRemoteJWKSet(new URL(jwksUrl)) : createLocalJWKSet({ keys: [devKey!.publicJwk] });
+function issuerVerifier(config: Config, issuer: string, jwksUrl: string | undefined, signingKey: SigningKey | undefined, kind: TokenClaims['kind']): TokenVerifier {
+  const keySet = jwksUrl ? createRemoteJWKSet(new URL(jwksUrl)) : createLocalJWKSet({ keys: [signingKey!.publicJwk] });
   const { clockSkewSeconds: skew, maxTokenLifetimeSeconds: maxLifetime } = config.auth;
   return async (token) => {
     try {

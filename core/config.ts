@@ -29,8 +29,17 @@ export interface Config {
   metricsToken: string | undefined;
   auth: {
     audience: string;
+    /** The issuer of connectors' tokens from an external identity provider (AUTH_ISSUER), whose keys are at jwksUrl. */
     issuer: string;
     jwksUrl: string | undefined;
+    /**
+     * The broker's own token endpoint (POST /oauth2/token, api/token.ts), in every mode unless
+     * BROKER_TOKEN_ENDPOINT=false: its issuer `<PUBLIC_BASE_URL>/oauth2`, its signing key from
+     * TOKEN_SIGNING_KEY_FILE or generated into the data folder. Undefined when off.
+     */
+    tokenEndpoint: { issuer: string; keyFile: string | undefined } | undefined;
+    /** Whether managed connectors may be given generated client secrets (CLIENT_SECRETS; development: yes, production: no). */
+    clientSecrets: boolean;
     devServer: boolean;
     tokenTtlSeconds: number;
     /** Tolerance for the issuer's clock: exp, nbf and iat are checked with this leeway. */
@@ -290,19 +299,30 @@ function authOf(r: EnvReader, mode: Config['mode'], role: Config['role'], public
   const devServer = r.bool('DEV_AUTH', mode === 'development');
   if (devServer && mode === 'production') r.problems.push('DEV_AUTH=true is not allowed with PCX_MODE=production');
   const jwksUrl = r.given('AUTH_JWKS_URL') === undefined ? undefined : r.url('AUTH_JWKS_URL', '');
+  const brokerIssuer = `${publicBaseUrl}/oauth2`;
+  const issuer = r.str('AUTH_ISSUER', brokerIssuer);
+  // The broker's own token endpoint, in every mode; off by default only where an external
+  // identity provider was configured under the broker's own issuer name (AUTH_JWKS_URL without
+  // AUTH_ISSUER: the set-up before the broker had a token endpoint of its own).
+  const tokenEndpointOn = r.bool('BROKER_TOKEN_ENDPOINT', !jwksUrl || issuer !== brokerIssuer);
   // A worker verifies no tokens; only processes that serve the API need a key set.
-  if (!devServer && !jwksUrl && role !== 'worker') r.problems.push('AUTH_JWKS_URL is required when the development authorization server is off');
-  // RFC 8725 section 3.10: bounded token lifetimes. The development server must not issue tokens
-  // the broker itself would refuse.
+  if (!tokenEndpointOn && !jwksUrl && role !== 'worker') r.problems.push("AUTH_JWKS_URL is required when the broker's token endpoint is off (BROKER_TOKEN_ENDPOINT=false)");
+  if (tokenEndpointOn && jwksUrl && issuer === brokerIssuer) {
+    r.problems.push(`AUTH_ISSUER must name the external identity provider (not ${brokerIssuer}, the broker's own token issuer) when AUTH_JWKS_URL is set beside the broker's token endpoint`);
+  }
+  const keyFile = r.given('TOKEN_SIGNING_KEY_FILE') === undefined ? undefined : r.str('TOKEN_SIGNING_KEY_FILE', '');
+  // RFC 8725 section 3.10: bounded token lifetimes. The broker must not issue tokens it would refuse.
   const tokenTtlSeconds = r.int('TOKEN_TTL_SECONDS', 3600, 60, 86400);
   const maxTokenLifetimeSeconds = r.int('AUTH_MAX_TOKEN_LIFETIME_SECONDS', 86400, 60, 7 * 86400);
-  if (devServer && tokenTtlSeconds > maxTokenLifetimeSeconds) {
+  if (tokenEndpointOn && tokenTtlSeconds > maxTokenLifetimeSeconds) {
     r.problems.push(`TOKEN_TTL_SECONDS=${tokenTtlSeconds} must not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS=${maxTokenLifetimeSeconds}`);
   }
   return {
     audience: r.str('AUTH_AUDIENCE', 'pcx-broker'),
-    issuer: r.str('AUTH_ISSUER', `${publicBaseUrl}/oauth2`),
+    issuer,
     jwksUrl,
+    tokenEndpoint: tokenEndpointOn ? { issuer: brokerIssuer, keyFile } : undefined,
+    clientSecrets: r.bool('CLIENT_SECRETS', mode === 'development'),
     devServer,
     tokenTtlSeconds,
     clockSkewSeconds: r.int('AUTH_CLOCK_SKEW_SECONDS', 60, 0, 300),

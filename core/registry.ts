@@ -40,8 +40,12 @@ export interface Connector {
    * For a managed connector, the keys of its credentials that are valid now.
    */
   jwks?: { keys: JWK[] };
-  /** A managed connector (domain/connector.ts), not one of the file: whether a credential (a kid) is valid now. */
-  managed?: { credentialValid(credentialId: string): boolean };
+  /**
+   * A managed connector (domain/connector.ts), not one of the file: whether a credential is valid
+   * now, and its generated client secrets valid now (their ids and hints; the hashes are in the
+   * read model's secret store).
+   */
+  managed?: { credentialValid(credentialId: string): boolean; secrets: Array<{ credentialId: string; hint: string }> };
   organizationId: string;
   name: string;
   scopes: string[];

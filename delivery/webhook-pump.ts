@@ -231,6 +231,9 @@ class WebhookPump {
     if (!sub.active) return { state: 'inactive', more: false };
     const connector = this.settings.registry.connector(sub.client_id);
     const organization = this.settings.registry.organization(sub.organization_id);
+    // A suspended organization's subscriptions wait (nothing is delivered; reinstated, they go on
+    // from their cursor); an ended organization's or a gone connector's are disabled.
+    if (organization?.status === 'suspended' || organization?.status === 'pending') return { state: 'inactive', more: false };
     if (!connector || connector.status !== 'active' || connector.organizationId !== sub.organization_id || organization?.status !== 'active') {
       await disableSubscription(this.db, sub.id, 'connector-inactive', clock(), this.settings);
       return { state: 'inactive', more: false };

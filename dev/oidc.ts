@@ -13,7 +13,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import Provider, { errors, type Configuration, type KoaContextWithOIDC } from 'oidc-provider';
-import type { DevSigningKey } from '../core/auth';
+import type { SigningKey } from '../core/auth';
 import type { Config } from '../core/config';
 import { ROLE_SCOPES, userScopes, type Registry } from '../core/registry';
 import { memoryAdapter } from './oidc-memory-adapter';
@@ -84,8 +84,8 @@ function readForm(req: IncomingMessage): Promise<URLSearchParams> {
 }
 
 /** The provider's configuration: the console as its one client, the registry's users, tokens for the broker. */
-function providerConfiguration(options: { config: Config; registry: Registry; devKey: DevSigningKey }): Configuration {
-  const { config, registry, devKey } = options;
+function providerConfiguration(options: { config: Config; registry: Registry; signingKey: SigningKey }): Configuration {
+  const { config, registry, signingKey } = options;
   const users = config.auth.users!;
   const audience = config.auth.audience;
   // RFC 8707 names a resource by an absolute URI: the broker's public address; the tokens for it
@@ -106,7 +106,7 @@ function providerConfiguration(options: { config: Config; registry: Registry; de
       },
     ],
     pkce: { required: () => true },
-    jwks: { keys: [providerRsaKey(config.dataDir) as any, devKey.privateJwk as any] },
+    jwks: { keys: [providerRsaKey(config.dataDir) as any, signingKey.privateJwk as any] },
     cookies: { keys: [randomBytes(32).toString('hex')] },
     claims: { openid: ['sub'], profile: ['name', 'org_id', 'roles'] },
     // The console reads who signed in from the ID token: its access token is for the broker
@@ -162,7 +162,7 @@ function providerConfiguration(options: { config: Config; registry: Registry; de
 }
 
 /** The provider and the handler of every request under /oidc. */
-export function createDevIdentityProvider(options: { config: Config; registry: Registry; devKey: DevSigningKey }): NodeHandler {
+export function createDevIdentityProvider(options: { config: Config; registry: Registry; signingKey: SigningKey }): NodeHandler {
   const { config, registry } = options;
   const configuration = providerConfiguration(options);
   const provider = new Provider(`${config.publicBaseUrl}${OIDC_PATH}`, configuration);

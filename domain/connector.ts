@@ -33,8 +33,11 @@ export interface PublicJwk {
 
 export interface Credential {
   credentialId: string;
-  kind: 'privateKeyJwt';
-  publicJwk: PublicJwk;
+  /** privateKeyJwt: a public key (its kid is the credential id); clientSecret: a secret the broker generated and keeps only as a slow hash (core/client-secrets.ts). */
+  kind: 'privateKeyJwt' | 'clientSecret';
+  publicJwk?: PublicJwk;
+  /** A client secret's last four characters, to tell secrets apart (never the secret). */
+  secretHint?: string;
   status: CredentialStatus;
   createdAt: string;
   createdBy: { organizationId: string; clientId?: string; userId?: string };
@@ -86,8 +89,19 @@ export interface CreatePayload {
   actorRoles?: string[];
   /** The first credential, optional (a connector may get its key later). */
   publicJwk?: PublicJwk;
+  /** Or a generated client secret: its id and hint, which the API sets (the secret never reaches the workflow). */
+  clientSecret?: SecretCredential;
   expiresAt?: string;
 }
+
+/** A generated client secret as the machine knows it: an id and a hint; the hash is the API's. */
+export interface SecretCredential {
+  credentialId: string;
+  hint: string;
+}
+
+/** A credential's material: a public key or a generated secret. */
+type Material = { publicJwk?: PublicJwk; clientSecret?: SecretCredential };
 
 const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 const ROLE = /^[a-z][a-zA-Z0-9-]{0,39}$/;
@@ -128,10 +142,14 @@ function checkExpiry(expiresAt: unknown, now: string, pointer: string, maxDays?:
   return new Date(at).toISOString().replace(/\.000Z$/, 'Z');
 }
 
-function credentialOf(command: Command, publicJwk: PublicJwk, now: string, expiresAt: string | undefined, c?: Connector): Credential {
-  // The credential id is the key's kid: the header of every assertion it signs names it.
-  if (c?.credentials.some((k) => k.credentialId === publicJwk.kid)) refuse('CREDENTIAL_EXISTS', `the connector has a credential with kid ${publicJwk.kid} already`);
-  return { credentialId: publicJwk.kid, kind: 'privateKeyJwt', publicJwk, status: 'active', createdAt: now, createdBy: actorOf(command), ...(expiresAt ? { expiresAt } : {}) };
+function credentialOf(command: Command, material: Material, now: string, expiresAt: string | undefined, c?: Connector): Credential {
+  const { publicJwk, clientSecret } = material;
+  if (!publicJwk === !clientSecret) refuse('VALIDATION_FAILED', 'a credential is a public key (publicJwk) or a generated client secret (generateClientSecret), one of them', { errors: [{ pointer: '/publicJwk', message: 'give a public key or ask for a client secret' }] });
+  // The credential id is the key's kid (the header of every assertion it signs names it), or the secret's id.
+  const credentialId = publicJwk ? publicJwk.kid : clientSecret!.credentialId;
+  if (c?.credentials.some((k) => k.credentialId === credentialId)) refuse('CREDENTIAL_EXISTS', `the connector has a credential ${credentialId} already`);
+  const kind = publicJwk ? { kind: 'privateKeyJwt' as const, publicJwk } : { kind: 'clientSecret' as const, secretHint: clientSecret!.hint };
+  return { credentialId, ...kind, status: 'active', createdAt: now, createdBy: actorOf(command), ...(expiresAt ? { expiresAt } : {}) };
 }
 
 function withRoom(c: Connector): void {
@@ -163,7 +181,7 @@ export const connectorMachine = {
     // The operator may create an organization's first connector (with the public key its admin sent);
     // everyone else creates connectors of their own organization, whatever the body says.
     const organizationId = command.actor.kind === 'operator' && p.organizationId ? p.organizationId : command.actor.organizationId!;
-    const credentials = p.publicJwk ? [credentialOf(command, p.publicJwk, now, checkExpiry(p.expiresAt, now, '/expiresAt'))] : [];
+    const credentials = p.publicJwk || p.clientSecret ? [credentialOf(command, p, now, checkExpiry(p.expiresAt, now, '/expiresAt'))] : [];
     const state: Connector = {
       id,
       resourceVersion: 1,
@@ -223,24 +241,24 @@ export const connectorMachine = {
     },
 
     // A new key beside the others (a second key, or a first one).
-    addCredential(c: Connector, command: Command<{ publicJwk: PublicJwk; expiresAt?: string }>, now: string): Transition<Connector> {
+    addCredential(c: Connector, command: Command<Material & { expiresAt?: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       requireLive(c, 'get a credential');
       withRoom(c);
-      const credential = credentialOf(command, command.payload.publicJwk, now, checkExpiry(command.payload.expiresAt, now, '/expiresAt'), c);
+      const credential = credentialOf(command, command.payload, now, checkExpiry(command.payload.expiresAt, now, '/expiresAt'), c);
       const next = bump(c, now, { credentials: [...c.credentials, credential] });
       return { state: next, events: [event(next, 'credential-added')] };
     },
 
     // A key replaced by a new one: both work until the old one's expiry (the overlap), then only the new.
-    rollCredential(c: Connector, command: Command<{ credentialId: string; publicJwk: PublicJwk; oldExpiresAt: string }>, now: string): Transition<Connector> {
+    rollCredential(c: Connector, command: Command<Material & { credentialId: string; oldExpiresAt: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       requireLive(c, 'roll a credential');
       const old = activeCredential(c, command.payload.credentialId);
       withRoom(c);
       const oldExpiresAt = checkExpiry(command.payload.oldExpiresAt, now, '/oldExpiresAt', MAX_OVERLAP_DAYS);
       if (!oldExpiresAt) refuse('VALIDATION_FAILED', 'oldExpiresAt is required: when the old credential stops working', { errors: [{ pointer: '/oldExpiresAt', message: 'is required' }] });
-      const credential = credentialOf(command, command.payload.publicJwk, now, undefined, c);
+      const credential = credentialOf(command, command.payload, now, undefined, c);
       const credentials = c.credentials.map((k) => (k === old ? { ...k, expiresAt: old.expiresAt && old.expiresAt < oldExpiresAt ? old.expiresAt : oldExpiresAt, replacedBy: credential.credentialId } : k));
       const next = bump(c, now, { credentials: [...credentials, credential] });
       return { state: next, events: [event(next, 'credential-rolled')] };

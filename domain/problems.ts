@@ -50,6 +50,7 @@ export const PROBLEMS = {
   CANCELLATION_NOT_ALLOWED: { status: 422, name: 'cancellation-not-allowed', title: 'The cancellation policy does not allow this cancel' },
   AMENDMENT_NOT_ALLOWED: { status: 422, name: 'amendment-not-allowed', title: 'The amendment policy does not allow amendments' },
   INCOMPATIBLE_DECISION_POLICY: { status: 422, name: 'incompatible-decision-policy', title: 'The decision policy cannot be changed now' },
+  CREDENTIAL_KIND_NOT_ALLOWED: { status: 422, name: 'credential-kind-not-allowed', title: 'This broker does not issue this kind of credential' },
   SCOPE_ABOVE_CEILING: { status: 422, name: 'scope-above-ceiling', title: 'A scope exceeds what the organization may give its connectors' },
   SCOPES_NOT_GRANTED: { status: 422, name: 'scopes-not-granted', title: 'A partnering policy does not grant the requested scopes' },
   WEBHOOK_TARGET_REFUSED: { status: 422, name: 'webhook-target-refused', title: 'The webhook target is not an allowed https URL' },

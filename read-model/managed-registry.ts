@@ -80,8 +80,11 @@ function asRegistryConnector(doc: Connector): RegistryConnector {
     environment: doc.environment,
     status: doc.status === 'active' ? 'active' : 'inactive',
     actorRoles: doc.actorRoles ?? [],
-    ...(valid.length ? { jwks: { keys: valid.map((k) => ({ ...k.publicJwk })) } } : {}),
-    managed: { credentialValid: (id) => doc.credentials.some((k) => k.credentialId === id && credentialValid(k)) },
+    ...(valid.some((k) => k.publicJwk) ? { jwks: { keys: valid.filter((k) => k.publicJwk).map((k) => ({ ...k.publicJwk! })) } } : {}),
+    managed: {
+      credentialValid: (id) => doc.credentials.some((k) => k.credentialId === id && credentialValid(k)),
+      secrets: valid.filter((k) => k.kind === 'clientSecret').map((k) => ({ credentialId: k.credentialId, hint: k.secretHint ?? '' })),
+    },
   };
 }
 

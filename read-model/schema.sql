@@ -234,3 +234,13 @@ alter table webhook_deliveries add column if not exists claimed_until timestampt
 -- The head of each subject's queue: the earliest pending delivery by feed order.
 create index if not exists webhook_deliveries_pending on webhook_deliveries (subscription_id, subject, event_tx, event_seq) where status = 'pending';
 create index if not exists webhook_deliveries_list on webhook_deliveries (subscription_id, created_at, id);
+
+-- The slow hashes of managed connectors' generated client secrets (core/client-secrets.ts): never
+-- in the connector's record, its events or the idempotency store; one per credential.
+create table if not exists client_secret_hashes (
+  client_id text not null,
+  credential_id text not null,
+  secret_hash text not null,
+  created_at timestamptz not null default now(),
+  primary key (client_id, credential_id)
+);

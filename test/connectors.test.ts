@@ -5,6 +5,7 @@
 // and a disabled connector are refused on the next requests, tokens issued before included; and
 // nobody reaches another organization's connectors (404), nor gives a scope above the ceiling.
 import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PcxClient } from '../sdk/src';
 import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
@@ -213,5 +214,94 @@ onPostgres('two replicas: a token from either works on both; an assertion is acc
     }, 5000);
   } finally {
     await replica.stop();
+  }
+}, 90_000);
+
+test('a generated client secret: shown once (not in reads, replays or events), kept as a slow hash; it gets tokens; rolled with an overlap; revoked at once', async () => {
+  const clientId = clientIdOf('secret');
+  const key = `secret-${randomUUID()}`;
+  const created = await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], generateClientSecret: true }, { 'idempotency-key': key });
+  expect(created.status).toBe(201);
+  const secret: string = created.body.clientSecret;
+  expect(secret).toMatch(/^pcxs_[A-Za-z0-9_-]{43}$/);
+  expect(created.body.credentials).toEqual([expect.objectContaining({ credentialId: created.body.clientSecretCredentialId, kind: 'clientSecret', secretHint: secret.slice(-4), status: 'active' })]);
+  // Shown this once: a read, a replay of the request and the feed never carry it.
+  const read = await adminA.get(`/connectors/${created.body.id}`);
+  const replay = await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], generateClientSecret: true }, { 'idempotency-key': key });
+  expect(replay.status).toBe(201);
+  expect(replay.headers.get('idempotent-replayed')).toBe('true');
+  const feed = (await adminA.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `connectors/${created.body.id}`);
+  for (const shown of [read.body, replay.body, feed]) {
+    expect(JSON.stringify(shown)).not.toContain(secret);
+    expect(JSON.stringify(shown)).not.toContain(secret.slice(5, 20));
+    expect(JSON.stringify(shown)).not.toContain('scrypt');
+  }
+  expect(replay.body.clientSecret).toBeUndefined();
+
+  // It gets tokens (client_secret_basic and client_secret_post), a wrong one does not.
+  const basic = await fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${clientId}:${secret}`).toString('base64')}` }, body: 'grant_type=client_credentials' });
+  expect(basic.status).toBe(200);
+  const first = (await basic.json()).access_token;
+  expect((await call('GET', '/capacity-offers', first)).status).toBe(200);
+  const post = async (s: string) => fetch(tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: s }) });
+  expect((await post(secret)).status).toBe(200);
+  expect((await post(`${secret.slice(0, -1)}${secret.endsWith('A') ? 'B' : 'A'}`)).status).toBe(401);
+  expect((await post(`pcxs_${'A'.repeat(39)}${secret.slice(-4)}`)).status).toBe(401);
+  // Its last use is shown.
+  expect((await adminA.get(`/connectors/${created.body.id}`)).body.credentials[0].lastUsedAt).toEqual(expect.any(String));
+
+  // Rolled to a new secret: both work during the overlap.
+  const rolled = await adminA.command(`/connectors/${created.body.id}/roll-credential`, read.body.resourceVersion, { credentialId: created.body.clientSecretCredentialId, generateClientSecret: true, oldExpiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  expect(rolled.status).toBe(200);
+  const second: string = rolled.body.clientSecret;
+  expect(second).toMatch(/^pcxs_/);
+  expect(second).not.toBe(secret);
+  expect((await post(secret)).status).toBe(200);
+  expect((await post(second)).status).toBe(200);
+  // Revoked: the old secret and the token it got are refused at once.
+  const revoked = await adminA.command(`/connectors/${created.body.id}/revoke-credential`, rolled.body.resourceVersion, { credentialId: created.body.clientSecretCredentialId, reason: 'leaked' });
+  expect(revoked.status).toBe(200);
+  await refusedSoon(first, 'CREDENTIAL_INVALID');
+  expect((await post(secret)).status).toBe(401);
+  expect((await post(second)).status).toBe(200);
+  // A key and a secret at once, or neither, is not a credential.
+  expectProblem(await adminA.command(`/connectors/${created.body.id}/credentials`, revoked.body.resourceVersion, { generateClientSecret: true, publicJwk: generateConnectorKey().publicJwk }), 400, 'VALIDATION_FAILED');
+  expectProblem(await adminA.command(`/connectors/${created.body.id}/credentials`, revoked.body.resourceVersion, {}), 400, 'VALIDATION_FAILED');
+});
+
+// A pilot in production mode (PostgreSQL): no development server, no connectors file secrets; the
+// broker's own token endpoint (its signing key the operator's file, shared with the first replica
+// so that both verify each other's tokens) serves managed connectors by private_key_jwt, and
+// generated client secrets are refused unless the operator allows them.
+onPostgres('production mode: the broker\u2019s own token endpoint issues a managed connector\u2019s tokens by private_key_jwt; client secrets refused; no development routes', async () => {
+  const dir = join(env.dir, `production-${randomUUID().slice(0, 8)}`);
+  mkdirSync(dir, { recursive: true });
+  const keyFile = join(dir, 'token-signing-key.json');
+  writeFileSync(keyFile, JSON.stringify(JSON.parse(readFileSync(join(env.dataDir, 'dev-auth-key.json'), 'utf8')).privateJwk), { mode: 0o600 });
+  const empty = join(dir, 'empty.json');
+  writeFileSync(empty, '[]');
+  // Production refuses the tests' webhook allowances (private addresses, short DNS lifetimes): without them here.
+  const { WEBHOOK_ALLOWED_CIDRS: _cidrs, WEBHOOK_DNS_MIN_TTL_SECONDS: _ttl, ...brokerEnv } = env.brokerEnv;
+  const production = await startBroker({ ...brokerEnv, PCX_MODE: 'production', PCX_ROLE: 'api', PUBLIC_BASE_URL: env.baseUrl, TOKEN_SIGNING_KEY_FILE: keyFile, CONNECTORS_FILE: empty, USERS_FILE: empty }, join(dir, 'data'));
+  try {
+    const key = generateConnectorKey();
+    const clientId = clientIdOf('pilot');
+    const created = await adminA.post('/connectors', { clientId, scopes: ['capacity:publish', 'capacity:read', 'connectors:manage'], publicJwk: key.publicJwk });
+    expect(created.status).toBe(201);
+    // The production process's token endpoint, the assertion's audience the public token URL (one address for both replicas).
+    const res = await fetch(`${production.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk: key.privateJwk }) }) });
+    expect(res.status).toBe(200);
+    const pcx = new PcxClient({ baseUrl: production.baseUrl, accessToken: (await res.json()).access_token });
+    const offer = await pcx.request<{ ownerOrganizationId: string }>('POST', '/capacity-offers', { body: offerBody() as never });
+    expect(offer.data.ownerOrganizationId).toBe(orgA.id);
+    // Client secrets are not issued here (CLIENT_SECRETS is off in production by default).
+    const refused = await pcx.request('POST', '/connectors/{id}/credentials', { path: { id: created.body.id }, body: { generateClientSecret: true } as never, ifMatch: `"${created.body.resourceVersion}"` }).catch((err) => err);
+    expect({ status: refused.status, code: refused.code, message: refused.message }).toEqual(expect.objectContaining({ code: 'CREDENTIAL_KIND_NOT_ALLOWED' }));
+    // The connectors file's development secrets mean nothing here; the development routes are absent.
+    const secretToken = await fetch(`${production.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: orgA.clientId, client_secret: orgA.secret }) });
+    expect(secretToken.status).toBe(401);
+    expect((await fetch(`${production.baseUrl}/sandbox/connector-requests`, { headers: { authorization: `Bearer ${adminA.token}` } })).status).toBe(404);
+  } finally {
+    await production.stop();
   }
 }, 90_000);

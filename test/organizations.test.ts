@@ -220,7 +220,7 @@ test('the seed: the organizations of a file imported as active, verified records
   const connection = await Connection.connect({ address: env.temporalAddress });
   try {
     const entities = new Entities(new Client({ connection }), { taskQueue: env.taskQueue, settings: { continueAsNewAfterEvents: 2000, continueAsNewAfterCommands: 500 } });
-    const log = createLogger({ level: 'silent', redact: true });
+    const log = createLogger({ level: 'error', redact: true });
     await importSeed({ registry, entities, organizationsFile, log });
     await importSeed({ registry, entities, organizationsFile, log });
   } finally {

@@ -27,7 +27,7 @@ import type { Hono } from 'hono';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { createApp } from '../../api/app';
 import type { AppEnv } from '../../api/context';
-import { createTokenVerifier, loadDevSigningKey } from '../../core/auth';
+import { createTokenVerifier, loadSigningKey } from '../../core/auth';
 import { loadConfig, type Config } from '../../core/config';
 import type { Db } from '../../core/db';
 import { openReadModel } from '../../read-model/database';
@@ -200,7 +200,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const clock = shiftDate();
   const keepAhead = (serverMs: number) => clock.atLeast(serverMs + CLOCK_LEAD_MS);
   keepAhead(await env.currentTimeMs());
-  const devKey = await loadDevSigningKey(config.dataDir);
+  const signingKey = await loadSigningKey(config.dataDir, config.auth.tokenEndpoint?.keyFile);
   // The file's connectors and the managed ones (domain/connector.ts), as the broker reads them.
   const brokerRegistry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
   const managed = await managedRegistry(db);
@@ -212,8 +212,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     entities: new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
     registry: brokerRegistry,
     schemas: new SchemaRegistry(config.schemaBase),
-    verifyToken: createTokenVerifier(config, devKey),
-    devKey,
+    verifyToken: createTokenVerifier(config, signingKey),
+    signingKey,
     log: createLogger(config.log),
   });
 

@@ -32,11 +32,22 @@ test('every bad value is named in one error', () => {
   for (const name of ['PORT', 'PCX_MODE', 'INVITES_PER_MINUTE', 'DATABASE_URL', 'DEV_AUTH', 'TEMPORAL_ADDRESS']) expect(text).toContain(name);
 });
 
-test('production mode refuses the development authorization server and needs a key set and PostgreSQL', () => {
-  expect(() => loadConfig({ PCX_MODE: 'production' })).toThrow(/AUTH_JWKS_URL[\s\S]*DATABASE_URL|DATABASE_URL[\s\S]*AUTH_JWKS_URL/);
+test('production mode refuses the development authorization server, needs PostgreSQL, and runs the broker\'s own token endpoint unless an external issuer replaces it', () => {
+  expect(() => loadConfig({ PCX_MODE: 'production' })).toThrow(/DATABASE_URL/);
   expect(() => loadConfig({ PCX_MODE: 'production', DEV_AUTH: 'true', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' })).toThrow(/DEV_AUTH/);
-  const ok = loadConfig({ PCX_MODE: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' });
-  expect(ok.auth.devServer).toBe(false);
+  // The broker's token endpoint in production: no external key set needed; client secrets refused by default.
+  const own = loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y', PUBLIC_BASE_URL: 'https://pcx.example' });
+  expect(own.auth).toMatchObject({ devServer: false, tokenEndpoint: { issuer: 'https://pcx.example/oauth2' }, clientSecrets: false, jwksUrl: undefined });
+  expect(loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y', CLIENT_SECRETS: 'true' }).auth.clientSecrets).toBe(true);
+  expect(loadConfig({}).auth.clientSecrets).toBe(true);
+  // An external identity provider under the broker's issuer name (the older set-up): the token endpoint is off.
+  const external = loadConfig({ PCX_MODE: 'production', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' });
+  expect(external.auth).toMatchObject({ devServer: false, tokenEndpoint: undefined });
+  // Both, each under its own issuer.
+  const both = loadConfig({ PCX_MODE: 'production', AUTH_ISSUER: 'https://idp.example', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y', PUBLIC_BASE_URL: 'https://pcx.example' });
+  expect(both.auth).toMatchObject({ issuer: 'https://idp.example', tokenEndpoint: { issuer: 'https://pcx.example/oauth2' } });
+  expect(() => loadConfig({ AUTH_JWKS_URL: 'https://idp.example/jwks', BROKER_TOKEN_ENDPOINT: 'true' })).toThrow(/AUTH_ISSUER/);
+  expect(() => loadConfig({ DEV_AUTH: 'false', BROKER_TOKEN_ENDPOINT: 'false' })).toThrow(/AUTH_JWKS_URL/);
 });
 
 test('token lifetime settings: the skew and the cap are bounded, and development tokens fit under the cap', () => {

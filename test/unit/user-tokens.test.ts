@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { exportJWK, generateKeyPair, SignJWT, type JWK } from 'jose';
-import { createTokenVerifier, loadDevSigningKey } from '../../core/auth';
+import { createTokenVerifier, loadSigningKey } from '../../core/auth';
 import { ConfigError, loadConfig } from '../../core/config';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -39,18 +39,18 @@ test("a user's token is verified with the configured provider's key set; a conne
   const dataDir = mkdtempSync(join(tmpdir(), 'pcx-user-tokens-'));
   const config = loadConfig({ DATA_DIR: dataDir, USER_OIDC_ISSUER: 'https://idp.example/realms/alpine', USER_OIDC_JWKS_URL: jwksUrl, USER_OIDC_CLIENT_ID: 'alpine-console' });
   expect(config.auth.users).toEqual({ issuer: 'https://idp.example/realms/alpine', jwksUrl, clientId: 'alpine-console', devProvider: false });
-  const devKey = await loadDevSigningKey(dataDir);
-  const verify = createTokenVerifier(config, devKey);
+  const signingKey = await loadSigningKey(dataDir);
+  const verify = createTokenVerifier(config, signingKey);
   await expect(verify(await sign(idpKey, 'idp-1', 'https://idp.example/realms/alpine'))).resolves.toMatchObject({ kind: 'user', sub: 'planner-1', org_id: 'org-a' });
   // The provider's issuer with a key that is not the provider's: refused.
   const { privateKey: stranger } = await generateKeyPair('ES256');
   await expect(verify(await sign(stranger as CryptoKey, 'idp-1', 'https://idp.example/realms/alpine'))).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
   // The development key under the users' issuer: the provider's key set does not hold it.
   const { importJWK } = await import('jose');
-  const dev = (await importJWK(devKey.privateJwk, 'ES256')) as CryptoKey;
-  await expect(verify(await sign(dev, devKey.privateJwk.kid!, 'https://idp.example/realms/alpine'))).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
+  const dev = (await importJWK(signingKey.privateJwk, 'ES256')) as CryptoKey;
+  await expect(verify(await sign(dev, signingKey.privateJwk.kid!, 'https://idp.example/realms/alpine'))).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
   // The development key under the connectors' issuer: a connector's token.
-  await expect(verify(await sign(dev, devKey.privateJwk.kid!, config.auth.issuer))).resolves.toMatchObject({ kind: 'connector' });
+  await expect(verify(await sign(dev, signingKey.privateJwk.kid!, config.auth.issuer))).resolves.toMatchObject({ kind: 'connector' });
   // The provider's key under the connectors' issuer: refused (each issuer its own keys).
   await expect(verify(await sign(idpKey, 'idp-1', config.auth.issuer))).rejects.toMatchObject({ code: 'INVALID_TOKEN' });
   // Not a JWT at all.

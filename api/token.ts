@@ -1,19 +1,25 @@
-// The development authorization server: OAuth 2.0 client credentials (RFC 6749 section 4.4) at
-// POST /oauth2/token, client_secret_basic or client_secret_post, an optional `scope` narrowing the
-// token to a subset of the client's scopes, and the key set at /.well-known/jwks.json. On by
-// default in the embedded set-up, refused in production mode. Errors are problem details that
-// also carry RFC 6749's `error` and `error_description`, so OAuth client libraries understand them.
+// The broker's token endpoint: OAuth 2.0 client credentials (RFC 6749 section 4.4) at
+// POST /oauth2/token, in every mode (unless BROKER_TOKEN_ENDPOINT=false: an external identity
+// provider only). Clients authenticate with private_key_jwt (RFC 7523, core/client-assertion.ts),
+// or with a client secret (client_secret_basic or client_secret_post): a managed connector's
+// generated secret (compared with its slow hash, core/client-secrets.ts) where the operator allows
+// them, or a connectors file's development secret. An optional `scope` narrows the token to a
+// subset of the client's scopes; the key set is at /.well-known/jwks.json. Errors are problem
+// details that also carry RFC 6749's `error` and `error_description`, so OAuth client libraries
+// understand them.
 import { timingSafeEqual } from 'node:crypto';
 import { Hono } from 'hono';
-import { signDevToken } from '../core/auth';
+import { signToken } from '../core/auth';
 import { Problem, type ProblemCode } from '../domain/problems';
-import type { AppEnv } from '../api/context';
-import { publicOperation } from '../api/operations';
-import type { Ctx } from '../api/http';
+import type { AppEnv } from './context';
+import { publicOperation } from './operations';
+import type { Ctx } from './http';
 import { claimedClient, invalidClient, JWT_BEARER_ASSERTION, verifyClientAssertion } from '../core/client-assertion';
 import type { Connector } from '../core/registry';
 import { rememberAssertion } from '../read-model/client-assertions';
 import { recordCredentialUse } from '../read-model/connectors';
+import { secretHashes } from '../read-model/client-secrets';
+import { clientSecretMatches } from '../core/client-secrets';
 
 export const oauth = new Hono<AppEnv>();
 
@@ -31,16 +37,18 @@ publicOperation(oauth, {
   method: 'POST', path: '/oauth2/token', answers: [200],
   doc: {
     id: 'requestToken',
-    summary: 'Obtain an access token (client credentials; development mode only)',
+    summary: 'Obtain an access token (client credentials)',
     description:
       'OAuth 2.0 client credentials grant (RFC 6749 section 4.4). Authenticate the client with ' +
-      'exactly one of: HTTP Basic (`client_secret_basic`), `client_id` and `client_secret` in the form ' +
-      '(`client_secret_post`), or a client assertion signed with one of its registered keys ' +
+      'exactly one of: a client assertion signed with one of its registered keys ' +
       '(`private_key_jwt`, RFC 7523: `client_assertion_type` and `client_assertion`; each assertion ' +
-      'is accepted once). `scope` optionally narrows the token to a subset of the ' +
-      "client's scopes; without it the token carries all of them. Errors are problem documents that " +
-      "also carry RFC 6749's `error` and `error_description`. Present only when the development " +
-      'authorization server is on.',
+      'is accepted once; its `aud` this endpoint’s URL), HTTP Basic (`client_secret_basic`), or `client_id` and ' +
+      '`client_secret` in the form (`client_secret_post`), the secret one the broker generated for a managed connector ' +
+      '(where the operator allows client secrets) or a development secret. `scope` optionally narrows the token to a subset of the ' +
+      "client's scopes; without it the token carries all of them. The token names the credential that proved the " +
+      'client, so that revoking it refuses the token at once. Errors are problem documents that ' +
+      "also carry RFC 6749's `error` and `error_description`. Present unless the broker's token endpoint is turned " +
+      'off (an external identity provider only).',
     tag: 'Authorization',
     requestBody: {
       required: true,
@@ -121,11 +129,7 @@ publicOperation(oauth, {
   if (assertionType !== null || assertion !== null) {
     ({ connector, credential } = await assertedConnector(c, { assertionType, assertion, clientId, basic: basic !== null || clientSecret !== undefined }));
   } else {
-    connector = clientId ? services.registry.connector(clientId) : undefined;
-    // The registry demands a clientSecret or keys of every connector while this server is on (core/registry.ts).
-    if (!connector || !clientSecret || !connector.clientSecret || !sameSecret(clientSecret, connector.clientSecret)) {
-      throw oauthError('UNAUTHENTICATED', 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="pcx"' });
-    }
+    ({ connector, credential } = await secretConnector(c, clientId, clientSecret));
   }
   // A pending or suspended organization still gets tokens: gate 3 lets it manage itself (api/gates.ts).
   const standing = services.registry.organization(connector.organizationId)?.status;
@@ -141,7 +145,7 @@ publicOperation(oauth, {
     scopes = [...new Set(wanted)];
   }
   const scope = scopes.join(' ');
-  const token = await signDevToken(services.devKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope, ...(credential ? { cred: credential } : {}) });
+  const token = await signToken(services.signingKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope, ...(credential ? { cred: credential } : {}) });
   // The key's last use, for its admins (a managed connector's).
   if (credential) await recordCredentialUse(services.db, connector.clientId, credential);
   c.header('cache-control', 'no-store');
@@ -152,7 +156,7 @@ publicOperation(oauth, {
   method: 'GET', path: '/.well-known/jwks.json', answers: [200],
   doc: {
     id: 'getJwks',
-    summary: 'Key set of the development authorization server (development mode only)',
+    summary: "Key set of the broker's token endpoint",
     description: 'The public keys that verify tokens issued by `POST /oauth2/token`.',
     tag: 'Authorization',
     responses: {
@@ -162,7 +166,30 @@ publicOperation(oauth, {
       },
     },
   },
-}, (c) => c.json({ keys: [c.get('services').devKey!.publicJwk] }));
+}, (c) => c.json({ keys: [c.get('services').signingKey!.publicJwk] }));
+
+/**
+ * A client secret: a file connector's development secret (compared in constant time), or one of
+ * a managed connector's generated secrets that are valid now (their slow hashes; only the secret
+ * whose hint matches is hashed, so a wrong secret costs one hash at most).
+ */
+async function secretConnector(c: Ctx, clientId: string | undefined, clientSecret: string | undefined): Promise<{ connector: Connector; credential?: string }> {
+  const { registry, db } = c.get('services');
+  const refused = () => oauthError('UNAUTHENTICATED', 'invalid_client', 'unknown client or wrong secret', { 'www-authenticate': 'Basic realm="pcx"' });
+  const connector = clientId ? registry.connector(clientId) : undefined;
+  if (!connector || !clientSecret) throw refused();
+  if (connector.clientSecret !== undefined) {
+    if (!sameSecret(clientSecret, connector.clientSecret)) throw refused();
+    return { connector };
+  }
+  // Generated secrets count only while the operator allows client secrets (CLIENT_SECRETS).
+  if (!c.get('services').config.auth.clientSecrets) throw refused();
+  const candidates = (connector.managed?.secrets ?? []).filter((k) => k.hint === clientSecret.slice(-4));
+  for (const { credentialId, secretHash } of await secretHashes(db, connector.clientId, candidates.map((k) => k.credentialId))) {
+    if (await clientSecretMatches(clientSecret, secretHash)) return { connector, credential: credentialId };
+  }
+  throw refused();
+}
 
 /**
  * private_key_jwt (RFC 7523): the connector the assertion proves, verified against its registered
