@@ -5,6 +5,7 @@
 // is one (and only public), and derives the resource id from the client id, so that a client id
 // is taken once in the whole exchange, on every replica at once (the workflow id is the claim).
 import { createHash, createPublicKey } from 'node:crypto';
+import { checkCertificateChain } from '../core/certificate-chain';
 import { generateClientSecret, hashClientSecret } from '../core/client-secrets';
 import { forgetSecretHash, storeSecretHash } from '../read-model/client-secrets';
 import { nameBasedId } from '../core/name-ids';
@@ -37,18 +38,33 @@ function context(c: Ctx, organizationId: string): ConnectorContext {
   return { scopeCeiling, environment: config.registry.environment };
 }
 
-/** A public key the broker can verify with: it imports, it is not weak, it holds no private member. */
-function checkPublicKey(jwk: Record<string, unknown> | undefined, pointer: string): void {
-  if (jwk === undefined) return;
-  const bad = (message: string) => new Problem('VALIDATION_FAILED', `${pointer.slice(1)}: ${message}`, { errors: [{ pointer, message }] });
+/**
+ * A public key the broker can verify with: it imports, it is not weak, it holds no private member;
+ * with its certificate chain (x5c), the chain certifies it and holds together (core/certificate-chain.ts).
+ * Answers the leaf certificate's end, which the credential's expiry may not pass.
+ */
+function checkPublicKey(jwk: Record<string, unknown> | undefined, pointer: string): { certificateNotAfter?: string } {
+  if (jwk === undefined) return {};
+  const bad = (message: string, at = pointer) => new Problem('VALIDATION_FAILED', `${at.slice(1)}: ${message}`, { errors: [{ pointer: at, message }] });
+  const { x5c, ...members } = jwk;
   let key;
   try {
-    key = createPublicKey({ key: jwk as any, format: 'jwk' });
+    key = createPublicKey({ key: members as any, format: 'jwk' });
   } catch {
     throw bad('is not a public key this broker can read');
   }
   const modulus = key.asymmetricKeyDetails?.modulusLength;
   if (jwk.kty === 'RSA' && (!modulus || modulus < 2048)) throw bad('an RSA key needs at least 2048 bits');
+  if (x5c === undefined) return {};
+  const chain = checkCertificateChain(members, x5c);
+  if (!chain.ok) throw bad(chain.reason, `${pointer}/x5c`);
+  return { certificateNotAfter: chain.notAfter };
+}
+
+/** A body with a public key, checked, and the leaf certificate's end beside it for the machine. */
+function withKeyChecked<T extends { publicJwk?: unknown }>(body: T): T {
+  const { certificateNotAfter } = checkPublicKey(body.publicJwk as Record<string, unknown> | undefined, '/publicJwk');
+  return certificateNotAfter ? { ...body, certificateNotAfter } : body;
 }
 
 /**
@@ -98,8 +114,7 @@ const bothMaterials = () => new Problem('VALIDATION_FAILED', 'a credential is a 
 function oneMaterial<T extends { publicJwk?: unknown; generateClientSecret?: boolean }>(body: T): T {
   if (body.publicJwk && body.generateClientSecret) throw bothMaterials();
   if (!body.publicJwk && !body.generateClientSecret) throw new Problem('VALIDATION_FAILED', 'give a public key (publicJwk) or ask for a client secret (generateClientSecret: true)', { errors: [{ pointer: '/publicJwk', message: 'is required without generateClientSecret' }] });
-  checkPublicKey(body.publicJwk as Record<string, unknown> | undefined, '/publicJwk');
-  return body;
+  return withKeyChecked(body);
 }
 
 const access = participantAccess<Connector>(resource, MANAGE);
@@ -130,7 +145,7 @@ operation(connectors, {
     },
   },
 }, async ({ c, principal, body }) => {
-  checkPublicKey(body.publicJwk as Record<string, unknown> | undefined, '/publicJwk');
+  const checked = withKeyChecked(body);
   // A client id of the connectors file is taken too (tokens name their connector by it alone).
   if (c.get('services').registry.connector(body.clientId, { fileOnly: true })) throw new Problem('RESOURCE_EXISTS', `the client id ${body.clientId} is taken`);
   // An organization's first connector may come from the operator, who registered it (onboarding).
@@ -146,8 +161,8 @@ operation(connectors, {
   const actor = forAnother ? { kind: 'operator' as const, organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) } : undefined;
   const ctx = context(c, organizationId);
   if (body.publicJwk && body.generateClientSecret) throw bothMaterials();
-  precheckCreate(c, resource, body, ctx, actor);
-  return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: body, context: ctx, actor, view: viewFor(resource, principal), ...secretPreparation(c, body.clientId, body) });
+  precheckCreate(c, resource, checked, ctx, actor);
+  return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: checked, context: ctx, actor, view: viewFor(resource, principal), ...secretPreparation(c, body.clientId, checked) });
 });
 
 listRoute(connectors, resource, {

@@ -29,6 +29,8 @@ export interface PublicJwk {
   y?: string;
   n?: string;
   e?: string;
+  /** Its certificate chain (RFC 7517), when registered with one (api/connectors.ts checks it). */
+  x5c?: string[];
 }
 
 export interface Credential {
@@ -91,6 +93,8 @@ export interface CreatePayload {
   publicJwk?: PublicJwk;
   /** Or a generated client secret: its id and hint, which the API sets (the secret never reaches the workflow). */
   clientSecret?: SecretCredential;
+  /** Set by the API for a key with a certificate chain: the leaf's end, past which the credential cannot live. */
+  certificateNotAfter?: string;
   expiresAt?: string;
 }
 
@@ -101,7 +105,7 @@ export interface SecretCredential {
 }
 
 /** A credential's material: a public key or a generated secret. */
-type Material = { publicJwk?: PublicJwk; clientSecret?: SecretCredential };
+type Material = { publicJwk?: PublicJwk; clientSecret?: SecretCredential; certificateNotAfter?: string };
 
 const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 const ROLE = /^[a-z][a-zA-Z0-9-]{0,39}$/;
@@ -149,7 +153,10 @@ function credentialOf(command: Command, material: Material, now: string, expires
   const credentialId = publicJwk ? publicJwk.kid : clientSecret!.credentialId;
   if (c?.credentials.some((k) => k.credentialId === credentialId)) refuse('CREDENTIAL_EXISTS', `the connector has a credential ${credentialId} already`);
   const kind = publicJwk ? { kind: 'privateKeyJwt' as const, publicJwk } : { kind: 'clientSecret' as const, secretHint: clientSecret!.hint };
-  return { credentialId, ...kind, status: 'active', createdAt: now, createdBy: actorOf(command), ...(expiresAt ? { expiresAt } : {}) };
+  // A key with a certificate chain ends no later than its certificate (the API read its notAfter).
+  const cap = material.certificateNotAfter;
+  const until = cap && (!expiresAt || Date.parse(cap) < Date.parse(expiresAt)) ? cap : expiresAt;
+  return { credentialId, ...kind, status: 'active', createdAt: now, createdBy: actorOf(command), ...(until ? { expiresAt: until } : {}) };
 }
 
 function withRoom(c: Connector): void {

@@ -80,12 +80,18 @@ function asRegistryConnector(doc: Connector): RegistryConnector {
     environment: doc.environment,
     status: doc.status === 'active' ? 'active' : 'inactive',
     actorRoles: doc.actorRoles ?? [],
-    ...(valid.some((k) => k.publicJwk) ? { jwks: { keys: valid.filter((k) => k.publicJwk).map((k) => ({ ...k.publicJwk! })) } } : {}),
+    // The keys as the assertion verifier reads them (a chain is the registration's, not the key's).
+    ...(valid.some((k) => k.publicJwk) ? { jwks: { keys: valid.filter((k) => k.publicJwk).map((k) => publicKeyOnly(k.publicJwk!)) } } : {}),
     managed: {
       credentialValid: (id) => doc.credentials.some((k) => k.credentialId === id && credentialValid(k)),
       secrets: valid.filter((k) => k.kind === 'clientSecret').map((k) => ({ credentialId: k.credentialId, hint: k.secretHint ?? '' })),
     },
   };
+}
+
+function publicKeyOnly(jwk: Connector['credentials'][number]['publicJwk'] & object) {
+  const { x5c: _chain, ...key } = jwk;
+  return key;
 }
 
 /** A managed organization as the registry's: where it stands now (its adherence period counted). */

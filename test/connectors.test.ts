@@ -4,13 +4,14 @@
 // beside the new one until its expiry and is refused from then on, its tokens too; a revoked key
 // and a disabled connector are refused on the next requests, tokens issued before included; and
 // nobody reaches another organization's connectors (404), nor gives a scope above the ceiling.
-import { randomUUID } from 'node:crypto';
+import { createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PcxClient } from '../sdk/src';
 import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
 import { call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
 import { startBroker } from './stack';
+import { testCertificates } from './tls';
 import { offerBody } from './listing-fixtures';
 import { waitFor } from './matching-fixtures';
 
@@ -305,3 +306,30 @@ onPostgres('production mode: the broker\u2019s own token endpoint issues a manag
     await production.stop();
   }
 }, 90_000);
+
+test('a key with its certificate chain: accepted when the chain certifies it and holds together (the credential ends with the certificate); refused when it does not', async () => {
+  const certs = testCertificates();
+  const der = (pem: string) => new X509Certificate(pem).raw.toString('base64');
+  const privateJwk: Record<string, string> = { ...(createPrivateKey(certs.key).export({ format: 'jwk' }) as Record<string, string>), kid: `cert-${randomUUID().slice(0, 8)}`, alg: 'ES256' };
+  const { d: _d, ...publicJwk } = privateJwk;
+  const clientId = clientIdOf('chain');
+  const created = await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: { ...publicJwk, x5c: [der(certs.cert), der(certs.ca)] } });
+  expect(created.status).toBe(201);
+  expect(created.body.credentials[0].publicJwk.x5c).toHaveLength(2);
+  expect(created.body.credentials[0].expiresAt).toBe(new Date(Date.parse(new X509Certificate(certs.cert).validTo)).toISOString().replace(/\.000Z$/, 'Z'));
+  // The key signs assertions as any other.
+  expect((await tokenWith(clientId, privateJwk as unknown as PrivateJwk)).status).toBe(200);
+
+  // A chain that does not certify the key, a leaf not signed by the next, garbage: refused, nothing registered.
+  const other = generateConnectorKey();
+  for (const [x5c, why] of [
+    [[der(certs.cert)], 'another key'],
+    [[der(certs.ca), der(certs.cert)], 'the order reversed'],
+    [['bm90IGEgY2VydGlmaWNhdGU='], 'not a certificate'],
+  ] as const) {
+    const key = why === 'another key' ? { ...other.publicJwk, x5c } : { ...publicJwk, kid: `${publicJwk.kid}-x`, x5c };
+    const refused = await adminA.post('/connectors', { clientId: clientIdOf('chain-bad'), scopes: [], publicJwk: key });
+    expectProblem(refused, 400, 'VALIDATION_FAILED');
+    expect(refused.body.errors[0].pointer).toBe('/publicJwk/x5c');
+  }
+});
