@@ -99,8 +99,9 @@ function activeOrganization(services: Services, organizationId: string, who: 'co
   return organization;
 }
 
-/** Where an organization manages itself: its record, its connectors and their keys. */
+/** Where an organization manages itself: its record, its connectors and their keys; and reads its own feed (its verification arrives there). */
 const SELF_MANAGEMENT = /^\/(organizations|connectors)(\/|$)/;
+const OWN_FEED = /^\/events\/?$/;
 
 /**
  * Gate 3, second part (docs/decisions.md, "What gate 3 lets an organization do"): an active
@@ -110,8 +111,8 @@ const SELF_MANAGEMENT = /^\/(organizations|connectors)(\/|$)/;
  */
 function organizationMayAct(services: Services, organizationId: string, method: string, path: string): void {
   const status = services.registry.organization(organizationId)?.status;
-  if (status === 'active' || SELF_MANAGEMENT.test(path)) return;
-  if (status === 'pending') throw new Problem('ORGANIZATION_UNVERIFIED', 'the organization is not verified yet (or its adherence period has not begun): it may manage its record and connectors, nothing else');
+  if (status === 'active' || SELF_MANAGEMENT.test(path) || (OWN_FEED.test(path) && method === 'GET')) return;
+  if (status === 'pending') throw new Problem('ORGANIZATION_UNVERIFIED', 'the organization is not verified yet (or its adherence period has not begun): it may manage its record and connectors and read its feed, nothing else');
   if (status === 'suspended' && method !== 'GET' && method !== 'HEAD') throw new Problem('ORGANIZATION_SUSPENDED', 'the organization is suspended: it may read, and manage its record and connectors, but issue no command');
 }
 

@@ -17,6 +17,7 @@ import { partnership, shipTheLoad } from '../examples/carrier/shipper';
 const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
 const PCX_SCRIPT = join(ROOT, 'scripts', 'walkthrough-pcx.sh');
 const ONBOARD_SCRIPT = join(ROOT, 'scripts', 'onboard-connector.sh');
+const ONBOARD_ORGANIZATION_SCRIPT = join(ROOT, 'scripts', 'onboard-organization.sh');
 
 interface Run {
   code: number | null;
@@ -210,6 +211,22 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     for (const key of keys) expect(statSync(join(config, 'keys', key)).mode & 0o777).toBe(0o600);
     const profiles = readFileSync(join(config, 'profiles.json'), 'utf8');
     for (const key of keys) expect(profiles).not.toContain(JSON.parse(readFileSync(join(config, 'keys', key), 'utf8')).d);
+  }, 120000);
+
+  test('a new organization (the README onboarding), twice on the same stack: registered by its LEI, pending, its admin connector from the operator, verified, its own connector publishes', async () => {
+    const config = join(testEnv().dir, 'onboard-organization-config');
+    for (const name of ['the first organization', 'the second organization']) {
+      const run = await bash(ONBOARD_ORGANIZATION_SCRIPT, base, { PCX_CONFIG_DIR: config, NO_COLOR: '1' });
+      succeeded(run, name);
+      expect(run.output).toMatch(/^org-nordic-\d+-\d+ registered: pending$/m);
+      expect(run.output).toMatch(/^org-nordic-\d+-\d+ is not verified yet: it may only manage itself$/m);
+      expect(run.output).toMatch(/^org-nordic-\d+-\d+: active$/m);
+      expect(run.output).toMatch(/^org-nordic-\d+-\d+ published offer \S+: published$/m);
+    }
+    // Two admins' and two connectors' keys, readable by their owner only.
+    const keys = readdirSync(join(config, 'keys')).filter((f) => !f.endsWith('.public.json'));
+    expect(keys.length).toBe(4);
+    for (const key of keys) expect(statSync(join(config, 'keys', key)).mode & 0o777).toBe(0o600);
   }, 120000);
 
   test("the adapter gateway's round trip, as the README runs it, twice on the same stack: IFTMIN and a spreadsheet in, the movement completed, IFTSTA out", async () => {

@@ -86,3 +86,15 @@ describe('README onboarding and scripts/onboard-connector.sh', () => {
     expect(commands(fences[0][2])).toEqual(fromScript);
   });
 });
+
+describe('README new organization and scripts/onboard-organization.sh', () => {
+  it('show the same commands in the same order', () => {
+    const { inside } = between(README, '<!-- onboard-org:begin -->', '<!-- onboard-org:end -->', 'README.md');
+    const fences = [...inside.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)];
+    expect(fences.map((f) => f[1])).toEqual(['sh']);
+    const script = between(readFileSync(join(ROOT, 'scripts', 'onboard-organization.sh'), 'utf8'), '\n# onboard-org:begin\n', '\n# onboard-org:end\n', 'scripts/onboard-organization.sh');
+    const fromScript = commands(script.inside);
+    expect(fromScript.length).toBeGreaterThan(10);
+    expect(commands(fences[0][2])).toEqual(fromScript);
+  });
+});
