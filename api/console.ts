@@ -23,7 +23,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -100,6 +100,8 @@ const PAGE = `<!DOCTYPE html>
       <div id="whynot-result" aria-live="polite"></div>
     </details>
   </section>
+  <section id="organization" class="wide" aria-labelledby="organization-title" hidden></section>
+  <section id="operator" class="wide" aria-labelledby="operator-title" hidden></section>
   <section id="adapters" aria-labelledby="adapters-title" hidden>
     <h2 id="adapters-title">Messages held by the adapter gateway (<span id="held-count">0</span>)</h2>
     <ul id="held" class="held"></ul>

@@ -79,14 +79,16 @@ function userPrincipal(services: Services, claims: TokenClaims): Principal {
   if (!user || user.status !== 'active') throw new Problem('USER_INACTIVE', 'the user is not an active user of this broker');
   if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
   if (claims.org_id !== user.organizationId) throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the user belongs to');
-  activeOrganization(services, user.organizationId, 'user');
+  const organization = activeOrganization(services, user.organizationId, 'user');
   const allowed = userScopes(user);
+  const scopes = new Set([...parseScopeClaim(claims.scope)].filter((s) => allowed.includes(s)));
   return {
     organizationId: user.organizationId,
     clientId: claims.client_id,
     userId: user.userId,
-    scopes: new Set([...parseScopeClaim(claims.scope)].filter((s) => allowed.includes(s))),
-    operator: false,
+    scopes,
+    // A user with the operator role acts as the protocol operator only in the operator's organization.
+    operator: organization.role === 'operator' && scopes.has('exchange:admin'),
     tokenId: tokenIdOf(claims),
     actorRoles: user.roles,
   };

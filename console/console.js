@@ -4,11 +4,12 @@
 // organization's event feed followed live. Errors are shown as the problem's title and detail.
 import { createAdapters } from './adapters.js';
 import { createApi, ProblemError } from './api.js';
+import { createOrganizationPages } from './organization.js';
 import { codesOf, createMap, showListings } from './map.js';
 import { el, listingItem, proposalDetail, proposalItem, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
-const SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage';
+const SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage exchange:admin';
 const OPEN_LISTING = ['published', 'partiallyMatched', 'proposed'];
 
 const state = { selected: null, proposals: [], listings: [], places: {}, me: null, scopes: new Set(), map: null, cursor: undefined };
@@ -69,6 +70,9 @@ async function main() {
     }
     return current.access_token;
   });
+  // The organization's own page (its admins) and the operator's page (the protocol operator).
+  state.pages = createOrganizationPages({ api, me: state.me, scopes: state.scopes, showProblem });
+  state.pages.refresh();
   state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: async () => (await manager.getUser())?.access_token, showProblem });
   const { map, ready } = createMap($('map'), config.mapStyleUrl);
   state.map = map;

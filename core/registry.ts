@@ -77,16 +77,19 @@ export interface User {
 
 /**
  * planner: reads, decides matches and tenders, issues tenders; viewer: reads only; admin: reads and
- * manages the organization's connectors and their keys (connectors:manage). Roles add up.
+ * manages the organization (its record, connectors and their keys: connectors:manage); operator:
+ * the protocol operator's (exchange:admin: registers, verifies, suspends and ends organizations),
+ * which counts only for a user of the operator's organization (api/gates.ts). Roles add up.
  */
-export type UserRole = 'planner' | 'viewer' | 'admin';
-const USER_ROLES: readonly UserRole[] = ['planner', 'viewer', 'admin'];
+export type UserRole = 'planner' | 'viewer' | 'admin' | 'operator';
+const USER_ROLES: readonly UserRole[] = ['planner', 'viewer', 'admin', 'operator'];
 
 const READ_SCOPES = ['capacity:read', 'loads:read', 'matches:read', 'tenders:read', 'commitments:read', 'handovers:read', 'outcomes:review'];
 export const ROLE_SCOPES: Record<UserRole, readonly string[]> = {
   viewer: READ_SCOPES,
   planner: [...READ_SCOPES, 'matches:decide', 'tenders:publish', 'tenders:decide'],
   admin: [...READ_SCOPES, 'connectors:manage'],
+  operator: [...READ_SCOPES, 'connectors:manage', 'exchange:admin'],
 };
 
 /** The scopes a user's roles allow (the union). */

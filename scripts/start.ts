@@ -152,7 +152,7 @@ async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, wi
     `[start] ready in ${Math.round((Date.now() - started) / 1000)} s: ${base}/health/ready answers 200`,
     `[start]   API reference    ${base}/docs`,
     ...(withGateway ? [`[start]   adapter gateway  ${gatewayUrl}/diagnostics (EDIFACT, EPCIS and spreadsheet mailboxes in ${join(config.dataDir, 'mailboxes')}; round trip: npx tsx examples/adapters/round-trip.ts)`] : []),
-    ...(config.auth.users ? [`[start]   planner console ${base}/console/ (demo planners: alice / alice-demo, bruno / bruno-demo; docs/console.md)`] : []),
+    ...(config.auth.users ? [`[start]   planner console ${base}/console/ (demo planners: alice / alice-demo, bruno / bruno-demo; admin anna / anna-demo, operator olga / olga-demo; docs/console.md)`] : []),
     `[start]   next             the README's walkthrough: ${base === 'http://localhost:8080' ? '' : `B=${base} `}bash scripts/walkthrough.sh`,
     '[start] Ctrl-C stops everything',
   ];

@@ -271,6 +271,59 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(requests.filter((r: any) => (r.externalReferences ?? []).some((x: any) => x.value === consignment))).toEqual([]);
   }, 120000);
 
+  test("the operator registers and verifies an organization; an organization's admin sees its connectors' keys, has a client secret made (shown once) and revokes it", async () => {
+    const olga = await signedIn('olga', 'olga-demo');
+    const organizationId = `org-fjord-${Date.now()}`;
+    await olga.locator('#operator-title').waitFor();
+    // Her own page is her organization's, with its connectors only (the operator reads everyone's).
+    await olga.locator('#organization-title').getByText('Your organization: PCX protocol operator').waitFor({ timeout: 15000 });
+    await expect(olga.locator('#connectors').textContent()).resolves.not.toMatch(/alpine|nordic/);
+    await olga.getByLabel('Name', { exact: true }).fill('Fjord Freight AB');
+    await olga.getByLabel('Organization id').fill(organizationId);
+    await olga.getByLabel('Legal identifier').selectOption('VAT');
+    await olga.getByLabel('Identifier', { exact: true }).fill('SE 556703748501');
+    await olga.getByRole('button', { name: 'Register' }).click();
+    const row = olga.locator(`tr[data-organization="${organizationId}"]`);
+    await row.getByText('Pending verification').waitFor({ timeout: 15000 });
+    await expect(row.textContent()).resolves.toContain('VAT number SE556703748501');
+    await row.getByLabel('Evidence reference').fill('Bolagsverket extract 2026-11-28');
+    await row.getByRole('button', { name: 'Verify' }).click();
+    await row.getByText(/Verified .* by olga \(evidence: Bolagsverket extract 2026-11-28\)/).waitFor({ timeout: 15000 });
+    await screenshot(olga, 'console-9-operator-verified');
+    const axe = await new AxeBuilder({ page: olga as any }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
+
+    // Alpine's admin: a managed connector (made by its TMS connector's admin scope) with a key that got a token.
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const clientId = `alpine-console-${Date.now()}`;
+    const created = (await alpine.request<{ id: string }>('POST', '/connectors', { body: { clientId, name: 'Console test scanner', scopes: ['capacity:read'] } as never })).data;
+    const anna = await signedIn('anna', 'anna-demo');
+    await anna.locator('#organization-title').getByText('Your organization: Alpine Freight GmbH').waitFor({ timeout: 15000 });
+    const card = anna.locator('li.connector', { hasText: clientId });
+    await card.getByText('No keys yet.').waitFor({ timeout: 15000 });
+    await card.getByRole('button', { name: 'New client secret' }).click();
+    const shown = anna.locator('#shown-secret');
+    await shown.waitFor({ timeout: 15000 });
+    const secret = (await shown.textContent())!;
+    expect(secret).toMatch(/^pcxs_/);
+    await card.getByText(`Client secret ending ${secret.slice(-4)}`).waitFor();
+    await screenshot(anna, 'console-10-admin-secret-shown-once');
+    // It works, and the page says when it was last used; then revoked from the page, it does not.
+    const token = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }) });
+    expect(token.status).toBe(200);
+    await anna.reload();
+    await anna.locator('li.connector', { hasText: clientId }).getByText(/last used/).waitFor({ timeout: 15000 });
+    await expect(anna.locator('#shown-secret').count()).resolves.toBe(0);
+    const again = anna.locator('li.connector', { hasText: clientId });
+    await again.locator('li.credential').getByLabel('Reason to revoke').fill('console test done');
+    await again.getByRole('button', { name: 'Revoke' }).click();
+    await again.locator('li.credential').getByText(/Revoked, added/).waitFor({ timeout: 15000 });
+    const refused = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }) });
+    expect(refused.status).toBe(401);
+    // Retired (its version: created, a secret added, the secret revoked).
+    await alpine.request('POST', '/connectors/{id}/retire', { path: { id: created.id }, body: { reason: 'console test done' } as never, ifMatch: '"3"' });
+  }, 120000);
+
   test('a disabled user is refused at sign-in with the reason; sign-out ends the session', async () => {
     const watched = await watchedPage(browser);
     pages.push(watched);
