@@ -85,7 +85,7 @@ export async function startBroker(config: Config) {
     }
     // The development identity provider for interactive users answers under /oidc itself (dev/oidc.ts).
     // Loaded only when on: the production image carries no oidc-provider (a devDependency).
-    const identityProvider = config.auth.users?.devProvider && signingKey ? (require('./dev/oidc') as typeof import('./dev/oidc')).createDevIdentityProvider({ config, registry, signingKey }) : undefined;
+    const identityProvider = config.auth.users?.devProvider && signingKey ? (require('./dev/oidc') as typeof import('./dev/oidc')).createDevIdentityProvider({ config, registry, signingKey, db }) : undefined;
     const createServer = ((options: ServerOptions, listener: RequestListener) =>
       createHttpServer(options, (req, res) => (identityProvider && /^\/oidc(\/|\?|$)/.test(req.url ?? '') ? identityProvider(req, res) : listener(req, res)))) as typeof createHttpServer;
     await new Promise<void>((resolve) => {

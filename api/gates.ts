@@ -22,7 +22,11 @@ import type { MiddlewareHandler } from 'hono';
 import { Problem } from '../domain/problems';
 import { parseScopeClaim } from '../domain/scopes';
 import type { TokenClaims } from '../core/auth';
-import { userScopes } from '../core/registry';
+import { randomUUID } from 'node:crypto';
+import { EntityUnavailable } from '../core/entities';
+import { userScopes, type User } from '../core/registry';
+import { BROKER } from '../domain/machine';
+import { user as userResource } from '../domain/user';
 import { relationshipInForce, type RelationshipInForce } from '../read-model/partner-relationship';
 import type { AppEnv, Principal, Services } from './context';
 import { notFound, type Ctx } from './http';
@@ -35,7 +39,7 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const m = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header.trim());
   if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 bearer token in the Authorization header', {}, { 'www-authenticate': 'Bearer' });
   const claims = await services.verifyToken(m[1]);
-  const principal = claims.kind === 'user' ? userPrincipal(services, claims) : connectorPrincipal(services, claims);
+  const principal = claims.kind === 'user' ? await userPrincipal(services, claims) : connectorPrincipal(services, claims);
   organizationMayAct(services, principal.organizationId, c.req.method, c.req.path);
   c.set('principal', principal);
   await next();
@@ -74,11 +78,13 @@ function connectorPrincipal(services: Services, claims: TokenClaims): Principal 
  * to the configured console client; the scopes are what the token carries and the user's roles
  * allow, checked on every request (a role taken away or a user disabled takes effect at once).
  */
-function userPrincipal(services: Services, claims: TokenClaims): Principal {
+async function userPrincipal(services: Services, claims: TokenClaims): Promise<Principal> {
   const user = services.registry.user(claims.sub);
-  if (!user || user.status !== 'active') throw new Problem('USER_INACTIVE', 'the user is not an active user of this broker');
+  if (!user || (user.status !== 'active' && user.status !== 'invited')) throw new Problem('USER_INACTIVE', 'the user is not an active user of this broker');
   if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
   if (claims.org_id !== user.organizationId) throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the user belongs to');
+  // An invited user's first signed-in request accepts the invitation (the identity provider proved who it is).
+  if (user.status === 'invited') await acceptInvitation(services, user);
   const organization = activeOrganization(services, user.organizationId, 'user');
   const allowed = userScopes(user);
   const scopes = new Set([...parseScopeClaim(claims.scope)].filter((s) => allowed.includes(s)));
@@ -94,6 +100,28 @@ function userPrincipal(services: Services, claims: TokenClaims): Principal {
   };
 }
 
+/** The invitation of a managed user accepted by its own first request; refused if it has ended meanwhile. */
+async function acceptInvitation(services: Services, user: User): Promise<void> {
+  let answer;
+  try {
+    answer = await services.entities.send(userResource, user.managed!.id, {
+      name: 'accept',
+      commandId: randomUUID(),
+      // The broker accepts for the user whose token it just verified (a broker command needs no If-Match).
+      actor: BROKER,
+      payload: {},
+      correlationId: `accept:${user.userId}`,
+    });
+  } catch (err) {
+    if (err instanceof EntityUnavailable) throw Problem.unavailable();
+    throw err;
+  }
+  // Accepted by this request, or by a simultaneous one a moment before.
+  const accepted = answer.ok || ('refusal' in answer && (await services.registry.refresh(), services.registry.user(user.userId)?.status === 'active'));
+  if (!accepted) throw new Problem('USER_INACTIVE', 'the invitation has ended: ask your organization\'s admin for a new one');
+  await services.registry.refresh();
+}
+
 /** Gate 3, first part: the organization exists and has not ended. */
 function activeOrganization(services: Services, organizationId: string, who: 'connector' | 'user') {
   const organization = services.registry.organization(organizationId);
@@ -102,7 +130,7 @@ function activeOrganization(services: Services, organizationId: string, who: 'co
 }
 
 /** Where an organization manages itself: its record, its connectors and their keys; and reads its own feed (its verification arrives there). */
-const SELF_MANAGEMENT = /^\/(organizations|connectors)(\/|$)/;
+const SELF_MANAGEMENT = /^\/(organizations|connectors|users)(\/|$)/;
 const OWN_FEED = /^\/events\/?$/;
 
 /**

@@ -168,7 +168,7 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   /** Who issues it; by default the caller's connector. */
   actor?: (principal: Principal) => Actor;
   /** Claims and quotas around the command (CommandRequest.before / refused). */
-  hooks?: (c: Ctx, resource: R, payload: Record<string, unknown>) => Pick<CommandRequest, 'before' | 'refused' | 'prepare'>;
+  hooks?: (c: Ctx, resource: R, payload: Record<string, unknown>) => Pick<CommandRequest, 'before' | 'refused' | 'prepare' | 'settle'>;
   /** Rewrites the validated payload (e.g. into the resource form). */
   payload?: (c: Ctx, body: Body<N>) => Body<N>;
   /** Waits for what the command started before answering (CommandRequest.settle). */

@@ -1,13 +1,14 @@
 // The organization's own page for its admins (connectors:manage): its record and verification,
 // its connectors with their keys (when each was last used), a key revoked, a connector disabled
-// or enabled, a client secret generated and shown this once; its webhook subscriptions. And the
+// or enabled, a client secret generated and shown this once; its users, invited (with the
+// development provider, an invitation code shown this once), disabled, enabled; its webhook subscriptions. And the
 // protocol operator's page (exchange:admin): every organization with its verification, a new one
 // registered, verified on evidence or rejected, suspended, reinstated, ended. Every action reads
 // the version it acts on and shows its outcome: the refreshed page, or the problem answered.
 import { el } from './views.js';
 
 const local = (iso) => (iso ? new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' }) : '');
-const STATUS = { pending: 'Pending verification', active: 'Active', suspended: 'Suspended', ended: 'Ended', disabled: 'Disabled', retired: 'Retired', expired: 'Expired', revoked: 'Revoked' };
+const STATUS = { invited: 'Invited', pending: 'Pending verification', active: 'Active', suspended: 'Suspended', ended: 'Ended', disabled: 'Disabled', retired: 'Retired', expired: 'Expired', revoked: 'Revoked' };
 const SCHEMES = { LEI: 'LEI (ISO 17442)', VAT: 'VAT number', EORI: 'EORI number' };
 
 /** A one-field form with its button: `label` names the field (a reason, an evidence reference). */
@@ -33,6 +34,7 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
   own.hidden = !admin;
   all.hidden = !operator;
   let secretShown = null;
+  let invitationShown = null;
 
   async function act(fn) {
     try {
@@ -72,7 +74,8 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
 
   async function renderOwn() {
     // The operator lists every organization's records and connectors: this page shows its own.
-    const [organizations, allConnectors, subscriptions] = await Promise.all([api.all('/organizations', 2000), api.all('/connectors', 2000), api.all('/webhook-subscriptions')]);
+    const [organizations, allConnectors, subscriptions, allUsers] = await Promise.all([api.all('/organizations', 2000), api.all('/connectors', 2000), api.all('/webhook-subscriptions'), api.all('/users', 2000)]);
+    const users = allUsers.filter((u) => u.organizationId === me && u.status !== 'removed');
     const org = organizations.find((o) => o.organizationId === me);
     const connectors = allConnectors.filter((c) => c.organizationId === me);
     // The working ones first, by name; the retired ones folded away.
@@ -91,12 +94,46 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
       retired.length
         ? el('details', { class: 'retired' }, el('summary', {}, `Retired connectors (${retired.length})`), el('ul', { class: 'connectors' }, ...retired.map(connectorCard)))
         : '',
+      el('h3', {}, 'Users'),
+      invitationShown
+        ? el('div', { class: 'secret', role: 'status' }, el('strong', {}, `Invitation code of ${invitationShown.userId}: `), el('code', { id: 'shown-invitation' }, invitationShown.code), ' Give it to the user now (the password at the development sign-in page): it is not shown again.')
+        : '',
+      el('ul', { id: 'users', class: 'users' }, ...(users.length ? users.map(userLine) : [el('li', { class: 'muted' }, 'No users invited here yet (users of the users file are not listed).')])),
+      inviteForm(),
       el('h3', {}, 'Webhook subscriptions'),
       el('ul', { class: 'subscriptions' }, ...(subscriptions.length
         ? subscriptions.map((s) => el('li', {}, `${s.url}: ${s.active ? 'active' : `inactive${s.disabledReason ? ` (${s.disabledReason})` : ''}`}, ${s.eventTypes?.length ? s.eventTypes.join(', ') : 'every event'}`))
         : [el('li', { class: 'muted' }, 'No webhook subscriptions.')])),
     );
     secretShown = null;
+    invitationShown = null;
+  }
+
+  const ROLES = { planner: 'Planner', viewer: 'Viewer', admin: 'Admin' };
+
+  function userLine(u) {
+    const facts = [STATUS[u.status] ?? u.status, u.roles.map((r) => ROLES[r] ?? r).join(', '), u.status === 'invited' ? `invitation open until ${local(u.invitationExpiresAt)}` : u.acceptedAt ? `since ${local(u.acceptedAt)}` : ''].filter(Boolean);
+    return el('li', { 'data-user': u.userId }, el('strong', {}, u.name), ` (${u.userId}) ${facts.join(', ')}`,
+      u.status === 'active' || u.status === 'invited' ? actionForm(`disable-user-${u.id}`, 'Reason to disable', 'Disable user', (reason) => act(() => api.post(`/users/${u.id}/disable`, { reason }, u.resourceVersion))) : '',
+      u.status === 'disabled' ? el('button', { type: 'button', onclick: () => act(() => api.post(`/users/${u.id}/enable`, {}, u.resourceVersion)) }, 'Enable user') : '',
+      u.status === 'expired' ? el('button', { type: 'button', onclick: () => act(async () => {
+        const answer = await api.post(`/users/${u.id}/reinvite`, {}, u.resourceVersion);
+        if (answer.invitationCode) invitationShown = { userId: u.userId, code: answer.invitationCode };
+      }) }, 'Invite again') : '');
+  }
+
+  function inviteForm() {
+    const userId = el('input', { type: 'text', id: 'invite-user-id', required: '', autocomplete: 'off' });
+    const name = el('input', { type: 'text', id: 'invite-user-name', autocomplete: 'off' });
+    const role = el('select', { id: 'invite-user-role' }, ...Object.entries(ROLES).map(([v, t]) => el('option', { value: v }, t)));
+    return el('form', { id: 'invite-user', class: 'register', onsubmit: (e) => (e.preventDefault(), act(async () => {
+      const answer = await api.post('/users', { userId: userId.value.trim(), ...(name.value.trim() ? { name: name.value.trim() } : {}), roles: [role.value] });
+      if (answer.invitationCode) invitationShown = { userId: answer.userId, code: answer.invitationCode };
+    })) },
+      el('label', { for: 'invite-user-id' }, 'User id (as the identity provider names the user)'), userId,
+      el('label', { for: 'invite-user-name' }, 'User name'), name,
+      el('label', { for: 'invite-user-role' }, 'Role'), role,
+      el('button', { type: 'submit' }, 'Invite'));
   }
 
   function organizationRow(o) {
@@ -126,7 +163,7 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
     all.replaceChildren(
       el('h2', { id: 'operator-title' }, 'Organizations of the exchange'),
       el('form', { id: 'register-organization', class: 'register', onsubmit: (e) => (e.preventDefault(), act(() => api.post('/organizations', { organizationId: id.value.trim(), name: name.value.trim(), legalIdentifier: { scheme: scheme.value, value: value.value.trim() } }))) },
-        el('label', { for: 'new-organization-name' }, 'Name'), name,
+        el('label', { for: 'new-organization-name' }, 'Organization name'), name,
         el('label', { for: 'new-organization-id' }, 'Organization id'), id,
         el('label', { for: 'new-organization-scheme' }, 'Legal identifier'), scheme,
         el('label', { for: 'new-organization-identifier' }, 'Identifier'), value,

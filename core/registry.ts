@@ -70,7 +70,10 @@ export interface User {
   organizationId: string;
   name: string;
   roles: UserRole[];
-  status: 'active' | 'inactive';
+  /** `invited`: a managed user whose invitation is open; its first signed-in request accepts it (api/gates.ts). */
+  status: 'active' | 'inactive' | 'invited';
+  /** A record of the exchange (domain/user.ts), not an entry of the users file: its record id. */
+  managed?: { id: string };
   /** Only with the development identity provider. */
   password?: string;
 }
@@ -81,8 +84,8 @@ export interface User {
  * the protocol operator's (exchange:admin: registers, verifies, suspends and ends organizations),
  * which counts only for a user of the operator's organization (api/gates.ts). Roles add up.
  */
-export type UserRole = 'planner' | 'viewer' | 'admin' | 'operator';
-const USER_ROLES: readonly UserRole[] = ['planner', 'viewer', 'admin', 'operator'];
+export type { UserRole } from '../domain/user';
+import { USER_ROLES, type UserRole } from '../domain/user';
 
 const READ_SCOPES = ['capacity:read', 'loads:read', 'matches:read', 'tenders:read', 'commitments:read', 'handovers:read', 'outcomes:review'];
 export const ROLE_SCOPES: Record<UserRole, readonly string[]> = {
@@ -124,6 +127,7 @@ export function loadRegistry(config: {
 /** The managed records the registry overlays (read-model/managed-registry.ts). */
 export interface ManagedSource {
   connector(clientId: string): Connector | undefined;
+  user(userId: string): User | undefined;
   organization(organizationId: string): Organization | undefined;
   refresh(): Promise<void>;
 }
@@ -182,8 +186,9 @@ export class Registry {
     await this.managedSource?.refresh();
   }
 
-  user(userId: string): User | undefined {
-    return this.users.get(userId);
+  /** A user of the users file, else a managed one (domain/user.ts, as the last refresh saw it). */
+  user(userId: string, options: { fileOnly?: boolean } = {}): User | undefined {
+    return this.users.get(userId) ?? (options.fileOnly ? undefined : this.managedSource?.user(userId));
   }
 
   /** The users file (a JSON array); a missing file means no users. Passwords as clientSecrets. */

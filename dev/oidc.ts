@@ -17,6 +17,8 @@ import type { SigningKey } from '../core/auth';
 import type { Config } from '../core/config';
 import { ROLE_SCOPES, userScopes, type Registry } from '../core/registry';
 import { memoryAdapter } from './oidc-memory-adapter';
+import type { Db } from '../core/db';
+import { invitationCodeMatches } from '../read-model/client-secrets';
 
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 
@@ -114,7 +116,7 @@ function providerConfiguration(options: { config: Config; registry: Registry; si
     conformIdTokenClaims: false,
     async findAccount(_ctx, id) {
       const user = registry.user(id);
-      if (!user || user.status !== 'active') return undefined;
+      if (!user || user.status === 'inactive') return undefined;
       return { accountId: id, claims: async () => ({ sub: id, name: user.name, org_id: user.organizationId, roles: user.roles }) };
     },
     features: {
@@ -162,7 +164,7 @@ function providerConfiguration(options: { config: Config; registry: Registry; si
 }
 
 /** The provider and the handler of every request under /oidc. */
-export function createDevIdentityProvider(options: { config: Config; registry: Registry; signingKey: SigningKey }): NodeHandler {
+export function createDevIdentityProvider(options: { config: Config; registry: Registry; signingKey: SigningKey; db: Db }): NodeHandler {
   const { config, registry } = options;
   const configuration = providerConfiguration(options);
   const provider = new Provider(`${config.publicBaseUrl}${OIDC_PATH}`, configuration);
@@ -181,9 +183,14 @@ export function createDevIdentityProvider(options: { config: Config; registry: R
     if (req.method === 'POST' && action === 'login') {
       const form = await readForm(req);
       const userId = form.get('username') ?? '';
+      // A user invited a moment ago is known once the registry has read it.
+      if (!registry.user(userId)) await registry.refresh();
       const user = registry.user(userId);
-      if (!user || !user.password || !samePassword(form.get('password') ?? '', user.password)) return page(401, loginPage(uid, 'Unknown user or wrong password.', userId));
-      if (user.status !== 'active') return page(403, loginPage(uid, 'This user is disabled.', userId));
+      const password = form.get('password') ?? '';
+      // A file user's development password; a managed user's invitation code (its hash: api/users.ts).
+      const known = user && (user.managed ? await invitationCodeMatches(options.db, user.userId, password) : !!user.password && samePassword(password, user.password));
+      if (!user || !known) return page(401, loginPage(uid, 'Unknown user or wrong password.', userId));
+      if (user.status === 'inactive') return page(403, loginPage(uid, 'This user is disabled.', userId));
       return provider.interactionFinished(req, res, { login: { accountId: user.userId } }, { mergeWithLastSubmission: false });
     }
     res.writeHead(405, { allow: 'GET, POST' }).end();

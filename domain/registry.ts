@@ -11,6 +11,7 @@ import { executionHandover } from './execution-handover';
 import { executionReference } from './execution-reference';
 import { connector } from './connector';
 import { organization } from './organization';
+import { user } from './user';
 import type { Resource } from './resource';
 
 export const RESOURCES: readonly Resource<any, any>[] = [
@@ -24,6 +25,7 @@ export const RESOURCES: readonly Resource<any, any>[] = [
   executionReference,
   organization,
   connector,
+  user,
 ];
 
 const byKind = new Map(RESOURCES.map((r) => [r.kind, r]));

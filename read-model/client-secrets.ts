@@ -1,4 +1,5 @@
-// The store of generated client secrets' hashes (read-model/schema.sql `client_secret_hashes`).
+// The store of generated client secrets' hashes (and of managed users' invitation codes) (read-model/schema.sql `client_secret_hashes`).
+import { clientSecretMatches } from '../core/client-secrets';
 import type { Db } from '../core/db';
 
 /** Keeps a credential's hash; false when the credential has one already (the first is kept). */
@@ -22,4 +23,14 @@ export async function secretHashes(db: Db, clientId: string, credentialIds: read
     [clientId, credentialIds],
   );
   return rows.map((r) => ({ credentialId: r.credential_id, secretHash: r.secret_hash }));
+}
+
+/** The store key of a managed user's invitation code (the development identity provider's password for it). */
+export const invitationKey = (userId: string) => ({ clientId: `user:${userId}`, credentialId: 'invitation' });
+
+/** Whether `code` is the user's current invitation code. */
+export async function invitationCodeMatches(db: Db, userId: string, code: string): Promise<boolean> {
+  const key = invitationKey(userId);
+  const [stored] = await secretHashes(db, key.clientId, [key.credentialId]);
+  return !!stored && (await clientSecretMatches(code, stored.secretHash));
 }

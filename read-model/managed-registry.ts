@@ -1,5 +1,5 @@
-// The registry's managed records (organizations and connectors, domain/organization.ts and
-// domain/connector.ts) as gates 2 and 3, the token endpoint and the webhook pump read them: kept in
+// The registry's managed records (organizations, connectors and users: domain/organization.ts,
+// domain/connector.ts, domain/user.ts) as gates 2 and 3, the token endpoint and the webhook pump read them: kept in
 // memory from the read model and refreshed every REFRESH_MS, so that a suspension, a revocation, a
 // disable or an expiry written by any replica's command reaches every replica within a second. A
 // refresh reads one cheap row per table (how many records, the sum of their versions: any
@@ -7,15 +7,17 @@
 // credential's expiry, an adherence period) is judged at the moment of the lookup, so it takes
 // effect at its second even before its timer has fired.
 import type { Db } from '../core/db';
-import type { Connector as RegistryConnector, Organization as RegistryOrganization } from '../core/registry';
+import type { Connector as RegistryConnector, Organization as RegistryOrganization, User as RegistryUser } from '../core/registry';
 import { credentialValid, type Connector } from '../domain/connector';
 import { standingOf, type Organization } from '../domain/organization';
+import { userStanding, type User } from '../domain/user';
 
 export const REFRESH_MS = 250;
 
 export interface ManagedRegistry {
   connector(clientId: string): RegistryConnector | undefined;
   organization(organizationId: string): RegistryOrganization | undefined;
+  user(userId: string): RegistryUser | undefined;
   /** Reads the tables now where they changed (the token endpoint's and the poller's step). */
   refresh(): Promise<void>;
   stop(): void;
@@ -41,8 +43,9 @@ function mirror<T>(db: Db, table: string, keyOf: (doc: T) => string) {
 export async function managedRegistry(db: Db, options: { refreshMs?: number; onError?: (err: unknown) => void } = {}): Promise<ManagedRegistry> {
   const connectors = mirror<Connector>(db, 'connectors', (d) => d.clientId);
   const organizations = mirror<Organization>(db, 'organizations', (d) => d.organizationId);
+  const users = mirror<User>(db, 'users', (d) => d.userId);
   const refresh = async () => {
-    await Promise.all([connectors.refresh(), organizations.refresh()]);
+    await Promise.all([connectors.refresh(), organizations.refresh(), users.refresh()]);
   };
   await refresh();
   let running = false;
@@ -62,6 +65,10 @@ export async function managedRegistry(db: Db, options: { refreshMs?: number; onE
     organization(organizationId) {
       const doc = organizations.get(organizationId);
       return doc ? asRegistryOrganization(doc) : undefined;
+    },
+    user(userId) {
+      const doc = users.get(userId);
+      return doc ? { userId: doc.userId, organizationId: doc.organizationId, name: doc.name, roles: doc.roles, status: userStanding(doc), managed: { id: doc.id } } : undefined;
     },
     refresh,
     stop: () => clearInterval(timer),

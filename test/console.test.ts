@@ -278,7 +278,7 @@ describe('the planner console, against npm start in Chromium', () => {
     // Her own page is her organization's, with its connectors only (the operator reads everyone's).
     await olga.locator('#organization-title').getByText('Your organization: PCX protocol operator').waitFor({ timeout: 15000 });
     await expect(olga.locator('#connectors').textContent()).resolves.not.toMatch(/alpine|nordic/);
-    await olga.getByLabel('Name', { exact: true }).fill('Fjord Freight AB');
+    await olga.getByLabel('Organization name').fill('Fjord Freight AB');
     await olga.getByLabel('Organization id').fill(organizationId);
     await olga.getByLabel('Legal identifier').selectOption('VAT');
     await olga.getByLabel('Identifier', { exact: true }).fill('SE 556703748501');
@@ -320,6 +320,19 @@ describe('the planner console, against npm start in Chromium', () => {
     await again.locator('li.credential').getByText(/Revoked, added/).waitFor({ timeout: 15000 });
     const refused = await fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }) });
     expect(refused.status).toBe(401);
+    // A user invited from the page signs in with the code shown once; its first request makes it active.
+    const invitee = `ursula-${Date.now()}`;
+    await anna.getByLabel('User id (as the identity provider names the user)').fill(invitee);
+    await anna.getByLabel('User name').fill('Ursula Alpine');
+    await anna.getByLabel('Role').selectOption('viewer');
+    await anna.getByRole('button', { name: 'Invite' }).click();
+    const code = (await anna.locator('#shown-invitation').textContent({ timeout: 15000 }))!;
+    await anna.locator(`li[data-user="${invitee}"]`).getByText(/Invited, Viewer, invitation open until/).waitFor({ timeout: 15000 });
+    const ursula = await signedIn(invitee, code);
+    await ursula.getByText('Ursula Alpine of org-alpine-freight (viewer)').waitFor();
+    await anna.reload();
+    await anna.locator(`li[data-user="${invitee}"]`).getByText(/Active, Viewer, since/).waitFor({ timeout: 15000 });
+    await screenshot(anna, 'console-11-admin-user-invited-and-active');
     // Retired (its version: created, a secret added, the secret revoked).
     await alpine.request('POST', '/connectors/{id}/retire', { path: { id: created.id }, body: { reason: 'console test done' } as never, ifMatch: '"3"' });
   }, 120000);

@@ -319,6 +319,32 @@ describe('organizations', () => {
   });
 });
 
+describe('users', () => {
+  test("an organization's users are invisible and untouchable for another organization's admin, even a partner's; their events reach the organization and the operator alone", async () => {
+    const [owner, partner, outsider] = await Promise.all(freshOrgs(3).map((o) => Connector.of(o)));
+    await createRelationship(owner, partner);
+    const created = await owner.post('/users', { userId: `iso-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`, roles: ['viewer'] });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    for (const other of [partner, outsider]) {
+      const probes: Record<string, () => Promise<Reply>> = {
+        'GET /users/{id}': () => other.get(`/users/${id}`),
+        'PATCH /users/{id}': () => other.patch(`/users/${id}`, { roles: ['admin'] }, { 'if-match': '"1"' }),
+        ...Object.fromEntries(
+          ([['disable', { reason: 'probe' }], ['enable', {}], ['reinvite', {}], ['remove', { reason: 'probe' }]] as const).map(([path, body]) => [`POST /users/{id}/${path}`, () => other.command(`/users/${id}/${path}`, 1, body)]),
+        ),
+      };
+      for (const [name, probe] of Object.entries(probes)) {
+        const reply = await probe();
+        if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to another organization`);
+      }
+      expect((await other.get('/users?limit=200')).body.items).toEqual([]);
+      expect((await other.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `users/${id}`)).toEqual([]);
+    }
+    expect((await owner.get(`/users/${id}`)).body.resourceVersion).toBe(1);
+  });
+});
+
 describe('the sandbox (development mode)', () => {
   test("no participant reads another's record or sets faults on it, a partner included", async () => {
     const [owner, partner] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));

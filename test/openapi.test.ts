@@ -488,6 +488,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/execution-outcomes': ['executionReferenceId'],
   '/connectors': ['status', 'cursor', 'limit'],
   '/organizations': ['status', 'cursor', 'limit'],
+  '/users': ['status', 'cursor', 'limit'],
   '/events': ['cursor', 'limit'],
   '/webhook-subscriptions': ['cursor', 'limit'],
   '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],

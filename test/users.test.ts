@@ -5,10 +5,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { decodeJwt, importJWK, SignJWT } from 'jose';
-import { activeRelationship, call, Connector, expectProblem, testEnv } from './helpers';
+import { activeRelationship, call, Connector, expectProblem, freshOrgs, testEnv } from './helpers';
 import { offer, request } from './market-bodies';
 import { OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
-import { waitProposals } from './matching-fixtures';
+import { waitFor, waitProposals } from './matching-fixtures';
 import { signIn } from './oidc-sign-in';
 import { generateConnectorKey } from '../sdk/src/keys';
 import { USER_ORGANIZATIONS } from './stack';
@@ -109,4 +109,50 @@ test("an admin user manages the organization's connectors with its own token; a 
   expect(created.body).toEqual(expect.objectContaining({ organizationId: A, credentials: [expect.objectContaining({ createdBy: expect.objectContaining({ organizationId: A, userId: 'admin-a' }) })] }));
   const planner = await signIn(testEnv().baseUrl, 'planner-a', 'pw-planner');
   expectProblem(await asUser(planner.accessToken).get('/connectors'), 403, 'INSUFFICIENT_SCOPE');
+});
+
+test('a user invited by its organization\u2019s admin: signs in with the invitation code, its first request accepts it; a role taken away and a disable count at once; nobody else reaches it', async () => {
+  const admin = await signIn(testEnv().baseUrl, 'admin-a', 'pw-admin');
+  const asAdmin = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => call(method, path, admin.accessToken, body, { headers });
+  const userId = `invitee-${Date.now().toString(36)}@example.com`;
+  const invited = await asAdmin('POST', '/users', { userId, name: 'Ina Invitee', roles: ['planner'] });
+  expect(invited.status).toBe(201);
+  expect(invited.body).toEqual(expect.objectContaining({ userId, organizationId: A, status: 'invited', roles: ['planner'], invitedBy: expect.objectContaining({ userId: 'admin-a' }) }));
+  const code: string = invited.body.invitationCode;
+  expect(code).toMatch(/^pcxs_/);
+  const read = await asAdmin('GET', `/users/${invited.body.id}`);
+  expect(JSON.stringify(read.body)).not.toContain(code);
+  // The operator role belongs to the operator's organization only; a user id is taken once.
+  expectProblem(await asAdmin('POST', '/users', { userId: `op-${Date.now().toString(36)}`, roles: ['operator'] }), 422, 'SCOPE_ABOVE_CEILING');
+  expectProblem(await asAdmin('POST', '/users', { userId, roles: ['viewer'] }), 409, 'RESOURCE_EXISTS');
+  expectProblem(await asAdmin('POST', '/users', { userId: 'planner-a', roles: ['viewer'] }), 409, 'RESOURCE_EXISTS');
+
+  // Signed in at the development provider with the code: the first request accepts the invitation.
+  const ina = await signIn(testEnv().baseUrl, userId, code);
+  const first = await call('GET', '/capacity-offers', ina.accessToken);
+  expect({ status: first.status, code: first.body?.code, detail: first.body?.detail }).toEqual(expect.objectContaining({ status: 200 }));
+  const accepted = (await asAdmin('GET', `/users/${invited.body.id}`)).body;
+  expect(accepted).toEqual(expect.objectContaining({ status: 'active', acceptedAt: expect.any(String) }));
+  // A planner reaches the tender endpoint (and is told what is wrong with the body)...
+  expectProblem(await call('POST', '/transport-tenders', ina.accessToken, {}), 400, 'VALIDATION_FAILED');
+  // ...a viewer no longer does, with the same token, from its next request on.
+  const demoted = await asAdmin('PATCH', `/users/${invited.body.id}`, { roles: ['viewer'] }, { 'if-match': `"${accepted.resourceVersion}"` });
+  expect(demoted.status).toBe(200);
+  await waitFor('the role to count', async () => ((await call('POST', '/transport-tenders', ina.accessToken, {})).status === 403 ? true : undefined), 3000);
+  // Nobody of another organization reads or changes it.
+  const stranger = await Connector.of(freshOrgs(1)[0]);
+  expectProblem(await stranger.get(`/users/${invited.body.id}`), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await stranger.patch(`/users/${invited.body.id}`, { roles: ['admin'] }, { 'if-match': `"${demoted.body.resourceVersion}"` }), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await stranger.command(`/users/${invited.body.id}/disable`, demoted.body.resourceVersion, { reason: 'mine' }), 404, 'RESOURCE_NOT_FOUND');
+  expect((await stranger.get('/users?limit=200')).body.items).toEqual([]);
+  expect((await stranger.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `users/${invited.body.id}`)).toEqual([]);
+  // Its organization's feed has it all.
+  const types = (await asAdmin('GET', '/events?limit=200')).body.items.filter((e: any) => e.subject === `users/${invited.body.id}`).map((e: any) => e.type);
+  expect(types).toEqual(['pcx.user.invited.v1', 'pcx.user.accepted.v1', 'pcx.user.updated.v1']);
+  // Disabled: refused from the next request on, the token it holds included; the old code signs in no more once removed.
+  await asAdmin('POST', `/users/${invited.body.id}/disable`, { reason: 'left the company' }, { 'if-match': `"${demoted.body.resourceVersion}"` });
+  await waitFor('the disable to count', async () => {
+    const reply = await call('GET', '/capacity-offers', ina.accessToken);
+    return reply.status === 401 && reply.body.code === 'USER_INACTIVE' ? true : undefined;
+  }, 3000);
 });

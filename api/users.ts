@@ -1,0 +1,132 @@
+// HTTP API of User (domain/user.ts): an organization's admins (`connectors:manage`) invite users
+// with roles, change their roles, disable, enable, invite again and remove them; the protocol
+// operator reads every organization's. The user id is taken once in the exchange (the record id
+// derives from it, core/name-ids.ts). While the development identity provider is on, an invitation
+// answers with an invitation code, the user's password there, shown this once and kept as a slow
+// hash (the same store as client secrets); with an organization's own identity provider the
+// invitee simply signs in, and its first request accepts the invitation (api/gates.ts).
+import { Hono } from 'hono';
+import { generateClientSecret, hashClientSecret } from '../core/client-secrets';
+import { nameBasedId } from '../core/name-ids';
+import { Problem } from '../domain/problems';
+import { user, type User, type UserContext } from '../domain/user';
+import { forgetSecretHash, invitationKey, storeSecretHash } from '../read-model/client-secrets';
+import { precheckCreate, runCommand, type CommandRequest } from './commands';
+import type { AppEnv } from './context';
+import type { Ctx } from './http';
+import { operation } from './operations';
+import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+
+const resource = user;
+const MANAGE = 'connectors:manage';
+
+const context = (c: Ctx, organizationId: string): UserContext => ({ operatorOrganization: c.get('services').registry.organization(organizationId)?.role === 'operator' });
+
+/**
+ * A new invitation code for the development identity provider (none without it): its hash stored
+ * once the invitation is made (a reinvitation replaces the old one; a refused request changes
+ * nothing, so a user's working code is never lost to a duplicate invitation), the code revealed
+ * in this answer only.
+ */
+function invitationCode(c: Ctx, userId: string, replace: boolean): Pick<CommandRequest, 'prepare' | 'settle'> {
+  if (!c.get('services').config.auth.users?.devProvider) return {};
+  const { db } = c.get('services');
+  const key = invitationKey(userId);
+  const { secret } = generateClientSecret();
+  let stored = false;
+  return {
+    settle: async (snapshot) => {
+      if (replace) await forgetSecretHash(db, key.clientId, key.credentialId);
+      stored = await storeSecretHash(db, key.clientId, key.credentialId, await hashClientSecret(secret));
+      return snapshot;
+    },
+    prepare: async () => ({ reveal: (answer) => (stored ? { ...answer, invitationCode: secret } : answer) }),
+  };
+}
+
+const access = participantAccess<User>(resource, MANAGE);
+const reading = participantAccess<User>(resource, MANAGE, { anyScope: [MANAGE, 'exchange:admin'], operator: true });
+
+export const users = new Hono<AppEnv>();
+
+operation(users, {
+  method: 'POST', path: '/', access: { scope: MANAGE }, body: 'UserCreateRequest', answers: [201],
+  idempotent: true,
+  returns: 'User',
+  doc: {
+    id: 'createUser',
+    summary: "Invite a user to the caller's organization",
+    description:
+      "A user of the caller's organization with roles, `invited` for 7 days: the user signs in at the identity provider " +
+      '(its tokens\u2019 sub is the userId) and its first request accepts the invitation. With the development identity ' +
+      'provider the answer carries `invitationCode`, the user\u2019s password there, shown this once. The user id is taken for good. ' +
+      'Needs `connectors:manage`.',
+    responses: {
+      '201': 'Invited.',
+      '400': '`VALIDATION_FAILED`: the body, a userId that is not one.',
+      '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ORGANIZATION_SUSPENDED`.',
+      '409': '`RESOURCE_EXISTS` (the user id is taken), `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
+      '422': "`SCOPE_ABOVE_CEILING`: the operator role outside the operator's organization.",
+    },
+  },
+}, async ({ c, principal, body }) => {
+  if (c.get('services').registry.user(body.userId, { fileOnly: true })) throw new Problem('RESOURCE_EXISTS', `the user id ${body.userId} is taken`);
+  const ctx = context(c, principal.organizationId);
+  precheckCreate(c, resource, body, ctx);
+  return runCommand(c, { resource, name: 'create', id: nameBasedId('user', body.userId), payload: body, context: ctx, view: viewFor(resource, principal), ...invitationCode(c, body.userId, false) });
+});
+
+listRoute(users, resource, {
+  owners: true,
+  anyScope: [MANAGE, 'exchange:admin'],
+  operatorListsAll: true,
+  doc: {
+    summary: "List the caller's organization's users (every organization's for a protocol operator)",
+    description: "The users of the caller's organization (its admins, with `connectors:manage`), by status; a protocol operator (`exchange:admin`) lists every organization's.",
+    responses: { '200': 'One page of users; nextCursor is null on the last page.', '400': '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did not issue.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.' },
+    client: { name: 'users', columns: ['id', 'userId', 'name', 'status', 'roles', 'resourceVersion'] },
+  },
+});
+
+getRoute(users, resource, reading, {
+  summary: 'Get a user',
+  description: "A user of the caller's organization (its admins), or any for a protocol operator. Anyone else gets 404.",
+  responses: { '200': 'The user, with its ETag.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': '`RESOURCE_NOT_FOUND`.' },
+});
+
+const commandDoc = (summary: string, description: string, extra: Record<string, string> = {}) => ({
+  summary,
+  description: `${description} Needs \`connectors:manage\` of the user's organization and its current ETag in If-Match.`,
+  responses: {
+    '200': 'The user after the command.',
+    '400': '`VALIDATION_FAILED`.',
+    '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.',
+    '404': '`RESOURCE_NOT_FOUND`: no such user of the caller\u2019s organization.',
+    '409': '`STALE_RESOURCE_VERSION`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
+    '422': '`INVALID_STATE_TRANSITION`.',
+    ...extra,
+  },
+});
+
+commandRoute(users, resource, 'update', {
+  method: 'PATCH', body: 'UserUpdateRequest', access,
+  context: (c, doc) => context(c, doc.organizationId),
+  doc: commandDoc('Change a user', 'Its name and roles; a role taken away counts from its next request on, tokens issued before included.', { '422': '`INVALID_STATE_TRANSITION` or `SCOPE_ABOVE_CEILING` (operator outside the operator\u2019s organization).' }),
+});
+commandRoute(users, resource, 'disable', {
+  body: 'CommonReasonedCommand', access,
+  doc: commandDoc('Disable a user', 'Its tokens are refused from the next request on, on every replica (401 `USER_INACTIVE`), until it is enabled again.'),
+});
+commandRoute(users, resource, 'enable', {
+  body: 'CommonCommand', access,
+  doc: commandDoc('Enable a disabled user', 'Active again (or invited again, while its invitation is open).'),
+});
+commandRoute(users, resource, 'reinvite', {
+  body: 'CommonCommand', access,
+  hooks: (c, doc) => invitationCode(c, doc.userId, true),
+  doc: commandDoc('Invite a user again', 'A new invitation for 7 days, for an invited user or one whose invitation expired; with the development identity provider, a new invitation code, shown this once.'),
+});
+commandRoute(users, resource, 'remove', {
+  body: 'CommonReasonedCommand', access,
+  doc: commandDoc('Remove a user for good', 'Its tokens are refused from the next request on; its user id is never given again.'),
+});
