@@ -7,7 +7,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporal
 import { capacityOffer } from '../../domain/capacity-offer';
 import type { EntityInput } from '../../domain/resource';
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
-import { startHarness, type Harness, type Party } from './harness';
+import { Party, startHarness, type Harness } from './harness';
 import { clientAssertion, generateConnectorKey } from '../../sdk/src/keys';
 
 const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
@@ -359,5 +359,38 @@ describe('connector credentials', () => {
     await h.until('the timer marked it expired', async () => (await admin.get(`/connectors/${created.id}`)).body.credentials[0].status === 'expired');
     // The feed serves a transaction's events once no older transaction runs in the cluster (read-model/events.ts): soon, not at once.
     await h.until('the feed to say pcx.connector.credential-expired.v1', async () => (await admin.eventTypes()).includes('pcx.connector.credential-expired.v1'));
+  });
+});
+
+describe('organizations and users', () => {
+  test('an adherence period of 180 days ends at its second: refused from then on, the timer marks the organization ended', async () => {
+    const operator = new Party(h, 'org-operator', 'client-operator', 'secret-o');
+    const organizationId = `org-ts-${Date.now().toString(36)}`;
+    const until = await h.at('180 days');
+    const registered = await operator.post('/organizations', { organizationId, name: 'Six Months AS', legalIdentifier: { scheme: 'LEI', value: 'HWUPKR0MPOU8FGXBT394' }, adherence: { until } });
+    expect(registered.status).toBe(201);
+    const verified = await operator.command(`/organizations/${registered.body.id}/verify`, 1, { evidenceReference: 'case ts' });
+    expect(verified.body.status).toBe('active');
+    await h.skipTo(until, { before: '1 minute' });
+    expect((await operator.get(`/organizations/${registered.body.id}`)).body.status).toBe('active');
+    await h.skip('2 minutes');
+    await h.until('the timer ended it', async () => (await operator.get(`/organizations/${registered.body.id}`)).body.status === 'ended');
+    expect((await operator.get(`/organizations/${registered.body.id}`)).body.statusReason.reason).toBe('the adherence period ended');
+    await h.until('the feed to say pcx.organization.ended.v1', async () => (await operator.eventTypes()).includes('pcx.organization.ended.v1'));
+  });
+
+  test('an invitation left unaccepted for 7 days expires at its second; invited again, it is open for 7 more', async () => {
+    const [admin] = h.parties(1);
+    const invited = await admin.post('/users', { userId: `ts-user-${Date.now().toString(36)}`, roles: ['viewer'] });
+    expect(invited.status).toBe(201);
+    const path = `/users/${invited.body.id}`;
+    await h.skipTo(invited.body.invitationExpiresAt, { before: '1 minute' });
+    expect(await status(admin, path)).toBe('invited');
+    await h.skip('2 minutes');
+    await untilStatus(admin, path, 'expired');
+    const again = await admin.command(`${path}/reinvite`, (await admin.get(path)).body.resourceVersion, {});
+    expect(again.body.status).toBe('invited');
+    expect(Date.parse(again.body.invitationExpiresAt)).toBeGreaterThan(Date.parse(invited.body.invitationExpiresAt) + 6 * 86_400_000);
+    await h.until('the feed to say pcx.user.invitation-expired.v1', async () => (await admin.eventTypes()).includes('pcx.user.invitation-expired.v1'));
   });
 });
