@@ -38,9 +38,9 @@ COPY package.json package-lock.json tsconfig.json broker.ts worker.ts ./
 COPY domain ./domain
 COPY core ./core
 COPY api ./api
-# dev/: the development authorization server (mounted only with DEV_AUTH); its OpenID provider for
-# users needs oidc-provider, a devDependency the image does not carry (production names
-# USER_OIDC_ISSUER instead).
+# dev/: the development OpenID provider for users (loaded only with DEV_AUTH); it needs
+# oidc-provider, a devDependency the image does not carry (production names USER_OIDC_ISSUER
+# instead). The broker's token endpoint is api/token.ts, in every mode.
 COPY dev ./dev
 COPY workflows ./workflows
 COPY activities ./activities
