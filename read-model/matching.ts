@@ -142,6 +142,23 @@ function candidate(offer: CapacityOffer, request: LoadRequest, relationship: Par
   };
 }
 
+/**
+ * The partners matching may pair an owner's listing with: none while the owner's organization
+ * record is not active (pending, suspended, ended: gate 3 would refuse its decision), and only
+ * partners whose record is active (an organization of the files without a record counts as active).
+ */
+async function activePartnersOf(db: Queryable, owner: string) {
+  const partners = await partnersOf(db, owner);
+  const { rows } = await db.query<{ organization_id: string }>(
+    `select doc->>'organizationId' as organization_id from organizations where doc->>'organizationId' = any($1::text[]) and status <> 'active'`,
+    [[owner, ...partners.keys()]],
+  );
+  const inactive = new Set(rows.map((r) => r.organization_id));
+  if (inactive.has(owner)) return new Map<string, never>() as typeof partners;
+  for (const id of inactive) partners.delete(id);
+  return partners;
+}
+
 /** Whether the broker may propose this pair: no open or earlier proposal of the pair, a free slot on the request. */
 function proposable(offer: CapacityOffer, request: LoadRequest, settings: MatchingSettings): boolean {
   if ((offer.allocations ?? []).some((a) => a.requestId === request.id)) return false;
@@ -157,7 +174,7 @@ export async function findMatches(db: Queryable, input: MatchInput, settings: Ma
   if (input.kind === 'capacity-offer') {
     const offer = await loadDocument<CapacityOffer>(db, capacityOffer, input.id);
     if (!offer || !OPEN_OFFER_STATUSES.includes(offer.status)) return [];
-    const partners = await partnersOf(db, offer.ownerOrganizationId);
+    const partners = await activePartnersOf(db, offer.ownerOrganizationId);
     const requests = await requestsFor(db, offer, [...partners.keys()], settings.candidateLimit);
     return compatible(requests.map((request) => ({ offer, request, relationship: partners.get(request.ownerOrganizationId)! })), settings);
   }
@@ -165,7 +182,7 @@ export async function findMatches(db: Queryable, input: MatchInput, settings: Ma
   if (!request || !OPEN_REQUEST_STATUSES.includes(request.status)) return [];
   const slots = settings.maxOpenProposalsPerRequest - (request.openProposalIds ?? []).length;
   if (slots <= 0) return [];
-  const partners = await partnersOf(db, request.ownerOrganizationId);
+  const partners = await activePartnersOf(db, request.ownerOrganizationId);
   const offers = await offersFor(db, request, [...partners.keys()], settings.candidateLimit);
   return compatible(offers.map((offer) => ({ offer, request, relationship: partners.get(offer.ownerOrganizationId)! })), settings).slice(0, slots);
 }

@@ -16,9 +16,12 @@ import { Entities } from '../core/entities';
 import { createLogger } from '../core/log';
 import { Registry } from '../core/registry';
 import { importSeed } from '../core/seed';
-import { call, Connector, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
-import { offerBody } from './listing-fixtures';
-import { waitFor } from './matching-fixtures';
+import { activeRelationship, call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { openDb } from '../core/db';
+import { findMatches } from '../read-model/matching';
+import { offer as marketOffer, request as marketRequest } from './market-bodies';
+import { OFFERS, offerBody, publishedListing, REQUESTS } from './listing-fixtures';
+import { waitFor, waitProposals } from './matching-fixtures';
 
 const env = testEnv();
 const tokenUrl = `${env.baseUrl}/oauth2/token`;
@@ -42,13 +45,13 @@ async function tokenWith(clientId: string, privateJwk: PrivateJwk): Promise<{ st
 }
 
 /** The operator registers an organization and creates its admin's connector with the admin's public key. */
-async function onboard(extra: Record<string, unknown> = {}) {
+async function onboard(extra: Record<string, unknown> = {}, scopes = ['connectors:manage', 'capacity:publish', 'capacity:read']) {
   const organizationId = unique('org-new');
   const registered = await operator.post('/organizations', { organizationId, name: 'Nordic Haulage AS', legalIdentifier: { scheme: 'LEI', value: '5493 001K JTII GC8Y 1R12' }, ...extra });
   expect(registered.status).toBe(201);
   const adminKey = generateConnectorKey();
   const adminClientId = unique('nordic-admin');
-  const connector = await operator.post('/connectors', { organizationId, clientId: adminClientId, name: 'Nordic admin', scopes: ['connectors:manage', 'capacity:publish', 'capacity:read'], publicJwk: adminKey.publicJwk });
+  const connector = await operator.post('/connectors', { organizationId, clientId: adminClientId, name: 'Nordic admin', scopes, publicJwk: adminKey.publicJwk });
   expect(connector.status).toBe(201);
   expect(connector.body.organizationId).toBe(organizationId);
   const token = await tokenWith(adminClientId, adminKey.privateJwk);
@@ -233,4 +236,34 @@ test('the seed: the organizations of a file imported as active, verified records
   const [first, gone] = ids.map((id) => seeded.find((o: any) => o.organizationId === id));
   expect(first).toEqual(expect.objectContaining({ status: 'active', resourceVersion: 1, name: 'Seeded Freight', verification: expect.objectContaining({ status: 'verified', evidenceReference: 'organizations.json' }), partneringPolicy: { grantedScopes: ['capacity:read'] } }));
   expect(gone).toEqual(expect.objectContaining({ status: 'ended', resourceVersion: 2 }));
+});
+
+// Matching leaves a suspended organization out, on either side (read-model/matching.ts): read from
+// the database the broker matches from (PostgreSQL: PGlite is the broker process's own).
+const onPostgres = ENGINE === 'postgres' ? test : test.skip;
+onPostgres("matching pairs no listing of a suspended organization: its offer is no candidate for a partner's request, and its own listings get none", async () => {
+  const { organizationId, record, admin } = await onboard({}, ['connectors:manage', 'relationships:manage', 'capacity:publish', 'capacity:read', 'matches:read']);
+  await operator.command(`/organizations/${record.id}/verify`, record.resourceVersion, { evidenceReference: 'case 5' });
+  const suspended = { id: organizationId, post: (path: string, body?: unknown) => call('POST', path, admin, body), command: (path: string, version: number, body?: unknown) => call('POST', path, admin, body, { headers: { 'if-match': `"${version}"` } }) } as unknown as Connector;
+  const [shipper, carrier] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
+  await waitFor('the verification to count', async () => ((await call('GET', '/capacity-offers', admin)).status === 200 ? true : undefined), 3000);
+  await activeRelationship(suspended, shipper);
+  await activeRelationship(carrier, shipper);
+  const theirs = await publishedListing({ ...OFFERS, body: () => marketOffer() }, suspended);
+  const active = await publishedListing({ ...OFFERS, body: () => marketOffer() }, carrier);
+  const current = (await operator.get(`/organizations/${record.id}`)).body;
+  expect((await operator.command(`/organizations/${record.id}/suspend`, current.resourceVersion, { reason: 'audit' })).status).toBe(200);
+  const request = await publishedListing({ ...REQUESTS, body: () => marketRequest() }, shipper);
+  // The broker proposes the active carrier's offer; the suspended organization's is no candidate,
+  // neither proposed nor left to propose, and its own offer finds nothing to be proposed to.
+  const [proposal] = await waitProposals(shipper, `request=${request.id}`, 1);
+  expect(proposal.capacityOfferId).toBe(active.id);
+  const db = await openDb({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, poolSize: 2 });
+  try {
+    expect((await findMatches(db, { kind: 'load-request', id: request.id })).map((m) => m.offer.id)).not.toContain(theirs.id);
+    expect((await listAll(shipper, '/match-proposals', `request=${request.id}`)).map((p: any) => p.capacityOfferId)).not.toContain(theirs.id);
+    expect(await findMatches(db, { kind: 'capacity-offer', id: theirs.id })).toEqual([]);
+  } finally {
+    await db.close();
+  }
 });

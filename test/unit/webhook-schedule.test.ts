@@ -46,10 +46,10 @@ describe('event-type filter', () => {
 test('a connector receives the kinds its scopes read, and its subscriptions\' own events with connectors:manage', () => {
   expect(deliverableKinds(['capacity:read'])).toEqual(['capacity-offer']);
   expect(deliverableKinds(['capacity:publish'])).toEqual([]);
-  // connectors:manage reads the organization's record and connectors too (their admins' events).
-  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'organization', 'connector', 'webhook-subscription']);
+  // connectors:manage reads the organization's record, connectors and users too (their admins' events).
+  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'organization', 'connector', 'user', 'webhook-subscription']);
   // The operator's admin scope reads the registry's records (of every organization: feedAudiences).
-  expect(deliverableKinds(['exchange:admin'])).toEqual(['organization', 'connector']);
+  expect(deliverableKinds(['exchange:admin'])).toEqual(['organization', 'connector', 'user']);
   expect(feedAudiences('org-a', false)).toEqual(['org-a']);
   expect(feedAudiences('org-op', true)).toEqual(['org-op', 'pcx:operator']);
 });
