@@ -9,7 +9,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PcxClient } from '../sdk/src';
 import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
-import { call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv, tokenByKey } from './helpers';
 import { startBroker } from './stack';
 import { testCertificates } from './tls';
 import { offerBody } from './listing-fixtures';
@@ -26,16 +26,6 @@ beforeAll(async () => {
 
 const clientIdOf = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
 
-/** A token by private_key_jwt: the access token, or the refusal. */
-async function tokenWith(clientId: string, privateJwk: PrivateJwk): Promise<{ status: number; token?: string; body: any }> {
-  const res = await fetch(tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk }) }),
-  });
-  const body = await res.json();
-  return { status: res.status, token: body.access_token, body };
-}
 
 /** Waits (bounded) until a read with the token is refused with `code`: what every replica does within a second of the change. */
 async function refusedSoon(token: string, code: string) {
@@ -81,7 +71,7 @@ test('rolled with an overlap: both keys work until the old one expires; then the
   const second = generateConnectorKey();
   const clientId = clientIdOf('roll');
   const created = (await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: first.publicJwk })).body;
-  const oldToken = (await tokenWith(clientId, first.privateJwk)).token!;
+  const oldToken = (await tokenByKey(clientId, first.privateJwk)).token!;
   const overlapEnds = new Date(Date.now() + 4000).toISOString();
   const rolled = await adminA.command(`/connectors/${created.id}/roll-credential`, created.resourceVersion, { credentialId: first.publicJwk.kid, publicJwk: second.publicJwk, oldExpiresAt: overlapEnds });
   expect(rolled.status).toBe(200);
@@ -90,13 +80,13 @@ test('rolled with an overlap: both keys work until the old one expires; then the
     expect.objectContaining({ credentialId: second.publicJwk.kid, status: 'active' }),
   ]);
   // The overlap: both keys get tokens, both tokens work.
-  const newToken = (await tokenWith(clientId, second.privateJwk)).token!;
-  expect((await tokenWith(clientId, first.privateJwk)).status).toBe(200);
+  const newToken = (await tokenByKey(clientId, second.privateJwk)).token!;
+  expect((await tokenByKey(clientId, first.privateJwk)).status).toBe(200);
   expect((await call('GET', '/capacity-offers', oldToken)).status).toBe(200);
   // From the expiry on, the old key gets no token and its tokens are refused; the new one works on.
   await refusedSoon(oldToken, 'CREDENTIAL_INVALID');
   expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(overlapEnds));
-  const refused = await tokenWith(clientId, first.privateJwk);
+  const refused = await tokenByKey(clientId, first.privateJwk);
   expect(refused.status).toBe(401);
   expect((await call('GET', '/capacity-offers', newToken)).status).toBe(200);
   // The timer marks it expired, with its event.
@@ -113,17 +103,17 @@ test('a revoked key and a disabled connector are refused on the next requests, t
   const clientId = clientIdOf('revoke');
   let doc = (await adminA.post('/connectors', { clientId, scopes: ['capacity:read'], publicJwk: key.publicJwk })).body;
   doc = (await adminA.command(`/connectors/${doc.id}/credentials`, doc.resourceVersion, { publicJwk: spare.publicJwk })).body;
-  const token = (await tokenWith(clientId, key.privateJwk)).token!;
-  const spareToken = (await tokenWith(clientId, spare.privateJwk)).token!;
+  const token = (await tokenByKey(clientId, key.privateJwk)).token!;
+  const spareToken = (await tokenByKey(clientId, spare.privateJwk)).token!;
   doc = (await adminA.command(`/connectors/${doc.id}/revoke-credential`, doc.resourceVersion, { credentialId: key.publicJwk.kid, reason: 'laptop stolen' })).body;
   expect(doc.credentials[0]).toEqual(expect.objectContaining({ status: 'revoked', revocation: expect.objectContaining({ reason: 'laptop stolen', organizationId: orgA.id }) }));
   await refusedSoon(token, 'CREDENTIAL_INVALID');
-  expect((await tokenWith(clientId, key.privateJwk)).body.error_description).toMatch(/no key of .* has the kid/);
+  expect((await tokenByKey(clientId, key.privateJwk)).body.error_description).toMatch(/no key of .* has the kid/);
   expect((await call('GET', '/capacity-offers', spareToken)).status).toBe(200);
   // Disabled: every token of it refused; enabled: they work again.
   doc = (await adminA.command(`/connectors/${doc.id}/disable`, doc.resourceVersion, { reason: 'audit' })).body;
   await refusedSoon(spareToken, 'CONNECTOR_INACTIVE');
-  expect((await tokenWith(clientId, spare.privateJwk)).status).toBe(401);
+  expect((await tokenByKey(clientId, spare.privateJwk)).status).toBe(401);
   doc = (await adminA.command(`/connectors/${doc.id}/enable`, doc.resourceVersion, {})).body;
   await waitFor('the token to work again', async () => ((await call('GET', '/capacity-offers', spareToken)).status === 200 ? true : undefined));
   // Retired: for good.
@@ -193,7 +183,7 @@ onPostgres('two replicas: a token from either works on both; an assertion is acc
     expect(fromSecond.status).toBe(200);
     // The same assertion at the first: a replay, refused.
     expect((await tokenAt(env.baseUrl, assertion)).body.error_description).toMatch(/used before/);
-    const fromFirst = (await tokenWith(clientId, key.privateJwk)).token!;
+    const fromFirst = (await tokenByKey(clientId, key.privateJwk)).token!;
     for (const base of [env.baseUrl, replica.baseUrl]) for (const token of [fromFirst, fromSecond.body.access_token]) expect((await at(base, '/capacity-offers', token)).status).toBe(200);
 
     // Revoked through the first: both replicas refuse both tokens within the refresh (bounded wait).
@@ -318,7 +308,7 @@ test('a key with its certificate chain: accepted when the chain certifies it and
   expect(created.body.credentials[0].publicJwk.x5c).toHaveLength(2);
   expect(created.body.credentials[0].expiresAt).toBe(new Date(Date.parse(new X509Certificate(certs.cert).validTo)).toISOString().replace(/\.000Z$/, 'Z'));
   // The key signs assertions as any other.
-  expect((await tokenWith(clientId, privateJwk as unknown as PrivateJwk)).status).toBe(200);
+  expect((await tokenByKey(clientId, privateJwk as unknown as PrivateJwk)).status).toBe(200);
 
   // A chain that does not certify the key, a leaf not signed by the next, garbage: refused, nothing registered.
   const other = generateConnectorKey();

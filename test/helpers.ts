@@ -1,6 +1,7 @@
 // Test helpers: the running stack (test/setup/stack-setup.ts), HTTP calls as a connector, tokens, and
 // fresh organizations per test so that limits and pair rules of one test never touch another.
 import { closeSync, openSync, readFileSync, readSync, writeSync, ftruncateSync } from 'node:fs';
+import { clientAssertion, type PrivateJwk } from '../sdk/src/keys';
 import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { Pool } from 'pg';
@@ -289,3 +290,15 @@ export async function relationshipsRequestedBy(c: Connector): Promise<any[]> {
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A token by private_key_jwt at the test broker's token endpoint: the access token, or the refusal. */
+export async function tokenByKey(clientId: string, privateJwk: PrivateJwk): Promise<{ status: number; token?: string; body: any }> {
+  const tokenUrl = `${testEnv().baseUrl}/oauth2/token`;
+  const res = await fetch(tokenUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk }) }),
+  });
+  const body = await res.json();
+  return { status: res.status, token: body.access_token, body };
+}

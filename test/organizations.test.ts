@@ -11,12 +11,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { PcxClient } from '../sdk/src';
-import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
+import { generateConnectorKey } from '../sdk/src/keys';
 import { Entities } from '../core/entities';
 import { createLogger } from '../core/log';
 import { Registry } from '../core/registry';
 import { importSeed } from '../core/seed';
-import { activeRelationship, call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv } from './helpers';
+import { activeRelationship, call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv, tokenByKey } from './helpers';
 import { openDb } from '../core/db';
 import { findMatches } from '../read-model/matching';
 import { offer as marketOffer, request as marketRequest } from './market-bodies';
@@ -24,7 +24,6 @@ import { OFFERS, offerBody, publishedListing, REQUESTS } from './listing-fixture
 import { waitFor, waitProposals } from './matching-fixtures';
 
 const env = testEnv();
-const tokenUrl = `${env.baseUrl}/oauth2/token`;
 let operator: Connector;
 let stranger: Connector;
 beforeAll(async () => {
@@ -34,15 +33,6 @@ beforeAll(async () => {
 
 const unique = (name: string) => `${name}-${randomUUID().slice(0, 8)}`;
 
-async function tokenWith(clientId: string, privateJwk: PrivateJwk): Promise<{ status: number; token?: string; body: any }> {
-  const res = await fetch(tokenUrl, {
-    method: 'POST',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk }) }),
-  });
-  const body = await res.json();
-  return { status: res.status, token: body.access_token, body };
-}
 
 /** The operator registers an organization and creates its admin's connector with the admin's public key. */
 async function onboard(extra: Record<string, unknown> = {}, scopes = ['connectors:manage', 'capacity:publish', 'capacity:read']) {
@@ -54,7 +44,7 @@ async function onboard(extra: Record<string, unknown> = {}, scopes = ['connector
   const connector = await operator.post('/connectors', { organizationId, clientId: adminClientId, name: 'Nordic admin', scopes, publicJwk: adminKey.publicJwk });
   expect(connector.status).toBe(201);
   expect(connector.body.organizationId).toBe(organizationId);
-  const token = await tokenWith(adminClientId, adminKey.privateJwk);
+  const token = await tokenByKey(adminClientId, adminKey.privateJwk);
   expect(token.status).toBe(200);
   return { organizationId, record: registered.body, adminClientId, adminKey, admin: token.token! };
 }
@@ -143,7 +133,7 @@ test('suspended: it reads and manages itself (a key can still be revoked) but is
   expect(ended.body.status).toBe('ended');
   await waitFor('the end to count', async () => ((await call('GET', '/capacity-offers', admin)).status === 403 ? true : undefined), 2000);
   expectProblem(await call('GET', `/organizations/${record.id}`, admin), 403, 'ORGANIZATION_INACTIVE');
-  expect((await tokenWith(adminClientId, adminKey.privateJwk)).status).toBe(401);
+  expect((await tokenByKey(adminClientId, adminKey.privateJwk)).status).toBe(401);
   // Ended is for good; the operator's record stays.
   expectProblem(await operator.command(`/organizations/${record.id}/reinstate`, ended.body.resourceVersion, { reason: 'again' }), 422, 'INVALID_STATE_TRANSITION');
   expect((await operator.get(`/organizations/${record.id}`)).body.status).toBe('ended');
