@@ -12,7 +12,7 @@
 // retired   retire: for good; its client id is never given again (terminal)
 //
 // A credential: active -> expired (its expiresAt passed) | revoked (revokeCredential).
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 
 export type ConnectorStatus = 'active' | 'disabled' | 'retired';
@@ -170,11 +170,6 @@ function activeCredential(c: Connector, credentialId: unknown): Credential {
   return credential;
 }
 
-const reasonOf = (payload: any): string => {
-  const reason = payload?.reason;
-  if (typeof reason !== 'string' || reason.trim() === '') refuse('VALIDATION_FAILED', 'a reason is required', { errors: [{ pointer: '/reason', message: 'is required' }] });
-  return reason;
-};
 
 export const connectorMachine = {
   kind: KIND,
@@ -227,7 +222,7 @@ export const connectorMachine = {
     disable(c: Connector, command: Command<{ reason: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       if (c.status !== 'active') refuse('INVALID_STATE_TRANSITION', `a ${c.status} connector cannot be disabled`, { currentState: c.status });
-      const next = bump(c, now, { status: 'disabled', disabledAt: now, statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      const next = bump(c, now, { status: 'disabled', disabledAt: now, statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'disabled')] };
     },
 
@@ -241,7 +236,7 @@ export const connectorMachine = {
     retire(c: Connector, command: Command<{ reason: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       requireLive(c, 'be retired');
-      const reason = reasonOf(command.payload);
+      const reason = requiredReason(command.payload);
       const credentials = c.credentials.map((k) => (k.status === 'active' ? { ...k, status: 'revoked' as const, revokedAt: now, revocation: { reason: `connector retired: ${reason}`, ...actorOf(command) } } : k));
       const next = bump(c, now, { status: 'retired', retiredAt: now, credentials, statusReason: { reason, ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'retired')] };
@@ -275,7 +270,7 @@ export const connectorMachine = {
     revokeCredential(c: Connector, command: Command<{ credentialId: string; reason: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       const old = activeCredential(c, command.payload?.credentialId);
-      const revocation = { reason: reasonOf(command.payload), ...actorOf(command) };
+      const revocation = { reason: requiredReason(command.payload), ...actorOf(command) };
       const next = bump(c, now, { credentials: c.credentials.map((k) => (k === old ? { ...k, status: 'revoked' as const, revokedAt: now, revocation } : k)) });
       return { state: next, events: [event(next, 'credential-revoked')] };
     },

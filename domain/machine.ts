@@ -173,6 +173,13 @@ export function refuse(code: ProblemCode, detail: string, extensions?: Record<st
   throw new RefusalError({ code, detail, extensions });
 }
 
+/** A command's required free-text reason (the registry's records: disable, suspend, revoke, ...). */
+export function requiredReason(payload: unknown): string {
+  const reason = (payload as { reason?: unknown } | undefined)?.reason;
+  if (typeof reason !== 'string' || reason.trim() === '') refuse('VALIDATION_FAILED', 'a reason is required', { errors: [{ pointer: '/reason', message: 'is required' }] });
+  return reason as string;
+}
+
 /** The standard answer for a command that the current state does not list. */
 export function invalidTransition(kind: string, command: string, status: string): never {
   refuse('INVALID_STATE_TRANSITION', `${command} is not allowed on a ${kind} in status ${status}`, {

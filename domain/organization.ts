@@ -11,7 +11,7 @@
 // Outside its adherence period (before `from`, from `until`) an active organization counts as
 // ended at that second, before the timer has fired (`standingOf`). Every change is an event on
 // the organization's feed and on the operator's (OPERATOR_AUDIENCE), kept for audit.
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 import { RELATIONSHIP_SCOPES, SCOPES } from './scopes';
 
@@ -88,11 +88,6 @@ function requireOperator(command: Command): void {
   if (!isBroker(command.actor) && command.actor.kind !== 'operator') refuse('ACTOR_NOT_PERMITTED', 'only the protocol operator does this');
 }
 
-const reasonOf = (payload: any): string => {
-  const reason = payload?.reason;
-  if (typeof reason !== 'string' || reason.trim() === '') refuse('VALIDATION_FAILED', 'a reason is required', { errors: [{ pointer: '/reason', message: 'is required' }] });
-  return reason;
-};
 
 function timestamp(value: unknown, pointer: string): string | undefined {
   if (value === undefined) return undefined;
@@ -201,7 +196,7 @@ export const organizationMachine = {
     reject(o: Organization, command: Command<{ reason: string; evidenceReference?: string }>, now: string): Transition<Organization> {
       requireOperator(command);
       if (o.status !== 'pending') refuse('INVALID_STATE_TRANSITION', `a ${o.status} organization is not waiting for verification`, { currentState: o.status });
-      const reason = reasonOf(command.payload);
+      const reason = requiredReason(command.payload);
       const evidenceReference = typeof command.payload?.evidenceReference === 'string' ? command.payload.evidenceReference : undefined;
       const next = bump(o, now, { verification: { status: 'rejected', decidedAt: now, decidedBy: actorOf(command), reason, ...(evidenceReference ? { evidenceReference } : {}) } });
       return { state: next, events: [event(next, 'rejected')] };
@@ -211,14 +206,14 @@ export const organizationMachine = {
       requireOperator(command);
       if (o.status !== 'active') refuse('INVALID_STATE_TRANSITION', `a ${o.status} organization cannot be suspended`, { currentState: o.status });
       if (o.role === 'operator') refuse('ACTOR_NOT_PERMITTED', 'the operator organization cannot be suspended');
-      const next = bump(o, now, { status: 'suspended', suspendedAt: now, statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'suspended', suspendedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'suspended')] };
     },
 
     reinstate(o: Organization, command: Command<{ reason: string }>, now: string): Transition<Organization> {
       requireOperator(command);
       if (o.status !== 'suspended') refuse('INVALID_STATE_TRANSITION', `a ${o.status} organization cannot be reinstated`, { currentState: o.status });
-      const next = bump(o, now, { status: 'active', statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'active', statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'reinstated')] };
     },
 
@@ -226,7 +221,7 @@ export const organizationMachine = {
       requireOperator(command);
       requireLive(o, 'end');
       if (o.role === 'operator') refuse('ACTOR_NOT_PERMITTED', 'the operator organization cannot be ended');
-      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'ended')] };
     },
 

@@ -9,7 +9,7 @@
 // disabled  disable (its tokens are refused at once; enable brings it back)
 // expired   the invitation's timer, unaccepted (reinvite makes a new one)
 // removed   remove: for good; the userId is never given again (terminal)
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 
 export type UserStatus = 'invited' | 'active' | 'disabled' | 'expired' | 'removed';
@@ -55,11 +55,6 @@ function checkRoles(roles: unknown, context: UserContext | undefined): UserRole[
   return [...new Set(roles as UserRole[])];
 }
 
-const reasonOf = (payload: any): string => {
-  const reason = payload?.reason;
-  if (typeof reason !== 'string' || reason.trim() === '') refuse('VALIDATION_FAILED', 'a reason is required', { errors: [{ pointer: '/reason', message: 'is required' }] });
-  return reason;
-};
 
 export const userMachine = {
   kind: KIND,
@@ -115,7 +110,7 @@ export const userMachine = {
     disable(u: User, command: Command<{ reason: string }>, now: string): Transition<User> {
       requireAdmin(u, command);
       if (u.status !== 'active' && u.status !== 'invited') refuse('INVALID_STATE_TRANSITION', `a ${u.status} user cannot be disabled`, { currentState: u.status });
-      const next = bump(u, now, { status: 'disabled', statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      const next = bump(u, now, { status: 'disabled', statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'disabled')] };
     },
 
@@ -138,7 +133,7 @@ export const userMachine = {
     remove(u: User, command: Command<{ reason: string }>, now: string): Transition<User> {
       requireAdmin(u, command);
       if (u.status === 'removed') refuse('INVALID_STATE_TRANSITION', 'the user was removed already', { currentState: u.status });
-      const next = bump(u, now, { status: 'removed', statusReason: { reason: reasonOf(command.payload), ...actorOf(command), at: now } });
+      const next = bump(u, now, { status: 'removed', statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
       return { state: next, events: [event(next, 'removed')] };
     },
 
