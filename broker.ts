@@ -13,6 +13,8 @@ import { createTokenVerifier, loadSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes } from './core/temporal';
 import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
+import { createServer as createHttpsServer } from 'node:https';
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, type RequestListener, type Server as HttpServer, type ServerOptions } from 'node:http';
 import { createApp } from './api/app';
 import { answerClientError } from './api/http';
@@ -65,6 +67,7 @@ export async function startBroker(config: Config) {
   }
 
   let server: ReturnType<typeof serve> | undefined;
+  let mtlsServer: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
   let managed: ManagedRegistry | undefined;
   if (config.role !== 'worker') {
@@ -79,9 +82,9 @@ export async function startBroker(config: Config) {
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
     const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
     const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, log });
-    // The organizations file as records, beside serving (the file answers until a record exists).
+    // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
     if (config.registry.seedRecords) {
-      importSeed({ registry, entities, organizationsFile: config.registry.organizationsFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
+      importSeed({ registry, entities, db, organizationsFile: config.registry.organizationsFile, connectorsFile: config.registry.connectorsFile, usersFile: config.registry.usersFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
     }
     // The development identity provider for interactive users answers under /oidc itself (dev/oidc.ts).
     // Loaded only when on: the production image carries no oidc-provider (a devDependency).
@@ -98,6 +101,19 @@ export async function startBroker(config: Config) {
       // Requests Node's HTTP parser refuses get a problem body too, not Node's bare 400/431.
       (server as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
     });
+    // The mutual-TLS listener (RFC 8705): the same API over HTTPS, asking each client for a
+    // certificate without requiring one from a known authority (self_signed_tls_client_auth: the
+    // key is trusted because a connector registered it; api/token.ts, api/gates.ts).
+    if (config.mtls) {
+      const { port, certFile, keyFile } = config.mtls;
+      await new Promise<void>((resolve) => {
+        mtlsServer = serve({ fetch: app.fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: readFileSync(certFile), key: readFileSync(keyFile), requestCert: true, rejectUnauthorized: false } }, () => resolve());
+        (mtlsServer as HttpServer).keepAliveTimeout = 65_000;
+        (mtlsServer as HttpServer).headersTimeout = 66_000;
+        (mtlsServer as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
+      });
+      log.info({ url: config.mtls.baseUrl }, 'mutual-TLS listener');
+    }
     housekeeping = setInterval(() => {
       Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db), purgeExpiredAssertions(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
     }, 10 * 60 * 1000);
@@ -112,6 +128,7 @@ export async function startBroker(config: Config) {
       managed?.stop();
       if (housekeeping) clearInterval(housekeeping);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+      if (mtlsServer) await new Promise<void>((resolve) => mtlsServer!.close(() => resolve()));
       await watcher?.stop();
       if (worker) {
         // The Temporal runtime shuts its workers down on SIGTERM and SIGINT itself; a second call throws.

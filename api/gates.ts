@@ -30,6 +30,8 @@ import { user as userResource } from '../domain/user';
 import { relationshipInForce, type RelationshipInForce } from '../read-model/partner-relationship';
 import type { AppEnv, Principal, Services } from './context';
 import { notFound, type Ctx } from './http';
+import { clientCertificate } from './client-certificate';
+import { certificateThumbprint } from '../core/certificate-binding';
 
 /** Gates 1-3. Runs before anything else on protected routes, so a wrong audience is a 401 first. */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -39,6 +41,14 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const m = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header.trim());
   if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 bearer token in the Authorization header', {}, { 'www-authenticate': 'Bearer' });
   const claims = await services.verifyToken(m[1]);
+  // A certificate-bound token (RFC 8705 section 3) counts only with its certificate.
+  const boundTo = claims.cnf?.['x5t#S256'];
+  if (boundTo !== undefined) {
+    const certificate = clientCertificate(c);
+    if (!certificate || certificateThumbprint(certificate) !== boundTo) {
+      throw new Problem('INVALID_TOKEN', 'the token is bound to a client certificate (RFC 8705): send it over the mutual-TLS address with that certificate', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+    }
+  }
   const principal = claims.kind === 'user' ? await userPrincipal(services, claims) : connectorPrincipal(services, claims);
   organizationMayAct(services, principal.organizationId, c.req.method, c.req.path);
   c.set('principal', principal);

@@ -3,11 +3,13 @@
 // provider only). Clients authenticate with private_key_jwt (RFC 7523, core/client-assertion.ts),
 // or with a client secret (client_secret_basic or client_secret_post): a managed connector's
 // generated secret (compared with its slow hash, core/client-secrets.ts) where the operator allows
-// them, or a connectors file's development secret. An optional `scope` narrows the token to a
+// them, or a connectors file's development secret, or, on the mutual-TLS listener (MTLS_PORT), with
+// a certificate of one of its registered keys (RFC 8705 self_signed_tls_client_auth; the token is
+// then bound to that certificate). An optional `scope` narrows the token to a
 // subset of the client's scopes; the key set is at /.well-known/jwks.json. Errors are problem
 // details that also carry RFC 6749's `error` and `error_description`, so OAuth client libraries
 // understand them.
-import { timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual, type X509Certificate } from 'node:crypto';
 import { Hono } from 'hono';
 import { signToken } from '../core/auth';
 import { Problem, type ProblemCode } from '../domain/problems';
@@ -20,6 +22,8 @@ import { rememberAssertion } from '../read-model/client-assertions';
 import { recordCredentialUse } from '../read-model/connectors';
 import { secretHashes } from '../read-model/client-secrets';
 import { clientSecretMatches } from '../core/client-secrets';
+import { certificateThumbprint, registeredKeyOf } from '../core/certificate-binding';
+import { clientCertificate } from './client-certificate';
 
 export const oauth = new Hono<AppEnv>();
 
@@ -44,7 +48,9 @@ publicOperation(oauth, {
       '(`private_key_jwt`, RFC 7523: `client_assertion_type` and `client_assertion`; each assertion ' +
       'is accepted once; its `aud` this endpoint’s URL), HTTP Basic (`client_secret_basic`), or `client_id` and ' +
       '`client_secret` in the form (`client_secret_post`), the secret one the broker generated for a managed connector ' +
-      '(where the operator allows client secrets) or a development secret. `scope` optionally narrows the token to a subset of the ' +
+      '(where the operator allows client secrets) or a development secret, or, at the broker\u2019s mutual-TLS address ' +
+      '(where the operator runs one), `client_id` alone and a TLS client certificate whose key is one of the client\u2019s registered keys ' +
+      '(RFC 8705 `self_signed_tls_client_auth`; the token is then bound to that certificate by its `cnf` claim and is accepted only with it). `scope` optionally narrows the token to a subset of the ' +
       "client's scopes; without it the token carries all of them. The token names the credential that proved the " +
       'client, so that revoking it refuses the token at once. Errors are problem documents that ' +
       "also carry RFC 6749's `error` and `error_description`. Present unless the broker's token endpoint is turned " +
@@ -124,10 +130,14 @@ publicOperation(oauth, {
   await services.registry.refresh();
   const assertionType = form.get('client_assertion_type');
   const assertion = form.get('client_assertion');
+  const certificate = clientCertificate(c);
   let connector: Connector | undefined;
   let credential: string | undefined;
+  let boundTo: string | undefined;
   if (assertionType !== null || assertion !== null) {
     ({ connector, credential } = await assertedConnector(c, { assertionType, assertion, clientId, basic: basic !== null || clientSecret !== undefined }));
+  } else if (certificate && clientSecret === undefined) {
+    ({ connector, credential, boundTo } = await certificateConnector(c, clientId, certificate));
   } else {
     ({ connector, credential } = await secretConnector(c, clientId, clientSecret));
   }
@@ -145,7 +155,7 @@ publicOperation(oauth, {
     scopes = [...new Set(wanted)];
   }
   const scope = scopes.join(' ');
-  const token = await signToken(services.signingKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope, ...(credential ? { cred: credential } : {}) });
+  const token = await signToken(services.signingKey!, services.config, { sub: connector.clientId, org_id: connector.organizationId, scope, ...(credential ? { cred: credential } : {}), ...(boundTo ? { certificateThumbprint: boundTo } : {}) });
   // The key's last use, for its admins (a managed connector's).
   if (credential) await recordCredentialUse(services.db, connector.clientId, credential);
   c.header('cache-control', 'no-store');
@@ -189,6 +199,24 @@ async function secretConnector(c: Ctx, clientId: string | undefined, clientSecre
     if (await clientSecretMatches(clientSecret, secretHash)) return { connector, credential: credentialId };
   }
   throw refused();
+}
+
+/**
+ * self_signed_tls_client_auth (RFC 8705 section 2.2), on the mutual-TLS listener only: the client
+ * names itself (client_id) and the TLS handshake proved it holds the key of the certificate it
+ * presented; that key must be one of its registered (and, for a managed connector, valid) keys.
+ * The token is bound to the certificate (its `cnf`), so it works only where that certificate is
+ * presented again.
+ */
+async function certificateConnector(c: Ctx, clientId: string | undefined, certificate: X509Certificate): Promise<{ connector: Connector; credential?: string; boundTo: string }> {
+  const { registry } = c.get('services');
+  if (!clientId) throw invalidClient('name the client (client_id) beside its certificate, or authenticate it another way');
+  const connector = registry.connector(clientId);
+  if (!connector) throw invalidClient('unknown client');
+  if (!connector.jwks) throw invalidClient(connector.managed ? 'the client has no valid key: each was revoked or has expired, or none was registered' : 'the client has no registered public keys');
+  const match = await registeredKeyOf(certificate, connector.jwks.keys);
+  if (!match.ok) throw invalidClient(match.reason);
+  return { connector, ...(connector.managed && match.kid ? { credential: match.kid } : {}), boundTo: certificateThumbprint(certificate) };
 }
 
 /**

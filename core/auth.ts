@@ -28,6 +28,8 @@ export interface TokenClaims extends JWTPayload {
   client_id?: string;
   /** The credential (a managed connector's key id) the token was issued to (api/token.ts). */
   cred?: string;
+  /** RFC 8705 section 3.1: a token bound to the client certificate with this SHA-256 thumbprint (gate 1 asks for it). */
+  cnf?: { 'x5t#S256'?: string };
   /** Whose token: a connector's (the authorization server's) or a user's (the users' identity provider). */
   kind: 'connector' | 'user';
 }
@@ -83,12 +85,19 @@ async function signingKeyOf(jwk: JWK): Promise<SigningKey> {
 export async function signToken(
   key: SigningKey,
   config: Config,
-  claims: { sub: string; org_id: string; scope: string; cred?: string },
+  claims: { sub: string; org_id: string; scope: string; cred?: string; certificateThumbprint?: string },
 ): Promise<string> {
   const privateKey = await importJWK(key.privateJwk, ALG);
   // cred: the credential (a managed connector's key id) the token was issued to; gate 2 refuses
   // the token once that credential is revoked or has expired.
-  return new SignJWT({ scope: claims.scope, org_id: claims.org_id, ...(claims.cred ? { cred: claims.cred } : {}) })
+  // cnf: a token issued to a client that authenticated with its certificate (RFC 8705) works
+  // only with that certificate, so a stolen token is of no use without the client's key.
+  return new SignJWT({
+    scope: claims.scope,
+    org_id: claims.org_id,
+    ...(claims.cred ? { cred: claims.cred } : {}),
+    ...(claims.certificateThumbprint ? { cnf: { 'x5t#S256': claims.certificateThumbprint } } : {}),
+  })
     .setProtectedHeader({ alg: ALG, kid: key.privateJwk.kid, typ: 'at+jwt' })
     .setIssuer(config.auth.tokenEndpoint!.issuer)
     .setAudience(config.auth.audience)

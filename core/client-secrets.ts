@@ -30,10 +30,14 @@ export async function hashClientSecret(secret: string): Promise<string> {
   return ['scrypt', COST.N, COST.r, COST.p, salt.toString('base64url'), hash.toString('base64url')].join('$');
 }
 
-/** Whether `secret` is the one `stored` was made from (in constant time for equal lengths). */
+/**
+ * Whether `secret` is the one `stored` was made from (in constant time for equal lengths). Any
+ * secret, not only a generated one: the seed keeps the development secrets and passwords of the
+ * files here too (core/seed.ts).
+ */
 export async function clientSecretMatches(secret: string, stored: string): Promise<boolean> {
   const [scheme, N, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || !secret.startsWith(PREFIX) || secret.length > 256) return false;
+  if (scheme !== 'scrypt' || secret.length > 256) return false;
   const expected = Buffer.from(hash, 'base64url');
   const actual = await scrypt(secret, Buffer.from(salt, 'base64url'), { N: Number(N), r: Number(r), p: Number(p), maxmem: COST.maxmem });
   return actual.length === expected.length && timingSafeEqual(actual, expected);

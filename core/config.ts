@@ -12,6 +12,13 @@ export interface Config {
   host: string;
   port: number;
   publicBaseUrl: string;
+  /**
+   * The mutual-TLS listener (RFC 8705), beside the plain one: HTTPS on `port` with the server
+   * certificate and key files, asking every client for a certificate. Connectors authenticate at
+   * its token endpoint with a certificate of a registered key and use their certificate-bound
+   * tokens there. `baseUrl` is how clients reach it. Undefined when MTLS_PORT is not set.
+   */
+  mtls: { port: number; baseUrl: string; certFile: string; keyFile: string } | undefined;
   dataDir: string;
   databaseUrl: string | undefined;
   temporal: {
@@ -206,6 +213,7 @@ export function loadConfig(env: Env = process.env): Config {
     host: r.str('HOST', '127.0.0.1'),
     port,
     publicBaseUrl,
+    mtls: mtlsOf(r),
     dataDir: resolve(r.str('DATA_DIR', '.data')),
     databaseUrl: databaseUrlOf(r, mode, role),
     temporal: temporalOf(r, mode),
@@ -278,6 +286,32 @@ function isCidr(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** MTLS_PORT with MTLS_CERT_FILE and MTLS_KEY_FILE (a certificate and its key, checked now), and MTLS_BASE_URL. */
+function mtlsOf(r: EnvReader): Config['mtls'] {
+  const names = ['MTLS_PORT', 'MTLS_CERT_FILE', 'MTLS_KEY_FILE', 'MTLS_BASE_URL'];
+  if (r.given('MTLS_PORT') === undefined) {
+    const stray = names.filter((n) => r.given(n) !== undefined);
+    if (stray.length) r.problems.push(`${stray.join(', ')} ${stray.length === 1 ? 'needs' : 'need'} MTLS_PORT (the mutual-TLS listener)`);
+    return undefined;
+  }
+  const port = r.int('MTLS_PORT', 8443, 1, 65535);
+  const certFile = r.file('MTLS_CERT_FILE');
+  const keyFile = r.file('MTLS_KEY_FILE');
+  if (r.given('MTLS_CERT_FILE') === undefined || r.given('MTLS_KEY_FILE') === undefined) {
+    r.problems.push('MTLS_PORT needs MTLS_CERT_FILE and MTLS_KEY_FILE (the server certificate of the mutual-TLS listener and its key)');
+  }
+  if (certFile && keyFile) {
+    const cert = certificateOf(r, 'MTLS_CERT_FILE', certFile.text);
+    try {
+      if (cert && !cert.checkPrivateKey(createPrivateKey(keyFile.text))) r.problems.push('MTLS_KEY_FILE is not the private key of the certificate in MTLS_CERT_FILE');
+    } catch {
+      r.problems.push(`MTLS_KEY_FILE=${JSON.stringify(r.env.MTLS_KEY_FILE)} is not an unencrypted PEM private key`);
+    }
+  }
+  const baseUrl = r.url('MTLS_BASE_URL', `https://localhost:${port}`);
+  return { port, baseUrl, certFile: certFile?.path ?? '', keyFile: keyFile?.path ?? '' };
 }
 
 function metricsTokenOf(r: EnvReader): string | undefined {

@@ -163,12 +163,20 @@ export class Registry {
     return [...this.connectors.values()];
   }
 
+  /** The users of the file, for the seed import. */
+  fileUsers(): User[] {
+    return [...this.users.values()];
+  }
+
   /**
-   * A connector by client id: of the connectors file, else a managed one (the read model's, as
-   * the last refresh saw it: useManaged). `fileOnly`: the file's alone.
+   * A connector by client id: its record (domain/connector.ts, the read model's as the last
+   * refresh saw it: useManaged), else the connectors file's entry. The record wins, as for
+   * organizations: the file is the seed (core/seed.ts) and the admin's changes are the record's.
+   * `fileOnly`: the file's alone.
    */
   connector(clientId: string, options: { fileOnly?: boolean } = {}): Connector | undefined {
-    return this.connectors.get(clientId) ?? (options.fileOnly ? undefined : this.managedSource?.connector(clientId));
+    if (options.fileOnly) return this.connectors.get(clientId);
+    return this.managedSource?.connector(clientId) ?? this.connectors.get(clientId);
   }
 
   private managedSource: ManagedSource | undefined;
@@ -186,9 +194,10 @@ export class Registry {
     await this.managedSource?.refresh();
   }
 
-  /** A user of the users file, else a managed one (domain/user.ts, as the last refresh saw it). */
+  /** A user: its record (domain/user.ts, as the last refresh saw it), else the users file's entry (the seed's, as connectors). */
   user(userId: string, options: { fileOnly?: boolean } = {}): User | undefined {
-    return this.users.get(userId) ?? (options.fileOnly ? undefined : this.managedSource?.user(userId));
+    if (options.fileOnly) return this.users.get(userId);
+    return this.managedSource?.user(userId) ?? this.users.get(userId);
   }
 
   /** The users file (a JSON array); a missing file means no users. Passwords as clientSecrets. */

@@ -1,27 +1,81 @@
-// The development seed: the organizations of the configuration file imported as records of the
-// exchange (domain/organization.ts) at start, idempotently. An organization that has a record is
+// The development seed: the organizations, connectors and users of the configuration files imported
+// as records of the exchange (domain/organization.ts, connector.ts, user.ts) at start, idempotently. An organization that has a record is
 // left alone (the record is the truth from then on: the operator's changes are made there, and an
 // edit of the file no longer changes it); one that has none is created, active and verified by the
 // seed. Each create's Update id and record id derive from the organization id, so replicas that
 // start together import each organization once (Temporal deduplicates; the second is refused with
 // RESOURCE_EXISTS, which is the same outcome). Runs beside the API: until a record exists the
 // file's entry answers for it (core/registry.ts), and they agree.
+//
+// A connector comes with every key of its entry and its development secret, a user with its
+// development password: the secret's and the password's slow hashes go into the secret store
+// (read-model/client-secrets.ts) before the record exists, as for a generated secret or an
+// invitation code, so a record never names a secret the broker cannot check. A connector or user
+// `inactive` in its file is imported, then disabled.
 import { basename } from 'node:path';
 import { BROKER } from '../domain/machine';
 import { organization, organizationContext } from '../domain/organization';
-import { EntityUnavailable, type Entities } from './entities';
+import { EntityUnavailable, type Entities, type EntityAnswer } from './entities';
 import type { Logger } from './log';
-import { organizationRecordId } from './name-ids';
+import { nameBasedId, organizationRecordId } from './name-ids';
 import type { Registry } from './registry';
+import { connector as connectorResource, type PublicJwk } from '../domain/connector';
+import { user as userResource } from '../domain/user';
+import { calculateJwkThumbprint, type JWK } from 'jose';
+import { createHash } from 'node:crypto';
+import { hashClientSecret } from './client-secrets';
+import type { Db } from './db';
+import { invitationKey, storeSecretHash } from '../read-model/client-secrets';
 
-export async function importSeed(options: { registry: Registry; entities: Entities; organizationsFile: string; log: Logger; attempts?: number }): Promise<{ created: number; existing: number }> {
+/** Counts a create's answer; a refusal other than "exists" is news (an entry the machine will not take): logged, not fatal. */
+function tally(answer: EntityAnswer, counts: { created: number; existing: number }, log: Logger, what: string): boolean {
+  if (answer.ok) {
+    counts.created += 1;
+    return true;
+  }
+  counts.existing += 1;
+  if ('refusal' in answer && answer.refusal.code !== 'RESOURCE_EXISTS') log.warn({ code: answer.refusal.code, detail: answer.refusal.detail }, `the seed's ${what} was not imported`);
+  return false;
+}
+
+/** Tries a command again while Temporal cannot be reached (the broker may start before it). */
+async function withRetry<T>(attempts: number, run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      if (!(err instanceof EntityUnavailable) || attempt >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, Math.min(1000 * attempt, 5000)));
+    }
+  }
+}
+
+export interface SeedOptions {
+  registry: Registry;
+  entities: Entities;
+  /** The secret store (a connector's development secret, a user's development password); needed only when the files carry one. */
+  db?: Db;
+  organizationsFile: string;
+  connectorsFile?: string;
+  usersFile?: string;
+  log: Logger;
+  attempts?: number;
+}
+
+export async function importSeed(options: SeedOptions): Promise<{ created: number; existing: number }> {
+  const organizations = await importOrganizations(options);
+  const connectors = await importConnectors(options);
+  const users = await importUsers(options);
+  return { created: organizations.created + connectors.created + users.created, existing: organizations.existing + connectors.existing + users.existing };
+}
+
+async function importOrganizations(options: SeedOptions): Promise<{ created: number; existing: number }> {
   const { registry, entities, log } = options;
   const source = basename(options.organizationsFile);
-  let created = 0;
-  let existing = 0;
+  const counts = { created: 0, existing: 0 };
   for (const o of registry.fileOrganizations()) {
     if (registry.organization(o.organizationId)?.managed) {
-      existing += 1;
+      counts.existing += 1;
       continue;
     }
     const command = {
@@ -32,22 +86,96 @@ export async function importSeed(options: { registry: Registry; entities: Entiti
       payload: { organizationId: o.organizationId, name: o.name, role: o.role, partneringPolicy: o.partneringPolicy },
       context: organizationContext({ source }),
     };
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const answer = await entities.create(organization, organizationRecordId(o.organizationId), command);
-        if (answer.ok) created += 1;
-        else existing += 1;
-        // An inactive entry of the file is imported, then ended, so that the record says so too.
-        if (answer.ok && o.status === 'inactive') {
-          await entities.send(organization, organizationRecordId(o.organizationId), { name: 'end', commandId: `seed:organization:${o.organizationId}:end`, actor: BROKER, correlationId: command.correlationId, payload: { reason: `inactive in ${source}` } });
-        }
-        break;
-      } catch (err) {
-        if (!(err instanceof EntityUnavailable) || attempt >= (options.attempts ?? 10)) throw err;
-        await new Promise((r) => setTimeout(r, Math.min(1000 * attempt, 5000)));
-      }
+    const answer = await withRetry(options.attempts ?? 10, () => entities.create(organization, organizationRecordId(o.organizationId), command));
+    // An inactive entry of the file is imported, then ended, so that the record says so too.
+    if (tally(answer, counts, log, `organization ${o.organizationId}`) && o.status === 'inactive') {
+      await withRetry(options.attempts ?? 10, () => entities.send(organization, organizationRecordId(o.organizationId), { name: 'end', commandId: `seed:organization:${o.organizationId}:end`, actor: BROKER, correlationId: command.correlationId, payload: { reason: `inactive in ${source}` } }));
     }
   }
-  log.info({ created, existing, source }, 'organizations of the seed imported');
-  return { created, existing };
+  log.info({ ...counts, source }, 'organizations of the seed imported');
+  return counts;
+}
+
+/** The connectors file's entries as connector records, with their keys and development secret. */
+async function importConnectors(options: SeedOptions): Promise<{ created: number; existing: number }> {
+  const { registry, entities, log } = options;
+  const source = basename(options.connectorsFile ?? 'connectors file');
+  const counts = { created: 0, existing: 0 };
+  for (const c of registry.fileConnectors()) {
+    if (registry.connector(c.clientId)?.managed) {
+      counts.existing += 1;
+      continue;
+    }
+    const seedCredentials: Array<{ publicJwk?: PublicJwk; clientSecret?: { credentialId: string; hint: string } }> = [];
+    for (const key of c.jwks?.keys ?? []) seedCredentials.push({ publicJwk: { ...key, kid: key.kid ?? (await calculateJwkThumbprint(key as JWK)) } as PublicJwk });
+    if (c.clientSecret !== undefined) {
+      const credentialId = `cs-${createHash('sha256').update(`seed:${c.clientId}`).digest('hex').slice(0, 20)}`;
+      await keepHash(options, c.clientId, credentialId, c.clientSecret);
+      seedCredentials.push({ clientSecret: { credentialId, hint: c.clientSecret.slice(-4) } });
+    }
+    const command = {
+      name: 'create',
+      commandId: `seed:connector:${c.clientId}`,
+      actor: BROKER,
+      correlationId: `seed:${c.clientId}`,
+      payload: { clientId: c.clientId, organizationId: c.organizationId, name: c.name, scopes: c.scopes, actorRoles: c.actorRoles, seedCredentials },
+      // The file is trusted as it was: its scopes are the connector's ceiling, its environment the connector's.
+      context: { scopeCeiling: c.scopes, environment: c.environment },
+    };
+    const id = nameBasedId('connector', c.clientId);
+    const answer = await withRetry(options.attempts ?? 10, () => entities.create(connectorResource, id, command));
+    if (tally(answer, counts, log, `connector ${c.clientId}`) && c.status === 'inactive') {
+      await withRetry(options.attempts ?? 10, () => entities.send(connectorResource, id, { name: 'disable', commandId: `seed:connector:${c.clientId}:disable`, actor: BROKER, correlationId: command.correlationId, payload: { reason: `inactive in ${source}` } }));
+    }
+  }
+  log.info({ ...counts, source }, 'connectors of the seed imported');
+  return counts;
+}
+
+/**
+ * The users file's entries as user records: invited and accepted at once by the broker (nobody is
+ * there to accept), so the feed tells it as for any user; an entry whose import stopped between
+ * the two is accepted at the next start.
+ */
+async function importUsers(options: SeedOptions): Promise<{ created: number; existing: number }> {
+  const { registry, entities, log } = options;
+  const source = basename(options.usersFile ?? 'users file');
+  const counts = { created: 0, existing: 0 };
+  for (const u of registry.fileUsers()) {
+    const record = registry.user(u.userId);
+    const id = nameBasedId('user', u.userId);
+    const correlationId = `seed:${u.userId}`;
+    const accept = () => withRetry(options.attempts ?? 10, () => entities.send(userResource, id, { name: 'accept', commandId: `seed:user:${u.userId}:accept`, actor: BROKER, correlationId, payload: {} }));
+    if (record?.managed) {
+      counts.existing += 1;
+      if (record.status === 'invited') await accept();
+      continue;
+    }
+    if (u.password !== undefined) {
+      const key = invitationKey(u.userId);
+      await keepHash(options, key.clientId, key.credentialId, u.password);
+    }
+    const command = {
+      name: 'create',
+      commandId: `seed:user:${u.userId}`,
+      actor: BROKER,
+      correlationId,
+      payload: { userId: u.userId, organizationId: u.organizationId, name: u.name, roles: u.roles },
+      context: { operatorOrganization: registry.organization(u.organizationId)?.role === 'operator' },
+    };
+    const answer = await withRetry(options.attempts ?? 10, () => entities.create(userResource, id, command));
+    if (!tally(answer, counts, log, `user ${u.userId}`)) continue;
+    await accept();
+    if (u.status === 'inactive') {
+      await withRetry(options.attempts ?? 10, () => entities.send(userResource, id, { name: 'disable', commandId: `seed:user:${u.userId}:disable`, actor: BROKER, correlationId, payload: { reason: `inactive in ${source}` } }));
+    }
+  }
+  log.info({ ...counts, source }, 'users of the seed imported');
+  return counts;
+}
+
+/** A secret's slow hash in the store (the first one stays: a second start finds it there). */
+async function keepHash(options: SeedOptions, clientId: string, credentialId: string, secret: string): Promise<void> {
+  if (!options.db) throw new Error(`the seed needs the read model to keep the secret of ${clientId}`);
+  await storeSecretHash(options.db, clientId, credentialId, await hashClientSecret(secret));
 }

@@ -12,7 +12,7 @@
 // retired   retire: for good; its client id is never given again (terminal)
 //
 // A credential: active -> expired (its expiresAt passed) | revoked (revokeCredential).
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
+import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 
 export type ConnectorStatus = 'active' | 'disabled' | 'retired';
@@ -96,6 +96,8 @@ export interface CreatePayload {
   /** Set by the API for a key with a certificate chain: the leaf's end, past which the credential cannot live. */
   certificateNotAfter?: string;
   expiresAt?: string;
+  /** The development seed's (the broker only, core/seed.ts): every key and the secret of a connectors file entry, at once. */
+  seedCredentials?: Material[];
 }
 
 /** A generated client secret as the machine knows it: an id and a hint; the hash is the API's. */
@@ -111,7 +113,6 @@ const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 const ROLE = /^[a-z][a-zA-Z0-9-]{0,39}$/;
 
 const event = (c: Connector, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [c.organizationId, OPERATOR_AUDIENCE] });
-const actorOf = (command: Command) => ({ organizationId: command.actor.organizationId ?? '', ...(command.actor.clientId ? { clientId: command.actor.clientId } : {}), ...(command.actor.userId ? { userId: command.actor.userId } : {}) });
 
 /** Only the organization's own admins (and the broker) manage its connectors. */
 function requireOwner(c: Connector, command: Command): void {
@@ -146,7 +147,7 @@ function checkExpiry(expiresAt: unknown, now: string, pointer: string, maxDays?:
   return new Date(at).toISOString().replace(/\.000Z$/, 'Z');
 }
 
-function credentialOf(command: Command, material: Material, now: string, expiresAt: string | undefined, c?: Connector): Credential {
+function credentialOf(command: Command, material: Material, now: string, expiresAt: string | undefined, c?: Pick<Connector, 'credentials'>, by = actorRef(command)): Credential {
   const { publicJwk, clientSecret } = material;
   if (!publicJwk === !clientSecret) refuse('VALIDATION_FAILED', 'a credential is a public key (publicJwk) or a generated client secret (generateClientSecret), one of them', { errors: [{ pointer: '/publicJwk', message: 'give a public key or ask for a client secret' }] });
   // The credential id is the key's kid (the header of every assertion it signs names it), or the secret's id.
@@ -156,7 +157,7 @@ function credentialOf(command: Command, material: Material, now: string, expires
   // A key with a certificate chain ends no later than its certificate (the API read its notAfter).
   const cap = material.certificateNotAfter;
   const until = cap && (!expiresAt || Date.parse(cap) < Date.parse(expiresAt)) ? cap : expiresAt;
-  return { credentialId, ...kind, status: 'active', createdAt: now, createdBy: actorOf(command), ...(until ? { expiresAt: until } : {}) };
+  return { credentialId, ...kind, status: 'active', createdAt: now, createdBy: by, ...(until ? { expiresAt: until } : {}) };
 }
 
 function withRoom(c: Connector): void {
@@ -180,10 +181,19 @@ export const connectorMachine = {
     const context = command.context!;
     if (!isBroker(command.actor) && !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'a connector is created by an organization');
     if (typeof p.clientId !== 'string' || !CLIENT_ID.test(p.clientId)) refuse('VALIDATION_FAILED', 'clientId: 3 to 64 lower-case letters, digits, dots, dashes, underscores', { errors: [{ pointer: '/clientId', message: 'is not a client id' }] });
-    // The operator may create an organization's first connector (with the public key its admin sent);
+    // The operator may create an organization's first connector (with the public key its admin sent),
+    // and the broker a connector of the development seed, for the organization the file names;
     // everyone else creates connectors of their own organization, whatever the body says.
-    const organizationId = command.actor.kind === 'operator' && p.organizationId ? p.organizationId : command.actor.organizationId!;
-    const credentials = p.publicJwk || p.clientSecret ? [credentialOf(command, p, now, checkExpiry(p.expiresAt, now, '/expiresAt'))] : [];
+    const seeded = isBroker(command.actor);
+    if (seeded && typeof p.organizationId !== 'string') refuse('VALIDATION_FAILED', "the seed names the connector's organization");
+    const organizationId = (command.actor.kind === 'operator' || seeded) && p.organizationId ? p.organizationId : command.actor.organizationId!;
+    const credentials: Credential[] = [];
+    if (seeded) {
+      // Created on the organization's behalf: the organization is the one on record.
+      for (const material of p.seedCredentials ?? []) credentials.push(credentialOf(command, material, now, undefined, { credentials }, { organizationId }));
+    } else if (p.publicJwk || p.clientSecret) {
+      credentials.push(credentialOf(command, p, now, checkExpiry(p.expiresAt, now, '/expiresAt')));
+    }
     const state: Connector = {
       id,
       resourceVersion: 1,
@@ -222,7 +232,7 @@ export const connectorMachine = {
     disable(c: Connector, command: Command<{ reason: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       if (c.status !== 'active') refuse('INVALID_STATE_TRANSITION', `a ${c.status} connector cannot be disabled`, { currentState: c.status });
-      const next = bump(c, now, { status: 'disabled', disabledAt: now, statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
+      const next = bump(c, now, { status: 'disabled', disabledAt: now, statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'disabled')] };
     },
 
@@ -237,8 +247,8 @@ export const connectorMachine = {
       requireOwner(c, command);
       requireLive(c, 'be retired');
       const reason = requiredReason(command.payload);
-      const credentials = c.credentials.map((k) => (k.status === 'active' ? { ...k, status: 'revoked' as const, revokedAt: now, revocation: { reason: `connector retired: ${reason}`, ...actorOf(command) } } : k));
-      const next = bump(c, now, { status: 'retired', retiredAt: now, credentials, statusReason: { reason, ...actorOf(command), at: now } });
+      const credentials = c.credentials.map((k) => (k.status === 'active' ? { ...k, status: 'revoked' as const, revokedAt: now, revocation: { reason: `connector retired: ${reason}`, ...actorRef(command) } } : k));
+      const next = bump(c, now, { status: 'retired', retiredAt: now, credentials, statusReason: { reason, ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'retired')] };
     },
 
@@ -270,7 +280,7 @@ export const connectorMachine = {
     revokeCredential(c: Connector, command: Command<{ credentialId: string; reason: string }>, now: string): Transition<Connector> {
       requireOwner(c, command);
       const old = activeCredential(c, command.payload?.credentialId);
-      const revocation = { reason: requiredReason(command.payload), ...actorOf(command) };
+      const revocation = { reason: requiredReason(command.payload), ...actorRef(command) };
       const next = bump(c, now, { credentials: c.credentials.map((k) => (k === old ? { ...k, status: 'revoked' as const, revokedAt: now, revocation } : k)) });
       return { state: next, events: [event(next, 'credential-revoked')] };
     },

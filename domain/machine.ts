@@ -180,6 +180,12 @@ export function requiredReason(payload: unknown): string {
   return reason as string;
 }
 
+/** Who did it, as the registry's records keep it (createdBy, revocation, statusReason): the broker's own commands as `broker`. */
+export function actorRef(command: Command): { organizationId: string; clientId?: string; userId?: string } {
+  const { organizationId, clientId, userId } = command.actor;
+  return { organizationId: organizationId ?? 'broker', ...(clientId ? { clientId } : {}), ...(userId ? { userId } : {}) };
+}
+
 /** The standard answer for a command that the current state does not list. */
 export function invalidTransition(kind: string, command: string, status: string): never {
   refuse('INVALID_STATE_TRANSITION', `${command} is not allowed on a ${kind} in status ${status}`, {

@@ -11,7 +11,7 @@
 // Outside its adherence period (before `from`, from `until`) an active organization counts as
 // ended at that second, before the timer has fired (`standingOf`). Every change is an event on
 // the organization's feed and on the operator's (OPERATOR_AUDIENCE), kept for audit.
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
+import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 import { RELATIONSHIP_SCOPES, SCOPES } from './scopes';
 
@@ -81,7 +81,6 @@ export interface CreatePayload {
 const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/;
 
 const event = (o: Organization, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [o.organizationId, OPERATOR_AUDIENCE] });
-const actorOf = (command: Command): ActorRef => ({ organizationId: command.actor.organizationId ?? 'broker', ...(command.actor.clientId ? { clientId: command.actor.clientId } : {}), ...(command.actor.userId ? { userId: command.actor.userId } : {}) });
 
 /** The operator's commands: a protocol operator (the API checks exchange:admin) or the broker. */
 function requireOperator(command: Command): void {
@@ -130,7 +129,7 @@ export const organizationMachine = {
     const connectorCeiling = context.connectorScopes.filter((s) => role === 'operator' || s !== 'exchange:admin');
     const adherence = checkAdherence(p.adherence, now, '/adherence');
     const verification: Verification = context.seed
-      ? { status: 'verified', decidedAt: now, decidedBy: actorOf(command), evidenceReference: context.seed.source }
+      ? { status: 'verified', decidedAt: now, decidedBy: actorRef(command), evidenceReference: context.seed.source }
       : { status: 'pending' };
     const state: Organization = {
       id,
@@ -187,7 +186,7 @@ export const organizationMachine = {
       if (typeof evidenceReference !== 'string' || !evidenceReference.trim()) refuse('VALIDATION_FAILED', 'evidenceReference is required: where the evidence is kept', { errors: [{ pointer: '/evidenceReference', message: 'is required' }] });
       const next = bump(o, now, {
         status: 'active',
-        verification: { status: 'verified', decidedAt: now, decidedBy: actorOf(command), evidenceReference },
+        verification: { status: 'verified', decidedAt: now, decidedBy: actorRef(command), evidenceReference },
         adherence: { ...o.adherence, from: o.adherence.from ?? now },
       });
       return { state: next, events: [event(next, 'verified')] };
@@ -198,7 +197,7 @@ export const organizationMachine = {
       if (o.status !== 'pending') refuse('INVALID_STATE_TRANSITION', `a ${o.status} organization is not waiting for verification`, { currentState: o.status });
       const reason = requiredReason(command.payload);
       const evidenceReference = typeof command.payload?.evidenceReference === 'string' ? command.payload.evidenceReference : undefined;
-      const next = bump(o, now, { verification: { status: 'rejected', decidedAt: now, decidedBy: actorOf(command), reason, ...(evidenceReference ? { evidenceReference } : {}) } });
+      const next = bump(o, now, { verification: { status: 'rejected', decidedAt: now, decidedBy: actorRef(command), reason, ...(evidenceReference ? { evidenceReference } : {}) } });
       return { state: next, events: [event(next, 'rejected')] };
     },
 
@@ -206,14 +205,14 @@ export const organizationMachine = {
       requireOperator(command);
       if (o.status !== 'active') refuse('INVALID_STATE_TRANSITION', `a ${o.status} organization cannot be suspended`, { currentState: o.status });
       if (o.role === 'operator') refuse('ACTOR_NOT_PERMITTED', 'the operator organization cannot be suspended');
-      const next = bump(o, now, { status: 'suspended', suspendedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'suspended', suspendedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'suspended')] };
     },
 
     reinstate(o: Organization, command: Command<{ reason: string }>, now: string): Transition<Organization> {
       requireOperator(command);
       if (o.status !== 'suspended') refuse('INVALID_STATE_TRANSITION', `a ${o.status} organization cannot be reinstated`, { currentState: o.status });
-      const next = bump(o, now, { status: 'active', statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'active', statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'reinstated')] };
     },
 
@@ -221,14 +220,14 @@ export const organizationMachine = {
       requireOperator(command);
       requireLive(o, 'end');
       if (o.role === 'operator') refuse('ACTOR_NOT_PERMITTED', 'the operator organization cannot be ended');
-      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'ended')] };
     },
 
     // The timer at the adherence period's end.
     endAdherence(o: Organization, command: Command, now: string): Transition<Organization> {
       if (o.status === 'ended' || !o.adherence.until || Date.parse(o.adherence.until) > Date.parse(now)) return { state: o, events: [] };
-      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: 'the adherence period ended', ...actorOf(command), at: now } });
+      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: 'the adherence period ended', ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'ended')] };
     },
   },

@@ -9,7 +9,7 @@
 // disabled  disable (its tokens are refused at once; enable brings it back)
 // expired   the invitation's timer, unaccepted (reinvite makes a new one)
 // removed   remove: for good; the userId is never given again (terminal)
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
+import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 
 export type UserStatus = 'invited' | 'active' | 'disabled' | 'expired' | 'removed';
@@ -41,7 +41,6 @@ export interface UserContext {
 
 const USER_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{1,127}$/;
 const event = (u: User, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [u.organizationId, OPERATOR_AUDIENCE] });
-const actorOf = (command: Command) => ({ organizationId: command.actor.organizationId ?? 'broker', ...(command.actor.clientId ? { clientId: command.actor.clientId } : {}), ...(command.actor.userId ? { userId: command.actor.userId } : {}) });
 const later = (now: string, days: number) => new Date(Date.parse(now) + days * 86_400_000).toISOString().replace(/\.000Z$/, 'Z');
 
 function requireAdmin(u: User, command: Command): void {
@@ -61,11 +60,14 @@ export const userMachine = {
   brokerCommands: ['expireInvitation'],
 
   // The invitation: the user exists, invited, until its first signed-in request accepts it.
-  create(command: Command<{ userId: string; name?: string; roles: UserRole[] }, UserContext>, id: string, now: string): Transition<User> {
+  create(command: Command<{ userId: string; name?: string; roles: UserRole[]; organizationId?: string }, UserContext>, id: string, now: string): Transition<User> {
     const p = command.payload;
     if (!isBroker(command.actor) && !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'a user is invited by an organization');
     if (typeof p.userId !== 'string' || !USER_ID.test(p.userId)) refuse('VALIDATION_FAILED', 'userId: 2 to 128 letters, digits and . _ @ + -', { errors: [{ pointer: '/userId', message: 'is not a user id' }] });
-    const organizationId = command.actor.organizationId!;
+    // The development seed (the broker, core/seed.ts) invites a user of the users file for the
+    // organization the file names, and accepts the invitation at once (nobody else is there to).
+    const organizationId = isBroker(command.actor) ? p.organizationId : command.actor.organizationId;
+    if (typeof organizationId !== 'string' || !organizationId) refuse('VALIDATION_FAILED', "the seed names the user's organization");
     const state: User = {
       id,
       resourceVersion: 1,
@@ -78,7 +80,8 @@ export const userMachine = {
       name: typeof p.name === 'string' && p.name.trim() ? p.name.trim() : p.userId,
       roles: checkRoles(p.roles, command.context),
       invitationExpiresAt: later(now, INVITATION_DAYS),
-      invitedBy: actorOf(command),
+      // The seed's invitation is the organization's own (the broker acts for it).
+      invitedBy: isBroker(command.actor) ? { organizationId } : actorRef(command),
     };
     return { state, events: [event(state, 'invited')] };
   },
@@ -110,7 +113,7 @@ export const userMachine = {
     disable(u: User, command: Command<{ reason: string }>, now: string): Transition<User> {
       requireAdmin(u, command);
       if (u.status !== 'active' && u.status !== 'invited') refuse('INVALID_STATE_TRANSITION', `a ${u.status} user cannot be disabled`, { currentState: u.status });
-      const next = bump(u, now, { status: 'disabled', statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
+      const next = bump(u, now, { status: 'disabled', statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'disabled')] };
     },
 
@@ -126,14 +129,14 @@ export const userMachine = {
     reinvite(u: User, command: Command, now: string): Transition<User> {
       requireAdmin(u, command);
       if (u.status !== 'invited' && u.status !== 'expired') refuse('INVALID_STATE_TRANSITION', `a ${u.status} user cannot be invited again`, { currentState: u.status });
-      const next = bump(u, now, { status: 'invited', invitationExpiresAt: later(now, INVITATION_DAYS), invitedBy: actorOf(command) });
+      const next = bump(u, now, { status: 'invited', invitationExpiresAt: later(now, INVITATION_DAYS), invitedBy: actorRef(command) });
       return { state: next, events: [event(next, 'invited')] };
     },
 
     remove(u: User, command: Command<{ reason: string }>, now: string): Transition<User> {
       requireAdmin(u, command);
       if (u.status === 'removed') refuse('INVALID_STATE_TRANSITION', 'the user was removed already', { currentState: u.status });
-      const next = bump(u, now, { status: 'removed', statusReason: { reason: requiredReason(command.payload), ...actorOf(command), at: now } });
+      const next = bump(u, now, { status: 'removed', statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
       return { state: next, events: [event(next, 'removed')] };
     },
 

@@ -4,14 +4,14 @@
 // beside the new one until its expiry and is refused from then on, its tokens too; a revoked key
 // and a disabled connector are refused on the next requests, tokens issued before included; and
 // nobody reaches another organization's connectors (404), nor gives a scope above the ceiling.
-import { createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
+import { createHash, createPrivateKey, randomUUID, X509Certificate } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PcxClient } from '../sdk/src';
 import { clientAssertion, generateConnectorKey, type PrivateJwk } from '../sdk/src/keys';
 import { call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv, tokenByKey } from './helpers';
 import { startBroker } from './stack';
-import { testCertificates } from './tls';
+import { httpsRequest, selfSignedCertificate, testCertificates } from './tls';
 import { offerBody } from './listing-fixtures';
 import { waitFor } from './matching-fixtures';
 
@@ -322,4 +322,59 @@ test('a key with its certificate chain: accepted when the chain certifies it and
     expectProblem(refused, 400, 'VALIDATION_FAILED');
     expect(refused.body.errors[0].pointer).toBe('/publicJwk/x5c');
   }
+});
+
+// Mutual TLS (RFC 8705) on the broker's mutual-TLS listener: a connector that registered a key
+// authenticates with a self-signed certificate of it (self_signed_tls_client_auth); its token is
+// bound to that certificate (cnf x5t#S256) and is refused without it, with another certificate, or
+// on the plain listener; a certificate of a key the connector did not register, or of a revoked
+// key, gets no token.
+test('mutual TLS: a certificate of a registered key gets a certificate-bound token, accepted only with that certificate; other keys and revoked keys get none', async () => {
+  const { ca } = testCertificates(env.webhooks.tlsDir);
+  const pem = (jwk: PrivateJwk) => createPrivateKey({ key: jwk as never, format: 'jwk' }).export({ type: 'pkcs8', format: 'pem' }).toString();
+  const key = generateConnectorKey();
+  const stranger = generateConnectorKey();
+  const clientId = clientIdOf('mtls');
+  const created = (await adminA.post('/connectors', { clientId, scopes: ['capacity:publish', 'capacity:read'], publicJwk: key.publicJwk })).body;
+  const mine = { cert: selfSignedCertificate(pem(key.privateJwk), clientId), key: pem(key.privateJwk) };
+  const theirs = { cert: selfSignedCertificate(pem(stranger.privateJwk), clientId), key: pem(stranger.privateJwk) };
+  const form = (extra: Record<string, string> = {}) => new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, ...extra }).toString();
+  const tokenRequest = (client: { cert: string; key: string } | undefined, body = form(), base = env.mtls.baseUrl) =>
+    base.startsWith('https:')
+      ? httpsRequest(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body, ca, ...client })
+      : fetch(`${base}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body }).then(async (r) => ({ status: r.status, body: await r.json() }));
+
+  const issued = await tokenRequest(mine);
+  expect(issued.status).toBe(200);
+  const token: string = issued.body.access_token;
+  const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString());
+  expect(claims.cnf).toEqual({ 'x5t#S256': createHash('sha256').update(new X509Certificate(mine.cert).raw).digest('base64url') });
+  expect(claims.cred).toBe(key.publicJwk.kid);
+  // With its certificate, on the mutual-TLS listener: it works (a read and a publication).
+  const read = (client?: { cert: string; key: string }) => httpsRequest(`${env.mtls.baseUrl}/capacity-offers?limit=1`, { headers: { authorization: `Bearer ${token}` }, ca, ...client });
+  expect((await read(mine)).status).toBe(200);
+  const published = await httpsRequest(`${env.mtls.baseUrl}/capacity-offers`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': randomUUID() }, body: JSON.stringify(offerBody()), ca, ...mine });
+  expect(published.status).toBe(201);
+  expect(published.body.ownerOrganizationId).toBe(orgA.id);
+  // Without a certificate, with another, or on the plain listener: the token is refused.
+  for (const reply of [await read(), await read(theirs), await call('GET', '/capacity-offers?limit=1', token)]) {
+    expect({ status: reply.status, code: reply.body.code }).toEqual({ status: 401, code: 'INVALID_TOKEN' });
+  }
+  // A certificate of a key the connector did not register; no certificate at all; the plain listener: no token.
+  for (const refused of [await tokenRequest(theirs), await tokenRequest(undefined), await tokenRequest(mine, form(), env.baseUrl)]) {
+    expect({ status: refused.status, error: refused.body.error }).toEqual({ status: 401, error: 'invalid_client' });
+  }
+  expect((await tokenRequest(theirs)).body.detail).toMatch(/none of the client's registered keys/);
+  // A certificate beside a client secret is one method too many: the secret decides (and is wrong here).
+  expect((await tokenRequest(mine, form({ client_secret: 'not-it' }))).status).toBe(401);
+  // Private_key_jwt still works on the mutual-TLS listener, and its token is not bound.
+  const asserted = await tokenRequest(mine, new URLSearchParams({ grant_type: 'client_credentials', client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: clientAssertion({ clientId, tokenUrl, privateJwk: key.privateJwk }) }).toString());
+  expect(asserted.status).toBe(200);
+  expect(JSON.parse(Buffer.from(asserted.body.access_token.split('.')[1], 'base64url').toString()).cnf).toBeUndefined();
+
+  // The key revoked: its bound token is refused at once, and its certificate gets no new one.
+  const revoked = await adminA.command(`/connectors/${created.id}/revoke-credential`, created.resourceVersion, { credentialId: key.publicJwk.kid, reason: 'certificate retired' });
+  expect(revoked.status).toBe(200);
+  await waitFor('the bound token to be refused', async () => ((await read(mine)).body.code === 'CREDENTIAL_INVALID' ? true : undefined), 5000);
+  expect((await tokenRequest(mine)).status).toBe(401);
 });

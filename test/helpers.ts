@@ -26,6 +26,8 @@ export interface TestEnv {
   temporalAddress: string;
   taskQueue: string;
   brokerEnv: Record<string, string>;
+  /** The stack's broker's mutual-TLS listener (RFC 8705): its address and the variables that start it. */
+  mtls: { baseUrl: string; env: Record<string, string> };
   registry: { organizationsFile: string; connectorsFile: string; usersFile: string };
   /** The file the tests' DNS server answers from (test/dns-server.ts, setDnsAnswer). */
   webhooks: { dnsFile: string; tlsDir: string };

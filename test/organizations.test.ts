@@ -16,6 +16,8 @@ import { Entities } from '../core/entities';
 import { createLogger } from '../core/log';
 import { Registry } from '../core/registry';
 import { importSeed } from '../core/seed';
+import { managedRegistry } from '../read-model/managed-registry';
+import { signIn } from './oidc-sign-in';
 import { activeRelationship, call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv, tokenByKey } from './helpers';
 import { openDb } from '../core/db';
 import { findMatches } from '../read-model/matching';
@@ -24,6 +26,7 @@ import { OFFERS, offerBody, publishedListing, REQUESTS } from './listing-fixture
 import { waitFor, waitProposals } from './matching-fixtures';
 
 const env = testEnv();
+const onPostgres = ENGINE === 'postgres' ? test : test.skip;
 let operator: Connector;
 let stranger: Connector;
 beforeAll(async () => {
@@ -228,9 +231,81 @@ test('the seed: the organizations of a file imported as active, verified records
   expect(gone).toEqual(expect.objectContaining({ status: 'ended', resourceVersion: 2 }));
 });
 
+// The connectors and users files are the seed too: each entry becomes a record with its keys, its
+// development secret and password kept as slow hashes (the store is the read model: PostgreSQL
+// here, the broker's own PGlite in test/walkthrough.test.ts's npm start, where the demo users and
+// connectors arrive as records). The broker's files do not hold these entries, so every token and
+// sign-in below is the records' doing.
+onPostgres('the seed: connectors and users of the files imported as records with their keys, secrets and passwords, once; inactive ones disabled', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'pcx-seed-'));
+  const organizationId = unique('org-seed-people');
+  const [tms, old, planner, leaver] = [unique('seed-tms'), unique('seed-old'), unique('seed-planner'), unique('seed-leaver')];
+  const key = generateConnectorKey();
+  const files = {
+    organizations: join(dir, 'organizations.json'),
+    connectors: join(dir, 'connectors.json'),
+    users: join(dir, 'users.json'),
+  };
+  writeFileSync(files.organizations, JSON.stringify([{ organizationId, name: 'Seeded People GmbH' }]));
+  writeFileSync(files.connectors, JSON.stringify([
+    { clientId: tms, organizationId, name: 'Seeded TMS', scopes: ['capacity:read', 'connectors:manage'], clientSecret: 'seed-secret-of-the-tms', jwks: { keys: [key.publicJwk] } },
+    { clientId: old, organizationId, scopes: ['capacity:read'], clientSecret: 'seed-secret-of-the-old-one', status: 'inactive' },
+  ]));
+  writeFileSync(files.users, JSON.stringify([
+    { userId: planner, organizationId, name: 'Petra Planner', roles: ['planner', 'admin'], password: 'petra-demo' },
+    { userId: leaver, organizationId, roles: ['viewer'], password: 'leaver-demo', status: 'inactive' },
+  ]));
+  const registry = Registry.load(files.organizations, files.connectors, 'sandbox', 'required');
+  registry.loadUsers(files.users, 'required');
+  const connection = await Connection.connect({ address: env.temporalAddress });
+  const db = await openDb({ databaseUrl: env.databaseUrl, dataDir: env.dataDir, poolSize: 2 });
+  try {
+    const entities = new Entities(new Client({ connection }), { taskQueue: env.taskQueue, settings: { continueAsNewAfterEvents: 2000, continueAsNewAfterCommands: 500 } });
+    const log = createLogger({ level: 'error', redact: true });
+    const seed = { registry, entities, db, organizationsFile: files.organizations, connectorsFile: files.connectors, usersFile: files.users, log };
+    expect(await importSeed(seed)).toEqual({ created: 5, existing: 0 });
+    // Again, as the next start does (its registry sees the records): nothing new.
+    const managed = await managedRegistry(db);
+    registry.useManaged(managed);
+    try {
+      expect(await importSeed(seed)).toEqual({ created: 0, existing: 5 });
+    } finally {
+      managed.stop();
+    }
+  } finally {
+    await connection.close();
+    await db.close();
+  }
+
+  // The connector: its development secret and its key both get tokens; what it reads shows no secret.
+  const bySecret = await fetch(`${env.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: tms, client_secret: 'seed-secret-of-the-tms' }) });
+  expect(bySecret.status).toBe(200);
+  const token = (await bySecret.json()).access_token;
+  expect((await tokenByKey(tms, key.privateJwk)).status).toBe(200);
+  const own = await call('GET', '/connectors', token);
+  const records = own.body.items.filter((c: any) => [tms, old].includes(c.clientId));
+  expect(records.map((c: any) => [c.clientId, c.status, c.scopes])).toEqual(expect.arrayContaining([[tms, 'active', ['capacity:read', 'connectors:manage']], [old, 'disabled', ['capacity:read']]]));
+  const mine = records.find((c: any) => c.clientId === tms);
+  expect(mine.credentials.map((k: any) => k.kind).sort()).toEqual(['clientSecret', 'privateKeyJwt']);
+  expect(mine.credentials.find((k: any) => k.kind === 'clientSecret').secretHint).toBe('-tms');
+  expect(JSON.stringify(own.body)).not.toContain('seed-secret');
+  // The inactive entry is a disabled record: no token; a wrong secret neither.
+  for (const [clientId, secret] of [[old, 'seed-secret-of-the-old-one'], [tms, 'not-the-secret']]) {
+    const refused = await fetch(`${env.baseUrl}/oauth2/token`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }) });
+    expect(refused.status).toBe(401);
+  }
+
+  // The users: active at once (nobody accepts an invitation), signed in with the file's password; the inactive one disabled.
+  const users = (await call('GET', '/users', token)).body.items;
+  expect(users.map((u: any) => [u.userId, u.status, u.roles])).toEqual(expect.arrayContaining([[planner, 'active', ['planner', 'admin']], [leaver, 'disabled', ['viewer']]]));
+  const signedIn = await signIn(env.baseUrl, planner, 'petra-demo');
+  expect((await call('GET', '/capacity-offers?limit=1', signedIn.accessToken)).status).toBe(200);
+  await expect(signIn(env.baseUrl, leaver, 'leaver-demo')).rejects.toThrow();
+  await expect(signIn(env.baseUrl, planner, 'wrong')).rejects.toThrow();
+});
+
 // Matching leaves a suspended organization out, on either side (read-model/matching.ts): read from
 // the database the broker matches from (PostgreSQL: PGlite is the broker process's own).
-const onPostgres = ENGINE === 'postgres' ? test : test.skip;
 onPostgres("matching pairs no listing of a suspended organization: its offer is no candidate for a partner's request, and its own listings get none", async () => {
   const { organizationId, record, admin } = await onboard({}, ['connectors:manage', 'relationships:manage', 'capacity:publish', 'capacity:read', 'matches:read']);
   await operator.command(`/organizations/${record.id}/verify`, record.resourceVersion, { evidenceReference: 'case 5' });

@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import * as https from 'node:https';
 
 export interface TestCertificates {
   /** The CA's certificate (PEM): what a client trusts. */
@@ -75,4 +76,45 @@ function make(where: string): TestCertificates {
     fs.renameSync(file('server.pem.tmp'), file('server.pem'));
   }
   return { ca: fs.readFileSync(file('ca.pem'), 'utf8'), key: fs.readFileSync(file('server.key'), 'utf8'), cert: fs.readFileSync(file('server.pem'), 'utf8') };
+}
+
+/**
+ * A self-signed client certificate for a key (RFC 8705 self_signed_tls_client_auth): what a
+ * connector makes from the key it registered. `days` from now.
+ */
+export function selfSignedCertificate(privateKeyPem: string, commonName: string, days = 1): string {
+  const where = fs.mkdtempSync(join(tmpdir(), 'pcx-test-client-cert-'));
+  try {
+    fs.writeFileSync(join(where, 'client.key'), privateKeyPem, { mode: 0o600 });
+    execFileSync(OPENSSL, ['req', '-x509', '-new', '-key', 'client.key', '-out', 'client.pem', '-days', String(days), '-subj', `/CN=${commonName}`, '-sha256'], { cwd: where, stdio: ['ignore', 'ignore', 'pipe'] });
+    return fs.readFileSync(join(where, 'client.pem'), 'utf8');
+  } finally {
+    fs.rmSync(where, { recursive: true, force: true });
+  }
+}
+
+/** One HTTPS request that trusts `ca` and presents a client certificate when given one: status, headers and the JSON body. */
+export function httpsRequest(
+  url: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string; ca: string; cert?: string; key?: string },
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(url, { method: options.method ?? 'GET', headers: options.headers, ca: options.ca, cert: options.cert, key: options.key, agent: false }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        const text = Buffer.concat(chunks).toString('utf8');
+        let body: unknown = text;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          // not JSON: the text
+        }
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(options.body);
+  });
 }

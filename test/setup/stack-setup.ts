@@ -11,7 +11,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { embeddedOnFreePorts, ROOT, startBroker, startEmbedded, startTemporal, writeTestRegistry, type SharedStartValues } from '../stack';
+import { embeddedOnFreePorts, freePort, ROOT, startBroker, startEmbedded, startTemporal, writeTestRegistry, type SharedStartValues } from '../stack';
 import { startDnsServer } from '../dns-server';
 import { testCertificates } from '../tls';
 import { documents } from '../../api/app';
@@ -186,6 +186,7 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     databaseUrl = `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
   }
   const taskQueue = `pcx-test-${process.pid}-${engine}`;
+  const mtlsPort = await freePort();
   const brokerEnv = {
     TEMPORAL_ADDRESS: s.temporal.address,
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -212,7 +213,15 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     WEBHOOK_DNS_MIN_TTL_SECONDS: '1',
     LOG_LEVEL: 'info',
   };
-  const broker = await startBroker(brokerEnv, join(dir, 'data'), join(dir, 'broker.log'));
+  // The mutual-TLS listener (RFC 8705), its server certificate the test authority's: the stack's
+  // broker only (not in brokerEnv, so that a second replica a test starts does not take its port).
+  const mtlsEnv = {
+    MTLS_PORT: String(mtlsPort),
+    MTLS_CERT_FILE: join(s.webhooks.tlsDir, 'server.pem'),
+    MTLS_KEY_FILE: join(s.webhooks.tlsDir, 'server.key'),
+    MTLS_BASE_URL: `https://127.0.0.1:${mtlsPort}`,
+  };
+  const broker = await startBroker({ ...brokerEnv, ...mtlsEnv }, join(dir, 'data'), join(dir, 'broker.log'));
   s.stacks.push({ broker, schema });
 
   const env = {
@@ -226,6 +235,7 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     temporalAddress: s.temporal.address,
     taskQueue,
     brokerEnv,
+    mtls: { baseUrl: mtlsEnv.MTLS_BASE_URL, env: mtlsEnv },
     registry: s.registry,
     webhooks: { dnsFile: s.webhooks.dnsFile, tlsDir: s.webhooks.tlsDir },
     // The shared npm start, for the project that started it (test/stack.ts npmStartFor).

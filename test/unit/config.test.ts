@@ -199,6 +199,19 @@ describe('Temporal TLS and API key (TEMPORAL_TLS*, TEMPORAL_API_KEY*)', () => {
     expect(loadConfig({ ...production, TEMPORAL_API_KEY: 'k' }).temporal.tls).toEqual({});
   });
 
+  test('the mutual-TLS listener (MTLS_*): off unless MTLS_PORT; its certificate and key read and checked at start', () => {
+    expect(loadConfig({}).mtls).toBeUndefined();
+    expect(loadConfig({ MTLS_PORT: '8443', MTLS_CERT_FILE: f('client.crt'), MTLS_KEY_FILE: f('client.key') }).mtls).toEqual({
+      port: 8443, baseUrl: 'https://localhost:8443', certFile: f('client.crt'), keyFile: f('client.key'),
+    });
+    expect(loadConfig({ MTLS_PORT: '8443', MTLS_CERT_FILE: f('client.crt'), MTLS_KEY_FILE: f('client.key'), MTLS_BASE_URL: 'https://mtls.pcx.example/' }).mtls!.baseUrl).toBe('https://mtls.pcx.example');
+    expect(problemsOf({ MTLS_CERT_FILE: f('client.crt') })).toEqual(['MTLS_CERT_FILE needs MTLS_PORT (the mutual-TLS listener)']);
+    expect(problemsOf({ MTLS_PORT: '8443' })).toEqual([expect.stringContaining('MTLS_PORT needs MTLS_CERT_FILE and MTLS_KEY_FILE')]);
+    expect(problemsOf({ MTLS_PORT: '8443', MTLS_CERT_FILE: f('client.crt'), MTLS_KEY_FILE: f('other.key') })).toEqual(['MTLS_KEY_FILE is not the private key of the certificate in MTLS_CERT_FILE']);
+    expect(problemsOf({ MTLS_PORT: '8443', MTLS_CERT_FILE: f('client.key'), MTLS_KEY_FILE: f('client.key') })).toEqual([expect.stringContaining('MTLS_CERT_FILE=')]);
+    expect(problemsOf({ MTLS_PORT: '8443', MTLS_CERT_FILE: f('missing.crt'), MTLS_KEY_FILE: f('client.key') })).toEqual([expect.stringContaining('does not exist')]);
+  });
+
   test('every problem is collected into one ConfigError naming each variable', () => {
     const problems = problemsOf({
       TEMPORAL_TLS_CERT_FILE: f('client.crt'),
