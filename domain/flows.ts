@@ -23,6 +23,8 @@ export const FLOWS = {
   commitmentCancelled: 'commitmentCancelledFlow',
   /** A handover (or its successful acknowledgement) is recorded on the match's execution reference. */
   handoverToReference: 'handoverToReferenceFlow',
+  /** An organization that ended: its open listings cancelled by the exchange, their proposals ending with them. */
+  organizationEnded: 'organizationEndedFlow',
 } as const;
 
 const FLOW_TYPES: ReadonlySet<string> = new Set(Object.values(FLOWS));
@@ -53,6 +55,11 @@ export const FLOW_TIMEOUT_MS = 30 * 60_000;
 export const FLOW_DEADLINE_MS = 45 * 60_000;
 /** The patch under which those deadlines exist (runs recorded before had no such timer). */
 export const FLOW_DEADLINES_PATCH = 'flow-deadlines';
+
+export interface OrganizationEndedInput {
+  organizationId: string;
+  reason: string;
+}
 
 export interface MatchInput {
   kind: 'capacity-offer' | 'load-request';

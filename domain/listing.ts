@@ -3,7 +3,7 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its broker-only matching commands (domain/capacity-offer.ts,
 // domain/load-request.ts).
-import { bump, Command, Effect, Envelope, EventDraft, invalidTransition, refuse, Transition } from './machine';
+import { bump, Command, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition } from './machine';
 
 export interface ReasonRecord {
   reason: string;
@@ -189,9 +189,10 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
         return { state: next, events: [event(next, 'expired')], effects: spec.onEnded?.(state) ?? [] };
       },
 
-      // Administrative cancel by a protocol operator (the API only sends it for an operator).
+      // Administrative cancel by a protocol operator (the API only sends it for an operator), or by the broker.
       cancel(state: S, command: Command<ReasonPayload>, now: string): Transition<S> {
-        if (command.actor.kind !== 'operator') refuse('ACTOR_NOT_PERMITTED', 'only a protocol operator may cancel');
+        // The broker cancels the open listings of an organization that ended (workflows/flows/organizations.ts).
+        if (command.actor.kind !== 'operator' && !isBroker(command.actor)) refuse('ACTOR_NOT_PERMITTED', 'only a protocol operator may cancel');
         requireStatus(spec.kind, state, command, spec.cancellable);
         const next = bump(state, now, {
           ...spec.ending?.(state),

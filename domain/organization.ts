@@ -13,6 +13,7 @@
 // the organization's feed and on the operator's (OPERATOR_AUDIENCE), kept for audit.
 import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
+import { FLOWS, type OrganizationEndedInput } from './flows';
 import { RELATIONSHIP_SCOPES, SCOPES } from './scopes';
 
 export type OrganizationStatus = 'pending' | 'active' | 'suspended' | 'ended';
@@ -113,6 +114,15 @@ function checkScopes(scopes: unknown, allowed: readonly string[], pointer: strin
 function requireLive(o: Organization, what: string): void {
   if (o.status === 'ended') refuse('INVALID_STATE_TRANSITION', `an ended organization cannot ${what}`, { currentState: o.status });
 }
+
+/**
+ * An organization that ended takes its open offers and requests off the exchange: partners would
+ * otherwise see listings nobody can act on until they expire (gate 3 refuses the organization
+ * everything). Behind a patch: runs recorded before this effect replay without it.
+ */
+const listingsEnd = (o: Organization, reason: string) => [
+  { flow: FLOWS.organizationEnded, input: { organizationId: o.organizationId, reason: `the organization ended: ${reason}` } satisfies OrganizationEndedInput, patch: 'organization-end-cancels-listings' },
+];
 
 export const organizationMachine = {
   kind: KIND,
@@ -220,15 +230,16 @@ export const organizationMachine = {
       requireOperator(command);
       requireLive(o, 'end');
       if (o.role === 'operator') refuse('ACTOR_NOT_PERMITTED', 'the operator organization cannot be ended');
-      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: requiredReason(command.payload), ...actorRef(command), at: now } });
-      return { state: next, events: [event(next, 'ended')] };
+      const reason = requiredReason(command.payload);
+      const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason, ...actorRef(command), at: now } });
+      return { state: next, events: [event(next, 'ended')], effects: listingsEnd(o, reason) };
     },
 
     // The timer at the adherence period's end.
     endAdherence(o: Organization, command: Command, now: string): Transition<Organization> {
       if (o.status === 'ended' || !o.adherence.until || Date.parse(o.adherence.until) > Date.parse(now)) return { state: o, events: [] };
       const next = bump(o, now, { status: 'ended', endedAt: now, statusReason: { reason: 'the adherence period ended', ...actorRef(command), at: now } });
-      return { state: next, events: [event(next, 'ended')] };
+      return { state: next, events: [event(next, 'ended')], effects: listingsEnd(o, 'the adherence period ended') };
     },
   },
 

@@ -130,13 +130,25 @@ test('suspended: it reads and manages itself (a key can still be revoked) but is
 
   const reinstated = await operator.command(`/organizations/${record.id}/reinstate`, suspended.body.resourceVersion, { reason: 'fee paid' });
   expect(reinstated.body.status).toBe('active');
-  await waitFor('publishing again', async () => ((await publish(admin)).status === 201 ? true : undefined), 2000);
+  const draft = await waitFor('publishing again', async () => {
+    const created = await publish(admin);
+    return created.status === 201 ? created.body : undefined;
+  }, 2000);
+  const listed = await call('POST', `/capacity-offers/${draft.id}/publish`, admin, undefined, { headers: { 'if-match': '"1"' } });
+  expect(listed.body.status).toBe('published');
+  expect((await call('GET', `/capacity-offers/${draft.id}`, operator.token)).body.status).toBe('published');
 
   const ended = await operator.command(`/organizations/${record.id}/end`, reinstated.body.resourceVersion, { reason: 'left the exchange' });
   expect(ended.body.status).toBe('ended');
   await waitFor('the end to count', async () => ((await call('GET', '/capacity-offers', admin)).status === 403 ? true : undefined), 2000);
   expectProblem(await call('GET', `/organizations/${record.id}`, admin), 403, 'ORGANIZATION_INACTIVE');
   expect((await tokenByKey(adminClientId, adminKey.privateJwk)).status).toBe(401);
+  // Its open listing leaves the exchange with it: cancelled by the broker, the reason said.
+  const cancelled = await waitFor('the offer to be cancelled', async () => {
+    const doc = (await call('GET', `/capacity-offers/${draft.id}`, operator.token)).body;
+    return doc.status === 'cancelled' ? doc : undefined;
+  }, 10000);
+  expect(cancelled.cancellation).toEqual(expect.objectContaining({ reasonCode: 'ORGANIZATION_ENDED', reason: 'the organization ended: left the exchange' }));
   // Ended is for good; the operator's record stays.
   expectProblem(await operator.command(`/organizations/${record.id}/reinstate`, ended.body.resourceVersion, { reason: 'again' }), 422, 'INVALID_STATE_TRANSITION');
   expect((await operator.get(`/organizations/${record.id}`)).body.status).toBe('ended');
