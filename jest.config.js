@@ -31,12 +31,19 @@ const common = {
 const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
 const ENGINE_INDEPENDENT = ['start', 'replay', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
+// `npm test` (scripts/test.mjs) runs the files against `npm start` in a jest process of their own:
+// PCX_TEST_FILES=npm-start selects only them, PCX_TEST_FILES=others leaves them out.
+const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'start'];
+const split = process.env.PCX_TEST_FILES;
+const npmStartOnly = NPM_START_FILES.map((name) => `<rootDir>/test/${name}.test.ts`);
+const withoutNpmStart = split === 'others' ? NPM_START_FILES.map((name) => `/test/${name}\\.test\\.ts$`) : [];
+
 const integration = (engine, ignore) => ({
   ...common,
   displayName: engine,
   roots: ['<rootDir>/test'],
-  testMatch: ['<rootDir>/test/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', ...ignore],
+  testMatch: split === 'npm-start' ? npmStartOnly : ['<rootDir>/test/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...ignore, ...withoutNpmStart],
   globals: { PCX_ENGINE: engine },
   globalSetup: `<rootDir>/test/setup/${engine}.ts`,
   globalTeardown: `<rootDir>/test/setup/teardown-${engine}.ts`,

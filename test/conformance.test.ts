@@ -1,14 +1,14 @@
 // The conformance kit (conformance/) against this broker, on both engines: every mandatory check of
 // the Broker profile conformant. Then the kit must be able to fail: behind a proxy that breaks the
 // broker in one known way, it reports exactly the checks that rest on that behaviour, and no other.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { Connector, freshOrgs, testEnv } from './helpers';
 import { generateConnectorKey } from '../sdk/src/keys';
 import { SCOPES } from '../domain/scopes';
 import { runBrokerProfile } from '../conformance/src/broker/run';
-import { markdown, writeReport } from '../conformance/src/report';
+import { exitCodeOf, markdown, writeReport } from '../conformance/src/report';
+import { brokerChecks } from '../conformance/src/broker/checks';
+import { brokenBroker, MUTANTS } from './conformance-mutants';
 import type { ClientsFile } from '../conformance/src/broker/world';
 import { join } from 'node:path';
 
@@ -17,72 +17,11 @@ function clients(): ClientsFile {
   return { organizations: [orgs[0], orgs[1], orgs[2]], operator: { organizationId: 'org-operator', clientId: 'client-operator', clientSecret: 'secret-o' } };
 }
 
-/** A proxy in front of the broker whose answers `mutate` may rewrite (status and JSON body). */
-async function brokenBroker(mutate: (method: string, path: string, status: number, body: any) => { status: number; body: any } | undefined): Promise<{ url: string; close(): Promise<void> }> {
-  const target = testEnv().baseUrl;
-  const server: Server = createServer(async (req, res) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const headers = new Headers();
-    for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string' && k !== 'host' && k !== 'content-length') headers.set(k, v);
-    const answer = await fetch(`${target}${req.url}`, { method: req.method, headers, ...(chunks.length ? { body: Buffer.concat(chunks) } : {}) });
-    const text = await answer.text();
-    let body: any = text;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      /* not JSON: passed on as it is */
-    }
-    const changed = typeof body === 'object' ? mutate(req.method!, new URL(req.url!, target).pathname, answer.status, body) : undefined;
-    const out = changed ? JSON.stringify(changed.body) : text;
-    const outHeaders: Record<string, string> = {};
-    answer.headers.forEach((v, k) => {
-      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) outHeaders[k] = v;
-    });
-    if (changed) outHeaders['content-type'] = 'application/json';
-    res.writeHead(changed?.status ?? answer.status, outHeaders);
-    res.end(answer.status === 204 || answer.status === 304 ? undefined : out);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, close: () => new Promise((resolve) => server.close(() => resolve())) };
-}
-
 const nonConformant = (report: Awaited<ReturnType<typeof runBrokerProfile>>) =>
   report.families.flatMap((f) => f.checks).filter((c) => c.verdict === 'non-conformant').map((c) => c.id).sort();
 
-/** The kit's run, restricted to `only`, against a proxy that breaks the broker with `mutate`; the proxy is closed after it. */
-async function runAgainstBroken(mutate: Parameters<typeof brokenBroker>[0], only: string[]) {
-  const proxy = await brokenBroker(mutate);
-  try {
-    return await runBrokerProfile({ baseUrl: proxy.url, clients: clients(), only });
-  } finally {
-    await proxy.close();
-  }
-}
-
 // One engine is enough for the broken brokers: the proxy, not the engine, is under test.
 const onPglite = testEnv().engine === 'pglite' ? test : test.skip;
-// Their runs start as the file starts and go on beside the run against the broker itself (each its
-// own proxy and organizations; the kit mostly waits on the broker's flows); their tests await them.
-let broken: { leaking: ReturnType<typeof runAgainstBroken>; staleAccepted: ReturnType<typeof runAgainstBroken> } | undefined;
-beforeAll(() => {
-  if (testEnv().engine !== 'pglite') return;
-  broken = {
-    // A broker that leaks the restricted price to partners.
-    leaking: runAgainstBroken(
-      (method, path, status, body) =>
-        method === 'GET' && /^\/capacity-offers\/[^/]+$/.test(path) && status === 200 ? { status, body: { ...body, restrictedDetails: { price: { amount: 900, currency: 'EUR' } } } } : undefined,
-      ['FD-1', 'FD-2', 'LT-1', 'IS-1'],
-    ),
-    // A broker that answers a stale write with 200.
-    staleAccepted: runAgainstBroken(
-      (_method, _path, status, body) => (status === 409 && body?.code === 'STALE_RESOURCE_VERSION' ? { status: 200, body: { ok: true } } : undefined),
-      ['SW-1', 'SW-2', 'SW-3', 'LT-1', 'ID-1', 'ID-3', 'DP-1'],
-    ),
-  };
-  // A failed run is reported by its test, which awaits it.
-  for (const run of Object.values(broken)) run.catch(() => undefined);
-});
 
 test('this broker passes every mandatory check of the Broker profile', async () => {
   const report = await runBrokerProfile({ baseUrl: testEnv().baseUrl, clients: clients() });
@@ -102,18 +41,74 @@ test('this broker passes every mandatory check of the Broker profile', async () 
   expect(files.markdown).toMatch(/report\.md$/);
 }, 240000);
 
-describe('the kit fails a broken broker on exactly the checks its breakage touches', () => {
-  onPglite('a broker that leaks the restricted price to partners: field-level disclosure fails, nothing else', async () => {
-    const report = await broken!.leaking;
-    expect(nonConformant(report)).toEqual(['FD-1']);
-    expect(report.failedMandatory).toEqual(['FD-1']);
-  }, 180000);
+// Every check of the Broker profile can fail: for each, a broker with one plausible bug (the
+// cheapest wrong reading of the passage the check quotes, test/conformance-mutants.ts), and the kit
+// must report exactly that check non-conformant, in its family, and nothing else: neither another
+// check (a verdict on the wrong evidence) nor none (a bug that goes through).
+describe('the kit fails a broken broker on exactly the check its bug breaks, for every check', () => {
+  onPglite('every check of the profile has its broken broker', () => {
+    const ids = [...brokerChecks().map((c) => c.id), 'IS-4', 'FD-3', 'SV-2', 'ER-3'].sort();
+    expect(MUTANTS.map((m) => m.check).sort()).toEqual(ids);
+  });
 
-  onPglite('a broker that answers a stale write with 200: the stale-write checks fail (and the answer breaks the document), nothing else', async () => {
-    const report = await broken!.staleAccepted;
-    expect(nonConformant(report)).toEqual(['SV-2', 'SW-1', 'SW-2', 'SW-3']);
-  }, 180000);
+  (testEnv().engine === 'pglite' ? test.concurrent.each : test.skip.each)(MUTANTS.map((m) => [m.check, m.bug, m] as const))('%s: %s', async (check, _bug, mutant) => {
+    const parties = clients();
+    const names = Object.fromEntries(parties.organizations.map((o, i) => [o.clientId, 'ABC'[i]]));
+    const proxy = await brokenBroker(testEnv().baseUrl, mutant, names);
+    let report;
+    try {
+      report = await runBrokerProfile({ baseUrl: proxy.url, clients: parties, only: mutant.only ?? [check], ...(mutant.settings ? { settings: mutant.settings } : {}) });
+    } finally {
+      await proxy.close();
+    }
+    const found = nonConformant(report);
+    if (found.join() !== check) throw new Error(`expected ${check} alone non-conformant, got [${found.join(', ')}]\n${markdown(report).slice(0, 6000)}`);
+    const family = report.families.find((f) => f.checks.some((c) => c.id === check))!;
+    expect(['non-conformant', 'partial']).toContain(family.verdict);
+    expect(report.families.filter((f) => f.verdict === 'non-conformant' || f.verdict === 'partial').map((f) => f.family)).toEqual([family.family]);
+    // A mandatory check's failure fails the run; the optional expiry check (PR-2) is reported only.
+    const mandatory = family.checks.find((c) => c.id === check)!.mandatory;
+    expect(report.failedMandatory.includes(check)).toBe(mandatory);
+  }, 120000);
 });
+
+// Evidence rules: no verdict without evidence, and the exit codes docs/conformance.md gives.
+describe('no verdict on no evidence; the exit codes', () => {
+  onPglite('an unreachable broker: not run, every check no traffic, exit 2', async () => {
+    const report = await runBrokerProfile({ baseUrl: 'http://127.0.0.1:9', clients: clients(), only: ['LT-1'] });
+    expect(report.notRun).toMatch(/could not be reached/);
+    expect(report.families.flatMap((f) => f.checks).every((c) => c.verdict === 'no traffic')).toBe(true);
+    expect(exitCodeOf(report)).toBe(2);
+  });
+
+  onPglite('credentials the broker refuses: the set-up fails, not run, exit 2', async () => {
+    const parties = clients();
+    parties.organizations[0] = { ...parties.organizations[0], clientSecret: 'wrong' };
+    const report = await runBrokerProfile({ baseUrl: testEnv().baseUrl, clients: parties, only: ['LT-1'] });
+    expect(report.notRun).toMatch(/set-up failed/);
+    expect(exitCodeOf(report)).toBe(2);
+  });
+
+  onPglite('a check whose set-up the broker refuses is no traffic, and only the check about that step is non-conformant; no error answers: ER-3 no traffic', async () => {
+    const parties = clients();
+    const names = Object.fromEntries(parties.organizations.map((o, i) => [o.clientId, 'ABC'[i]]));
+    // Publishing is broken: LT-1 (whose subject it is) fails; SW-1, which only needs a published offer, has no traffic.
+    const proxy = await brokenBroker(testEnv().baseUrl, { check: 'LT-1', bug: 'publish refused', response: (x, a) => (x.method === 'POST' && x.path.endsWith('/publish') && x.path.startsWith('/capacity-offers') ? { ...a, status: 500, body: { ...problemBody } } : undefined) }, names);
+    try {
+      const report = await runBrokerProfile({ baseUrl: proxy.url, clients: parties, only: ['LT-1', 'SW-1'] });
+      const verdicts = Object.fromEntries(report.families.flatMap((f) => f.checks).map((c) => [c.id, c.verdict]));
+      expect(verdicts).toEqual(expect.objectContaining({ 'LT-1': 'non-conformant', 'SW-1': 'no traffic' }));
+      expect(report.families.flatMap((f) => f.checks).find((c) => c.id === 'SW-1')!.evidence.join(' ')).toMatch(/set-up failed \(a published offer\)/);
+      expect(exitCodeOf(report)).toBe(1);
+    } finally {
+      await proxy.close();
+    }
+    const quiet = await runBrokerProfile({ baseUrl: testEnv().baseUrl, clients: clients(), only: ['LT-1'] });
+    expect(quiet.families.flatMap((f) => f.checks).find((c) => c.id === 'ER-3')!.verdict).toBe('no traffic');
+  }, 120000);
+});
+
+const problemBody = { type: 'urn:exchange:protocol:error:internal', title: 'Internal error', status: 500, code: 'INTERNAL', detail: 'broken on purpose', correlationId: '00000000-0000-4000-8000-000000000000' };
 
 test('the kit runs with a connector that authenticates by private_key_jwt: one onboarded through /connectors, its key in a file', async () => {
   const [a, b, c] = freshOrgs(3);

@@ -12,7 +12,7 @@ import { Command } from 'commander';
 import { runBrokerProfile } from './broker/run';
 import { runConnectorProfile, type ConnectorProfile } from './connector/run';
 import type { Credentials } from './traffic';
-import { writeReport } from './report';
+import { exitCodeOf, writeReport } from './report';
 
 const readJson = (file: string) => JSON.parse(readFileSync(file, 'utf8'));
 
@@ -40,7 +40,7 @@ program
     const files = writeReport(report, opts.report);
     process.stderr.write(`report: ${files.markdown}, ${files.json}\n`);
     process.stdout.write(`${report.summary}\n`);
-    process.exitCode = report.failedMandatory.length ? 1 : 0;
+    process.exitCode = exitCodeOf(report);
   });
 
 const CONNECTOR_PROFILES: Record<ConnectorProfile, string> = {
@@ -83,7 +83,7 @@ for (const [profile, description] of Object.entries(CONNECTOR_PROFILES) as Array
       const files = writeReport(report, opts.report);
       process.stderr.write(`report: ${files.markdown}, ${files.json}\n`);
       process.stdout.write(`${report.summary}\n`);
-      process.exitCode = report.failedMandatory.length ? 1 : 0;
+      process.exitCode = exitCodeOf(report);
     });
 }
 

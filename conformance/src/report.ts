@@ -16,12 +16,14 @@ export interface Report {
   verdict: FamilyVerdict;
   /** Mandatory checks not found conformant (non-conformant or no traffic) and not expected to fail: the run fails when any. */
   failedMandatory: string[];
+  /** Why the run could not be made (the implementation unreachable, the set-up refused): the run proves nothing either way (exit 2). */
+  notRun?: string;
   summary: string;
   families: Array<{ family: Family; title: string; verdict: FamilyVerdict; checks: CheckResult[] }>;
   exchanges: Exchange[];
 }
 
-export function buildReport(input: { profile: string; baseUrl: string; startedAt: string; results: CheckResult[]; exchanges: Exchange[] }): Report {
+export function buildReport(input: { profile: string; baseUrl: string; startedAt: string; results: CheckResult[]; exchanges: Exchange[]; notRun?: string }): Report {
   const families = (Object.keys(FAMILIES) as Family[])
     .map((family) => {
       const checks = input.results.filter((r) => r.family === family);
@@ -34,8 +36,8 @@ export function buildReport(input: { profile: string; baseUrl: string; startedAt
   const expected = input.results.filter((r) => r.expectedFailure).length;
   const exercised = familyVerdict(input.results.filter((r) => !r.expectedFailure));
   const verdict: FamilyVerdict = exercised === 'conformant' && failedMandatory.length ? 'partial' : exercised;
-  const summary = `${input.profile} profile: ${verdict}; ${input.results.length} checks: ${count('conformant')} conformant, ${count('non-conformant')} non-conformant${expected ? ` (${expected} expected)` : ''}, ${count('no traffic')} no traffic; mandatory failing: ${failedMandatory.length ? failedMandatory.join(', ') : 'none'}`;
-  return { kit: { name: '@pcx/conformance', version: KIT_VERSION }, profile: input.profile, baseUrl: input.baseUrl, startedAt: input.startedAt, finishedAt: new Date().toISOString(), verdict, failedMandatory, summary, families, exchanges: input.exchanges };
+  const summary = `${input.profile} profile: ${input.notRun ? `not run (${input.notRun})` : verdict}; ${input.results.length} checks: ${count('conformant')} conformant, ${count('non-conformant')} non-conformant${expected ? ` (${expected} expected)` : ''}, ${count('no traffic')} no traffic; mandatory failing: ${failedMandatory.length ? failedMandatory.join(', ') : 'none'}`;
+  return { kit: { name: '@pcx/conformance', version: KIT_VERSION }, profile: input.profile, baseUrl: input.baseUrl, startedAt: input.startedAt, finishedAt: new Date().toISOString(), verdict, failedMandatory, ...(input.notRun ? { notRun: input.notRun } : {}), summary, families, exchanges: input.exchanges };
 }
 
 export function markdown(report: Report): string {
@@ -69,4 +71,10 @@ export function writeReport(report: Report, dir: string): { json: string; markdo
   writeFileSync(json, JSON.stringify(report, null, 2));
   writeFileSync(md, markdown(report));
   return { json, markdown: md };
+}
+
+/** The exit code docs/conformance.md promises: 2 when the run could not be made, 1 when a mandatory check is not conformant (expected failures aside), 0 otherwise. */
+export function exitCodeOf(report: Pick<Report, 'notRun' | 'failedMandatory'>): 0 | 1 | 2 {
+  if (report.notRun) return 2;
+  return report.failedMandatory.length ? 1 : 0;
 }

@@ -3,6 +3,7 @@
 // market bodies the checks publish. Every check makes resources of its own, so that one check's
 // failure leaves the others their evidence.
 import { randomUUID } from 'node:crypto';
+import { NoTraffic } from '../checks';
 import { Party, Recorder, type Credentials, type Reply } from '../traffic';
 
 export interface ClientsFile {
@@ -38,6 +39,10 @@ export class World {
   readonly c: Party;
   readonly operator: Party | undefined;
   relationshipId = '';
+  /** Resource id (offer, request, proposal) -> the number of the exchange at which a proposal for it was accepted by both: disclosure may follow from then on (audit.ts). */
+  readonly acceptedAt = new Map<string, number>();
+  /** What several checks may share (the execution reference the outcome checks report on). */
+  readonly shared: { reference?: Promise<any> } = {};
   /** The run's own prefix, in Idempotency-Keys and deduplication keys. */
   readonly run = randomUUID().slice(0, 8);
 
@@ -132,14 +137,28 @@ export class World {
     };
   }
 
-  /** An offer of A's, published. */
-  async publishedOffer(extra: Record<string, unknown> = {}, slot = this.nextSlot()): Promise<any> {
-    const draft = await must(this.a.post('/capacity-offers', this.offerBody(extra, slot)), 201, 'A creates an offer');
-    return must(this.a.post(`/capacity-offers/${draft.id}/publish`, undefined, draft.resourceVersion), 200, 'A publishes it');
+  /** An offer of A's, published (a set-up step: arrange). */
+  publishedOffer(extra: Record<string, unknown> = {}, slot = this.nextSlot()): Promise<any> {
+    return arrange('a published offer', async () => {
+      const draft = await must(this.a.post('/capacity-offers', this.offerBody(extra, slot)), 201, 'A creates an offer');
+      return must(this.a.post(`/capacity-offers/${draft.id}/publish`, undefined, draft.resourceVersion), 200, 'A publishes it');
+    });
   }
 
-  /** A published offer of A's and a published request of B's that match, and the proposal for them. */
-  async proposed(): Promise<{ offer: any; request: any; proposal: any }> {
+  /** A request of B's, published (a set-up step: arrange). */
+  publishedRequest(extra: Record<string, unknown> = {}, slot = this.nextSlot(), by: Party = this.b): Promise<any> {
+    return arrange('a published request', async () => {
+      const draft = await must(by.post('/load-requests', this.requestBody(extra, slot)), 201, `${by.name} creates a request`);
+      return must(by.post(`/load-requests/${draft.id}/publish`, undefined, draft.resourceVersion), 200, `${by.name} publishes it`);
+    });
+  }
+
+  /** A published offer of A's and a published request of B's that match, and the proposal for them (a set-up step: arrange). */
+  proposed(): Promise<{ offer: any; request: any; proposal: any }> {
+    return arrange('a proposal for a published offer and request', () => this.propose());
+  }
+
+  private async propose(): Promise<{ offer: any; request: any; proposal: any }> {
     const slot = this.nextSlot();
     const offer = await this.publishedOffer({}, slot);
     const draft = await must(this.b.post('/load-requests', this.requestBody({}, slot)), 201, 'B creates a request');
@@ -154,12 +173,21 @@ export class World {
     return { offer: chosen, request, proposal };
   }
 
-  /** The proposal accepted by both (the default policy needs both). */
-  async committed(): Promise<{ offer: any; request: any; proposal: any }> {
-    const m = await this.proposed();
-    const first = await must(this.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion), 200, 'B accepts');
-    const second = await must(this.a.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, first.resourceVersion), 200, 'A accepts');
-    return { ...m, proposal: second };
+  /** Notes that the proposal of `m` was accepted by both, as of now (the restricted details may be disclosed from here on). */
+  accepted(m: { offer: { id: string }; request: { id: string }; proposal: { id: string } }): void {
+    const at = this.recorder.exchanges.length;
+    for (const id of [m.offer.id, m.request.id, m.proposal.id]) if (!this.acceptedAt.has(id)) this.acceptedAt.set(id, at);
+  }
+
+  /** The proposal accepted by both (the default policy needs both) (a set-up step: arrange). */
+  committed(): Promise<{ offer: any; request: any; proposal: any }> {
+    return arrange('a proposal accepted by both', async () => {
+      const m = await this.propose();
+      const first = await must(this.b.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, m.proposal.resourceVersion), 200, 'B accepts');
+      const second = await must(this.a.post(`/match-proposals/${m.proposal.id}/decisions`, { decision: 'accept' }, first.resourceVersion), 200, 'A accepts');
+      this.accepted(m);
+      return { ...m, proposal: second };
+    });
   }
 }
 
@@ -173,6 +201,22 @@ export async function endOpenRelationships(x: Party, y: Party): Promise<void> {
   }
 }
 
+/**
+ * A step that only prepares a check (an offer published for a check about withdrawal, a proposal
+ * accepted for a check about outcomes): when it fails, the check has no evidence of its own
+ * subject and reports "no traffic" with the reason. The check whose subject that step is judges it
+ * (publishing: LT-1; deciding: DP-1), so a deviation is non-conformant exactly once, where it was
+ * observed.
+ */
+export async function arrange<T>(what: string, step: () => Promise<T>): Promise<T> {
+  try {
+    return await step();
+  } catch (err) {
+    if (err instanceof NoTraffic) throw err;
+    throw new NoTraffic(`set-up failed (${what}): ${(err as Error).message}`);
+  }
+}
+
 /** The body of a reply of the expected status; anything else stops the step with what came. */
 export async function must(reply: Promise<Reply> | Reply, status: number, what: string): Promise<any> {
   const r = await reply;
@@ -180,13 +224,17 @@ export async function must(reply: Promise<Reply> | Reply, status: number, what: 
   return r.body;
 }
 
-/** Polls `probe` every 500 ms for up to `ms` until it gives a value. */
+/**
+ * Polls `probe` until it gives a value, for up to `ms`: every 500 ms at first, then less often (a
+ * long wait should not spend a sandbox's rate limit).
+ */
 export async function poll<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
+  const started = Date.now();
   for (;;) {
     const value = await probe();
     if (value !== undefined && value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${ms / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    const elapsed = Date.now() - started;
+    if (elapsed > ms) throw new Error(`no ${what} within ${ms / 1000} s`);
+    await new Promise((resolve) => setTimeout(resolve, elapsed < 5000 ? 500 : 2000));
   }
 }
