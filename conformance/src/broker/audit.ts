@@ -7,13 +7,15 @@
 // specification's envelope (ownerOrganizationId, status) and its own bodies:
 //   visibility  an organization never sees another's draft ("draft (visible only to the owner)");
 //               a resource whose visibility names organizations is never shown to one it does not
-//               name. (What the stranger C is shown of A's and B's is IS-2's, over its lists and
-//               feed, so that one bug is reported by one check.)
+//               name; A, never C's partner, is shown nothing of C's. (What the stranger C is shown
+//               of A's and B's is IS-2's, over its lists and feed, so that one bug is reported by
+//               one check.)
 //   disclosure  the restricted values the kit plants in every offer (price amount 900) and request
 //               (delivery address "Kade 4") never reach anyone but their owner before a proposal
 //               between them was accepted: not in a read, a list, a proposal or an event.
 import type { Exchange } from '../traffic';
 import { must, type World } from './world';
+import { namesOrganization } from './names';
 
 /** One thing an organization was shown: a resource (or an event's data) in one answer. */
 interface Shown {
@@ -50,15 +52,20 @@ export function shownItems(exchanges: Exchange[]): Shown[] {
 
 const ownerOf = (item: Record<string, unknown>) => (typeof item.ownerOrganizationId === 'string' ? item.ownerOrganizationId : undefined);
 
-/** Visibility: drafts of others, resources shown outside their visibility (what a stranger is shown of the pair is IS-2's). */
+/**
+ * Visibility: drafts of others, resources shown outside their visibility, anything of C's shown to
+ * A (what the stranger C is shown of the pair is IS-2's).
+ */
 export function visibilityFindings(world: World, shown: Shown[]): string[] {
   const idOf: Record<string, string> = { A: world.a.id, B: world.b.id, C: world.c.id };
   const findings: string[] = [];
   for (const s of shown) {
     const viewer = idOf[s.party];
     const owner = ownerOf(s.item);
-    if (!owner || owner === viewer) continue;
     const at = `exchange ${s.exchange} (${s.where}, ${s.party}): ${String(s.item.id)}`;
+    // A and C are never partners in a run: A is shown nothing that names C and not A (B's relationship with C, say).
+    if (s.party === 'A' && namesOrganization(s.item, [world.c.id]) && !namesOrganization(s.item, [world.a.id])) findings.push(`${at} names C, whose partner A never is`);
+    if (!owner || owner === viewer) continue;
     if (s.item.status === 'draft') findings.push(`${at} is another organization's draft`);
     const visibility = s.item.visibility as { organizationIds?: unknown } | undefined;
     if (Array.isArray(visibility?.organizationIds) && !visibility!.organizationIds.includes(viewer)) findings.push(`${at} is shown outside its visibility (${visibility!.organizationIds.join(', ')})`);

@@ -5,6 +5,7 @@ import type { Check, CheckContext } from '../checks';
 import type { Reply } from '../traffic';
 import { arrange, endOpenRelationships, must, poll, type World } from './world';
 import { sameAnswer } from '../traffic';
+import { namesOrganization } from './names';
 
 /** A problem of that kind: status, and a type whose last segment is the kebab-case name. */
 function isProblem(r: Reply, status: number | number[], name?: string): boolean {
@@ -557,24 +558,6 @@ function executionReference(w: World): Promise<any> {
     );
   })();
   return w.shared.reference;
-}
-
-/** Whether a resource names one of these organizations as its owner or a party (any member ending in OrganizationId(s)). */
-export function namesOrganization(item: unknown, organizationIds: string[]): boolean {
-  const found = new Set<string>();
-  const visit = (node: unknown, key: string, depth: number) => {
-    if (depth > 3 || node === null || typeof node !== 'object') {
-      if (typeof node === 'string' && /organizationid$/i.test(key)) found.add(node);
-      return;
-    }
-    if (Array.isArray(node)) {
-      for (const x of node) visit(x, /organizationids$/i.test(key) ? key.replace(/s$/i, '') : key, depth + 1);
-      return;
-    }
-    for (const [k, v] of Object.entries(node)) visit(v, k, depth + 1);
-  };
-  visit(item, '', 0);
-  return organizationIds.some((id) => found.has(id));
 }
 
 export function brokerChecks(): Array<Check<World>> {
