@@ -35,6 +35,8 @@ export interface Tools {
   get(path: string, authorization: string | undefined): Promise<Answer>;
   /** The mutant's memory across requests. */
   state: Map<string, any>;
+  /** Sends a request to the broker itself (as the caller would have: a connector's second request). */
+  send(x: ProxiedRequest): Promise<Answer>;
 }
 
 export interface Mutant {
@@ -47,7 +49,7 @@ export interface Mutant {
   settings?: BrokerSettings;
   request?(x: ProxiedRequest, tools: Tools): void | Promise<void>;
   /** Answers in the broker's place, without forwarding (a bug before the broker's own code). */
-  intercept?(x: ProxiedRequest): Answer | undefined;
+  intercept?(x: ProxiedRequest, tools: Tools): Answer | undefined | Promise<Answer | undefined>;
   response?(x: ProxiedRequest, answer: Answer, tools: Tools): Answer | undefined | Promise<Answer | undefined>;
   /** Rewrites the implementation's own OpenAPI document as it serves it. */
   document?(doc: any): void;
@@ -328,8 +330,27 @@ function dropRequired(node: any, member: string): void {
  */
 export async function brokenBroker(target: string, mutant: Mutant, parties: Record<string, string>): Promise<{ url: string; close(): Promise<void> }> {
   const state = new Map<string, any>();
+  const send = async (x: ProxiedRequest): Promise<Answer> => {
+    const raw = x.body === undefined ? undefined : typeof x.body === 'string' ? x.body : JSON.stringify(x.body);
+    const headers: Record<string, string> = { ...x.headers };
+    delete headers.host;
+    delete headers['content-length'];
+    const upstream = await fetch(`${target}${x.path}${x.search}`, { method: x.method, headers, ...(raw === undefined ? {} : { body: raw }) });
+    const answer: Answer = { status: upstream.status, headers: {}, body: undefined };
+    upstream.headers.forEach((v, k) => {
+      if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) answer.headers[k] = v;
+    });
+    const text = await upstream.text();
+    try {
+      answer.body = text ? JSON.parse(text) : undefined;
+    } catch {
+      answer.body = text;
+    }
+    return answer;
+  };
   const tools: Tools = {
     state,
+    send,
     async get(path, authorization) {
       const res = await fetch(`${target}${path}`, { headers: { accept: 'application/json', ...(authorization ? { authorization } : {}) } });
       const headers: Record<string, string> = {};
@@ -348,33 +369,18 @@ export async function brokenBroker(target: string, mutant: Mutant, parties: Reco
         res.end(JSON.stringify(doc));
         return;
       }
-      const intercepted = mutant.intercept?.(x);
+      const intercepted = await mutant.intercept?.(x, tools);
       if (intercepted) {
         res.writeHead(intercepted.status, intercepted.headers);
         res.end(JSON.stringify(intercepted.body));
         return;
       }
       await mutant.request?.(x, tools);
-      const raw = x.body === undefined ? undefined : typeof x.body === 'string' ? x.body : JSON.stringify(x.body);
-      const headers: Record<string, string> = { ...x.headers };
-      delete headers.host;
-      delete headers['content-length'];
-      const upstream = await fetch(`${target}${x.path}${x.search}`, { method: x.method, headers, ...(raw === undefined ? {} : { body: raw }) });
-      const answer: Answer = { status: upstream.status, headers: {}, body: undefined };
-      upstream.headers.forEach((v, k) => {
-        if (!['content-length', 'content-encoding', 'transfer-encoding', 'connection'].includes(k)) answer.headers[k] = v;
-      });
-      const text = await upstream.text();
-      try {
-        answer.body = text ? JSON.parse(text) : undefined;
-      } catch {
-        answer.body = text;
-      }
-      const changed = await mutant.response?.(x, answer, tools);
-      const out = changed ?? answer;
+      const answer = await send(x);
+      const out = (await mutant.response?.(x, answer, tools)) ?? answer;
       res.writeHead(out.status, out.headers);
-      if (out.status === 204 || out.status === 304) res.end();
-      else res.end(changed ? (changed.body === undefined ? '' : JSON.stringify(changed.body)) : text);
+      if (out.status === 204 || out.status === 304 || out.body === undefined) res.end();
+      else res.end(typeof out.body === 'string' ? out.body : JSON.stringify(out.body));
     } catch (err) {
       res.writeHead(502, { 'content-type': 'text/plain' });
       res.end(`proxy: ${(err as Error).message}`);

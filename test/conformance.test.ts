@@ -9,6 +9,10 @@ import { runBrokerProfile } from '../conformance/src/broker/run';
 import { exitCodeOf, markdown, writeReport } from '../conformance/src/report';
 import { brokerChecks } from '../conformance/src/broker/checks';
 import { brokenBroker, MUTANTS } from './conformance-mutants';
+import { CONNECTOR_MUTANTS, type ConnectorMutant } from './conformance-connector-mutants';
+import { runConnectorProfile, type ConnectorProfile } from '../conformance/src/connector/run';
+import type { Report } from '../conformance/src/report';
+import { ROOT } from './stack';
 import type { ClientsFile } from '../conformance/src/broker/world';
 import { join } from 'node:path';
 
@@ -70,6 +74,43 @@ describe('the kit fails a broken broker on exactly the check its bug breaks, for
     const mandatory = family.checks.find((c) => c.id === check)!.mandatory;
     expect(report.failedMandatory.includes(check)).toBe(mandatory);
   }, 120000);
+});
+
+// The connector profiles can fail too: the example carrier connector (which conforms, also here:
+// its first run) behind a proxy that makes it misbehave in one way per check
+// (test/conformance-connector-mutants.ts), each run with organizations of its own against this
+// stack's sandbox, so that they run at once. Each must be non-conformant on exactly its check.
+describe('the connector profiles fail a broken connector on exactly the check its bug breaks', () => {
+  const runConnector = async (profile: ConnectorProfile, seconds: number, mutant?: ConnectorMutant) => {
+    const [own, other] = freshOrgs(2);
+    const organization = { organizationId: own.id, clientId: own.clientId, clientSecret: own.secret };
+    const counterpart = { organizationId: other.id, clientId: other.clientId, clientSecret: other.secret };
+    const proxy = mutant ? await brokenBroker(testEnv().baseUrl, mutant, {}) : undefined;
+    try {
+      return await runConnectorProfile(profile, {
+        baseUrl: testEnv().baseUrl,
+        operator: { organizationId: 'org-operator', clientId: 'client-operator', clientSecret: 'secret-o' },
+        organization,
+        counterpart,
+        connectorClientId: own.clientId,
+        command: [process.execPath, '--import', 'tsx', join(ROOT, 'examples', 'carrier', 'connector.ts'), '--base-url', proxy?.url ?? testEnv().baseUrl, '--client-id', own.clientId],
+        env: { PCX_CLIENT_SECRET: own.secret },
+        seconds,
+        cwd: ROOT,
+      });
+    } finally {
+      await proxy?.close();
+    }
+  };
+  const connectorVerdicts = (report: Report) => Object.fromEntries(report.families.flatMap((f) => f.checks).map((c) => [c.id, c.verdict]));
+
+  (testEnv().engine === 'pglite' ? test.concurrent.each : test.skip.each)([['example', undefined], ...CONNECTOR_MUTANTS.map((m) => [`${m.check}: ${m.bug}`, m])] as Array<[string, ConnectorMutant | undefined]>)('%s', async (_name, mutant) => {
+    const report = await runConnector(mutant?.profile ?? 'full', mutant?.seconds ?? 120, mutant);
+    const verdicts = connectorVerdicts(report);
+    const found = Object.entries(verdicts).filter(([, v]) => v === 'non-conformant').map(([id]) => id).sort();
+    if (found.join() !== (mutant?.check ?? '')) throw new Error(`expected ${mutant?.check ?? 'nothing'} non-conformant, got [${found.join(', ')}]\n${markdown(report).slice(0, 5000)}`);
+    if (!mutant) expect(report.failedMandatory).toEqual([]);
+  }, 200000);
 });
 
 // Evidence rules: no verdict without evidence, and the exit codes docs/conformance.md gives.
