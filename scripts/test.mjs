@@ -9,8 +9,8 @@
 // profiles, npm start's own test), in the postgres project of a process of their own, whose setup
 // starts the shared npm start; and the pglite project with the projects that need no shared stack
 // (unit, workflows, the time-skipping harness, which starts its own test servers). Integration
-// tests mostly wait on their servers, so the three fill the machine's two cores (measured: one
-// postgres process of 850 s became two of about 430 s each; docs/benchmarks.md). The first one's
+// tests mostly wait on their servers, so the three fill the machine's two cores (a clean-clone
+// run on a quiet machine: 899 s with two processes, 682 s with these three). The first one's
 // output streams; the others' is kept and printed once it is done, so none interleaves.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
