@@ -7,7 +7,7 @@ import { Problem } from '../domain/problems';
 import type { AppEnv, Services } from './context';
 import { authenticate } from './gates';
 import { rateLimit } from './rate-limit';
-import { problemResponse } from './http';
+import { isDatabaseUnavailable, problemResponse } from './http';
 import { operationsOf, type Declared } from './operations';
 import { health } from './health';
 import { metrics } from './metrics';
@@ -90,13 +90,6 @@ function allowedMethods(app: Hono<AppEnv>, path: string): string[] {
   }
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
-}
-
-/** Connection failures and PostgreSQL's "cannot serve now" classes (08, 53, 57P). */
-function isDatabaseUnavailable(err: unknown): boolean {
-  const code = (err as { code?: unknown })?.code;
-  if (typeof code !== 'string') return false;
-  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|08...|53...|57P..)$/.test(code);
 }
 
 function safeDecode(url: string): string {

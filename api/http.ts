@@ -117,6 +117,13 @@ export function observedVersion(c: Ctx, body: Record<string, unknown>): number {
   return version;
 }
 
+/** Connection failures and PostgreSQL's "cannot serve now" classes (08, 53, 57P). */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const code = (err as { code?: unknown })?.code;
+  if (typeof code !== 'string') return false;
+  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EPIPE|08...|53...|57P..)$/.test(code);
+}
+
 export function problemResponse(c: Ctx, problem: Problem): Response {
   const correlationId = c.get('correlationId');
   problems.inc({ code: problem.code, status: problem.status });

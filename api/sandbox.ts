@@ -6,7 +6,7 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
 import type { AppEnv, Principal } from './context';
-import { problemResponse, querySingle } from './http';
+import { isDatabaseUnavailable, problemResponse, querySingle } from './http';
 
 const OPERATOR_SCOPE = 'exchange:admin';
 
@@ -30,38 +30,51 @@ export const recordConnectorRequest: MiddlewareHandler<AppEnv> = async (c, next)
   if (!sandbox || !principal) return next();
   const started = performance.now();
   let bodyFields: string[] = [];
+  let deduplicationKey: string | null = null;
   if (c.req.method === 'POST' || c.req.method === 'PATCH') {
     try {
       const body = JSON.parse(await c.req.text());
-      if (body && typeof body === 'object' && !Array.isArray(body)) bodyFields = Object.keys(body).sort();
+      if (body && typeof body === 'object' && !Array.isArray(body)) {
+        bodyFields = Object.keys(body).sort();
+        if (typeof body.deduplicationKey === 'string') deduplicationKey = body.deduplicationKey;
+      }
     } catch {
       /* not JSON: the route answers that */
     }
   }
   const fault = sandbox.takeFault(principal.clientId, c.req.method, c.req.path);
-  let response: Response | undefined;
+  const record = (status: number): void =>
+    sandbox.record({
+      at: new Date().toISOString(),
+      clientId: principal.clientId,
+      organizationId: principal.organizationId,
+      method: c.req.method,
+      path: c.req.path,
+      status,
+      idempotencyKey: c.req.header('idempotency-key') ?? null,
+      ifMatch: c.req.header('if-match') ?? null,
+      correlationId: c.get('correlationId'),
+      ms: Math.round(performance.now() - started),
+      bodyFields,
+      deduplicationKey,
+      injectedFault: fault !== undefined,
+    });
   if (fault) {
     const code = ({ 409: 'STALE_RESOURCE_VERSION', 429: 'RATE_LIMITED', 503: 'SERVICE_UNAVAILABLE' } as const)[fault.status];
     const headers: Record<string, string> = fault.status === 409 ? {} : { 'retry-after': String(fault.retryAfterSeconds) };
-    response = problemResponse(c, new Problem(code, `injected by the sandbox (${fault.id})`, {}, headers));
-  } else {
-    await next();
+    const response = problemResponse(c, new Problem(code, `injected by the sandbox (${fault.id})`, {}, headers));
+    record(response.status);
+    return response;
   }
-  sandbox.record({
-    at: new Date().toISOString(),
-    clientId: principal.clientId,
-    organizationId: principal.organizationId,
-    method: c.req.method,
-    path: c.req.path,
-    status: response?.status ?? c.res.status,
-    idempotencyKey: c.req.header('idempotency-key') ?? null,
-    ifMatch: c.req.header('if-match') ?? null,
-    correlationId: c.get('correlationId'),
-    ms: Math.round(performance.now() - started),
-    bodyFields,
-    injectedFault: fault !== undefined,
-  });
-  return response;
+  try {
+    await next();
+  } catch (err) {
+    // A handler that throws (a schema or domain refusal) leaves c.res unset here and the app's
+    // onError answers later: record the status that answer will carry, then let it answer.
+    record(err instanceof Problem ? err.status : isDatabaseUnavailable(err) ? 503 : 500);
+    throw err;
+  }
+  record(c.res.status);
 };
 
 export const sandbox = new Hono<AppEnv>();
@@ -76,8 +89,9 @@ operation(sandbox, {
       'For a protocol operator (`exchange:admin`; 403 `ACTOR_NOT_PERMITTED` for anyone else). Every ' +
       'request a connector made to a resource route after authentication, oldest first: method, ' +
       'path, status, the Idempotency-Key and If-Match headers as sent, timing, the top-level body ' +
-      "fields, and whether the answer was an injected fault. Kept in the broker process's memory " +
-      '(the last 10,000). Present only when the development authorization server is on.',
+      "fields, the body's deduplicationKey (execution reports), and whether the answer was an " +
+      "injected fault. Kept in the broker process's memory (the last 10,000). " +
+      'Present only when the development authorization server is on.',
     parameters: [
       {
         name: 'clientId',

@@ -21,6 +21,8 @@ export interface ConnectorRequest {
   ms: number;
   /** Top-level fields of a JSON object body, sorted; empty without one. */
   bodyFields: string[];
+  /** The body's deduplicationKey as sent (execution reports): a retried report must carry its own. */
+  deduplicationKey: string | null;
   /** The sandbox answered with an injected fault, not the broker. */
   injectedFault: boolean;
 }

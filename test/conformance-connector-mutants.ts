@@ -56,6 +56,15 @@ export const CONNECTOR_MUTANTS: ConnectorMutant[] = [
     },
   },
   {
+    profile: 'publisher', seconds: 40, check: 'CX-4', bug: 'it also sends its first offer with a field of its own TMS that the contract does not have (refused 400 by the schema)',
+    async response(x, a, tools) {
+      if (x.method !== 'POST' || x.path !== '/capacity-offers' || !ok(a) || tools.state.has('sent')) return undefined;
+      tools.state.set('sent', true);
+      await tools.send({ ...x, body: { ...x.body, truckPlate: 'HH-PX 204' }, headers: { ...x.headers, 'idempotency-key': randomUUID() } });
+      return undefined;
+    },
+  },
+  {
     profile: 'consumer', seconds: 90, check: 'CON-1', bug: 'its decisions never reach the broker',
     async intercept(x, tools) {
       if (!isDecision(x)) return undefined;
@@ -121,6 +130,23 @@ export const CONNECTOR_MUTANTS: ConnectorMutant[] = [
     intercept(x) {
       if (x.method !== 'POST' || x.path !== '/execution-updates' || x.body?.milestone !== 'pickedUp') return undefined;
       return { status: 201, headers: { 'content-type': 'application/json' }, body: { id: randomUUID(), ...x.body, recordedAt: new Date().toISOString() } };
+    },
+  },
+  {
+    profile: 'outcome-provider', seconds: 120, check: 'OUT-2', bug: 'it makes a new deduplicationKey for each attempt of a report (its outcome, retried after the 503, is a new report)',
+    request(x, tools) {
+      if (x.method !== 'POST' || x.path !== '/execution-outcomes') return;
+      if (tools.state.has('attempted')) x.body = { ...x.body, deduplicationKey: `${x.body.deduplicationKey}-${randomUUID()}` };
+      tools.state.set('attempted', true);
+    },
+  },
+  {
+    profile: 'outcome-provider', seconds: 120, check: 'OUT-3', bug: 'it changes its outcome by reporting a second one, not by a correction of the head',
+    async intercept(x, tools) {
+      if (x.method !== 'POST' || !/^\/execution-outcomes\/[^/]+\/corrections$/.test(x.path)) return undefined;
+      const head = await tools.get(resourceOf(x.path), x.headers.authorization);
+      const { observedOutcomeVersion: _v, correctionReason: _r, correctionReasonCode: _c, ...outcome } = x.body;
+      return tools.send({ ...x, path: '/execution-outcomes', body: { ...outcome, executionReferenceId: head.body.executionReferenceId }, headers: { ...x.headers, 'idempotency-key': randomUUID() } });
     },
   },
 ];

@@ -33,6 +33,25 @@ test("records each of a connector's requests: Idempotency-Key and If-Match as se
   expect((await requestsOf(op, org.clientId, after)).items).toEqual([]);
 });
 
+test('a refused request is recorded with the status of its refusal: a schema refusal, a missing resource, a stale version', async () => {
+  const [org] = freshOrgs(1);
+  const connector = await Connector.of(org);
+  const op = await operator();
+  const start = (await requestsOf(op, org.clientId)).after;
+  expectProblem(await connector.post('/capacity-offers', { ...offerBody(), capacity: 'lots' }, { 'idempotency-key': 'sandbox-bad' }), 400, 'VALIDATION_FAILED');
+  expectProblem(await connector.get('/capacity-offers/0190a6f0-0000-7000-8000-000000000000'), 404, 'RESOURCE_NOT_FOUND');
+  const created = await connector.post('/capacity-offers', offerBody());
+  expectProblem(await connector.command(`/capacity-offers/${created.body.id}/publish`, 7), 409, 'STALE_RESOURCE_VERSION');
+  const { items } = await requestsOf(op, org.clientId, start);
+  expect(items.map((r) => [r.method, r.path.replace(created.body.id, '{id}'), r.status, r.injectedFault])).toEqual([
+    ['POST', '/capacity-offers', 400, false],
+    ['GET', '/capacity-offers/0190a6f0-0000-7000-8000-000000000000', 404, false],
+    ['POST', '/capacity-offers', 201, false],
+    ['POST', '/capacity-offers/{id}/publish', 409, false],
+  ]);
+  expect(items[0]).toMatchObject({ idempotencyKey: 'sandbox-bad', bodyFields: [...Object.keys(offerBody()), 'capacity'].sort(), deduplicationKey: null });
+});
+
 test("an injected 503 answers in the broker's place; the SDK retries after Retry-After with one Idempotency-Key, and the record shows it", async () => {
   const [org] = freshOrgs(1);
   const op = await operator();

@@ -14,6 +14,8 @@ export interface ConnectorRequest {
   idempotencyKey: string | null;
   ifMatch: string | null;
   bodyFields: string[];
+  /** The body's deduplicationKey as sent (execution reports). */
+  deduplicationKey: string | null;
   injectedFault: boolean;
 }
 
@@ -29,6 +31,8 @@ const ok = (r: ConnectorRequest) => r.status >= 200 && r.status < 300;
 /** A command (POST /collection/{id}/name). */
 const isCommand = (r: ConnectorRequest) => r.method === 'POST' && /^\/[a-z-]+\/[^/]+\/[a-z-]+$/.test(r.path) && !/\/(corrections|acknowledgements|counterproposals|amendments)$/.test(r.path);
 const isDecision = (r: ConnectorRequest, collection = 'match-proposals') => r.method === 'POST' && new RegExp(`^/${collection}/[^/]+/decisions$`).test(r.path);
+/** An execution report: an update, an outcome or a correction. */
+const isReport = (r: ConnectorRequest) => r.method === 'POST' && (r.path === '/execution-updates' || r.path === '/execution-outcomes' || /^\/execution-outcomes\/[^/]+\/corrections$/.test(r.path));
 /** The resource a request is about: /collection/{id}. */
 const resourceOf = (path: string) => /^\/[a-z-]+\/[^/]+/.exec(path)?.[0];
 /** A retry: the same method and path right after an answer that asks for one (429, 5xx). */
@@ -207,30 +211,32 @@ const OUTCOMES: Array<Check<ConnectorWorld>> = [
   },
   {
     id: 'OUT-2', family: 'outcomes', mandatory: true,
-    title: 'Every execution update, outcome and correction carries a deduplicationKey, and the outcome is recorded once',
+    title: 'Every execution update, outcome and correction carries a deduplicationKey, and a report sent again carries the key it had',
     spec: 'Execution-outcome deduplication: a repeat with the same deduplicationKey and payload returns the original record',
     async run(w, t) {
-      const id = w.counterpart.executionReferenceId;
-      const sent = w.requests.filter((r) => r.method === 'POST' && (r.path === '/execution-updates' || r.path === '/execution-outcomes' || /^\/execution-outcomes\/[^/]+\/corrections$/.test(r.path)));
-      if (!id || sent.length === 0) t.noTraffic('the connector reported nothing');
-      const bare = sent.filter((r) => !r.bodyFields.includes('deduplicationKey'));
+      const sent = w.requests.filter(isReport);
+      if (!w.counterpart.executionReferenceId || sent.length === 0) t.noTraffic('the connector reported nothing');
+      const bare = sent.filter((r) => r.deduplicationKey === null);
       t.expect(bare.length === 0, `${sent.length} reports, ${bare.length} without a deduplicationKey`);
-      const chain = ((await w.read(`/execution-outcomes?executionReferenceId=${id}`))?.items ?? []) as any[];
-      const originals = chain.filter((o) => (o.supersedes ?? null) === null);
-      t.expect(originals.length === 1, `${originals.length} outcome records that supersede none (a retry recorded twice would be two)`);
+      // A retry whose key is new is a second report to the broker: the original answer is lost.
+      const retried = retries(w.requests).filter(([first]) => isReport(first));
+      for (const [first, again] of retried) t.expect(again.deduplicationKey === first.deduplicationKey, `${again.path} sent again after a ${first.status} with deduplicationKey ${again.deduplicationKey ?? 'none'} (first: ${first.deduplicationKey ?? 'none'})`);
     },
   },
   {
     id: 'OUT-3', family: 'outcomes', mandatory: true,
-    title: 'The outcome is corrected by a correction of the head on its version, not by a second outcome',
+    title: 'The outcome is reported once and corrected by a correction of the head on its version, not by a second outcome',
     spec: 'Execution outcomes are append-only; a correction supersedes the head, observedOutcomeVersion equals the superseded record resourceVersion',
     async run(w, t) {
       const id = w.counterpart.executionReferenceId;
       const corrections = w.requests.filter((r) => r.method === 'POST' && /^\/execution-outcomes\/[^/]+\/corrections$/.test(r.path));
-      if (!id || corrections.length === 0) t.noTraffic('the connector sent no correction');
+      // Outcomes the broker recorded (2xx), told apart by their keys: more than one is a change made as a new outcome.
+      const outcomeKeys = new Set(w.requests.filter((r) => r.method === 'POST' && r.path === '/execution-outcomes' && ok(r)).map((r) => r.deduplicationKey));
+      if (!id || (corrections.length === 0 && outcomeKeys.size < 2)) t.noTraffic('the connector sent no correction');
+      t.expect(outcomeKeys.size === 1, `${outcomeKeys.size} outcomes recorded under different deduplicationKeys (a change of the outcome is a correction)`);
       t.expect(corrections.some(ok), `${corrections.length} corrections sent, ${corrections.filter(ok).length} answered 2xx`);
       t.expect(corrections.every((c) => c.bodyFields.includes('observedOutcomeVersion') && c.bodyFields.includes('correctionReason')), 'each names the version corrected and why');
-      const chain = (((await w.read(`/execution-outcomes?executionReferenceId=${id}`))?.items ?? []) as any[]).sort((a, b) => String(a.createdAt).localeCompare(String(b.createdAt)));
+      const chain = (((await w.read(`/execution-outcomes?executionReferenceId=${id}`))?.items ?? []) as any[]).sort((a, b) => String(a.submittedAt).localeCompare(String(b.submittedAt)));
       const head = chain.find((o) => !o.supersededByOutcomeId);
       t.expect(chain.length >= 2 && Boolean(head?.supersedes), `the chain: ${chain.map((o) => `${o.status}${o.supersedes ? ` (supersedes ${o.supersedes.slice(0, 8)})` : ''}`).join(' -> ')}`);
     },
