@@ -22,7 +22,8 @@ import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
 import { purgeExpiredAssertions } from './read-model/client-assertions';
 import { managedRegistry, type ManagedRegistry } from './read-model/managed-registry';
-import { createWorker } from './worker';
+import { createWorker, eventSource } from './worker';
+import { createTransitionStore } from './read-model/transition-store';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 
 export async function startBroker(config: Config) {
@@ -69,6 +70,7 @@ export async function startBroker(config: Config) {
   let server: ReturnType<typeof serve> | undefined;
   let mtlsServer: ReturnType<typeof serve> | undefined;
   let housekeeping: NodeJS.Timeout | undefined;
+  let intentSweep: NodeJS.Timeout | undefined;
   let managed: ManagedRegistry | undefined;
   if (config.role !== 'worker') {
     const registry = loadRegistry(config);
@@ -80,7 +82,19 @@ export async function startBroker(config: Config) {
     // The key the broker's token endpoint (and the development identity provider) signs with.
     const signingKey = config.auth.tokenEndpoint || config.auth.devServer ? await loadSigningKey(config.dataDir, config.auth.tokenEndpoint?.keyFile) : undefined;
     const temporal = new Client({ connection, namespace: config.temporal.namespace });
-    const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow });
+    const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) }));
+    // Commands whose sender died between Temporal's answer and its write are finished here, by
+    // any replica (core/entities.ts, sweep), within seconds.
+    let sweeping = false;
+    intentSweep = setInterval(() => {
+      if (sweeping) return;
+      sweeping = true;
+      entities
+        .sweep(50, (commandId, err) => log.warn({ commandId, error: String(err) }, 'a command intent could not be settled yet'))
+        .catch((err) => log.warn({ error: String(err) }, 'the sweep of command intents failed'))
+        .finally(() => (sweeping = false));
+    }, 1000);
+    intentSweep.unref();
     const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, log });
     // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
     if (config.registry.seedRecords) {
@@ -127,6 +141,7 @@ export async function startBroker(config: Config) {
       workerRecords?.stop();
       managed?.stop();
       if (housekeeping) clearInterval(housekeeping);
+      if (intentSweep) clearInterval(intentSweep);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
       if (mtlsServer) await new Promise<void>((resolve) => mtlsServer!.close(() => resolve()));
       await watcher?.stop();

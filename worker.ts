@@ -6,6 +6,7 @@ import type { Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
 import { Entities } from './core/entities';
+import { createTransitionStore } from './read-model/transition-store';
 import { temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 import { Registry } from './core/registry';
@@ -53,7 +54,7 @@ export async function createWorker(
         matching: config.matching,
         webhooks,
       },
-      new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
+      new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) })),
     ),
     // A prebuilt bundle carries the workflow interceptors itself (workflows/bundle.ts).
     interceptors: { workflowModules: 'interceptorModules' in code ? code.interceptorModules : [], activity: [measureActivity] },

@@ -5,6 +5,12 @@
 // from the workflow's final state). Anything else is an unknown outcome (Temporal unreachable, the
 // deadline passed): EntityUnavailable, which callers retry with the same command id. No error is
 // recognised by its message text: an ended workflow is recognised by describing it.
+//
+// A command costs one Update (docs/decisions.md, "A command at the price of one Update"): the
+// workflow answers with the transition it decided and the sender writes it into the read model
+// before it returns (so the sender reads its own write), through the TransitionStore, under a
+// version fence and in order per resource. An intent written before the Update and cleared with
+// that write lets any process finish the write of a sender that died in between (sweep).
 import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
@@ -15,6 +21,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { CommandAnswer, TransitionRecord, UnwrittenTransitions } from '../domain/transition';
 import { REFUSAL_FAILURE_TYPE, type Command, type Envelope, type Refusal } from '../domain/machine';
 import type { EntityInput, EntitySettings, Resource } from '../domain/resource';
 import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
@@ -39,6 +46,47 @@ export class EntityUnavailable extends Error {
   }
 }
 
+/** The read model's side of a command (read-model/transition-store.ts): intents and the writes of answers. */
+export interface TransitionStore {
+  /** Before the Update: the command is about to be sent (swept after `graceSeconds` if still there). */
+  intend(intent: { commandId: string; workflowId: string; kind: string }, graceSeconds: number): Promise<void>;
+  /**
+   * Writes the transitions newer than the resource's row, in version order, and clears the intent
+   * of `commandId` (if given) in the same transaction; a first transition that does not follow the
+   * row is a gap, reported and not written, unless `whole` (the list is all there is up to its last).
+   */
+  write(transitions: TransitionRecord[], commandId: string | undefined, whole?: boolean): Promise<{ gapAfter: number } | { version: number }>;
+  /** Clears the intent of a command that changed nothing (refused, or written by its workflow). */
+  forget(commandId: string): Promise<void>;
+  /** Intents past their grace, each claimed for a while. */
+  due(limit: number): Promise<Array<{ commandId: string; workflowId: string; ageSeconds: number }>>;
+}
+
+/** The Query an entity answers with the transitions its callers may not have written (workflows/entity.ts). */
+export const UNWRITTEN_TRANSITIONS_QUERY = 'unwrittenTransitions';
+
+/** An Update's answer in runs under `answered-from-decision`, told from a bare snapshot (runs recorded before). */
+export function isCommandAnswer(value: unknown): value is CommandAnswer {
+  return typeof value === 'object' && value !== null && 'snapshot' in value && 'transition' in value && !('resourceVersion' in value);
+}
+
+/** Seconds an intent waits before a sweeper takes it (and between two sweeps of one intent). */
+export const INTENT_GRACE_SECONDS = 3;
+
+/**
+ * Writes one answered transition. If the row is behind it (another sender's answer is not written
+ * yet, or that sender died), the transitions in between come from the workflow's list of unwritten
+ * ones (`unwritten`), and only those older than this one: all of them are in history, since this
+ * one is, while the workflow may hold newer ones that are not yet.
+ */
+export async function writeAnswer(store: TransitionStore, transition: TransitionRecord, commandId: string, unwritten: () => Promise<TransitionRecord[]>): Promise<void> {
+  const outcome = await store.write([transition], commandId);
+  if (!('gapAfter' in outcome)) return;
+  const version = transition.snapshot.resourceVersion;
+  const before = (await unwritten()).filter((t) => t.snapshot.resourceVersion > outcome.gapAfter && t.snapshot.resourceVersion < version);
+  await store.write([...before, transition], commandId, true);
+}
+
 /** A command sent after this long without an answer has an unknown outcome (no worker, Temporal down). */
 const DEFAULT_DEADLINE_MS = 30_000;
 
@@ -46,8 +94,21 @@ export class Entities {
   constructor(
     private readonly client: Client,
     private readonly placement: EntityPlacement,
+    private readonly store: TransitionStore,
     private readonly deadlineMs = DEFAULT_DEADLINE_MS,
   ) {}
+
+  /**
+   * How long an intent waits before a sweeper takes it. A live sender is then usually done; one
+   * that is not (a slow Update) loses nothing: the sweeper waits for the same answer, and two
+   * writes of one transition are one (the fence).
+   */
+  private readonly graceSeconds = INTENT_GRACE_SECONDS;
+
+  /** Past this, an intent whose Update Temporal does not know can belong to no live sender. */
+  private get unsentAfterSeconds(): number {
+    return Math.ceil(this.deadlineMs / 1000) + 10;
+  }
 
   /** Creates resource `id`: its workflow and its first snapshot in one call; a retry with the same command id is answered once. */
   async create<S extends Envelope>(resource: Resource<any, any>, id: string, command: Command): Promise<EntityAnswer<S>> {
@@ -61,14 +122,17 @@ export class Entities {
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT,
     });
+    const handle = this.client.workflow.getHandle(resource.workflowId(id));
+    await this.store.intend({ commandId: command.commandId, workflowId: handle.workflowId, kind: resource.kind }, this.graceSeconds);
+    let answer: unknown;
     try {
-      const snapshot = await this.within(() =>
+      answer = await this.within(() =>
         this.client.workflow.executeUpdateWithStart(resource.updates.create, { args: [command], updateId: command.commandId, startWorkflowOperation }),
       );
-      return { ok: true, snapshot: snapshot as S };
     } catch (err) {
-      return this.answerOf(err, this.client.workflow.getHandle(resource.workflowId(id)));
+      return this.forgetUnlessUnknown(handle, command.commandId, () => this.answerOf(err, handle));
     }
+    return { ok: true, snapshot: (await this.written(handle, answer, command.commandId)) as S };
   }
 
   /** Sends `command` (its name is the Update's) to resource `id`; the command id is the Update id. */
@@ -76,11 +140,90 @@ export class Entities {
     const handle = this.client.workflow.getHandle(resource.workflowId(id));
     const definition = resource.updates[command.name];
     if (!definition) throw new Error(`${resource.kind} has no command ${command.name}`);
+    await this.store.intend({ commandId: command.commandId, workflowId: handle.workflowId, kind: resource.kind }, this.graceSeconds);
+    let answer: unknown;
     try {
-      return { ok: true, snapshot: (await this.within(() => handle.executeUpdate(definition, { args: [command], updateId: command.commandId }))) as S };
+      answer = await this.within(() => handle.executeUpdate(definition, { args: [command], updateId: command.commandId }));
     } catch (err) {
-      return this.answerOf(err, handle);
+      return this.forgetUnlessUnknown(handle, command.commandId, () => this.answerOf(err, handle));
     }
+    return { ok: true, snapshot: (await this.written(handle, answer, command.commandId)) as S };
+  }
+
+  /**
+   * Writes what an Update answered and returns its snapshot. A bare snapshot is the answer of a run
+   * recorded before commands carried their transition (its activity wrote it); a null transition
+   * changed nothing or was written by the workflow. A transition that does not follow the row
+   * (another sender's answer is not written yet, or that sender died) is written with those
+   * before it, which the workflow still holds: all of them are in history, since this one is.
+   */
+  private async written(handle: WorkflowHandle, answer: unknown, commandId: string): Promise<Envelope> {
+    if (!isCommandAnswer(answer)) {
+      await this.store.forget(commandId);
+      return answer as Envelope;
+    }
+    if (answer.transition) await this.write(handle, answer.transition, commandId);
+    else await this.store.forget(commandId);
+    return answer.snapshot;
+  }
+
+  private write(handle: WorkflowHandle, transition: TransitionRecord, commandId: string): Promise<void> {
+    return writeAnswer(this.store, transition, commandId, async () => (await this.unwritten(handle)).transitions);
+  }
+
+  /**
+   * A known answer (a refusal, an ended workflow) changed nothing: its intent goes. An unknown one
+   * keeps it for the sweep. A refusal may be due to a transition another sender has not written
+   * yet (a create that found the resource made a moment ago, a version just moved on): the
+   * workflow's unwritten transitions are written first, so that whoever reads the read model after
+   * this refusal sees what refused it. (A Query sees only completed workflow tasks: what it
+   * returns is in history.)
+   */
+  private async forgetUnlessUnknown<T extends EntityAnswer<never>>(handle: WorkflowHandle, commandId: string, answer: () => Promise<T>): Promise<T> {
+    const known = await answer();
+    if ('refusal' in known) {
+      const { transitions } = await this.unwritten(handle).catch(() => ({ transitions: [] }));
+      if (transitions.length) await this.store.write(transitions, undefined, true).catch(() => undefined);
+    }
+    await this.store.forget(commandId).catch(() => undefined);
+    return known;
+  }
+
+  /** The workflow's unwritten transitions (a Query: it sees only completed workflow tasks, so all of them are in history). */
+  private unwritten(handle: WorkflowHandle, commandId?: string): Promise<UnwrittenTransitions> {
+    return this.within(() => handle.query<UnwrittenTransitions, [string?]>(UNWRITTEN_TRANSITIONS_QUERY, commandId));
+  }
+
+  /**
+   * Finishes the commands whose senders died between Temporal's answer and their write (or never
+   * heard it): for each intent past its grace, the workflow's unwritten transitions are written,
+   * and the intent goes once the workflow knows the command (its transition is then written, or it
+   * changed nothing), or once no live sender can still hold it (a command never sent, refused
+   * before history, or decided so long ago that the workflow wrote it itself and forgot it).
+   * Temporal keeps no Update outcome to ask for after the fact: the dev server answers "update
+   * not found" for completed ones, so the workflow is asked instead. Returns the intents settled.
+   */
+  async sweep(limit = 50, onFailure?: (commandId: string, err: unknown) => void): Promise<number> {
+    let settled = 0;
+    for (const intent of await this.store.due(limit)) {
+      const handle = this.client.workflow.getHandle(intent.workflowId);
+      const old = intent.ageSeconds > this.unsentAfterSeconds;
+      try {
+        const { transitions, known } = await this.unwritten(handle, intent.commandId);
+        if (transitions.length) await this.store.write(transitions, undefined, true);
+        if (known || old) {
+          await this.store.forget(intent.commandId);
+          settled++;
+        }
+      } catch (err) {
+        // A workflow that never started (a create never sent) or is long gone.
+        if (err instanceof WorkflowNotFoundError && old) {
+          await this.store.forget(intent.commandId);
+          settled++;
+        } else onFailure?.(intent.commandId, err);
+      }
+    }
+    return settled;
   }
 
   /** The final state of an ended resource's workflow, if Temporal still has it. */

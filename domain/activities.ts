@@ -5,18 +5,12 @@ import type { Evaluation } from './matching';
 import type { PumpInput, PumpResult } from './webhooks';
 import type { CreatePayload as ReferencePayload, ReferenceContext } from './execution-reference';
 import type { CommitTenderInput, MatchInput } from './flows';
-import type { Actor, Envelope, EventDraft, Refusal } from './machine';
+import type { Actor, Envelope, Refusal } from './machine';
+import type { TransitionRecord } from './transition';
+
+export type { CommandAnswer, TransitionRecord } from './transition';
 import type { RequiredDecisionPolicy } from './match-proposal';
 import type { CreatePayload as CommitmentPayload } from './transport-commitment';
-
-/** One transition to persist: the read-model row and the outbox events, in one transaction. */
-export interface TransitionRecord {
-  kind: string;
-  snapshot: Envelope;
-  events: Array<EventDraft & { id: string; time: string }>;
-  correlationId: string;
-  causationId: string;
-}
 
 /** Flows a transition starts (workflows/entity.ts, startEffects). */
 export interface FlowStarts {
@@ -82,6 +76,8 @@ export interface PairEvaluation {
 export interface Activities {
   /** activities/projection.ts */
   persistTransition(record: TransitionRecord): Promise<void>;
+  /** Transitions of one resource, in version order, written where the read model lacks them (the workflow's flush). */
+  persistTransitions(batch: { transitions: TransitionRecord[] }): Promise<void>;
   /** activities/commands.ts */
   startFlows(starts: FlowStarts): Promise<void>;
   awaitFlows(flows: { workflowIds: string[] }): Promise<void>;

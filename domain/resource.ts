@@ -5,6 +5,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { Command, Envelope, Machine, SearchAttributeValues, Transition } from './machine';
+import type { CommandAnswer, TransitionRecord } from './transition';
 
 /**
  * Disclosure class of a field (gate 9): who may see it. domain/disclosure.ts turns classes into
@@ -83,9 +84,12 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
 
 type PayloadOf<H> = H extends (state: any, command: Command<infer P>, now: string) => any ? P : never;
 
+/** What an Update answers: the snapshot with its transition, or (runs recorded before) the snapshot alone. */
+export type UpdateAnswer<S extends Envelope> = S | CommandAnswer<S>;
+
 export type UpdatesOf<S extends Envelope, M extends Machine<S>> = {
-  [K in keyof M['commands'] & string]: UpdateDefinition<S, [Command<PayloadOf<M['commands'][K]>>], K>;
-} & { create: UpdateDefinition<S, [Command], 'create'> };
+  [K in keyof M['commands'] & string]: UpdateDefinition<UpdateAnswer<S>, [Command<PayloadOf<M['commands'][K]>>], K>;
+} & { create: UpdateDefinition<UpdateAnswer<S>, [Command], 'create'> };
 
 export interface Resource<S extends Envelope = Envelope, M extends Machine<S> = Machine<S>> extends ResourceSpec<S, M> {
   /** Workflow id of a resource: `<kind>/<uuid>`, so an operator can type it in the Temporal UI. */
@@ -105,7 +109,7 @@ export type StateOf<M> = M extends { create(command: Command, id: string, now: s
 export function defineResource<M extends Machine<any>>(spec: ResourceSpec<StateOf<M>, M>): Resource<StateOf<M>, M> {
   type S = StateOf<M>;
   const names = ['create', ...Object.keys(spec.machine.commands)];
-  const updates = Object.fromEntries(names.map((name) => [name, defineUpdate<S, [Command]>(name)])) as UpdatesOf<S, M>;
+  const updates = Object.fromEntries(names.map((name) => [name, defineUpdate<UpdateAnswer<S>, [Command]>(name)])) as UpdatesOf<S, M>;
   return { ...spec, workflowId: (id) => workflowIdOf(spec.kind, id), updates };
 }
 
@@ -127,6 +131,8 @@ export interface EntityInput<S extends Envelope = Envelope> {
    * before this carried whole snapshots here; only the ids are read.
    */
   recent?: Array<[string, unknown]>;
+  /** Transitions answered to their senders and not known to be written (workflows/entity.ts). */
+  unwritten?: TransitionRecord[];
 }
 
 /** Workflow id of the flow that carries out effect `index` of a command: derived, so never started twice. */

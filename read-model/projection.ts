@@ -46,69 +46,119 @@ async function partnersOf(tx: Queryable, resource: Resource<any, any>, snapshot:
   return partners.filter((p) => visibleTo(snapshot.visibility, p.groups, p.organizationId)).map((p) => p.organizationId);
 }
 
+/** What writing a resource's transitions found: the version the row has now, or a gap before the first. */
+export type TransitionsWritten = { written: number; version: number } | { gapAfter: number };
+
 /**
  * @param resources the kinds this worker projects: the registry, or in tests the registry plus
  * test-only kinds.
  */
 export function createTransitionWriter(db: Db, settings: ProjectionSettings, resources: readonly Resource<any, any>[] = RESOURCES) {
   const byKind = new Map(resources.map((r) => [r.kind, { resource: r, project: PROJECTORS[r.kind] ?? projectDocument(r) }]));
-  return {
-    async writeTransition(record: TransitionRecord): Promise<void> {
-      const known = byKind.get(record.kind);
-      if (!known) throw new Error(`no projection for ${record.kind}`);
-      const { resource, project } = known;
-      const document = (resource.document?.(record.snapshot) ?? record.snapshot) as Envelope;
-      await db.transaction(async (tx) => {
-        const previous = await project(tx, record.snapshot);
-        // A failed command whose local activity timed out but committed late can leave this very
-        // version behind, with other event ids. The projectors overwrite such a row (`<=`) and
-        // here its events go: the transition the workflow accepted wins.
-        // (A record without events rewrites an unchanged snapshot and removes nothing.)
-        if (previous === record.snapshot.resourceVersion && record.events.length > 0) {
-          await tx.query('delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))', [
-            record.snapshot.id,
-            record.snapshot.resourceVersion,
-            record.events.map((e) => e.id),
-          ]);
-        }
-        const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, resource, record.snapshot) : [];
-        for (const draft of record.events) {
-          const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
-          // An event about an append-only record names the record (EventDraft.record).
-          const about = draft.record;
-          const event = new CloudEvent({
-            id: draft.id,
-            source: settings.eventSource,
-            type: draft.type,
-            subject: about?.subject ?? `${resource.collection}/${record.snapshot.id}`,
-            time: draft.time,
-            dataschema: `${settings.schemaBase}/v0/${about?.schema ?? record.kind}`,
-            datacontenttype: 'application/json',
-            data: about?.data ?? document,
-            organizationid: record.snapshot.ownerOrganizationId,
-            resourceversion: about?.version ?? record.snapshot.resourceVersion,
-            correlationid: record.correlationId,
-            causationid: record.causationId,
-          });
-          await tx.query(
-            `insert into events (id, resource_kind, resource_id, resource_version, type, owner_organization_id, audience, share_scope, cloudevent)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (id) do nothing`,
-            [
-              draft.id,
-              record.kind,
-              record.snapshot.id,
-              record.snapshot.resourceVersion,
-              draft.type,
-              record.snapshot.ownerOrganizationId,
-              audience,
-              draft.shareWithPartners ? resource.scopes.read : null,
-              JSON.stringify(event.toJSON()),
-            ],
-          );
-        }
+  const known = (kind: string) => {
+    const found = byKind.get(kind);
+    if (!found) throw new Error(`no projection for ${kind}`);
+    return found;
+  };
+
+  /** One transition's row and events, inside the caller's transaction. */
+  async function writeOne(tx: Queryable, record: TransitionRecord): Promise<void> {
+    const { resource, project } = known(record.kind);
+    const document = (resource.document?.(record.snapshot) ?? record.snapshot) as Envelope;
+    const previous = await project(tx, record.snapshot);
+    // A failed command whose local activity timed out but committed late can leave this very
+    // version behind, with other event ids. The projectors overwrite such a row (`<=`) and
+    // here its events go: the transition the workflow accepted wins.
+    // (A record without events rewrites an unchanged snapshot and removes nothing.)
+    if (previous === record.snapshot.resourceVersion && record.events.length > 0) {
+      await tx.query('delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))', [
+        record.snapshot.id,
+        record.snapshot.resourceVersion,
+        record.events.map((e) => e.id),
+      ]);
+    }
+    const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, resource, record.snapshot) : [];
+    for (const draft of record.events) {
+      const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
+      // An event about an append-only record names the record (EventDraft.record).
+      const about = draft.record;
+      const event = new CloudEvent({
+        id: draft.id,
+        source: settings.eventSource,
+        type: draft.type,
+        subject: about?.subject ?? `${resource.collection}/${record.snapshot.id}`,
+        time: draft.time,
+        dataschema: `${settings.schemaBase}/v0/${about?.schema ?? record.kind}`,
+        datacontenttype: 'application/json',
+        data: about?.data ?? document,
+        organizationid: record.snapshot.ownerOrganizationId,
+        resourceversion: about?.version ?? record.snapshot.resourceVersion,
+        correlationid: record.correlationId,
+        causationid: record.causationId,
       });
-      const written = Date.now();
-      for (const draft of record.events) outboxWriteLag.observe({ kind: record.kind }, Math.max(0, (written - Date.parse(draft.time)) / 1000));
+      await tx.query(
+        `insert into events (id, resource_kind, resource_id, resource_version, type, owner_organization_id, audience, share_scope, cloudevent)
+         values ($1, $2, $3, $4, $5, $6, $7, $8, $9) on conflict (id) do nothing`,
+        [
+          draft.id,
+          record.kind,
+          record.snapshot.id,
+          record.snapshot.resourceVersion,
+          draft.type,
+          record.snapshot.ownerOrganizationId,
+          audience,
+          draft.shareWithPartners ? resource.scopes.read : null,
+          JSON.stringify(event.toJSON()),
+        ],
+      );
+    }
+  }
+
+  const observeLag = (records: TransitionRecord[]) => {
+    const written = Date.now();
+    for (const record of records) for (const draft of record.events) outboxWriteLag.observe({ kind: record.kind }, Math.max(0, (written - Date.parse(draft.time)) / 1000));
+  };
+
+  return {
+    /** One transition, as it comes (the activity persistTransition of runs recorded before answers carried transitions). */
+    async writeTransition(record: TransitionRecord): Promise<void> {
+      await db.transaction((tx) => writeOne(tx, record));
+      observeLag([record]);
+    },
+
+    /**
+     * Transitions of one resource (docs/decisions.md, "A command at the price of one Update"):
+     * under a lock on the resource, those newer than its row are written in version order, each
+     * row move and its events in this one transaction, so that the feed's order per subject never
+     * regresses, whoever writes (the caller, another caller, the sweeper, the workflow's flush).
+     * The row never moves back and no event is written twice. When the first record newer than
+     * the row does not follow it (a transition answered to another caller that has not written
+     * it yet), nothing is written and the gap is reported, unless `whole` says the list is all
+     * there is (the workflow's own list of what is unwritten). `after` runs in the transaction
+     * (the caller's intent is cleared with its write).
+     */
+    async writeTransitions(records: TransitionRecord[], options: { whole?: boolean; after?: (tx: Queryable) => Promise<void> } = {}): Promise<TransitionsWritten> {
+      const sorted = [...records].sort((a, b) => a.snapshot.resourceVersion - b.snapshot.resourceVersion);
+      if (sorted.length === 0) {
+        if (options.after) await db.transaction((tx) => options.after!(tx));
+        return { written: 0, version: 0 };
+      }
+      const { resource } = known(sorted[0].kind);
+      const id = sorted[0].snapshot.id;
+      const outcome = await db.transaction(async (tx): Promise<TransitionsWritten> => {
+        await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${resource.kind}/${id}`]);
+        const { rows } = await tx.query<{ resource_version: number }>(`select resource_version from ${resource.table} where id = $1`, [id]);
+        const current = rows[0]?.resource_version ?? 0;
+        // The row's own version is written again: a projection a failed command left behind in
+        // runs of the local-activity era (its events not those the workflow accepted) gives way.
+        const missing = sorted.filter((r) => r.snapshot.resourceVersion >= current);
+        if (missing.length && missing[0].snapshot.resourceVersion > current + 1 && !options.whole) return { gapAfter: current };
+        for (const record of missing) await writeOne(tx, record);
+        await options.after?.(tx);
+        return { written: missing.length, version: Math.max(current, ...missing.map((r) => r.snapshot.resourceVersion)) };
+      });
+      if ('written' in outcome && outcome.written) observeLag(sorted.filter((r) => r.snapshot.resourceVersion > outcome.version - outcome.written));
+      return outcome;
     },
   };
 }

@@ -244,3 +244,17 @@ create table if not exists client_secret_hashes (
   created_at timestamptz not null default now(),
   primary key (client_id, credential_id)
 );
+
+-- A command sent to an entity whose transition its sender has not written yet (core/entities.ts;
+-- docs/decisions.md, "A command at the price of one Update"). Written before the Update is sent,
+-- cleared in the transaction that writes the answer; one left behind (its sender died) is swept by
+-- any process after sweep_after, which asks Temporal for the Update's answer and writes it.
+create table if not exists command_intents (
+  command_id text primary key,
+  workflow_id text not null,
+  kind text not null,
+  created_at timestamptz not null default now(),
+  sweep_after timestamptz not null
+);
+
+create index if not exists command_intents_sweep on command_intents (sweep_after);

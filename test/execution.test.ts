@@ -205,6 +205,9 @@ describe('the outcome chain', () => {
       const events = feed.filter((e: any) => e.data.id === id || e.data.executionReferenceId === id);
       const corrected = events.filter((e: any) => e.type === 'pcx.execution-outcome.corrected.v1');
       expect(corrected.map((e: any) => [e.subject, e.resourceversion, e.data.id, e.data.supersedes])).toContainEqual([`execution-outcomes/${winner.id}`, 1, winner.id, disputed.body.id]);
+      // Of the twenty racers only the winner's transition happened: no event of another (a sender
+      // writes only what its Update answered, and only a completed Update answers).
+      expect(corrected.filter((e: any) => e.data.supersedes === disputed.body.id).map((e: any) => e.data.id)).toEqual([winner.id]);
       expect(events.map((e: any) => e.type)).toEqual(expect.arrayContaining(['pcx.execution-reference.created.v1', 'pcx.execution-outcome.recorded.v1', 'pcx.execution.completed.v1']));
       for (const e of events.filter((x: any) => x.type.startsWith('pcx.execution-outcome.'))) expectValid('execution-reference#/$defs/ExecutionOutcome', e.data);
     }

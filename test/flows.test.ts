@@ -14,9 +14,12 @@ import { createActivities } from '../activities';
 import { Entities } from '../core/entities';
 import type { Db } from '../core/db';
 import { openReadModel } from '../read-model/database';
+import { createTransitionStore } from '../read-model/transition-store';
+import { RESOURCES } from '../domain/registry';
 import { effectWorkflowId, type EntityInput } from '../domain/resource';
 import { snapshotQuery } from '../workflows/entity';
-import type { Command } from '../domain/machine';
+import type { Command, Envelope } from '../domain/machine';
+import type { CommandAnswer } from '../domain/transition';
 import { testCounter, testTrigger, type TestCounter, type TestTrigger } from './fixtures/flow-resources';
 import { ENGINE, testEnv } from './helpers';
 
@@ -77,13 +80,13 @@ afterAll(async () => {
 
 type SendCommand = ReturnType<typeof createActivities>['sendCommand'];
 
-type PersistTransition = ReturnType<typeof createActivities>['persistTransition'];
+type PersistTransitions = ReturnType<typeof createActivities>['persistTransitions'];
 
-async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand, wrapPersist?: (persist: PersistTransition) => PersistTransition) {
-  const entities = new Entities(client, { taskQueue, settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } });
+async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand, wrapPersist?: (persist: PersistTransitions) => PersistTransitions) {
+  const entities = new Entities(client, { taskQueue, settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } }, createTransitionStore(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, [...RESOURCES, testCounter, testTrigger]));
   const activities = createActivities(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, entities, [testCounter, testTrigger]);
   if (wrapSend) activities.sendCommand = wrapSend(activities.sendCommand);
-  if (wrapPersist) activities.persistTransition = wrapPersist(activities.persistTransition);
+  if (wrapPersist) activities.persistTransitions = wrapPersist(activities.persistTransitions);
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: testEnv().temporalAddress }),
     taskQueue,
@@ -109,9 +112,10 @@ const command = (name: string, payload: unknown = {}): Command => ({
   correlationId: 'flows-test',
 });
 
-async function create<S>(resource: typeof testCounter | typeof testTrigger, taskQueue: string, input: EntityInput, payload: unknown): Promise<S> {
+/** Creates through the raw Update, as no sender that writes would: the workflow writes it (with its first effect, or the gap is filled). */
+async function create<S extends Envelope>(resource: typeof testCounter | typeof testTrigger, taskQueue: string, input: EntityInput, payload: unknown): Promise<S> {
   const id = crypto.randomUUID();
-  return client.workflow.executeUpdateWithStart<any, S, [Command]>(resource.updates.create.name, {
+  const answer = await client.workflow.executeUpdateWithStart<any, CommandAnswer<S>, [Command]>(resource.updates.create.name, {
     args: [command('create', payload)],
     startWorkflowOperation: new WithStartWorkflowOperation(resource.workflowType, {
       workflowId: resource.workflowId(id),
@@ -119,7 +123,8 @@ async function create<S>(resource: typeof testCounter | typeof testTrigger, task
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
     }),
-  }) as Promise<S>;
+  });
+  return answer.snapshot;
 }
 
 test('an effect survives a worker restart between its transition and the effect, and is applied exactly once', async () => {
@@ -132,8 +137,9 @@ test('an effect survives a worker restart between its transition and the effect,
   const counter = await create<TestCounter>(testCounter, entities, { ...input, kind: 'test-counter' }, {});
   const trigger = await create<TestTrigger>(testTrigger, entities, { ...input, kind: 'test-trigger' }, { counterId: counter.id });
   const fire = command('fire');
-  const fired = await client.workflow.getHandle(testTrigger.workflowId(trigger.id)).executeUpdate(testTrigger.updates.fire, { args: [{ ...fire, expectedVersion: 1 }], updateId: fire.commandId });
-  expect(fired).toMatchObject({ fired: 1, resourceVersion: 2 });
+  const fired = (await client.workflow.getHandle(testTrigger.workflowId(trigger.id)).executeUpdate(testTrigger.updates.fire, { args: [{ ...fire, expectedVersion: 1 }], updateId: fire.commandId })) as CommandAnswer<TestTrigger>;
+  // A transition with effects is written by the workflow before they start: nothing left to its sender.
+  expect(fired).toMatchObject({ snapshot: { fired: 1, resourceVersion: 2 }, transition: null });
 
   // The transition is persisted and its flow started; the effect has not happened yet.
   const flowId = effectWorkflowId(testTrigger.workflowId(trigger.id), fire.commandId, 0);
@@ -171,35 +177,40 @@ test('an effect survives a worker restart between its transition and the effect,
   expect(((await counterHandle.query(snapshotQuery)) as TestCounter).appliedBy).toHaveLength(2);
 }, 120000);
 
-// A connector reads a resource as soon as the read model shows it and commands it at once: the
-// transition is persisted, but the workflow has not yet taken its new state in (its persistence
-// activity has not reported). The command must wait for it, not be refused against the old state
-// (a decision on a proposal just created was answered 404 under load before this was fixed).
-test('a command that arrives while the previous transition is being persisted is decided against the new state', async () => {
+// A connector reads a resource as soon as the read model shows it and commands it at once. A
+// transition with effects is written by the workflow (an activity) before its effects start and
+// before the workflow takes its new state in: a command in that window must wait for it, not be
+// refused against the old state (a decision on a proposal just created was answered 404 under
+// load before this was fixed).
+test('a command that arrives while the previous transition is being written is decided against the new state', async () => {
   const entities = `pcx-flows-gate-${ENGINE}-${Date.now()}`;
-  const input: EntityInput = { kind: 'test-counter', settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } };
-  let persisted!: (id: string) => void;
-  const rowWritten = new Promise<string>((resolve) => (persisted = resolve));
+  const input: EntityInput = { kind: '', settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } };
+  let written!: () => void;
+  const rowWritten = new Promise<void>((resolve) => (written = resolve));
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const worker = await startWorker(entities, undefined, (persist) => async (record) => {
-    await persist(record);
-    if (record.snapshot.resourceVersion === 1) {
-      persisted(record.snapshot.id);
+  const worker = await startWorker(entities, undefined, (persist) => async (batch) => {
+    await persist(batch);
+    if (batch.transitions.some((t) => t.kind === 'test-trigger' && t.snapshot.resourceVersion === 2)) {
+      written();
       await held; // the row is written; the workflow does not know it yet
     }
   });
   try {
-    const creating = create<TestCounter>(testCounter, entities, input, {});
-    const id = await rowWritten;
-    const { rows } = await db.query<{ id: string; resource_version: number }>('select id, resource_version from test_counters where id = $1', [id]);
-    const handle = client.workflow.getHandle(testCounter.workflowId(rows[0].id));
-    const increment = { ...command('increment'), actor: { kind: 'system' as const }, expectedVersion: rows[0].resource_version };
-    const incrementing = handle.executeUpdate(testCounter.updates.increment, { args: [increment], updateId: increment.commandId });
+    const counter = await create<TestCounter>(testCounter, entities, { ...input, kind: 'test-counter' }, {});
+    const trigger = await create<TestTrigger>(testTrigger, entities, { ...input, kind: 'test-trigger' }, { counterId: counter.id });
+    const handle = client.workflow.getHandle(testTrigger.workflowId(trigger.id));
+    const fire = command('fire');
+    const firing = handle.executeUpdate(testTrigger.updates.fire, { args: [{ ...fire, expectedVersion: 1 }], updateId: fire.commandId });
+    await rowWritten;
+    const { rows } = await db.query<{ resource_version: number }>('select resource_version from test_triggers where id = $1', [trigger.id]);
+    expect(rows[0].resource_version).toBe(2);
+    const again = { ...command('fire'), expectedVersion: rows[0].resource_version };
+    const firingAgain = handle.executeUpdate(testTrigger.updates.fire, { args: [again], updateId: again.commandId });
     await new Promise((resolve) => setTimeout(resolve, 500)); // the update reaches the workflow while it is held
     release();
-    expect(await creating).toMatchObject({ resourceVersion: 1, count: 0 });
-    expect(await incrementing).toMatchObject({ resourceVersion: 2, count: 1 });
+    expect(await firing).toMatchObject({ snapshot: { resourceVersion: 2, fired: 1 } });
+    expect(await firingAgain).toMatchObject({ snapshot: { resourceVersion: 3, fired: 2 } });
   } finally {
     release();
     await stop(worker);

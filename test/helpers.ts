@@ -5,6 +5,9 @@ import { clientAssertion, type PrivateJwk } from '../sdk/src/keys';
 import { join } from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { Pool } from 'pg';
+import type { Db } from '../core/db';
+import type { TransitionStore } from '../core/entities';
+import { createTransitionStore } from '../read-model/transition-store';
 import { ResponseContract, type ObservedResponse } from './contract';
 import { RESERVED_ORGANIZATIONS, TEST_ORGANIZATION_COUNT, type SharedStartValues } from './stack';
 
@@ -303,4 +306,14 @@ export async function tokenByKey(clientId: string, privateJwk: PrivateJwk): Prom
   });
   const body = await res.json();
   return { status: res.status, token: body.access_token, body };
+}
+
+/**
+ * The read model's side of commands a test process sends itself through core/entities.ts (the
+ * broker's transition store, with the test broker's event source and schema base). PostgreSQL
+ * only: on PGlite only the broker's process may open the read model.
+ */
+export function testTransitionStore(db: Db): TransitionStore {
+  const base = testEnv().baseUrl;
+  return createTransitionStore(db, { schemaBase: `${base}/schemas`, eventSource: `${base}/events` });
 }

@@ -27,7 +27,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { Mutex } from 'async-mutex';
-import type { Activities } from '../domain/activities';
+import type { Activities, CommandAnswer, TransitionRecord } from '../domain/activities';
+import type { UnwrittenTransitions } from '../domain/transition';
 import { BROKER, Command, Deadline, Effect, Envelope, isBroker, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
 import { effectWorkflowId, type EntityInput, type Resource } from '../domain/resource';
 import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
@@ -42,18 +43,32 @@ export const EFFECTS_PATCH = 'cross-resource-effects';
 export const RECORDED_SIDE_EFFECTS_PATCH = 'side-effects-as-activities';
 /** The patch id under which a command waits for its awaited effects (Effect.awaited). */
 export const AWAITED_EFFECTS_PATCH = 'awaited-effects';
+/**
+ * The patch id under which a command is answered from the task that decided it, with its
+ * transition for the sender to write (core/entities.ts), instead of after an activity wrote it
+ * (docs/decisions.md, "A command at the price of one Update").
+ */
+export const ANSWERED_FROM_DECISION_PATCH = 'answered-from-decision';
 
 /**
  * The single Update of runs recorded before commands had names of their own: its payload names
  * the command. Kept registered so that histories recorded then still replay and running
  * workflows of that time keep working (docs/decisions.md, "Named Updates").
  */
-export const legacyCommandUpdate = defineUpdate<Envelope, [Command]>('command');
+export const legacyCommandUpdate = defineUpdate<Envelope | CommandAnswer, [Command]>('command');
 export const snapshotQuery = defineQuery<Envelope | undefined>('snapshot');
+/** The transitions decided and not known to be written, and whether a command was decided (core/entities.ts, UNWRITTEN_TRANSITIONS_QUERY). */
+export const unwrittenTransitionsQuery = defineQuery<UnwrittenTransitions, [string?]>('unwrittenTransitions');
 
 
 
 const RECENT_COMMANDS = 64;
+/**
+ * The workflow writes its unwritten transitions itself once this many have gathered (their
+ * senders have almost always written them already: the fence makes that a no-op), which keeps the
+ * list short for the gap-filling Query and for continue-as-new.
+ */
+const FLUSH_AFTER_TRANSITIONS = 16;
 
 const SIDE_EFFECT_OPTIONS = {
   startToCloseTimeout: PERSISTENCE_ACTIVITY_TIMEOUT,
@@ -97,6 +112,12 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   private commandsThisRun = 0;
   /** Counts applied transitions: the main loop wakes up when it changes. */
   wakeups = 0;
+  /**
+   * Transitions answered to their senders and not known to be in the read model, oldest first
+   * (ANSWERED_FROM_DECISION_PATCH). A sender writes its own; the workflow writes them all
+   * (flush) before effects, before it continues as new, before it ends and once they gather.
+   */
+  unwritten: TransitionRecord[];
 
   constructor(
     private readonly resource: Resource<S, M>,
@@ -104,6 +125,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   ) {
     this.state = input.state;
     this.recent = new Map<string, unknown>(input.recent ?? []);
+    this.unwritten = input.unwritten ?? [];
   }
 
   private get machine(): M {
@@ -121,7 +143,13 @@ class Entity<S extends Envelope, M extends Machine<S>> {
 
   /** What the next run starts from: the state and the ids of recent commands. */
   continuation(): EntityInput<S> {
-    return { kind: this.input.kind, settings: this.input.settings, state: this.state, recent: [...this.recent.entries()].slice(-RECENT_COMMANDS) };
+    return {
+      kind: this.input.kind,
+      settings: this.input.settings,
+      state: this.state,
+      recent: [...this.recent.entries()].slice(-RECENT_COMMANDS),
+      ...(this.unwritten.length ? { unwritten: this.unwritten } : {}),
+    };
   }
 
   // The one decision function: stale version first (so the loser of a race always sees 409,
@@ -152,9 +180,18 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     return handler(current, command, now);
   }
 
-  /** The Update handler (under the mutex): decide, persist, start the effects, commit, answer. */
-  async apply(command: Command): Promise<S> {
-    if (this.recent.has(command.commandId) && this.state) return this.state;
+  /**
+   * The Update handler (under the mutex): decide, then either answer with the transition for the
+   * sender to write (ANSWERED_FROM_DECISION_PATCH: one workflow task, no activity), or, for a
+   * transition with effects and in runs recorded before, write it by activity, start the effects,
+   * commit and answer.
+   */
+  async apply(command: Command): Promise<S | CommandAnswer<S>> {
+    const answered = patched(ANSWERED_FROM_DECISION_PATCH);
+    if (this.recent.has(command.commandId) && this.state) {
+      // A retried Update whose first answer was lost: its transition again, if it may be unwritten.
+      return answered ? { snapshot: this.state, transition: this.unwritten.find((t) => t.causationId === command.commandId) ?? null } : this.state;
+    }
     const now = new Date().toISOString();
     let transition;
     try {
@@ -166,17 +203,68 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     // A command that changes nothing (a repeated report, say) is answered without a write.
     if (this.state && transition.state.resourceVersion === this.state.resourceVersion && patched(RECORDED_SIDE_EFFECTS_PATCH)) {
       this.remember(command.commandId, this.state.resourceVersion);
-      return this.state;
+      return answered ? { snapshot: this.state, transition: null } : this.state;
     }
-    await sideEffects().persistTransition({ kind: this.resource.kind, snapshot: transition.state, events, correlationId: command.correlationId, causationId: command.commandId });
-    await this.startEffects(command, transition.effects ?? []);
-    const state = transition.state;
+    const record: TransitionRecord = { kind: this.resource.kind, snapshot: transition.state, events, correlationId: command.correlationId, causationId: command.commandId };
+    const effects = transition.effects ?? [];
+    if (answered && !this.startsEffects(effects)) {
+      // History holds this task's decision once the sender hears the answer (an Update's answer
+      // never leaves a task the server dropped), so the sender writes only what happened.
+      this.commit(command, transition.state);
+      this.unwritten.push(record);
+      return { snapshot: transition.state, transition: record };
+    }
+    // Effects read the read model (matching reads the listing it starts from): everything unwritten
+    // and this transition are written first, by activity, then the effects start.
+    if (answered) await this.flush([record]);
+    else await sideEffects().persistTransition(record);
+    await this.startEffects(command, effects);
+    this.commit(command, transition.state);
+    return answered ? { snapshot: transition.state, transition: null } : transition.state;
+  }
+
+  private commit(command: Command, state: S): void {
     this.state = state;
     this.remember(command.commandId, state.resourceVersion);
     this.commandsThisRun++;
     this.wakeups++;
     upsertAttributes({ kind: this.resource.kind, ...this.resource.searchAttributes(state) });
-    return state;
+  }
+
+  /**
+   * Writes the unwritten transitions (and `more`) by activity and forgets those written. Senders
+   * may be writing the same ones at once: the writer's fence makes every write of one transition one.
+   */
+  async flush(more: TransitionRecord[] = []): Promise<void> {
+    const batch = [...this.unwritten, ...more];
+    if (batch.length === 0) return;
+    await recorded.persistTransitions({ transitions: batch });
+    const last = batch[batch.length - 1].snapshot.resourceVersion;
+    this.unwritten = this.unwritten.filter((t) => t.snapshot.resourceVersion > last);
+  }
+
+  /**
+   * The main loop's flush: a read model away longer than the activity's retries must not fail the
+   * workflow (the transitions stay in the list, and the senders' intents are swept meanwhile).
+   */
+  async tryFlush(): Promise<boolean> {
+    try {
+      await this.flush();
+      return true;
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      log.warn('unwritten transitions could not be written; trying again later', { unwritten: this.unwritten.length });
+      return false;
+    }
+  }
+
+  shouldFlush(): boolean {
+    return this.unwritten.length >= FLUSH_AFTER_TRANSITIONS;
+  }
+
+  /** Whether a transition's effects start in this run (the same rule startEffects applies). */
+  private startsEffects(effects: Effect[]): boolean {
+    return effects.length > 0 && patched(EFFECTS_PATCH) && effects.some((effect) => !effect.patch || patched(effect.patch));
   }
 
   // The validator answers early only when no command is in flight. While one is (its transition
@@ -211,6 +299,8 @@ class Entity<S extends Envelope, M extends Machine<S>> {
       if (!state || this.machine.deadline(state)?.command !== deadline.command) return false;
       try {
         await this.apply({ name: deadline.command, commandId: `deadline:${deadline.command}:${state.resourceVersion}`, actor: BROKER, payload: {}, correlationId: workflowInfo().workflowId });
+        // No sender waits for the broker's own command: the workflow writes it.
+        await this.flush();
         return false;
       } catch (err) {
         // A refusal means the state no longer has that deadline; the loop re-evaluates.
@@ -250,6 +340,11 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     }
   }
 
+  /** Whether the command was decided here (in this run or among the recent ones it carried). */
+  knows(commandId: string): boolean {
+    return this.recent.has(commandId);
+  }
+
   private remember(commandId: string, version: number) {
     this.recent.set(commandId, version);
     while (this.recent.size > RECENT_COMMANDS) this.recent.delete(this.recent.keys().next().value as string);
@@ -260,6 +355,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
 export async function runEntity<S extends Envelope, M extends Machine<S>>(resource: Resource<S, M>, input: EntityInput<S>): Promise<S | undefined> {
   const entity = new Entity(resource, input);
   setHandler(snapshotQuery, () => entity.state);
+  setHandler(unwrittenTransitionsQuery, (commandId?: string) => ({ transitions: entity.unwritten, known: commandId === undefined ? null : entity.knows(commandId) }));
   // One Update per command, named after it; the update's name is the command's.
   for (const [name, definition] of Object.entries(resource.updates)) {
     setHandler(definition, (command: Command) => entity.mutex.runExclusive(() => entity.apply({ ...command, name })), {
@@ -281,17 +377,22 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     const seen = entity.wakeups;
     const deadline = entity.deadline();
     const timeout = deadline ? Math.max(0, Date.parse(deadline.at) - Date.now()) : undefined;
-    const woken = await condition(() => entity.wakeups !== seen || entity.shouldContinueAsNew() || entity.terminal(), timeout === undefined ? undefined : Math.max(timeout, 1));
+    const woken = await condition(() => entity.wakeups !== seen || entity.shouldContinueAsNew() || entity.terminal() || entity.shouldFlush(), timeout === undefined ? undefined : Math.max(timeout, 1));
     if (!woken && deadline) {
       if (await entity.runDeadline(deadline)) await sleep('30 seconds');
       continue;
     }
+    if (entity.shouldFlush() && !(await entity.tryFlush())) await sleep('30 seconds');
     if (entity.terminal()) {
       await condition(allHandlersFinished);
+      // The read model keeps the record once the workflow has ended: nothing may be left unwritten.
+      while (!(await entity.tryFlush())) await sleep('30 seconds');
       return entity.state;
     }
     if (entity.shouldContinueAsNew()) {
       await condition(allHandlersFinished);
+      // What is still unwritten after this goes with the state (EntityInput.unwritten).
+      await entity.tryFlush();
       // The next run keeps the short workflow task timeout (runs started before it get it here).
       await makeContinueAsNewFunc<(input: EntityInput<S>) => Promise<S | undefined>>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT })(entity.continuation());
     }

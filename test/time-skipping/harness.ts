@@ -37,6 +37,7 @@ import { managedRegistry } from '../../read-model/managed-registry';
 import { SchemaRegistry } from '../../core/schemas';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { Entities } from '../../core/entities';
+import { createTransitionStore } from '../../read-model/transition-store';
 import { createWorker } from '../../worker';
 import { startWebhookWatcher } from '../../delivery/webhook-watcher';
 import { writeTestRegistry } from '../stack';
@@ -209,7 +210,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     config,
     db,
     temporal: client,
-    entities: new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }),
+    entities: new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: `${config.publicBaseUrl}/events` })),
     registry: brokerRegistry,
     schemas: new SchemaRegistry(config.schemaBase),
     verifyToken: createTokenVerifier(config, signingKey),

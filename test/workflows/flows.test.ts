@@ -72,6 +72,9 @@ const activities = {
   async persistTransition(record: { snapshot: any }) {
     persisted.push(record.snapshot);
   },
+  async persistTransitions({ transitions }: { transitions: Array<{ snapshot: any }> }) {
+    persisted.push(...transitions.map((t) => t.snapshot));
+  },
   async startFlows({ flows }: { flows: Array<{ workflowType: string }> }) {
     started.push(...flows.map((f) => f.workflowType));
   },
