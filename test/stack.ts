@@ -169,8 +169,8 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
     { organizationId: 'org-special', clientId: 'client-keys', scopes: all, jwks: { keys: [publicOf(keys.es256), publicOf(keys.ed25519)] } },
     { organizationId: 'org-special', clientId: 'client-keys-other', scopes: all, jwks: { keys: [publicOf(keys.other)] } },
   );
-  writeFileSync(join(dir, 'connector-keys.json'), JSON.stringify(keys), { mode: 0o600 });
   mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'connector-keys.json'), JSON.stringify(keys), { mode: 0o600 });
   const organizationsFile = join(dir, 'organizations.json');
   const connectorsFile = join(dir, 'connectors.json');
   writeFileSync(organizationsFile, JSON.stringify(organizations, null, 2));
