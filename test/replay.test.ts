@@ -1,8 +1,9 @@
 // Replay: recorded histories of the entity workflows must replay without nondeterminism against
 // the current workflow code. test/histories/ holds histories recorded from earlier versions (a
 // change that breaks running workflows fails here); this run's fresh histories are replayed too.
-// Record new fixtures with: RECORD_HISTORIES=matching (or partner-relationship, execution) npx jest test/replay.test.ts;
-// never re-record the old ones without a reason: they prove that running workflows upgrade.
+// Record new fixtures with: RECORD_HISTORIES=matching (or partner-relationship, execution) npx jest test/replay.test.ts,
+// with RECORD_AS=<name> to keep them beside the old ones (matching-<name>-...: the answered-from-decision ones are
+// `answered`); never re-record the old ones without a reason: they prove that running workflows upgrade.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -15,6 +16,8 @@ import { handoverBody } from './execution-handovers.fixtures';
 import { testWorkflowCode } from './workflow-code';
 
 const FIXTURES = join(__dirname, 'histories');
+/** A name for newly recorded fixtures, beside the old ones of their kind. */
+const RECORD_AS = process.env.RECORD_AS ? `${process.env.RECORD_AS}-` : '';
 /** The workflows as the worker runs them (the suite's bundle when there is one; replay has no sinks). */
 function replayCode() {
   const { sinks: _sinks, ...code } = testWorkflowCode() as ReturnType<typeof testWorkflowCode> & { sinks?: unknown };
@@ -166,7 +169,7 @@ test('recorded and fresh matching histories (offer, request, proposal, flows) re
   const fresh = await histories([...workflowIds, ...flows]);
   expect(fresh.length).toBeGreaterThanOrEqual(4);
   if (process.env.RECORD_HISTORIES === 'matching') {
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `matching-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `matching-${RECORD_AS}${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
   }
   const old = recorded('matching-');
   expect(old.length).toBeGreaterThan(0);
@@ -179,7 +182,7 @@ test('recorded and fresh execution histories (tender, commitment, handover, refe
   const fresh = await histories([...workflowIds, ...flows]);
   expect(fresh.length).toBeGreaterThanOrEqual(7);
   if (process.env.RECORD_HISTORIES === 'execution') {
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `execution-${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
+    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `execution-${RECORD_AS}${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
   }
   const old = recorded('execution-');
   expect(old.length).toBeGreaterThan(0);
