@@ -21,9 +21,17 @@ export interface ActivitySettings extends ProjectionSettings {
 
 /** @param entities where the broker creates resources (proposals) and sends flows' commands. */
 export function createActivities(db: Db, settings: ActivitySettings, entities: Entities, resources?: readonly Resource<any, any>[]): Activities {
+  const projection = createProjectionActivities(db, settings, resources);
+  const commands = createCommandActivities(entities, resources);
   return {
-    ...createProjectionActivities(db, settings, resources),
-    ...createCommandActivities(entities, resources),
+    ...projection,
+    ...commands,
+    // A transition's effects start once what they read is written: the transitions handed along
+    // first (one activity for both, workflows/entity.ts EFFECTS_WITH_WRITE_PATCH).
+    async startFlows(starts) {
+      if (starts.transitions?.length) await projection.persistTransitions({ transitions: starts.transitions });
+      await commands.startFlows(starts);
+    },
     ...createMatchingActivities(db, settings.matching),
     ...createTransportActivities(db),
     ...createReferenceActivities(db),

@@ -15,6 +15,8 @@ import type { CreatePayload as CommitmentPayload } from './transport-commitment'
 /** Flows a transition starts (workflows/entity.ts, startEffects). */
 export interface FlowStarts {
   flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string; executionTimeoutMs?: number }>;
+  /** Written first (fenced, in version order): the entity's unwritten transitions, this one's last. */
+  transitions?: TransitionRecord[];
 }
 
 /** A command a flow sends to an entity (its named Workflow Update). */

@@ -80,13 +80,13 @@ afterAll(async () => {
 
 type SendCommand = ReturnType<typeof createActivities>['sendCommand'];
 
-type PersistTransitions = ReturnType<typeof createActivities>['persistTransitions'];
+type StartFlows = ReturnType<typeof createActivities>['startFlows'];
 
-async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand, wrapPersist?: (persist: PersistTransitions) => PersistTransitions) {
+async function startWorker(taskQueue: string, wrapSend?: (send: SendCommand) => SendCommand, wrapStart?: (start: StartFlows) => StartFlows) {
   const entities = new Entities(client, { taskQueue, settings: { continueAsNewAfterEvents: 10000, continueAsNewAfterCommands: 500 } }, createTransitionStore(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, [...RESOURCES, testCounter, testTrigger]));
   const activities = createActivities(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, entities, [testCounter, testTrigger]);
   if (wrapSend) activities.sendCommand = wrapSend(activities.sendCommand);
-  if (wrapPersist) activities.persistTransitions = wrapPersist(activities.persistTransitions);
+  if (wrapStart) activities.startFlows = wrapStart(activities.startFlows);
   const worker = await Worker.create({
     connection: await NativeConnection.connect({ address: testEnv().temporalAddress }),
     taskQueue,
@@ -189,12 +189,14 @@ test('a command that arrives while the previous transition is being written is d
   const rowWritten = new Promise<void>((resolve) => (written = resolve));
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
-  const worker = await startWorker(entities, undefined, (persist) => async (batch) => {
-    await persist(batch);
-    if (batch.transitions.some((t) => t.kind === 'test-trigger' && t.snapshot.resourceVersion === 2)) {
+  // The transition is written by the activity that then starts its effects; held in between.
+  const worker = await startWorker(entities, undefined, (start) => async (starts) => {
+    if (starts.transitions?.some((t) => t.kind === 'test-trigger' && t.snapshot.resourceVersion === 2)) {
+      await createTransitionStore(db, { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' }, [...RESOURCES, testCounter, testTrigger]).write(starts.transitions, undefined, true);
       written();
       await held; // the row is written; the workflow does not know it yet
     }
+    await start(starts);
   });
   try {
     const counter = await create<TestCounter>(testCounter, entities, { ...input, kind: 'test-counter' }, {});

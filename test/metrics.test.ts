@@ -58,8 +58,9 @@ test('commands, problems, activities, the outbox and flows move their figures', 
   expect(grew('pcx_command_duration_seconds', { kind: 'capacity-offer', command: 'publish', status: '200' })).toBeGreaterThanOrEqual(1);
   expect(grew('pcx_problems_total', { code: 'STALE_RESOURCE_VERSION', status: '409' })).toBeGreaterThanOrEqual(1);
   expect(grew('pcx_problems_total', { code: 'VALIDATION_FAILED', status: '400' })).toBeGreaterThanOrEqual(1);
-  // Commands are written by their senders; a transition with effects (a publish starts matching) by its workflow first.
-  expect(grew('pcx_activity_duration_seconds', { activity: 'persistTransitions', result: 'ok' })).toBeGreaterThanOrEqual(2);
+  // Commands are written by their senders; a transition with effects (a publish starts matching) by
+  // the activity that starts them, first.
+  expect(grew('pcx_activity_duration_seconds', { activity: 'startFlows', result: 'ok' })).toBeGreaterThanOrEqual(2);
   expect(grew('pcx_outbox_write_lag_seconds', { kind: 'match-proposal' })).toBeGreaterThanOrEqual(1);
   // Counted from Temporal's visibility when scraped (cached 5 s): the new proposal shows soon.
   const open = await waitFor('an open proposal counted', async () => {

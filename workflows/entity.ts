@@ -49,6 +49,8 @@ export const AWAITED_EFFECTS_PATCH = 'awaited-effects';
  * (docs/decisions.md, "A command at the price of one Update").
  */
 export const ANSWERED_FROM_DECISION_PATCH = 'answered-from-decision';
+/** The patch id under which a transition's write and the start of its effects are one activity (startFlows with transitions). */
+export const EFFECTS_WITH_WRITE_PATCH = 'effects-with-write';
 
 /**
  * The single Update of runs recorded before commands had names of their own: its payload names
@@ -215,10 +217,17 @@ class Entity<S extends Envelope, M extends Machine<S>> {
       return { snapshot: transition.state, transition: record };
     }
     // Effects read the read model (matching reads the listing it starts from): everything unwritten
-    // and this transition are written first, by activity, then the effects start.
-    if (answered) await this.flush([record]);
-    else await sideEffects().persistTransition(record);
-    await this.startEffects(command, effects);
+    // and this transition are written first, by activity, then the effects start (one activity
+    // for both in runs under EFFECTS_WITH_WRITE_PATCH).
+    if (answered && patched(EFFECTS_WITH_WRITE_PATCH)) {
+      const batch = [...this.unwritten, record];
+      await this.startEffects(command, effects, batch);
+      this.forgetWritten(batch);
+    } else {
+      if (answered) await this.flush([record]);
+      else await sideEffects().persistTransition(record);
+      await this.startEffects(command, effects);
+    }
     this.commit(command, transition.state);
     return answered ? { snapshot: transition.state, transition: null } : transition.state;
   }
@@ -239,6 +248,11 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     const batch = [...this.unwritten, ...more];
     if (batch.length === 0) return;
     await recorded.persistTransitions({ transitions: batch });
+    this.forgetWritten(batch);
+  }
+
+  /** Drops from the unwritten list what a batch wrote (newer transitions may have come meanwhile). */
+  private forgetWritten(batch: TransitionRecord[]): void {
     const last = batch[batch.length - 1].snapshot.resourceVersion;
     this.unwritten = this.unwritten.filter((t) => t.snapshot.resourceVersion > last);
   }
@@ -314,12 +328,16 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   // crash starts the same ids again, which Temporal refuses as already started, so a flow is never
   // started twice and never lost. They are not children: the entity hears nothing of their end
   // (nothing arrives that could race with a continue-as-new), and they outlive it.
-  private async startEffects(command: Command, effects: Effect[]) {
+  private async startEffects(command: Command, effects: Effect[], transitions?: TransitionRecord[]) {
+    // What was handed along to be written first is written even when no effect is due.
+    const writeOnly = async () => {
+      if (transitions?.length) await recorded.persistTransitions({ transitions });
+    };
     // Runs recorded before transitions had effects replay without them (Temporal's patching).
-    if (effects.length === 0 || !patched(EFFECTS_PATCH)) return;
+    if (effects.length === 0 || !patched(EFFECTS_PATCH)) return writeOnly();
     // Indexes stay those of the transition's list, so a flow's id never depends on a patch.
     const due = effects.map((effect, index) => ({ effect, index })).filter(({ effect }) => !effect.patch || patched(effect.patch));
-    if (due.length === 0) return;
+    if (due.length === 0) return writeOnly();
     const flows = due.map(({ effect, index }) => ({
       workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
       workflowType: effect.flow,
@@ -327,7 +345,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
       taskQueue: this.input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
       ...(effect.timeoutMs ? { executionTimeoutMs: effect.timeoutMs } : {}),
     }));
-    await sideEffects().startFlows({ flows });
+    await sideEffects().startFlows({ flows, ...(transitions ? { transitions } : {}) });
     // Effects the command's answer includes (Effect.awaited). Runs recorded before replay without the wait.
     const awaited = flows.filter((_, i) => due[i].effect.awaited).map((f) => f.workflowId);
     if (awaited.length && patched(AWAITED_EFFECTS_PATCH)) {

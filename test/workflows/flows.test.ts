@@ -75,7 +75,8 @@ const activities = {
   async persistTransitions({ transitions }: { transitions: Array<{ snapshot: any }> }) {
     persisted.push(...transitions.map((t) => t.snapshot));
   },
-  async startFlows({ flows }: { flows: Array<{ workflowType: string }> }) {
+  async startFlows({ flows, transitions }: { flows: Array<{ workflowType: string }>; transitions?: Array<{ snapshot: any }> }) {
+    persisted.push(...(transitions ?? []).map((t) => t.snapshot));
     started.push(...flows.map((f) => f.workflowType));
   },
   async awaitFlows() {},
