@@ -136,3 +136,22 @@ test('a transition ahead of the row is not written alone: the gap is reported, a
   expect(row.resource_version).toBe(3);
   expect((await db.query('select 1 from events where resource_id = $1', [id])).rows).toHaveLength(3);
 });
+
+test('intents: due only after their grace, claimed by one sweeper at a time, cleared with the write of their answer', async () => {
+  const records = history(2);
+  const [first, second] = records;
+  await store.intend({ commandId: first.causationId, workflowId: 'test-counter/x', kind: 'test-counter' }, 0);
+  await store.intend({ commandId: second.causationId, workflowId: 'test-counter/x', kind: 'test-counter' }, 60);
+  const due = (await store.due(100)).filter((i) => [first.causationId, second.causationId].includes(i.commandId));
+  expect(due.map((i) => i.commandId)).toEqual([first.causationId]);
+  expect(due[0].ageSeconds).toBeGreaterThanOrEqual(0);
+  // Claimed: another sweeper does not get it during the lease.
+  expect((await store.due(100)).map((i) => i.commandId)).not.toContain(first.causationId);
+  // The write of the answer clears its intent; a write on someone else's behalf (undefined) clears none.
+  await store.write([first], undefined, true);
+  expect((await db.query('select 1 from command_intents where command_id = $1', [first.causationId])).rows).toHaveLength(1);
+  await store.write([first], first.causationId);
+  expect((await db.query('select 1 from command_intents where command_id = $1', [first.causationId])).rows).toHaveLength(0);
+  await store.forget(second.causationId);
+  expect((await db.query('select 1 from command_intents where command_id = $1', [second.causationId])).rows).toHaveLength(0);
+});
