@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from './context';
 import { webhookBacklog } from '../core/metrics';
+import { countIntents } from '../read-model/command-intents';
 import { publicOperation } from './operations';
 
 export const health = new Hono<AppEnv>();
@@ -51,5 +52,7 @@ publicOperation(health, {
   const ready = database === 'up' && temporalCheck === 'up';
   // What operators watch of webhook delivery (docs/webhooks.md); absent when the database is not up.
   const webhooks = database === 'up' ? await timeout(webhookBacklog(db)).catch(() => undefined) : undefined;
-  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck }, ...(webhooks ? { webhooks } : {}) }, ready ? 200 : 503);
+  // Commands whose answer is not yet written (core/entities.ts, sweep): growing means writes fail.
+  const commandIntents = database === 'up' ? await timeout(countIntents(db)).catch(() => undefined) : undefined;
+  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck }, ...(webhooks ? { webhooks } : {}), ...(commandIntents ? { commandIntents } : {}) }, ready ? 200 : 503);
 });
