@@ -55,10 +55,26 @@ export async function loadOutcome(db: Queryable, id: string): Promise<StoredOutc
   return rows[0];
 }
 
-/** The chain of a reference, head first (every new record becomes the head). */
+/**
+ * The chain of a reference, head first, each record followed by the one it supersedes. Not by
+ * time: records decided in one workflow task share their submittedAt (the workflow's clock stands
+ * still within a task), so time cannot tell which one is the head.
+ */
 export async function listOutcomes(db: Queryable, referenceId: string): Promise<ExecutionOutcome[]> {
   const { rows } = await db.query<{ doc: ExecutionOutcome }>('select doc from execution_outcomes where execution_reference_id = $1 order by submitted_at desc, id desc', [referenceId]);
-  return rows.map((r) => r.doc);
+  return chainOrder(rows.map((r) => r.doc));
+}
+
+/** Records in chain order from the head along `supersedes`; any the links do not reach follow, newest first. */
+export function chainOrder<T extends { id: string; supersedes: string | null; supersededByOutcomeId: string | null }>(records: T[]): T[] {
+  const byId = new Map(records.map((o) => [o.id, o]));
+  const ordered: T[] = [];
+  const placed = new Set<string>();
+  for (let o = records.find((r) => r.supersededByOutcomeId === null); o && !placed.has(o.id); o = o.supersedes ? byId.get(o.supersedes) : undefined) {
+    ordered.push(o);
+    placed.add(o.id);
+  }
+  return [...ordered, ...records.filter((o) => !placed.has(o.id))];
 }
 
 /** What creating the reference of an accepted proposal needs: the proposal's facts and the retention policy. */
