@@ -87,6 +87,10 @@ export async function writeAnswer(store: TransitionStore, transition: Transition
   await store.write([...before, transition], commandId, true);
 }
 
+/** How long the sweep asks one workflow, and how many it asks at once. */
+const SWEEP_QUERY_MS = 2_000;
+const SWEEP_PARALLEL = 8;
+
 /** A command sent after this long without an answer has an unknown outcome (no worker, Temporal down). */
 const DEFAULT_DEADLINE_MS = 30_000;
 
@@ -182,7 +186,7 @@ export class Entities {
   private async forgetUnlessUnknown<T extends EntityAnswer<never>>(handle: WorkflowHandle, commandId: string, answer: () => Promise<T>): Promise<T> {
     const known = await answer();
     if ('refusal' in known) {
-      const { transitions } = await this.unwritten(handle).catch(() => ({ transitions: [] }));
+      const { transitions } = await this.unwritten(handle, undefined, SWEEP_QUERY_MS).catch(() => ({ transitions: [] }));
       if (transitions.length) await this.store.write(transitions, undefined, true).catch(() => undefined);
     }
     await this.store.forget(commandId).catch(() => undefined);
@@ -190,8 +194,8 @@ export class Entities {
   }
 
   /** The workflow's unwritten transitions (a Query: it sees only completed workflow tasks, so all of them are in history). */
-  private unwritten(handle: WorkflowHandle, commandId?: string): Promise<UnwrittenTransitions> {
-    return this.within(() => handle.query<UnwrittenTransitions, [string?]>(UNWRITTEN_TRANSITIONS_QUERY, commandId));
+  private unwritten(handle: WorkflowHandle, commandId?: string, withinMs = this.deadlineMs): Promise<UnwrittenTransitions> {
+    return this.client.withDeadline(Date.now() + withinMs, () => handle.query<UnwrittenTransitions, [string?]>(UNWRITTEN_TRANSITIONS_QUERY, commandId));
   }
 
   /**
@@ -205,11 +209,14 @@ export class Entities {
    */
   async sweep(limit = 50, onFailure?: (commandId: string, err: unknown) => void): Promise<number> {
     let settled = 0;
-    for (const intent of await this.store.due(limit)) {
+    const due = await this.store.due(limit);
+    // A few at a time, each asked briefly: a workflow no worker answers (its task queue has none
+    // now) must not hold up the others; its intent comes round again after the claim.
+    const settle = async (intent: (typeof due)[number]) => {
       const handle = this.client.workflow.getHandle(intent.workflowId);
       const old = intent.ageSeconds > this.unsentAfterSeconds;
       try {
-        const { transitions, known } = await this.unwritten(handle, intent.commandId);
+        const { transitions, known } = await this.unwritten(handle, intent.commandId, SWEEP_QUERY_MS);
         if (transitions.length) await this.store.write(transitions, undefined, true);
         if (known || old) {
           await this.store.forget(intent.commandId);
@@ -222,7 +229,8 @@ export class Entities {
           settled++;
         } else onFailure?.(intent.commandId, err);
       }
-    }
+    };
+    for (let i = 0; i < due.length; i += SWEEP_PARALLEL) await Promise.all(due.slice(i, i + SWEEP_PARALLEL).map(settle));
     return settled;
   }
 
