@@ -87,6 +87,12 @@ export async function writeAnswer(store: TransitionStore, transition: Transition
   await store.write([...before, transition], commandId, true);
 }
 
+/** gRPC's RESOURCE_EXHAUSTED, on the error or its cause (the client wraps it in a ServiceError). */
+function isResourceExhausted(err: unknown): boolean {
+  const code = (e: unknown) => (e as { code?: unknown })?.code;
+  return code(err) === 8 || code((err as { cause?: unknown })?.cause) === 8;
+}
+
 /** How long the sweep asks one workflow, and how many it asks at once. */
 const SWEEP_QUERY_MS = 2_000;
 const SWEEP_PARALLEL = 8;
@@ -293,8 +299,22 @@ export class Entities {
     }
   }
 
-  private within<T>(call: () => Promise<T>): Promise<T> {
-    return this.client.withDeadline(Date.now() + this.deadlineMs, call);
+  /**
+   * A call within the command deadline. Temporal refuses an Update while too many are in flight on
+   * one workflow (RESOURCE_EXHAUSTED: twenty concurrent corrections of one outcome reach its
+   * limit); such an Update was not admitted, so it is sent again, with the same id, after a short
+   * pause, instead of answering 503.
+   */
+  private async within<T>(call: () => Promise<T>): Promise<T> {
+    const deadline = Date.now() + this.deadlineMs;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await this.client.withDeadline(deadline, call);
+      } catch (err) {
+        if (!isResourceExhausted(err) || Date.now() > deadline - 1000) throw err;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt) * (0.5 + Math.random())));
+      }
+    }
   }
 
   private async endedResult<S>(workflowId: string, withinMs: number): Promise<S | undefined> {
