@@ -4,7 +4,7 @@
 // crash or a timeout) never applies the command twice: Temporal deduplicates the Update within a
 // run, and the entity answers a command id it has applied from its memory of recent commands
 // across continue-as-new. An unknown outcome throws, and the activity is retried with that id.
-import type { CommandOrder, CommandOutcome, CreateOrder, FlowStarts } from '../domain/activities';
+import type { CommandOrder, CommandOutcome, CreateOrder, FlowStarts, StepOrder } from '../domain/activities';
 import { BROKER, type Command } from '../domain/machine';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
@@ -17,7 +17,7 @@ export function createCommandActivities(entities: Entities, resources: readonly 
     if (!resource) throw new Error(`no resource kind ${kind} here`);
     return resource;
   };
-  return {
+  const activities = {
     /** Starts each flow once: a start that finds its id already used (a retry) is done already. */
     async startFlows({ flows }: FlowStarts): Promise<void> {
       for (const flow of flows) {
@@ -66,5 +66,33 @@ export function createCommandActivities(entities: Entities, resources: readonly 
         current,
       };
     },
+
+    /** Steps in order until one is refused (domain/activities.ts): a flow's sequence for one workflow task. */
+    sendInOrder(steps: StepOrder[]): Promise<CommandOutcome[]> {
+      return stepsInOrder(steps, (step) => ('create' in step ? activities.createResource(step.create) : activities.sendCommand(step.command)));
+    },
   };
+  return activities;
+}
+
+/**
+ * Sends steps one after the other until one is refused. A step that throws fails the whole
+ * sequence (the activity is retried from its first step: the entities answer those applied from
+ * memory), its error naming the step, so the flow that gives up can say which.
+ */
+export async function stepsInOrder(steps: StepOrder[], sendOne: (step: StepOrder) => Promise<CommandOutcome>): Promise<CommandOutcome[]> {
+  const outcomes: CommandOutcome[] = [];
+  for (const step of steps) {
+    let outcome: CommandOutcome;
+    try {
+      outcome = await sendOne(step);
+    } catch (err) {
+      const order = 'create' in step ? { kind: step.create.kind, id: step.create.id, name: 'create' } : step.command;
+      if (err instanceof Error) err.message = `${order.name} of ${order.kind} ${order.id}: ${err.message}`;
+      throw err;
+    }
+    outcomes.push(outcome);
+    if (!outcome.ok) break;
+  }
+  return outcomes;
 }

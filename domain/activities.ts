@@ -49,6 +49,9 @@ export interface CreateOrder {
   correlationId: string;
 }
 
+/** One command of a sequence sent in one activity (`sendInOrder`): a create or a command. */
+export type StepOrder = { create: CreateOrder } | { command: CommandOrder };
+
 /** One compatible pair, with everything the flow needs to reserve, propose and create. */
 export interface MatchCandidate {
   offer: { id: string; version: number; ownerOrganizationId: string };
@@ -85,6 +88,13 @@ export interface Activities {
   awaitFlows(flows: { workflowIds: string[] }): Promise<void>;
   createResource(order: CreateOrder): Promise<CommandOutcome>;
   sendCommand(order: CommandOrder): Promise<CommandOutcome>;
+  /**
+   * Steps sent one after the other, stopping after the first refusal: the outcomes of the steps
+   * sent (the last one refused, or all of them applied). One activity where a flow would wait for
+   * a workflow task between each; every step keeps its own command id, so a retry re-sends them
+   * and the entities answer the ones they applied from memory.
+   */
+  sendInOrder(steps: StepOrder[]): Promise<CommandOutcome[]>;
   /** activities/matching.ts */
   findMatches(input: MatchInput): Promise<MatchCandidate[]>;
   evaluatePair(pair: PairQuery): Promise<PairEvaluation>;

@@ -3,7 +3,7 @@
 // change that breaks running workflows fails here); this run's fresh histories are replayed too.
 // Record new fixtures with: RECORD_HISTORIES=matching (or partner-relationship, execution) npx jest test/replay.test.ts,
 // with RECORD_AS=<name> to keep them beside the old ones (matching-<name>-...: the answered-from-decision ones are
-// `answered`); never re-record the old ones without a reason: they prove that running workflows upgrade.
+// `answered`, those with a flow's steps in one activity `inorder`); never re-record the old ones without a reason: they prove that running workflows upgrade.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';

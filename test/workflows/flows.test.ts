@@ -9,9 +9,10 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
-import type { CommandOrder, CommandOutcome, CreateOrder, MatchCandidate } from '../../domain/activities';
+import type { CommandOrder, CommandOutcome, CreateOrder, MatchCandidate, StepOrder } from '../../domain/activities';
 import { SEARCH_ATTRIBUTES } from '../../core/temporal';
 import { FLOW_FAILED } from '../../workflows/flows/commands';
+import { stepsInOrder } from '../../activities/commands';
 import { FLOW_DEADLINE_MS, type AcceptInput, type CommitTenderInput } from '../../domain/flows';
 import type { Refusal } from '../../domain/machine';
 import { testWorkflowCode } from '../workflow-code';
@@ -52,6 +53,10 @@ const activities = {
     const key = `${order.kind}.create`;
     sent.push(key);
     return answer(key, { id: order.id });
+  },
+  /** As activities/commands.ts: the scripted steps, in order, until one is refused. */
+  sendInOrder(steps: StepOrder[]): Promise<CommandOutcome[]> {
+    return stepsInOrder(steps, (step) => ('create' in step ? activities.createResource(step.create) : activities.sendCommand(step.command)));
   },
   async evaluatePair() {
     return { candidate: candidate() };
@@ -165,7 +170,7 @@ describe('proposing a pair', () => {
   test('creating the proposal keeps failing: the flow gives up, releases what it held and fails naming it', async () => {
     script = { 'match-proposal.create': 'fail' };
     const { failure } = await run('proposePairFlow', input);
-    expectFlowFailed(failure, /could not be created; the reservation and the request were released/);
+    expectFlowFailed(failure, /could not be proposed: create of match-proposal .*: match-proposal.create: the database is down; the reservation and the request were released/);
     expect(sent.filter((s) => s === 'match-proposal.create').length).toBe(8); // bounded attempts
     expect(sent.slice(-2)).toEqual(['capacity-offer.unmatch', 'load-request.proposalEnded']);
   });
@@ -173,7 +178,7 @@ describe('proposing a pair', () => {
   test('the request cannot be reached: the reservation is released and the flow fails', async () => {
     script = { 'load-request.propose': 'fail', 'load-request.proposalEnded': 'fail' };
     const { failure } = await run('proposePairFlow', input);
-    expectFlowFailed(failure, /could not be reached/);
+    expectFlowFailed(failure, /could not be proposed: propose of load-request .*: the database is down; the reservation and the request were released/);
     expect(sent).toContain('capacity-offer.unmatch');
   });
 });

@@ -12,7 +12,7 @@
 // which Temporal retries forever.
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { Activities, CommandOutcome } from '../../domain/activities';
+import type { Activities, CommandOrder, CommandOutcome, StepOrder } from '../../domain/activities';
 import type { Command, Envelope } from '../../domain/machine';
 import type { Resource, StateOf } from '../../domain/resource';
 
@@ -31,7 +31,13 @@ export const FLOW_ACTIVITIES: ActivityOptions = {
 /** The failure type of a flow that gave up: the Temporal UI shows it with its reason. */
 export const FLOW_FAILED = 'PcxFlowFailed';
 
-const { sendCommand } = proxyActivities<Activities>(FLOW_ACTIVITIES);
+const { sendCommand, sendInOrder } = proxyActivities<Activities>(FLOW_ACTIVITIES);
+
+/**
+ * Flows recorded before a sequence of steps was sent in one activity (`inOrder`) sent each step
+ * in an activity of its own; they replay that way.
+ */
+export const STEPS_IN_ONE_ACTIVITY_PATCH = 'steps-in-one-activity';
 
 /** The commands a flow may send to a resource: its machine's (a create goes through createResource). */
 export type CommandName<R extends Resource<any, any>> = keyof R['machine']['commands'] & string;
@@ -52,16 +58,38 @@ export function send<R extends Resource<any, any>, K extends CommandName<R>>(
   payload: PayloadOf<R, K>,
   options: { step: string; expectedVersion?: number },
 ): Promise<CommandOutcome<StateOf<R['machine']> & Envelope>> {
+  return sendCommand(step(resource, id, name, payload, options).command) as Promise<CommandOutcome<StateOf<R['machine']> & Envelope>>;
+}
+
+/** The order `send` would send, as a step of a sequence for `inOrder`. */
+export function step<R extends Resource<any, any>, K extends CommandName<R>>(
+  resource: R,
+  id: string,
+  name: K,
+  payload: PayloadOf<R, K>,
+  options: { step: string; expectedVersion?: number },
+): { command: CommandOrder } {
   const { workflowId } = workflowInfo();
-  return sendCommand({
-    kind: resource.kind,
-    id,
-    name,
-    payload,
-    commandId: `${workflowId}:${options.step}`,
-    expectedVersion: options.expectedVersion,
-    correlationId: workflowId,
-  }) as Promise<CommandOutcome<StateOf<R['machine']> & Envelope>>;
+  return {
+    command: {
+      kind: resource.kind,
+      id,
+      name,
+      payload,
+      commandId: `${workflowId}:${options.step}`,
+      expectedVersion: options.expectedVersion,
+      correlationId: workflowId,
+    },
+  };
+}
+
+/**
+ * Steps sent in one activity, one after the other until one is refused: the outcomes of those
+ * sent. A flow's sequence then costs one workflow task instead of one per step; each step keeps
+ * its command id, so a retry applies nothing twice.
+ */
+export function inOrder(steps: StepOrder[]): Promise<CommandOutcome[]> {
+  return sendInOrder(steps);
 }
 
 /** The non-retryable failure that ends a flow that gave up: its reason, and what it left behind. */

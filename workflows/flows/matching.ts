@@ -13,10 +13,10 @@ import { workflowUuid7 } from '../ids';
 import { loadRequest } from '../../domain/load-request';
 import type { Refusal } from '../../domain/machine';
 import { matchProposal, type CreatePayload, type MatchProposal, type ProposeOutcome, type ProposePairInput } from '../../domain/match-proposal';
-import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, send } from './commands';
+import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, inOrder, send, step, STEPS_IN_ONE_ACTIVITY_PATCH } from './commands';
 import type { AcceptInput, EndProposalsInput, EndRelationshipProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from '../../domain/flows';
 
-const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference } = proxyActivities<Activities>(FLOW_ACTIVITIES);
+const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference, sendCommand } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
 /** Re-evaluations after stale versions before a pair is left for the next run. */
 const ATTEMPTS = 5;
@@ -55,43 +55,19 @@ export async function matchRelationshipFlow(input: MatchRelationshipInput): Prom
  * the reservation first. A pair another run proposed meanwhile is refused by the offer
  * (DUPLICATE_MATCH): no duplicate proposal (request rule 2).
  */
-export async function proposePair(first: MatchCandidate, step: string, options: { repeat?: boolean; createdBy?: CreatePayload['createdBy'] } = {}): Promise<ProposeOutcome> {
+export async function proposePair(first: MatchCandidate, prefix: string, options: { repeat?: boolean; createdBy?: CreatePayload['createdBy'] } = {}): Promise<ProposeOutcome> {
   let c = first;
   let refusal: Refusal = { code: 'STALE_RESOURCE_VERSION', detail: 'the offer or the request kept changing' };
   for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const s = `${step}.${attempt}`;
+    const s = `${prefix}.${attempt}`;
     const proposalId = workflowUuid7();
     const capacity = c.evaluation.capacityCompatibility;
-    const reserved = await send(capacityOffer, c.offer.id, capacity.exhaustsOffer ? 'fullMatch' : 'partialMatch', {
+    const reserve = step(capacityOffer, c.offer.id, capacity.exhaustsOffer ? 'fullMatch' : 'partialMatch', {
       proposalId, requestId: c.request.id, organizationId: c.request.ownerOrganizationId, capacity: capacity.allocation,
       // A retry of this very attempt (its reservation was released) may reserve the pair again.
       explicit: options.repeat || attempt > 0,
     }, { step: `${s}.reserve`, expectedVersion: c.offer.version });
-    if (!reserved.ok) {
-      refusal = reserved.refusal;
-      if (!(await reread(reserved))) return { ok: false, refusal };
-      continue;
-    }
-    // From here the flow holds a reservation (and then the request's place): whatever ends the
-    // attempt early gives them back.
-    const undo = async (requestToo: boolean) => {
-      await bestEffort('release the reservation', () => send(capacityOffer, c.offer.id, 'unmatch', { proposalId }, { step: `${s}.unreserve` }));
-      if (requestToo) await bestEffort('release the request', () => send(loadRequest, c.request.id, 'proposalEnded', { proposalId }, { step: `${s}.unpropose` }));
-    };
-    let proposed: CommandOutcome;
-    try {
-      proposed = await send(loadRequest, c.request.id, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
-    } catch (err) {
-      if (!gaveUp(err)) throw err;
-      await undo(true);
-      throw flowFailed(`the load request ${c.request.id} could not be reached to propose it; the reservation was released`, err);
-    }
-    if (!proposed.ok) {
-      refusal = proposed.refusal;
-      await undo(false);
-      if (!(await reread(proposed))) return { ok: false, refusal };
-      continue;
-    }
+    const propose = step(loadRequest, c.request.id, 'propose', { proposalId, offerId: c.offer.id, organizationId: c.offer.ownerOrganizationId }, { step: `${s}.propose`, expectedVersion: c.request.version });
     const payload: CreatePayload = {
       capacityOfferId: c.offer.id,
       capacityOfferVersion: c.offer.version,
@@ -108,20 +84,64 @@ export async function proposePair(first: MatchCandidate, step: string, options: 
       requiredDecisionPolicy: c.policy,
       createdBy: options.createdBy ?? { kind: 'broker' },
     };
-    let created: CommandOutcome;
-    try {
-      created = await createResource({ kind: matchProposal.kind, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId });
-    } catch (err) {
-      if (!gaveUp(err)) throw err;
-      await undo(true);
-      throw flowFailed(`the match proposal ${proposalId} could not be created; the reservation and the request were released`, err);
+    const create = { create: { kind: matchProposal.kind, id: proposalId, payload, commandId: `${workflowInfo().workflowId}:${s}.create`, correlationId: workflowInfo().workflowId } };
+    // Whatever ends the attempt after the reservation (and then the request's place) gives them
+    // back; a release of what was never held is refused, harmlessly.
+    const undo = async (requestToo: boolean) => {
+      await bestEffort('release the reservation', () => send(capacityOffer, c.offer.id, 'unmatch', { proposalId }, { step: `${s}.unreserve` }));
+      if (requestToo) await bestEffort('release the request', () => send(loadRequest, c.request.id, 'proposalEnded', { proposalId }, { step: `${s}.unpropose` }));
+    };
+
+    let reserved: CommandOutcome;
+    let proposed: CommandOutcome | undefined;
+    let created: CommandOutcome | undefined;
+    if (patched(STEPS_IN_ONE_ACTIVITY_PATCH)) {
+      // The three steps in one activity: two flow workflow tasks fewer per proposal.
+      try {
+        [reserved, proposed, created] = await inOrder([reserve, propose, create]);
+      } catch (err) {
+        if (!gaveUp(err)) throw err;
+        await undo(true);
+        throw flowFailed(`the pair ${c.offer.id} / ${c.request.id} could not be proposed: ${err.cause?.message ?? err.message}; the reservation and the request were released`, err);
+      }
+    } else {
+      reserved = await sendCommand(reserve.command);
+      if (reserved.ok) {
+        try {
+          proposed = await sendCommand(propose.command);
+        } catch (err) {
+          if (!gaveUp(err)) throw err;
+          await undo(true);
+          throw flowFailed(`the load request ${c.request.id} could not be reached to propose it; the reservation was released`, err);
+        }
+      }
+      if (proposed?.ok) {
+        try {
+          created = await createResource(create.create);
+        } catch (err) {
+          if (!gaveUp(err)) throw err;
+          await undo(true);
+          throw flowFailed(`the match proposal ${proposalId} could not be created; the reservation and the request were released`, err);
+        }
+      }
     }
-    if (!created.ok) {
+    if (!reserved.ok) {
+      refusal = reserved.refusal;
+      if (!(await reread(reserved))) return { ok: false, refusal };
+      continue;
+    }
+    if (!proposed!.ok) {
+      refusal = proposed!.refusal;
+      await undo(false);
+      if (!(await reread(proposed!))) return { ok: false, refusal };
+      continue;
+    }
+    if (!created!.ok) {
       // Refused (its payload did not hold): nothing waits for it; give back what the pair held.
       await undo(true);
-      return { ok: false, refusal: created.refusal };
+      return { ok: false, refusal: created!.refusal };
     }
-    return { ok: true, proposal: created.snapshot as MatchProposal };
+    return { ok: true, proposal: created!.snapshot as MatchProposal };
   }
   return { ok: false, refusal };
 
@@ -150,17 +170,29 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
     await bestEffort('release the request', () => send(loadRequest, input.requestId, 'unmatch', { proposalId: input.proposalId }, { step: 'undo-request' }));
   };
   try {
-    const offer = await send(capacityOffer, input.offerId, 'commit', { proposalId: input.proposalId }, { step: 'offer' });
-    const request = offer.ok
-      ? await send(loadRequest, input.requestId, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' })
-      : offer;
-    if (!request.ok) {
+    const steps = [
+      step(capacityOffer, input.offerId, 'commit', { proposalId: input.proposalId }, { step: 'offer' }),
+      step(loadRequest, input.requestId, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' }),
+      step(matchProposal, input.proposalId, 'commit', {}, { step: 'commit' }),
+    ];
+    let offer: CommandOutcome;
+    let request: CommandOutcome | undefined;
+    let committed: CommandOutcome | undefined;
+    if (patched(STEPS_IN_ONE_ACTIVITY_PATCH)) {
+      // The three steps in one activity, stopping at the first refusal.
+      [offer, request, committed] = await inOrder(steps);
+    } else {
+      offer = await sendCommand(steps[0].command);
+      request = offer.ok ? await sendCommand(steps[1].command) : undefined;
+      committed = request?.ok ? await sendCommand(steps[2].command) : undefined;
+    }
+    if (!offer.ok || !request!.ok) {
       const which = offer.ok ? 'load request' : 'capacity offer';
-      await send(matchProposal, input.proposalId, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${request.refusal.detail}`, code: request.refusal.code }, { step: 'abandon' });
+      const refused = (offer.ok ? request! : offer) as CommandOutcome & { ok: false };
+      await send(matchProposal, input.proposalId, 'abandonCommit', { reason: `the ${which} no longer allowed this match: ${refused.refusal.detail}`, code: refused.refusal.code }, { step: 'abandon' });
       return 'abandoned';
     }
-    const committed = await send(matchProposal, input.proposalId, 'commit', {}, { step: 'commit' });
-    if (!committed.ok) {
+    if (!committed!.ok) {
       // The proposal is no longer committing (only its deadline ends that, after this flow's
       // whole life): the offer and the request give back the match they made for it.
       await undo();
