@@ -493,20 +493,13 @@ async function burst(stack: Stack, temporalPid: number, n: number, shipper: stri
 // ---------------------------------------------------------------------------------------------
 // Where the time goes: the matching flow's history (Temporal event times) against the publish answer.
 
-const MILESTONES = ['flow started', 'findMatches done', 'offer reserved', 'request proposed', 'proposal created', 'flow closed', 'readable'] as const;
-/** The flow's four activities, each: waiting for the flow to schedule it, queued until a worker starts it, running. */
-const STEPS = ['findMatches', 'reserve', 'propose', 'create'] as const;
+const MILESTONES = ['flow started', 'findMatches done', 'pair proposed', 'flow closed', 'readable'] as const;
+/** The flow's two activities, each: waiting for the flow to schedule it, queued until a worker starts it, running. */
+const STEPS = ['findMatches', 'reserve + propose + create'] as const;
 type StepPart = `${(typeof STEPS)[number]} ${'wait' | 'queued' | 'run'}`;
 type Milestones = Partial<Record<(typeof MILESTONES)[number] | StepPart, number>>;
 
 const eventMs = (t: any) => Number(String(t?.seconds ?? 0)) * 1000 + (t?.nanos ?? 0) / 1e6;
-const payload = (p: any) => {
-  try {
-    return JSON.parse(Buffer.from(p?.payloads?.[0]?.data ?? []).toString('utf8'));
-  } catch {
-    return undefined;
-  }
-};
 
 async function breakdown(temporal: TemporalClient, samples: StreamSample[]): Promise<Map<string, Milestones>> {
   const byRequest = new Map(samples.map((s) => [s.requestId, s]));
@@ -522,15 +515,15 @@ async function breakdown(temporal: TemporalClient, samples: StreamSample[]): Pro
     const started = new Map<string, number>();
     const m: Milestones = {};
     const at = (e: any) => eventMs(e.eventTime) - sample.answeredWall;
-    const stepOf = (type: string, command?: string) =>
-      type === 'findMatches' ? 'findMatches' : type === 'createResource' ? 'create' : command === 'propose' ? 'propose' : command === 'partialMatch' || command === 'fullMatch' ? 'reserve' : undefined;
-    const MILESTONE_OF = { findMatches: 'findMatches done', reserve: 'offer reserved', propose: 'request proposed', create: 'proposal created' } as const;
+    // The pair's three commands go in one activity (workflows/flows/commands.ts, inOrder).
+    const stepOf = (type: string) => (type === 'findMatches' ? 'findMatches' : type === 'sendInOrder' ? 'reserve + propose + create' : undefined);
+    const MILESTONE_OF = { findMatches: 'findMatches done', 'reserve + propose + create': 'pair proposed' } as const;
     let previous: number | undefined; // the flow's start, then the last activity's completion
     for (const e of history.events ?? []) {
       if (e.workflowExecutionStartedEventAttributes) previous = m['flow started'] = at(e);
       const s = e.activityTaskScheduledEventAttributes;
       if (s) {
-        const step = stepOf(s.activityType?.name ?? '', payload(s.input)?.name);
+        const step = stepOf(s.activityType?.name ?? '');
         scheduled.set(String(e.eventId), { step, at: at(e) });
         if (step && m[`${step} wait`] === undefined && previous !== undefined) m[`${step} wait`] = at(e) - previous;
       }
@@ -730,8 +723,9 @@ function breakdownTables(x: Results): string[] {
     '',
     'The same flows step by step (median ms): *wait* from the previous step\'s completion (or the flow\'s start) until the flow schedules',
     'the activity (a workflow task), *queued* until a worker starts it, *run* until it completes. findMatches reads the partners, the',
-    'request and the candidates (`offersFor`) and evaluates them; reserve and propose are Updates of the offer and of the request',
-    '(sendCommand); create starts the proposal\'s workflow (update-with-start) and projects it.',
+    'request and the candidates (`offersFor`) and evaluates them; the pair\'s three commands go in one activity (sendInOrder):',
+    'reserve and propose are Updates of the offer and of the request, create starts the proposal\'s workflow (update-with-start);',
+    'each sender writes its transition.',
     '',
     `| N | engine | ${STEPS.map((s) => `${s}: wait / queued / run`).join(' | ')} |`,
     `|---:|---|${STEPS.map(() => '---:').join('|')}|`,
