@@ -39,6 +39,8 @@ export interface Principal {
   operator: boolean;
   /** Identifies the token for per-token rate limits. */
   tokenId: string;
+  /** When the token expires (ms since the epoch), if it says: a stream it opened ends then (GET /events/stream). */
+  expiresAt?: number;
 }
 
 /** The documents the broker serves (implemented by api/documents.ts, which depends on the routers). */

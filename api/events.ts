@@ -4,17 +4,42 @@
 // again from its start is the same feed), with the same field disclosure as the reads. The cursor
 // is (transaction id, sequence): the feed only serves rows of transactions older than every
 // running one, so a late commit can never be skipped by a cursor.
-import { Hono } from 'hono';
+// GET /events/stream: the same feed pushed as Server-Sent Events (the console's live view, a
+// connector that would rather not poll), each event with its own cursor as the SSE id.
+import { Hono, type Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
-import type { AppEnv } from './context';
+import type { AppEnv, Principal } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../domain/views';
-import { readFeed } from '../read-model/events';
+import { readFeed, type FeedRow } from '../read-model/events';
 import { deliverableKinds, feedAudiences } from '../domain/webhooks';
 import { settledPrefix } from '../core/sandbox';
+import { feedTail } from './feed-tail';
 
 export const events = new Hono<AppEnv>();
+
+/** A position in the feed: after (transaction id, sequence). */
+type Position = { tx: string; seq: number };
+
+const badCursor = (pointer: string) => new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer, message: 'is not valid' }] });
+
+/** The position a cursor this broker issued names; the feed's start without one. */
+function positionOf(cursor: string | undefined, pointer: string): Position {
+  if (cursor === undefined) return { tx: '0', seq: 0 };
+  const m = /^(\d{1,20})\.(\d{1,18})$/.exec(decodeCursor(cursor));
+  if (!m || BigInt(m[1]) > 2n ** 64n - 1n) throw badCursor(pointer);
+  return { tx: m[1], seq: Number(m[2]) };
+}
+
+const cursorOf = (p: Position | FeedRow) => encodeCursor(`${p.tx}.${p.seq}`);
+
+/** The caller's rows after `from` (gate 6 holds in the feed too: only the kinds the token may read on their own endpoints, as webhooks deliver). */
+function rowsFor(c: Context<AppEnv>, principal: Principal, from: Position, limit: number): Promise<FeedRow[]> {
+  const kinds = deliverableKinds([...principal.scopes]);
+  return readFeed(c.get('services').db, feedAudiences(principal.organizationId, principal.operator), kinds, from, limit);
+}
 
 // Any authenticated connector reads its feed; gate 6 applies per kind below.
 operation(events, {
@@ -37,31 +62,84 @@ operation(events, {
     },
   },
 }, async ({ c, principal }) => {
-  const { db, config } = c.get('services');
+  const { config } = c.get('services');
   const limitText = querySingle(c, 'limit') ?? String(config.limits.pageSizeDefault);
   if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > config.limits.pageSizeMax) {
     throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${config.limits.pageSizeMax}`, { errors: [{ pointer: '/query/limit', message: 'is out of range' }] });
   }
-  let tx = '0';
-  let seq = 0;
-  const cursor = querySingle(c, 'cursor');
-  if (cursor !== undefined) {
-    const m = /^(\d{1,20})\.(\d{1,18})$/.exec(decodeCursor(cursor));
-    if (!m) throw new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
-    if (BigInt(m[1]) > 2n ** 64n - 1n) throw new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
-    [tx, seq] = [m[1], Number(m[2])];
-  }
-  // Gate 6 holds in the feed too: only the kinds the token may read on their own endpoints
-  // (webhooks deliver the same kinds: delivery/webhook-pump.ts).
-  const kinds = deliverableKinds([...principal.scopes]);
-  let rows = await readFeed(db, feedAudiences(principal.organizationId, principal.operator), kinds, { tx, seq }, Number(limitText));
+  const from = positionOf(querySingle(c, 'cursor'), '/query/cursor');
+  let rows = await rowsFor(c, principal, from, Number(limitText));
   // The sandbox's event disorder (development mode, core/sandbox.ts): a page ends after a quiet
   // time, reversed and served again at the next read; the cursor stays that of the events held.
   const sandbox = c.get('services').sandbox;
   const disorder = sandbox?.disorderOf(principal.clientId);
   if (disorder) rows = settledPrefix(rows, (r) => String(r.cloudevent.time), disorder.holdSeconds);
   const last = rows[rows.length - 1];
-  const nextCursor = encodeCursor(last ? `${last.tx}.${last.seq}` : `${tx}.${seq}`);
+  const nextCursor = cursorOf(last ?? from);
   const items = rows.map((r) => eventView(r.kind, r.cloudevent, principal));
   return c.json({ items: sandbox && disorder ? sandbox.serveDisordered(principal.clientId, items) : items, nextCursor });
+});
+
+/** A stream says it is alive this often when nothing happens (proxies close idle connections). */
+const HEARTBEAT_MS = 15_000;
+/** A stream ends after this long at most, and when its token expires: the client opens it again (with Last-Event-ID). */
+const STREAM_MAX_MS = 15 * 60_000;
+
+operation(events, {
+  method: 'GET', path: '/stream', access: { scope: [] }, answers: [200],
+  doc: {
+    id: 'streamEvents',
+    summary: 'The feed of events, pushed (Server-Sent Events)',
+    description:
+      'The events of `GET /events`, the same ones in the same order and projection, sent as they are ' +
+      'written: each as an SSE message of type `event` whose `data` is the CloudEvent and whose `id` is ' +
+      'the cursor after it. Start after a cursor (`cursor`, or the `Last-Event-ID` header a reconnecting ' +
+      'client sends), or from the beginning without either; read `GET /events` to its end first to follow ' +
+      'only what happens from now. A comment line every 15 s keeps the connection alive. The stream ends ' +
+      'when the token that opened it expires (at most after 15 minutes) with a message of type `end`; ' +
+      'open it again with a fresh token and the last id. The sandbox\'s event disorder applies to ' +
+      '`GET /events` only.',
+    parameters: [
+      'CursorQuery',
+      { name: 'Last-Event-ID', in: 'header', required: false, description: 'The id of the last message received (a cursor); takes the place of `cursor`.', schema: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,200}$' } },
+    ],
+    responses: {
+      '200': {
+        description: 'The stream: `event` messages (data: a CloudEvent as in `GET /events`; id: the cursor after it), then an `end` message when the token expires.',
+        content: { 'text/event-stream': { schema: { type: 'string' } } },
+      },
+      '400': '`VALIDATION_FAILED`: a cursor this broker did not issue.',
+      '403': '`ORGANIZATION_INACTIVE`.',
+    },
+  },
+}, async ({ c, principal }) => {
+  const lastEventId = c.req.header('last-event-id');
+  let from = lastEventId !== undefined ? positionOf(lastEventId, '/header/Last-Event-ID') : positionOf(querySingle(c, 'cursor'), '/query/cursor');
+  const until = Math.min(principal.expiresAt ?? Infinity, Date.now() + STREAM_MAX_MS);
+  const tail = feedTail(c.get('services').db);
+  return streamSSE(c, async (stream) => {
+    let open = true;
+    stream.onAbort(() => void (open = false));
+    let quietSince = Date.now();
+    while (open && Date.now() < until) {
+      const seen = tail.generation();
+      const rows = await rowsFor(c, principal, from, 200);
+      for (const row of rows) {
+        await stream.writeSSE({ event: 'event', id: cursorOf(row), data: JSON.stringify(eventView(row.kind, row.cloudevent, principal)) });
+        from = { tx: row.tx, seq: Number(row.seq) };
+      }
+      if (rows.length === 200) continue;
+      if (rows.length) quietSince = Date.now();
+      else if (Date.now() - quietSince >= HEARTBEAT_MS) {
+        await stream.write(': keep-alive\n\n');
+        quietSince = Date.now();
+      }
+      // Until the feed moves (any event of anyone: the read above decides whether it is ours), a heartbeat is due, or the stream's end.
+      await tail.moved(Math.max(0, Math.min(HEARTBEAT_MS, until - Date.now())), seen);
+    }
+    if (open) await stream.writeSSE({ event: 'end', data: JSON.stringify({ reason: 'the token that opened the stream expires: open it again with a fresh token and Last-Event-ID', cursor: cursorOf(from) }) });
+  }, async (_err, stream) => {
+    // The database away: say so and end; the client reconnects with the last id it received.
+    await stream.writeSSE({ event: 'end', data: JSON.stringify({ reason: 'the feed could not be read: open the stream again with Last-Event-ID in a moment', cursor: cursorOf(from) }) });
+  });
 });

@@ -79,6 +79,7 @@ function connectorPrincipal(services: Services, claims: TokenClaims): Principal 
     scopes,
     operator: organization.role === 'operator' && scopes.has('exchange:admin'),
     tokenId: tokenIdOf(claims),
+    expiresAt: expiryOf(claims),
     actorRoles: connector.actorRoles,
   };
 }
@@ -106,6 +107,7 @@ async function userPrincipal(services: Services, claims: TokenClaims): Promise<P
     // A user with the operator role acts as the protocol operator only in the operator's organization.
     operator: organization.role === 'operator' && scopes.has('exchange:admin'),
     tokenId: tokenIdOf(claims),
+    expiresAt: expiryOf(claims),
     actorRoles: user.roles,
   };
 }
@@ -156,6 +158,7 @@ function organizationMayAct(services: Services, organizationId: string, method: 
   if (status === 'suspended' && method !== 'GET' && method !== 'HEAD') throw new Problem('ORGANIZATION_SUSPENDED', 'the organization is suspended: it may read, and manage its record and connectors, but issue no command');
 }
 
+const expiryOf = (claims: TokenClaims) => (typeof claims.exp === 'number' ? claims.exp * 1000 : undefined);
 const tokenIdOf = (claims: TokenClaims) => (typeof claims.jti === 'string' ? claims.jti : `${claims.sub}:${claims.iat ?? 0}`);
 
 /**

@@ -25,8 +25,10 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => void;
 /** The path the provider is mounted at; its issuer is PUBLIC_BASE_URL followed by it. */
 export const OIDC_PATH = '/oidc';
 
-/** How long a user's access token lives: short, as the console renews by signing in again. */
+/** How long a user's access token lives: short; the console renews it silently with its refresh token. */
 const ACCESS_TOKEN_SECONDS = 900;
+/** A working day: how long a sign-in lasts (the session, and the refresh tokens that renew it). */
+const SESSION_SECONDS = 8 * 3600;
 
 /** The provider's own keys besides the development key: an RSA key for ID tokens (RS256, OIDC's default), kept across restarts. */
 function providerRsaKey(dataDir: string): Record<string, unknown> {
@@ -101,13 +103,19 @@ function providerConfiguration(options: { config: Config; registry: Registry; si
         client_id: users.clientId,
         client_name: 'PCX planner console',
         token_endpoint_auth_method: 'none',
-        grant_types: ['authorization_code'],
+        // Refresh tokens: the console renews its access token without a redirect (docs/console.md).
+        grant_types: ['authorization_code', 'refresh_token'],
         response_types: ['code'],
         redirect_uris: [consoleUrl],
         post_logout_redirect_uris: [consoleUrl],
       },
     ],
     pkce: { required: () => true },
+    // The console (a public client) gets a refresh token at every sign-in without asking for
+    // offline_access: it lives as long as the sign-in (rotated at each use, as oidc-provider does
+    // for public clients), and a user disabled meanwhile is refused at the next refresh
+    // (findAccount below answers nothing for an inactive user).
+    issueRefreshToken: async (_ctx, client) => client.grantTypeAllowed('refresh_token'),
     jwks: { keys: [providerRsaKey(config.dataDir) as any, signingKey.privateJwk as any] },
     cookies: { keys: [randomBytes(32).toString('hex')] },
     claims: { openid: ['sub'], profile: ['name', 'org_id', 'roles'] },
@@ -154,7 +162,7 @@ function providerConfiguration(options: { config: Config; registry: Registry; si
       return grant;
     },
     interactions: { url: (_ctx, interaction) => `${OIDC_PATH}/interaction/${interaction.uid}` },
-    ttl: { AccessToken: ACCESS_TOKEN_SECONDS, AuthorizationCode: 60, IdToken: ACCESS_TOKEN_SECONDS, Interaction: 600, Session: 8 * 3600, Grant: 8 * 3600 },
+    ttl: { AccessToken: ACCESS_TOKEN_SECONDS, AuthorizationCode: 60, IdToken: ACCESS_TOKEN_SECONDS, Interaction: 600, Session: SESSION_SECONDS, Grant: SESSION_SECONDS, RefreshToken: SESSION_SECONDS },
     renderError(ctx, out) {
       ctx.type = 'html';
       ctx.body = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Sign-in error</title></head><body><main><h1>Sign-in error</h1><p>${escapeHtml(String(out.error))}: ${escapeHtml(String(out.error_description ?? ''))}</p><p><a href="/console/">Back to the console</a></p></main></body></html>`;

@@ -33,3 +33,71 @@ export function expectCausalFeed(events: any[]): void {
     last.set(e.subject, { version: e.resourceversion, type: e.type });
   }
 }
+
+/** One message of an event stream (GET /events/stream), as an SSE client parses it. */
+export interface StreamMessage {
+  event: string;
+  id?: string;
+  data: any;
+}
+
+/**
+ * Reads GET /events/stream as an SSE client would (fetch with the bearer token: EventSource cannot
+ * send one), until `enough` says so, the stream ends, or `ms` pass; then closes it. The raw
+ * response's status and content type come back too, for a refusal.
+ */
+export async function readStream(
+  baseUrl: string,
+  token: string,
+  options: { query?: string; lastEventId?: string; ms?: number; enough?: (messages: StreamMessage[]) => boolean; quietMs?: number } = {},
+): Promise<{ status: number; contentType: string | null; messages: StreamMessage[]; comments: number; problem?: any }> {
+  const abort = new AbortController();
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'text/event-stream' };
+  if (options.lastEventId) headers['last-event-id'] = options.lastEventId;
+  const res = await fetch(`${baseUrl}/events/stream${options.query ?? ''}`, { headers, signal: abort.signal });
+  const contentType = res.headers.get('content-type');
+  if (!res.ok) return { status: res.status, contentType, messages: [], comments: 0, problem: await res.json() };
+  const messages: StreamMessage[] = [];
+  let comments = 0;
+  const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = '';
+  const deadline = Date.now() + (options.ms ?? 10_000);
+  let quiet: NodeJS.Timeout | undefined;
+  const stop = () => abort.abort();
+  const timer = setTimeout(stop, Math.max(0, deadline - Date.now()));
+  try {
+    for (;;) {
+      if (options.quietMs) {
+        clearTimeout(quiet);
+        quiet = setTimeout(stop, options.quietMs);
+      }
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const message: StreamMessage = { event: 'message', data: '' };
+        const data: string[] = [];
+        for (const line of block.split('\n')) {
+          if (line.startsWith(':')) comments++;
+          else if (line.startsWith('event:')) message.event = line.slice(6).trim();
+          else if (line.startsWith('id:')) message.id = line.slice(3).trim();
+          else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+        }
+        if (!data.length) continue;
+        message.data = JSON.parse(data.join('\n'));
+        messages.push(message);
+      }
+      if (options.enough?.(messages) || messages.some((m) => m.event === 'end')) break;
+    }
+  } catch (err) {
+    if (!abort.signal.aborted) throw err;
+  } finally {
+    clearTimeout(timer);
+    clearTimeout(quiet);
+    abort.abort();
+  }
+  return { status: res.status, contentType, messages, comments };
+}

@@ -1,6 +1,7 @@
 // Isolation across three organizations: for every endpoint and every state, an organization sees
 // and touches only what the specification lets it. Add each new endpoint to the matrix below.
-import { Connector, createRelationship, freshOrgs, listAll, type Reply } from './helpers';
+import { Connector, createRelationship, freshOrgs, listAll, testEnv, type Reply } from './helpers';
+import { readStream } from './feed';
 import { decide, get, market, waitFor, waitProposals } from './matching-fixtures';
 import { acceptedMatch, DAY, issuedTender, tenderCommand } from './tenders.fixtures';
 import { iso } from './listing-fixtures';
@@ -25,6 +26,8 @@ const RELATIONSHIP_ENDPOINTS: Record<string, Probe> = {
 const LIST_ENDPOINTS: Record<string, (c: Connector) => Promise<string[]>> = {
   'GET /partner-relationships': async (c) => (await c.get('/partner-relationships?limit=200')).body.items.map((r: any) => r.id),
   'GET /events': async (c) => (await c.get('/events?limit=200')).body.items.map((e: any) => e.data.id),
+  // The whole stream from the start, until it has been quiet for a moment.
+  'GET /events/stream': async (c) => (await readStream(testEnv().baseUrl, c.token, { quietMs: 400, ms: 4000 })).messages.map((m) => m.data.data.id),
 };
 
 async function relationshipIn(state: string, a: Connector, b: Connector): Promise<{ id: string; version: number }> {

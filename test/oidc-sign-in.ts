@@ -9,6 +9,8 @@ export interface SignedIn {
   accessToken: string;
   idToken: string;
   scope: string;
+  /** The console's silent renewal: a refresh token for the sign-in (rotated at each use). */
+  refreshToken?: string;
 }
 
 /** Signs in; a refusal at the login form throws with the page's status. */
@@ -57,5 +59,15 @@ export async function signIn(base: string, userId: string, password: string, sco
   });
   const body = (await token.json()) as any;
   if (token.status !== 200) throw new Error(`token endpoint answered ${token.status}: ${JSON.stringify(body)}`);
-  return { accessToken: body.access_token, idToken: body.id_token, scope: body.scope };
+  return { accessToken: body.access_token, idToken: body.id_token, scope: body.scope, refreshToken: body.refresh_token };
+}
+
+/** What oidc-client-ts's silent renewal sends: the refresh token grant; the token endpoint's answer as it is. */
+export async function refresh(base: string, refreshToken: string): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${base}/oidc/token`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: refreshToken, client_id: 'pcx-console' }).toString(),
+  });
+  return { status: res.status, body: await res.json() };
 }

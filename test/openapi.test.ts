@@ -490,6 +490,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/organizations': ['status', 'cursor', 'limit'],
   '/users': ['status', 'cursor', 'limit'],
   '/events': ['cursor', 'limit'],
+  '/events/stream': ['cursor'],
   '/webhook-subscriptions': ['cursor', 'limit'],
   '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],
   '/sandbox/connector-requests': ['clientId', 'after', 'limit'],

@@ -9,7 +9,7 @@ import { activeRelationship, call, Connector, expectProblem, freshOrgs, testEnv 
 import { offer, request } from './market-bodies';
 import { OFFERS, publishedListing, REQUESTS } from './listing-fixtures';
 import { waitFor, waitProposals } from './matching-fixtures';
-import { signIn } from './oidc-sign-in';
+import { refresh, signIn } from './oidc-sign-in';
 import { generateConnectorKey } from '../sdk/src/keys';
 import { USER_ORGANIZATIONS } from './stack';
 
@@ -41,6 +41,21 @@ test("a planner's token: the broker's audience, org_id, the console as client, t
   expect(scope.split(' ')).not.toContain('relationships:manage');
   expect(decodeJwt(idToken)).toMatchObject({ sub: 'planner-a', name: 'planner-a', org_id: A, roles: ['planner'] });
   expect((await asUser(accessToken).get('/capacity-offers?limit=1')).status).toBe(200);
+});
+
+test('the console renews a token silently: a refresh gives a token the gates take, with the same claims; a refresh token serves once', async () => {
+  const signedIn = await signIn(testEnv().baseUrl, 'planner-a', 'pw-planner');
+  expect(signedIn.refreshToken).toEqual(expect.any(String));
+  const renewed = await refresh(testEnv().baseUrl, signedIn.refreshToken!);
+  expect(renewed.status).toBe(200);
+  expect(renewed.body.access_token).not.toBe(signedIn.accessToken);
+  const claims = decodeJwt(renewed.body.access_token);
+  expect(claims).toMatchObject({ aud: 'pcx-broker', sub: 'planner-a', org_id: A, client_id: 'pcx-console' });
+  expect(String(claims.scope).split(' ').sort()).toEqual(signedIn.scope.split(' ').filter((s) => !['openid', 'profile'].includes(s)).sort());
+  expect((await asUser(renewed.body.access_token).get('/capacity-offers?limit=1')).status).toBe(200);
+  // Rotated: the next renewal uses the new refresh token; the old one is refused (and a replay of it is treated as theft).
+  expect(renewed.body.refresh_token).toEqual(expect.any(String));
+  expect((await refresh(testEnv().baseUrl, signedIn.refreshToken!)).body.error).toBe('invalid_grant');
 });
 
 test('a viewer reads but may not decide; a disabled user cannot sign in, nor use a token; a wrong password is refused', async () => {
@@ -155,4 +170,7 @@ test('a user invited by its organization\u2019s admin: signs in with the invitat
     const reply = await call('GET', '/capacity-offers', ina.accessToken);
     return reply.status === 401 && reply.body.code === 'USER_INACTIVE' ? true : undefined;
   }, 3000);
+  // Nor does the console's silent renewal get it a new token.
+  const renewal = await refresh(testEnv().baseUrl, ina.refreshToken!);
+  expect(renewal.body.error).toBe('invalid_grant');
 });
