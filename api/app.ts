@@ -20,6 +20,7 @@ import { oauth } from './token';
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { connectors } from './connectors';
 import { organizations } from './organizations';
+import { partners } from './partners';
 import { users } from './users';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
@@ -44,7 +45,7 @@ type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 const ROUTERS = mountedAt(
   { partnerRelationships, capacityOffers, loadRequests, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
-  { organizations, connectors, users },
+  { organizations, connectors, users, partners },
 );
 
 function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {

@@ -54,6 +54,8 @@ describe.each(['draft', 'requested', 'active', 'suspended', 'terminated'])('a re
     for (const [name, list] of Object.entries(LIST_ENDPOINTS)) {
       if ((await list(outsider)).includes(id)) throw new Error(`${name} showed it to an outsider`);
     }
+    // GET /partners names neither party to the outsider.
+    expect((await outsider.get('/partners')).body.items.map((p: any) => p.organizationId)).toEqual([outsider.id]);
     // And nothing the outsider did changed it.
     expect((await a.get(`/partner-relationships/${id}`)).body.resourceVersion).toBe(version);
   });
