@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
+import { placeName } from '../core/place-names';
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
@@ -262,7 +263,7 @@ publicOperation(consoleApp, {
     id: 'getConsolePlaces',
     summary: 'Where areas lie',
     description:
-      'The position of each UN/LOCODE and the bounding box of each subdivision or country named in ' +
+      'The position and name of each UN/LOCODE and the bounding box of each subdivision or country named in ' +
       "`codes`, from the broker's area index (public reference data); unknown codes are left out.",
     tag: 'Console',
     parameters: [
@@ -294,6 +295,7 @@ publicOperation(consoleApp, {
                     properties: {
                       point: { type: 'array', items: { type: 'number' } },
                       box: { type: 'array', items: { type: 'number' } },
+                      name: { type: 'string', description: "A UN/LOCODE's name as UN/LOCODE spells it (`Hamburg`)." },
                     },
                   },
                 },
@@ -311,11 +313,12 @@ publicOperation(consoleApp, {
     throw new Problem('VALIDATION_FAILED', 'codes must be up to 200 UN/LOCODEs, subdivision or country codes, comma-separated', { errors: [{ pointer: '/query/codes', message: 'is not valid' }] });
   }
   const index = loadAreaIndex();
-  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number] }> = {};
+  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number]; name?: string }> = {};
   for (const code of codes) {
     if (/^[A-Z]{2}[A-Z0-9]{3}$/.test(code)) {
       const position = index.unlocode(code)?.position;
-      if (position) places[code] = { point: position };
+      const name = placeName(code);
+      if (position || name) places[code] = { ...(position ? { point: position } : {}), ...(name ? { name } : {}) };
     } else {
       const box = code.includes('-') ? index.subdivisionBox(code) : index.countryBox(code);
       if (box) places[code] = { box };

@@ -83,6 +83,8 @@ function coordinate(text: string | undefined, limit: number): number | null {
 
 export interface Row {
   country: string; location: string; subdivision: string; lon: number | null; lat: number | null; geocoded: boolean;
+  /** The place's name as UN/LOCODE spells it (diacritics kept). */
+  name: string;
 }
 
 /** Maps a repaired record to the columns we keep, whatever of the three layouts it has. */
@@ -97,7 +99,13 @@ export function toRow(f: string[]): Row | string {
   let lon = coordinate(f[9], 180);
   if (lat === null || lon === null) lat = lon = null; // half a position is no position
   if (subdivision && !/^[A-Z0-9]{1,3}$/.test(subdivision)) return `bad subdivision ${subdivision}`;
-  return { country: f[0], location: f[1], subdivision, lon, lat, geocoded: f[10] === 'true' };
+  // A split name ("Foo", " Bar") is one name with its comma (its plain spelling is split too). The
+  // source lost some diacritics to U+FFFD ("M\uFFFDnchen", 12,610 rows): the plain spelling then.
+  const unquote = (a: string, b: string) => `${a.replace(/^"+/, '')},${b.replace(/"+$/, '')}`;
+  const spelled = (splitName ? unquote(f[2], f[3]) : f[2]).trim();
+  const plain = (splitName ? unquote(f[4], f[5]) : f[3]).trim();
+  const name = spelled.includes('\uFFFD') && plain ? plain : spelled;
+  return { country: f[0], location: f[1], subdivision, lon, lat, geocoded: f[10] === 'true', name };
 }
 
 // Boxes. UN/LOCODE has a few hundred coordinate typos (swapped lat/lon, a dropped decimal point,
@@ -182,7 +190,7 @@ export interface BuildStats { records: number; duplicates: number; skipped: numb
 
 export async function buildIndex(
   csvGz: string, warn: (message: string) => void = console.warn,
-): Promise<{ index: UnlocodeIndex; stats: BuildStats }> {
+): Promise<{ index: UnlocodeIndex; names: Record<string, string>; stats: BuildStats }> {
   const lines = createInterface({ input: createReadStream(csvGz).pipe(createGunzip()), crlfDelay: Infinity });
   // The source lists some codes more than once (alternative names of the same place, e.g.
   // USPHF three times). Keep one entry per code, preferring coordinates from the UN/LOCODE
@@ -218,14 +226,18 @@ export async function buildIndex(
   const { countries, subdivisions, outliers } = robustBoxes(codes);
   stats.outliers = outliers;
   for (const entries of codes.values()) entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
-  return { index: { version: 1, countries: sorted(countries), subdivisions: sorted(subdivisions), codes: sorted(codes) }, stats };
+  const names = sorted(new Map([...rows].filter(([, row]) => row.name).map(([code, row]) => [code, row.name])));
+  return { index: { version: 1, countries: sorted(countries), subdivisions: sorted(subdivisions), codes: sorted(codes) }, names, stats };
 }
 
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..');
   const source = resolve(process.argv[2] ?? resolve(root, '..', 'shared', 'data', 'unlocode', 'unlocode.csv.gz'));
   const target = resolve(root, 'data', 'unlocode-index.json.gz');
-  const { index, stats } = await buildIndex(source);
+  const { index, names, stats } = await buildIndex(source);
+  // The names, a file of their own (the console shows them; matching never reads them): { "DEHAM": "Hamburg", ... }.
+  const namesTarget = resolve(root, 'data', 'unlocode-names.json.gz');
+  writeFileSync(namesTarget, gzipSync(JSON.stringify(names), { level: 9 }));
   const json = JSON.stringify(index);
   mkdirSync(dirname(target), { recursive: true });
   // mtime 0 in the gzip header is zlib's default, so the output depends on the input only.

@@ -1,0 +1,23 @@
+// The names of UN/LOCODE places the console shows (core/place-names.ts, built by
+// scripts/build-unlocode.ts from the UNECE list): the source's own names, none garbled.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { placeName } from '../../core/place-names';
+
+test('well-known places by their UN/LOCODE names; unknown codes have none', () => {
+  expect(placeName('DEHAM')).toBe('Hamburg');
+  expect(placeName('NLRTM')).toBe('Rotterdam');
+  expect(placeName('BEANR')).toBe('Antwerpen');
+  expect(placeName('FRLEH')).toBe('Le Havre');
+  expect(placeName('ZZZZZ')).toBeUndefined();
+  expect(placeName('constructor')).toBeUndefined();
+});
+
+test('no name carries the replacement character the source has in 12,610 rows, nor a stray CSV quote', () => {
+  const names: Record<string, string> = JSON.parse(gunzipSync(readFileSync(join(__dirname, '..', '..', 'data', 'unlocode-names.json.gz'))).toString('utf8'));
+  expect(Object.keys(names).length).toBeGreaterThan(115_000);
+  expect(Object.entries(names).filter(([, n]) => n.includes('\uFFFD') || n.startsWith('"') || n.endsWith('"')).length).toBeLessThan(5);
+  // The plain spelling where the source lost the diacritic.
+  expect(placeName('DEMUC')).toBe('Munchen');
+});
