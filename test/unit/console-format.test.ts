@@ -1,5 +1,7 @@
 // The console's words (console/format.js): places by name and flag, times in the planner's zone
 // (pinned here), capacity in units, money, criteria and reasons as sentences.
+// The console's files are plain browser modules without type declarations (served as they are).
+// @ts-ignore
 import { capacityOf, explanationOf, laneOf, moneyOf, placeOf, settings, statusOf, when, windowOf, criterionName, addressOf } from '../../console/format.js';
 
 beforeAll(() => Object.assign(settings, { locale: 'en-GB', timeZone: 'Europe/Berlin' }));
