@@ -24,7 +24,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -71,6 +71,8 @@ const PAGE = `<!DOCTYPE html>
   <button id="signin" type="button" hidden>Sign in</button>
   <button id="signout" type="button" hidden>Sign out</button>
 </header>
+<div id="session" class="session" role="alert" hidden><span id="session-text"></span> <button id="session-signin" type="button">Sign in again</button></div>
+<div id="notice" class="notice" role="status" hidden></div>
 <div id="problem" role="alert" hidden></div>
 <main id="main" hidden>
   <section id="market" aria-labelledby="market-title">
@@ -88,7 +90,8 @@ const PAGE = `<!DOCTYPE html>
     <ul id="listings" class="listings" aria-label="Offers and requests on the map"></ul>
   </section>
   <section id="inbox" aria-labelledby="inbox-title">
-    <h2 id="inbox-title">Proposals <span id="live" class="live">live</span></h2>
+    <h2 id="inbox-title">Proposals <span id="new-count" class="badge new-count"></span> <span id="live" class="live connecting">connecting…</span></h2>
+    <button id="notify" type="button" hidden>Notify me of new proposals</button>
     <ul id="proposals" class="proposals"></ul>
     <div id="proposal" class="detail" aria-live="polite"></div>
     <details id="whynot">

@@ -1,25 +1,45 @@
 // The planner console: sign-in with the broker's OIDC provider (Authorization Code with PKCE,
-// oidc-client-ts), then the organization's market on a map, its proposals with their explanations
-// and the decisions the user's role allows, the path of an accepted match to its outcome, and the
-// organization's event feed followed live. Errors are shown as the problem's title and detail.
+// oidc-client-ts) and a session that renews itself and never drops a click (console/session.js);
+// then the organization's market on a map, its proposals with their explanations in sentences and
+// the decisions the user's role allows, the path of an accepted match to its outcome, all pushed
+// live from the organization's event stream (GET /events/stream). Errors are shown as the
+// problem's title and detail.
 import { createAdapters } from './adapters.js';
 import { createApi, ProblemError } from './api.js';
 import { createOrganizationPages } from './organization.js';
 import { codesOf, createMap, showListings } from './map.js';
+import { createSession } from './session.js';
+import { explanationOf, laneOf, nameOf, statusOf } from './format.js';
 import { el, listingItem, proposalDetail, proposalItem, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
 const SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage exchange:admin';
 const OPEN_LISTING = ['published', 'partiallyMatched', 'proposed'];
 
-const state = { selected: null, proposals: [], listings: [], places: {}, me: null, scopes: new Set(), map: null, cursor: undefined };
+const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), loaded: false };
 
 function showProblem(err) {
   const box = $('problem');
   if (!err) return void (box.hidden = true);
+  // A session that ended is said by its own banner, not as an error.
+  if (err?.sessionEnded) return;
   const problem = err instanceof ProblemError || err?.problem ? err.problem : { title: 'Something went wrong', detail: String(err?.message ?? err) };
   box.replaceChildren(el('strong', {}, problem.title ?? 'Error'), problem.detail ? ` ${problem.detail}` : '', problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
   box.hidden = false;
+}
+
+/** A notice that stays until the next one: what became of a command sent after a new sign-in. */
+function notice(...children) {
+  $('notice').replaceChildren(...children);
+  $('notice').hidden = children.length === 0;
+}
+
+/** The live marker says what is true: connected to the stream, reconnecting, or signed out. */
+function setLive(mode, detail = '') {
+  const marker = $('live');
+  marker.className = `live ${mode}`;
+  marker.textContent = { on: 'live', connecting: 'connecting…', off: 'reconnecting…', ended: 'not live: signed out' }[mode];
+  marker.title = detail;
 }
 
 async function main() {
@@ -33,7 +53,8 @@ async function main() {
     response_type: 'code',
     scope: SCOPES,
     loadUserInfo: false,
-    automaticSilentRenew: false,
+    // Renewed with the refresh token a minute before it expires: a working day without a redirect.
+    automaticSilentRenew: true,
   });
   const query = new URLSearchParams(location.search);
   if (query.has('code') || query.has('error')) {
@@ -44,55 +65,105 @@ async function main() {
     }
     history.replaceState({}, '', here);
   }
-  $('signin').addEventListener('click', () => manager.signinRedirect());
+  const session = createSession(manager);
+  $('signin').addEventListener('click', () => session.signIn());
+  $('session-signin').addEventListener('click', () => session.signIn());
   $('signout').addEventListener('click', async () => {
     const user = await manager.getUser();
     await manager.removeUser();
     await manager.signoutRedirect({ id_token_hint: user?.id_token });
   });
-  const user = await manager.getUser();
+  let user = await manager.getUser();
+  // Back after the access token expired (a tab left for a while): renewed if the sign-in still holds.
+  if (user?.expired && user.refresh_token) user = await manager.signinSilent().catch(() => null);
   if (!user || user.expired) {
     $('signin').hidden = false;
     $('who').textContent = 'Not signed in.';
+    const kept = sessionStorage.getItem('pcx-console-pending-command');
+    if (kept) notice(`What you clicked before your session ended (${JSON.parse(kept).label ?? 'a command'}) is kept: sign in to complete it.`);
     return;
   }
   $('signout').hidden = false;
   state.me = user.profile.org_id;
+  state.userId = user.profile.sub;
   state.scopes = new Set((user.scope ?? '').split(' '));
+  state.seen = new Set(JSON.parse(localStorage.getItem(`pcx-seen-${state.userId}`) ?? '[]'));
   const roles = [].concat(user.profile.roles ?? []);
-  $('who').textContent = `${user.profile.name ?? user.profile.sub} of ${state.me} (${roles.join(', ') || 'no role'})`;
+  const who = () => `${user.profile.name ?? user.profile.sub} of ${nameOf(state.me, state.names)} (${roles.join(', ') || 'no role'})`;
+  $('who').textContent = who();
   $('main').hidden = false;
-  const api = createApi(async () => {
-    const current = await manager.getUser();
-    if (!current || current.expired) {
-      await manager.signinRedirect();
-      throw new Error('the session has ended; signing in again');
-    }
-    return current.access_token;
+  const api = createApi(session, (command) => {
+    // The session ended under a click: kept with its key, sent after the next sign-in.
+    session.keep({ ...command, userId: state.userId });
+    showSessionEnded(command.label);
   });
+  session.onChange(({ ended }) => {
+    if (ended) showSessionEnded();
+    else $('session').hidden = true;
+  });
+  await resumeKept(api, session);
+  state.names = await partnerNames(api);
+  $('who').textContent = who();
   // The organization's own page (its admins) and the operator's page (the protocol operator).
   state.pages = createOrganizationPages({ api, me: state.me, scopes: state.scopes, showProblem });
   state.pages.refresh();
-  state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: async () => (await manager.getUser())?.access_token, showProblem });
+  state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: () => session.token().catch(() => undefined), showProblem });
   const { map, ready } = createMap($('map'), config.mapStyleUrl);
   state.map = map;
   window.pcxConsole = { map, state };
   for (const id of ['filter-status', 'filter-partner', 'filter-days']) $(id).addEventListener('change', () => renderMarket());
   $('whynot-form').addEventListener('submit', (e) => whyNot(api, e));
+  setupNotifications();
   await ready;
   await refresh(api);
+  state.loaded = true;
   state.adapters.refresh();
   setInterval(() => state.adapters.refresh(), 5000);
-  follow(api);
+  follow(api, session);
+}
+
+function showSessionEnded(label) {
+  const box = $('session');
+  $('session-text').textContent = label
+    ? `Your session has ended. “${label}” was not sent yet: it is kept, and sent when you sign in again.`
+    : 'Your session has ended: sign in again to go on. Nothing you clicked is lost.';
+  box.hidden = false;
+  setLive('ended');
+}
+
+/** A command kept when the session ended: sent now, with its key (answered once), and the user told how it went. */
+async function resumeKept(api, session) {
+  const kept = session.takeKept(state.userId);
+  if (!kept) return;
+  const label = kept.command.label ?? `${kept.command.method} ${kept.command.path}`;
+  if (kept.refused) return notice(el('strong', {}, 'Not sent: '), `${label}, because ${kept.refused}.`);
+  try {
+    await api.resend(kept.command);
+    notice(el('strong', {}, 'Done after signing in again: '), `${label}.`);
+  } catch (err) {
+    const problem = err?.problem ?? { title: String(err?.message ?? err) };
+    notice(el('strong', {}, 'Not done: '), `${label}. ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}`, problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
+  }
+}
+
+async function partnerNames(api) {
+  try {
+    return Object.fromEntries((await api.get('/partners')).items.map((p) => [p.organizationId, p.name]));
+  } catch {
+    return state.names;
+  }
 }
 
 async function refresh(api) {
   try {
     const [offers, requests, proposals] = await Promise.all([api.all('/capacity-offers'), api.all('/load-requests'), api.all('/match-proposals')]);
     state.listings = [...offers.map((o) => ({ ...o, kind: 'offer' })), ...requests.map((r) => ({ ...r, kind: 'request' }))];
+    state.byId = new Map(state.listings.map((l) => [l.id, l]));
     state.proposals = proposals.sort((a, b) => (a.status === 'open') - (b.status === 'open') || a.createdAt.localeCompare(b.createdAt)).reverse();
     const codes = codesOf(state.listings).filter((c) => !(c in state.places));
     if (codes.length) Object.assign(state.places, (await api.get(`/console/places?codes=${codes.slice(0, 200).join(',')}`)).places);
+    const owners = [...new Set([...state.listings.map((l) => l.ownerOrganizationId), ...state.proposals.flatMap((p) => [p.offerOwnerOrganizationId, p.requestOwnerOrganizationId])])];
+    if (owners.some((o) => !(o in state.names))) state.names = await partnerNames(api);
     renderMarket();
     renderInbox(api);
     if (state.selected) await renderProposal(api, state.selected);
@@ -102,30 +173,63 @@ async function refresh(api) {
   }
 }
 
+const ctx = () => ({ me: state.me, names: state.names, places: state.places, listings: state.byId });
+
 function renderMarket() {
   const status = $('filter-status').value;
   const partner = $('filter-partner').value;
   const days = Number($('filter-days').value || 0);
-  const owners = [...new Set(state.listings.map((l) => l.ownerOrganizationId))].sort();
+  const owners = [...new Set(state.listings.map((l) => l.ownerOrganizationId))].sort((a, b) => nameOf(a, state.names).localeCompare(nameOf(b, state.names)));
   const select = $('filter-partner');
-  if (select.options.length !== owners.length + 1) select.replaceChildren(el('option', { value: '' }, 'all'), ...owners.map((o) => el('option', { value: o }, o === state.me ? `${o} (us)` : o)));
+  if (select.options.length !== owners.length + 1) select.replaceChildren(el('option', { value: '' }, 'all'), ...owners.map((o) => el('option', { value: o }, o === state.me ? `${nameOf(o, state.names)} (us)` : nameOf(o, state.names))));
   select.value = owners.includes(partner) ? partner : '';
   const horizon = days ? Date.now() + days * 86_400_000 : Infinity;
   const shown = state.listings.filter((l) => (status === 'all' || OPEN_LISTING.includes(l.status)) && (!select.value || l.ownerOrganizationId === select.value) && Date.parse((l.availabilityWindow ?? l.pickupWindow)?.start ?? 0) <= horizon);
   showListings(state.map, shown, state.places);
-  $('listings').replaceChildren(...shown.map(listingItem));
-  $('whynot-offer').replaceChildren(...state.listings.filter((l) => l.kind === 'offer').map((l) => el('option', { value: l.id }, `${l.ownerOrganizationId} ${l.id.slice(-8)} (${l.status})`)));
-  $('whynot-request').replaceChildren(...state.listings.filter((l) => l.kind === 'request').map((l) => el('option', { value: l.id }, `${l.ownerOrganizationId} ${l.id.slice(-8)} (${l.status})`)));
+  $('listings').replaceChildren(...shown.map((l) => listingItem(l, ctx())));
+  const option = (l) => el('option', { value: l.id }, `${nameOf(l.ownerOrganizationId, state.names)}: ${laneOf(l, state.places)} (${statusOf(l.status)})`);
+  $('whynot-offer').replaceChildren(...state.listings.filter((l) => l.kind === 'offer').map(option));
+  $('whynot-request').replaceChildren(...state.listings.filter((l) => l.kind === 'request').map(option));
 }
+
+/** New: open, not yet decided by the organization, not yet opened by this user. */
+const isNew = (p) => p.status === 'open' && !(p.decisions ?? []).some((d) => d.organizationId === state.me) && !state.seen.has(p.id);
 
 function renderInbox(api) {
   const list = $('proposals');
-  if (!state.proposals.length) return void list.replaceChildren(el('li', { class: 'muted' }, 'No proposals for your organization.'));
-  list.replaceChildren(...state.proposals.map((p) => proposalItem(p, state.me, p.id === state.selected, (id) => renderProposal(api, id))));
+  const fresh = state.proposals.filter(isNew);
+  $('new-count').textContent = fresh.length ? `${fresh.length} new` : '';
+  document.title = fresh.length ? `(${fresh.length}) PCX planner console` : 'PCX planner console';
+  for (const p of fresh) if (state.loaded && !state.notified.has(p.id)) notify(p);
+  for (const p of fresh) state.notified.add(p.id);
+  if (!state.proposals.length) return void list.replaceChildren(el('li', { class: 'muted' }, 'No proposals for your organization yet: they appear here as soon as the broker finds a partner\u2019s truck or load that fits one of yours.'));
+  list.replaceChildren(...state.proposals.map((p) => proposalItem(p, { ...ctx(), selected: p.id === state.selected, isNew: isNew(p), onSelect: (id) => renderProposal(api, id) })));
+}
+
+function setupNotifications() {
+  const button = $('notify');
+  if (!('Notification' in window) || Notification.permission !== 'default') return;
+  button.hidden = false;
+  button.addEventListener('click', async () => {
+    await Notification.requestPermission();
+    button.hidden = true;
+  });
+}
+
+function notify(p) {
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  const request = state.byId.get(p.loadRequestId);
+  const counterpart = p.offerOwnerOrganizationId === state.me ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
+  new Notification('New proposal', { body: `${request ? laneOf(request, state.places) : 'A match'} with ${nameOf(counterpart, state.names)}`, tag: p.id });
 }
 
 async function renderProposal(api, id) {
   state.selected = id;
+  if (!state.seen.has(id)) {
+    state.seen.add(id);
+    localStorage.setItem(`pcx-seen-${state.userId}`, JSON.stringify([...state.seen].slice(-500)));
+    renderInbox(api);
+  }
   for (const b of document.querySelectorAll('.proposal-item')) b.setAttribute('aria-pressed', String(b.dataset.proposal === id));
   try {
     const p = await api.get(`/match-proposals/${id}`);
@@ -134,9 +238,9 @@ async function renderProposal(api, id) {
     if (p.status === 'accepted') {
       const theirs = p.offerOwnerOrganizationId === state.me ? `/load-requests/${p.loadRequestId}` : `/capacity-offers/${p.capacityOfferId}`;
       disclosed = (await api.get(theirs)).restrictedDetails ?? null;
-      timeline = timelineView(await timelineOf(api, p));
+      timeline = timelineView(await timelineOf(api, p), ctx());
     }
-    $('proposal').replaceChildren(proposalDetail(p, { me: state.me, canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
+    $('proposal').replaceChildren(proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
   } catch (err) {
     showProblem(err);
   }
@@ -155,8 +259,10 @@ async function timelineOf(api, p) {
 }
 
 async function decide(api, p, decision) {
+  const request = state.byId.get(p.loadRequestId);
+  const label = `${decision === 'accept' ? 'Accept' : 'Reject'} the proposal ${request ? laneOf(request, state.places) : p.id.slice(-8)}`;
   try {
-    await api.post(`/match-proposals/${p.id}/decisions`, { decision }, p.resourceVersion);
+    await api.post(`/match-proposals/${p.id}/decisions`, { decision }, p.resourceVersion, label);
     showProblem(null);
   } catch (err) {
     showProblem(err);
@@ -167,11 +273,14 @@ async function decide(api, p, decision) {
 async function whyNot(api, event) {
   event.preventDefault();
   try {
-    const r = await api.post('/match-evaluations', { capacityOfferId: $('whynot-offer').value, loadRequestId: $('whynot-request').value });
+    const r = await api.post('/match-evaluations', { capacityOfferId: $('whynot-offer').value, loadRequestId: $('whynot-request').value }, undefined, 'Evaluate a pair');
     const failed = r.compatibility.filter((c) => c.result === 'fail');
+    const sentences = explanationOf({ compatibility: failed.length ? failed : r.compatibility }, { places: state.places, request: state.byId.get($('whynot-request').value) });
+    // The summary repeats the verdict ("Not compatible: ..."): only what follows it.
+    const summary = String(r.rationale?.summary ?? '').replace(/^(not )?compatible:\s*/i, '');
     $('whynot-result').replaceChildren(
-      el('p', {}, el('strong', {}, r.compatible ? 'Compatible' : 'Not compatible'), `: ${r.rationale?.summary ?? ''}`),
-      el('ul', {}, (failed.length ? failed : r.compatibility).map((c) => el('li', {}, `${c.criterion}: ${c.result} (${c.reasonCode ?? ''})`))),
+      el('p', {}, el('strong', {}, r.compatible ? 'Compatible' : 'Not compatible'), summary ? `: ${summary}` : ''),
+      el('ul', {}, sentences.map((s) => el('li', { class: s.ok ? 'pass' : 'fail' }, `${!s.ok ? '✗' : s.applies ? '✓' : '–'} ${s.text}`))),
     );
     showProblem(null);
   } catch (err) {
@@ -179,24 +288,63 @@ async function whyNot(api, event) {
   }
 }
 
-/** Follows the organization's feed from now on; any event of its market refreshes the views. */
-async function follow(api) {
+/**
+ * Follows the organization's feed from now on, pushed (GET /events/stream, read with fetch: the
+ * token goes in a header, which EventSource cannot send); any event refreshes the views. The
+ * stream ends with its token: opened again at once with the renewed one and the last id, so
+ * nothing is missed. The marker says "live" only while a stream is open.
+ */
+async function follow(api, session) {
   for (;;) {
     const page = await api.get(`/events?limit=200${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ''}`).catch(() => null);
     if (!page) break;
     state.cursor = page.nextCursor;
     if (page.items.length === 0) break;
   }
-  $('live').classList.add('on');
-  for (;;) {
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+  let pending;
+  const refreshSoon = () => {
+    clearTimeout(pending);
+    pending = setTimeout(() => refresh(api), 150);
+  };
+  for (let failures = 0; ; ) {
     try {
-      const page = await api.get(`/events?limit=200${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ''}`);
-      state.cursor = page.nextCursor;
-      if (page.items.length) await refresh(api);
+      if (!session.ended) setLive('connecting');
+      const token = await session.token();
+      const res = await fetch('/events/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(state.cursor ? { 'last-event-id': state.cursor } : {}) } });
+      if (res.status === 401) {
+        await session.token({ renew: true });
+        continue;
+      }
+      if (!res.ok) throw new ProblemError(await res.json().catch(() => ({ title: `HTTP ${res.status}` })), res.status);
+      setLive('on');
+      failures = 0;
+      const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+      let buffer = '';
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += value;
+        let end;
+        while ((end = buffer.indexOf('\n\n')) >= 0) {
+          const block = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const id = /^id: ?(.*)$/m.exec(block)?.[1];
+          const type = /^event: ?(.*)$/m.exec(block)?.[1];
+          if (type === 'event' && id) {
+            state.cursor = id;
+            refreshSoon();
+          }
+        }
+      }
     } catch (err) {
-      showProblem(err);
+      if (err?.sessionEnded) {
+        // Signed out: nothing to follow until the user signs in again (the banner says so).
+        return;
+      }
+      failures++;
+      setLive('off', String(err?.message ?? err));
     }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(30_000, 500 * 2 ** Math.min(failures, 6))));
   }
 }
 

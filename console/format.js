@@ -147,6 +147,15 @@ function amountOf(dimension, value, unit) {
 
 const km = (v) => (typeof v === 'number' ? `${number(v, 0)} km` : '? km');
 
+/** Reason codes that say it all in a sentence. */
+const PLAIN = {
+  VISIBILITY_MUTUAL: 'Each side may see the other\u2019s listing.',
+  LISTINGS_OPEN: 'Both listings are open.',
+  EQUIPMENT_NOT_REQUIRED: 'No special equipment is needed.',
+  DANGEROUS_GOODS_NONE: 'No dangerous goods.',
+  TEMPERATURE_NOT_REQUIRED: 'No temperature control is needed.',
+};
+
 /**
  * The explanation in sentences, one per criterion, each { ok, text }: what the broker compared,
  * with units, places by name and times in the planner's zone.
@@ -156,9 +165,13 @@ export function explanationOf(p, { places = {}, request, offer } = {}) {
   const delivery = request ? placeOf(request.deliveryArea, places) : 'the delivery';
   return (p.compatibility ?? []).map((c) => {
     const f = c.figures ?? {};
-    const ok = c.result === 'pass';
+    const ok = c.result !== 'fail';
+    const said = PLAIN[c.reasonCode];
     let text;
-    switch (c.criterion) {
+    switch (said ? '' : c.criterion) {
+      case '':
+        text = said;
+        break;
       case 'pickupArea':
         text = `Pickup in ${pickup} is ${km(f.pickupOffsetKm)} off the truck's way (${km(f.allowanceKm)} allowed).`;
         break;
@@ -188,6 +201,6 @@ export function explanationOf(p, { places = {}, request, offer } = {}) {
           text = `${criterionName(c.criterion)}: ${reasonOf(c.reasonCode)}.`;
         }
     }
-    return { ok, criterion: c.criterion, text };
+    return { ok, applies: c.result !== 'notApplicable', criterion: c.criterion, text };
   });
 }

@@ -1,5 +1,7 @@
 // What the console shows, as DOM built from data (textContent only: nothing the broker returns is
-// ever parsed as HTML).
+// ever parsed as HTML), in the planner's words (console/format.js): names, places, local times, units.
+import { addressOf, capacityOf, criterionName, explanationOf, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, when, windowOf } from './format.js';
+
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs)) {
@@ -7,99 +9,171 @@ const el = (tag, attrs = {}, ...children) => {
     else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
     else if (v !== undefined && v !== null && v !== false) node.setAttribute(k, v === true ? '' : v);
   }
-  for (const child of children.flat()) if (child !== undefined && child !== null) node.append(child instanceof Node ? child : String(child));
+  for (const child of children.flat()) if (child !== undefined && child !== null && child !== false) node.append(child instanceof Node ? child : String(child));
   return node;
 };
 export { el };
 
-const when = (iso) => (iso ? new Date(iso).toLocaleString('en-GB', { timeZone: 'UTC', dateStyle: 'medium', timeStyle: 'short' }) + ' UTC' : '');
-const short = (id) => (id ? id.slice(-8) : '');
-const figures = (f) => (f ? Object.entries(f).map(([k, v]) => `${k}: ${Array.isArray(v) ? v.join(', ') : typeof v === 'object' ? JSON.stringify(v) : v}`).join('; ') : '');
+/** Figures as text for the table of criteria: "required: 8000; remaining: 24000; unit: KGM". */
+const figures = (f) =>
+  f
+    ? Object.entries(f)
+        .map(([k, v]) => `${k}: ${Array.isArray(v) ? v.map((x) => (typeof x === 'object' ? JSON.stringify(x) : x)).join(', ') : v !== null && typeof v === 'object' ? JSON.stringify(v) : v}`)
+        .join('; ')
+    : '';
 
-/** One line of the inbox. */
-export function proposalItem(p, me, selected, onSelect) {
+/** The listings a proposal pairs, as far as the console has them: { offer, request }. */
+function pairOf(p, ctx) {
+  return { offer: ctx.listings?.get(p.capacityOfferId), request: ctx.listings?.get(p.loadRequestId) };
+}
+
+/** What the load is, in one line: lane, pickup window, capacity. */
+function loadLine(request, ctx) {
+  if (!request) return 'listing no longer shown';
+  return [laneOf(request, ctx.places), windowOf(request.pickupWindow), capacityOf(request.requiredCapacity)].filter(Boolean).join(' · ');
+}
+
+/** One line of the inbox: lane, dates, capacity, partner, price where disclosed, state. */
+export function proposalItem(p, ctx) {
+  const { me, names, selected, onSelect, isNew } = ctx;
   const counterpart = p.offerOwnerOrganizationId === me ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
+  const { request } = pairOf(p, ctx);
+  const waiting = p.status === 'open' && !(p.decisions ?? []).some((d) => d.organizationId === me);
   return el(
     'li',
     {},
     el(
       'button',
       { type: 'button', class: `proposal-item status-${p.status}`, 'aria-pressed': selected ? 'true' : 'false', 'data-proposal': p.id, onclick: () => onSelect(p.id) },
-      el('span', { class: 'status' }, p.status),
-      ` with ${counterpart}, score ${p.score ?? 'n/a'} `,
-      el('span', { class: 'muted' }, `(${short(p.id)}, ${p.decisionState})`),
+      isNew ? el('span', { class: 'badge new' }, 'new') : '',
+      el('span', { class: 'lane' }, request ? laneOf(request, ctx.places) : 'Proposal'),
+      el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', `with ${nameOf(counterpart, names)}`, p.score !== undefined ? `score ${Math.round(p.score * 100)} %` : ''].filter(Boolean).join(' · ')),
+      el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? 'your decision' : statusOf(p.status)),
     ),
   );
 }
 
-/** The proposal with its explanation, criterion by criterion, and the decisions the user may take. */
+/** The disclosed restricted details, as labelled values. */
+function disclosedView(details) {
+  const rows = [];
+  if (details.price) rows.push(['Price', moneyOf(details.price)]);
+  if (details.vehicleRegistration) rows.push(['Vehicle registration', details.vehicleRegistration]);
+  if (details.pickupAddress) rows.push(['Pickup address', addressOf(details.pickupAddress)]);
+  if (details.deliveryAddress) rows.push(['Delivery address', addressOf(details.deliveryAddress)]);
+  if (details.customer) rows.push(['Customer', [details.customer.name, details.customer.reference].filter(Boolean).join(', ') || JSON.stringify(details.customer)]);
+  if (details.notes) rows.push(['Notes', details.notes]);
+  for (const [k, v] of Object.entries(details)) {
+    if (!['price', 'vehicleRegistration', 'pickupAddress', 'deliveryAddress', 'customer', 'notes'].includes(k)) rows.push([statusOf(k), typeof v === 'object' ? JSON.stringify(v) : String(v)]);
+  }
+  return el('dl', { class: 'disclosed' }, rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
+}
+
+/** The proposal with its explanation in sentences (the criteria as data for the curious) and the decisions the user may take. */
 export function proposalDetail(p, ctx) {
-  const { me, canDecide, onDecide, disclosed, timeline } = ctx;
+  const { me, names, canDecide, onDecide, disclosed, timeline } = ctx;
   const mine = p.offerOwnerOrganizationId === me ? 'offer' : 'request';
   const counterpart = mine === 'offer' ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
+  const { offer, request } = pairOf(p, ctx);
   const decidedByUs = (p.decisions ?? []).some((d) => d.organizationId === me);
   const open = p.status === 'open' && p.decisionState !== 'COMMITTING';
   const route = p.routeCompatibility ?? {};
+  const sentences = explanationOf(p, { places: ctx.places, request, offer });
   const parts = [
-    el('h3', {}, `Proposal ${short(p.id)}: your ${mine} with ${counterpart}`),
-    el('p', {}, el('strong', {}, `${p.status}`), ` (${p.decisionState}), score ${p.score ?? 'n/a'}, valid until ${when(p.validUntil)}`),
-    el('p', { class: 'summary' }, p.rationale?.summary ?? ''),
+    el('h3', {}, `${request ? laneOf(request, ctx.places) : 'Proposal'}: your ${mine === 'offer' ? 'truck' : 'load'} with ${nameOf(counterpart, names)}`),
+    el('p', { class: 'facts' }, [request ? `Load: ${loadLine(request, ctx)}.` : '', offer ? ` Truck: ${[statusOf(offer.vehicleProfile?.bodyType), capacityOf(offer.availableCapacity), windowOf(offer.availabilityWindow)].filter(Boolean).join(', ')}.` : ''].join('')),
+    el('p', {}, el('strong', {}, statusOf(p.status)), ` (${statusOf(p.decisionState)}), score ${p.score !== undefined ? `${Math.round(p.score * 100)} %` : 'n/a'}, open for decisions until ${when(p.validUntil)}.`),
     el('h4', {}, 'Why it was proposed'),
+    el('ul', { class: 'explanation' }, sentences.map((s) => el('li', { class: !s.ok ? 'fail' : s.applies ? 'pass' : 'not-applicable' }, el('span', { class: 'mark', 'aria-label': !s.ok ? 'not met' : s.applies ? 'met' : 'does not apply' }, !s.ok ? '✗' : s.applies ? '✓' : '–'), ` ${s.text}`))),
+    el('p', { class: 'route' }, `The truck's route is ${route.offerDistanceKm ?? '?'} km, the load's ${route.loadDistanceKm ?? '?'} km (distances ${route.distanceModel ?? ''}).`),
     el(
-      'table',
-      { class: 'criteria' },
-      el('caption', {}, 'Compatibility, criterion by criterion'),
-      el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Criterion'), el('th', { scope: 'col' }, 'Result'), el('th', { scope: 'col' }, 'Reason code'), el('th', { scope: 'col' }, 'Figures'))),
-      el('tbody', {}, (p.compatibility ?? []).map((c) => el('tr', { class: `result-${c.result}` }, el('th', { scope: 'row' }, c.criterion), el('td', {}, c.result), el('td', {}, c.reasonCode ?? ''), el('td', {}, figures(c.figures))))),
+      'details',
+      { class: 'as-data' },
+      el('summary', {}, 'The criteria as data'),
+      el(
+        'table',
+        { class: 'criteria' },
+        el('caption', {}, 'Compatibility, criterion by criterion'),
+        el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Criterion'), el('th', { scope: 'col' }, 'Result'), el('th', { scope: 'col' }, 'Reason code'), el('th', { scope: 'col' }, 'Figures'))),
+        el('tbody', {}, (p.compatibility ?? []).map((c) => el('tr', { class: `result-${c.result}` }, el('th', { scope: 'row', title: criterionName(c.criterion) }, c.criterion), el('td', {}, c.result), el('td', {}, el('code', {}, c.reasonCode ?? '')), el('td', {}, figures(c.figures))))),
+      ),
+      el('p', {}, `Rationale: ${p.rationale?.summary ?? ''}`),
     ),
-    el('p', {}, `Route: the offer runs ${route.offerDistanceKm ?? '?'} km, the load ${route.loadDistanceKm ?? '?'} km; pickup ${route.pickupOffsetKm ?? '?'} km and delivery ${route.deliveryOffsetKm ?? '?'} km off the offer's areas; detour ${route.detourKm ?? '?'} of ${route.allowanceKm ?? '?'} km allowed (${route.distanceModel ?? ''}).`),
+    el('h4', {}, 'Decisions'),
     el(
       'ul',
-      { class: 'capacity', 'aria-label': 'Capacity compared' },
-      (p.capacityCompatibility?.compared ?? []).map((c) => el('li', {}, `${c.dimension}: ${c.required} required of ${c.remaining} ${c.unit} remaining (${c.fits ? 'fits' : 'does not fit'})`)),
+      { class: 'decisions' },
+      (p.decisions ?? []).length
+        ? p.decisions.map((d) => el('li', {}, `${nameOf(d.organizationId, names)} ${d.decision === 'accept' ? 'accepted' : 'rejected'} on ${when(d.decidedAt)}, ${d.decidedBy?.userId ? `by ${d.decidedBy.userId}` : `by its system (${d.decidedBy?.clientId ?? ''})`}${d.comment ? `: “${d.comment}”` : ''}`))
+        : el('li', {}, 'None yet.'),
     ),
-    el('p', {}, `Decision policy: ${p.requiredDecisionPolicy?.mode ?? ''}.`),
-    el('h4', {}, 'Decisions'),
-    el('ul', { class: 'decisions' }, (p.decisions ?? []).length ? p.decisions.map((d) => el('li', {}, `${d.organizationId} ${d.decision}ed at ${when(d.decidedAt)} by ${d.decidedBy?.userId ? `user ${d.decidedBy.userId}` : `connector ${d.decidedBy?.clientId ?? ''}`}${d.comment ? `: ${d.comment}` : ''}`)) : el('li', {}, 'none yet')),
   ];
   if (open && !decidedByUs) {
     if (canDecide) {
       parts.push(
-        el('p', { class: 'disclosure' }, `Accepting discloses your ${mine === 'offer' ? "offer's restricted details (its price)" : "request's restricted details (its delivery address)"} to ${counterpart} once every required organization has accepted; until then neither side sees the other's.`),
+        el('p', { class: 'disclosure' }, `Accepting discloses your ${mine === 'offer' ? "offer's restricted details (its price)" : "request's restricted details (its addresses, customer and price)"} to ${nameOf(counterpart, names)} once every required organization has accepted; until then neither side sees the other's.`),
         el('div', { class: 'actions' }, el('button', { type: 'button', class: 'accept', onclick: () => onDecide(p, 'accept') }, 'Accept'), el('button', { type: 'button', class: 'reject', onclick: () => onDecide(p, 'reject') }, 'Reject')),
       );
     } else {
       parts.push(el('p', { class: 'muted' }, 'Your role does not let you decide on proposals (viewer).'));
     }
   }
-  if (disclosed) parts.push(el('h4', {}, `Disclosed by ${counterpart}`), el('pre', { class: 'disclosed' }, JSON.stringify(disclosed, null, 2)));
+  if (disclosed) parts.push(el('h4', {}, `Disclosed by ${nameOf(counterpart, names)}`), disclosedView(disclosed));
   if (timeline) parts.push(timeline);
   return el('div', {}, parts);
 }
 
+/** A tender revision's changed terms in words. */
+function termsOf(changes, ctx) {
+  return (changes ?? []).map((c) => {
+    const v = c.after;
+    let text;
+    if (v && typeof v === 'object' && 'amount' in v) text = moneyOf(v);
+    else if (v && typeof v === 'object' && 'start' in v && 'end' in v) text = windowOf(v);
+    else if (v && typeof v === 'object' && ('weight' in v || 'palletSpaces' in v)) text = capacityOf(v);
+    else if (Array.isArray(v)) text = v.map((s) => (s && typeof s === 'object' && s.area ? `${s.role} in ${placeOf(s.area, ctx.places)}, ${windowOf(s.timeWindow)}` : String(s))).join('; ');
+    else if (v && typeof v === 'object' && ('bodyTypes' in v || 'equipment' in v)) text = [...(v.bodyTypes ?? []), ...(v.equipment ?? [])].map(statusOf).join(', ');
+    else if (v && typeof v === 'object') text = Object.entries(v).map(([k, x]) => `${statusOf(k)} ${typeof x === 'object' ? JSON.stringify(x) : x}`).join(', ');
+    else text = String(v);
+    return `${statusOf(c.term)}: ${text}`;
+  });
+}
+
 /** Tenders with their revisions, the commitment, the handover, milestones and outcomes, in order. */
-export function timelineView(t) {
-  const items = [];
+export function timelineView(t, ctx) {
+  const { names } = ctx;
+  const steps = [];
   for (const tender of t.tenders) {
-    items.push(el('li', {}, `Tender ${short(tender.id)} by ${tender.issuingOrganizationId}: ${tender.status}, revision ${tender.currentRevision}`));
-    // Side by side: what each revision changed against the one before (the first: every term set).
-    for (const r of t.revisions[tender.id] ?? []) {
-      const changed = (r.changes ?? []).map((c) => `${c.term}: ${figures({ after: c.after }).replace(/^after: /, '')}`);
-      items.push(el('li', { class: 'sub revision' }, `revision ${r.number}${r.proposedBy ? ` by ${r.proposedBy.organizationId ?? r.proposedBy}` : ''}: ${r.number === 1 ? 'issued with ' : 'changed '}${changed.join('; ') || 'no term'}`));
-    }
+    const revisions = (t.revisions[tender.id] ?? []).map((r) =>
+      el('li', { class: 'revision' }, `Revision ${r.number} by ${nameOf(r.authorOrganizationId, names)}, ${when(r.createdAt)}: ${r.number === 1 ? 'issued with ' : 'changed '}${termsOf(r.changes, ctx).join('; ') || 'no term'}${r.outcome ? ` (${r.outcome})` : ''}`),
+    );
+    steps.push(el('li', {}, `Tender issued by ${nameOf(tender.issuingOrganizationId, names)}: ${statusOf(tender.status)}, revision ${tender.currentRevision}`, revisions.length ? el('ol', { class: 'sub' }, revisions) : ''));
   }
-  for (const c of t.commitments) items.push(el('li', {}, `Commitment ${short(c.id)}: ${c.status}, revision ${c.acceptedRevision}, digest `, el('code', { class: 'digest', title: `${c.digest?.algorithm ?? ''} over ${c.digest?.canonicalization ?? ''}` }, c.digest?.value ?? '')));
-  for (const h of t.handovers) items.push(el('li', {}, `Handover ${short(h.id)}: ${h.status}`));
-  if (t.reference) items.push(el('li', {}, `Execution reference ${short(t.reference.id)}: ${t.reference.status}`));
-  for (const u of t.updates) items.push(el('li', { class: 'sub' }, `${when(u.occurredAt)}: ${u.milestone ?? u.kind ?? 'update'}`));
-  for (const o of t.outcomes) items.push(el('li', { class: 'sub' }, `outcome ${o.status}${o.supersedes ? ` (corrects ${short(o.supersedes)}: ${o.correctionReason ?? ''})` : ''}`));
-  return el('section', { class: 'timeline', 'aria-label': 'Execution timeline' }, el('h4', {}, 'From tender to outcome'), items.length ? el('ol', {}, items) : el('p', { class: 'muted' }, 'No tender yet.'));
+  for (const c of t.commitments) {
+    const revision = c.acceptedRevision?.number ?? c.acceptedRevision;
+    const price = moneyOf(c.acceptedRevision?.terms?.commercialTerms);
+    steps.push(el('li', {}, `Commitment: ${statusOf(c.status)}, on revision ${revision}${price ? ` at ${price}` : ''}, sealed by digest `, el('code', { class: 'digest', title: `${c.digest?.algorithm ?? ''} over ${c.digest?.canonicalization ?? ''}` }, c.digest?.value ?? '')));
+  }
+  for (const h of t.handovers) steps.push(el('li', {}, `Handover to the executing system: ${statusOf(h.status)}`));
+  if (t.reference) {
+    const milestones = t.updates.map((u) => el('li', {}, `${when(u.occurredAt)}: ${statusOf(u.milestone ?? u.kind ?? 'update')}`));
+    const outcomes = t.outcomes.map((o) => el('li', {}, `Outcome: ${statusOf(o.status)}${o.supersedes ? ` (corrects an earlier report: ${o.correctionReason ?? ''})` : ''}`));
+    steps.push(el('li', {}, `Execution: ${statusOf(t.reference.status)}`, milestones.length || outcomes.length ? el('ol', { class: 'sub' }, milestones, outcomes) : ''));
+  }
+  return el('section', { class: 'timeline', 'aria-label': 'Execution timeline' }, el('h4', {}, 'From tender to outcome'), steps.length ? el('ol', {}, steps) : el('p', { class: 'muted' }, 'No tender yet.'));
 }
 
 /** The listings under the map, as text (what the map shows, for a screen reader too). */
-export function listingItem(l) {
-  const from = l.kind === 'offer' ? l.originArea : l.pickupArea;
-  const to = l.kind === 'offer' ? l.destinationArea : l.deliveryArea;
-  const name = (a) => (a?.code ?? (a?.kind === 'circle' ? `${a.radiusKm} km around ${a.center.join(', ')}` : a?.kind ?? '?'));
-  return el('li', { class: `listing ${l.kind}` }, `${l.kind === 'offer' ? 'Offer' : 'Request'} of ${l.ownerOrganizationId}: ${name(from)} to ${name(to)}, ${l.status}`);
+export function listingItem(l, ctx) {
+  const window = l.kind === 'offer' ? l.availabilityWindow : l.pickupWindow;
+  const capacity = l.kind === 'offer' ? l.availableCapacity : l.requiredCapacity;
+  const body = l.kind === 'offer' ? l.vehicleProfile?.bodyType : (l.vehicleRequirements?.bodyTypes ?? []).join(' or ');
+  return el(
+    'li',
+    { class: `listing ${l.kind}`, 'data-listing': l.id },
+    el('strong', {}, `${l.kind === 'offer' ? 'Truck' : 'Load'} of ${nameOf(l.ownerOrganizationId, ctx.names)}`),
+    `: ${laneOf(l, ctx.places)}, ${[windowOf(window), capacityOf(capacity), statusOf(body)].filter(Boolean).join(', ')} `,
+    el('span', { class: 'muted' }, `(${statusOf(l.status)})`),
+  );
 }
+
+export { reasonOf };

@@ -44,14 +44,16 @@ test('the explanation as sentences with units, places and local times, failing c
       { criterion: 'capacity.weightKg', result: 'pass', reasonCode: 'CAPACITY_WEIGHT_FITS', figures: { required: 8000, remaining: 24000, unit: 'KGM' } },
       { criterion: 'bodyType', result: 'fail', reasonCode: 'BODY_TYPE_MISMATCH', figures: { offered: 'box', accepted: ['curtainsider'] } },
       { criterion: 'equipment', result: 'pass', reasonCode: 'EQUIPMENT_AVAILABLE', figures: {} },
+      { criterion: 'temperature', result: 'notApplicable', reasonCode: 'TEMPERATURE_NOT_REQUIRED', figures: {} },
     ],
   };
   const request = { pickupArea: { kind: 'unlocode', code: 'DEHAM' }, deliveryArea: { kind: 'unlocode', code: 'NLRTM' } };
   expect(explanationOf(proposal, { places, request })).toEqual([
-    { ok: true, criterion: 'pickupArea', text: "Pickup in Hamburg 🇩🇪 is 0 km off the truck's way (150 km allowed)." },
-    { ok: true, criterion: 'timeWindow', text: 'Loading from 12 Dec 2026, 08:00 CET, delivered by 13 Dec 2026, 18:00 CET; the drive takes about 5.5 h.' },
-    { ok: true, criterion: 'capacity.weightKg', text: 'Capacity, weight: 8 t needed, 24 t free.' },
-    { ok: false, criterion: 'bodyType', text: 'Body: box (curtainsider wanted).' },
-    { ok: true, criterion: 'equipment', text: 'Equipment: equipment available.' },
+    { ok: true, applies: true, criterion: 'pickupArea', text: "Pickup in Hamburg 🇩🇪 is 0 km off the truck's way (150 km allowed)." },
+    { ok: true, applies: true, criterion: 'timeWindow', text: 'Loading from 12 Dec 2026, 08:00 CET, delivered by 13 Dec 2026, 18:00 CET; the drive takes about 5.5 h.' },
+    { ok: true, applies: true, criterion: 'capacity.weightKg', text: 'Capacity, weight: 8 t needed, 24 t free.' },
+    { ok: false, applies: true, criterion: 'bodyType', text: 'Body: box (curtainsider wanted).' },
+    { ok: true, applies: true, criterion: 'equipment', text: 'Equipment: equipment available.' },
+    { ok: true, applies: false, criterion: 'temperature', text: 'No temperature control is needed.' },
   ]);
 });
