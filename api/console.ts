@@ -5,7 +5,7 @@
 // a basemap of country outlines (world-atlas) and the positions of UN/LOCODE points and
 // subdivisions from the broker's area index. An external map style can be configured
 // (CONSOLE_MAP_STYLE_URL); its origin is then allowed by the page's policy.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { feature } from 'topojson-client';
@@ -19,6 +19,9 @@ import { publicOperation } from './operations';
 const CONSOLE_DIR = join(__dirname, '..', 'console');
 const MAPLIBRE_DIR = join(dirname(require.resolve('maplibre-gl/package.json')), 'dist');
 const OIDC_CLIENT_DIR = join(dirname(require.resolve('oidc-client-ts/package.json')), 'dist', 'browser');
+/** Country flags (flag-icons, MIT): one 4:3 SVG per ISO 3166-1 code, lower case. */
+const FLAGS_DIR = join(dirname(require.resolve('flag-icons/package.json')), 'flags', '4x3');
+const FLAGS = new Set(readdirSync(FLAGS_DIR).filter((f) => /^[a-z]{2}\.svg$/.test(f)));
 
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
@@ -241,6 +244,22 @@ publicOperation(consoleApp, {
   const file = c.req.param('file') ?? '';
   if (!Object.hasOwn(VENDOR_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
   return staticFile(c, `vendor/${file}`, VENDOR_FILES[file].type, () => readFileSync(VENDOR_FILES[file].path));
+});
+
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/vendor/flags/:file', answers: [200],
+  doc: {
+    id: 'getConsoleFlag',
+    summary: "A country's flag",
+    description: 'The flag of an ISO 3166-1 country as an SVG (the package flag-icons), named by its lower-case code (`de.svg`); any other name answers 404.',
+    tag: 'Console',
+    ...namedFile(staticFileDoc({ description: "A country's flag.", content: { 'image/svg+xml': { schema: { type: 'string' } } } }, [...FLAGS].sort(), 'de.svg')),
+  },
+}, (c) => {
+  const file = c.req.param('file') ?? '';
+  // Only names of the package's own list: no path reaches the file system.
+  if (!FLAGS.has(file)) throw new Problem('RESOURCE_NOT_FOUND', `no flag ${file}`);
+  return staticFile(c, `flags/${file}`, 'image/svg+xml', () => readFileSync(join(FLAGS_DIR, file)));
 });
 
 publicOperation(consoleApp, {

@@ -23,18 +23,16 @@ export function countryName(code) {
 
 const degrees = (value, positive, negative) => `${Math.abs(value).toFixed(2)}° ${value >= 0 ? positive : negative}`;
 
-/** An area in words: "Hamburg 🇩🇪", "Germany 🇩🇪", "DE-HH, Germany", "50 km around 51.92° N, 4.47° E". */
+/** An area in words: "Hamburg", "Germany", "DE-HH, Germany", "50 km around 51.92° N, 4.47° E" (its flag: countryOf). */
 export function placeOf(area, places = {}) {
   if (!area) return 'somewhere';
   switch (area.kind) {
-    case 'unlocode': {
-      const country = area.code.slice(0, 2);
-      return `${places[area.code]?.name ?? area.code} ${flag(country)}`.trim();
-    }
+    case 'unlocode':
+      return places[area.code]?.name ?? area.code;
     case 'country':
-      return `${countryName(area.code)} ${flag(area.code)}`.trim();
+      return countryName(area.code);
     case 'subdivision':
-      return `${area.code}, ${countryName(area.code.slice(0, 2))} ${flag(area.code.slice(0, 2))}`.trim();
+      return `${area.code}, ${countryName(area.code.slice(0, 2))}`;
     case 'circle':
       return `${area.radiusKm} km around ${degrees(area.center[1], 'N', 'S')}, ${degrees(area.center[0], 'E', 'W')}`;
     case 'list':
@@ -44,10 +42,19 @@ export function placeOf(area, places = {}) {
   }
 }
 
+/** The country an area lies in, when its code says (a UN/LOCODE, a subdivision, a country). */
+export function countryOf(area) {
+  return area && typeof area.code === 'string' && /^[A-Z]{2}/.test(area.code) ? area.code.slice(0, 2) : undefined;
+}
+
+/** A listing's two areas: where from, where to. */
+export function endsOf(listing) {
+  return listing.kind === 'offer' || listing.originArea ? [listing.originArea, listing.destinationArea] : [listing.pickupArea, listing.deliveryArea];
+}
+
 /** Where a listing goes from and to. */
 export function laneOf(listing, places) {
-  const from = listing.kind === 'offer' || listing.originArea ? listing.originArea : listing.pickupArea;
-  const to = listing.kind === 'offer' || listing.destinationArea ? listing.destinationArea : listing.deliveryArea;
+  const [from, to] = endsOf(listing);
   return `${placeOf(from, places)} → ${placeOf(to, places)}`;
 }
 

@@ -1,6 +1,6 @@
 // What the console shows, as DOM built from data (textContent only: nothing the broker returns is
 // ever parsed as HTML), in the planner's words (console/format.js): names, places, local times, units.
-import { addressOf, capacityOf, criterionName, explanationOf, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, when, windowOf } from './format.js';
+import { addressOf, capacityOf, countryName, countryOf, criterionName, endsOf, explanationOf, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, when, windowOf } from './format.js';
 
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -13,6 +13,18 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 export { el };
+
+/** An area by name, after its country's flag (an image: flag emoji are not drawn everywhere). */
+export function placeView(area, places) {
+  const country = countryOf(area);
+  return el('span', { class: 'place' }, country ? el('img', { class: 'flag', src: `vendor/flags/${country.toLowerCase()}.svg`, alt: countryName(country), title: countryName(country), width: '16', height: '12' }) : '', placeOf(area, places));
+}
+
+/** A lane: from → to, each with its flag. */
+export function laneView(listing, places) {
+  const [from, to] = endsOf(listing);
+  return el('span', { class: 'lane-text' }, placeView(from, places), ' → ', placeView(to, places));
+}
 
 /** Figures as text for the table of criteria: "required: 8000; remaining: 24000; unit: KGM". */
 const figures = (f) =>
@@ -46,7 +58,7 @@ export function proposalItem(p, ctx) {
       'button',
       { type: 'button', class: `proposal-item status-${p.status}`, 'aria-pressed': selected ? 'true' : 'false', 'data-proposal': p.id, onclick: () => onSelect(p.id) },
       isNew ? el('span', { class: 'badge new' }, 'new') : '',
-      el('span', { class: 'lane' }, request ? laneOf(request, ctx.places) : 'Proposal'),
+      el('span', { class: 'lane' }, request ? laneView(request, ctx.places) : 'Proposal'),
       el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', `with ${nameOf(counterpart, names)}`, p.score !== undefined ? `score ${Math.round(p.score * 100)} %` : ''].filter(Boolean).join(' · ')),
       el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? 'your decision' : statusOf(p.status)),
     ),
@@ -79,7 +91,7 @@ export function proposalDetail(p, ctx) {
   const route = p.routeCompatibility ?? {};
   const sentences = explanationOf(p, { places: ctx.places, request, offer });
   const parts = [
-    el('h3', {}, `${request ? laneOf(request, ctx.places) : 'Proposal'}: your ${mine === 'offer' ? 'truck' : 'load'} with ${nameOf(counterpart, names)}`),
+    el('h3', {}, request ? laneView(request, ctx.places) : 'Proposal', `: your ${mine === 'offer' ? 'truck' : 'load'} with ${nameOf(counterpart, names)}`),
     el('p', { class: 'facts' }, [request ? `Load: ${loadLine(request, ctx)}.` : '', offer ? ` Truck: ${[statusOf(offer.vehicleProfile?.bodyType), capacityOf(offer.availableCapacity), windowOf(offer.availabilityWindow)].filter(Boolean).join(', ')}.` : ''].join('')),
     el('p', {}, el('strong', {}, statusOf(p.status)), ` (${statusOf(p.decisionState)}), score ${p.score !== undefined ? `${Math.round(p.score * 100)} %` : 'n/a'}, open for decisions until ${when(p.validUntil)}.`),
     el('h4', {}, 'Why it was proposed'),
@@ -171,7 +183,9 @@ export function listingItem(l, ctx) {
     'li',
     { class: `listing ${l.kind}`, 'data-listing': l.id },
     el('strong', {}, `${l.kind === 'offer' ? 'Truck' : 'Load'} of ${nameOf(l.ownerOrganizationId, ctx.names)}`),
-    `: ${laneOf(l, ctx.places)}, ${[windowOf(window), capacityOf(capacity), statusOf(body)].filter(Boolean).join(', ')} `,
+    ': ',
+    laneView(l, ctx.places),
+    `, ${[windowOf(window), capacityOf(capacity), statusOf(body)].filter(Boolean).join(', ')} `,
     el('span', { class: 'muted' }, `(${statusOf(l.status)})`),
   );
 }

@@ -107,7 +107,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await proposalButton(bruno, proposalId).click();
     const detail = bruno.locator('#proposal');
     // The inbox line in words: the lane by place names, the load, the partner by name.
-    await expect(proposalButton(bruno, proposalId).textContent()).resolves.toMatch(/Hamburg .*→ Rotterdam .*8 t, 10 pallets · with Alpine Freight GmbH/);
+    await expect(proposalButton(bruno, proposalId).textContent()).resolves.toMatch(/Hamburg → Rotterdam.*8 t, 10 pallets · with Alpine Freight GmbH/);
     // The explanation in sentences, with units and places; the criteria as data behind a click.
     const explanation = detail.locator('ul.explanation');
     await explanation.waitFor();
