@@ -11,7 +11,7 @@ import { Hono } from 'hono';
 import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
-import { placeName } from '../core/place-names';
+import { placeName, searchPlaces } from '../core/place-names';
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
@@ -347,4 +347,55 @@ publicOperation(consoleApp, {
     }
   }
   return c.json({ places }, 200, { 'cache-control': 'public, max-age=86400' });
+});
+
+/** Places by name, for the console's place fields (posting a truck or a load). Public reference data. */
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/place-search', answers: [200],
+  doc: {
+    id: 'searchConsolePlaces',
+    summary: 'Places by name',
+    description:
+      'UN/LOCODE places whose name, or one of its words, starts with `q` (diacritics and case ignored), or whose code is `q`: ' +
+      'at most 15, places the area index can locate first. For choosing an area by name.',
+    tag: 'Console',
+    parameters: [
+      { name: 'q', in: 'query', required: true, description: 'The start of a place name (`rotter`) or a UN/LOCODE (`NLRTM`), 1 to 60 characters.', schema: { type: 'string', minLength: 1, maxLength: 60 } },
+    ],
+    responses: {
+      '200': {
+        description: 'The places found, best first.',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              required: ['items'],
+              additionalProperties: false,
+              properties: {
+                items: {
+                  type: 'array',
+                  maxItems: 15,
+                  items: {
+                    type: 'object',
+                    required: ['code', 'name', 'country'],
+                    additionalProperties: false,
+                    properties: { code: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{3}$' }, name: { type: 'string' }, country: { type: 'string', pattern: '^[A-Z]{2}$' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      '400': true,
+    },
+  },
+}, (c) => {
+  const values = c.req.queries('q') ?? [];
+  const q = values[0] ?? '';
+  if (values.length !== 1 || q.trim().length < 1 || q.length > 60) {
+    throw new Problem('VALIDATION_FAILED', 'q must be one value of 1 to 60 characters', { errors: [{ pointer: '/query/q', message: 'is not valid' }] });
+  }
+  const index = loadAreaIndex();
+  return c.json({ items: searchPlaces(q, 15, (code) => !!index.unlocode(code)?.position) }, 200, { 'cache-control': 'public, max-age=3600' });
 });

@@ -13,3 +13,53 @@ export function placeName(code: string): string | undefined {
   names ??= JSON.parse(gunzipSync(readFileSync(FILE)).toString('utf8')) as Record<string, string>;
   return Object.hasOwn(names, code) ? names[code] : undefined;
 }
+
+/** A name as search compares it: lower case, without diacritics or punctuation. */
+const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
+
+let searchIndex: Array<{ key: string; code: string }> | undefined;
+
+export interface PlaceMatch {
+  code: string;
+  name: string;
+  country: string;
+}
+
+/**
+ * Places whose name starts with `query` (or any word of it does: "Rotterdam" for "rotter", "Den
+ * Haag" for "haag"), or whose code is `query`; those the area index can place first, then by name.
+ */
+export function searchPlaces(query: string, limit = 15, located: (code: string) => boolean = () => true): PlaceMatch[] {
+  const q = fold(query);
+  if (!q) return [];
+  placeName('DEHAM');
+  searchIndex ??= Object.entries(names!)
+    .flatMap(([code, name]) => {
+      const words = fold(name).split(' ');
+      // The whole name, and each later word (for "haag" in "den haag").
+      return words.map((_, i) => ({ key: words.slice(i).join(' '), code }));
+    })
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const found = new Map<string, number>();
+  const upper = query.trim().toUpperCase();
+  if (/^[A-Z]{2}[A-Z0-9]{3}$/.test(upper) && names![upper]) found.set(upper, -1);
+  // Binary search for the first key at or after the query, then walk the prefix range.
+  let lo = 0;
+  let hi = searchIndex.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (searchIndex[mid].key < q) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let i = lo; i < searchIndex.length && searchIndex[i].key.startsWith(q) && found.size < 400; i++) {
+    const { key, code } = searchIndex[i];
+    // A whole-name match ranks before a later word's; an exact name before a longer one.
+    const rank = (key === q ? 0 : 1) + (fold(names![code]) === key ? 0 : 2);
+    if (!found.has(code) || found.get(code)! > rank) found.set(code, rank);
+  }
+  return [...found]
+    .map(([code, rank]) => ({ code, rank: rank + (located(code) ? 0 : 10), name: names![code] }))
+    .sort((a, b) => a.rank - b.rank || a.name.localeCompare(b.name) || a.code.localeCompare(b.code))
+    .slice(0, limit)
+    .map(({ code, name }) => ({ code, name, country: code.slice(0, 2) }));
+}

@@ -14,7 +14,7 @@ import { SCOPES } from '../domain/scopes';
 import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/vendor/{file}', '/console/vendor/flags/{file}', '/console/basemap.geojson', '/console/places', '/oauth2/token', '/.well-known/jwks.json'];
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/vendor/{file}', '/console/vendor/flags/{file}', '/console/basemap.geojson', '/console/places', '/console/place-search', '/oauth2/token', '/.well-known/jwks.json'];
 /** Routes registered only while the development authorization server is on (and the sandbox with it). */
 const DEV_AUTH_ONLY = ['POST /oauth2/token', 'GET /.well-known/jwks.json', 'GET /sandbox/connector-requests', 'POST /sandbox/faults', 'POST /sandbox/event-disorder', 'POST /sandbox/reset'];
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
@@ -495,6 +495,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],
   '/sandbox/connector-requests': ['clientId', 'after', 'limit'],
   '/console/places': ['codes'],
+  '/console/place-search': ['q'],
 };
 
 describe('the OpenAPI document, query parameters', () => {

@@ -21,3 +21,16 @@ test('no name carries the replacement character the source has in 12,610 rows, n
   // The plain spelling where the source lost the diacritic.
   expect(placeName('DEMUC')).toBe('Munchen');
 });
+
+test('place search: by the start of a name or of one of its words, without diacritics, or by code; located places first', () => {
+  const { searchPlaces } = require('../../core/place-names');
+  const hamburg = searchPlaces('hamburg');
+  expect(hamburg[0]).toEqual({ code: 'DEHAM', name: 'Hamburg', country: 'DE' });
+  expect(searchPlaces('rotterd').map((p: any) => p.code)).toContain('NLRTM');
+  expect(searchPlaces('NLRTM')[0].code).toBe('NLRTM');
+  expect(searchPlaces('haag').map((p: any) => p.name)).toEqual(expect.arrayContaining([expect.stringMatching(/Den Haag|Haag/)]));
+  expect(searchPlaces('gdańsk').map((p: any) => p.code)).toContain('PLGDN');
+  expect(searchPlaces('')).toEqual([]);
+  expect(searchPlaces('a').length).toBe(15);
+  expect(searchPlaces('zzzzqqq')).toEqual([]);
+});
