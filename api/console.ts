@@ -27,7 +27,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -78,11 +78,15 @@ const PAGE = `<!DOCTYPE html>
 <div id="notice" class="notice" role="status" hidden></div>
 <div id="problem" role="alert" hidden></div>
 <main id="main" hidden>
+  <details id="post" class="wide" hidden>
+    <summary><h2 id="post-title">Post a truck or a load</h2></summary>
+    <div id="post-slot"></div>
+  </details>
   <section id="market" aria-labelledby="market-title">
     <h2 id="market-title">Partner market</h2>
     <form id="filters" class="filters">
       <label for="filter-status">Status</label>
-      <select id="filter-status"><option value="open">open</option><option value="all">all</option></select>
+      <select id="filter-status"><option value="open">open and our drafts</option><option value="all">all</option></select>
       <label for="filter-partner">Organization</label>
       <select id="filter-partner"><option value="">all</option></select>
       <label for="filter-days">Window within (days)</label>

@@ -9,11 +9,12 @@ import { createApi, ProblemError } from './api.js';
 import { createOrganizationPages } from './organization.js';
 import { codesOf, createMap, showListings } from './map.js';
 import { createSession } from './session.js';
+import { createPosting, listingActions } from './post.js';
 import { explanationOf, laneOf, nameOf, statusOf } from './format.js';
-import { el, listingItem, proposalDetail, proposalItem, timelineView } from './views.js';
+import { el, listingItem, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
-const SCOPES = 'openid profile capacity:read loads:read matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage exchange:admin';
+const SCOPES = 'openid profile capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage exchange:admin';
 const OPEN_LISTING = ['published', 'partiallyMatched', 'proposed'];
 
 const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), loaded: false };
@@ -92,11 +93,11 @@ async function main() {
   const who = () => `${user.profile.name ?? user.profile.sub} of ${nameOf(state.me, state.names)} (${roles.join(', ') || 'no role'})`;
   $('who').textContent = who();
   $('main').hidden = false;
-  const api = createApi(session, (command) => {
+  const api = (state.api = createApi(session, (command) => {
     // The session ended under a click: kept with its key, sent after the next sign-in.
     session.keep({ ...command, userId: state.userId });
     showSessionEnded(command.label);
-  });
+  }));
   session.onChange(({ ended }) => {
     if (ended) showSessionEnded();
     else $('session').hidden = true;
@@ -104,6 +105,12 @@ async function main() {
   await resumeKept(api, session);
   state.names = await partnerNames(api);
   $('who').textContent = who();
+  if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
+    state.posting = createPosting({ api, state, notice, onPosted: () => refresh(api) });
+    $('post-slot').replaceChildren(state.posting.form);
+    state.posting.refresh();
+    $('post').hidden = false;
+  }
   // The organization's own page (its admins) and the operator's page (the protocol operator).
   state.pages = createOrganizationPages({ api, me: state.me, scopes: state.scopes, showProblem });
   state.pages.refresh();
@@ -148,7 +155,9 @@ async function resumeKept(api, session) {
 
 async function partnerNames(api) {
   try {
-    return Object.fromEntries((await api.get('/partners')).items.map((p) => [p.organizationId, p.name]));
+    state.partnerList = (await api.get('/partners')).items;
+    state.posting?.refresh();
+    return Object.fromEntries(state.partnerList.map((p) => [p.organizationId, p.name]));
   } catch {
     return state.names;
   }
@@ -184,9 +193,13 @@ function renderMarket() {
   if (select.options.length !== owners.length + 1) select.replaceChildren(el('option', { value: '' }, 'all'), ...owners.map((o) => el('option', { value: o }, o === state.me ? `${nameOf(o, state.names)} (us)` : nameOf(o, state.names))));
   select.value = owners.includes(partner) ? partner : '';
   const horizon = days ? Date.now() + days * 86_400_000 : Infinity;
-  const shown = state.listings.filter((l) => (status === 'all' || OPEN_LISTING.includes(l.status)) && (!select.value || l.ownerOrganizationId === select.value) && Date.parse((l.availabilityWindow ?? l.pickupWindow)?.start ?? 0) <= horizon);
+  const ours = (l) => l.ownerOrganizationId === state.me;
+  const shown = state.listings.filter((l) => (status === 'all' || OPEN_LISTING.includes(l.status) || (ours(l) && l.status === 'draft')) && (!select.value || l.ownerOrganizationId === select.value) && Date.parse((l.availabilityWindow ?? l.pickupWindow)?.start ?? 0) <= horizon);
   showListings(state.map, shown, state.places);
-  $('listings').replaceChildren(...shown.map((l) => listingItem(l, ctx())));
+  const canAct = (l) => ours(l) && state.scopes.has(l.kind === 'offer' ? 'capacity:publish' : 'loads:publish');
+  replacePreserving($('listings'), ...shown.map((l) => listingItem(l, { ...ctx(), actions: canAct(l) ? listingActions(l, { api: state.api, names: state.names, onDone: () => refresh(state.api) }) : null })));
+  // A newcomer with nothing on the market is shown where to start.
+  if (!state.listings.some(ours) && !$('post').hidden) $('post').open = true;
   const option = (l) => el('option', { value: l.id }, `${nameOf(l.ownerOrganizationId, state.names)}: ${laneOf(l, state.places)} (${statusOf(l.status)})`);
   $('whynot-offer').replaceChildren(...state.listings.filter((l) => l.kind === 'offer').map(option));
   $('whynot-request').replaceChildren(...state.listings.filter((l) => l.kind === 'request').map(option));
@@ -240,7 +253,7 @@ async function renderProposal(api, id) {
       disclosed = (await api.get(theirs)).restrictedDetails ?? null;
       timeline = timelineView(await timelineOf(api, p), ctx());
     }
-    $('proposal').replaceChildren(proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
+    replacePreserving($('proposal'), proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
   } catch (err) {
     showProblem(err);
   }

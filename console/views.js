@@ -14,6 +14,24 @@ const el = (tag, attrs = {}, ...children) => {
 };
 export { el };
 
+/**
+ * Replaces a container's content without losing what the user was doing in it: typed values of
+ * fields with ids, open <details> (by class), and the focus. Live updates re-render often; a
+ * reason half typed or a table opened must survive them.
+ */
+export function replacePreserving(container, ...children) {
+  const values = new Map([...container.querySelectorAll('input[id], select[id], textarea[id]')].map((f) => [f.id, f.value]));
+  const open = new Set([...container.querySelectorAll('details[open]')].map((d) => d.className));
+  const focused = container.contains(document.activeElement) ? document.activeElement?.id : undefined;
+  container.replaceChildren(...children);
+  for (const [id, value] of values) {
+    const field = container.querySelector(`#${CSS.escape(id)}`);
+    if (field && value) field.value = value;
+  }
+  for (const d of container.querySelectorAll('details')) if (open.has(d.className)) d.open = true;
+  if (focused) container.querySelector(`#${CSS.escape(focused)}`)?.focus();
+}
+
 /** An area by name, after its country's flag (an image: flag emoji are not drawn everywhere). */
 export function placeView(area, places) {
   const country = countryOf(area);
@@ -187,6 +205,7 @@ export function listingItem(l, ctx) {
     laneView(l, ctx.places),
     `, ${[windowOf(window), capacityOf(capacity), statusOf(body)].filter(Boolean).join(', ')} `,
     el('span', { class: 'muted' }, `(${statusOf(l.status)})`),
+    ctx.actions ?? '',
   );
 }
 

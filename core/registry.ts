@@ -79,7 +79,7 @@ export interface User {
 }
 
 /**
- * planner: reads, decides matches and tenders, issues tenders; viewer: reads only; admin: reads and
+ * planner: reads, posts the organization's trucks and loads, decides matches and tenders, issues tenders; viewer: reads only; admin: reads and
  * manages the organization (its record, connectors and their keys: connectors:manage); operator:
  * the protocol operator's (exchange:admin: registers, verifies, suspends and ends organizations),
  * which counts only for a user of the operator's organization (api/gates.ts). Roles add up.
@@ -90,7 +90,7 @@ import { USER_ROLES, type UserRole } from '../domain/user';
 const READ_SCOPES = ['capacity:read', 'loads:read', 'matches:read', 'tenders:read', 'commitments:read', 'handovers:read', 'outcomes:review'];
 export const ROLE_SCOPES: Record<UserRole, readonly string[]> = {
   viewer: READ_SCOPES,
-  planner: [...READ_SCOPES, 'matches:decide', 'tenders:publish', 'tenders:decide'],
+  planner: [...READ_SCOPES, 'capacity:publish', 'loads:publish', 'matches:decide', 'tenders:publish', 'tenders:decide'],
   admin: [...READ_SCOPES, 'connectors:manage'],
   operator: [...READ_SCOPES, 'connectors:manage', 'exchange:admin'],
 };
