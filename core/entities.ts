@@ -22,7 +22,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { CommandAnswer, TransitionRecord, UnwrittenTransitions } from '../domain/transition';
-import { REFUSAL_FAILURE_TYPE, type Command, type Envelope, type Refusal } from '../domain/machine';
+import { CONTINUING_FAILURE_TYPE, REFUSAL_FAILURE_TYPE, type Command, type Envelope, type Refusal } from '../domain/machine';
 import type { EntityInput, EntitySettings, Resource } from '../domain/resource';
 import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
@@ -85,6 +85,11 @@ export async function writeAnswer(store: TransitionStore, transition: Transition
   const version = transition.snapshot.resourceVersion;
   const before = (await unwritten()).filter((t) => t.snapshot.resourceVersion > outcome.gapAfter && t.snapshot.resourceVersion < version);
   await store.write([...before, transition], commandId, true);
+}
+
+/** An Update the entity turned away while continuing as new: not admitted, to be sent again to the next run. */
+function isContinuing(err: unknown): boolean {
+  return err instanceof WorkflowUpdateFailedError && err.cause instanceof ApplicationFailure && err.cause.type === CONTINUING_FAILURE_TYPE;
 }
 
 /** gRPC's RESOURCE_EXHAUSTED, on the error or its cause (the client wraps it in a ServiceError). */
@@ -302,8 +307,9 @@ export class Entities {
   /**
    * A call within the command deadline. Temporal refuses an Update while too many are in flight on
    * one workflow (RESOURCE_EXHAUSTED: twenty concurrent corrections of one outcome reach its
-   * limit); such an Update was not admitted, so it is sent again, with the same id, after a short
-   * pause, instead of answering 503.
+   * limit), and an entity turns Updates away while it continues as new (CONTINUING_FAILURE_TYPE);
+   * such an Update was not admitted, so it is sent again, with the same id, after a short pause
+   * (to the next run), instead of answering 503.
    */
   private async within<T>(call: () => Promise<T>): Promise<T> {
     const deadline = Date.now() + this.deadlineMs;
@@ -311,7 +317,7 @@ export class Entities {
       try {
         return await this.client.withDeadline(deadline, call);
       } catch (err) {
-        if (!isResourceExhausted(err) || Date.now() > deadline - 1000) throw err;
+        if (!(isResourceExhausted(err) || isContinuing(err)) || Date.now() > deadline - 1000) throw err;
         await new Promise((resolve) => setTimeout(resolve, Math.min(500, 20 * 2 ** attempt) * (0.5 + Math.random())));
       }
     }

@@ -156,6 +156,12 @@ export interface Machine<S extends Envelope> {
 /** The ApplicationFailure type that carries a refusal out of the workflow (its details: the Refusal). */
 export const REFUSAL_FAILURE_TYPE = 'PcxRefusal';
 
+/**
+ * The ApplicationFailure type of a command an entity turned away because it is continuing as new:
+ * not admitted (no history, no effect); the sender sends it again, with its id, to the next run.
+ */
+export const CONTINUING_FAILURE_TYPE = 'PcxContinuingAsNew';
+
 /** A refusal of a command, carried out of the workflow as ApplicationFailure details. */
 export interface Refusal {
   code: ProblemCode;

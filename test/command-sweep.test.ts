@@ -60,10 +60,28 @@ test('twenty milestones at once on one reference, half their senders dead after 
   // history holds, not a count).
   const client = new Client({ connection });
   const history = async () => ((await client.workflow.getHandle(executionReference.workflowId(reference.id)).query('snapshot')) as any).resourceVersion as number;
+  let seen = '';
   const written = await waitFor('every milestone in the read model', async () => {
     const r = (await m.carrier.get(`/execution-references/${reference.id}`)).body;
+    seen = `row ${r.resourceVersion}, start ${start}, workflow ${await history()}`;
     return r.resourceVersion >= start + 20 && r.resourceVersion === (await history()) ? r : undefined;
-  }, 20000);
+  }, 20000).catch(async (err) => {
+    // Diagnostics: each run of the reference's workflow, the version it started from and the versions its Updates answered.
+    const lines: string[] = [];
+    let runId: string | undefined = (await client.workflow.getHandle(executionReference.workflowId(reference.id)).describe()).runId;
+    const decode = (p: any) => { try { return JSON.parse(Buffer.from(p?.payloads?.[0]?.data ?? []).toString()); } catch { return undefined; } };
+    while (runId) {
+      const h: any = await client.workflow.getHandle(executionReference.workflowId(reference.id), runId).fetchHistory();
+      const first = h.events[0].workflowExecutionStartedEventAttributes;
+      const input = decode(first.input);
+      const answers = h.events.filter((e: any) => e.workflowExecutionUpdateCompletedEventAttributes).map((e: any) => { const o = decode(e.workflowExecutionUpdateCompletedEventAttributes.outcome?.success); return o?.snapshot?.resourceVersion ?? o?.resourceVersion ?? 'refused'; });
+      const can = h.events.find((e: any) => e.workflowExecutionContinuedAsNewEventAttributes);
+      const canInput = can ? decode(can.workflowExecutionContinuedAsNewEventAttributes.input)?.state?.resourceVersion : undefined;
+      lines.push(`run ${runId.slice(-6)}: started at ${input?.state?.resourceVersion}, answered ${answers.join(',')}, continued at ${canInput}`);
+      runId = first.continuedExecutionRunId || undefined;
+    }
+    throw new Error(`${err.message}: ${seen}\n${lines.join('\n')}`);
+  });
   const seconds = (Date.now() - sent) / 1000;
   console.log(`command sweep: 10 of 20 senders dead after the answer; all written ${seconds.toFixed(1)} s after sending`);
   expect(seconds).toBeLessThan(15);

@@ -29,7 +29,7 @@ import {
 import { Mutex } from 'async-mutex';
 import type { Activities, CommandAnswer, TransitionRecord } from '../domain/activities';
 import type { UnwrittenTransitions } from '../domain/transition';
-import { BROKER, Command, Deadline, Effect, Envelope, isBroker, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
+import { BROKER, Command, CONTINUING_FAILURE_TYPE, Deadline, Effect, Envelope, isBroker, Machine, REFUSAL_FAILURE_TYPE, RefusalError, SearchAttributeValues } from '../domain/machine';
 import { effectWorkflowId, type EntityInput, type Resource } from '../domain/resource';
 import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
@@ -114,6 +114,15 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   private commandsThisRun = 0;
   /** Counts applied transitions: the main loop wakes up when it changes. */
   wakeups = 0;
+  /**
+   * Set once the run has decided to continue as new: from then on the validator turns every
+   * command away (CONTINUING_FAILURE_TYPE: not admitted, sent again to the next run), so that the
+   * state the next run starts from holds every command this run answered. Without it a command
+   * admitted in the task that continued as new was answered with a version the next run then
+   * gave to another command (test/command-sweep.test.ts found it: the read model ahead of the
+   * workflow).
+   */
+  closing = false;
   /**
    * Transitions answered to their senders and not known to be in the read model, oldest first
    * (ANSWERED_FROM_DECISION_PATCH). A sender writes its own; the workflow writes them all
@@ -286,6 +295,9 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   // state would be refused wrongly (a decision on a proposal just created: not found); it waits
   // for the mutex instead and apply decides it against the state it will really meet.
   validate(command: Command): void {
+    if (this.closing) {
+      throw ApplicationFailure.create({ type: CONTINUING_FAILURE_TYPE, message: 'the resource is moving to its next run: send the command again', nonRetryable: true });
+    }
     if (this.recent.has(command.commandId) || this.mutex.isLocked()) return;
     try {
       this.decide(this.state, command, new Date().toISOString());
@@ -408,9 +420,13 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
       return entity.state;
     }
     if (entity.shouldContinueAsNew()) {
+      // No command is admitted from here on (the validator turns them to the next run); those
+      // admitted already finish, and the state handed on holds every one of them.
+      entity.closing = true;
       await condition(allHandlersFinished);
       // What is still unwritten after this goes with the state (EntityInput.unwritten).
       await entity.tryFlush();
+      await condition(allHandlersFinished);
       // The next run keeps the short workflow task timeout (runs started before it get it here).
       await makeContinueAsNewFunc<(input: EntityInput<S>) => Promise<S | undefined>>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT })(entity.continuation());
     }
