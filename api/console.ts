@@ -27,7 +27,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -84,17 +84,8 @@ const PAGE = `<!DOCTYPE html>
   </details>
   <section id="market" aria-labelledby="market-title">
     <h2 id="market-title">Partner market</h2>
-    <form id="filters" class="filters">
-      <label for="filter-status">Status</label>
-      <select id="filter-status"><option value="open">open and our drafts</option><option value="all">all</option></select>
-      <label for="filter-partner">Organization</label>
-      <select id="filter-partner"><option value="">all</option></select>
-      <label for="filter-days">Window within (days)</label>
-      <select id="filter-days"><option value="">any</option><option value="7">7</option><option value="30">30</option><option value="365">365</option></select>
-    </form>
     <div id="map"></div>
-    <p class="legend"><span class="swatch offer"></span> capacity offers <span class="swatch request"></span> load requests</p>
-    <ul id="listings" class="listings" aria-label="Offers and requests on the map"></ul>
+    <p class="legend"><span class="swatch offer"></span> trucks <span class="swatch request"></span> loads; <span class="end from"></span> where from, <span class="end to"></span> where to; click a lane to find it in the list below</p>
   </section>
   <section id="inbox" aria-labelledby="inbox-title">
     <h2 id="inbox-title">Proposals <span id="new-count" class="badge new-count"></span> <span id="live" class="live connecting">connecting…</span></h2>
@@ -111,6 +102,28 @@ const PAGE = `<!DOCTYPE html>
       <div id="whynot-result" aria-live="polite"></div>
     </details>
   </section>
+  <section id="freight" class="wide" aria-labelledby="freight-title">
+    <h2 id="freight-title">Trucks and loads</h2>
+    <form id="grid-filters" class="filters" role="search">
+      <label for="grid-text">Search</label><input id="grid-text" type="search" placeholder="place, partner, body">
+      <label for="grid-status">Status</label><select id="grid-status"><option value="open">open and our drafts</option><option value="all">all</option></select>
+      <label for="grid-kind">Type</label><select id="grid-kind"><option value="">trucks and loads</option><option value="offer">trucks</option><option value="request">loads</option></select>
+      <label for="grid-partner">Partner</label><select id="grid-partner"><option value="">all</option></select>
+      <label for="grid-body">Body</label><select id="grid-body"></select>
+      <label for="grid-from">Between</label><input id="grid-from" type="datetime-local">
+      <label for="grid-until">and</label><input id="grid-until" type="datetime-local">
+      <label for="grid-weight">At least (t)</label><input id="grid-weight" type="number" min="0" step="0.5">
+      <label for="grid-pallets">At least (pallets)</label><input id="grid-pallets" type="number" min="0" step="1">
+      <label for="grid-near">Near</label><input id="grid-near" list="grid-near-list" placeholder="a place" autocomplete="off"><datalist id="grid-near-list"></datalist>
+      <label for="grid-radius">within (km)</label><input id="grid-radius" type="number" min="1" step="10" value="100">
+    </form>
+    <p id="grid-count" class="muted" aria-live="polite"></p>
+    <div class="grid-wrap">
+      <table id="grid" class="grid"><caption class="visually-hidden">Trucks and loads of your organization and its partners</caption><thead id="grid-head"></thead><tbody id="grid-rows"></tbody></table>
+    </div>
+    <div class="pager"><button id="grid-prev" type="button">Previous page</button> <button id="grid-next" type="button">Next page</button></div>
+  </section>
+  <section id="partners" class="wide" aria-labelledby="partners-title" hidden></section>
   <section id="organization" class="wide" aria-labelledby="organization-title" hidden></section>
   <section id="operator" class="wide" aria-labelledby="operator-title" hidden></section>
   <section id="adapters" aria-labelledby="adapters-title" hidden>

@@ -17,7 +17,10 @@ export function createAdapters({ gatewayUrl, getToken, showProblem }) {
   const detail = document.getElementById('held-detail');
 
   async function call(method, path, body) {
-    const headers = { accept: 'application/json', authorization: `Bearer ${await getToken()}` };
+    const token = await getToken();
+    // The session has ended: nothing to ask until the user signs in again (the banner says so).
+    if (!token) throw Object.assign(new Error('signed out'), { sessionEnded: true });
+    const headers = { accept: 'application/json', authorization: `Bearer ${token}` };
     const res = await fetch(`${gatewayUrl}${path}`, { method, headers, ...(body ? { body } : {}) });
     const data = await res.json().catch(() => ({ title: `HTTP ${res.status}` }));
     if (!res.ok) throw Object.assign(new Error(data.detail ?? data.title), { problem: data });
@@ -78,6 +81,7 @@ export function createAdapters({ gatewayUrl, getToken, showProblem }) {
           : [el('li', { class: 'muted' }, 'No messages held: everything your systems sent was acted on.')]),
       );
     } catch (err) {
+      if (err.sessionEnded) return;
       list.replaceChildren(el('li', { class: 'muted' }, `The adapter gateway did not answer (${err.message}).`));
     }
   }

@@ -7,15 +7,16 @@
 import { createAdapters } from './adapters.js';
 import { createApi, ProblemError } from './api.js';
 import { createOrganizationPages } from './organization.js';
-import { codesOf, createMap, showListings } from './map.js';
+import { codesOf, createMap, focusListing, showListings } from './map.js';
+import { createGrid } from './grid.js';
+import { createPartnersPage } from './partners.js';
 import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { explanationOf, laneOf, nameOf, statusOf } from './format.js';
-import { el, listingItem, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
+import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
-const SCOPES = 'openid profile capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read outcomes:review connectors:manage exchange:admin';
-const OPEN_LISTING = ['published', 'partiallyMatched', 'proposed'];
+const SCOPES = 'openid profile relationships:manage capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read execution:update outcomes:write outcomes:review connectors:manage exchange:admin';
 
 const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), loaded: false };
 
@@ -111,14 +112,28 @@ async function main() {
     state.posting.refresh();
     $('post').hidden = false;
   }
-  // The organization's own page (its admins) and the operator's page (the protocol operator).
+  // Partners (its admins), the organization's own page (its admins) and the operator's page (the protocol operator).
+  if (state.scopes.has('relationships:manage')) {
+    createPartnersPage({ api, state, notice, onChanged: async () => void (state.names = await partnerNames(api)) }).refresh();
+  }
   state.pages = createOrganizationPages({ api, me: state.me, scopes: state.scopes, showProblem });
   state.pages.refresh();
   state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: () => session.token().catch(() => undefined), showProblem });
   const { map, ready } = createMap($('map'), config.mapStyleUrl);
   state.map = map;
   window.pcxConsole = { map, state };
-  for (const id of ['filter-status', 'filter-partner', 'filter-days']) $(id).addEventListener('change', () => renderMarket());
+  state.grid = createGrid({
+    state,
+    api,
+    actionsFor: (l) => (l.ownerOrganizationId === state.me && state.scopes.has(l.kind === 'offer' ? 'capacity:publish' : 'loads:publish') ? listingActions(l, { api, names: state.names, onDone: () => refresh(api) }) : null),
+    onChosen: (id, { fromMap }) => {
+      state.chosen = id;
+      drawMap();
+      const listing = state.byId.get(id);
+      if (listing && !fromMap) focusListing(state.map, listing, state.places);
+    },
+  });
+  for (const id of ['grid-status', 'grid-kind', 'grid-partner', 'grid-body', 'grid-from', 'grid-until', 'grid-weight', 'grid-pallets', 'grid-radius', 'grid-text', 'grid-near']) $(id).addEventListener(id === 'grid-text' ? 'input' : 'change', () => drawMap());
   $('whynot-form').addEventListener('submit', (e) => whyNot(api, e));
   setupNotifications();
   await ready;
@@ -184,25 +199,24 @@ async function refresh(api) {
 
 const ctx = () => ({ me: state.me, names: state.names, places: state.places, listings: state.byId });
 
+/** The map draws what the grid shows (its filters), the chosen listing highlighted. */
+function drawMap() {
+  if (!state.map || !state.grid) return;
+  showListings(state.map, state.grid.shown(), state.places, { chosen: state.chosen, onPick: (id) => state.grid.choose(id, { fromMap: true }) });
+}
+
 function renderMarket() {
-  const status = $('filter-status').value;
-  const partner = $('filter-partner').value;
-  const days = Number($('filter-days').value || 0);
-  const owners = [...new Set(state.listings.map((l) => l.ownerOrganizationId))].sort((a, b) => nameOf(a, state.names).localeCompare(nameOf(b, state.names)));
-  const select = $('filter-partner');
-  if (select.options.length !== owners.length + 1) select.replaceChildren(el('option', { value: '' }, 'all'), ...owners.map((o) => el('option', { value: o }, o === state.me ? `${nameOf(o, state.names)} (us)` : nameOf(o, state.names))));
-  select.value = owners.includes(partner) ? partner : '';
-  const horizon = days ? Date.now() + days * 86_400_000 : Infinity;
-  const ours = (l) => l.ownerOrganizationId === state.me;
-  const shown = state.listings.filter((l) => (status === 'all' || OPEN_LISTING.includes(l.status) || (ours(l) && l.status === 'draft')) && (!select.value || l.ownerOrganizationId === select.value) && Date.parse((l.availabilityWindow ?? l.pickupWindow)?.start ?? 0) <= horizon);
-  showListings(state.map, shown, state.places);
-  const canAct = (l) => ours(l) && state.scopes.has(l.kind === 'offer' ? 'capacity:publish' : 'loads:publish');
-  replacePreserving($('listings'), ...shown.map((l) => listingItem(l, { ...ctx(), actions: canAct(l) ? listingActions(l, { api: state.api, names: state.names, onDone: () => refresh(state.api) }) : null })));
-  // A newcomer with nothing on the market is shown where to start.
-  if (!state.listings.some(ours) && !$('post').hidden) $('post').open = true;
+  state.grid.render();
+  drawMap();
   const option = (l) => el('option', { value: l.id }, `${nameOf(l.ownerOrganizationId, state.names)}: ${laneOf(l, state.places)} (${statusOf(l.status)})`);
-  $('whynot-offer').replaceChildren(...state.listings.filter((l) => l.kind === 'offer').map(option));
-  $('whynot-request').replaceChildren(...state.listings.filter((l) => l.kind === 'request').map(option));
+  // The pair being chosen survives live updates.
+  for (const [id, kind] of [['whynot-offer', 'offer'], ['whynot-request', 'request']]) {
+    const chosen = $(id).value;
+    $(id).replaceChildren(...state.listings.filter((l) => l.kind === kind).map(option));
+    if (chosen && state.byId.has(chosen)) $(id).value = chosen;
+  }
+  // A newcomer with nothing on the market is shown where to start.
+  if (!state.listings.some((l) => l.ownerOrganizationId === state.me) && !$('post').hidden) $('post').open = true;
 }
 
 /** New: open, not yet decided by the organization, not yet opened by this user. */
@@ -251,7 +265,21 @@ async function renderProposal(api, id) {
     if (p.status === 'accepted') {
       const theirs = p.offerOwnerOrganizationId === state.me ? `/load-requests/${p.loadRequestId}` : `/capacity-offers/${p.capacityOfferId}`;
       disclosed = (await api.get(theirs)).restrictedDetails ?? null;
-      timeline = timelineView(await timelineOf(api, p), ctx());
+      const facts = await timelineOf(api, p);
+      timeline = timelineView(facts, {
+        ...ctx(),
+        // A milestone or the outcome, with a deduplication key per click (the Idempotency-Key's twin).
+        onReport: state.scopes.has('execution:update')
+          ? async (kind, fields) => {
+              const key = crypto.randomUUID();
+              const label = kind === 'milestone' ? `Report ${statusOf(fields.milestone)}` : `Report the outcome ${statusOf(fields.status)}`;
+              if (kind === 'milestone') await api.post('/execution-updates', { executionReferenceId: facts.reference.id, deduplicationKey: key, ...fields }, undefined, label);
+              else await api.post('/execution-outcomes', { executionReferenceId: facts.reference.id, deduplicationKey: key, schemaVersion: 'v0', ...fields }, undefined, label);
+              notice(el('strong', {}, 'Reported: '), `${label.replace(/^Report (the outcome )?/, '')}.`);
+              await renderProposal(api, p.id);
+            }
+          : undefined,
+      });
     }
     replacePreserving($('proposal'), proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
   } catch (err) {

@@ -78,20 +78,91 @@ export function codesOf(listings) {
   return [...codes];
 }
 
-export function showListings(map, listings, places) {
+/** An arrow drawn once as an image (no glyphs needed): the direction of travel along a lane. */
+function addArrow(map) {
+  if (map.hasImage('lane-arrow')) return;
+  const size = 16;
+  const canvas = document.createElement('canvas');
+  canvas.width = canvas.height = size;
+  const ctx = canvas.getContext('2d');
+  ctx.fillStyle = '#ffffff';
+  ctx.strokeStyle = '#333333';
+  ctx.lineWidth = 1.5;
+  ctx.beginPath();
+  ctx.moveTo(3, 3);
+  ctx.lineTo(13, 8);
+  ctx.lineTo(3, 13);
+  ctx.closePath();
+  ctx.fill();
+  ctx.stroke();
+  map.addImage('lane-arrow', ctx.getImageData(0, 0, size, size));
+}
+
+/**
+ * Draws the listings: areas as shapes, the lane as a line with arrows in the direction of travel,
+ * where from as a hollow circle and where to as a filled one; lanes that share their ends fanned
+ * apart; the chosen listing highlighted. `onPick(id)` when a listing is clicked on the map.
+ */
+export function showListings(map, listings, places, { chosen, onPick } = {}) {
   const features = [];
+  const lanes = new Map();
   for (const l of listings) {
     const from = areaShapes(l.kind === 'offer' ? l.originArea : l.pickupArea, places);
     const to = areaShapes(l.kind === 'offer' ? l.destinationArea : l.deliveryArea, places);
-    for (const shape of [...from.shapes, ...to.shapes]) features.push({ type: 'Feature', geometry: shape, properties: { kind: l.kind, id: l.id } });
-    if (from.point && to.point) features.push({ type: 'Feature', geometry: { type: 'LineString', coordinates: [from.point, to.point] }, properties: { kind: l.kind, id: l.id } });
+    for (const shape of from.shapes) features.push({ type: 'Feature', geometry: shape, properties: { kind: l.kind, id: l.id, end: 'from' } });
+    for (const shape of to.shapes) features.push({ type: 'Feature', geometry: shape, properties: { kind: l.kind, id: l.id, end: 'to' } });
+    if (from.point && to.point) {
+      const key = [from.point, to.point].map((p) => p.map((x) => x.toFixed(3)).join(',')).join('>');
+      const line = { type: 'Feature', geometry: { type: 'LineString', coordinates: [from.point, to.point] }, properties: { kind: l.kind, id: l.id, fan: 0 } };
+      if (!lanes.has(key)) lanes.set(key, []);
+      lanes.get(key).push(line);
+      features.push(line);
+    }
   }
+  // Six listings of one lane draw as six lines side by side, not one.
+  for (const group of lanes.values()) group.forEach((line, i) => (line.properties.fan = i - (group.length - 1) / 2));
   const data = { type: 'FeatureCollection', features };
   const source = map.getSource('listings');
-  if (source) return source.setData(data);
-  map.addSource('listings', { type: 'geojson', data });
-  const color = ['match', ['get', 'kind'], 'offer', '#1d5fa8', '#b34700'];
-  map.addLayer({ id: 'listing-areas', type: 'fill', source: 'listings', filter: ['==', ['geometry-type'], 'Polygon'], paint: { 'fill-color': color, 'fill-opacity': 0.25 } });
-  map.addLayer({ id: 'listing-routes', type: 'line', source: 'listings', filter: ['==', ['geometry-type'], 'LineString'], paint: { 'line-color': color, 'line-width': 2.5 } });
-  map.addLayer({ id: 'listing-points', type: 'circle', source: 'listings', filter: ['==', ['geometry-type'], 'Point'], paint: { 'circle-color': color, 'circle-radius': 6, 'circle-stroke-color': '#ffffff', 'circle-stroke-width': 1.5 } });
+  if (source) {
+    source.setData(data);
+  } else {
+    addArrow(map);
+    map.addSource('listings', { type: 'geojson', data });
+    const color = ['match', ['get', 'kind'], 'offer', '#1d5fa8', '#b34700'];
+    const polygon = ['==', ['geometry-type'], 'Polygon'];
+    const line = ['==', ['geometry-type'], 'LineString'];
+    const point = ['==', ['geometry-type'], 'Point'];
+    map.addLayer({ id: 'listing-areas', type: 'fill', source: 'listings', filter: polygon, paint: { 'fill-color': color, 'fill-opacity': 0.2 } });
+    map.addLayer({ id: 'listing-chosen', type: 'line', source: 'listings', filter: ['==', ['get', 'id'], ''], paint: { 'line-color': '#f2a900', 'line-width': 7, 'line-offset': ['*', ['get', 'fan'], 5] } });
+    map.addLayer({ id: 'listing-routes', type: 'line', source: 'listings', filter: line, paint: { 'line-color': color, 'line-width': 2.5, 'line-offset': ['*', ['get', 'fan'], 5] } });
+    map.addLayer({ id: 'listing-arrows', type: 'symbol', source: 'listings', filter: line, layout: { 'symbol-placement': 'line', 'symbol-spacing': 80, 'icon-image': 'lane-arrow', 'icon-size': 0.8, 'icon-allow-overlap': true, 'icon-offset': [0, 0] } });
+    map.addLayer({
+      id: 'listing-points', type: 'circle', source: 'listings', filter: point,
+      paint: {
+        'circle-radius': 6,
+        'circle-color': ['case', ['==', ['get', 'end'], 'from'], '#ffffff', color],
+        'circle-stroke-color': color,
+        'circle-stroke-width': 2.5,
+      },
+    });
+    for (const layer of ['listing-routes', 'listing-points', 'listing-areas']) {
+      map.on('click', layer, (e) => {
+        const id = e.features?.[0]?.properties?.id;
+        if (id) map._pcxOnPick?.(id);
+      });
+      map.on('mouseenter', layer, () => (map.getCanvas().style.cursor = 'pointer'));
+      map.on('mouseleave', layer, () => (map.getCanvas().style.cursor = ''));
+    }
+  }
+  map._pcxOnPick = onPick;
+  map.setFilter('listing-chosen', ['all', ['==', ['geometry-type'], 'LineString'], ['==', ['get', 'id'], chosen ?? '']]);
+}
+
+/** Brings a listing into view. */
+export function focusListing(map, listing, places) {
+  const ends = [areaShapes(listing.kind === 'offer' ? listing.originArea : listing.pickupArea, places).point, areaShapes(listing.kind === 'offer' ? listing.destinationArea : listing.deliveryArea, places).point].filter(Boolean);
+  if (!ends.length) return;
+  const lons = ends.map((p) => p[0]);
+  const lats = ends.map((p) => p[1]);
+  map.fitBounds([[Math.min(...lons), Math.min(...lats)], [Math.max(...lons), Math.max(...lats)]], { padding: 60, maxZoom: 7, duration: 500 });
 }

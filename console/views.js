@@ -189,23 +189,39 @@ export function timelineView(t, ctx) {
     const outcomes = t.outcomes.map((o) => el('li', {}, `Outcome: ${statusOf(o.status)}${o.supersedes ? ` (corrects an earlier report: ${o.correctionReason ?? ''})` : ''}`));
     steps.push(el('li', {}, `Execution: ${statusOf(t.reference.status)}`, milestones.length || outcomes.length ? el('ol', { class: 'sub' }, milestones, outcomes) : ''));
   }
-  return el('section', { class: 'timeline', 'aria-label': 'Execution timeline' }, el('h4', {}, 'From tender to outcome'), steps.length ? el('ol', {}, steps) : el('p', { class: 'muted' }, 'No tender yet.'));
+  // The carrier without a TMS reports here (the broker decides who may: its problem is shown).
+  const report = t.reference && ctx.onReport && t.reference.carrierOrganizationId === ctx.me && !['completed', 'cancelled'].includes(t.reference.status) ? reportForm(t, ctx) : '';
+  return el('section', { class: 'timeline', 'aria-label': 'Execution timeline' }, el('h4', {}, 'From tender to outcome'), steps.length ? el('ol', {}, steps) : el('p', { class: 'muted' }, 'No tender yet.'), report);
 }
 
-/** The listings under the map, as text (what the map shows, for a screen reader too). */
-export function listingItem(l, ctx) {
-  const window = l.kind === 'offer' ? l.availabilityWindow : l.pickupWindow;
-  const capacity = l.kind === 'offer' ? l.availableCapacity : l.requiredCapacity;
-  const body = l.kind === 'offer' ? l.vehicleProfile?.bodyType : (l.vehicleRequirements?.bodyTypes ?? []).join(' or ');
+const MILESTONES = ['atPickup', 'pickedUp', 'inTransit', 'delayed', 'atDelivery', 'delivered', 'failed'];
+const OUTCOMES = ['completed', 'failed', 'disputed', 'cancelled'];
+
+/** What the carrier's planner reports: a milestone when it happened (now by default), the outcome. */
+function reportForm(t, ctx) {
+  const id = t.reference.id;
+  const milestone = el('select', { id: `report-milestone-${id}` }, MILESTONES.map((m) => el('option', { value: m }, statusOf(m))));
+  const now = new Date();
+  const at = el('input', { id: `report-at-${id}`, type: 'datetime-local', value: new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) });
+  const outcome = el('select', { id: `report-outcome-${id}` }, OUTCOMES.map((o) => el('option', { value: o }, statusOf(o))));
+  const problem = el('p', { class: 'field-error', role: 'alert' });
+  const send = (kind) => async (event) => {
+    event.preventDefault();
+    problem.textContent = '';
+    try {
+      await ctx.onReport(kind, kind === 'milestone' ? { milestone: milestone.value, occurredAt: new Date(at.value).toISOString() } : { status: outcome.value });
+    } catch (err) {
+      if (err?.sessionEnded) return;
+      problem.textContent = `${err?.problem?.title ?? 'Not reported'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+    }
+  };
   return el(
-    'li',
-    { class: `listing ${l.kind}`, 'data-listing': l.id },
-    el('strong', {}, `${l.kind === 'offer' ? 'Truck' : 'Load'} of ${nameOf(l.ownerOrganizationId, ctx.names)}`),
-    ': ',
-    laneView(l, ctx.places),
-    `, ${[windowOf(window), capacityOf(capacity), statusOf(body)].filter(Boolean).join(', ')} `,
-    el('span', { class: 'muted' }, `(${statusOf(l.status)})`),
-    ctx.actions ?? '',
+    'div',
+    { class: 'report' },
+    el('h4', {}, 'Report as the carrier'),
+    el('form', { class: 'action', onsubmit: send('milestone') }, el('label', { for: milestone.id }, 'Milestone'), milestone, el('label', { for: at.id }, 'at'), at, el('button', { type: 'submit' }, 'Report milestone')),
+    el('form', { class: 'action', onsubmit: send('outcome') }, el('label', { for: outcome.id }, 'Outcome'), outcome, el('button', { type: 'submit' }, 'Report outcome')),
+    problem,
   );
 }
 

@@ -163,6 +163,15 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.locator('#proposal').getByText('Disclosed by Baltic Shippers AB').waitFor({ timeout: 30000 });
     await expect(alice.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Delivery addressKade 4, 3011 Rotterdam, Netherlands');
     await screenshot(alice, 'console-4-alice-accepted');
+    // Alpine has no TMS in this test: Alice reports the pickup in the console; Bruno sees it live.
+    const report = alice.locator('#proposal .report');
+    await report.waitFor({ timeout: 30000 });
+    await report.getByLabel('Milestone', { exact: true }).selectOption('pickedUp');
+    await report.getByRole('button', { name: 'Report milestone' }).click();
+    await alice.locator('#notice').getByText('Reported: picked up.').waitFor({ timeout: 15000 });
+    await alice.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 15000 });
+    await bruno.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 30000 });
+    await screenshot(alice, 'console-4c-alice-reported-pickup');
     await bruno.locator('#proposal').getByText('Disclosed by Alpine Freight GmbH').waitFor({ timeout: 30000 });
     await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Price€875.00');
     // No tender yet (the execution reference the acceptance creates may already be listed).
@@ -173,7 +182,7 @@ describe('the planner console, against npm start in Chromium', () => {
     const carla = await signedIn('carla', 'carla-demo');
     await carla.waitForTimeout(2000);
     await expect(proposalButton(carla, proposalId).count()).resolves.toBe(0);
-    await expect(carla.locator('#listings').textContent()).resolves.not.toMatch(/Baltic|org-baltic-shippers/);
+    await expect(carla.locator('#grid-rows').textContent()).resolves.not.toMatch(/Baltic|org-baltic-shippers/);
     await screenshot(carla, 'console-6-carla-stranger');
 
     // The map drew: land and water of the basemap, and Alpine's offer in its colour.
@@ -338,6 +347,26 @@ describe('the planner console, against npm start in Chromium', () => {
     const created = (await alpine.request<{ id: string }>('POST', '/connectors', { body: { clientId, name: 'Console test scanner', scopes: ['capacity:read'] } as never })).data;
     const anna = await signedIn('anna', 'anna-demo');
     await anna.locator('#organization-title').getByText('Your organization: Alpine Freight GmbH').waitFor({ timeout: 15000 });
+    // Her partners by name, what each may do in words; an invitation sent and withdrawn.
+    const partners = anna.locator('#partners');
+    const baltic = partners.locator('li.relationship.status-active', { hasText: 'Baltic Shippers AB' });
+    await baltic.getByText(/^active/).waitFor({ timeout: 15000 });
+    await expect(baltic.textContent()).resolves.toContain('see the trucks shared with them');
+    const pending = partners.locator('li.relationship.status-requested', { hasText: 'org-cargo-coop' });
+    // An invitation left by an earlier run is withdrawn first (one relationship per pair at a time).
+    if (await pending.count()) {
+      await pending.first().getByLabel('Reason to withdraw').fill('cleared by the test');
+      await pending.first().getByRole('button', { name: 'Withdraw' }).click();
+      await pending.first().waitFor({ state: 'detached', timeout: 15000 });
+    }
+    await partners.getByLabel('Organization id').fill('org-cargo-coop');
+    await partners.getByRole('button', { name: 'Invite partner' }).click();
+    await anna.locator('#notice').getByText(/Invited: org-cargo-coop/).waitFor({ timeout: 15000 });
+    await pending.first().getByText(/you invited them/).waitFor({ timeout: 15000 });
+    await screenshot(anna, 'console-10b-admin-partners');
+    await pending.first().getByLabel('Reason to withdraw').fill('invited by the test');
+    await pending.first().getByRole('button', { name: 'Withdraw' }).click();
+    await pending.first().waitFor({ state: 'detached', timeout: 15000 });
     const card = anna.locator('li.connector', { hasText: clientId });
     await card.getByText('No keys yet.').waitFor({ timeout: 15000 });
     await card.getByRole('button', { name: 'New client secret' }).click();
@@ -364,7 +393,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await anna.getByLabel('User id (as the identity provider names the user)').fill(invitee);
     await anna.getByLabel('User name').fill('Ursula Alpine');
     await anna.getByLabel('Role').selectOption('viewer');
-    await anna.getByRole('button', { name: 'Invite' }).click();
+    await anna.getByRole('button', { name: 'Invite', exact: true }).click();
     const code = (await anna.locator('#shown-invitation').textContent({ timeout: 15000 }))!;
     await anna.locator(`li[data-user="${invitee}"]`).getByText(/Invited, Viewer, invitation open until/).waitFor({ timeout: 15000 });
     const ursula = await signedIn(invitee, code);
@@ -401,9 +430,9 @@ describe('the planner console, against npm start in Chromium', () => {
     await form.getByLabel('Listed until', { exact: true }).fill(new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
     await form.getByRole('button', { name: 'Post' }).click();
     await alice.locator('#notice').getByText(/Posted: truck Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
-    const mine = alice.locator('#listings li', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: '(published)' });
+    const mine = alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' });
     await mine.first().waitFor({ timeout: 15000 });
-    await expect(mine.first().textContent()).resolves.toMatch(/Truck of Alpine Freight GmbH: Gdansk → Antwerpen, .* 20 t, 30 pallets, tanker/);
+    await expect(mine.first().textContent()).resolves.toMatch(/Gdansk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);
     await screenshot(alice, 'console-13-posted');
     const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
     const posted: any[] = [];
@@ -411,14 +440,63 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(posted.length).toBeGreaterThanOrEqual(1);
     expect(posted[0].restrictedDetails).toEqual({ price: { amount: 1150, currency: 'EUR' } });
     expect(posted[0].availableCapacity).toEqual({ weight: { value: 20, unitCode: 'TNE' }, palletSpaces: 30 });
+
+    // The grid: searched, sorted, a row chosen is drawn highlighted on the map, and a click on its
+    // lane on the map chooses its row.
+    // The search finds the truck and the draft the refused publication left.
+    await alice.locator('#grid-text').fill('gdansk tanker');
+    await alice.locator('#grid-count').getByText(/^2 of \d+ listings/).waitFor({ timeout: 10000 });
+    await alice.locator('#grid-head').getByRole('button', { name: /Capacity/ }).click();
+    await expect(alice.locator('#grid-head th[aria-sort="ascending"]').textContent()).resolves.toContain('Capacity');
+    const id = posted[0].id;
+    const chosenOnMap = () => alice.evaluate((x) => JSON.stringify((window as any).pcxConsole.map.getFilter('listing-chosen')).includes(x), id);
+    await mine.first().getByRole('button', { name: /Show on the map/ }).click();
+    await alice.waitForFunction((x) => JSON.stringify((window as any).pcxConsole.map.getFilter('listing-chosen')).includes(x), id);
+    await alice.evaluate(() => (window as any).pcxConsole.state.grid.choose(null, { fromMap: true }));
+    expect(await chosenOnMap()).toBe(false);
+    await alice.evaluate(() => new Promise((resolve) => { const map = (window as any).pcxConsole.map; if (map.loaded() && !map.isMoving()) resolve(null); else map.once('idle', resolve); }));
+    const [from, to] = [posted[0].originArea.code, posted[0].destinationArea.code];
+    await alice.locator('#map').scrollIntoViewIfNeeded();
+    const point = await alice.evaluate(([a, b, listingId]) => {
+      const c = (window as any).pcxConsole;
+      // Near the middle of the drawn line (a straight line on the screen between its ends, fanned
+      // a few pixels aside when another listing shares the lane): where this listing's line is drawn.
+      const [p, q] = [c.map.project(c.state.places[a].point), c.map.project(c.state.places[b].point)];
+      const box = c.map.getCanvas().getBoundingClientRect();
+      const [mx, my] = [(p.x + q.x) / 2, (p.y + q.y) / 2];
+      const length = Math.hypot(q.x - p.x, q.y - p.y);
+      const [nx, ny] = [-(q.y - p.y) / length, (q.x - p.x) / length];
+      for (let d = 0; d <= 12; d += 0.5) {
+        for (const s of [d, -d]) {
+          const [x, y] = [mx + nx * s, my + ny * s];
+          if (c.map.queryRenderedFeatures([x, y], { layers: ['listing-routes'] }).some((f: any) => f.properties.id === listingId)) return { x: box.left + x, y: box.top + y };
+        }
+      }
+      return { x: box.left + mx, y: box.top + my };
+    }, [from, to, id]);
+    await alice.mouse.click(point.x, point.y);
+    await alice.locator(`#grid-rows tr[data-listing="${id}"][aria-selected="true"]`).waitFor({ timeout: 10000 }).catch(async (err) => {
+      await screenshot(alice, 'console-debug-map-click');
+      const debug = await alice.evaluate(({ x, y }) => {
+        const c = (window as any).pcxConsole;
+        const box = c.map.getCanvas().getBoundingClientRect();
+        const hits = c.map.queryRenderedFeatures([x - box.left, y - box.top]).map((f: any) => `${f.layer.id}:${f.properties.id}`);
+        return { box: [box.left, box.top, box.width, box.height], hits, viewport: [window.innerWidth, window.innerHeight, window.scrollY], chosen: c.state.chosen, pick: typeof c.map._pcxOnPick };
+      }, point);
+      throw new Error(`${err}\n${JSON.stringify({ point, debug })}`);
+    });
+    expect(await chosenOnMap()).toBe(true);
+    await screenshot(alice, 'console-14-grid-and-map-linked');
+    await alice.locator('#grid-text').fill('');
+
     // Withdrawn from the list.
-    await mine.first().getByLabel('Reason to withdraw', { exact: true }).fill('the truck broke down');
+    await mine.first().getByLabel('Reason to withdraw').fill('the truck broke down');
     await mine.first().getByRole('button', { name: 'Withdraw' }).click();
-    await alice.locator('#listings li', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: '(published)' }).waitFor({ state: 'detached', timeout: 15000 });
+    await alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' }).waitFor({ state: 'detached', timeout: 15000 });
     const axe = await new AxeBuilder({ page: alice as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     // The refused publication left a draft behind (said on screen); drafts are never matched.
-    await expect(alice.locator('#listings').textContent()).resolves.toMatch(/Gdansk → Antwerpen.*\(draft\)Publish/);
+    await expect(alice.locator('#grid-rows').textContent()).resolves.toMatch(/Gdansk → Antwerpen.*draft.*Publish/);
   }, 120000);
 
   test('a disabled user is refused at sign-in with the reason; sign-out ends the session', async () => {
