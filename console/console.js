@@ -279,6 +279,39 @@ async function renderProposal(api, id) {
               await renderProposal(api, p.id);
             }
           : undefined,
+        // The negotiation: a tender for the match (the load's owner issues it to the carrier), decisions and counters.
+        onIssueTender: state.scopes.has('tenders:publish')
+          ? async ({ expiresAt }) => {
+              const carrier = p.offerOwnerOrganizationId;
+              const label = `Issue a tender to ${nameOf(carrier, state.names)}`;
+              const created = await api.post('/transport-tenders', { executingOrganizationId: carrier, originatingProposalId: p.id, movementScope: 'fullTransport', expiresAt }, undefined, label);
+              await api.post(`/transport-tenders/${created.id}/issue`, {}, created.resourceVersion, label);
+              notice(el('strong', {}, 'Issued: '), `a tender to ${nameOf(carrier, state.names)}.`);
+              await renderProposal(api, p.id);
+            }
+          : undefined,
+        onTender: state.scopes.has('tenders:decide')
+          ? async (tender, what, fields = {}) => {
+              const label = what === 'counter' ? `Counter the tender with ${fields.price} EUR` : `${what === 'accept' ? 'Accept' : 'Reject'} revision ${tender.currentRevision} of the tender`;
+              if (what === 'counter') {
+                await api.post(`/transport-tenders/${tender.id}/counterproposals`, { revision: tender.currentRevision, terms: { commercialTerms: { amount: fields.price, currency: 'EUR' } }, reason: fields.reason }, tender.resourceVersion, label);
+              } else {
+                const decideOn = (version) => api.post(`/transport-tenders/${tender.id}/decisions`, { decision: what, revision: tender.currentRevision }, version, label);
+                try {
+                  await decideOn(tender.resourceVersion);
+                } catch (err) {
+                  // The other side decided a moment ago (the version moved, the revision did not): the
+                  // decision names its revision, so it is sent again on the current version.
+                  if (err?.problem?.code !== 'STALE_RESOURCE_VERSION') throw err;
+                  const current = await api.get(`/transport-tenders/${tender.id}`);
+                  if (current.currentRevision !== tender.currentRevision) throw err;
+                  await decideOn(current.resourceVersion);
+                }
+              }
+              notice(el('strong', {}, 'Done: '), `${label}.`);
+              await renderProposal(api, p.id);
+            }
+          : undefined,
       });
     }
     replacePreserving($('proposal'), proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));

@@ -173,11 +173,13 @@ export function timelineView(t, ctx) {
   const { names } = ctx;
   const steps = [];
   for (const tender of t.tenders) {
-    const revisions = (t.revisions[tender.id] ?? []).map((r) =>
+    const all = t.revisions[tender.id] ?? [];
+    const revisions = all.map((r) =>
       el('li', { class: 'revision' }, `Revision ${r.number} by ${nameOf(r.authorOrganizationId, names)}, ${when(r.createdAt)}: ${r.number === 1 ? 'issued with ' : 'changed '}${termsOf(r.changes, ctx).join('; ') || 'no term'}${r.outcome ? ` (${r.outcome})` : ''}`),
     );
-    steps.push(el('li', {}, `Tender issued by ${nameOf(tender.issuingOrganizationId, names)}: ${statusOf(tender.status)}, revision ${tender.currentRevision}`, revisions.length ? el('ol', { class: 'sub' }, revisions) : ''));
+    steps.push(el('li', {}, `Tender issued by ${nameOf(tender.issuingOrganizationId, names)}: ${statusOf(tender.status)}, revision ${tender.currentRevision}`, revisions.length ? el('ol', { class: 'sub' }, revisions) : '', all.length > 1 ? revisionDiff(all, ctx) : '', ctx.onTender && tender.status === 'issued' ? tenderActions(tender, ctx) : ''));
   }
+  if (!t.tenders.length && ctx.onIssueTender) steps.push(el('li', {}, issueForm(ctx)));
   for (const c of t.commitments) {
     const revision = c.acceptedRevision?.number ?? c.acceptedRevision;
     const price = moneyOf(c.acceptedRevision?.terms?.commercialTerms);
@@ -192,6 +194,66 @@ export function timelineView(t, ctx) {
   // The carrier without a TMS reports here (the broker decides who may: its problem is shown).
   const report = t.reference && ctx.onReport && t.reference.carrierOrganizationId === ctx.me && !['completed', 'cancelled'].includes(t.reference.status) ? reportForm(t, ctx) : '';
   return el('section', { class: 'timeline', 'aria-label': 'Execution timeline' }, el('h4', {}, 'From tender to outcome'), steps.length ? el('ol', {}, steps) : el('p', { class: 'muted' }, 'No tender yet.'), report);
+}
+
+/** The last two revisions side by side, term by term: what the counterproposal changed. */
+function revisionDiff(revisions, ctx) {
+  const [before, after] = revisions.slice(-2);
+  const terms = [...new Set((after.changes ?? []).map((c) => c.term))];
+  const words = (term, value) => termsOf([{ term, after: value }], ctx)[0].replace(/^[^:]*: /, '');
+  return el(
+    'table',
+    { class: 'criteria revision-diff' },
+    el('caption', {}, `Revision ${before.number} and ${after.number} side by side`),
+    el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, 'Term'), el('th', { scope: 'col' }, `Revision ${before.number} (${nameOf(before.authorOrganizationId, ctx.names)})`), el('th', { scope: 'col' }, `Revision ${after.number} (${nameOf(after.authorOrganizationId, ctx.names)})`))),
+    el('tbody', {}, terms.map((term) => el('tr', {}, el('th', { scope: 'row' }, statusOf(term)), el('td', {}, words(term, before.terms?.[term])), el('td', { class: 'changed' }, words(term, after.terms?.[term]))))),
+  );
+}
+
+/** Accept or reject the current revision, or counter it with another price. */
+function tenderActions(tender, ctx) {
+  const decided = (tender.decisions ?? []).some((d) => d.organizationId === ctx.me && d.revision === tender.currentRevision);
+  const problem = el('p', { class: 'field-error', role: 'alert' });
+  const run = (fn) => async (event) => {
+    event?.preventDefault();
+    problem.textContent = '';
+    try {
+      await fn();
+    } catch (err) {
+      if (err?.sessionEnded) return;
+      problem.textContent = `${err?.problem?.title ?? 'Refused'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+    }
+  };
+  if (decided) return el('p', { class: 'muted' }, `You accepted revision ${tender.currentRevision}; waiting for ${nameOf(tender.issuingOrganizationId === ctx.me ? tender.executingOrganizationId : tender.issuingOrganizationId, ctx.names)}.`);
+  const price = el('input', { id: `counter-price-${tender.id}`, type: 'number', min: '0', step: '1' });
+  const reason = el('input', { id: `counter-reason-${tender.id}`, placeholder: 'why' });
+  return el(
+    'div',
+    { class: 'tender-actions' },
+    el('div', { class: 'actions' },
+      el('button', { type: 'button', class: 'accept', onclick: run(() => ctx.onTender(tender, 'accept')) }, `Accept revision ${tender.currentRevision}`),
+      el('button', { type: 'button', class: 'reject', onclick: run(() => ctx.onTender(tender, 'reject')) }, 'Reject the tender')),
+    el('form', { class: 'action', onsubmit: run(() => ctx.onTender(tender, 'counter', { price: Number(price.value), reason: reason.value.trim() || 'another price' })) },
+      el('label', { for: price.id }, 'Counter with price (EUR)'), price, el('label', { for: reason.id }, 'Reason'), reason, el('button', { type: 'submit' }, 'Counter')),
+    problem,
+  );
+}
+
+/** A tender for the accepted match (its terms from the match; listed until a time). */
+function issueForm(ctx) {
+  const until = new Date(Date.now() + 24 * 3600_000);
+  const expires = el('input', { id: 'tender-expires', type: 'datetime-local', value: new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) });
+  const problem = el('p', { class: 'field-error', role: 'alert' });
+  return el('form', { class: 'action issue-tender', onsubmit: async (event) => {
+    event.preventDefault();
+    problem.textContent = '';
+    try {
+      await ctx.onIssueTender({ expiresAt: new Date(expires.value).toISOString() });
+    } catch (err) {
+      if (err?.sessionEnded) return;
+      problem.textContent = `${err?.problem?.title ?? 'Not issued'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+    }
+  } }, el('label', { for: 'tender-expires' }, 'Open until'), expires, el('button', { type: 'submit' }, 'Issue a tender for this match'), problem);
 }
 
 const MILESTONES = ['atPickup', 'pickedUp', 'inTransit', 'delayed', 'atDelivery', 'delivered', 'failed'];

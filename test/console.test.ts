@@ -172,10 +172,34 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 15000 });
     await bruno.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 30000 });
     await screenshot(alice, 'console-4c-alice-reported-pickup');
+    // The negotiation in the console: Bruno tenders the match, Alice counters with her price, Bruno
+    // reads the two revisions side by side and accepts, Alice accepts: the commitment is made.
+    await bruno.locator('#proposal').getByRole('button', { name: 'Issue a tender for this match' }).click();
+    await bruno.locator('#notice').getByText('Issued: a tender to Alpine Freight GmbH.').waitFor({ timeout: 15000 });
+    const aliceTender = alice.locator('#proposal .tender-actions');
+    await aliceTender.waitFor({ timeout: 30000 });
+    await aliceTender.getByLabel('Counter with price (EUR)').fill('950');
+    await aliceTender.getByLabel('Reason').fill('diesel went up');
+    await aliceTender.getByRole('button', { name: 'Counter' }).click();
+    await alice.locator('#notice').getByText('Done: Counter the tender with 950 EUR.').waitFor({ timeout: 15000 });
+    const diff = bruno.locator('#proposal table.revision-diff');
+    await diff.waitFor({ timeout: 30000 });
+    await expect(diff.locator('tbody').textContent()).resolves.toMatch(/commercial terms.*€875\.00.*€950\.00/);
+    await screenshot(bruno, 'console-4d-bruno-counter-side-by-side');
+    await bruno.locator('#proposal').getByRole('button', { name: 'Accept revision 2' }).click();
+    await bruno.locator('#proposal').getByText(/You accepted revision 2; waiting for Alpine Freight GmbH/).waitFor({ timeout: 15000 });
+    await alice.locator('#proposal').getByRole('button', { name: 'Accept revision 2' }).click();
+    await alice.locator('#proposal .timeline').getByText(/Tender issued by Baltic Shippers AB: accepted/).waitFor({ timeout: 30000 }).catch(async (err) => {
+      await screenshot(alice, 'console-debug-tender');
+      throw new Error(`${err}\n${await alice.locator('#proposal .timeline').textContent()}`);
+    });
+    await alice.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
+    await bruno.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
+    await screenshot(alice, 'console-4e-committed');
     await bruno.locator('#proposal').getByText('Disclosed by Alpine Freight GmbH').waitFor({ timeout: 30000 });
     await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Price€875.00');
-    // No tender yet (the execution reference the acceptance creates may already be listed).
-    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.not.toMatch(/Tender issued by/);
+    // The tender, the counter and the commitment as both see them.
+    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.toMatch(/Tender issued by Baltic Shippers AB: accepted, revision 2[\s\S]*Commitment: active, on revision 2 at €950\.00/);
     await screenshot(bruno, 'console-5-bruno-match');
 
     // The stranger: Cargo Co-op's planner sees nothing of it.
@@ -227,7 +251,10 @@ describe('the planner console, against npm start in Chromium', () => {
     const notServed = (p: WatchedPage, e: string) => unserved.has(p) && e.includes('status of 403') && e.includes(`${gateway}/quarantine`);
     // Bruno's session was ended on purpose: the provider refused his refresh token (400), and the
     // sign-in's navigation cut his open event stream.
-    const ended = (e: string) => (e.includes('status of 400') && e.includes('/oidc/token')) || (e.includes('/events/stream') && e.includes('ERR_ABORTED'));
+    // And a tender decision sent on a version the other side's decision had just moved is answered
+    // 409, re-read and sent again (the revision unchanged).
+    const ended = (e: string) =>
+      (e.includes('status of 400') && e.includes('/oidc/token')) || (e.includes('/events/stream') && e.includes('ERR_ABORTED')) || (e.includes('status of 409') && /\/transport-tenders\/[^/]+\/decisions/.test(e));
     for (const p of pages) expect(p.errors.filter((e) => !/favicon/.test(e) && !notServed(p, e) && !ended(e))).toEqual([]);
     // Nothing from anywhere else: the broker's origin, and the adapter gateway's beside it.
     const own = [base, gateway];
