@@ -290,6 +290,18 @@ async function renderProposal(api, id) {
               await renderProposal(api, p.id);
             }
           : undefined,
+        onCommitment: state.scopes.has('tenders:decide')
+          ? async (commitment, what, fields) => {
+              const label = what === 'amend' ? `Propose to amend the price to ${fields.price} EUR` : 'Cancel the commitment';
+              if (what === 'amend') {
+                await api.post(`/transport-commitments/${commitment.id}/amendments`, { terms: { commercialTerms: { amount: fields.price, currency: 'EUR' } }, reason: fields.reason }, commitment.resourceVersion, label);
+              } else {
+                await api.post(`/transport-commitments/${commitment.id}/cancel`, { reason: fields.reason }, commitment.resourceVersion, label);
+              }
+              notice(el('strong', {}, 'Done: '), `${label}.`);
+              await renderProposal(api, p.id);
+            }
+          : undefined,
         onTender: state.scopes.has('tenders:decide')
           ? async (tender, what, fields = {}) => {
               const label = what === 'counter' ? `Counter the tender with ${fields.price} EUR` : `${what === 'accept' ? 'Accept' : 'Reject'} revision ${tender.currentRevision} of the tender`;

@@ -177,13 +177,13 @@ export function timelineView(t, ctx) {
     const revisions = all.map((r) =>
       el('li', { class: 'revision' }, `Revision ${r.number} by ${nameOf(r.authorOrganizationId, names)}, ${when(r.createdAt)}: ${r.number === 1 ? 'issued with ' : 'changed '}${termsOf(r.changes, ctx).join('; ') || 'no term'}${r.outcome ? ` (${r.outcome})` : ''}`),
     );
-    steps.push(el('li', {}, `Tender issued by ${nameOf(tender.issuingOrganizationId, names)}: ${statusOf(tender.status)}, revision ${tender.currentRevision}`, revisions.length ? el('ol', { class: 'sub' }, revisions) : '', all.length > 1 ? revisionDiff(all, ctx) : '', ctx.onTender && tender.status === 'issued' ? tenderActions(tender, ctx) : ''));
+    steps.push(el('li', {}, `Tender issued by ${nameOf(tender.issuingOrganizationId, names)}: ${statusOf(tender.status)}, revision ${tender.currentRevision}`, revisions.length ? el('ol', { class: 'sub' }, revisions) : '', all.length > 1 ? revisionDiff(all, ctx) : '', ctx.onTender && ['issued', 'amending'].includes(tender.status) ? tenderActions(tender, ctx) : ''));
   }
   if (!t.tenders.length && ctx.onIssueTender) steps.push(el('li', {}, issueForm(ctx)));
   for (const c of t.commitments) {
     const revision = c.acceptedRevision?.number ?? c.acceptedRevision;
     const price = moneyOf(c.acceptedRevision?.terms?.commercialTerms);
-    steps.push(el('li', {}, `Commitment: ${statusOf(c.status)}, on revision ${revision}${price ? ` at ${price}` : ''}, sealed by digest `, el('code', { class: 'digest', title: `${c.digest?.algorithm ?? ''} over ${c.digest?.canonicalization ?? ''}` }, c.digest?.value ?? '')));
+    steps.push(el('li', {}, `Commitment: ${statusOf(c.status)}, on revision ${revision}${price ? ` at ${price}` : ''}, sealed by digest `, el('code', { class: 'digest', title: `${c.digest?.algorithm ?? ''} over ${c.digest?.canonicalization ?? ''}` }, c.digest?.value ?? ''), ctx.onCommitment && c.status === 'active' ? commitmentActions(c, ctx) : ''));
   }
   for (const h of t.handovers) steps.push(el('li', {}, `Handover to the executing system: ${statusOf(h.status)}`));
   if (t.reference) {
@@ -235,6 +235,33 @@ function tenderActions(tender, ctx) {
       el('button', { type: 'button', class: 'reject', onclick: run(() => ctx.onTender(tender, 'reject')) }, 'Reject the tender')),
     el('form', { class: 'action', onsubmit: run(() => ctx.onTender(tender, 'counter', { price: Number(price.value), reason: reason.value.trim() || 'another price' })) },
       el('label', { for: price.id }, 'Counter with price (EUR)'), price, el('label', { for: reason.id }, 'Reason'), reason, el('button', { type: 'submit' }, 'Counter')),
+    problem,
+  );
+}
+
+/** Amend the committed price (a new revision both decide on), or cancel the commitment, with a reason. */
+function commitmentActions(c, ctx) {
+  const problem = el('p', { class: 'field-error', role: 'alert' });
+  const run = (fn) => async (event) => {
+    event.preventDefault();
+    problem.textContent = '';
+    try {
+      await fn();
+    } catch (err) {
+      if (err?.sessionEnded) return;
+      problem.textContent = `${err?.problem?.title ?? 'Refused'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+    }
+  };
+  const price = el('input', { id: `amend-price-${c.id}`, type: 'number', min: '0', step: '1' });
+  const why = el('input', { id: `amend-reason-${c.id}`, placeholder: 'why' });
+  const cancelWhy = el('input', { id: `cancel-reason-${c.id}`, placeholder: 'why' });
+  return el(
+    'div',
+    { class: 'commitment-actions tender-actions' },
+    el('form', { class: 'action', onsubmit: run(() => ctx.onCommitment(c, 'amend', { price: Number(price.value), reason: why.value.trim() || 'changed price' })) },
+      el('label', { for: price.id }, 'Amend the price (EUR)'), price, el('label', { for: why.id }, 'Reason'), why, el('button', { type: 'submit' }, 'Propose the amendment')),
+    el('form', { class: 'action', onsubmit: run(() => ctx.onCommitment(c, 'cancel', { reason: cancelWhy.value.trim() || 'cancelled in the console' })) },
+      el('label', { for: cancelWhy.id }, 'Reason to cancel'), cancelWhy, el('button', { type: 'submit', class: 'reject' }, 'Cancel the commitment')),
     problem,
   );
 }

@@ -196,10 +196,23 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
     await bruno.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
     await screenshot(alice, 'console-4e-committed');
+    // An amendment: Bruno proposes another price; both accept the new revision; the commitment's next version holds it.
+    const amend = bruno.locator('#proposal .commitment-actions');
+    await amend.getByLabel('Amend the price (EUR)').fill('900');
+    await amend.getByLabel('Reason', { exact: true }).fill('a shorter route');
+    await amend.getByRole('button', { name: 'Propose the amendment' }).click();
+    await bruno.locator('#notice').getByText('Done: Propose to amend the price to 900 EUR.').waitFor({ timeout: 15000 });
+    for (const planner of [alice, bruno]) {
+      const accept = planner.locator('#proposal').getByRole('button', { name: 'Accept revision 3' });
+      await Promise.race([accept.waitFor({ timeout: 30000 }), planner.locator('#proposal').getByText(/You accepted revision 3/).waitFor({ timeout: 30000 })]);
+      if (await accept.count()) await accept.click();
+    }
+    await alice.locator('#proposal .timeline').getByText(/Commitment: active, on revision 3 at €900\.00/).waitFor({ timeout: 30000 });
+    await screenshot(alice, 'console-4f-amended');
     await bruno.locator('#proposal').getByText('Disclosed by Alpine Freight GmbH').waitFor({ timeout: 30000 });
     await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Price€875.00');
     // The tender, the counter and the commitment as both see them.
-    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.toMatch(/Tender issued by Baltic Shippers AB: accepted, revision 2[\s\S]*Commitment: active, on revision 2 at €950\.00/);
+    await expect(bruno.locator('#proposal .timeline').textContent()).resolves.toMatch(/Tender issued by Baltic Shippers AB: accepted, revision 3[\s\S]*Commitment: active, on revision 3 at €900\.00/);
     await screenshot(bruno, 'console-5-bruno-match');
 
     // The stranger: Cargo Co-op's planner sees nothing of it.
