@@ -210,9 +210,11 @@ function revisionDiff(revisions, ctx) {
   );
 }
 
-/** Accept or reject the current revision, or counter it with another price. */
-function tenderActions(tender, ctx) {
-  const decided = (tender.decisions ?? []).some((d) => d.organizationId === ctx.me && d.revision === tender.currentRevision);
+/**
+ * A slot for the broker's refusal and a wrapper for an action's handler that clears the slot,
+ * runs the action and shows its refusal there (a session that ended is said by its banner).
+ */
+function guarded() {
   const problem = el('p', { class: 'field-error', role: 'alert' });
   const run = (fn) => async (event) => {
     event?.preventDefault();
@@ -224,6 +226,13 @@ function tenderActions(tender, ctx) {
       problem.textContent = `${err?.problem?.title ?? 'Refused'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
     }
   };
+  return [problem, run];
+}
+
+/** Accept or reject the current revision, or counter it with another price. */
+function tenderActions(tender, ctx) {
+  const decided = (tender.decisions ?? []).some((d) => d.organizationId === ctx.me && d.revision === tender.currentRevision);
+  const [problem, run] = guarded();
   if (decided) return el('p', { class: 'muted' }, `You accepted revision ${tender.currentRevision}; waiting for ${nameOf(tender.issuingOrganizationId === ctx.me ? tender.executingOrganizationId : tender.issuingOrganizationId, ctx.names)}.`);
   const price = el('input', { id: `counter-price-${tender.id}`, type: 'number', min: '0', step: '1' });
   const reason = el('input', { id: `counter-reason-${tender.id}`, placeholder: 'why' });
@@ -241,17 +250,7 @@ function tenderActions(tender, ctx) {
 
 /** Amend the committed price (a new revision both decide on), or cancel the commitment, with a reason. */
 function commitmentActions(c, ctx) {
-  const problem = el('p', { class: 'field-error', role: 'alert' });
-  const run = (fn) => async (event) => {
-    event.preventDefault();
-    problem.textContent = '';
-    try {
-      await fn();
-    } catch (err) {
-      if (err?.sessionEnded) return;
-      problem.textContent = `${err?.problem?.title ?? 'Refused'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
-    }
-  };
+  const [problem, run] = guarded();
   const price = el('input', { id: `amend-price-${c.id}`, type: 'number', min: '0', step: '1' });
   const why = el('input', { id: `amend-reason-${c.id}`, placeholder: 'why' });
   const cancelWhy = el('input', { id: `cancel-reason-${c.id}`, placeholder: 'why' });
