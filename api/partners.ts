@@ -6,6 +6,7 @@
 import { Hono } from 'hono';
 import type { AppEnv } from './context';
 import { operation } from './operations';
+import { relationshipsSeenBy } from '../read-model/partner-relationship';
 
 export const partners = new Hono<AppEnv>();
 
@@ -28,12 +29,7 @@ operation(partners, {
 }, async ({ c, principal }) => {
   const { db, registry } = c.get('services');
   const me = principal.organizationId;
-  const { rows } = await db.query<{ other: string; status: string }>(
-    `select case when requesting_organization_id = $1 then accepting_organization_id else requesting_organization_id end as other, status
-       from partner_relationships
-      where requesting_organization_id = $1 or (accepting_organization_id = $1 and submitted_at is not null)`,
-    [me],
-  );
+  const rows = await relationshipsSeenBy(db, me);
   const best = new Map<string, string>();
   for (const r of rows) {
     const current = best.get(r.other);

@@ -133,3 +133,17 @@ export async function partnershipsInForce(db: Queryable, organizationId: string,
   );
   return rows.map((r) => ({ organizationId: r.org, relationship: r.doc }));
 }
+
+/**
+ * The organizations in a relationship with `organizationId` that it can see (a draft only on its
+ * requesting side, rule 7), each with the statuses of its relationships (GET /partners).
+ */
+export async function relationshipsSeenBy(db: Queryable, organizationId: string): Promise<Array<{ other: string; status: string }>> {
+  const { rows } = await db.query<{ other: string; status: string }>(
+    `select case when requesting_organization_id = $1 then accepting_organization_id else requesting_organization_id end as other, status
+       from partner_relationships
+      where requesting_organization_id = $1 or (accepting_organization_id = $1 and submitted_at is not null)`,
+    [organizationId],
+  );
+  return rows;
+}
