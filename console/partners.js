@@ -34,8 +34,9 @@ export function createPartnersPage({ api, state, notice, onChanged }) {
     try {
       await api.post(`/partner-relationships/${r.id}/${command}`, body, r.resourceVersion, label);
       notice(el('strong', {}, 'Done: '), `${label}.`);
-      await refresh();
+      // Names first (a newly invited organization is named from now on), then the list.
       await onChanged();
+      await refresh();
     } catch (err) {
       if (err?.sessionEnded) return;
       slot.textContent = `${err?.problem?.title ?? 'Refused'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
@@ -93,8 +94,8 @@ export function createPartnersPage({ api, state, notice, onChanged }) {
           await api.post(`/partner-relationships/${created.id}/request`, {}, created.resourceVersion, label);
           notice(el('strong', {}, 'Invited: '), `${id.value.trim()}; they see the invitation now and accept or reject it.`);
           id.value = '';
-          await refresh();
           await onChanged();
+          await refresh();
         } catch (err) {
           if (err?.sessionEnded) return;
           slot.textContent = `${err?.problem?.title ?? 'Not invited'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
