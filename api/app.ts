@@ -21,6 +21,7 @@ import { webhookSubscriptions } from './webhook-subscriptions';
 import { connectors } from './connectors';
 import { organizations } from './organizations';
 import { partners } from './partners';
+import { reports } from './reports';
 import { users } from './users';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
@@ -45,7 +46,7 @@ type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 const ROUTERS = mountedAt(
   { partnerRelationships, capacityOffers, loadRequests, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
-  { organizations, connectors, users, partners },
+  { organizations, connectors, users, partners, reports },
 );
 
 function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {

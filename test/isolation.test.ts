@@ -128,6 +128,11 @@ describe('transport tenders and commitments', () => {
       if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to an outsider`);
     }
     for (const list of ['/transport-tenders', '/transport-commitments']) expect(await listAll(m.outsider, list)).toEqual([]);
+    // What the exchange delivered counts the match for its two organizations only.
+    const impact = async (c: Connector) => (await c.get('/reports/exchange-impact')).body;
+    expect((await impact(m.outsider)).totals.matches).toBe(0);
+    expect(JSON.stringify(await impact(m.outsider))).not.toContain(commitment.id);
+    for (const party of [m.carrier, m.shipper]) expect(JSON.stringify(await impact(party))).toContain(commitment.id);
     expect(JSON.stringify((await m.outsider.get('/events?limit=200')).body)).not.toContain(tender.id);
     expect((await get(m.carrier, `/transport-commitments/${commitment.id}`)).resourceVersion).toBe(commitment.resourceVersion);
   });

@@ -496,6 +496,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/sandbox/connector-requests': ['clientId', 'after', 'limit'],
   '/console/places': ['codes'],
   '/console/place-search': ['q'],
+  '/reports/exchange-impact': ['from', 'to', 'format'],
 };
 
 describe('the OpenAPI document, query parameters', () => {
