@@ -7,8 +7,6 @@ import { Connector, expectProblem, freshOrgs } from './helpers';
 import { get } from './matching-fixtures';
 import { acceptedMatch, issuedTender, tenderCommand } from './tenders.fixtures';
 
-const round1 = (n: number) => Math.round(n * 10) / 10;
-
 test('a committed match: its month, kilometres, tonne-kilometres and CO2e for both organizations, as JSON and CSV; nothing for others', async () => {
   const m = await acceptedMatch();
   const { tender } = await issuedTender(m);
