@@ -16,9 +16,9 @@ import { explanationOf, laneOf, nameOf, statusOf } from './format.js';
 import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
-const SCOPES = 'openid profile relationships:manage capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read execution:update outcomes:write outcomes:review connectors:manage exchange:admin';
+const SCOPES = 'openid profile relationships:manage capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read handovers:write handovers:acknowledge execution:update outcomes:write outcomes:review connectors:manage exchange:admin';
 
-const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), loaded: false };
+const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), disclosedPrices: new Map(), loaded: false };
 
 function showProblem(err) {
   const box = $('problem');
@@ -88,6 +88,7 @@ async function main() {
   $('signout').hidden = false;
   state.me = user.profile.org_id;
   state.userId = user.profile.sub;
+  state.userName = user.profile.name ?? user.profile.sub;
   state.scopes = new Set((user.scope ?? '').split(' '));
   state.seen = new Set(JSON.parse(localStorage.getItem(`pcx-seen-${state.userId}`) ?? '[]'));
   const roles = [].concat(user.profile.roles ?? []);
@@ -197,7 +198,13 @@ async function refresh(api) {
   }
 }
 
-const ctx = () => ({ me: state.me, names: state.names, places: state.places, listings: state.byId });
+const ctx = () => ({ me: state.me, names: state.names, places: state.places, listings: state.byId, priceOf });
+
+/** The truck's price as far as this organization knows it: its own offer's, or the one an accepted match disclosed. */
+function priceOf(p) {
+  if (p.offerOwnerOrganizationId === state.me) return state.byId.get(p.capacityOfferId)?.restrictedDetails?.price;
+  return state.disclosedPrices.get(p.id);
+}
 
 /** The map draws what the grid shows (its filters), the chosen listing highlighted. */
 function drawMap() {
@@ -265,6 +272,10 @@ async function renderProposal(api, id) {
     if (p.status === 'accepted') {
       const theirs = p.offerOwnerOrganizationId === state.me ? `/load-requests/${p.loadRequestId}` : `/capacity-offers/${p.capacityOfferId}`;
       disclosed = (await api.get(theirs)).restrictedDetails ?? null;
+      if (disclosed?.price && !state.disclosedPrices.has(p.id)) {
+        state.disclosedPrices.set(p.id, disclosed.price);
+        renderInbox(api);
+      }
       const facts = await timelineOf(api, p);
       timeline = timelineView(facts, {
         ...ctx(),
@@ -276,6 +287,26 @@ async function renderProposal(api, id) {
               if (kind === 'milestone') await api.post('/execution-updates', { executionReferenceId: facts.reference.id, deduplicationKey: key, ...fields }, undefined, label);
               else await api.post('/execution-outcomes', { executionReferenceId: facts.reference.id, deduplicationKey: key, schemaVersion: 'v0', ...fields }, undefined, label);
               notice(el('strong', {}, 'Reported: '), `${label.replace(/^Report (the outcome )?/, '')}.`);
+              await renderProposal(api, p.id);
+            }
+          : undefined,
+        // The handover: the shipper sends the execution package of the active commitment (its own
+        // load's addresses filled in), the carrier takes it into its plan or refuses it.
+        request: state.byId.get(p.loadRequestId),
+        userName: state.userName,
+        onHandover: state.scopes.has('handovers:write')
+          ? async (commitment, body) => {
+              const label = `Hand over the execution details to ${nameOf(commitment.executingOrganizationId, state.names)}`;
+              await api.post('/execution-handovers', body, undefined, label);
+              notice(el('strong', {}, 'Handed over: '), `the execution details to ${nameOf(commitment.executingOrganizationId, state.names)}.`);
+              await renderProposal(api, p.id);
+            }
+          : undefined,
+        onAcknowledge: state.scopes.has('handovers:acknowledge')
+          ? async (handover, body) => {
+              const label = body.outcome === 'rejected' ? 'Refuse the handover' : `Take the handover into our plan as ${body.destinationExternalReference.value}`;
+              await api.post(`/execution-handovers/${handover.id}/acknowledgements`, body, undefined, label);
+              notice(el('strong', {}, 'Done: '), `${label}.`);
               await renderProposal(api, p.id);
             }
           : undefined,

@@ -77,7 +77,7 @@ export function proposalItem(p, ctx) {
       { type: 'button', class: `proposal-item status-${p.status}`, 'aria-pressed': selected ? 'true' : 'false', 'data-proposal': p.id, onclick: () => onSelect(p.id) },
       isNew ? el('span', { class: 'badge new' }, 'new') : '',
       el('span', { class: 'lane' }, request ? laneView(request, ctx.places) : 'Proposal'),
-      el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', `with ${nameOf(counterpart, names)}`, p.score !== undefined ? `score ${Math.round(p.score * 100)} %` : ''].filter(Boolean).join(' · ')),
+      el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', ctx.priceOf?.(p) ? moneyOf(ctx.priceOf(p)) : '', `with ${nameOf(counterpart, names)}`, p.score !== undefined ? `score ${Math.round(p.score * 100)} %` : ''].filter(Boolean).join(' · ')),
       el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? 'your decision' : statusOf(p.status)),
     ),
   );
@@ -185,7 +185,10 @@ export function timelineView(t, ctx) {
     const price = moneyOf(c.acceptedRevision?.terms?.commercialTerms);
     steps.push(el('li', {}, `Commitment: ${statusOf(c.status)}, on revision ${revision}${price ? ` at ${price}` : ''}, sealed by digest `, el('code', { class: 'digest', title: `${c.digest?.algorithm ?? ''} over ${c.digest?.canonicalization ?? ''}` }, c.digest?.value ?? ''), ctx.onCommitment && c.status === 'active' ? commitmentActions(c, ctx) : ''));
   }
-  for (const h of t.handovers) steps.push(el('li', {}, `Handover to the executing system: ${statusOf(h.status)}`));
+  for (const h of t.handovers) steps.push(el('li', {}, handoverView(h, ctx)));
+  // The shipper hands over the active commitment's execution package (one per commitment version).
+  const active = t.commitments.find((c) => c.status === 'active');
+  if (active && ctx.onHandover && active.issuingOrganizationId === ctx.me && !t.handovers.some((h) => h.commitmentId === active.id)) steps.push(el('li', {}, handoverForm(active, ctx)));
   if (t.reference) {
     const milestones = t.updates.map((u) => el('li', {}, `${when(u.occurredAt)}: ${statusOf(u.milestone ?? u.kind ?? 'update')}`));
     const outcomes = t.outcomes.map((o) => el('li', {}, `Outcome: ${statusOf(o.status)}${o.supersedes ? ` (corrects an earlier report: ${o.correctionReason ?? ''})` : ''}`));
@@ -280,6 +283,111 @@ function issueForm(ctx) {
       problem.textContent = `${err?.problem?.title ?? 'Not issued'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
     }
   } }, el('label', { for: 'tender-expires' }, 'Open until'), expires, el('button', { type: 'submit' }, 'Issue a tender for this match'), problem);
+}
+
+/** A stop of the package in one line: "Pickup at Hafen DC, Kaistraße 7, 20457 Hamburg, Germany; 27 Nov, 10:00–12:00; Gate desk +49 40 123456". */
+const STOP_ROLE = { pickup: 'Pickup', delivery: 'Delivery' };
+function stopLine(s) {
+  const contacts = (s.contacts ?? []).map((c) => [c.name, c.phone, c.email].filter(Boolean).join(' ')).join(', ');
+  return [`${STOP_ROLE[s.role] ?? s.role} at ${[s.location?.name, addressOf(s.location?.address)].filter(Boolean).join(', ')}`, windowOf(s.timeWindow), s.instructions, contacts].filter(Boolean).join('; ');
+}
+
+/** The handover: its state, the package as the executing organization will drive it, its acknowledgements, and the acknowledgement form for the executing organization. */
+function handoverView(h, ctx) {
+  const pkg = h.package ?? {};
+  const cargo = pkg.cargo ? [pkg.cargo.description, capacityOf({ weight: pkg.cargo.weight, palletSpaces: pkg.cargo.palletSpaces, loadingMetres: pkg.cargo.loadingMetres })].filter(Boolean).join(', ') : '';
+  const acks = (h.acknowledgements ?? []).map((a) =>
+    el('li', {}, `${statusOf(a.outcome)} by ${nameOf(h.executingOrganizationId, ctx.names)}, ${when(a.acknowledgedAt ?? a.recordedAt)}${a.destinationExternalReference ? ` as ${a.destinationExternalReference.type} ${a.destinationExternalReference.value}` : ''}${a.reason ? `: ${a.reason}` : ''}`),
+  );
+  const mayAcknowledge = ctx.onAcknowledge && h.executingOrganizationId === ctx.me && ['offered', 'quarantined'].includes(h.status);
+  return el(
+    'div',
+    { class: 'handover' },
+    `Handover from ${nameOf(h.issuingOrganizationId, ctx.names)} to ${nameOf(h.executingOrganizationId, ctx.names)}: ${statusOf(h.status)}`,
+    el('ol', { class: 'sub package' },
+      (pkg.stops ?? []).map((s) => el('li', {}, stopLine(s))),
+      cargo ? el('li', {}, `Cargo: ${cargo}`) : '',
+      pkg.instructions ? el('li', {}, `Instructions: ${pkg.instructions}`) : '',
+      (pkg.contacts ?? []).length ? el('li', {}, `Contacts: ${pkg.contacts.map((c) => `${statusOf(c.role)} ${[c.name, c.phone, c.email].filter(Boolean).join(' ')}`).join(', ')}`) : '',
+      (h.sourceExternalReferences ?? []).length ? el('li', {}, `Their reference: ${h.sourceExternalReferences.map((r) => `${r.type} ${r.value}`).join(', ')}`) : '',
+      acks),
+    mayAcknowledge ? acknowledgeForm(h, ctx) : '',
+  );
+}
+
+/** The carrier takes the package into its plan under its own reference, or refuses it with a reason. */
+function acknowledgeForm(h, ctx) {
+  const [problem, run] = guarded();
+  const reference = el('input', { id: `ack-reference-${h.id}`, placeholder: 'e.g. trip 2411-07' });
+  const reason = el('input', { id: `ack-reason-${h.id}`, placeholder: 'why' });
+  return el(
+    'div',
+    { class: 'handover-actions tender-actions' },
+    el('form', { class: 'action', onsubmit: run(() => ctx.onAcknowledge(h, { outcome: 'imported', destinationExternalReference: { system: 'pcx-console', type: 'trip', value: reference.value.trim() || `trip-${h.id.slice(0, 8)}` } })) },
+      el('label', { for: reference.id }, 'Your trip reference'), reference, el('button', { type: 'submit', class: 'accept' }, 'Take into our plan')),
+    el('form', { class: 'action', onsubmit: run(() => ctx.onAcknowledge(h, { outcome: 'rejected', reason: reason.value.trim() || 'refused in the console' })) },
+      el('label', { for: reason.id }, 'Reason to refuse'), reason, el('button', { type: 'submit', class: 'reject' }, 'Refuse the handover')),
+    problem,
+  );
+}
+
+/**
+ * The shipper's handover of an active commitment: the agreed stops at exact addresses (filled from
+ * the load's restricted details where it has them), a contact, instructions and its own reference.
+ */
+function handoverForm(c, ctx) {
+  const [problem, run] = guarded();
+  const stops = c.acceptedRevision?.terms?.stops ?? [];
+  const known = ctx.request?.restrictedDetails ?? {};
+  const field = (name, value = '', attrs = {}) => el('input', { id: `handover-${name}-${c.id}`, value, ...attrs });
+  const labelled = (input, text) => [el('label', { for: input.id }, text), input];
+  const stopFields = stops.map((s) => {
+    const address = (s.role === 'pickup' ? known.pickupAddress : known.deliveryAddress) ?? {};
+    const where = `${STOP_ROLE[s.role] ?? s.role} ${s.sequence}`;
+    const street = field(`street-${s.sequence}`, address.lines?.[0] ?? '', { required: true });
+    const postal = field(`postal-${s.sequence}`, address.postalCode ?? '');
+    const city = field(`city-${s.sequence}`, address.city ?? (s.area?.kind === 'unlocode' ? placeOf(s.area, ctx.places) : ''), { required: true });
+    const country = field(`country-${s.sequence}`, address.countryCode ?? countryOf(s.area) ?? '', { required: true, maxlength: '2', size: '3' });
+    return {
+      nodes: el('fieldset', { class: 'stop' }, el('legend', {}, `${where}, ${placeOf(s.area, ctx.places)}, ${windowOf(s.timeWindow)}`),
+        labelled(street, `${where}: street`), labelled(postal, 'Postal code'), labelled(city, 'City'), labelled(country, 'Country code')),
+      value: () => ({
+        sequence: s.sequence,
+        role: s.role,
+        location: { address: { lines: [street.value.trim()], ...(postal.value.trim() ? { postalCode: postal.value.trim() } : {}), city: city.value.trim(), countryCode: country.value.trim().toUpperCase() } },
+        timeWindow: s.timeWindow,
+      }),
+    };
+  });
+  const contact = field('contact', ctx.userName ?? '');
+  const phone = field('phone', '', { type: 'tel', placeholder: '+49 40 123456' });
+  const email = field('email', '', { type: 'email' });
+  const instructions = field('instructions');
+  const ours = field('reference', `order-${c.id.slice(0, 8)}`, { required: true });
+  return el(
+    'form',
+    {
+      class: 'action handover-form',
+      onsubmit: run(() =>
+        ctx.onHandover(c, {
+          commitmentId: c.id,
+          package: {
+            stops: stopFields.map((f) => f.value()),
+            ...(instructions.value.trim() ? { instructions: instructions.value.trim() } : {}),
+            ...(contact.value.trim() && (phone.value.trim() || email.value.trim())
+              ? { contacts: [{ role: 'dispatch', name: contact.value.trim(), ...(phone.value.trim() ? { phone: phone.value.trim() } : {}), ...(email.value.trim() ? { email: email.value.trim() } : {}) }] }
+              : {}),
+          },
+          sourceExternalReferences: [{ system: 'pcx-console', type: 'order', value: ours.value.trim() }],
+        }),
+      ),
+    },
+    el('h5', {}, `Hand over to ${nameOf(c.executingOrganizationId, ctx.names)}`),
+    stopFields.map((f) => f.nodes),
+    labelled(contact, 'Contact name'), labelled(phone, 'Phone'), labelled(email, 'Email'), labelled(instructions, 'Instructions for the driver'), labelled(ours, 'Your order reference'),
+    el('button', { type: 'submit' }, 'Hand over the execution details'),
+    problem,
+  );
 }
 
 const MILESTONES = ['atPickup', 'pickedUp', 'inTransit', 'delayed', 'atDelivery', 'delivered', 'failed'];

@@ -79,8 +79,8 @@ export interface User {
 }
 
 /**
- * planner: reads, posts the organization's trucks and loads, decides matches and tenders, issues tenders, reports
- * milestones and outcomes (a carrier without a TMS); viewer: reads only; admin: reads and
+ * planner: reads, posts the organization's trucks and loads, decides matches and tenders, issues tenders, hands
+ * over and acknowledges execution packages, reports milestones and outcomes (a carrier without a TMS); viewer: reads only; admin: reads and
  * manages the organization (its record, connectors and their keys: connectors:manage); operator:
  * the protocol operator's (exchange:admin: registers, verifies, suspends and ends organizations),
  * which counts only for a user of the operator's organization (api/gates.ts). Roles add up.
@@ -91,7 +91,7 @@ import { USER_ROLES, type UserRole } from '../domain/user';
 const READ_SCOPES = ['capacity:read', 'loads:read', 'matches:read', 'tenders:read', 'commitments:read', 'handovers:read', 'outcomes:review'];
 export const ROLE_SCOPES: Record<UserRole, readonly string[]> = {
   viewer: READ_SCOPES,
-  planner: [...READ_SCOPES, 'capacity:publish', 'loads:publish', 'matches:decide', 'tenders:publish', 'tenders:decide', 'execution:update', 'outcomes:write'],
+  planner: [...READ_SCOPES, 'capacity:publish', 'loads:publish', 'matches:decide', 'tenders:publish', 'tenders:decide', 'handovers:write', 'handovers:acknowledge', 'execution:update', 'outcomes:write'],
   admin: [...READ_SCOPES, 'connectors:manage', 'relationships:manage'],
   operator: [...READ_SCOPES, 'connectors:manage', 'exchange:admin'],
 };

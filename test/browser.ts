@@ -37,8 +37,8 @@ export interface WatchedPage {
 }
 
 /** A fresh context (no cookies, storage or cache of another test) and a page in it, watched from its first request. */
-export async function watchedPage(browser: Browser): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+export async function watchedPage(browser: Browser, options: { viewport?: { width: number; height: number }; permissions?: string[]; hasTouch?: boolean } = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, permissions: options.permissions, hasTouch: options.hasTouch });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];

@@ -43,8 +43,8 @@ describe('the planner console, against npm start in Chromium', () => {
   const unserved = new Set<WatchedPage>();
 
   /** A user signed in through the provider's page, the console loaded and following the feed. */
-  async function signedIn(userId: string, password: string): Promise<Page> {
-    const watched = await watchedPage(browser);
+  async function signedIn(userId: string, password: string, options: Parameters<typeof watchedPage>[1] = {}): Promise<Page> {
+    const watched = await watchedPage(browser, options);
     pages.push(watched);
     if (userId === 'carla') unserved.add(watched);
     const { page } = watched;
@@ -211,9 +211,38 @@ describe('the planner console, against npm start in Chromium', () => {
     await screenshot(alice, 'console-4f-amended');
     await bruno.locator('#proposal').getByText('Disclosed by Alpine Freight GmbH').waitFor({ timeout: 30000 });
     await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Price€875.00');
+    // Once the match disclosed it, the truck's price is on Bruno's inbox line too.
+    await expect(proposalButton(bruno, proposalId).textContent()).resolves.toContain('€875.00');
+    // The handover: Bruno sends the execution details (the delivery address filled from his load's
+    // restricted details, the pickup's typed); Alice reads the package and takes it into her plan.
+    const handoverForm = bruno.locator('#proposal .handover-form');
+    await handoverForm.waitFor({ timeout: 30000 });
+    await expect(handoverForm.getByLabel('Delivery 2: street').inputValue()).resolves.toBe('Kade 4');
+    await handoverForm.getByLabel('Pickup 1: street').fill('Kaistraße 7, Tor 3');
+    await handoverForm.getByLabel('Phone').fill('+49 40 123456');
+    await handoverForm.getByLabel('Instructions for the driver').fill('Report at gate 3');
+    await handoverForm.getByRole('button', { name: 'Hand over the execution details' }).click();
+    await bruno.locator('#notice').getByText('Handed over: the execution details to Alpine Freight GmbH.').waitFor({ timeout: 15000 });
+    const handover = alice.locator('#proposal .handover');
+    await handover.getByText(/Pickup at Kaistraße 7, Tor 3, Hamburg, Germany; /).waitFor({ timeout: 30000 });
+    await expect(handover.textContent()).resolves.toMatch(/Delivery at Kade 4, 3011 Rotterdam, Netherlands[\s\S]*Instructions: Report at gate 3[\s\S]*Contacts: dispatch .*\+49 40 123456/);
+    await screenshot(alice, 'console-4g-handover-offered');
+    await handover.getByLabel('Your trip reference').fill('T-2411-07');
+    await handover.getByRole('button', { name: 'Take into our plan' }).click();
+    await alice.locator('#notice').getByText('Done: Take the handover into our plan as T-2411-07.').waitFor({ timeout: 15000 });
+    await bruno.locator('#proposal .handover').getByText(/Handover from Baltic Shippers AB to Alpine Freight GmbH: imported/).waitFor({ timeout: 30000 });
+    await expect(bruno.locator('#proposal .handover').textContent()).resolves.toContain('as trip T-2411-07');
+    await screenshot(bruno, 'console-4h-handover-imported');
     // The tender, the counter and the commitment as both see them.
     await expect(bruno.locator('#proposal .timeline').textContent()).resolves.toMatch(/Tender issued by Baltic Shippers AB: accepted, revision 3[\s\S]*Commitment: active, on revision 3 at €900\.00/);
     await screenshot(bruno, 'console-5-bruno-match');
+    // Bruno cancels the commitment with a reason: both read it cancelled.
+    const cancel = bruno.locator('#proposal .commitment-actions');
+    await cancel.getByLabel('Reason to cancel').fill('the customer called the order off');
+    await cancel.getByRole('button', { name: 'Cancel the commitment' }).click();
+    await bruno.locator('#notice').getByText('Done: Cancel the commitment.').waitFor({ timeout: 15000 });
+    await alice.locator('#proposal .timeline').getByText(/Commitment: cancelled, on revision 3/).waitFor({ timeout: 30000 });
+    await screenshot(alice, 'console-5b-cancelled');
 
     // The stranger: Cargo Co-op's planner sees nothing of it.
     const carla = await signedIn('carla', 'carla-demo');
@@ -277,7 +306,91 @@ describe('the planner console, against npm start in Chromium', () => {
     }
     // Out of the way of the next test's truck.
     await alpine.offers.withdraw((await alpine.offers.get(offer.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true });
+    await baltic.requests.withdraw((await baltic.requests.get(load.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
   }, 240000);
+
+  test("a carrier's planner on a phone, by keyboard alone: notified of a proposal, accepts it, reports the pickup", async () => {
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const baltic = new PcxClient({ baseUrl: base, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });
+    await partnership(alpine, baltic);
+    // A phone-sized screen with notifications allowed; the notifications the console shows are recorded.
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 }, permissions: ['notifications'], hasTouch: true });
+    pages.push(watched);
+    const { page: phone } = watched;
+    await phone.addInitScript(() => {
+      const shown: string[] = ((window as any).shownNotifications = []);
+      const Real = window.Notification;
+      class Recorded extends Real {
+        constructor(title: string, options?: NotificationOptions) {
+          super(title, options);
+          shown.push(`${title}: ${options?.body ?? ''}`);
+        }
+      }
+      Object.defineProperty(Recorded, 'permission', { get: () => Real.permission });
+      (window as any).Notification = Recorded;
+    });
+    /** Tabs forward until the element is focused (it is in the tab order), then returns it. */
+    const tabTo = async (target: ReturnType<Page['locator']>, most = 120) => {
+      await target.first().waitFor({ timeout: 30000 });
+      for (let i = 0; i < most; i++) {
+        if (await target.first().evaluate((node) => node === document.activeElement)) return target.first();
+        await phone.keyboard.press('Tab');
+      }
+      throw new Error(`not reached by Tab: ${target}`);
+    };
+    await phone.goto(`${base}/console/`);
+    await (await tabTo(phone.getByRole('button', { name: 'Sign in' }))).press('Enter');
+    await (await tabTo(phone.getByLabel('User'))).pressSequentially('alice');
+    await (await tabTo(phone.getByLabel('Password'))).pressSequentially('alice-demo');
+    await phone.keyboard.press('Enter');
+    await phone.waitForURL(`${base}/console/`);
+    await phone.locator('#live.on').waitFor({ timeout: 30000 });
+    // Nothing wider than the screen: no sideways scrolling on a phone.
+    await expect(phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBeLessThanOrEqual(1);
+
+    const load = await baltic.requests.create({
+      pickupArea: { kind: 'unlocode', code: 'PLGDN' },
+      pickupWindow: { start: at(26), end: at(30) },
+      deliveryArea: { kind: 'unlocode', code: 'DEHAM' },
+      deliveryWindow: { start: at(34), end: at(60) },
+      requiredCapacity: { weight: { value: 12, unitCode: 'TNE' }, palletSpaces: 16 },
+      vehicleRequirements: { bodyTypes: ['curtainsider'] },
+      expiresAt: at(20),
+      visibility: { mode: 'partners', organizationIds: ['org-alpine-freight'] },
+    } as never);
+    await baltic.requests.publish(load);
+    const offer = await alpine.offers.create({
+      availabilityWindow: { start: at(24), end: at(72) },
+      originArea: { kind: 'unlocode', code: 'PLGDN' },
+      destinationArea: { kind: 'unlocode', code: 'DEHAM' },
+      vehicleProfile: { bodyType: 'curtainsider' },
+      availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
+      expiresAt: at(20),
+      visibility: { mode: 'partners', organizationIds: ['org-baltic-shippers'] },
+    } as never);
+    await alpine.offers.publish(offer);
+    const item = phone.locator('.proposal-item', { hasText: /Gda.sk → Hamburg/ });
+    await item.waitFor({ timeout: 60000 });
+    await phone.waitForFunction(() => (window as any).shownNotifications.some((n: string) => /New proposal: Gda.sk → Hamburg with Baltic Shippers AB/.test(n)), undefined, { timeout: 15000 });
+    await screenshot(phone, 'console-phone-1-notified');
+    await (await tabTo(item)).press('Enter');
+    await (await tabTo(phone.locator('#proposal').getByRole('button', { name: 'Accept' }))).press('Enter');
+    await phone.locator('#proposal').getByText(/Alpine Freight GmbH accepted on .* by alice/).waitFor({ timeout: 30000 });
+    const proposalId = await item.getAttribute('data-proposal');
+    const proposal = (await baltic.proposals.get(proposalId!)) as any;
+    await (baltic.proposals as any).decisions(proposal, { decision: 'accept' }, { redecideOnStale: true });
+    // The match is made; the carrier reports the pickup from the phone, by keyboard.
+    const milestone = await tabTo(phone.locator('#proposal .report').getByLabel('Milestone', { exact: true }));
+    await milestone.selectOption('pickedUp');
+    await (await tabTo(phone.locator('#proposal .report').getByRole('button', { name: 'Report milestone' }))).press('Enter');
+    await phone.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 30000 });
+    await expect(phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).resolves.toBeLessThanOrEqual(1);
+    await screenshot(phone, 'console-phone-2-reported');
+    const axe = await new AxeBuilder({ page: phone as any }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await alpine.offers.withdraw((await alpine.offers.get(offer.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
+    await baltic.requests.withdraw((await baltic.requests.get(load.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
+  }, 180000);
 
   test("a newcomer's walk: the carrier's connector and the shipper's system run, the planner accepts in the console and watches the match go to a completed execution", async () => {
     const node = (script: string, args: string[], env: Record<string, string> = {}) => {
