@@ -5,9 +5,14 @@
 // shows only the user's organization's messages. A click's outcome is always shown: the refreshed
 // list, or the problem the gateway answered.
 import { el } from './views.js';
+import { has, statusOf, t, whenShort as local } from './format.js';
 
-const FORMATS = { edifact: 'EDIFACT', epcis: 'EPCIS events', spreadsheet: 'Spreadsheet' };
-const local = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const formatWord = (format) => (has(`adapters.format.${format}`) ? t(`adapters.format.${format}`) : format);
+
+/** A held message's title: its format and its file's name ("EDIFACT: IFTMIN-2411.edi"). */
+export function heldTitle(q) {
+  return `${formatWord(q.format)}: ${q.name ?? t('adapters.overHttp')}`;
+}
 
 export function createAdapters({ gatewayUrl, getToken, showProblem }) {
   const section = document.getElementById('adapters');
@@ -22,7 +27,7 @@ export function createAdapters({ gatewayUrl, getToken, showProblem }) {
     if (!token) throw Object.assign(new Error('signed out'), { sessionEnded: true });
     const headers = { accept: 'application/json', authorization: `Bearer ${token}` };
     const res = await fetch(`${gatewayUrl}${path}`, { method, headers, ...(body ? { body } : {}) });
-    const data = await res.json().catch(() => ({ title: `HTTP ${res.status}` }));
+    const data = await res.json().catch(() => ({ title: t('problem.http', { status: String(res.status) }) }));
     if (!res.ok) throw Object.assign(new Error(data.detail ?? data.title), { problem: data });
     return data;
   }
@@ -39,27 +44,27 @@ export function createAdapters({ gatewayUrl, getToken, showProblem }) {
 
   async function show(item) {
     const held = await call('GET', `/quarantine/${encodeURIComponent(item.inboxId)}`);
-    const file = el('input', { type: 'file', id: 'release-file', 'aria-label': 'Corrected file' });
+    const file = el('input', { type: 'file', id: 'release-file', 'aria-label': t('adapters.correctedFile') });
     detail.replaceChildren(
-      el('h3', {}, `${FORMATS[held.format] ?? held.format}: ${held.name ?? 'sent over HTTP'}`),
-      el('p', { class: 'muted' }, `Received ${local(held.receivedAt)}; ${held.state}`),
-      el('ul', { class: 'reasons' }, held.reasons.map((r) => el('li', {}, el('strong', {}, r.message), r.position ? ` (at ${r.position})` : '', el('span', { class: 'muted' }, ` ${r.code}`)))),
+      el('h3', {}, heldTitle(held)),
+      el('p', { class: 'muted' }, t('adapters.received', { when: local(held.receivedAt), state: statusOf(held.state) })),
+      el('ul', { class: 'reasons' }, held.reasons.map((r) => el('li', {}, el('strong', {}, r.message), r.position ? ` (${t('adapters.at', { position: r.position })})` : '', el('span', { class: 'muted' }, ` ${r.code}`)))),
       el('pre', { class: 'message' }, held.content),
       held.state === 'held'
         ? el(
             'div',
             { class: 'actions' },
-            el('label', { for: 'release-file' }, 'Corrected file '),
+            el('label', { for: 'release-file' }, `${t('adapters.correctedFile')} `),
             file,
             el('button', { type: 'button', onclick: () => act(async () => {
-              if (!file.files?.[0]) throw new Error('choose the corrected file first');
+              if (!file.files?.[0]) throw new Error(t('adapters.chooseFile'));
               await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/release`, await file.files[0].arrayBuffer());
-              detail.replaceChildren(el('p', {}, 'Released: the corrected message is being processed.'));
-            }) }, 'Release corrected file'),
+              detail.replaceChildren(el('p', {}, t('adapters.released')));
+            }) }, t('adapters.release')),
             el('button', { type: 'button', onclick: () => act(async () => {
               await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/discard`);
-              detail.replaceChildren(el('p', {}, 'Discarded.'));
-            }) }, 'Discard'),
+              detail.replaceChildren(el('p', {}, t('adapters.discarded')));
+            }) }, t('adapters.discard')),
           )
         : '',
     );
@@ -74,15 +79,15 @@ export function createAdapters({ gatewayUrl, getToken, showProblem }) {
         ...(held.length
           ? held.map((q) =>
               el('li', {}, el('button', { type: 'button', class: 'held-item', onclick: () => show(q).catch((err) => showProblem(err)) },
-                `${FORMATS[q.format] ?? q.format}: ${q.name ?? 'sent over HTTP'}, ${local(q.receivedAt)}: `,
+                `${heldTitle(q)}, ${local(q.receivedAt)}: `,
                 el('span', { class: 'muted' }, q.reasons.map((r) => r.message).join('; ')),
               )),
             )
-          : [el('li', { class: 'muted' }, 'No messages held: everything your systems sent was acted on.')]),
+          : [el('li', { class: 'muted' }, t('adapters.none'))]),
       );
     } catch (err) {
       if (err.sessionEnded) return;
-      list.replaceChildren(el('li', { class: 'muted' }, `The adapter gateway did not answer (${err.message}).`));
+      list.replaceChildren(el('li', { class: 'muted' }, t('adapters.noAnswer', { message: err.message })));
     }
   }
   return { refresh };

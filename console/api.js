@@ -3,10 +3,11 @@
 // one Idempotency-Key per click, kept through a renewal and a new sign-in (console/session.js), so
 // that whatever happens to the session it is applied at most once.
 import { SessionEnded } from './session.js';
+import { t } from './format.js';
 
 export class ProblemError extends Error {
   constructor(problem, status) {
-    super(problem.detail || problem.title || `HTTP ${status}`);
+    super(problem.detail || problem.title || t('problem.http', { status: String(status) }));
     this.problem = problem;
     this.status = status;
   }
@@ -39,7 +40,7 @@ export function createApi(session, onKept = () => {}) {
     }
     const text = await res.text();
     const data = text ? JSON.parse(text) : undefined;
-    if (!res.ok) throw new ProblemError(data && typeof data === 'object' ? data : { title: `HTTP ${res.status}` }, res.status);
+    if (!res.ok) throw new ProblemError(data && typeof data === 'object' ? data : { title: t('problem.http', { status: String(res.status) }) }, res.status);
     return data;
   }
 

@@ -1,7 +1,7 @@
 // The freight grid's rows, filters and order as pure functions of the listings (console/grid.js
 // draws them; test/unit/console-grid.test.ts checks them): what a planner filters a freight board
 // by, in the board's own units.
-import { capacityOf, endsOf, laneOf, nameOf, statusOf, windowOf } from './format.js';
+import { anyOf, capacityOf, endsOf, laneOf, nameOf, settings, statusOf, t, windowOf } from './format.js';
 
 export const OPEN = ['published', 'partiallyMatched', 'proposed'];
 const KG_PER = { KGM: 1, TNE: 1000, GRM: 0.001, LBR: 0.45359237 };
@@ -26,7 +26,7 @@ export function rowOf(l, ctx) {
     pallets: capacity.palletSpaces,
     capacity: capacityOf(capacity),
     bodies,
-    body: bodies.map(statusOf).join(' or '),
+    body: bodies.length ? anyOf(bodies.map(statusOf)) : '',
     status: l.status,
     statusText: statusOf(l.status),
     owner: l.ownerOrganizationId,
@@ -75,7 +75,7 @@ export function filterRows(rows, f, places) {
       if (!ends.some((p) => distanceKm(p, f.near.point) <= f.near.radiusKm)) return false;
     }
     if (words.length) {
-      const hay = `${r.lane} ${r.partner} ${r.body} ${r.statusText} ${r.kind === 'offer' ? 'truck offer' : 'load request'}`.toLowerCase();
+      const hay = `${r.lane} ${r.partner} ${r.body} ${r.statusText} ${t(r.kind === 'offer' ? 'grid.search.offer' : 'grid.search.request')}`.toLowerCase();
       if (!words.every((w) => hay.includes(w))) return false;
     }
     return true;
@@ -99,7 +99,7 @@ export function sortRows(rows, key = 'dates', direction = 'ascending') {
   const compare = (a, b) => {
     const [x, y] = [of(a), of(b)];
     if (typeof x === 'number' && typeof y === 'number') return (Number.isNaN(x) ? Infinity : x) - (Number.isNaN(y) ? Infinity : y);
-    return String(x).localeCompare(String(y));
+    return String(x).localeCompare(String(y), settings.locale);
   };
   return [...rows].sort((a, b) => sign * compare(a, b) || (a.start - b.start || 0) || a.id.localeCompare(b.id));
 }

@@ -6,6 +6,8 @@
 // and the command is sent after the sign-in: answered once by the broker even if it had arrived
 // before, or refused with the broker's reason on screen. Never dropped.
 
+import { t } from './format.js';
+
 const PENDING = 'pcx-console-pending-command';
 /** A kept command older than this is not sent any more (the user is told, not surprised). */
 const PENDING_MAX_MS = 30 * 60_000;
@@ -13,7 +15,7 @@ const PENDING_MAX_MS = 30 * 60_000;
 /** The session ended: there is no token to send until the user signs in again. */
 export class SessionEnded extends Error {
   constructor() {
-    super('Your session has ended: sign in again to go on.');
+    super(t('session.ended'));
     this.sessionEnded = true;
   }
 }
@@ -61,8 +63,8 @@ export function createSession(manager) {
       if (!text) return undefined;
       sessionStorage.removeItem(PENDING);
       const command = JSON.parse(text);
-      if (command.userId !== userId) return { command, refused: `it was clicked by ${command.userId}, not by you` };
-      if (Date.now() - command.keptAt > PENDING_MAX_MS) return { command, refused: 'it was clicked more than 30 minutes ago' };
+      if (command.userId !== userId) return { command, refused: t('session.kept.otherUser', { userId: command.userId }) };
+      if (Date.now() - command.keptAt > PENDING_MAX_MS) return { command, refused: t('session.kept.tooOld') };
       return { command };
     },
     signIn() {

@@ -1,0 +1,247 @@
+// The console's languages (console/format.js): one catalogue, English, German and Polish, with the
+// same keys and placeholders in each; the language chosen from the browser's or the picker; every
+// converted module speaking German and Polish; numbers, dates, units and plurals per locale.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+// The console's files are plain browser modules without type declarations (served as they are).
+// @ts-ignore
+import { CATALOGUE, LANGUAGES, capacityOf, chooseLocale, criterionName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
+// @ts-ignore
+import { rowOf, filterRows } from '../../console/grid-model.js';
+// @ts-ignore
+import { createSession, SessionEnded } from '../../console/session.js';
+// @ts-ignore
+import { ProblemError } from '../../console/api.js';
+// @ts-ignore
+import { scopeWords } from '../../console/partners.js';
+// @ts-ignore
+import { statusWord, verificationText } from '../../console/organization.js';
+// @ts-ignore
+import { heldTitle } from '../../console/adapters.js';
+
+const CONSOLE_DIR = join(__dirname, '..', '..', 'console');
+type Message = string | Record<string, string>;
+const catalogue = CATALOGUE as Record<string, Record<string, Message>>;
+
+const speak = (locale: string) => Object.assign(settings, { locale, timeZone: 'Europe/Berlin' });
+afterAll(() => speak('en-GB'));
+
+const placeholders = (m: Message) => new Set((typeof m === 'string' ? [m] : Object.values(m)).flatMap((s) => [...s.matchAll(/\{(\w+)\}/g)].map((x) => x[1])));
+
+describe('the catalogue', () => {
+  test('English, German and Polish, each with every key, the same placeholders, no empty message', () => {
+    expect(Object.keys(catalogue).sort()).toEqual(Object.keys(LANGUAGES).sort());
+    const keys = Object.keys(catalogue.en).sort();
+    expect(keys.length).toBeGreaterThan(300);
+    for (const lang of ['de', 'pl']) {
+      expect({ lang, missing: keys.filter((k) => !(k in catalogue[lang])) }).toEqual({ lang, missing: [] });
+      expect({ lang, extra: Object.keys(catalogue[lang]).filter((k) => !(k in catalogue.en)) }).toEqual({ lang, extra: [] });
+      for (const key of keys) {
+        expect({ key, lang, placeholders: [...placeholders(catalogue[lang][key])].sort() }).toEqual({ key, lang, placeholders: [...placeholders(catalogue.en[key])].sort() });
+      }
+    }
+    for (const [lang, messages] of Object.entries(catalogue)) {
+      for (const [key, m] of Object.entries(messages)) {
+        for (const text of typeof m === 'string' ? [m] : Object.values(m)) expect({ lang, key, empty: text.trim() === '' }).toEqual({ lang, key, empty: false });
+      }
+    }
+  });
+
+  test("plural messages have every form their language's plural rules select", () => {
+    for (const [lang, messages] of Object.entries(catalogue)) {
+      const categories = new Intl.PluralRules(lang).resolvedOptions().pluralCategories;
+      for (const [key, m] of Object.entries(messages)) {
+        if (typeof m === 'string') continue;
+        expect({ lang, key, forms: Object.keys(m).sort() }).toEqual({ lang, key, forms: [...categories].sort() });
+      }
+    }
+  });
+
+  test('every key the console passes to t() is in the catalogue (keys built from a template: at least one)', () => {
+    const files = readdirSync(CONSOLE_DIR).filter((f) => f.endsWith('.js'));
+    const used: { file: string; key: string }[] = [];
+    for (const file of files) {
+      const source = readFileSync(join(CONSOLE_DIR, file), 'utf8');
+      for (const m of source.matchAll(/(?<![\w.$])t\(\s*(['"`])((?:(?!\1).)+)\1/g)) used.push({ file, key: m[2] });
+    }
+    expect(used.length).toBeGreaterThan(100);
+    const known = Object.keys(catalogue.en);
+    for (const { file, key } of used) {
+      const pattern = new RegExp(`^${key.split(/\$\{[^}]*\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('[^]+?')}$`);
+      expect({ file, key, found: known.some((k) => pattern.test(k)) }).toEqual({ file, key, found: true });
+    }
+  });
+});
+
+describe('choosing the language', () => {
+  test("the stored choice, else the first of the browser's languages the console speaks, else English; the browser's region kept for formatting", () => {
+    expect(chooseLocale(undefined, ['pl-PL', 'en-US'])).toBe('pl-PL');
+    expect(chooseLocale(undefined, ['fr-FR', 'de-AT', 'en'])).toBe('de-AT');
+    expect(chooseLocale(undefined, ['fr-FR'])).toBe('en');
+    expect(chooseLocale('de', ['en-GB'])).toBe('de');
+    expect(chooseLocale('en', ['pl', 'en-GB'])).toBe('en-GB');
+    expect(chooseLocale('xx', ['de-CH'])).toBe('de-CH');
+    expect([languageOf('de-AT'), languageOf('pl'), languageOf('fr-FR'), languageOf(undefined)]).toEqual(['de', 'pl', 'en', 'en']);
+  });
+
+  test('the picker lists the languages by their own names, sets <html lang> and keeps the choice', () => {
+    // A document just large enough for the picker (the unit project has no DOM).
+    const listeners: Record<string, () => void> = {};
+    const node = (tag: string): any => ({ tag, children: [] as any[], append(...c: any[]) { this.children.push(...c); }, addEventListener: (type: string, fn: () => void) => (listeners[type] = fn) });
+    const stored = new Map<string, string>();
+    Object.assign(globalThis, { document: { createElement: node, documentElement: { lang: 'en' } }, window: { localStorage: { setItem: (k: string, v: string) => stored.set(k, v), getItem: (k: string) => stored.get(k) } } });
+    try {
+      speak('en-GB');
+      const container = node('div');
+      const chosen: string[] = [];
+      const select = mountLanguagePicker(container, { onChange: (lang: string) => chosen.push(lang) });
+      const [label] = container.children;
+      expect(label.textContent).toBe('Language');
+      expect(select.children.map((o: any) => [o.value, o.textContent, o.lang])).toEqual([['en', 'English', 'en'], ['de', 'Deutsch', 'de'], ['pl', 'Polski', 'pl']]);
+      expect(select.value).toBe('en');
+      select.value = 'pl';
+      listeners.change();
+      expect(chosen).toEqual(['pl']);
+      expect(language()).toBe('pl');
+      expect((globalThis as any).document.documentElement.lang).toBe('pl');
+      expect(stored.get('pcx-console-language')).toBe('pl');
+      expect(t('language.label')).toBe('Język');
+    } finally {
+      delete (globalThis as any).document;
+      delete (globalThis as any).window;
+      speak('en-GB');
+    }
+  });
+});
+
+describe('format.js in German and Polish', () => {
+  test('capacity in units with the plural of pallets, numbers as the locale writes them', () => {
+    const truck = { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33, loadingMetres: { value: 13.6, unitCode: 'MTR' } };
+    speak('en-GB');
+    expect(capacityOf(truck)).toBe('24 t, 33 pallets, 13.6 ldm');
+    expect(palletsOf(1)).toBe('1 pallet');
+    speak('de-DE');
+    expect(capacityOf(truck)).toBe('24 t, 33 Paletten, 13,6 LDM');
+    expect([palletsOf(1), palletsOf(2)]).toEqual(['1 Palette', '2 Paletten']);
+    expect(capacityOf({ weight: { value: 800, unitCode: 'KGM' }, volume: { value: 80.5, unitCode: 'MTQ' } })).toBe('800 kg, 80,5 m³');
+    speak('pl-PL');
+    expect(capacityOf(truck)).toBe('24 t, 33 palety, 13,6 LDM');
+    expect([1, 2, 4, 5, 12, 21, 22, 25, 0].map(palletsOf)).toEqual(['1 paleta', '2 palety', '4 palety', '5 palet', '12 palet', '21 palet', '22 palety', '25 palet', '0 palet']);
+  });
+
+  test("dates and windows in the planner's zone, money, places and words", () => {
+    speak('de-DE');
+    expect(when('2026-12-12T07:00:00Z')).toBe('12.12.2026, 08:00 MEZ');
+    expect(when('2026-07-01T07:00:00Z')).toBe('01.07.2026, 09:00 MESZ');
+    expect(windowOf({ start: '2026-12-12T07:00:00Z', end: '2026-12-14T17:00:00Z' })).toBe('12. Dez., 08:00 – 14. Dez., 18:00 MEZ');
+    expect(moneyOf({ amount: 875, currency: 'EUR' })).toBe('875,00\u00a0€');
+    expect(placeOf({ kind: 'circle', center: [4.47, 51.92], radiusKm: 50 })).toBe('50 km um 51,92° N, 4,47° O');
+    expect(placeOf({ kind: 'list', areas: [{ kind: 'country', code: 'NL' }, { kind: 'country', code: 'BE' }] })).toBe('Niederlande oder Belgien');
+    expect([statusOf('partiallyMatched'), statusOf('pickedUp'), statusOf('curtainsider'), statusOf('somethingNew')]).toEqual(['teilweise vermittelt', 'geladen', 'Planenauflieger', 'something new']);
+    expect(criterionName('capacity.weightKg')).toBe('Laderaum: Gewicht');
+    speak('pl-PL');
+    expect(when('2026-12-12T07:00:00Z')).toBe('12 gru 2026, 08:00 CET');
+    expect(windowOf({ start: '2026-12-12T07:00:00Z', end: '2026-12-12T13:00:00Z' })).toBe('12 gru, 08:00 – 14:00 CET');
+    expect(moneyOf({ amount: 875, currency: 'EUR' })).toBe('875,00\u00a0€');
+    expect(placeOf({ kind: 'subdivision', code: 'DE-HH' })).toBe('DE-HH, Niemcy');
+    expect(placeOf({ kind: 'list', areas: [{ kind: 'country', code: 'PL' }, { kind: 'country', code: 'CZ' }] })).toBe('Polska lub Czechy');
+    expect([statusOf('partiallyMatched'), statusOf('delivered'), statusOf('refrigerated')]).toEqual(['częściowo dopasowane', 'dostarczone', 'chłodnia']);
+  });
+
+  test('the explanation in sentences, with units, places and local times', () => {
+    const proposal = {
+      compatibility: [
+        { criterion: 'pickupArea', result: 'pass', reasonCode: 'AREA_PICKUP_ON_ROUTE', figures: { pickupOffsetKm: 12, allowanceKm: 150 } },
+        { criterion: 'timeWindow', result: 'fail', reasonCode: 'TRANSIT_TOO_SHORT', figures: { transitMinutes: 330, earliestPickup: '2026-12-12T07:00:00Z', latestDelivery: '2026-12-13T17:00:00Z' } },
+        { criterion: 'capacity.weightKg', result: 'pass', reasonCode: 'CAPACITY_WEIGHT_FITS', figures: { required: 8000, remaining: 24000, unit: 'KGM' } },
+        { criterion: 'capacity.palletSpaces', result: 'fail', reasonCode: 'CAPACITY_PALLET_SPACES_EXCEEDS', figures: { required: 34, remaining: 33 } },
+        { criterion: 'bodyType', result: 'fail', reasonCode: 'BODY_TYPE_MISMATCH', figures: { offered: 'box', accepted: ['curtainsider'] } },
+        { criterion: 'equipment', result: 'pass', reasonCode: 'EQUIPMENT_AVAILABLE', figures: {} },
+        { criterion: 'temperature', result: 'notApplicable', reasonCode: 'TEMPERATURE_NOT_REQUIRED', figures: {} },
+      ],
+    };
+    const ctx = { places: { DEHAM: { name: 'Hamburg' } }, request: { pickupArea: { kind: 'unlocode', code: 'DEHAM' }, deliveryArea: { kind: 'country', code: 'NL' } } };
+    speak('de-DE');
+    expect(explanationOf(proposal, ctx).map((s: { text: string }) => s.text)).toEqual([
+      'Beladestelle Hamburg liegt 12 km abseits der Route des LKW (150 km zulässig).',
+      'Beladung ab 12.12.2026, 08:00 MEZ, Zustellung bis 13.12.2026, 18:00 MEZ; die Fahrt dauert etwa 5,5 Stunden. Die Zeit reicht für die Fahrt nicht aus.',
+      'Laderaum, Gewicht: 8 t benötigt, 24 t frei.',
+      'Laderaum, Palettenstellplätze: 34 Paletten benötigt, 33 Paletten frei.',
+      'Aufbau: Koffer (gewünscht: Planenauflieger).',
+      'Ausrüstung: Ausrüstung vorhanden.',
+      'Keine Temperaturführung nötig.',
+    ]);
+    speak('pl-PL');
+    expect(explanationOf(proposal, ctx).map((s: { text: string }) => s.text)).toEqual([
+      'Miejsce załadunku Hamburg leży 12 km od trasy pojazdu (dopuszczalne 150 km).',
+      'Załadunek od 12 gru 2026, 08:00 CET, dostawa do 13 gru 2026, 18:00 CET; przejazd trwa około 5,5 godziny. Za mało czasu na przejazd.',
+      'Ładowność, waga: potrzeba 8 t, wolne 24 t.',
+      'Ładowność, miejsca paletowe: potrzeba 34 palety, wolne 33 palety.',
+      'Nadwozie: kontener (wymagane: firanka).',
+      'Wyposażenie: wyposażenie dostępne.',
+      'Kontrola temperatury nie jest potrzebna.',
+    ]);
+    expect(explanationOf({ compatibility: [{ criterion: 'timeWindow', result: 'pass', reasonCode: 'TIME_WINDOW_FEASIBLE', figures: { transitMinutes: 120 } }] })[0].text).toContain('około 2 godziny');
+    expect(explanationOf({ compatibility: [{ criterion: 'timeWindow', result: 'pass', reasonCode: 'TIME_WINDOW_FEASIBLE', figures: { transitMinutes: 300 } }] })[0].text).toContain('około 5 godzin');
+  });
+});
+
+describe('the converted modules in German and Polish', () => {
+  const listing = {
+    id: 'l1', kind: 'request', status: 'partiallyMatched', ownerOrganizationId: 'org-b',
+    pickupArea: { kind: 'unlocode', code: 'DEHAM' }, deliveryArea: { kind: 'unlocode', code: 'NLRTM' },
+    pickupWindow: { start: '2026-12-12T07:00:00Z', end: '2026-12-12T13:00:00Z' },
+    requiredCapacity: { weight: { value: 8000, unitCode: 'KGM' }, palletSpaces: 22 },
+    vehicleRequirements: { bodyTypes: ['curtainsider', 'box'] },
+  };
+  const ctx = { places: { DEHAM: { name: 'Hamburg' }, NLRTM: { name: 'Rotterdam' } }, names: { 'org-b': 'Baltic Shippers AB' }, me: 'org-a' };
+
+  test('grid-model.js: rows in the language, searchable by its words', () => {
+    speak('de-DE');
+    const de = rowOf(listing, ctx);
+    expect([de.dates, de.capacity, de.body, de.statusText]).toEqual(['12. Dez., 08:00 – 14:00 MEZ', '8 t, 22 Paletten', 'Planenauflieger oder Koffer', 'teilweise vermittelt']);
+    expect(filterRows([de], { status: 'all', text: 'ladung koffer' }, ctx.places)).toHaveLength(1);
+    speak('pl-PL');
+    const pl = rowOf(listing, ctx);
+    expect([pl.dates, pl.capacity, pl.body, pl.statusText]).toEqual(['12 gru, 08:00 – 14:00 CET', '8 t, 22 palety', 'firanka lub kontener', 'częściowo dopasowane']);
+    expect(filterRows([pl], { status: 'all', text: 'ładunek firanka' }, ctx.places)).toHaveLength(1);
+  });
+
+  test('session.js and api.js: an ended session and a kept command refused, in words', () => {
+    const kept = new Map<string, string>();
+    Object.assign(globalThis, { sessionStorage: { setItem: (k: string, v: string) => kept.set(k, v), getItem: (k: string) => kept.get(k) ?? null, removeItem: (k: string) => kept.delete(k) } });
+    try {
+      const session = createSession({});
+      speak('de-DE');
+      expect(new SessionEnded().message).toBe('Ihre Sitzung ist beendet: Melden Sie sich erneut an, um fortzufahren.');
+      session.keep({ method: 'POST', path: '/x', userId: 'vera' });
+      expect(session.takeKept('bruno').refused).toBe('es wurde von vera geklickt, nicht von Ihnen');
+      speak('pl-PL');
+      expect(new SessionEnded().message).toBe('Twoja sesja wygasła: zaloguj się ponownie, aby kontynuować.');
+      session.keep({ method: 'POST', path: '/x', userId: 'vera' });
+      expect(session.takeKept('bruno').refused).toBe('kliknął to vera, a nie Ty');
+      expect(new ProblemError({}, 502).message).toBe('HTTP 502');
+    } finally {
+      delete (globalThis as any).sessionStorage;
+    }
+  });
+
+  test("partners.js, organization.js, adapters.js: scopes, a record's verification and status, a held message", () => {
+    const verified = { verification: { status: 'verified', decidedAt: '2026-11-28T10:00:00Z', decidedBy: { userId: 'olga' }, evidenceReference: 'KRS 0000123456' } };
+    speak('en-GB');
+    expect(scopeWords('capacity:read')).toBe('see the trucks shared with them');
+    expect(verificationText(verified)).toBe('Verified 28 Nov 2026, 11:00 by olga (evidence: KRS 0000123456)');
+    expect(statusWord('pending')).toBe('Pending verification');
+    speak('de-DE');
+    expect(scopeWords('capacity:read')).toBe('die mit ihnen geteilten LKW sehen');
+    expect(verificationText(verified)).toBe('Geprüft 28.11.2026, 11:00 von olga (Nachweis: KRS 0000123456)');
+    expect(statusWord('pending')).toBe('Prüfung ausstehend');
+    expect(heldTitle({ format: 'spreadsheet' })).toBe('Tabelle: per HTTP gesendet');
+    speak('pl-PL');
+    expect(scopeWords('loads:publish')).toBe('oferować Ci ładunki');
+    expect(verificationText(verified)).toBe('Zweryfikowano 28 lis 2026, 11:00 przez olga (dowód: KRS 0000123456)');
+    expect(statusWord('pending')).toBe('Oczekuje na weryfikację');
+    expect(heldTitle({ format: 'epcis', name: 'events.json' })).toBe('Zdarzenia EPCIS: events.json');
+    expect(scopeWords('something:new')).toBe('something:new');
+  });
+});
