@@ -10,6 +10,7 @@ import { createOrganizationPages } from './organization.js';
 import { codesOf, createMap, focusListing, showListings } from './map.js';
 import { createGrid } from './grid.js';
 import { createPartnersPage } from './partners.js';
+import { createDelivered } from './delivered.js';
 import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { explanationOf, laneOf, nameOf, statusOf } from './format.js';
@@ -119,6 +120,8 @@ async function main() {
   }
   state.pages = createOrganizationPages({ api, me: state.me, scopes: state.scopes, showProblem });
   state.pages.refresh();
+  // What the exchange delivered: for whoever may read the commitments it counts.
+  if (state.scopes.has('commitments:read')) state.delivered = createDelivered({ api });
   state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: () => session.token().catch(() => undefined), showProblem });
   const { map, ready } = createMap($('map'), config.mapStyleUrl);
   state.map = map;
@@ -192,6 +195,7 @@ async function refresh(api) {
     renderMarket();
     renderInbox(api);
     if (state.selected) await renderProposal(api, state.selected);
+    state.delivered?.refresh();
     showProblem(null);
   } catch (err) {
     showProblem(err);

@@ -434,6 +434,33 @@ describe('the planner console, against npm start in Chromium', () => {
       expect(text).toContain('Outcome: completed');
       expect(text).not.toMatch(/\[object Object\]|undefined|NaN/);
       await screenshot(bruno, 'console-9-walk-completed');
+      // What the exchange delivered: this month's row counts the match, in km and t CO2e as the
+      // report says; the method names its factor; the months download as CSV.
+      const month = new Date().toISOString().slice(0, 7);
+      await bruno.locator('#delivered summary').click();
+      const row = bruno.locator(`#delivered tbody tr[data-month="${month}"]`);
+      await row.locator('td').first().waitFor({ timeout: 15000 });
+      // (A string, so that the test's transform leaves the page's own import() alone.)
+      const shown: { matches: number; km: string; co2e: string } = await bruno.evaluate(`(async () => {
+        const report = await window.pcxConsole.state.api.get('/reports/exchange-impact?from=${month}&to=${month}');
+        const { co2eText, kmText } = await import('/console/app/delivered.js');
+        return { matches: report.months[0].matches, km: kmText(report.months[0].loadedKm), co2e: co2eText(report.months[0].kgCO2e) };
+      })()`);
+      expect(shown.matches).toBeGreaterThanOrEqual(1);
+      const cells = await row.locator('td').allTextContents();
+      expect(cells[0]).toMatch(new RegExp(`^${shown.matches}`));
+      expect(cells[1]).toBe(shown.km);
+      expect(cells[3]).toBe(shown.co2e);
+      expect(shown).toMatchObject({ km: expect.stringMatching(/^[\d.,\s]+ km$/), co2e: expect.stringMatching(/^[\d.,]+ (t|kg) CO2e$/) });
+      await expect(bruno.locator('#delivered .method .factor').textContent()).resolves.toMatch(/101 g CO2e per tonne-kilometre .*GLEC Framework v3/);
+      await screenshot(bruno, 'console-9b-delivered');
+      const [download] = await Promise.all([bruno.waitForEvent('download'), bruno.locator('#delivered-download').click()]);
+      expect(download.suggestedFilename()).toMatch(/^exchange-impact-org-baltic-shippers-\d{4}-\d{2}-\d{4}-\d{2}\.csv$/);
+      const csv = readFileSync((await download.path())!, 'utf8');
+      expect(csv.split('\r\n')[0]).toBe('month,matches,matchesWithoutWeight,loadedKm,tonneKm,kgCO2e,factorGCO2ePerTonneKm,factorSource');
+      expect(csv).toContain(`\r\n${month},${shown.matches},`);
+      const axeDelivered = await new AxeBuilder({ page: bruno as any }).include('#delivered').analyze();
+      expect(axeDelivered.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     } finally {
       carrier.proc.kill('SIGTERM');
       shipper.proc.kill('SIGTERM');

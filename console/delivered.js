@@ -1,0 +1,143 @@
+// What the exchange delivered (GET /reports/exchange-impact): for the signed-in organization, per
+// month, its committed matches, the kilometres that would have run empty and ran loaded, and the
+// CO2e avoided, with the method in words, the inputs of every match, and the months as a CSV
+// download. Shown to whoever may read commitments; read when opened and, while open, after every
+// event of the organization's feed.
+import { el } from './views.js';
+import { settings } from './format.js';
+
+// Every word this page shows, in one place (for the language catalogue).
+const TEXT = {
+  title: 'What the exchange delivered',
+  from: 'From',
+  to: 'To',
+  show: 'Show',
+  download: 'Download CSV',
+  downloading: 'Preparing the CSV…',
+  loading: 'Reading the report…',
+  caption: (from, to) => `Committed matches of your organization, ${from} to ${to} (months in UTC)`,
+  columns: ['Month', 'Matches', 'Loaded km that would have run empty', 'Tonne-kilometres', 'CO2e avoided'],
+  total: 'Total',
+  withoutWeight: (n) => ` (${n} without a known weight)`,
+  km: (v) => `${v} km`,
+  tkm: (v) => `${v} t·km`,
+  tonnesCO2e: (v) => `${v} t CO2e`,
+  kgCO2e: (v) => `${v} kg CO2e`,
+  methodTitle: 'How these figures are made',
+  baseline: 'Baseline: ',
+  distance: 'Distance: ',
+  formula: 'Formula: ',
+  factor: (f) => `Emission factor: ${f.gCO2ePerTonneKm} g CO2e per tonne-kilometre (${f.scope === 'WTW' ? 'well-to-wheel' : f.scope}), ${f.vehicle}, ${f.region}. Source: ${f.source}.`,
+  months: 'Months: ',
+  omitted: 'Not counted: ',
+  inputsTitle: 'The inputs of every match',
+  inputColumns: ['Committed', 'From', 'To', 'Weight', 'Load km', 'Offer leg km', 'Loaded km', 'Tonne-kilometres', 'CO2e'],
+  none: '–',
+  noMatches: 'No committed match in these months yet.',
+  tonnes: (v) => `${v} t`,
+};
+
+const number = (value, digits = 0) => new Intl.NumberFormat(settings.locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);
+const monthName = (month) => new Intl.DateTimeFormat(settings.locale, { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
+const dateOf = (iso) => new Intl.DateTimeFormat(settings.locale, { dateStyle: 'medium', ...(settings.timeZone ? { timeZone: settings.timeZone } : {}) }).format(new Date(iso));
+
+/** Kilometres in words, whole. */
+export const kmText = (km) => TEXT.km(number(km));
+
+/** kg CO2e in words: tonnes with one decimal from 100 kg on, kilograms below. */
+export function co2eText(kg) {
+  return kg >= 100 || kg === 0 ? TEXT.tonnesCO2e(number(kg / 1000, 1)) : TEXT.kgCO2e(number(kg, 0));
+}
+
+const thisMonth = () => new Date().toISOString().slice(0, 7);
+const monthsBack = (month, n) => {
+  const d = new Date(`${month}-01T00:00:00Z`);
+  d.setUTCMonth(d.getUTCMonth() - n);
+  return d.toISOString().slice(0, 7);
+};
+
+export function createDelivered({ api }) {
+  const fromInput = el('input', { id: 'delivered-from', type: 'month', value: monthsBack(thisMonth(), 11), required: true });
+  const toInput = el('input', { id: 'delivered-to', type: 'month', value: thisMonth(), required: true });
+  const status = el('p', { class: 'muted', 'aria-live': 'polite' });
+  const problem = el('p', { class: 'field-error', role: 'alert' });
+  const body = el('div', { id: 'delivered-report' });
+  const download = el('button', { id: 'delivered-download', type: 'button', onclick: () => downloadCsv() }, TEXT.download);
+  const form = el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), refresh()) },
+    el('label', { for: fromInput.id }, TEXT.from), fromInput, el('label', { for: toInput.id }, TEXT.to), toInput, el('button', { type: 'submit' }, TEXT.show), download);
+  const section = el('details', { id: 'delivered', class: 'wide', ontoggle: () => section.open && refresh() },
+    el('summary', {}, el('h2', { id: 'delivered-title' }, TEXT.title)), form, status, problem, body);
+  document.getElementById('main').insertBefore(section, document.getElementById('partners'));
+
+  const query = (extra = '') => `/reports/exchange-impact?from=${encodeURIComponent(fromInput.value)}&to=${encodeURIComponent(toInput.value)}${extra}`;
+  const failed = (err) => {
+    if (err?.sessionEnded) return;
+    problem.textContent = `${err?.problem?.title ?? 'Error'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+  };
+
+  function table(report) {
+    const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? TEXT.withoutWeight(m.matchesWithoutWeight) : ''), kmText(m.loadedKm), TEXT.tkm(number(m.tonneKm)), co2eText(m.kgCO2e)];
+    return el('div', { class: 'grid-wrap' }, el('table', { class: 'grid delivered' },
+      el('caption', {}, TEXT.caption(monthName(report.from), monthName(report.to))),
+      el('thead', {}, el('tr', {}, TEXT.columns.map((c, i) => el('th', { scope: 'col', class: i ? 'figure' : undefined }, c)))),
+      el('tbody', {}, report.months.map((m) => el('tr', { 'data-month': m.month }, el('th', { scope: 'row' }, monthName(m.month)), cells(m).map((c) => el('td', { class: 'figure' }, c))))),
+      el('tfoot', {}, el('tr', { 'data-month': 'total' }, el('th', { scope: 'row' }, TEXT.total), cells(report.totals).map((c) => el('td', { class: 'figure' }, c))))));
+  }
+
+  function method(m) {
+    const line = (label, text) => el('li', {}, el('strong', {}, label), text);
+    return el('div', { class: 'method' }, el('h3', {}, TEXT.methodTitle), el('ul', {},
+      line(TEXT.baseline, m.baseline), line(TEXT.distance, m.distance), line(TEXT.formula, m.formula), el('li', { class: 'factor' }, TEXT.factor(m.factor)),
+      line(TEXT.months, m.months), line(TEXT.omitted, m.omitted)));
+  }
+
+  function inputs(report) {
+    const items = report.months.flatMap((m) => m.items);
+    if (items.length === 0) return el('p', { class: 'muted' }, TEXT.noMatches);
+    const or = (v, f) => (v === null || v === undefined ? TEXT.none : f(v));
+    return el('details', { class: 'inputs' }, el('summary', {}, TEXT.inputsTitle), el('div', { class: 'grid-wrap' }, el('table', { class: 'grid' },
+      el('thead', {}, el('tr', {}, TEXT.inputColumns.map((c) => el('th', { scope: 'col' }, c)))),
+      el('tbody', {}, items.map((i) => el('tr', { 'data-commitment': i.commitmentId },
+        [dateOf(i.committedAt), i.pickup, i.delivery, or(i.weightKg, (w) => TEXT.tonnes(number(w / 1000, 1))), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, (v) => TEXT.tkm(number(v))), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
+  }
+
+  async function refresh() {
+    if (!section.open) return;
+    problem.textContent = '';
+    if (!body.childElementCount) status.textContent = TEXT.loading;
+    try {
+      const report = await api.get(query());
+      body.replaceChildren(table(report), method(report.method), inputs(report));
+      status.textContent = '';
+    } catch (err) {
+      status.textContent = '';
+      failed(err);
+    }
+  }
+
+  // The CSV comes with the user's token, so it is fetched and handed to the browser as a file.
+  async function downloadCsv() {
+    problem.textContent = '';
+    status.textContent = TEXT.downloading;
+    try {
+      const res = await fetch(query('&format=csv'), { headers: { authorization: `Bearer ${await api.token()}`, accept: 'text/csv, application/problem+json' } });
+      if (!res.ok) {
+        const p = await res.json().catch(() => ({ title: `HTTP ${res.status}` }));
+        throw Object.assign(new Error(p.detail ?? p.title), { problem: p });
+      }
+      const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'exchange-impact.csv';
+      const url = URL.createObjectURL(await res.blob());
+      const link = el('a', { href: url, download: name, hidden: true });
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(url), 10_000);
+      status.textContent = '';
+    } catch (err) {
+      status.textContent = '';
+      failed(err);
+    }
+  }
+
+  return { section, refresh };
+}
