@@ -35,7 +35,9 @@ export const METHOD = {
   distance: `${DEFAULT_MATCH_SETTINGS.distance.name}: great-circle distance between the areas\u2019 representative points (a UN/LOCODE\u2019s coordinates, a circle\u2019s centre, else the centre of the area\u2019s bounding box) times a road factor of 1.3`,
   formula: 'kg CO2e = tonnes x min(load km, offer leg km) x factor (g CO2e per t\u00b7km) / 1000',
   months: 'by the month (UTC) the match was first committed; amended matches count once, with the terms in force; cancelled ones not at all',
-  omitted: 'matches whose weight is not known count in matches and kilometres, not in tonne-kilometres or CO2e',
+  omitted:
+    'matches whose weight is not known count in matches and kilometres, not in tonne-kilometres or CO2e; the extra fuel the ' +
+    'load\u2019s weight costs the carrier\u2019s vehicle and any detour are not subtracted, so the CO2e is an upper estimate',
 } as const;
 
 /** What the report reads of one commitment version. */
