@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // The console's files are plain browser modules without type declarations (served as they are).
 // @ts-ignore
-import { CATALOGUE, LANGUAGES, capacityOf, chooseLocale, criterionName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
+import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, criterionName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
 // @ts-ignore
 import { rowOf, filterRows } from '../../console/grid-model.js';
 // @ts-ignore
@@ -44,6 +44,16 @@ describe('the catalogue', () => {
       for (const [key, m] of Object.entries(messages)) {
         for (const text of typeof m === 'string' ? [m] : Object.values(m)) expect({ lang, key, empty: text.trim() === '' }).toEqual({ lang, key, empty: false });
       }
+    }
+  });
+
+  test('no key written twice in a language (the later one would silently win)', () => {
+    const source = readFileSync(join(CONSOLE_DIR, 'format.js'), 'utf8');
+    const blocks = source.slice(source.indexOf('export const CATALOGUE')).split(/\n {2}(en|de|pl): \{\n/);
+    for (let i = 1; i < blocks.length; i += 2) {
+      const keys = [...blocks[i + 1].matchAll(/^ {4}'([^']+)':/gm)].map((m) => m[1]);
+      expect({ lang: blocks[i], twice: keys.filter((k, n) => keys.indexOf(k) !== n) }).toEqual({ lang: blocks[i], twice: [] });
+      expect(keys.length).toBe(Object.keys(catalogue[blocks[i]]).length);
     }
   });
 
@@ -112,6 +122,19 @@ describe('choosing the language', () => {
       speak('en-GB');
     }
   });
+});
+
+test("translatePage: the page's marked elements and attributes in the language", () => {
+  const node = (attributes: Record<string, string>): any => ({ textContent: '', attributes: { ...attributes }, getAttribute(name: string) { return this.attributes[name]; }, setAttribute(name: string, value: string) { this.attributes[name] = value; } });
+  const heading = node({ 'data-i18n': 'page.proposals' });
+  const search = node({ 'data-i18n-placeholder': 'page.filter.searchPlaceholder' });
+  const root = { querySelectorAll: (selector: string) => [heading, search].filter((n) => `data-${selector.slice(6, -1)}` in n.attributes) };
+  speak('de-DE');
+  translatePage(root);
+  expect([heading.textContent, search.attributes.placeholder]).toEqual(['Vorschläge', 'Ort, Partner, Aufbau']);
+  speak('pl-PL');
+  translatePage(root);
+  expect([heading.textContent, search.attributes.placeholder]).toEqual(['Propozycje', 'miejsce, partner, nadwozie']);
 });
 
 describe('format.js in German and Polish', () => {
