@@ -2,15 +2,17 @@
 // through which interactive users sign in (OIDC Authorization Code with PKCE, oidc-client-ts in the
 // page) and then call the same API as connectors with their own token. Everything it loads comes
 // from this origin: its own files (console/), MapLibre GL and oidc-client-ts from their packages,
-// a basemap of country outlines (world-atlas) and the positions of UN/LOCODE points and
-// subdivisions from the broker's area index. An external map style can be configured
-// (CONSOLE_MAP_STYLE_URL); its origin is then allowed by the page's policy.
+// a basemap of country outlines (world-atlas), the positions of UN/LOCODE points from the
+// broker's area index and the shapes of subdivisions and countries (data/area-shapes.topo.json.gz).
+// An external map style can be configured (CONSOLE_MAP_STYLE_URL); its origin is then allowed by
+// the page's policy.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
+import { loadAreaShapes, type Shape } from '../core/area-shapes';
 import { placeName, searchPlaces } from '../core/place-names';
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
@@ -27,7 +29,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'delivered.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'geometry.js': JS, 'delivered.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -85,7 +87,7 @@ const PAGE = `<!DOCTYPE html>
   <section id="market" aria-labelledby="market-title">
     <h2 id="market-title">Partner market</h2>
     <div id="map"></div>
-    <p class="legend"><span class="swatch offer"></span> trucks <span class="swatch request"></span> loads; <span class="end from"></span> where from, <span class="end to"></span> where to; click a lane to find it in the list below</p>
+    <p class="legend"><span class="swatch offer"></span> trucks <span class="swatch request"></span> loads; <span class="end from"></span> where from, <span class="end to"></span> where to; a number: that many ends close together (click it to zoom in); click a lane to find it in the list below</p>
   </section>
   <section id="inbox" aria-labelledby="inbox-title">
     <h2 id="inbox-title">Proposals <span id="new-count" class="badge new-count"></span> <span id="live" class="live connecting">connecting…</span></h2>
@@ -294,7 +296,8 @@ publicOperation(consoleApp, {
 
 /**
  * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
- * country's bounding box. Public reference data, as the index it comes from.
+ * country's shape (Natural Earth, simplified; core/area-shapes.ts) and bounding box. Public
+ * reference data, as the index it comes from.
  */
 publicOperation(consoleApp, {
   method: 'GET', path: '/console/places', answers: [200],
@@ -302,8 +305,10 @@ publicOperation(consoleApp, {
     id: 'getConsolePlaces',
     summary: 'Where areas lie',
     description:
-      'The position and name of each UN/LOCODE and the bounding box of each subdivision or country named in ' +
-      "`codes`, from the broker's area index (public reference data); unknown codes are left out.",
+      'The position and name of each UN/LOCODE, and the bounding box (what matching compares) and the shape (for ' +
+      'drawing: Natural Earth 1:10m admin-1, simplified to about a kilometre; a country without its distant ' +
+      "overseas parts) of each subdivision or country named in `codes`, from the broker's area index (public " +
+      'reference data); unknown codes are left out, and a code without a known shape has its box only.',
     tag: 'Console',
     parameters: [
       {
@@ -333,7 +338,13 @@ publicOperation(consoleApp, {
                     type: 'object',
                     properties: {
                       point: { type: 'array', items: { type: 'number' } },
-                      box: { type: 'array', items: { type: 'number' } },
+                      box: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4, description: 'A subdivision\'s or country\'s bounding box `[minLon, minLat, maxLon, maxLat]`: what matching compares.' },
+                      shape: {
+                        type: 'object',
+                        description: "A subdivision's or country's shape for drawing, a GeoJSON Polygon or MultiPolygon (degrees, 3 decimals).",
+                        required: ['type', 'coordinates'],
+                        properties: { type: { type: 'string', enum: ['Polygon', 'MultiPolygon'] }, coordinates: { type: 'array' } },
+                      },
                       name: { type: 'string', description: "A UN/LOCODE's name as UN/LOCODE spells it (`Hamburg`)." },
                     },
                   },
@@ -352,7 +363,8 @@ publicOperation(consoleApp, {
     throw new Problem('VALIDATION_FAILED', 'codes must be up to 200 UN/LOCODEs, subdivision or country codes, comma-separated', { errors: [{ pointer: '/query/codes', message: 'is not valid' }] });
   }
   const index = loadAreaIndex();
-  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number]; name?: string }> = {};
+  const shapes = loadAreaShapes();
+  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number]; shape?: Shape; name?: string }> = {};
   for (const code of codes) {
     if (/^[A-Z]{2}[A-Z0-9]{3}$/.test(code)) {
       const position = index.unlocode(code)?.position;
@@ -360,7 +372,9 @@ publicOperation(consoleApp, {
       if (position || name) places[code] = { ...(position ? { point: position } : {}), ...(name ? { name } : {}) };
     } else {
       const box = code.includes('-') ? index.subdivisionBox(code) : index.countryBox(code);
-      if (box) places[code] = { box };
+      // A country's shape without the parts its box leaves out (matching compares the box).
+      const shape = (code.includes('-') ? index.isSubdivision(code) : index.isCountry(code)) ? shapes.shape(code, code.includes('-') ? undefined : box) : null;
+      if (box || shape) places[code] = { ...(box ? { box } : {}), ...(shape ? { shape } : {}) };
     }
   }
   return c.json({ places }, 200, { 'cache-control': 'public, max-age=86400' });

@@ -585,7 +585,18 @@ describe('the planner console, against npm start in Chromium', () => {
     await alpine.request('POST', '/connectors/{id}/retire', { path: { id: created.id }, body: { reason: 'console test done' } as never, ifMatch: '"3"' });
   }, 120000);
 
-  test('a planner posts a truck from the console: places found by name, the broker\'s problem next to its field, posted, then withdrawn', async () => {
+  test('a planner posts a truck from the console: places found by name, the broker\'s problem next to its field, posted, then withdrawn; a draft edited with a circle drawn on the map; areas drawn as their shapes, ends clustered', async () => {
+    // A draft of Alpine's from France to Bavaria (a country and a subdivision): drawn as their shapes.
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const shaped = await alpine.offers.create({
+      availabilityWindow: { start: at(24), end: at(48) },
+      originArea: { kind: 'country', code: 'FR' },
+      destinationArea: { kind: 'subdivision', code: 'DE-BY' },
+      vehicleProfile: { bodyType: 'box' },
+      availableCapacity: { weight: { value: 12, unitCode: 'TNE' } },
+      expiresAt: at(20),
+      visibility: { mode: 'open' },
+    } as never);
     const alice = await signedIn('alice', 'alice-demo');
     await alice.getByText('Post a truck or a load').click();
     const form = alice.locator('#post-form');
@@ -614,7 +625,35 @@ describe('the planner console, against npm start in Chromium', () => {
     await mine.first().waitFor({ timeout: 15000 });
     await expect(mine.first().textContent()).resolves.toMatch(/Gdansk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);
     await screenshot(alice, 'console-13-posted');
-    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const idle = () => alice.evaluate(() => new Promise((resolve) => { const map = (window as any).pcxConsole.map; if (map.loaded() && !map.isMoving()) resolve(null); else map.once('idle', resolve); }));
+    // France drawn as France (its land, not the Bay of Biscay its box covers), Bavaria as Bavaria.
+    await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [4, 47.5], zoom: 4.2 }));
+    await idle();
+    const areas = await alice.evaluate((listingId) => {
+      const map = (window as any).pcxConsole.map;
+      const hit = (lonLat: number[]) => map.queryRenderedFeatures(map.project(lonLat), { layers: ['listing-areas'] }).some((f: any) => f.properties.id === listingId);
+      const drawn = map.querySourceFeatures('listings').filter((f: any) => f.properties.id === listingId && f.geometry.type !== 'LineString');
+      return { paris: hit([2.35, 48.85]), biscay: hit([-4, 46]), munich: hit([11.58, 48.14]), stuttgart: hit([9.18, 48.78]), corners: Math.max(...drawn.map((f: any) => JSON.stringify(f.geometry.coordinates).split('],[').length)) };
+    }, shaped.id);
+    expect(areas).toMatchObject({ paris: true, biscay: false, munich: true, stuttgart: false });
+    expect(areas.corners).toBeGreaterThan(20);
+    await alice.locator('#map').scrollIntoViewIfNeeded();
+    await screenshot(alice, 'console-13b-country-and-subdivision-shapes');
+    // Zoomed out, the ends close together are one bubble with their count; a click on it zooms in.
+    await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [12, 52], zoom: 3 }));
+    await idle();
+    const bubble = await alice.evaluate(() => {
+      const map = (window as any).pcxConsole.map;
+      const [cluster] = map.queryRenderedFeatures({ layers: ['listing-clusters'] }).filter((f: any) => f.properties.point_count >= 2);
+      if (!cluster) return null;
+      const p = map.project(cluster.geometry.coordinates);
+      const box = map.getCanvas().getBoundingClientRect();
+      return { x: box.left + p.x, y: box.top + p.y, count: cluster.properties.point_count };
+    });
+    expect(bubble).not.toBeNull();
+    await screenshot(alice, 'console-13c-clusters');
+    await alice.mouse.click(bubble!.x, bubble!.y);
+    await alice.waitForFunction(() => { const map = (window as any).pcxConsole.map; return map.getZoom() > 3.5 && !map.isMoving(); }, undefined, { timeout: 10000 });
     const posted: any[] = [];
     for await (const o of alpine.offers.list({ status: ['published'] } as never)) if ((o as any).originArea?.code === 'PLGDN' && (o as any).vehicleProfile?.bodyType === 'tanker') posted.push(o);
     expect(posted.length).toBeGreaterThanOrEqual(1);
@@ -677,7 +716,51 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     // The refused publication left a draft behind (said on screen); drafts are never matched.
     await expect(alice.locator('#grid-rows').textContent()).resolves.toMatch(/Gdansk → Antwerpen.*draft.*Publish/);
-  }, 120000);
+
+    // The draft edited: the form filled with it; a problem the broker finds shown at its field;
+    // its destination drawn on the map as a circle; saved with a PATCH on its version.
+    const draft = alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'draft' }).first();
+    const draftId = (await draft.getAttribute('data-listing'))!;
+    await draft.getByRole('button', { name: /^Edit the draft truck/ }).click();
+    await alice.locator('#post-title').getByText('Edit the draft truck Gdansk → Antwerpen').waitFor();
+    await expect(form.getByLabel('From', { exact: true }).inputValue()).resolves.toBe('Gdansk (PLGDN)');
+    await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('20');
+    await form.getByLabel('Weight (t)', { exact: true }).fill('-5');
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await form.locator('#post-capacity-error').getByText(/^Capacity/).waitFor({ timeout: 15000 });
+    await screenshot(alice, 'console-15-draft-edit-problem-at-its-field');
+    await form.getByLabel('Weight (t)', { exact: true }).fill('18');
+    await form.getByLabel('Listed until', { exact: true }).fill(new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
+    await form.getByRole('button', { name: 'Draw the To area as a circle on the map' }).click();
+    await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [4.4, 51.22], zoom: 6 }));
+    await idle();
+    const drag = await alice.evaluate(() => {
+      const c = (window as any).pcxConsole;
+      const box = c.map.getCanvas().getBoundingClientRect();
+      // From Antwerp to 40 km east of it (at its latitude, 1° of longitude is 69.7 km).
+      const [a, b] = [c.map.project([4.4, 51.22]), c.map.project([4.4 + 40 / 69.7, 51.22])];
+      return { from: { x: box.left + a.x, y: box.top + a.y }, to: { x: box.left + b.x, y: box.top + b.y } };
+    });
+    await alice.mouse.move(drag.from.x, drag.from.y);
+    await alice.mouse.down();
+    await alice.mouse.move((drag.from.x + drag.to.x) / 2, drag.from.y, { steps: 3 });
+    await alice.locator('#post-to-hint').getByText(/km around 51\.2\d° N, 4\.[34]\d° E \(release to keep it\)/).waitFor();
+    await alice.mouse.move(drag.to.x, drag.to.y, { steps: 3 });
+    await screenshot(alice, 'console-16-circle-being-drawn');
+    await alice.mouse.up();
+    const circle = await form.getByLabel('To', { exact: true }).inputValue();
+    expect(circle).toMatch(/^\d+ km around 51\.2\d° N, 4\.[34]\d° E$/);
+    expect(Math.abs(Number(circle.split(' ')[0]) - 40)).toBeLessThanOrEqual(3);
+    await form.getByRole('button', { name: 'Save changes' }).click();
+    await alice.locator('#notice').getByText(/Saved: truck Gdansk → \d+ km around/).waitFor({ timeout: 15000 });
+    await screenshot(alice, 'console-17-draft-saved');
+    const edited = (await alpine.offers.get(draftId)) as any;
+    expect(edited.status).toBe('draft');
+    expect(edited.destinationArea).toMatchObject({ kind: 'circle', radiusKm: Number(circle.split(' ')[0]) });
+    expect(edited.availableCapacity).toEqual({ weight: { value: 18, unitCode: 'TNE' }, palletSpaces: 30 });
+    expect(edited.vehicleProfile.bodyType).toBe('tanker');
+    expect(Date.parse(edited.expiresAt)).toBeGreaterThan(Date.now());
+  }, 150000);
 
   test('a disabled user is refused at sign-in with the reason; sign-out ends the session', async () => {
     const watched = await watchedPage(browser);
