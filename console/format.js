@@ -164,7 +164,7 @@ export function placeOf(area, places = {}) {
     case 'subdivision':
       return t('place.subdivision', { code: area.code, country: countryName(area.code.slice(0, 2)) });
     case 'circle':
-      return t('place.circle', { radius: km(area.radiusKm), latitude: degrees(area.center[1], 'N', 'S'), longitude: degrees(area.center[0], 'E', 'W') });
+      return t('place.circle', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), latitude: degrees(area.center[1], 'N', 'S'), longitude: degrees(area.center[0], 'E', 'W') });
     case 'list':
       return anyOf(area.areas.map((a) => placeOf(a, places)));
     default:
