@@ -11,6 +11,18 @@ export const settings = { locale: undefined, timeZone: undefined };
 // ---------------------------------------------------------------------------------------------
 // Languages: the catalogue's, chosen from the browser's languages, overridden by the picker.
 
+/**
+ * An Intl formatter for the current settings, made once per kind, locale and options (a grid of
+ * 500 rows asks for the same few thousands of times).
+ */
+const formatters = new Map();
+function intl(Kind, options = {}) {
+  const key = `${Kind.name}|${settings.locale}|${JSON.stringify(options)}`;
+  let made = formatters.get(key);
+  if (!made) formatters.set(key, (made = new Kind(settings.locale, options)));
+  return made;
+}
+
 /** The languages the console speaks, each by its own name. */
 export const LANGUAGES = { en: 'English', de: 'Deutsch', pl: 'Polski' };
 const STORED = 'pcx-console-language';
@@ -23,7 +35,7 @@ export function languageOf(locale) {
 
 /** The language the console speaks now. */
 export function language() {
-  return languageOf(settings.locale ?? new Intl.NumberFormat().resolvedOptions().locale);
+  return languageOf(settings.locale ?? intl(Intl.NumberFormat).resolvedOptions().locale);
 }
 
 /**
@@ -113,7 +125,7 @@ export function has(key) {
 export function t(key, params = {}) {
   const lang = language();
   let message = CATALOGUE[lang]?.[key] ?? CATALOGUE.en[key] ?? key;
-  if (typeof message === 'object') message = message[new Intl.PluralRules(settings.locale ?? lang).select(Number(params.count ?? 0))] ?? message.other;
+  if (typeof message === 'object') message = message[intl(Intl.PluralRules).select(Number(params.count ?? 0))] ?? message.other;
   return message.replace(/\{(\w+)\}/g, (whole, name) => {
     const value = params[name];
     if (value === undefined || value === null) return whole;
@@ -123,18 +135,18 @@ export function t(key, params = {}) {
 
 /** A number as the locale writes it, with at most `digits` decimals: 13.6 → "13,6" in German. */
 export function number(value, digits = 1) {
-  return new Intl.NumberFormat(settings.locale, { maximumFractionDigits: digits }).format(value);
+  return intl(Intl.NumberFormat, { maximumFractionDigits: digits }).format(value);
 }
 
 /** Alternatives as the language lists them: "A or B", "A oder B", "A lub B". */
 export function anyOf(items) {
-  return new Intl.ListFormat(settings.locale, { type: 'disjunction' }).format(items.map(String));
+  return intl(Intl.ListFormat, { type: 'disjunction' }).format(items.map(String));
 }
 
 // ---------------------------------------------------------------------------------------------
 // Places, times, units, money.
 
-const regionNames = () => new Intl.DisplayNames(settings.locale ? [settings.locale] : undefined, { type: 'region' });
+const regionNames = () => intl(Intl.DisplayNames, { type: 'region' });
 
 /** A country's flag (regional indicator symbols) from its ISO 3166-1 code. */
 export function flag(country) {
@@ -151,7 +163,7 @@ export function countryName(code) {
 }
 
 const degrees = (value, positive, negative) =>
-  `${new Intl.NumberFormat(settings.locale, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Math.abs(value))}° ${t(`compass.${value >= 0 ? positive : negative}`)}`;
+  `${intl(Intl.NumberFormat, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Math.abs(value))}° ${t(`compass.${value >= 0 ? positive : negative}`)}`;
 
 /** An area in words: "Hamburg", "Germany", "DE-HH, Germany", "50 km around 51.92° N, 4.47° E" (its flag: countryOf). */
 export function placeOf(area, places = {}) {
@@ -188,7 +200,7 @@ export function laneOf(listing, places) {
   return `${placeOf(from, places)} → ${placeOf(to, places)}`;
 }
 
-const dateTime = (options) => new Intl.DateTimeFormat(settings.locale, { timeZone: settings.timeZone, ...options });
+const dateTime = (options) => intl(Intl.DateTimeFormat, { timeZone: settings.timeZone, ...options });
 
 /** A moment in the planner's time zone: "12 Dec 2026, 08:00 CET" (German "12.12.2026, 08:00 MEZ"). */
 export function when(iso) {
@@ -247,7 +259,7 @@ export function capacityOf(c) {
 /** Money: "€875.00" (German and Polish "875,00 €"). */
 export function moneyOf(p) {
   if (!p || typeof p.amount !== 'number' || !/^[A-Z]{3}$/.test(p.currency ?? '')) return '';
-  return new Intl.NumberFormat(settings.locale, { style: 'currency', currency: p.currency }).format(p.amount);
+  return intl(Intl.NumberFormat, { style: 'currency', currency: p.currency }).format(p.amount);
 }
 
 /** An address on one line. */
