@@ -351,7 +351,7 @@ describe('the planner console, against npm start in Chromium', () => {
     // Nothing wider than the screen: no sideways scrolling on a phone (what sticks out is named).
     const overflow = () =>
       phone.evaluate(() =>
-        [...document.querySelectorAll('body *')]
+        Array.from(document.querySelectorAll('body *'))
           .filter((e) => {
             if (e.getBoundingClientRect().right <= window.innerWidth + 1 || getComputedStyle(e).position === 'fixed') return false;
             // Inside the grid or a wide table, which scroll sideways by themselves, is allowed.
@@ -359,7 +359,7 @@ describe('the planner console, against npm start in Chromium', () => {
           })
           .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''}`)
           .slice(0, 10)
-          .concat(document.documentElement.scrollWidth > window.innerWidth + 1 ? [`page ${document.documentElement.scrollWidth} px wide`, ...[...document.querySelectorAll('body *')].filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 12).map((e) => `${e.tagName}#${e.id}.${String(e.className)} ${Math.round(e.getBoundingClientRect().right)}`)] : []),
+          .concat(document.documentElement.scrollWidth > window.innerWidth + 1 ? [`page ${document.documentElement.scrollWidth} px wide`, ...Array.from(document.querySelectorAll('body *')).filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1).slice(0, 12).map((e) => `${e.tagName}#${e.id}.${String(e.className)} ${Math.round(e.getBoundingClientRect().right)}`)] : []),
       );
     await expect(overflow()).resolves.toEqual([]);
 
@@ -642,8 +642,9 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(mine.first().textContent()).resolves.toMatch(/Gdansk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);
     await screenshot(alice, 'console-13-posted');
     const idle = () => alice.evaluate(() => new Promise((resolve) => { const map = (window as any).pcxConsole.map; if (map.loaded() && !map.isMoving()) resolve(null); else map.once('idle', resolve); }));
-    // France drawn as France (its land, not the Bay of Biscay its box covers), Bavaria as Bavaria.
-    await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [4, 47.5], zoom: 4.2 }));
+    // France drawn as France (its land, not the Bay of Biscay its box covers), Bavaria as Bavaria;
+    // zoomed out, the ends close together (the two Gdansk trucks') are one bubble with their count.
+    await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [7.5, 49.5], zoom: 4 }));
     await idle();
     const areas = await alice.evaluate((listingId) => {
       const map = (window as any).pcxConsole.map;
@@ -653,11 +654,6 @@ describe('the planner console, against npm start in Chromium', () => {
     }, shaped.id);
     expect(areas).toMatchObject({ paris: true, biscay: false, munich: true, stuttgart: false });
     expect(areas.corners).toBeGreaterThan(20);
-    await alice.locator('#map').scrollIntoViewIfNeeded();
-    await screenshot(alice, 'console-13b-country-and-subdivision-shapes');
-    // Zoomed out, the ends close together are one bubble with their count; a click on it zooms in.
-    await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [12, 52], zoom: 3 }));
-    await idle();
     const bubble = await alice.evaluate(() => {
       const map = (window as any).pcxConsole.map;
       const [cluster] = map.queryRenderedFeatures({ layers: ['listing-clusters'] }).filter((f: any) => f.properties.point_count >= 2);
@@ -667,9 +663,10 @@ describe('the planner console, against npm start in Chromium', () => {
       return { x: box.left + p.x, y: box.top + p.y, count: cluster.properties.point_count };
     });
     expect(bubble).not.toBeNull();
-    await screenshot(alice, 'console-13c-clusters');
+    await alice.locator('#map').scrollIntoViewIfNeeded();
+    await screenshot(alice, 'console-13b-shapes-and-clusters');
     await alice.mouse.click(bubble!.x, bubble!.y);
-    await alice.waitForFunction(() => { const map = (window as any).pcxConsole.map; return map.getZoom() > 3.5 && !map.isMoving(); }, undefined, { timeout: 10000 });
+    await alice.waitForFunction(() => { const map = (window as any).pcxConsole.map; return map.getZoom() > 4.5 && !map.isMoving(); }, undefined, { timeout: 10000 });
     const posted: any[] = [];
     for await (const o of alpine.offers.list({ status: ['published'] } as never)) if ((o as any).originArea?.code === 'PLGDN' && (o as any).vehicleProfile?.bodyType === 'tanker') posted.push(o);
     expect(posted.length).toBeGreaterThanOrEqual(1);
@@ -769,7 +766,6 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(Math.abs(Number(circle.split(' ')[0]) - 40)).toBeLessThanOrEqual(3);
     await form.getByRole('button', { name: 'Save changes' }).click();
     await alice.locator('#notice').getByText(/Saved: truck Gdansk → \d+ km around/).waitFor({ timeout: 15000 });
-    await screenshot(alice, 'console-17-draft-saved');
     const edited = (await alpine.offers.get(draftId)) as any;
     expect(edited.status).toBe('draft');
     expect(edited.destinationArea).toMatchObject({ kind: 'circle', radiusKm: Number(circle.split(' ')[0]) });
