@@ -319,7 +319,7 @@ export function km(v) {
 
 /** Reason codes that say it all in a sentence. */
 const PLAIN = ['VISIBILITY_MUTUAL', 'LISTINGS_OPEN', 'EQUIPMENT_NOT_REQUIRED', 'DANGEROUS_GOODS_NONE', 'TEMPERATURE_NOT_REQUIRED'];
-const TIME_REASONS = ['PICKUP_OUTSIDE_AVAILABILITY', 'DELIVERY_OUTSIDE_AVAILABILITY', 'TRANSIT_TOO_SHORT'];
+const TIME_REASONS = ['PICKUP_WINDOW_PASSED', 'PICKUP_OUTSIDE_AVAILABILITY', 'DELIVERY_OUTSIDE_AVAILABILITY', 'TRANSIT_TOO_SHORT'];
 
 /**
  * The explanation in sentences, one per criterion, each { ok, text }: what the broker compared,
@@ -413,6 +413,7 @@ export const CATALOGUE = {
     'explain.duration': { one: 'about {hours} h', other: 'about {hours} h' },
     'explain.duration.unknown': 'a while',
     'explain.PICKUP_OUTSIDE_AVAILABILITY': 'The pickup window lies outside the truck\u2019s availability.',
+    'explain.PICKUP_WINDOW_PASSED': 'Too late: the earliest pickup, an hour from now, falls after the pickup window.',
     'explain.DELIVERY_OUTSIDE_AVAILABILITY': 'The delivery window lies outside the truck\u2019s availability.',
     'explain.TRANSIT_TOO_SHORT': 'There is not time enough for the drive.',
     'explain.body': 'Body: {offered}.',
@@ -458,6 +459,7 @@ export const CATALOGUE = {
     'reason.DETOUR_EXCEEDS_LIMIT': 'detour exceeds limit',
     'reason.TIME_WINDOW_FEASIBLE': 'time window feasible',
     'reason.PICKUP_OUTSIDE_AVAILABILITY': 'pickup outside availability',
+    'reason.PICKUP_WINDOW_PASSED': 'pickup window passed',
     'reason.DELIVERY_OUTSIDE_AVAILABILITY': 'delivery outside availability',
     'reason.TRANSIT_TOO_SHORT': 'transit too short',
     'reason.BODY_TYPE_ANY': 'body type any',
@@ -1111,6 +1113,7 @@ export const CATALOGUE = {
     'explain.duration': { one: 'etwa {hours} Stunde', other: 'etwa {hours} Stunden' },
     'explain.duration.unknown': 'eine Weile',
     'explain.PICKUP_OUTSIDE_AVAILABILITY': 'Das Ladefenster liegt außerhalb der Verfügbarkeit des LKW.',
+    'explain.PICKUP_WINDOW_PASSED': 'Zu spät: Die Beladung wäre frühestens in einer Stunde möglich, dann ist das Ladefenster vorbei.',
     'explain.DELIVERY_OUTSIDE_AVAILABILITY': 'Das Entladefenster liegt außerhalb der Verfügbarkeit des LKW.',
     'explain.TRANSIT_TOO_SHORT': 'Die Zeit reicht für die Fahrt nicht aus.',
     'explain.body': 'Aufbau: {offered}.',
@@ -1154,6 +1157,7 @@ export const CATALOGUE = {
     'reason.DETOUR_EXCEEDS_LIMIT': 'Umweg zu groß',
     'reason.TIME_WINDOW_FEASIBLE': 'Zeitfenster machbar',
     'reason.PICKUP_OUTSIDE_AVAILABILITY': 'Beladung außerhalb der Verfügbarkeit',
+    'reason.PICKUP_WINDOW_PASSED': 'Ladefenster verstrichen',
     'reason.DELIVERY_OUTSIDE_AVAILABILITY': 'Zustellung außerhalb der Verfügbarkeit',
     'reason.TRANSIT_TOO_SHORT': 'Fahrzeit zu knapp',
     'reason.BODY_TYPE_ANY': 'jeder Aufbau',
@@ -1790,6 +1794,7 @@ export const CATALOGUE = {
     'explain.duration': { one: 'około {hours} godzinę', few: 'około {hours} godziny', many: 'około {hours} godzin', other: 'około {hours} godziny' },
     'explain.duration.unknown': 'dłuższą chwilę',
     'explain.PICKUP_OUTSIDE_AVAILABILITY': 'Okno załadunku wypada poza dostępnością pojazdu.',
+    'explain.PICKUP_WINDOW_PASSED': 'Za późno: załadunek byłby możliwy najwcześniej za godzinę, a wtedy okno załadunku już minie.',
     'explain.DELIVERY_OUTSIDE_AVAILABILITY': 'Okno rozładunku wypada poza dostępnością pojazdu.',
     'explain.TRANSIT_TOO_SHORT': 'Za mało czasu na przejazd.',
     'explain.body': 'Nadwozie: {offered}.',
@@ -1833,6 +1838,7 @@ export const CATALOGUE = {
     'reason.DETOUR_EXCEEDS_LIMIT': 'objazd przekracza limit',
     'reason.TIME_WINDOW_FEASIBLE': 'okno czasowe do zrealizowania',
     'reason.PICKUP_OUTSIDE_AVAILABILITY': 'załadunek poza dostępnością',
+    'reason.PICKUP_WINDOW_PASSED': 'okno załadunku minęło',
     'reason.DELIVERY_OUTSIDE_AVAILABILITY': 'rozładunek poza dostępnością',
     'reason.TRANSIT_TOO_SHORT': 'za krótki czas przejazdu',
     'reason.BODY_TYPE_ANY': 'dowolne nadwozie',
