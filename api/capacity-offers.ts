@@ -17,6 +17,7 @@ export const capacityOffers = listingRouter({
     publishNeeds:
       '`availabilityWindow`, `originArea`, `destinationArea`, `vehicleProfile`, `availableCapacity` (with at least one ' +
       'dimension), `expiresAt` (in the future) and `visibility`, with the availability window starting before it ends',
+    lapseWindows: 'availability window',
     restricted: 'price, vehicle registration, notes',
     partnerHidden: '`allocations`',
   },

@@ -14,6 +14,8 @@ export interface ListingWords {
   queryPrefix: 'Offer' | 'Request';
   /** What publishing needs: the fields and the window rule. */
   publishNeeds: string;
+  /** The windows a match must still be able to meet, in words ("availability window"). */
+  lapseWindows: string;
   /** What `restrictedDetails` holds, as partners learn it. */
   restricted: string;
   /** The fields of its own that partners never see. */
@@ -148,7 +150,11 @@ function commandDocs({ noun, Kind, write, shared, open, result, admin, event, wo
         `${words.publishNeeds}; otherwise 422 \`RESOURCE_NOT_PUBLISHABLE\`, whose \`errors\` name each missing or invalid field. ` +
         "Unless `visibility.mode` is `open`, the owner's organization must have at least one active partner relationship in " +
         'force (otherwise 403 `RELATIONSHIP_INACTIVE`). Records publishedAt; from now on the partners its visibility names see ' +
-        `it, until it is withdrawn, expires at expiresAt (status \`expired\`, ${event('expired')}) or is cancelled. Emits ` +
+        `it, until it is withdrawn, expires at expiresAt (status \`expired\`, ${event('expired')}), lapses when its ` +
+        `${words.lapseWindows} can no longer be met (less than 60 minutes left: status \`expired\` with \`expiry.reasonCode\` ` +
+        `\`WINDOW_PASSED\`, ${event('lapsed')}; its open proposals end with it) or is cancelled. A ${noun} whose ` +
+        `${words.lapseWindows} ends less than 60 minutes from now is not published: 422 \`WINDOW_PASSED\`, its \`errors\` ` +
+        'pointing at the window\'s end. Emits ' +
         `${event('published')} to the owner and those partners.`,
       responses: {
         '200': result,
@@ -156,8 +162,8 @@ function commandDocs({ noun, Kind, write, shared, open, result, admin, event, wo
           '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, or `RELATIONSHIP_INACTIVE` (visibility is not open and the owner has ' +
           'no active partner relationship in force).',
         '422':
-          '`INVALID_STATE_TRANSITION` (not a draft) or `RESOURCE_NOT_PUBLISHABLE` (a required field is missing or invalid; ' +
-          '`errors` names each).',
+          '`INVALID_STATE_TRANSITION` (not a draft), `RESOURCE_NOT_PUBLISHABLE` (a required field is missing or invalid; ' +
+          '`errors` names each) or `WINDOW_PASSED` (a window ends less than 60 minutes from now; `errors` names it).',
       },
     },
     withdraw: {

@@ -110,6 +110,7 @@ export const loadRequests = listingRouter({
     noun: 'load request',
     client: { name: 'requests', columns: ['id', 'status', 'ownerOrganizationId', 'pickupArea.code', 'deliveryArea.code', 'resourceVersion'] },
     queryPrefix: 'Request',
+    lapseWindows: 'pickup or delivery window',
     publishNeeds:
       '`pickupArea`, `pickupWindow`, `deliveryArea`, `deliveryWindow`, `requiredCapacity` (with at least one dimension), ' +
       '`vehicleRequirements`, `goodsProfile`, `expiresAt` (in the future) and `visibility`, with each window starting before ' +

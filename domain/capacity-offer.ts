@@ -55,6 +55,7 @@ const listing = listingMachine<CapacityOffer>({
   requiredToPublish: ['availabilityWindow', 'originArea', 'destinationArea', 'vehicleProfile', 'availableCapacity', 'expiresAt', 'visibility'],
   nonEmptyToPublish: ['availableCapacity'],
   windows: ['availabilityWindow'],
+  lapseWindows: ['availabilityWindow'],
   live: ['published', 'partiallyMatched'],
   cancellable: ['draft', 'published', 'partiallyMatched'],
   initial: { allocations: [], proposedRequestIds: [] },
@@ -110,7 +111,7 @@ const event = (name: string, owner: string) => ({ type: `pcx.${KIND}.${name}.v1`
 
 export const capacityOfferMachine = {
   ...listing,
-  brokerCommands: ['expire', 'partialMatch', 'fullMatch', 'commit', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
+  brokerCommands: ['expire', 'lapse', 'partialMatch', 'fullMatch', 'commit', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 
@@ -200,6 +201,7 @@ export const capacityOffer = defineResource({
     'pcx.capacity-offer.matched.v1': { emittedBy: 'fullMatch (the broker reserves the rest of the capacity)' },
     'pcx.capacity-offer.withdrawn.v1': { emittedBy: 'withdraw' },
     'pcx.capacity-offer.expired.v1': { emittedBy: 'expire (expiresAt reached)' },
+    'pcx.capacity-offer.lapsed.v1': { emittedBy: 'lapse (the availability window can no longer be met: less than an hour of it left)' },
     'pcx.capacity-offer.cancelled.v1': { emittedBy: 'cancel by a protocol operator' },
   },
 });

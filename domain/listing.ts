@@ -3,13 +3,32 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its broker-only matching commands (domain/capacity-offer.ts,
 // domain/load-request.ts).
-import { bump, Command, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition } from './machine';
+import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition } from './machine';
 
 export interface ReasonRecord {
   reason: string;
   reasonCode?: string;
   at: string;
 }
+
+/**
+ * The least time a match needs before a listing's window ends: both decisions, a tender, dispatch
+ * and the drive to the pickup (docs/decisions.md, "Listings in time"). A listing whose window ends
+ * sooner is not published, lapses when it gets there, and is never proposed.
+ */
+export const EXECUTION_LEAD_MINUTES = 60;
+export const EXECUTION_LEAD_MS = EXECUTION_LEAD_MINUTES * 60_000;
+
+/** Why a listing ended by the clock: its expiresAt, or a window that can no longer be met. */
+export interface ExpiryRecord {
+  reasonCode: 'EXPIRES_AT_REACHED' | 'WINDOW_PASSED';
+  /** WINDOW_PASSED: the window that can no longer be met ("availabilityWindow", "pickupWindow", ...). */
+  window?: string;
+  reason: string;
+}
+
+/** The Temporal patch of the lapse timer (runs recorded before it keep their expiresAt timer only). */
+export const LAPSE_PATCH = 'listing-window-lapse';
 
 export interface Listing extends Envelope {
   expiresAt?: string;
@@ -22,6 +41,7 @@ export interface Listing extends Envelope {
   withdrawal?: ReasonRecord;
   cancellation?: ReasonRecord;
   cancelledBy?: { kind: string; organizationId?: string; clientId?: string };
+  expiry?: ExpiryRecord;
 }
 
 /** Facts the API looked up for a listing command. */
@@ -40,6 +60,8 @@ export interface ListingSpec<S extends Listing> {
   nonEmptyToPublish: readonly string[];
   /** Time-window fields whose start must precede their end. */
   windows: readonly string[];
+  /** The windows a match must still be able to meet: the listing lapses when the first cannot be. */
+  lapseWindows: readonly string[];
   /** Statuses in which the listing is live: withdraw and expiry apply. */
   live: readonly string[];
   /** Statuses an operator may cancel from. */
@@ -86,7 +108,7 @@ export const LISTING_TERMINAL = ['withdrawn', 'expired', 'cancelled'] as const;
 /** Disclosure classes of the fields every listing has (domain/resource.ts). */
 export const LISTING_FIELDS = {
   id: 'envelope', resourceVersion: 'envelope', ownerOrganizationId: 'envelope', createdAt: 'envelope', updatedAt: 'envelope', status: 'envelope',
-  expiresAt: 'lifecycle', publishedAt: 'lifecycle', matchedAt: 'lifecycle', withdrawnAt: 'lifecycle', expiredAt: 'lifecycle', cancelledAt: 'lifecycle',
+  expiresAt: 'lifecycle', expiry: 'lifecycle', publishedAt: 'lifecycle', matchedAt: 'lifecycle', withdrawnAt: 'lifecycle', expiredAt: 'lifecycle', cancelledAt: 'lifecycle',
   restrictedDetails: 'restricted',
   externalReferences: 'references',
   withdrawal: 'audit', cancellation: 'audit', cancelledBy: 'audit',
@@ -115,6 +137,25 @@ function publishProblems<S extends Listing>(spec: ListingSpec<S>, state: S, now:
   if (state.expiresAt && Date.parse(state.expiresAt) <= Date.parse(now)) errors.push({ pointer: '/expiresAt', message: 'must be in the future' });
   errors.push(...(spec.publishChecks?.(state) ?? []));
   return errors;
+}
+
+/** When the listing can no longer be matched in time: the earliest of its lapse windows' ends, less the lead. */
+export function lapseOf(spec: Pick<ListingSpec<Listing>, 'lapseWindows'>, state: Listing): { at: number; window: string; end: string } | undefined {
+  const record = state as unknown as Record<string, { end?: string } | undefined>;
+  let first: { at: number; window: string; end: string } | undefined;
+  for (const window of spec.lapseWindows) {
+    const end = record[window]?.end;
+    const at = typeof end === 'string' ? Date.parse(end) - EXECUTION_LEAD_MS : NaN;
+    if (Number.isFinite(at) && (!first || at < first.at)) first = { at, window, end: end as string };
+  }
+  return first;
+}
+
+const WINDOW_WORDS: Record<string, string> = { availabilityWindow: 'availability window', pickupWindow: 'pickup window', deliveryWindow: 'delivery window' };
+
+/** "the pickup window ends at 2026-11-28T10:00:00Z, less than 60 minutes from now": why it is too late. */
+function tooLate(lapse: { window: string; end: string }): string {
+  return `the ${WINDOW_WORDS[lapse.window] ?? lapse.window} ends at ${lapse.end}, less than ${EXECUTION_LEAD_MINUTES} minutes from now: no match could be executed in it`;
 }
 
 export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
@@ -166,6 +207,8 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
         requireStatus(spec.kind, state, command, ['draft']);
         const errors = publishProblems(spec, state, now);
         if (errors.length) refuse('RESOURCE_NOT_PUBLISHABLE', 'the resource cannot be published yet', { errors });
+        const lapse = lapseOf(spec, state);
+        if (lapse && lapse.at <= Date.parse(now)) refuse('WINDOW_PASSED', `too late to publish: ${tooLate(lapse)}`, { errors: [{ pointer: `/${lapse.window}/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }] });
         const context: ListingContext = command.context ?? {};
         if (state.visibility?.mode !== 'open' && !context.ownerHasActiveRelationship) {
           refuse('RELATIONSHIP_INACTIVE', 'publishing to partners needs at least one active partner relationship (or visibility open)');
@@ -185,8 +228,19 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
       expire(state: S, command: Command, now: string): Transition<S> {
         requireStatus(spec.kind, state, command, spec.live);
         if (!state.expiresAt || Date.parse(state.expiresAt) > Date.parse(now)) invalidTransition(spec.kind, 'expire', state.status);
-        const next = bump(state, now, { ...spec.ending?.(state), status: 'expired', expiredAt: now } as Partial<S>);
+        const next = bump(state, now, { ...spec.ending?.(state), status: 'expired', expiredAt: now, expiry: { reasonCode: 'EXPIRES_AT_REACHED', reason: `listed until ${state.expiresAt}` } } as Partial<S>);
         return { state: next, events: [event(next, 'expired')], effects: spec.onEnded?.(state) ?? [] };
+      },
+
+      // The broker ends a live listing whose window can no longer be met (before its expiresAt):
+      // expired, with the window named, its own event; its open proposals end with it.
+      lapse(state: S, command: Command, now: string): Transition<S> {
+        requireStatus(spec.kind, state, command, spec.live);
+        const lapse = lapseOf(spec, state);
+        if (!lapse || lapse.at > Date.parse(now)) invalidTransition(spec.kind, 'lapse', state.status);
+        const expiry: ExpiryRecord = { reasonCode: 'WINDOW_PASSED', window: lapse.window, reason: tooLate(lapse) };
+        const next = bump(state, now, { ...spec.ending?.(state), status: 'expired', expiredAt: now, expiry } as Partial<S>);
+        return { state: next, events: [event(next, 'lapsed')], effects: spec.onEnded?.(state) ?? [] };
       },
 
       // Administrative cancel by a protocol operator (the API only sends it for an operator), or by the broker.
@@ -205,9 +259,14 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
       },
     },
 
-    deadline(state: S) {
-      if (!spec.live.includes(state.status) || !state.expiresAt) return undefined;
-      return { at: state.expiresAt, command: 'expire' };
+    // expiresAt, or sooner the moment its window can no longer be met (a lapse; runs recorded
+    // before the lapse existed keep the expiresAt timer alone).
+    deadline(state: S): Deadline | undefined {
+      if (!spec.live.includes(state.status)) return undefined;
+      const expiry: Deadline | undefined = state.expiresAt ? { at: state.expiresAt, command: 'expire' } : undefined;
+      const lapse = lapseOf(spec, state);
+      if (lapse && (!expiry || lapse.at < Date.parse(expiry.at))) return { at: new Date(lapse.at).toISOString(), command: 'lapse', patch: LAPSE_PATCH, instead: expiry };
+      return expiry;
     },
   };
 }

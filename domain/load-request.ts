@@ -44,6 +44,7 @@ const listing = listingMachine<LoadRequest>({
   requiredToPublish: ['pickupArea', 'pickupWindow', 'deliveryArea', 'deliveryWindow', 'requiredCapacity', 'vehicleRequirements', 'goodsProfile', 'expiresAt', 'visibility'],
   nonEmptyToPublish: ['requiredCapacity'],
   windows: ['pickupWindow', 'deliveryWindow'],
+  lapseWindows: ['pickupWindow', 'deliveryWindow'],
   live: ['published', 'proposed'],
   cancellable: ['draft', 'published', 'proposed'],
   publishChecks: (state) =>
@@ -90,7 +91,7 @@ function proposalEnded(state: LoadRequest, command: Command<ProposalPayload>, no
 
 export const loadRequestMachine = {
   ...listing,
-  brokerCommands: ['expire', 'propose', 'accept', 'proposalEnded', 'proposalExpired', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
+  brokerCommands: ['expire', 'lapse', 'propose', 'accept', 'proposalEnded', 'proposalExpired', 'linkCommitment', 'unlinkCommitment', 'unmatch'],
   commands: {
     ...listing.commands,
 
@@ -187,6 +188,7 @@ export const loadRequest = defineResource({
     'pcx.load-request.matched.v1': { emittedBy: 'accept (a proposal accepted by every party the policy requires)' },
     'pcx.load-request.withdrawn.v1': { emittedBy: 'withdraw' },
     'pcx.load-request.expired.v1': { emittedBy: 'expire (expiresAt reached)' },
+    'pcx.load-request.lapsed.v1': { emittedBy: 'lapse (the pickup or delivery window can no longer be met: less than an hour of it left)' },
     'pcx.load-request.cancelled.v1': { emittedBy: 'cancel by a protocol operator' },
   },
 });

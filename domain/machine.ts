@@ -121,6 +121,8 @@ export interface Deadline {
   command: string;
   /** A Temporal patch id for a deadline added after runs were recorded (its timer is new to their histories). */
   patch?: string;
+  /** The deadline a run recorded before the patch keeps (the one the machine had then). */
+  instead?: Deadline;
 }
 
 export interface SearchAttributeValues {

@@ -45,6 +45,7 @@ export const PROBLEMS = {
   INVALID_STATE_TRANSITION: { status: 422, name: 'invalid-state-transition', title: 'The command is not allowed in the current state' },
   RESOURCE_NOT_PUBLISHABLE: { status: 422, name: 'resource-not-publishable', title: 'The resource lacks fields or values required to publish' },
   RESOURCE_EXPIRED: { status: 422, name: 'resource-expired', title: 'The resource or its validity has expired' },
+  WINDOW_PASSED: { status: 422, name: 'window-passed', title: 'A time window has ended, or ends too soon for a match to be executed' },
   INCOMPATIBLE_MATCH: { status: 422, name: 'incompatible-match', title: 'The offer and the load request are not compatible' },
   LISTING_INCOMPLETE: { status: 422, name: 'listing-incomplete', title: 'The offer or the load request lacks terms matching needs' },
   CANCELLATION_NOT_ALLOWED: { status: 422, name: 'cancellation-not-allowed', title: 'The cancellation policy does not allow this cancel' },

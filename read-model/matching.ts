@@ -71,6 +71,7 @@ export function pairFacts(offer: CapacityOffer, request: LoadRequest, relationsh
     offerVisibleToRequestOwner: relationship !== undefined && visibleTo(offer.visibility, groups, request.ownerOrganizationId),
     requestVisibleToOfferOwner: relationship !== undefined && visibleTo(request.visibility, groups, offer.ownerOrganizationId),
     allocated: sumCapacity((offer.allocations ?? []).map((a) => a.capacity)),
+    now: Date.now(),
   };
 }
 

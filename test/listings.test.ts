@@ -142,6 +142,42 @@ describe.each([OFFERS, REQUESTS])('$name lifecycle', (kind: ListingKind) => {
     expect(partnerEvents.map((e: any) => e.type)).toEqual([`pcx.${kind.name}.published.v1`, `pcx.${kind.name}.expired.v1`]);
   });
 
+  // The window a match must still meet: the offer's availability, the request's pickup (it ends first).
+  const windowOf = (start: number, end: number) =>
+    kind === OFFERS
+      ? { availabilityWindow: { start: iso(start), end: iso(end) } }
+      : { pickupWindow: { start: iso(start), end: iso(end) }, deliveryWindow: { start: iso(start), end: iso(end + 4 * 3600_000) } };
+  const windowField = kind === OFFERS ? 'availabilityWindow' : 'pickupWindow';
+
+  test('a window that ended, or ends within the hour a match needs, is not published: 422 WINDOW_PASSED naming it, nothing changed', async () => {
+    const [owner] = await connectors(1);
+    for (const [start, end] of [[-2 * 86400_000, -86400_000], [-3600_000, 30 * 60_000]]) {
+      const stale = await createListing(kind, owner, { ...windowOf(start, end), expiresAt: iso(20 * 3600_000) });
+      const refused = await owner.command(path(stale.id, 'publish'), 1);
+      expectProblem(refused, 422, 'WINDOW_PASSED');
+      expect(refused.body.errors).toEqual([{ pointer: `/${windowField}/end`, message: 'ends less than 60 minutes from now' }]);
+      expect(refused.body.detail).toMatch(/too late to publish: the (availability|pickup) window ends at .*, less than 60 minutes from now/);
+      expect((await owner.get(path(stale.id))).body).toMatchObject({ status: 'draft', resourceVersion: 1 });
+    }
+  });
+
+  test('a published listing lapses when its window can no longer be met, before expiresAt: expired, the window named, its own event', async () => {
+    const [owner, partner] = await connectors(2);
+    await activeRelationship(owner, partner);
+    // The window ends an hour and 2.5 seconds from now: a match could still be executed for 2.5 s.
+    const live = await publishedListing(kind, owner, { ...windowOf(-3600_000, 3600_000 + 2500), expiresAt: iso(20 * 3600_000) });
+    let current: any;
+    for (let i = 0; i < 60; i++) {
+      current = (await owner.get(path(live.id))).body;
+      if (current.status === 'expired') break;
+      await sleep(200);
+    }
+    expect(current).toMatchObject({ status: 'expired', resourceVersion: 3, expiry: { reasonCode: 'WINDOW_PASSED', window: windowField } });
+    expect(Date.parse(current.expiredAt)).toBeLessThan(Date.parse(live.expiresAt));
+    const partnerEvents = (await partner.get('/events?limit=200')).body.items.filter((e: any) => e.data.id === live.id);
+    expect(partnerEvents.map((e: any) => e.type)).toEqual([`pcx.${kind.name}.published.v1`, `pcx.${kind.name}.lapsed.v1`]);
+  });
+
   test('expire racing withdraw: either outcome, recorded as it happened', async () => {
     const [owner] = await connectors(1);
     const live = await publishedListing(kind, owner, { expiresAt: iso(1500) });

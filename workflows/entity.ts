@@ -308,10 +308,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
 
   /** The next deadline of the state, if its clock can be read and its patch (if any) applies. */
   deadline(): Deadline | undefined {
-    const candidate = this.state ? this.machine.deadline(this.state) : undefined;
-    // A deadline the clock cannot read (schemas refuse such timestamps) must never jam the loop;
-    // one added after runs were recorded applies only where its patch does (a new timer).
-    return candidate && Number.isFinite(Date.parse(candidate.at)) && (!candidate.patch || patched(candidate.patch)) ? candidate : undefined;
+    return this.state ? applicable(this.machine.deadline(this.state)) : undefined;
   }
 
   /**
@@ -322,7 +319,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   async runDeadline(deadline: Deadline): Promise<boolean> {
     return this.mutex.runExclusive(async () => {
       const state = this.state;
-      if (!state || this.machine.deadline(state)?.command !== deadline.command) return false;
+      if (!state || applicable(this.machine.deadline(state))?.command !== deadline.command) return false;
       try {
         await this.apply({ name: deadline.command, commandId: `deadline:${deadline.command}:${state.resourceVersion}`, actor: BROKER, payload: {}, correlationId: workflowInfo().workflowId });
         // No sender waits for the broker's own command: the workflow writes it.
@@ -379,6 +376,17 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     this.recent.set(commandId, version);
     while (this.recent.size > RECENT_COMMANDS) this.recent.delete(this.recent.keys().next().value as string);
   }
+}
+
+/**
+ * A deadline as this run may keep it: one the clock cannot read (schemas refuse such timestamps)
+ * must never jam the loop; one added after runs were recorded applies only where its patch does (a
+ * new timer), and elsewhere the one it replaced (`instead`), if any.
+ */
+function applicable(candidate: Deadline | undefined): Deadline | undefined {
+  let deadline = candidate;
+  while (deadline?.patch && !patched(deadline.patch)) deadline = deadline.instead;
+  return deadline && Number.isFinite(Date.parse(deadline.at)) ? deadline : undefined;
 }
 
 /** The entity workflow: handlers for every command, then the loop of deadlines, completion and continue-as-new. */

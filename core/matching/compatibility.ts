@@ -6,6 +6,7 @@
 import { boundingBox, type Area, type Box } from '../areas';
 import { DIMENSIONS, EPSILON, exhausts, remainingCapacity, toBaseCapacity, type BaseCapacity } from '../../domain/capacity';
 import { greatCircleModel, type DistanceModel, type Point } from './distance';
+import { EXECUTION_LEAD_MINUTES, EXECUTION_LEAD_MS } from '../../domain/listing';
 import { MATCHING_SCOPES, OPEN_OFFER_STATUSES, OPEN_REQUEST_STATUSES, type CapacityCompatibility, type CriterionResult, type Evaluation, type RouteCompatibility } from '../../domain/matching';
 
 
@@ -60,6 +61,11 @@ export interface PairFacts {
   requestVisibleToOfferOwner: boolean;
   /** The offer's capacity already allocated to open and committed proposals (base units). */
   allocated: BaseCapacity;
+  /**
+   * Now (ms): the pickup must still be possible EXECUTION_LEAD_MINUTES from now, or the pair is
+   * not compatible (PICKUP_WINDOW_PASSED). Absent, the windows are judged on their own.
+   */
+  now?: number;
 }
 
 export interface MatchSettings {
@@ -145,11 +151,13 @@ function local(iso: number, timeZone?: string): string | undefined {
   return new Intl.DateTimeFormat('sv-SE', { timeZone, dateStyle: 'short', timeStyle: 'short' }).format(new Date(iso)) + ` ${timeZone}`;
 }
 
-function time(offer: OfferTerms, request: RequestTerms, loadDistanceKm: number, settings: MatchSettings): CriterionResult {
+function time(offer: OfferTerms, request: RequestTerms, loadDistanceKm: number, settings: MatchSettings, now?: number): CriterionResult {
   const a = offer.availabilityWindow;
   const p = request.pickupWindow;
   const d = request.deliveryWindow;
-  const earliestPickup = Math.max(ms(a.start), ms(p.start));
+  // The earliest a truck could be at the pickup: never before the lead from now.
+  const soonest = now === undefined ? -Infinity : now + EXECUTION_LEAD_MS;
+  const earliestPickup = Math.max(ms(a.start), ms(p.start), soonest);
   const latestPickup = Math.min(ms(a.end), ms(p.end));
   const transitMs = (loadDistanceKm / settings.averageSpeedKmh) * 3600_000;
   const deadline = Math.min(ms(a.end), ms(d.end));
@@ -162,6 +170,9 @@ function time(offer: OfferTerms, request: RequestTerms, loadDistanceKm: number, 
     ...(local(earliestPickup, p.timeZone ?? a.timeZone) ? { earliestPickupLocal: local(earliestPickup, p.timeZone ?? a.timeZone) } : {}),
     ...(local(deadline, d.timeZone ?? a.timeZone) ? { latestDeliveryLocal: local(deadline, d.timeZone ?? a.timeZone) } : {}),
   };
+  if (soonest > latestPickup && Math.max(ms(a.start), ms(p.start)) <= latestPickup) {
+    return { criterion: 'timeWindow', result: 'fail', reasonCode: 'PICKUP_WINDOW_PASSED', figures: { ...figures, latestPickup: new Date(latestPickup).toISOString(), leadMinutes: EXECUTION_LEAD_MINUTES } };
+  }
   if (earliestPickup > latestPickup) return { criterion: 'timeWindow', result: 'fail', reasonCode: 'PICKUP_OUTSIDE_AVAILABILITY', figures };
   if (ms(d.start) > ms(a.end) || ms(d.end) < earliestPickup) return { criterion: 'timeWindow', result: 'fail', reasonCode: 'DELIVERY_OUTSIDE_AVAILABILITY', figures };
   if (arrival > deadline) return { criterion: 'timeWindow', result: 'fail', reasonCode: 'TRANSIT_TOO_SHORT', figures };
@@ -279,7 +290,7 @@ export function evaluate(offer: OfferTerms, request: RequestTerms, facts: PairFa
     figures: { detourKm: routeCompat.detourKm, allowanceKm: routeCompat.allowanceKm },
   });
 
-  const timeResult = time(offer, request, routeCompat.loadDistanceKm, settings);
+  const timeResult = time(offer, request, routeCompat.loadDistanceKm, settings, facts.now);
   results.push(timeResult);
 
   const capacityCompat = capacity(offer, request, facts.allocated);

@@ -34,7 +34,13 @@ async function offerBody(expiresInDays: number, o: Record<string, unknown> = {})
 
 /** test/matching-fixtures.ts's request (Hamburg to Rotterdam, 12 t), expiring in days from now (harness time). */
 async function requestBody(expiresInDays: number, r: Record<string, unknown> = {}) {
-  return requestFixture({ deliveryWindow: { start: await h.at('36 hours'), end: await h.at(`${expiresInDays + 1} days`) }, expiresAt: await h.at(`${expiresInDays} days`), ...r });
+  // The pickup window outlasts expiresAt, so that the request ends at expiresAt (not by a lapse of its window).
+  return requestFixture({
+    pickupWindow: { start: await h.at('1 day'), end: await h.at(`${expiresInDays + 0.5} days`) },
+    deliveryWindow: { start: await h.at('36 hours'), end: await h.at(`${expiresInDays + 1} days`) },
+    expiresAt: await h.at(`${expiresInDays} days`),
+    ...r,
+  });
 }
 
 async function published(owner: Party, collection: string, body: unknown) {
@@ -86,6 +92,39 @@ describe('listings', () => {
     await h.until('the feed to say pcx.load-request.expired.v1', async () => (await other.eventTypes()).includes('pcx.load-request.expired.v1'));
     // An expired listing takes no command.
     expect((await other.command(`/load-requests/${request.id}/withdraw`, expired.resourceVersion, { reason: 'late' })).status).toBe(422);
+  });
+});
+
+describe('listings in time', () => {
+  test('an offer whose window ends before its expiresAt lapses an hour before the window ends, not a minute sooner; its proposal ends; the request lapses likewise', async () => {
+    const [carrier, shipper] = h.parties(2);
+    await partners(carrier, shipper);
+    // The truck is available for two days from tomorrow, listed for a week; the load (pickup until
+    // day 4) is listed for a week too.
+    const offer = await published(carrier, '/capacity-offers', await offerBody(7, { availabilityWindow: { start: await h.at('1 day'), end: await h.at('3 days') } }));
+    const request = await published(shipper, '/load-requests', await requestBody(7, { pickupWindow: { start: await h.at('1 day'), end: await h.at('4 days') } }));
+    let proposal: any;
+    await h.until('the broker proposed the pair', async () => {
+      [proposal] = (await shipper.get(`/match-proposals?request=${request.id}`)).body.items;
+      return proposal !== undefined;
+    });
+    const lapse = new Date(Date.parse(offer.availabilityWindow.end) - 3600_000).toISOString();
+    await h.skipTo(lapse, { before: '1 minute' });
+    expect(await status(carrier, `/capacity-offers/${offer.id}`)).toBe('published');
+    await h.skip('2 minutes');
+    await untilStatus(carrier, `/capacity-offers/${offer.id}`, 'expired');
+    const lapsed = (await carrier.get(`/capacity-offers/${offer.id}`)).body;
+    expect(lapsed.expiry).toMatchObject({ reasonCode: 'WINDOW_PASSED', window: 'availabilityWindow' });
+    expect(Date.parse(lapsed.expiredAt)).toBeGreaterThanOrEqual(Date.parse(lapse));
+    await h.until('the feed to say pcx.capacity-offer.lapsed.v1', async () => (await shipper.eventTypes()).includes('pcx.capacity-offer.lapsed.v1'));
+    // Its open proposal ended with it; the request is published again, and lapses in its turn.
+    await h.until('the proposal ended', async () => ['expired', 'withdrawn'].includes(await status(shipper, `/match-proposals/${proposal.id}`)));
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'published');
+    await h.skipTo(new Date(Date.parse(request.pickupWindow.end) - 3600_000).toISOString(), '1 minute');
+    await untilStatus(shipper, `/load-requests/${request.id}`, 'expired');
+    expect((await shipper.get(`/load-requests/${request.id}`)).body.expiry).toMatchObject({ reasonCode: 'WINDOW_PASSED', window: 'pickupWindow' });
+    await h.until('the feed to say pcx.load-request.lapsed.v1', async () => (await shipper.eventTypes()).includes('pcx.load-request.lapsed.v1'));
+    expect(await shipper.eventTypes()).not.toContain('pcx.load-request.expired.v1');
   });
 });
 

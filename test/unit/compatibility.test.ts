@@ -160,6 +160,21 @@ describe('time windows', () => {
     expect(failures(offer(o), request(r))).toEqual(expected);
   });
 
+  test('now: a pair whose pickup cannot happen an hour from now is not compatible (PICKUP_WINDOW_PASSED); an hour earlier it is, picked up no sooner', () => {
+    const judged = (nowHours: number) => evaluate(offer(), request(), facts({ now: Date.parse(at(nowHours)) }));
+    // The pickup window ends at 8: at 7:01 too late, at 7:00 just in time (the truck at the pickup at 8).
+    const late = judged(7 + 1 / 60);
+    expect(late.compatible).toBe(false);
+    expect(late.compatibility.find((c) => c.criterion === 'timeWindow')).toMatchObject({ result: 'fail', reasonCode: 'PICKUP_WINDOW_PASSED', figures: { latestPickup: at(8), leadMinutes: 60 } });
+    const inTime = judged(7);
+    expect(inTime.compatible).toBe(true);
+    expect(inTime.compatibility.find((c) => c.criterion === 'timeWindow')!.figures).toMatchObject({ earliestPickup: at(8) });
+    // Long before the windows, now changes nothing.
+    expect(judged(-48)).toEqual(evaluate(offer(), request(), facts()));
+    // Windows that cannot meet at all say so, whatever the hour.
+    expect(failures(offer({ availabilityWindow: { start: at(10), end: at(48) } }), request(), facts({ now: Date.parse(at(9)) }))).toEqual(['PICKUP_OUTSIDE_AVAILABILITY']);
+  });
+
   test('instants decide, whatever the time zones; the figures show local times where zones are given', () => {
     const zoned = request({ pickupWindow: { start: at(2), end: at(8), timeZone: 'Europe/Berlin' }, deliveryWindow: { start: at(12), end: at(30), timeZone: 'Asia/Tokyo' } });
     const time = evaluate(offer(), zoned, facts()).compatibility.find((c) => c.criterion === 'timeWindow')!;

@@ -143,6 +143,41 @@ describe.each(cases)('$name', ({ name, resource: R, draft, required, live }) => 
     }
   });
 
+  // The window a match must still meet: the offer's availability, the request's pickup (it ends first).
+  const windowField = name === 'capacity-offer' ? 'availabilityWindow' : 'pickupWindow';
+
+  test('publish refuses a window that ended or ends within the hour a match needs: 422 WINDOW_PASSED naming it', () => {
+    for (const [from, to] of [[-2 * DAY, -DAY], [-HOUR, 30 * 60_000], [-HOUR, HOUR]]) {
+      const late = create({ ...draft(), [windowField]: window(from, to), ...(name === 'load-request' ? { deliveryWindow: window(from, DAY) } : {}) });
+      const outcome = apply(R, late, command('publish', connector(OWNER), {}, { context: withPartners }));
+      expect(outcome).toMatchObject({ ok: false, code: 'WINDOW_PASSED', extensions: { errors: [{ pointer: `/${windowField}/end` }] } });
+      expect((outcome as { detail: string }).detail).toMatch(/ends at .*less than 60 minutes from now/);
+    }
+    // A minute more than the lead: published.
+    const justInTime = create({ ...draft(), [windowField]: window(-HOUR, HOUR + 60_000), ...(name === 'load-request' ? { deliveryWindow: window(0, DAY) } : {}) });
+    expect(next(R, justInTime, command('publish', connector(OWNER), {}, { context: withPartners })).state.status).toBe('published');
+  });
+
+  test('live -> lapse when its window can no longer be met, before expiresAt: expired with the window named, its own event, open proposals ended', () => {
+    const lapsing = (s: any) => ({ ...s, expiresAt: later(3 * DAY) });
+    for (const s of [lapsing(published()), lapsing(secondLive())]) {
+      const at = later(Date.parse(s[windowField].end) - Date.parse(NOW) - HOUR);
+      // The lapse comes first; a run recorded before it keeps the expiresAt timer (its patch).
+      expect(R.machine.deadline(s)).toEqual({ at, command: 'lapse', patch: 'listing-window-lapse', instead: { at: later(3 * DAY), command: 'expire' } });
+      expect(refusal(R, s, command('lapse', system))).toBe('INVALID_STATE_TRANSITION'); // still in time
+      expect(refusal(R, s, command('lapse', connector(OWNER)), at)).toBe('ACTOR_NOT_PERMITTED');
+      const t = next(R, s, command('lapse', system), at);
+      expect(t.state).toMatchObject({ status: 'expired', expiredAt: at, expiry: { reasonCode: 'WINDOW_PASSED', window: windowField } });
+      expect((t.state as any).expiry.reason).toMatch(/ends at .*less than 60 minutes from now/);
+      expect(t.events.map((e) => e.type)).toEqual([`pcx.${name}.lapsed.v1`]);
+      expect(R.machine.deadline(t.state)).toBeUndefined();
+      if (s.status !== 'published') expect(t.effects?.map((e) => (e as any).flow)).toEqual(['endProposalsFlow']);
+    }
+    // expiresAt before the window's end: expiry as before, its reason recorded.
+    const t = next(R, published(), command('expire', system), later(DAY));
+    expect(t.state).toMatchObject({ status: 'expired', expiry: { reasonCode: 'EXPIRES_AT_REACHED' } });
+  });
+
   test.each(['draft', 'published', 'second live'])('%s -> cancel by a protocol operator (reason required) -> cancelled', (which) => {
     const s = which === 'draft' ? create() : which === 'published' ? published() : secondLive();
     expect(refusal(R, s, command('cancel', connector(OWNER), { reason: 'x' }))).toBe('ACTOR_NOT_PERMITTED');
