@@ -268,6 +268,15 @@ export const executionHandoverMachine = {
       errors.push({ pointer: '/sourceExternalReferences', message: 'name at least one record of the issuing system' });
     }
     if (errors.length) refuse('VALIDATION_FAILED', 'the execution package does not fit the commitment', { errors });
+    // A package offered after its pickup window closed cannot be driven (a repeated delivery of
+    // one already offered is answered by `redeliver`, whatever the hour).
+    const pickups = (p.package?.stops ?? []).map((stop, i) => ({ stop, i })).filter(({ stop }) => stop.role === 'pickup');
+    const closed = pickups.find(({ stop }) => Date.parse(stop.timeWindow.end) <= Date.parse(now));
+    if (closed) {
+      refuse('WINDOW_PASSED', `the pickup window of stop ${closed.stop.sequence} ended at ${closed.stop.timeWindow.end}: too late to hand the movement over`, {
+        errors: [{ pointer: `/package/stops/${closed.i}/timeWindow/end`, message: 'has passed' }],
+      });
+    }
     if (!context.packageDigest) refuse('VALIDATION_FAILED', 'the package digest is missing');
     const state: ExecutionHandover = {
       id,

@@ -7,6 +7,7 @@
 // adds a revision linked to the commitment; accepted, it creates the next commitment version.
 // Transition table: docs/decisions.md, "TransportTender transitions".
 import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
+import { EXECUTION_LEAD_MINUTES, EXECUTION_LEAD_MS } from './listing';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows';
 
@@ -190,6 +191,39 @@ function validateTerms(terms: TenderTerms | undefined, pointer: string): TenderT
   return terms!;
 }
 
+/** The pickup stop whose window ends first: the movement cannot start after it. */
+function firstPickup(terms: TenderTerms): { index: number; sequence: number; end: string } | undefined {
+  let first: { index: number; sequence: number; end: string } | undefined;
+  for (const [index, stop] of terms.stops.entries()) {
+    if (stop.role !== 'pickup' || !Number.isFinite(Date.parse(stop.timeWindow?.end))) continue;
+    if (!first || Date.parse(stop.timeWindow.end) < Date.parse(first.end)) first = { index, sequence: stop.sequence, end: stop.timeWindow.end };
+  }
+  return first;
+}
+
+/**
+ * A movement whose first pickup window ends within the hour a commitment needs cannot be executed:
+ * 422 WINDOW_PASSED (docs/decisions.md, "Listings in time": the same lead as the listings').
+ */
+function requirePickupInTime(terms: TenderTerms, pointer: string, now: string) {
+  const first = firstPickup(terms);
+  if (first && Date.parse(first.end) - EXECUTION_LEAD_MS <= Date.parse(now)) {
+    refuse('WINDOW_PASSED', `the pickup window of stop ${first.sequence} ends at ${first.end}, less than ${EXECUTION_LEAD_MINUTES} minutes from now: the movement can no longer be executed`, {
+      errors: [{ pointer: `${pointer}/stops/${first.index}/timeWindow/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }],
+    });
+  }
+}
+
+/** A tender open for decisions after its movement could start makes no sense: expiresAt an hour before the first pickup ends at the latest. */
+function requireExpiryBeforePickup(expiresAt: string, terms: TenderTerms) {
+  const first = firstPickup(terms);
+  if (first && Date.parse(expiresAt) > Date.parse(first.end) - EXECUTION_LEAD_MS) {
+    refuse('VALIDATION_FAILED', 'the tender would stay open after its movement could start', {
+      errors: [{ pointer: '/expiresAt', message: `must be at least ${EXECUTION_LEAD_MINUTES} minutes before the first pickup window ends (${first.end})` }],
+    });
+  }
+}
+
 /** The changes of `next` against `previous`, term by term (top-level members of the terms). */
 export function changesOf(previous: TenderTerms | undefined, next: TenderTerms): TenderRevision['changes'] {
   const keys = [...new Set([...Object.keys(previous ?? {}), ...Object.keys(next)])].sort();
@@ -215,6 +249,11 @@ function revise(t: TransportTender, command: Command<{ terms: Partial<TenderTerm
   const terms = validateTerms({ ...carried, ...command.payload.terms } as TenderTerms, '/terms');
   const changes = changesOf(previous.terms, terms);
   if (changes.length === 0) refuse('VALIDATION_FAILED', 'the revision changes no term', { errors: [{ pointer: '/terms', message: 'changes nothing' }] });
+  // New stops must still be executable; a counter before the commitment must leave the tender's expiry before them.
+  if (command.payload.terms?.stops) {
+    requirePickupInTime(terms, '/terms', now);
+    if (!amendsCommitmentId) requireExpiryBeforePickup(t.expiresAt, terms);
+  }
   const revision: TenderRevision = {
     number: previous.number + 1,
     authorOrganizationId: command.actor.organizationId!,
@@ -272,6 +311,9 @@ export const transportTenderMachine = {
       refuse('RELATIONSHIP_INACTIVE', `a tender needs an active relationship with the executing organization granting ${TENDER_SCOPES.join(' and ')}`);
     }
     if (!(Date.parse(p.expiresAt) > Date.parse(now))) refuse('VALIDATION_FAILED', 'expiresAt must be in the future', { errors: [{ pointer: '/expiresAt', message: 'must be in the future' }] });
+    const draftTerms = validateTerms(p.terms, '/terms');
+    requirePickupInTime(draftTerms, '/terms', now);
+    requireExpiryBeforePickup(p.expiresAt, draftTerms);
     const state: TransportTender = {
       id,
       resourceVersion: 1,
@@ -289,7 +331,7 @@ export const transportTenderMachine = {
       ...(p.originatingProposalId ? { originatingProposalId: p.originatingProposalId, capacityOfferId: context.proposal!.capacityOfferId, loadRequestId: context.proposal!.loadRequestId } : {}),
       amendmentPolicy: p.amendmentPolicy ?? { mode: 'bilateral' },
       cancellationPolicy: p.cancellationPolicy ?? { mode: 'either' },
-      draftTerms: validateTerms(p.terms, '/terms'),
+      draftTerms,
       revisions: [],
       currentRevision: 0,
       decisions: [],
@@ -305,6 +347,7 @@ export const transportTenderMachine = {
       requireIssuer(t, command);
       requireStatus(t, command, ['draft']);
       if (Date.parse(t.expiresAt) <= Date.parse(now)) refuse('RESOURCE_EXPIRED', 'expiresAt has passed');
+      requirePickupInTime(t.draftTerms!, '/terms', now);
       requireRelationship(command, 'the tender cannot be issued');
       const revision: TenderRevision = { number: 1, authorOrganizationId: t.issuingOrganizationId, createdAt: now, terms: t.draftTerms!, changes: changesOf(undefined, t.draftTerms!) };
       const next = bump(t, now, { status: 'issued', issuedAt: now, revisions: [revision], currentRevision: 1 });

@@ -292,3 +292,10 @@ describe('the definition', () => {
     expect(R.searchAttributes(offered())).toEqual({ owner: ISSUER, partner: EXECUTOR, status: 'offered' });
   });
 });
+
+test('a package offered after its pickup window closed is WINDOW_PASSED; a repeated delivery of one offered in time is still answered', () => {
+  const closed = later(26 * HOUR + 1);
+  expect(apply(R, undefined, create(), closed)).toMatchObject({ ok: false, code: 'WINDOW_PASSED', extensions: { errors: [{ pointer: '/package/stops/0/timeWindow/end', message: 'has passed' }] } });
+  expect(next(R, undefined, create(), later(25 * HOUR)).state.status).toBe('offered');
+  expect(redeliver(offered(), create()).id).toBe(offered().id);
+});

@@ -50,6 +50,22 @@ describe('create and issue', () => {
     expect(refusal(T, undefined, cmd)).toBe(code);
   });
 
+  test('now against the movement: a pickup window ending within the hour is WINDOW_PASSED at create, issue and counter; expiresAt must fall an hour before the first pickup ends', () => {
+    // The first pickup ends at DAY + 4 h: an hour before that is the last moment to issue.
+    const late = later(DAY + 3 * HOUR + 1);
+    expect(apply(T, undefined, create({ expiresAt: later(DAY + 4 * HOUR) }), late)).toMatchObject({ ok: false, code: 'WINDOW_PASSED', extensions: { errors: [{ pointer: '/terms/stops/0/timeWindow/end' }] } });
+    expect(apply(T, undefined, create({ expiresAt: later(DAY + 3 * HOUR + 1) }))).toMatchObject({ ok: false, code: 'VALIDATION_FAILED', extensions: { errors: [{ pointer: '/expiresAt' }] } });
+    expect(next(T, undefined, create({ expiresAt: later(DAY + 3 * HOUR) })).state.status).toBe('draft');
+    const d = next(T, undefined, create({ expiresAt: later(DAY + 3 * HOUR) })).state;
+    expect(next(T, d, command('issue', connector(ISSUER)), later(DAY + 2 * HOUR)).state.status).toBe('issued');
+    // A counter that moves the pickup to a window already closing.
+    const stops = terms().stops.map((s) => (s.role === 'pickup' ? { ...s, timeWindow: { start: later(-HOUR), end: later(30 * 60_000) } } : s));
+    expect(refusal(T, issued(), command('counterpropose', connector(EXECUTOR), { revision: 1, reason: 'earlier', terms: { stops } }))).toBe('WINDOW_PASSED');
+    // A counter that moves the pickup before the tender's expiry.
+    const sooner = terms().stops.map((s) => (s.role === 'pickup' ? { ...s, timeWindow: { start: later(HOUR), end: later(12 * HOUR) } } : s));
+    expect(refusal(T, issued(), command('counterpropose', connector(EXECUTOR), { revision: 1, reason: 'earlier', terms: { stops: sooner } }))).toBe('VALIDATION_FAILED');
+  });
+
   test('from an accepted proposal the tender records the pair', () => {
     const t = next(T, undefined, create({ originatingProposalId: 'p' }, { relationship: relationship(), proposal: { id: 'p', status: 'accepted', capacityOfferId: 'o', loadRequestId: 'r', participants: [ISSUER, EXECUTOR] } })).state;
     expect(t).toMatchObject({ originatingProposalId: 'p', capacityOfferId: 'o', loadRequestId: 'r' });
