@@ -116,7 +116,8 @@ operation(executionHandovers, {
       '`HANDOVER_CONFLICT` when it differs. A commitment the caller takes no part in is 404; the ' +
       'executing organization gets 403 `ACTOR_NOT_PERMITTED`; a superseded or cancelled commitment ' +
       "is 422 `INVALID_STATE_TRANSITION` (an amendment's new commitment version gets its own " +
-      'handover); stops that do not fit the commitment are 400. Emits ' +
+      'handover); stops that do not fit the commitment are 400; a first delivery after a pickup ' +
+      "stop's window has closed is 422 `WINDOW_PASSED`. Emits " +
       '`pcx.execution-handover.offered.v1` to both organizations. Needs scope `handovers:write`.',
     responses: {
       '200': 'A repeated, equal delivery for the commitment; the existing handover, unchanged.',

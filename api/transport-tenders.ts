@@ -83,8 +83,9 @@ operation(transportTenders, {
       "and windows and the request's or the offer's price), or directly to a partner (`terms` " +
       'required). Needs an active relationship with the executing organization granting ' +
       '`tenders:read` and `tenders:decide` (403 `RELATIONSHIP_INACTIVE`). Stops name coarse areas ' +
-      'and windows; exact addresses travel in the execution handover. A draft is visible to its ' +
-      'issuer only. Needs scope `tenders:publish`.',
+      'and windows; exact addresses travel in the execution handover. A first pickup window ending ' +
+      'less than 60 minutes from now is 422 `WINDOW_PASSED`; `expiresAt` must fall at least 60 minutes ' +
+      'before it (400 `VALIDATION_FAILED`). A draft is visible to its issuer only. Needs scope `tenders:publish`.',
     responses: {
       '201': 'The draft.',
       '404': true,
@@ -194,7 +195,8 @@ commandRoute(transportTenders, resource, 'issue', {
     summary: 'Issue a draft tender (revision 1)',
     description:
       "draft → issued. The issuer presents revision 1 (the draft's terms) to the executing " +
-      'organization; `pcx.transport-tender.issued.v1`. After expiresAt: 422 `RESOURCE_EXPIRED`. ' +
+      'organization; `pcx.transport-tender.issued.v1`. After expiresAt: 422 `RESOURCE_EXPIRED`; a first ' +
+      'pickup window ending less than 60 minutes from now: 422 `WINDOW_PASSED`. ' +
       'Without a relationship in force granting tenders:read and tenders:decide: 403 ' +
       '`RELATIONSHIP_INACTIVE`. Needs scope `tenders:publish`.',
   },
