@@ -605,6 +605,7 @@ export function dueOccurrences(calendar: CalendarInput, at: { now: string; horiz
  */
 export function nextOccurrence(calendar: CalendarInput, afterKey?: string): Occurrence | undefined {
   const revisions = ready(calendar);
+  if (afterKey !== undefined && !isDate(afterKey)) throw new RecurrenceError([{ pointer: '/after', message: 'must be an occurrence key, a local date YYYY-MM-DD' }]);
   let best: Occurrence | undefined;
   revisions.forEach((r, i) => {
     const newer = revisions.slice(i + 1);

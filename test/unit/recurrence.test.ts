@@ -397,5 +397,6 @@ describe('recurrenceProblems', () => {
   it('the computing functions refuse what it finds', () => {
     expect(() => seriesCalendar({ ...TU_TH, rrule: 'FREQ=HOURLY' }, REQUEST)).toThrow(/FREQ=HOURLY is not supported/);
     expect(() => dueOccurrences(series({ timeZone: 'Nowhere' }), { now: '2026-03-01T00:00:00Z', horizon: 1 })).toThrow(RecurrenceError);
+    expect(() => nextOccurrence(series({}), '3 March')).toThrow(RecurrenceError);
   });
 });
