@@ -13,7 +13,7 @@ import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
 import { loadAreaShapes, type Shape } from '../core/area-shapes';
-import { placeName, searchPlaces } from '../core/place-names';
+import { placeName, searchPlaces, subdivisionNames } from '../core/place-names';
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
@@ -346,6 +346,12 @@ publicOperation(consoleApp, {
                         properties: { type: { type: 'string', enum: ['Polygon', 'MultiPolygon'] }, coordinates: { type: 'array' } },
                       },
                       name: { type: 'string', description: "A UN/LOCODE's name as UN/LOCODE spells it (`Hamburg`)." },
+                      names: {
+                        type: 'object',
+                        description: "A subdivision's name in English, and in German and Polish where they differ (Natural Earth: `{ en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' }`).",
+                        required: ['en'],
+                        properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
+                      },
                     },
                   },
                 },
@@ -364,7 +370,7 @@ publicOperation(consoleApp, {
   }
   const index = loadAreaIndex();
   const shapes = loadAreaShapes();
-  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number]; shape?: Shape; name?: string }> = {};
+  const places: Record<string, { point?: [number, number]; box?: [number, number, number, number]; shape?: Shape; name?: string; names?: { en: string; de?: string; pl?: string } }> = {};
   for (const code of codes) {
     if (/^[A-Z]{2}[A-Z0-9]{3}$/.test(code)) {
       const position = index.unlocode(code)?.position;
@@ -374,7 +380,8 @@ publicOperation(consoleApp, {
       const box = code.includes('-') ? index.subdivisionBox(code) : index.countryBox(code);
       // A country's shape without the parts its box leaves out (matching compares the box).
       const shape = (code.includes('-') ? index.isSubdivision(code) : index.isCountry(code)) ? shapes.shape(code, code.includes('-') ? undefined : box) : null;
-      if (box || shape) places[code] = { ...(box ? { box } : {}), ...(shape ? { shape } : {}) };
+      const names = code.includes('-') ? subdivisionNames(code) : undefined;
+      if (box || shape) places[code] = { ...(box ? { box } : {}), ...(shape ? { shape } : {}), ...(names ? { names } : {}) };
     }
   }
   return c.json({ places }, 200, { 'cache-control': 'public, max-age=86400' });

@@ -173,8 +173,11 @@ export function placeOf(area, places = {}) {
       return places[area.code]?.name ?? area.code;
     case 'country':
       return countryName(area.code);
-    case 'subdivision':
-      return t('place.subdivision', { code: area.code, country: countryName(area.code.slice(0, 2)) });
+    case 'subdivision': {
+      // Its name in the planner's language where the shipped names have it ("Bayern, Deutschland").
+      const names = places[area.code]?.names;
+      return t('place.subdivision', { name: names ? (names[language()] ?? names.en) : area.code, country: countryName(area.code.slice(0, 2)) });
+    }
     case 'circle':
       return t('place.circle', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), latitude: degrees(area.center[1], 'N', 'S'), longitude: degrees(area.center[0], 'E', 'W') });
     case 'list':
@@ -387,7 +390,7 @@ export const CATALOGUE = {
 
     // Places
     'place.somewhere': 'somewhere',
-    'place.subdivision': '{code}, {country}',
+    'place.subdivision': '{name}, {country}',
     'place.circle': '{radius} around {latitude}, {longitude}',
     'place.drawn': 'a drawn area',
     'compass.N': 'N',
@@ -1089,7 +1092,7 @@ export const CATALOGUE = {
     'language.label': 'Sprache',
 
     'place.somewhere': 'irgendwo',
-    'place.subdivision': '{code}, {country}',
+    'place.subdivision': '{name}, {country}',
     'place.circle': '{radius} um {latitude}, {longitude}',
     'place.drawn': 'ein gezeichnetes Gebiet',
     'compass.N': 'N',
@@ -1770,7 +1773,7 @@ export const CATALOGUE = {
     'language.label': 'Język',
 
     'place.somewhere': 'gdziekolwiek',
-    'place.subdivision': '{code}, {country}',
+    'place.subdivision': '{name}, {country}',
     'place.circle': '{radius} wokół {latitude}, {longitude}',
     'place.drawn': 'narysowany obszar',
     'compass.N': 'N',

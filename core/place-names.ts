@@ -14,6 +14,19 @@ export function placeName(code: string): string | undefined {
   return Object.hasOwn(names, code) ? names[code] : undefined;
 }
 
+/**
+ * The names of subdivisions (data/subdivision-names.json.gz, built with the area shapes by
+ * scripts/build-area-shapes.ts from Natural Earth): "DE-BY" -> { en: "Bavaria", de: "Bayern",
+ * pl: "Bawaria" } (German or Polish only where they differ from the English).
+ */
+export const SUBDIVISION_NAMES_FILE = resolve(__dirname, '..', 'data', 'subdivision-names.json.gz');
+let subdivisions: Record<string, { en: string; de?: string; pl?: string }> | undefined;
+
+export function subdivisionNames(code: string): { en: string; de?: string; pl?: string } | undefined {
+  subdivisions ??= JSON.parse(gunzipSync(readFileSync(SUBDIVISION_NAMES_FILE)).toString('utf8')) as Record<string, { en: string; de?: string; pl?: string }>;
+  return Object.hasOwn(subdivisions, code) ? subdivisions[code] : undefined;
+}
+
 /** A name as search compares it: lower case, without diacritics or punctuation. */
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 

@@ -25,6 +25,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { SUBDIVISION_NAMES_FILE } from '../core/place-names';
 import { topology } from 'topojson-server';
 import { presimplify, simplify, sphericalTriangleArea } from 'topojson-simplify';
 import { mergeArcs, quantize } from 'topojson-client';
@@ -97,6 +98,27 @@ function main(): void {
     if (region) add(byRegion, region);
     add(byCountry, code.slice(0, 2));
   });
+
+  // Names for people: Natural Earth's English, German and Polish names of each subdivision (a
+  // region code, such as FR-IDF, has its region's own name in all three).
+  const propsByCode = new Map<string, Record<string, any>>();
+  const regionName = new Map<string, string>();
+  for (const p of props) {
+    if (!propsByCode.has(p.iso_3166_2)) propsByCode.set(p.iso_3166_2, p);
+    if (p.region_cod && p.region && !regionName.has(p.region_cod)) regionName.set(p.region_cod, p.region);
+  }
+  const names: Record<string, { en: string; de?: string; pl?: string }> = {};
+  for (const code of Object.keys((index as any).data.subdivisions).sort()) {
+    const p = propsByCode.get(code) ?? propsByCode.get(ALIASES[code] ?? '');
+    const en = (p?.name_en || p?.name || regionName.get(code) || '').trim();
+    if (!en) continue;
+    const entry: { en: string; de?: string; pl?: string } = { en };
+    if (p?.name_de && p.name_de.trim() !== en) entry.de = p.name_de.trim();
+    if (p?.name_pl && p.name_pl.trim() !== en) entry.pl = p.name_pl.trim();
+    names[code] = entry;
+  }
+  writeFileSync(SUBDIVISION_NAMES_FILE, gzipSync(JSON.stringify(names), { level: 9 }));
+  process.stderr.write(`${SUBDIVISION_NAMES_FILE}: ${Object.keys(names).length} subdivision names\n`);
 
   const subdivisions: GeometryObject[] = [];
   const missing: string[] = [];

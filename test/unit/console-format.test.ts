@@ -13,6 +13,8 @@ test('places by name, with the country their flag is drawn for; circles in degre
   expect(placeOf({ kind: 'unlocode', code: 'PLGDN' }, places)).toBe('PLGDN');
   expect(placeOf({ kind: 'country', code: 'FR' })).toBe('France');
   expect(placeOf({ kind: 'subdivision', code: 'DE-BY' })).toBe('DE-BY, Germany');
+  // With the shipped names (GET /console/places): the name, not the code.
+  expect(placeOf({ kind: 'subdivision', code: 'DE-BY' }, { 'DE-BY': { names: { en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' } } })).toBe('Bavaria, Germany');
   expect(placeOf({ kind: 'circle', center: [4.47, 51.92], radiusKm: 50 })).toBe('50 km around 51.92° N, 4.47° E');
   expect(placeOf({ kind: 'list', areas: [{ kind: 'unlocode', code: 'DEHAM' }, { kind: 'country', code: 'NL' }] }, places)).toBe('Hamburg or Netherlands');
   expect(laneOf({ kind: 'request', pickupArea: { kind: 'unlocode', code: 'DEHAM' }, deliveryArea: { kind: 'unlocode', code: 'NLRTM' } }, places)).toBe('Hamburg → Rotterdam');

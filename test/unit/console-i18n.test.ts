@@ -167,6 +167,7 @@ describe('format.js in German and Polish', () => {
     expect(windowOf({ start: '2026-12-12T07:00:00Z', end: '2026-12-12T13:00:00Z' })).toBe('12 gru, 08:00 – 14:00 CET');
     expect(moneyOf({ amount: 875, currency: 'EUR' })).toBe('875,00\u00a0€');
     expect(placeOf({ kind: 'subdivision', code: 'DE-HH' })).toBe('DE-HH, Niemcy');
+    expect(placeOf({ kind: 'subdivision', code: 'DE-BY' }, { 'DE-BY': { names: { en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' } } })).toBe('Bawaria, Niemcy');
     expect(placeOf({ kind: 'list', areas: [{ kind: 'country', code: 'PL' }, { kind: 'country', code: 'CZ' }] })).toBe('Polska lub Czechy');
     expect([statusOf('partiallyMatched'), statusOf('delivered'), statusOf('refrigerated')]).toEqual(['częściowo dopasowane', 'dostarczone', 'chłodnia']);
   });
