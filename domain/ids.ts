@@ -30,4 +30,4 @@ export function derivedId(sourceId: string, salt: number): string {
 }
 
 /** Salts of derivedId. */
-export const DERIVED = { executionReference: 0xe01, executionHandover: 0xe02 } as const;
+export const DERIVED = { executionReference: 0xe01, executionHandover: 0xe02, seriesOccurrence: 0xe03 } as const;
