@@ -803,6 +803,9 @@ export const CATALOGUE = {
     'page.grid.previous': 'Previous page',
     'page.grid.next': 'Next page',
     'page.adapters': 'Messages held by the adapter gateway',
+    'map.title': 'Map',
+    'map.zoomIn': 'Zoom in',
+    'map.zoomOut': 'Zoom out',
 
     // console.js
     'console.somethingWrong': 'Something went wrong',
@@ -1490,6 +1493,9 @@ export const CATALOGUE = {
     'page.grid.previous': 'Vorherige Seite',
     'page.grid.next': 'Nächste Seite',
     'page.adapters': 'Vom Adapter-Gateway zurückgehaltene Nachrichten',
+    'map.title': 'Karte',
+    'map.zoomIn': 'Vergrößern',
+    'map.zoomOut': 'Verkleinern',
 
     'console.somethingWrong': 'Etwas ist schiefgegangen',
     'console.error': 'Fehler',
@@ -2171,6 +2177,9 @@ export const CATALOGUE = {
     'page.grid.previous': 'Poprzednia strona',
     'page.grid.next': 'Następna strona',
     'page.adapters': 'Wiadomości wstrzymane przez bramkę adapterów',
+    'map.title': 'Mapa',
+    'map.zoomIn': 'Przybliż',
+    'map.zoomOut': 'Oddal',
 
     'console.somethingWrong': 'Coś poszło nie tak',
     'console.error': 'Błąd',

@@ -5,17 +5,10 @@
 // chosen is drawn highlighted on the map, a line clicked on the map chooses its row.
 import { el, laneView, replacePreserving } from './views.js';
 import { filterRows, pageOf, rowOf, sortRows } from './grid-model.js';
-import { nameOf, statusOf } from './format.js';
+import { nameOf, statusOf, t } from './format.js';
 
-const COLUMNS = [
-  ['kind', 'Type'],
-  ['lane', 'Lane'],
-  ['dates', 'Dates'],
-  ['capacity', 'Capacity'],
-  ['body', 'Body'],
-  ['partner', 'Partner'],
-  ['status', 'Status'],
-];
+/** The sortable columns (their headings: grid.column.<key>). */
+const COLUMNS = ['kind', 'lane', 'dates', 'capacity', 'body', 'partner', 'status'];
 const BODY_TYPES = ['curtainsider', 'box', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van', 'other'];
 const $ = (id) => document.getElementById(id);
 const number = (id) => ($(id).value === '' ? undefined : Number($(id).value));
@@ -23,7 +16,7 @@ const moment = (id) => ($(id).value ? Date.parse($(id).value) : undefined);
 
 export function createGrid({ state, api, actionsFor, onChosen }) {
   const view = { sort: 'dates', direction: 'ascending', page: 1, chosen: null, near: undefined };
-  $('grid-body').replaceChildren(el('option', { value: '' }, 'any'), ...BODY_TYPES.map((b) => el('option', { value: b }, statusOf(b))));
+  $('grid-body').replaceChildren(el('option', { value: '' }, t('grid.anyBody')), ...BODY_TYPES.map((b) => el('option', { value: b }, statusOf(b))));
   for (const id of ['grid-status', 'grid-kind', 'grid-partner', 'grid-body', 'grid-from', 'grid-until', 'grid-weight', 'grid-pallets', 'grid-radius']) {
     $(id).addEventListener('change', () => ((view.page = 1), render()));
   }
@@ -83,14 +76,14 @@ export function createGrid({ state, api, actionsFor, onChosen }) {
     return el(
       'tr',
       {},
-      COLUMNS.map(([key, label]) =>
+      COLUMNS.map((key) =>
         el(
           'th',
           { scope: 'col', 'aria-sort': view.sort === key ? view.direction : 'none' },
-          el('button', { type: 'button', class: 'sort', onclick: () => ((view.direction = view.sort === key && view.direction === 'ascending' ? 'descending' : 'ascending'), (view.sort = key), render()) }, label, view.sort === key ? (view.direction === 'ascending' ? ' ▲' : ' ▼') : ''),
+          el('button', { type: 'button', class: 'sort', onclick: () => ((view.direction = view.sort === key && view.direction === 'ascending' ? 'descending' : 'ascending'), (view.sort = key), render()) }, t(`grid.column.${key}`), view.sort === key ? (view.direction === 'ascending' ? ' ▲' : ' ▼') : ''),
         ),
       ),
-      el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, 'Actions')),
+      el('th', { scope: 'col' }, el('span', { class: 'visually-hidden' }, t('grid.column.actions'))),
     );
   }
 
@@ -98,7 +91,7 @@ export function createGrid({ state, api, actionsFor, onChosen }) {
     const owners = [...new Set(state.listings.map((l) => l.ownerOrganizationId))].sort((a, b) => nameOf(a, state.names).localeCompare(nameOf(b, state.names)));
     const select = $('grid-partner');
     const chosenPartner = select.value;
-    if (select.options.length !== owners.length + 1) select.replaceChildren(el('option', { value: '' }, 'all'), ...owners.map((o) => el('option', { value: o }, o === state.me ? `${nameOf(o, state.names)} (us)` : nameOf(o, state.names))));
+    if (select.options.length !== owners.length + 1) select.replaceChildren(el('option', { value: '' }, t('grid.allPartners')), ...owners.map((o) => el('option', { value: o }, o === state.me ? t('grid.us', { name: nameOf(o, state.names) }) : nameOf(o, state.names))));
     select.value = owners.includes(chosenPartner) ? chosenPartner : '';
     const rows = shown();
     const page = pageOf(rows, view.page);
@@ -108,19 +101,19 @@ export function createGrid({ state, api, actionsFor, onChosen }) {
       el(
         'tr',
         { class: `row ${r.kind}${r.id === view.chosen ? ' chosen' : ''}`, 'data-listing': r.id, 'aria-selected': r.id === view.chosen ? 'true' : 'false' },
-        el('td', {}, el('button', { type: 'button', class: 'choose', onclick: () => choose(r.id), 'aria-label': `Show on the map: ${r.kind === 'offer' ? 'truck' : 'load'} ${r.lane}` }, r.kind === 'offer' ? 'Truck' : 'Load')),
+        el('td', {}, el('button', { type: 'button', class: 'choose', onclick: () => choose(r.id), 'aria-label': t(`grid.show.${r.kind}`, { lane: r.lane }) }, t(`grid.kind.${r.kind}`))),
         el('td', {}, laneView(r.listing, state.places)),
         el('td', {}, r.dates),
         el('td', {}, r.capacity),
         el('td', {}, r.body),
-        el('td', {}, r.ours ? `${r.partner} (us)` : r.partner),
+        el('td', {}, r.ours ? t('grid.us', { name: r.partner }) : r.partner),
         el('td', {}, r.statusText),
         el('td', {}, actionsFor(r.listing) ?? ''),
       ),
     );
     const rowsEl = $('grid-rows');
-    replacePreserving(rowsEl, ...(body.length ? body : [el('tr', {}, el('td', { colspan: String(COLUMNS.length + 1), class: 'muted' }, state.listings.length ? 'Nothing matches these filters.' : 'No trucks or loads yet: post one above, or wait for your partners\u2019.'))]));
-    $('grid-count').textContent = `${rows.length} of ${state.listings.length} listings, page ${page.page} of ${page.pages}`;
+    replacePreserving(rowsEl, ...(body.length ? body : [el('tr', {}, el('td', { colspan: String(COLUMNS.length + 1), class: 'muted' }, state.listings.length ? t('grid.noMatch') : t('grid.empty')))]));
+    $('grid-count').textContent = t('grid.count', { shown: rows.length, total: state.listings.length, page: page.page, pages: page.pages });
     $('grid-prev').disabled = page.page <= 1;
     $('grid-next').disabled = page.page >= page.pages;
     return rows.map((r) => r.listing);

@@ -7,6 +7,7 @@
 // be drawn by dragging on the map (drawCircle).
 import * as maplibregl from '../vendor/maplibre-gl.mjs';
 import { CLUSTER, CLUSTER_IMAGE, circleFromDrag, circleRing, clusterImageOf } from './geometry.js';
+import { t } from './format.js';
 
 maplibregl.setWorkerUrl(new URL('../vendor/maplibre-gl-worker.mjs', import.meta.url).href);
 
@@ -32,6 +33,8 @@ export function createMap(container, mapStyleUrl) {
     center: [9, 51],
     zoom: 3.4,
     attributionControl: false,
+    // MapLibre's own words (the canvas's label, the zoom buttons) in the planner's language.
+    locale: { 'Map.Title': t('map.title'), 'NavigationControl.ZoomIn': t('map.zoomIn'), 'NavigationControl.ZoomOut': t('map.zoomOut') },
     // Kept so that the test (and a screenshot) can read what was drawn.
     canvasContextAttributes: { preserveDrawingBuffer: true },
   });

@@ -6,74 +6,10 @@
 // form with it; "Save changes" sends a PATCH (JSON merge patch, If-Match its version). The
 // broker's problems are shown next to the fields their pointers name.
 import { el } from './views.js';
-import { nameOf, placeOf } from './format.js';
+import { nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
 
-/** What this file says (the language catalogue takes these over). */
-const TEXT = {
-  what: 'What',
-  truck: ' A truck (capacity on offer)',
-  load: ' A load (freight looking for a truck)',
-  placeholder: 'Type a place name',
-  from: 'From',
-  to: 'To',
-  availableFrom: 'Available from',
-  pickupFrom: 'Pickup from',
-  deliveryFrom: 'Delivery from',
-  until: 'until',
-  capacity: 'Capacity',
-  weight: 'Weight (t)',
-  pallets: 'Pallets',
-  ldm: 'Loading metres',
-  body: 'Body',
-  bodyWanted: 'Body wanted',
-  price: 'Price (EUR)',
-  priceHint: 'seen by the partner only once a match is accepted',
-  expires: 'Listed until',
-  seenBy: 'Seen by',
-  allPartners: 'All partners',
-  tickedPartners: 'Only the partners ticked below',
-  noPartners: 'Your organization has no partner in force yet: what you post is seen by partners once a relationship is accepted (your administrator or your systems invite them).',
-  post: 'Post',
-  saveDraft: 'Save as draft',
-  saveChanges: 'Save changes',
-  savePublish: 'Save and publish',
-  stopEditing: 'Stop editing',
-  title: 'Post a truck or a load',
-  editTitle: (what, lane) => `Edit the draft ${what} ${lane}`,
-  truckNoun: 'truck',
-  loadNoun: 'load',
-  notPosted: 'Not posted',
-  notSaved: 'Not saved',
-  seeFields: ': see the fields marked above.',
-  choosePlace: 'choose a place from the list (or type its UN/LOCODE), or draw a circle on the map',
-  tickPartner: 'tick at least one partner',
-  postedNotice: 'Posted: ',
-  draftNotice: 'Saved as a draft: ',
-  savedNotice: 'Saved: ',
-  leftDraft: ' It was saved as a draft: publish it from the list once it is right.',
-  drawCircle: 'Circle on the map',
-  drawLabel: (field) => `Draw the ${field} area as a circle on the map`,
-  drawing: 'Press on the map where the circle’s centre is and drag outwards; release to keep it, Escape to cancel.',
-  drawingNow: (circle) => `${circle} (release to keep it)`,
-  drawn: (circle) => `Drawn: ${circle}.`,
-  publish: 'Publish',
-  edit: 'Edit',
-  editLabel: (what) => `Edit the draft ${what}`,
-  withdraw: 'Withdraw',
-  reason: 'Reason',
-  reasonLabel: 'Reason to withdraw',
-  withdrawnByPlanner: 'withdrawn by the planner',
-  refused: 'Refused',
-  publishLabel: (what) => `Publish the ${what}`,
-  withdrawLabel: (what) => `Withdraw the ${what}`,
-  listingOf: (kind, owner) => `${kind} of ${owner}`,
-  postLabel: (publish, what, from, to) => `${publish ? 'Post' : 'Save'} the ${what} ${from} → ${to}`,
-  saveLabel: (what, from, to) => `Save the draft ${what} ${from} → ${to}`,
-};
-
 const BODY_TYPES = ['curtainsider', 'box', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van'];
-const BODY_NAMES = { lowLoader: 'low loader', containerChassis: 'container chassis', carTransporter: 'car transporter', walkingFloor: 'walking floor' };
 
 /** Which field a problem's pointer is about (offer and request fields alike). */
 const FIELD_OF = [
@@ -108,7 +44,7 @@ export function createPosting({ api, state, onPosted, notice }) {
   /** A place field: type a name, pick from what the broker finds; the UN/LOCODE travels in brackets. */
   function placeInput(id) {
     const list = el('datalist', { id: `post-${id}-list` });
-    const box = input(id, { list: `post-${id}-list`, autocomplete: 'off', placeholder: TEXT.placeholder, required: true });
+    const box = input(id, { list: `post-${id}-list`, autocomplete: 'off', placeholder: t('post.placeholder'), required: true });
     let timer;
     box.addEventListener('input', () => {
       clearTimeout(timer);
@@ -135,20 +71,20 @@ export function createPosting({ api, state, onPosted, notice }) {
   }
 
   /** "Circle on the map": the next drag on the map draws the field's area; its centre and radius are said as it grows. */
-  function drawButton(id, label) {
+  function drawButton(id) {
     let cancel = null;
-    const button = el('button', { type: 'button', class: 'draw', id: `post-${id}-draw`, 'aria-label': TEXT.drawLabel(label), 'aria-pressed': 'false' }, TEXT.drawCircle);
+    const button = el('button', { type: 'button', class: 'draw', id: `post-${id}-draw`, 'aria-label': t(`post.drawLabel.${id}`), 'aria-pressed': 'false' }, t('post.drawCircle'));
     button.addEventListener('click', () => {
       if (!state.map) return;
       if (cancel) return cancel();
       const hint = form.querySelector(`#post-${id}-hint`);
       const box = form.querySelector(`#post-${id}`);
-      hint.textContent = TEXT.drawing;
+      hint.textContent = t('post.drawing');
       button.setAttribute('aria-pressed', 'true');
       document.getElementById('map').scrollIntoView({ block: 'center' });
       cancel = drawCircle(state.map, {
         onChange: (circle) => {
-          hint.textContent = TEXT.drawingNow(placeOf(circle));
+          hint.textContent = t('post.drawingNow', { circle: placeOf(circle) });
           chosen[id] = { area: circle, text: placeOf(circle) };
           drawDrafts();
         },
@@ -158,7 +94,7 @@ export function createPosting({ api, state, onPosted, notice }) {
           if (circle) {
             chosen[id] = { area: circle, text: placeOf(circle) };
             box.value = chosen[id].text;
-            hint.textContent = TEXT.drawn(placeOf(circle));
+            hint.textContent = t('post.drawn', { circle: placeOf(circle) });
           } else {
             hint.textContent = '';
             if (chosen[id] && box.value !== chosen[id].text) chosen[id] = null;
@@ -171,9 +107,9 @@ export function createPosting({ api, state, onPosted, notice }) {
     return button;
   }
 
-  const kind = el('fieldset', { class: 'kind' }, el('legend', {}, TEXT.what),
-    el('label', {}, el('input', { type: 'radio', name: 'post-kind', value: 'offer', checked: true }), TEXT.truck),
-    el('label', {}, el('input', { type: 'radio', name: 'post-kind', value: 'request' }), TEXT.load));
+  const kind = el('fieldset', { class: 'kind' }, el('legend', {}, t('post.what')),
+    el('label', {}, el('input', { type: 'radio', name: 'post-kind', value: 'offer', checked: true }), ` ${t('post.truck')}`),
+    el('label', {}, el('input', { type: 'radio', name: 'post-kind', value: 'request' }), ` ${t('post.load')}`));
   const [from, fromList] = placeInput('from');
   const [to, toList] = placeInput('to');
   const start = new Date(Date.now() + 24 * 3600_000);
@@ -185,40 +121,40 @@ export function createPosting({ api, state, onPosted, notice }) {
   const weight = input('weight', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
   const pallets = input('pallets', { type: 'number', min: '0', step: '1', inputmode: 'numeric' });
   const ldm = input('ldm', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
-  const body = el('select', { id: 'post-body', 'aria-describedby': 'post-body-error' }, BODY_TYPES.map((b) => el('option', { value: b }, BODY_NAMES[b] ?? b)));
+  const body = el('select', { id: 'post-body', 'aria-describedby': 'post-body-error' }, BODY_TYPES.map((b) => el('option', { value: b }, statusOf(b))));
   const price = input('price', { type: 'number', min: '0', step: '1', inputmode: 'decimal' });
   const expires = input('expires', { type: 'datetime-local', required: true, value: localInput(start) });
-  const visibility = el('select', { id: 'post-visibility', 'aria-describedby': 'post-visibility-error' }, el('option', { value: 'open' }, TEXT.allPartners), el('option', { value: 'partners' }, TEXT.tickedPartners));
+  const visibility = el('select', { id: 'post-visibility', 'aria-describedby': 'post-visibility-error' }, el('option', { value: 'open' }, t('post.allPartners')), el('option', { value: 'partners' }, t('post.tickedPartners')));
   const partnerBoxes = el('div', { class: 'partners', id: 'post-partners' });
-  const firstLabel = el('span', {}, TEXT.availableFrom);
+  const firstLabel = el('span', {}, t('post.availableFrom'));
   const secondField = el('div', { class: 'field', id: 'post-second-field', hidden: true },
-    el('label', { for: 'post-second-start' }, TEXT.deliveryFrom), secondStart,
-    el('label', { for: 'post-second-end' }, TEXT.until), secondEnd,
+    el('label', { for: 'post-second-start' }, t('post.deliveryFrom')), secondStart,
+    el('label', { for: 'post-second-end' }, t('post.until')), secondEnd,
     el('span', { class: 'field-error', id: 'post-second-error', role: 'alert' }));
-  const bodyLabel = el('span', {}, TEXT.body);
-  const createButtons = [el('button', { type: 'submit', class: 'accept', value: 'post' }, TEXT.post), el('button', { type: 'submit', value: 'draft' }, TEXT.saveDraft)];
+  const bodyLabel = el('span', {}, t('post.body'));
+  const createButtons = [el('button', { type: 'submit', class: 'accept', value: 'post' }, t('post.post')), el('button', { type: 'submit', value: 'draft' }, t('post.saveDraft'))];
   const editButtons = [
-    el('button', { type: 'submit', class: 'accept', value: 'save' }, TEXT.saveChanges),
-    el('button', { type: 'submit', value: 'save-publish' }, TEXT.savePublish),
-    el('button', { type: 'button', onclick: () => stopEditing() }, TEXT.stopEditing),
+    el('button', { type: 'submit', class: 'accept', value: 'save' }, t('post.saveChanges')),
+    el('button', { type: 'submit', value: 'save-publish' }, t('post.savePublish')),
+    el('button', { type: 'button', onclick: () => stopEditing() }, t('post.stopEditing')),
   ];
   for (const b of editButtons) b.hidden = true;
 
   const form = el('form', { id: 'post-form', class: 'post', novalidate: true },
     kind,
-    field('from', TEXT.from, from, ' ', drawButton('from', TEXT.from)), fromList,
-    field('to', TEXT.to, to, ' ', drawButton('to', TEXT.to)), toList,
-    el('div', { class: 'field', id: 'post-first-field' }, el('label', { for: 'post-first-start' }, firstLabel), firstStart, el('label', { for: 'post-first-end' }, TEXT.until), firstEnd, el('span', { class: 'field-error', id: 'post-first-error', role: 'alert' })),
+    field('from', t('post.from'), from, ' ', drawButton('from')), fromList,
+    field('to', t('post.to'), to, ' ', drawButton('to')), toList,
+    el('div', { class: 'field', id: 'post-first-field' }, el('label', { for: 'post-first-start' }, firstLabel), firstStart, el('label', { for: 'post-first-end' }, t('post.until')), firstEnd, el('span', { class: 'field-error', id: 'post-first-error', role: 'alert' })),
     secondField,
-    el('fieldset', { class: 'capacity', id: 'post-capacity-field' }, el('legend', {}, TEXT.capacity),
-      el('span', { class: 'pair' }, el('label', { for: 'post-weight' }, TEXT.weight), weight),
-      el('span', { class: 'pair' }, el('label', { for: 'post-pallets' }, TEXT.pallets), pallets),
-      el('span', { class: 'pair' }, el('label', { for: 'post-ldm' }, TEXT.ldm), ldm),
+    el('fieldset', { class: 'capacity', id: 'post-capacity-field' }, el('legend', {}, t('post.capacity')),
+      el('span', { class: 'pair' }, el('label', { for: 'post-weight' }, t('post.weight')), weight),
+      el('span', { class: 'pair' }, el('label', { for: 'post-pallets' }, t('post.pallets')), pallets),
+      el('span', { class: 'pair' }, el('label', { for: 'post-ldm' }, t('post.ldm')), ldm),
       el('span', { class: 'field-error', id: 'post-capacity-error', role: 'alert' })),
     el('div', { class: 'field', id: 'post-body-field' }, el('label', { for: 'post-body' }, bodyLabel), body, el('span', { class: 'field-error', id: 'post-body-error', role: 'alert' })),
-    field('price', TEXT.price, price, TEXT.priceHint),
-    field('expires', TEXT.expires, expires),
-    el('div', { class: 'field', id: 'post-visibility-field' }, el('label', { for: 'post-visibility' }, TEXT.seenBy), visibility, partnerBoxes, el('span', { class: 'field-error', id: 'post-visibility-error', role: 'alert' })),
+    field('price', t('post.price'), price, t('post.priceHint')),
+    field('expires', t('post.expires'), expires),
+    el('div', { class: 'field', id: 'post-visibility-field' }, el('label', { for: 'post-visibility' }, t('post.seenBy')), visibility, partnerBoxes, el('span', { class: 'field-error', id: 'post-visibility-error', role: 'alert' })),
     el('div', { class: 'actions' }, ...createButtons, ...editButtons),
     el('p', { id: 'post-problem', class: 'field-error', role: 'alert' }),
   );
@@ -227,9 +163,9 @@ export function createPosting({ api, state, onPosted, notice }) {
   const kindOf = () => form.querySelector('input[name="post-kind"]:checked').value;
   function adapt() {
     const truck = kindOf() === 'offer';
-    firstLabel.textContent = truck ? TEXT.availableFrom : TEXT.pickupFrom;
+    firstLabel.textContent = truck ? t('post.availableFrom') : t('post.pickupFrom');
     secondField.hidden = truck;
-    bodyLabel.textContent = truck ? TEXT.body : TEXT.bodyWanted;
+    bodyLabel.textContent = truck ? t('post.body') : t('post.bodyWanted');
   }
   kind.addEventListener('change', adapt);
   // A truck's listing ends when it leaves; a load's once its pickup window has begun.
@@ -240,7 +176,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     partnerBoxes.replaceChildren(
       ...(active.length
         ? active.map((p) => el('label', {}, el('input', { type: 'checkbox', value: p.organizationId, checked: ticked ? ticked.includes(p.organizationId) : true }), ` ${p.name}`))
-        : [el('p', { class: 'muted' }, TEXT.noPartners)]),
+        : [el('p', { class: 'muted' }, t('post.noPartners'))]),
     );
   }
 
@@ -254,7 +190,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     for (const e of form.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
   }
 
-  function showProblems(problem, fallback = TEXT.notPosted) {
+  function showProblems(problem, fallback = t('post.notPosted')) {
     let placed = false;
     // A PATCH's fields may also be null (a merge patch removes them): the schema's "must be null"
     // and "must match exactly one schema in oneOf" beside the real problem say nothing to a planner.
@@ -272,7 +208,7 @@ export function createPosting({ api, state, onPosted, notice }) {
       form.querySelector(`#post-${match[1]}-field input, #post-${match[1]}-field select, #post-${match[1]}`)?.setAttribute('aria-invalid', 'true');
       placed = true;
     }
-    form.querySelector('#post-problem').textContent = `${problem.title ?? fallback}${problem.detail && !placed ? `: ${problem.detail}` : placed ? TEXT.seeFields : ''}`;
+    form.querySelector('#post-problem').textContent = `${problem.title ?? fallback}${problem.detail && !placed ? `: ${problem.detail}` : placed ? `: ${t('post.seeFields')}` : ''}`;
   }
 
   /** The body of the create, from the form; a field that cannot be read is a problem of that field. */
@@ -281,15 +217,15 @@ export function createPosting({ api, state, onPosted, notice }) {
     const errors = [];
     const fromArea = areaOf('from', from);
     const toArea = areaOf('to', to);
-    if (!fromArea) errors.push({ pointer: truck ? '/originArea' : '/pickupArea', message: TEXT.choosePlace });
-    if (!toArea) errors.push({ pointer: truck ? '/destinationArea' : '/deliveryArea', message: TEXT.choosePlace });
+    if (!fromArea) errors.push({ pointer: truck ? '/originArea' : '/pickupArea', message: t('post.choosePlace') });
+    if (!toArea) errors.push({ pointer: truck ? '/destinationArea' : '/deliveryArea', message: t('post.choosePlace') });
     const capacity = {};
     if (weight.value) capacity.weight = { value: Number(weight.value), unitCode: 'TNE' };
     if (pallets.value) capacity.palletSpaces = Number(pallets.value);
     if (ldm.value) capacity.loadingMetres = { value: Number(ldm.value), unitCode: 'MTR' };
     const ticked = [...partnerBoxes.querySelectorAll('input:checked')].map((b) => b.value);
     const seenBy = visibility.value === 'open' ? { mode: 'open' } : { mode: 'partners', organizationIds: ticked };
-    if (visibility.value === 'partners' && !ticked.length) errors.push({ pointer: '/visibility', message: TEXT.tickPartner });
+    if (visibility.value === 'partners' && !ticked.length) errors.push({ pointer: '/visibility', message: t('post.tickPartner') });
     if (errors.length) return { errors };
     const common = { expiresAt: isoOf(expires.value), visibility: seenBy, ...(price.value ? { restrictedDetails: { price: { amount: Number(price.value), currency: 'EUR' } } } : {}) };
     const firstWindow = { start: isoOf(firstStart.value), end: isoOf(firstEnd.value), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
@@ -348,7 +284,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     renderPartners(l.visibility?.mode === 'partners' ? l.visibility.organizationIds ?? [] : undefined);
     for (const b of createButtons) b.hidden = true;
     for (const b of editButtons) b.hidden = false;
-    document.getElementById('post-title').textContent = TEXT.editTitle(truck ? TEXT.truckNoun : TEXT.loadNoun, `${placeText(from)} → ${placeText(to)}`);
+    document.getElementById('post-title').textContent = t(`post.editTitle.${l.kind}`, { lane: `${placeText(from)} → ${placeText(to)}` });
     drawDrafts();
     const details = document.getElementById('post');
     details.open = true;
@@ -361,7 +297,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     for (const radio of form.querySelectorAll('input[name="post-kind"]')) radio.disabled = false;
     for (const b of createButtons) b.hidden = false;
     for (const b of editButtons) b.hidden = true;
-    document.getElementById('post-title').textContent = TEXT.title;
+    document.getElementById('post-title').textContent = t('post.title');
     clearProblems();
     chosen.from = chosen.to = null;
     drawDrafts();
@@ -403,14 +339,15 @@ export function createPosting({ api, state, onPosted, notice }) {
     const made = bodyOf();
     if (editing) return saveDraft(made, action === 'save-publish');
     const publish = action !== 'draft';
-    if (made.errors) return showProblems({ title: TEXT.notPosted, errors: made.errors });
-    const what = made.path === '/capacity-offers' ? TEXT.truckNoun : TEXT.loadNoun;
-    const label = TEXT.postLabel(publish, what, placeText(from), placeText(to));
+    if (made.errors) return showProblems({ title: t('post.notPosted'), errors: made.errors });
+    const listingKind = made.path === '/capacity-offers' ? 'offer' : 'request';
+    const lane = { from: placeText(from), to: placeText(to) };
+    const label = publish ? t(`post.postLabel.${listingKind}`, lane) : t(`post.saveNewLabel.${listingKind}`, lane);
     let created;
     try {
       created = await api.post(made.path, made.body, undefined, label);
       if (publish) await api.post(`${made.path}/${created.id}/publish`, undefined, created.resourceVersion, label);
-      notice(el('strong', {}, publish ? TEXT.postedNotice : TEXT.draftNotice), `${what} ${placeText(from)} → ${placeText(to)}.`);
+      notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.draftNotice')}: `), t(`post.noticeText.${listingKind}`, lane));
       form.querySelector('#post-problem').textContent = '';
       chosen.from = chosen.to = null;
       drawDrafts();
@@ -419,28 +356,28 @@ export function createPosting({ api, state, onPosted, notice }) {
       if (err?.sessionEnded) return;
       showProblems(err?.problem ?? { title: String(err?.message ?? err) });
       // A draft that could not be published stays a draft: say so, it is in the market list.
-      if (created) form.querySelector('#post-problem').append(TEXT.leftDraft);
+      if (created) form.querySelector('#post-problem').append(` ${t('post.leftDraft')}`);
       await onPosted();
     }
   });
 
   async function saveDraft(made, publish) {
     const l = editing;
-    if (made.errors) return showProblems({ title: TEXT.notSaved, errors: made.errors }, TEXT.notSaved);
+    if (made.errors) return showProblems({ title: t('post.notSaved'), errors: made.errors }, t('post.notSaved'));
     const path = `/${KIND_OF_PATH[l.kind]}/${l.id}`;
-    const what = l.kind === 'offer' ? TEXT.truckNoun : TEXT.loadNoun;
-    const label = TEXT.saveLabel(what, placeText(from), placeText(to));
+    const lane = { from: placeText(from), to: placeText(to) };
+    const label = t(`post.saveLabel.${l.kind}`, lane);
     try {
       // A PATCH is a command like the others: If-Match its version, one Idempotency-Key per click.
       const saved = await api.resend({ method: 'PATCH', path, body: patchOf(l, made), ifMatch: l.resourceVersion, label });
       editing = { ...l, ...saved };
-      if (publish) await api.post(`${path}/publish`, undefined, saved?.resourceVersion ?? l.resourceVersion + 1, TEXT.publishLabel(what));
-      notice(el('strong', {}, publish ? TEXT.postedNotice : TEXT.savedNotice), `${what} ${placeText(from)} → ${placeText(to)}.`);
+      if (publish) await api.post(`${path}/publish`, undefined, saved?.resourceVersion ?? l.resourceVersion + 1, t(`post.publishLabel.${l.kind}`, { owner: nameOf(l.ownerOrganizationId, state.names) }));
+      notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.savedNotice')}: `), t(`post.noticeText.${l.kind}`, lane));
       stopEditing();
       await onPosted();
     } catch (err) {
       if (err?.sessionEnded) return;
-      showProblems(err?.problem ?? { title: String(err?.message ?? err) }, TEXT.notSaved);
+      showProblems(err?.problem ?? { title: String(err?.message ?? err) }, t('post.notSaved'));
       await onPosted();
     }
   }
@@ -461,7 +398,7 @@ export function createPosting({ api, state, onPosted, notice }) {
 /** The actions on one of the organization's own listings: edit or publish a draft, withdraw an open one. */
 export function listingActions(l, { api, onDone, names }) {
   const path = `/${KIND_OF_PATH[l.kind]}/${l.id}`;
-  const what = TEXT.listingOf(l.kind === 'offer' ? TEXT.truckNoun : TEXT.loadNoun, nameOf(l.ownerOrganizationId, names));
+  const owner = { owner: nameOf(l.ownerOrganizationId, names) };
   const act = async (command, body, label, problemSlot) => {
     try {
       await api.post(`${path}/${command}`, body, l.resourceVersion, label);
@@ -469,7 +406,7 @@ export function listingActions(l, { api, onDone, names }) {
     } catch (err) {
       if (err?.sessionEnded) return;
       const problem = err?.problem ?? {};
-      problemSlot.textContent = `${problem.title ?? TEXT.refused}${problem.detail ? `: ${problem.detail}` : ''}`;
+      problemSlot.textContent = `${problem.title ?? t('problem.refused')}${problem.detail ? `: ${problem.detail}` : ''}`;
     }
   };
   const slot = el('span', { class: 'field-error', role: 'alert' });
@@ -477,19 +414,19 @@ export function listingActions(l, { api, onDone, names }) {
     return el(
       'span',
       { class: 'listing-actions' },
-      current ? el('button', { type: 'button', 'aria-label': TEXT.editLabel(what), onclick: () => current.edit(l) }, TEXT.edit) : '',
-      el('button', { type: 'button', onclick: () => act('publish', undefined, TEXT.publishLabel(what), slot) }, TEXT.publish),
+      current ? el('button', { type: 'button', 'aria-label': t(`post.editLabel.${l.kind}`, owner), onclick: () => current.edit(l) }, t('post.edit')) : '',
+      el('button', { type: 'button', onclick: () => act('publish', undefined, t(`post.publishLabel.${l.kind}`, owner), slot) }, t('post.publish')),
       slot,
     );
   }
   if (['published', 'partiallyMatched', 'proposed'].includes(l.status)) {
-    const reason = el('input', { id: `withdraw-${l.id}`, placeholder: TEXT.reason, required: true });
+    const reason = el('input', { id: `withdraw-${l.id}`, placeholder: t('common.reason'), required: true });
     return el(
       'form',
-      { class: 'listing-actions', onsubmit: (e) => (e.preventDefault(), act('withdraw', { reason: reason.value.trim() || TEXT.withdrawnByPlanner }, TEXT.withdrawLabel(what), slot)) },
-      el('label', { for: `withdraw-${l.id}`, class: 'visually-hidden' }, TEXT.reasonLabel),
+      { class: 'listing-actions', onsubmit: (e) => (e.preventDefault(), act('withdraw', { reason: reason.value.trim() || t('post.withdrawnByPlanner') }, t(`post.withdrawLabel.${l.kind}`, owner), slot)) },
+      el('label', { for: `withdraw-${l.id}`, class: 'visually-hidden' }, t('post.reasonLabel')),
       reason,
-      el('button', { type: 'submit' }, TEXT.withdraw),
+      el('button', { type: 'submit' }, t('post.withdraw')),
       slot,
     );
   }
