@@ -63,73 +63,74 @@ const PAGE = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>PCX planner console</title>
+<title data-i18n="page.title">PCX planner console</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="vendor/maplibre-gl.css">
 <link rel="stylesheet" href="app/console.css">
 </head>
 <body>
-<a class="skip" href="#main">Skip to the inbox</a>
+<a class="skip" href="#main" data-i18n="page.skip">Skip to the inbox</a>
 <header>
-  <h1>PCX planner console</h1>
+  <h1 data-i18n="page.title">PCX planner console</h1>
   <div id="who" aria-live="polite"></div>
-  <button id="signin" type="button" hidden>Sign in</button>
-  <button id="signout" type="button" hidden>Sign out</button>
+  <div id="language-slot" class="language"></div>
+  <button id="signin" type="button" hidden data-i18n="page.signIn">Sign in</button>
+  <button id="signout" type="button" hidden data-i18n="page.signOut">Sign out</button>
 </header>
-<div id="session" class="session" role="alert" hidden><span id="session-text"></span> <button id="session-signin" type="button">Sign in again</button></div>
+<div id="session" class="session" role="alert" hidden><span id="session-text"></span> <button id="session-signin" type="button" data-i18n="page.signInAgain">Sign in again</button></div>
 <div id="notice" class="notice" role="status" hidden></div>
 <div id="problem" role="alert" hidden></div>
 <main id="main" hidden>
   <details id="post" class="wide" hidden>
-    <summary><h2 id="post-title">Post a truck or a load</h2></summary>
+    <summary><h2 id="post-title" data-i18n="page.post">Post a truck or a load</h2></summary>
     <div id="post-slot"></div>
   </details>
   <section id="market" aria-labelledby="market-title">
-    <h2 id="market-title">Partner market</h2>
+    <h2 id="market-title" data-i18n="page.market">Partner market</h2>
     <div id="map"></div>
-    <p class="legend"><span class="swatch offer"></span> trucks <span class="swatch request"></span> loads; <span class="end from"></span> where from, <span class="end to"></span> where to; a number: that many ends close together (click it to zoom in); click a lane to find it in the list below</p>
+    <p class="legend"><span class="swatch offer"></span> <span data-i18n="page.legend.trucks">trucks</span> <span class="swatch request"></span> <span data-i18n="page.legend.loads">loads</span>; <span class="end from"></span> <span data-i18n="page.legend.from">where from</span>, <span class="end to"></span> <span data-i18n="page.legend.to">where to</span>; <span data-i18n="page.legend.rest">a number: that many ends close together (click it to zoom in); click a lane to find it in the list below</span></p>
   </section>
   <section id="inbox" aria-labelledby="inbox-title">
-    <h2 id="inbox-title">Proposals <span id="new-count" class="badge new-count"></span> <span id="live" class="live connecting">connecting…</span></h2>
-    <button id="notify" type="button" hidden>Notify me of new proposals</button>
+    <h2 id="inbox-title"><span data-i18n="page.proposals">Proposals</span> <span id="new-count" class="badge new-count"></span> <span id="live" class="live connecting" data-i18n="live.connecting">connecting…</span></h2>
+    <button id="notify" type="button" hidden data-i18n="page.notify">Notify me of new proposals</button>
     <ul id="proposals" class="proposals"></ul>
     <div id="proposal" class="detail" aria-live="polite"></div>
     <details id="whynot">
-      <summary>Why not? Evaluate a pair</summary>
+      <summary data-i18n="page.whynot">Why not? Evaluate a pair</summary>
       <form id="whynot-form">
-        <label for="whynot-offer">Offer</label><select id="whynot-offer"></select>
-        <label for="whynot-request">Request</label><select id="whynot-request"></select>
-        <button type="submit">Evaluate</button>
+        <label for="whynot-offer" data-i18n="page.whynot.offer">Offer</label><select id="whynot-offer"></select>
+        <label for="whynot-request" data-i18n="page.whynot.request">Request</label><select id="whynot-request"></select>
+        <button type="submit" data-i18n="page.whynot.evaluate">Evaluate</button>
       </form>
       <div id="whynot-result" aria-live="polite"></div>
     </details>
   </section>
   <section id="freight" class="wide" aria-labelledby="freight-title">
-    <h2 id="freight-title">Trucks and loads</h2>
+    <h2 id="freight-title" data-i18n="page.freight">Trucks and loads</h2>
     <form id="grid-filters" class="filters" role="search">
-      <label for="grid-text">Search</label><input id="grid-text" type="search" placeholder="place, partner, body">
-      <label for="grid-status">Status</label><select id="grid-status"><option value="open">open and our drafts</option><option value="all">all</option></select>
-      <label for="grid-kind">Type</label><select id="grid-kind"><option value="">trucks and loads</option><option value="offer">trucks</option><option value="request">loads</option></select>
-      <label for="grid-partner">Partner</label><select id="grid-partner"><option value="">all</option></select>
-      <label for="grid-body">Body</label><select id="grid-body"></select>
-      <label for="grid-from">Between</label><input id="grid-from" type="datetime-local">
-      <label for="grid-until">and</label><input id="grid-until" type="datetime-local">
-      <label for="grid-weight">At least (t)</label><input id="grid-weight" type="number" min="0" step="0.5">
-      <label for="grid-pallets">At least (pallets)</label><input id="grid-pallets" type="number" min="0" step="1">
-      <label for="grid-near">Near</label><input id="grid-near" list="grid-near-list" placeholder="a place" autocomplete="off"><datalist id="grid-near-list"></datalist>
-      <label for="grid-radius">within (km)</label><input id="grid-radius" type="number" min="1" step="10" value="100">
+      <label for="grid-text" data-i18n="page.filter.search">Search</label><input id="grid-text" type="search" placeholder="place, partner, body" data-i18n-placeholder="page.filter.searchPlaceholder">
+      <label for="grid-status" data-i18n="page.filter.status">Status</label><select id="grid-status"><option value="open" data-i18n="page.filter.status.open">open and our drafts</option><option value="all" data-i18n="page.filter.all">all</option></select>
+      <label for="grid-kind" data-i18n="page.filter.kind">Type</label><select id="grid-kind"><option value="" data-i18n="page.filter.kind.both">trucks and loads</option><option value="offer" data-i18n="page.filter.kind.offer">trucks</option><option value="request" data-i18n="page.filter.kind.request">loads</option></select>
+      <label for="grid-partner" data-i18n="page.filter.partner">Partner</label><select id="grid-partner"><option value="" data-i18n="page.filter.all">all</option></select>
+      <label for="grid-body" data-i18n="page.filter.body">Body</label><select id="grid-body"></select>
+      <label for="grid-from" data-i18n="page.filter.from">Between</label><input id="grid-from" type="datetime-local">
+      <label for="grid-until" data-i18n="page.filter.until">and</label><input id="grid-until" type="datetime-local">
+      <label for="grid-weight" data-i18n="page.filter.weight">At least (t)</label><input id="grid-weight" type="number" min="0" step="0.5">
+      <label for="grid-pallets" data-i18n="page.filter.pallets">At least (pallets)</label><input id="grid-pallets" type="number" min="0" step="1">
+      <label for="grid-near" data-i18n="page.filter.near">Near</label><input id="grid-near" list="grid-near-list" placeholder="a place" data-i18n-placeholder="page.filter.nearPlaceholder" autocomplete="off"><datalist id="grid-near-list"></datalist>
+      <label for="grid-radius" data-i18n="page.filter.radius">within (km)</label><input id="grid-radius" type="number" min="1" step="10" value="100">
     </form>
     <p id="grid-count" class="muted" aria-live="polite"></p>
     <div class="grid-wrap">
-      <table id="grid" class="grid"><caption class="visually-hidden">Trucks and loads of your organization and its partners</caption><thead id="grid-head"></thead><tbody id="grid-rows"></tbody></table>
+      <table id="grid" class="grid"><caption class="visually-hidden" data-i18n="page.grid.caption">Trucks and loads of your organization and its partners</caption><thead id="grid-head"></thead><tbody id="grid-rows"></tbody></table>
     </div>
-    <div class="pager"><button id="grid-prev" type="button">Previous page</button> <button id="grid-next" type="button">Next page</button></div>
+    <div class="pager"><button id="grid-prev" type="button" data-i18n="page.grid.previous">Previous page</button> <button id="grid-next" type="button" data-i18n="page.grid.next">Next page</button></div>
   </section>
   <section id="partners" class="wide" aria-labelledby="partners-title" hidden></section>
   <section id="organization" class="wide" aria-labelledby="organization-title" hidden></section>
   <section id="operator" class="wide" aria-labelledby="operator-title" hidden></section>
   <section id="adapters" aria-labelledby="adapters-title" hidden>
-    <h2 id="adapters-title">Messages held by the adapter gateway (<span id="held-count">0</span>)</h2>
+    <h2 id="adapters-title"><span data-i18n="page.adapters">Messages held by the adapter gateway</span> (<span id="held-count">0</span>)</h2>
     <ul id="held" class="held"></ul>
     <div id="held-detail" class="detail" aria-live="polite"></div>
   </section>

@@ -4,49 +4,30 @@
 // download. Shown to whoever may read commitments; read when opened and, while open, after every
 // event of the organization's feed.
 import { el } from './views.js';
-import { settings } from './format.js';
+import { settings, t } from './format.js';
 
-// Every word this page shows, in one place (for the language catalogue).
-const TEXT = {
-  title: 'What the exchange delivered',
-  from: 'From',
-  to: 'To',
-  show: 'Show',
-  download: 'Download CSV',
-  downloading: 'Preparing the CSV…',
-  loading: 'Reading the report…',
-  caption: (from, to) => `Committed matches of your organization, ${from} to ${to} (months in UTC)`,
-  columns: ['Month', 'Matches', 'Loaded km that would have run empty', 'Tonne-kilometres', 'CO2e avoided'],
-  total: 'Total',
-  withoutWeight: (n) => ` (${n} without a known weight)`,
-  km: (v) => `${v} km`,
-  tkm: (v) => `${v} t·km`,
-  tonnesCO2e: (v) => `${v} t CO2e`,
-  kgCO2e: (v) => `${v} kg CO2e`,
-  methodTitle: 'How these figures are made',
-  baseline: 'Baseline: ',
-  distance: 'Distance: ',
-  formula: 'Formula: ',
-  factor: (f) => `Emission factor: ${f.gCO2ePerTonneKm} g CO2e per tonne-kilometre (${f.scope === 'WTW' ? 'well-to-wheel' : f.scope}), ${f.vehicle}, ${f.region}. Source: ${f.source}.`,
-  months: 'Months: ',
-  omitted: 'Not counted: ',
-  inputsTitle: 'The inputs of every match',
-  inputColumns: ['Committed', 'From', 'To', 'Weight', 'Load km', 'Offer leg km', 'Loaded km', 'Tonne-kilometres', 'CO2e'],
-  none: '–',
-  noMatches: 'No committed match in these months yet.',
-  tonnes: (v) => `${v} t`,
-};
+/** The report's columns and the inputs' (their headings: delivered.column.<key>, delivered.input.<key>). */
+const COLUMNS = ['month', 'matches', 'emptyKm', 'tkm', 'co2e'];
+const INPUT_COLUMNS = ['committed', 'from', 'to', 'weight', 'loadKm', 'offerLegKm', 'loadedKm', 'tkm', 'co2e'];
+/** An input the report does not know. */
+const NONE = '–';
 
 const number = (value, digits = 0) => new Intl.NumberFormat(settings.locale, { maximumFractionDigits: digits, minimumFractionDigits: 0 }).format(value);
 const monthName = (month) => new Intl.DateTimeFormat(settings.locale, { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
 const dateOf = (iso) => new Intl.DateTimeFormat(settings.locale, { dateStyle: 'medium', ...(settings.timeZone ? { timeZone: settings.timeZone } : {}) }).format(new Date(iso));
 
 /** Kilometres in words, whole. */
-export const kmText = (km) => TEXT.km(number(km));
+export const kmText = (km) => t('unit.km', { value: number(km) });
 
 /** kg CO2e in words: tonnes with one decimal from 100 kg on, kilograms below. */
 export function co2eText(kg) {
-  return kg >= 100 || kg === 0 ? TEXT.tonnesCO2e(number(kg / 1000, 1)) : TEXT.kgCO2e(number(kg, 0));
+  return kg >= 100 || kg === 0 ? t('unit.tCO2e', { value: number(kg / 1000, 1) }) : t('unit.kgCO2e', { value: number(kg, 0) });
+}
+
+/** The emission factor in words; its figures and names as the report gives them. */
+function factorText(f) {
+  const scope = f.scope === 'WTW' ? t('delivered.wellToWheel') : f.scope;
+  return t('delivered.factor', { grams: number(f.gCO2ePerTonneKm, 3), scope, vehicle: f.vehicle, region: f.region, source: f.source });
 }
 
 const thisMonth = () => new Date().toISOString().slice(0, 7);
@@ -62,49 +43,49 @@ export function createDelivered({ api }) {
   const status = el('p', { class: 'muted', 'aria-live': 'polite' });
   const problem = el('p', { class: 'field-error', role: 'alert' });
   const body = el('div', { id: 'delivered-report' });
-  const download = el('button', { id: 'delivered-download', type: 'button', onclick: () => downloadCsv() }, TEXT.download);
+  const download = el('button', { id: 'delivered-download', type: 'button', onclick: () => downloadCsv() }, t('delivered.download'));
   const form = el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), refresh()) },
-    el('label', { for: fromInput.id }, TEXT.from), fromInput, el('label', { for: toInput.id }, TEXT.to), toInput, el('button', { type: 'submit' }, TEXT.show), download);
+    el('label', { for: fromInput.id }, t('delivered.from')), fromInput, el('label', { for: toInput.id }, t('delivered.to')), toInput, el('button', { type: 'submit' }, t('delivered.show')), download);
   const section = el('details', { id: 'delivered', class: 'wide', ontoggle: () => section.open && refresh() },
-    el('summary', {}, el('h2', { id: 'delivered-title' }, TEXT.title)), form, status, problem, body);
+    el('summary', {}, el('h2', { id: 'delivered-title' }, t('delivered.title'))), form, status, problem, body);
   document.getElementById('main').insertBefore(section, document.getElementById('partners'));
 
   const query = (extra = '') => `/reports/exchange-impact?from=${encodeURIComponent(fromInput.value)}&to=${encodeURIComponent(toInput.value)}${extra}`;
   const failed = (err) => {
     if (err?.sessionEnded) return;
-    problem.textContent = `${err?.problem?.title ?? 'Error'}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+    problem.textContent = `${err?.problem?.title ?? t('console.error')}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
   };
 
   function table(report) {
-    const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? TEXT.withoutWeight(m.matchesWithoutWeight) : ''), kmText(m.loadedKm), TEXT.tkm(number(m.tonneKm)), co2eText(m.kgCO2e)];
+    const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? ` ${t('delivered.withoutWeight', { count: m.matchesWithoutWeight, value: number(m.matchesWithoutWeight) })}` : ''), kmText(m.loadedKm), t('unit.tkm', { value: number(m.tonneKm) }), co2eText(m.kgCO2e)];
     return el('div', { class: 'grid-wrap' }, el('table', { class: 'grid delivered' },
-      el('caption', {}, TEXT.caption(monthName(report.from), monthName(report.to))),
-      el('thead', {}, el('tr', {}, TEXT.columns.map((c, i) => el('th', { scope: 'col', class: i ? 'figure' : undefined }, c)))),
+      el('caption', {}, t('delivered.caption', { from: monthName(report.from), to: monthName(report.to) })),
+      el('thead', {}, el('tr', {}, COLUMNS.map((c, i) => el('th', { scope: 'col', class: i ? 'figure' : undefined }, t(`delivered.column.${c}`))))),
       el('tbody', {}, report.months.map((m) => el('tr', { 'data-month': m.month }, el('th', { scope: 'row' }, monthName(m.month)), cells(m).map((c) => el('td', { class: 'figure' }, c))))),
-      el('tfoot', {}, el('tr', { 'data-month': 'total' }, el('th', { scope: 'row' }, TEXT.total), cells(report.totals).map((c) => el('td', { class: 'figure' }, c))))));
+      el('tfoot', {}, el('tr', { 'data-month': 'total' }, el('th', { scope: 'row' }, t('delivered.total')), cells(report.totals).map((c) => el('td', { class: 'figure' }, c))))));
   }
 
   function method(m) {
-    const line = (label, text) => el('li', {}, el('strong', {}, label), text);
-    return el('div', { class: 'method' }, el('h3', {}, TEXT.methodTitle), el('ul', {},
-      line(TEXT.baseline, m.baseline), line(TEXT.distance, m.distance), line(TEXT.formula, m.formula), el('li', { class: 'factor' }, TEXT.factor(m.factor)),
-      line(TEXT.months, m.months), line(TEXT.omitted, m.omitted)));
+    const line = (label, text) => el('li', {}, el('strong', {}, `${label}: `), text);
+    return el('div', { class: 'method' }, el('h3', {}, t('delivered.methodTitle')), el('ul', {},
+      line(t('delivered.baseline'), m.baseline), line(t('delivered.distance'), m.distance), line(t('delivered.formula'), m.formula), el('li', { class: 'factor' }, factorText(m.factor)),
+      line(t('delivered.months'), m.months), line(t('delivered.omitted'), m.omitted)));
   }
 
   function inputs(report) {
     const items = report.months.flatMap((m) => m.items);
-    if (items.length === 0) return el('p', { class: 'muted' }, TEXT.noMatches);
-    const or = (v, f) => (v === null || v === undefined ? TEXT.none : f(v));
-    return el('details', { class: 'inputs' }, el('summary', {}, TEXT.inputsTitle), el('div', { class: 'grid-wrap' }, el('table', { class: 'grid' },
-      el('thead', {}, el('tr', {}, TEXT.inputColumns.map((c) => el('th', { scope: 'col' }, c)))),
+    if (items.length === 0) return el('p', { class: 'muted' }, t('delivered.noMatches'));
+    const or = (v, f) => (v === null || v === undefined ? NONE : f(v));
+    return el('details', { class: 'inputs' }, el('summary', {}, t('delivered.inputsTitle')), el('div', { class: 'grid-wrap' }, el('table', { class: 'grid' },
+      el('thead', {}, el('tr', {}, INPUT_COLUMNS.map((c) => el('th', { scope: 'col' }, t(`delivered.input.${c}`))))),
       el('tbody', {}, items.map((i) => el('tr', { 'data-commitment': i.commitmentId },
-        [dateOf(i.committedAt), i.pickup, i.delivery, or(i.weightKg, (w) => TEXT.tonnes(number(w / 1000, 1))), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, (v) => TEXT.tkm(number(v))), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
+        [dateOf(i.committedAt), i.pickup, i.delivery, or(i.weightKg, (w) => t('unit.t', { value: number(w / 1000, 1) })), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, (v) => t('unit.tkm', { value: number(v) })), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
   }
 
   async function refresh() {
     if (!section.open) return;
     problem.textContent = '';
-    if (!body.childElementCount) status.textContent = TEXT.loading;
+    if (!body.childElementCount) status.textContent = t('delivered.loading');
     try {
       const report = await api.get(query());
       body.replaceChildren(table(report), method(report.method), inputs(report));
@@ -118,7 +99,7 @@ export function createDelivered({ api }) {
   // The CSV comes with the user's token, so it is fetched and handed to the browser as a file.
   async function downloadCsv() {
     problem.textContent = '';
-    status.textContent = TEXT.downloading;
+    status.textContent = t('delivered.downloading');
     try {
       const res = await fetch(query('&format=csv'), { headers: { authorization: `Bearer ${await api.token()}`, accept: 'text/csv, application/problem+json' } });
       if (!res.ok) {

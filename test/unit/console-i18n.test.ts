@@ -18,6 +18,8 @@ import { scopeWords } from '../../console/partners.js';
 import { statusWord, verificationText } from '../../console/organization.js';
 // @ts-ignore
 import { heldTitle } from '../../console/adapters.js';
+// @ts-ignore
+import { co2eText, kmText } from '../../console/delivered.js';
 
 const CONSOLE_DIR = join(__dirname, '..', '..', 'console');
 type Message = string | Record<string, string>;
@@ -135,6 +137,23 @@ test("translatePage: the page's marked elements and attributes in the language",
   speak('pl-PL');
   translatePage(root);
   expect([heading.textContent, search.attributes.placeholder]).toEqual(['Propozycje', 'miejsce, partner, nadwozie']);
+});
+
+test("the page's HTML (api/console.ts): every data-i18n key in the catalogue, its English the page's own text", () => {
+  const source = readFileSync(join(__dirname, '..', '..', 'api', 'console.ts'), 'utf8');
+  const page = source.slice(source.indexOf('const PAGE = `'), source.indexOf('</html>`'));
+  const checked: { key: string; attribute: string; en: Message; page: string }[] = [];
+  for (const tag of page.matchAll(/<\w+((?:\s[\w-]+(?:="[^"]*")?)*)\s*>([^<]*)/g)) {
+    const attributes = Object.fromEntries([...tag[1].matchAll(/([\w-]+)(?:="([^"]*)")?/g)].map((a) => [a[1], a[2] ?? '']));
+    for (const [name, key] of Object.entries(attributes)) {
+      if (name === 'data-i18n') checked.push({ key, attribute: 'text', en: catalogue.en[key], page: tag[2] });
+      else if (name.startsWith('data-i18n-')) checked.push({ key, attribute: name.slice(10), en: catalogue.en[key], page: attributes[name.slice(10)] });
+    }
+  }
+  expect(checked.length).toBeGreaterThan(40);
+  expect(checked.filter((c) => c.attribute === 'placeholder')).toHaveLength(2);
+  for (const c of checked) expect(c).toEqual({ ...c, en: c.page });
+  expect(page).toContain('<div id="language-slot" class="language"></div>');
 });
 
 describe('format.js in German and Polish', () => {
@@ -267,5 +286,14 @@ describe('the converted modules in German and Polish', () => {
     expect(statusWord('pending')).toBe('Oczekuje na weryfikację');
     expect(heldTitle({ format: 'epcis', name: 'events.json' })).toBe('Zdarzenia EPCIS: events.json');
     expect(scopeWords('something:new')).toBe('something:new');
+  });
+
+  test('delivered.js: kilometres and CO2e in the locale\'s numbers', () => {
+    speak('en-GB');
+    expect([kmText(12345), co2eText(2500), co2eText(42)]).toEqual(['12,345 km', '2.5 t CO2e', '42 kg CO2e']);
+    speak('de-DE');
+    expect([kmText(12345), co2eText(2500), co2eText(42)]).toEqual(['12.345 km', '2,5 t CO2e', '42 kg CO2e']);
+    speak('pl-PL');
+    expect([kmText(12345), co2eText(2500)]).toEqual(['12\u00a0345 km', '2,5 t CO2e']);
   });
 });
