@@ -13,7 +13,7 @@ import { createPartnersPage } from './partners.js';
 import { createDelivered } from './delivered.js';
 import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
-import { explanationOf, laneOf, nameOf, statusOf } from './format.js';
+import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
 import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
 
 const $ = (id) => document.getElementById(id);
@@ -26,8 +26,8 @@ function showProblem(err) {
   if (!err) return void (box.hidden = true);
   // A session that ended is said by its own banner, not as an error.
   if (err?.sessionEnded) return;
-  const problem = err instanceof ProblemError || err?.problem ? err.problem : { title: 'Something went wrong', detail: String(err?.message ?? err) };
-  box.replaceChildren(el('strong', {}, problem.title ?? 'Error'), problem.detail ? ` ${problem.detail}` : '', problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
+  const problem = err instanceof ProblemError || err?.problem ? err.problem : { title: t('console.somethingWrong'), detail: String(err?.message ?? err) };
+  box.replaceChildren(el('strong', {}, problem.title ?? t('console.error')), problem.detail ? ` ${problem.detail}` : '', problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
   box.hidden = false;
 }
 
@@ -41,11 +41,19 @@ function notice(...children) {
 function setLive(mode, detail = '') {
   const marker = $('live');
   marker.className = `live ${mode}`;
-  marker.textContent = { on: 'live', connecting: 'connecting…', off: 'reconnecting…', ended: 'not live: signed out' }[mode];
+  marker.textContent = { on: t('live.on'), connecting: t('live.connecting'), off: t('live.off'), ended: t('live.ended') }[mode];
   marker.title = detail;
 }
 
+/** A role in words ("planner", "Disponent"), else as the provider names it. */
+const roleWord = (role) => (has(`console.role.${role}`) ? t(`console.role.${role}`) : role);
+
 async function main() {
+  // The page's own words in the planner's language, and the picker to choose another (its slot is
+  // in the header; a page without it still works, in the browser's language).
+  translatePage(document);
+  const slot = $('language-slot');
+  if (slot) mountLanguagePicker(slot);
   const config = await (await fetch('config.json')).json();
   const here = new URL('.', location.href).href;
   const manager = new oidc.UserManager({
@@ -81,9 +89,9 @@ async function main() {
   if (user?.expired && user.refresh_token) user = await manager.signinSilent().catch(() => null);
   if (!user || user.expired) {
     $('signin').hidden = false;
-    $('who').textContent = 'Not signed in.';
+    $('who').textContent = t('console.notSignedIn');
     const kept = sessionStorage.getItem('pcx-console-pending-command');
-    if (kept) notice(`What you clicked before your session ended (${JSON.parse(kept).label ?? 'a command'}) is kept: sign in to complete it.`);
+    if (kept) notice(t('console.keptBeforeSignIn', { label: JSON.parse(kept).label ?? t('console.aCommand') }));
     return;
   }
   $('signout').hidden = false;
@@ -93,7 +101,7 @@ async function main() {
   state.scopes = new Set((user.scope ?? '').split(' '));
   state.seen = new Set(JSON.parse(localStorage.getItem(`pcx-seen-${state.userId}`) ?? '[]'));
   const roles = [].concat(user.profile.roles ?? []);
-  const who = () => `${user.profile.name ?? user.profile.sub} of ${nameOf(state.me, state.names)} (${roles.join(', ') || 'no role'})`;
+  const who = () => t('console.who', { name: user.profile.name ?? user.profile.sub, organization: nameOf(state.me, state.names), roles: roles.map(roleWord).join(', ') || t('console.noRole') });
   $('who').textContent = who();
   $('main').hidden = false;
   const api = (state.api = createApi(session, (command) => {
@@ -150,9 +158,7 @@ async function main() {
 
 function showSessionEnded(label) {
   const box = $('session');
-  $('session-text').textContent = label
-    ? `Your session has ended. “${label}” was not sent yet: it is kept, and sent when you sign in again.`
-    : 'Your session has ended: sign in again to go on. Nothing you clicked is lost.';
+  $('session-text').textContent = label ? t('session.endedKept', { label }) : t('session.endedNothingLost');
   box.hidden = false;
   setLive('ended');
 }
@@ -162,13 +168,13 @@ async function resumeKept(api, session) {
   const kept = session.takeKept(state.userId);
   if (!kept) return;
   const label = kept.command.label ?? `${kept.command.method} ${kept.command.path}`;
-  if (kept.refused) return notice(el('strong', {}, 'Not sent: '), `${label}, because ${kept.refused}.`);
+  if (kept.refused) return notice(el('strong', {}, `${t('console.notSent')}: `), t('console.notSent.text', { label, reason: kept.refused }));
   try {
     await api.resend(kept.command);
-    notice(el('strong', {}, 'Done after signing in again: '), `${label}.`);
+    notice(el('strong', {}, `${t('console.doneAfterSignIn')}: `), `${label}.`);
   } catch (err) {
     const problem = err?.problem ?? { title: String(err?.message ?? err) };
-    notice(el('strong', {}, 'Not done: '), `${label}. ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}`, problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
+    notice(el('strong', {}, `${t('console.notDone')}: `), `${label}. ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}`, problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
   }
 }
 
@@ -236,11 +242,11 @@ const isNew = (p) => p.status === 'open' && !(p.decisions ?? []).some((d) => d.o
 function renderInbox(api) {
   const list = $('proposals');
   const fresh = state.proposals.filter(isNew);
-  $('new-count').textContent = fresh.length ? `${fresh.length} new` : '';
-  document.title = fresh.length ? `(${fresh.length}) PCX planner console` : 'PCX planner console';
+  $('new-count').textContent = fresh.length ? t('console.newCount', { count: fresh.length }) : '';
+  document.title = fresh.length ? t('console.title.new', { count: fresh.length }) : t('page.title');
   for (const p of fresh) if (state.loaded && !state.notified.has(p.id)) notify(p);
   for (const p of fresh) state.notified.add(p.id);
-  if (!state.proposals.length) return void list.replaceChildren(el('li', { class: 'muted' }, 'No proposals for your organization yet: they appear here as soon as the broker finds a partner\u2019s truck or load that fits one of yours.'));
+  if (!state.proposals.length) return void list.replaceChildren(el('li', { class: 'muted' }, t('console.noProposals')));
   list.replaceChildren(...state.proposals.map((p) => proposalItem(p, { ...ctx(), selected: p.id === state.selected, isNew: isNew(p), onSelect: (id) => renderProposal(api, id) })));
 }
 
@@ -258,7 +264,7 @@ function notify(p) {
   if (!('Notification' in window) || Notification.permission !== 'granted') return;
   const request = state.byId.get(p.loadRequestId);
   const counterpart = p.offerOwnerOrganizationId === state.me ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
-  new Notification('New proposal', { body: `${request ? laneOf(request, state.places) : 'A match'} with ${nameOf(counterpart, state.names)}`, tag: p.id });
+  new Notification(t('notify.title'), { body: t('notify.body', { lane: request ? laneOf(request, state.places) : t('notify.aMatch'), partner: nameOf(counterpart, state.names) }), tag: p.id });
 }
 
 async function renderProposal(api, id) {
@@ -287,10 +293,10 @@ async function renderProposal(api, id) {
         onReport: state.scopes.has('execution:update')
           ? async (kind, fields) => {
               const key = crypto.randomUUID();
-              const label = kind === 'milestone' ? `Report ${statusOf(fields.milestone)}` : `Report the outcome ${statusOf(fields.status)}`;
+              const label = kind === 'milestone' ? t('action.reportMilestone', { milestone: statusOf(fields.milestone) }) : t('action.reportOutcome', { outcome: statusOf(fields.status) });
               if (kind === 'milestone') await api.post('/execution-updates', { executionReferenceId: facts.reference.id, deduplicationKey: key, ...fields }, undefined, label);
               else await api.post('/execution-outcomes', { executionReferenceId: facts.reference.id, deduplicationKey: key, schemaVersion: 'v0', ...fields }, undefined, label);
-              notice(el('strong', {}, 'Reported: '), `${label.replace(/^Report (the outcome )?/, '')}.`);
+              notice(el('strong', {}, `${t('notice.reported')}: `), `${statusOf(kind === 'milestone' ? fields.milestone : fields.status)}.`);
               await renderProposal(api, p.id);
             }
           : undefined,
@@ -300,17 +306,18 @@ async function renderProposal(api, id) {
         userName: state.userName,
         onHandover: state.scopes.has('handovers:write')
           ? async (commitment, body) => {
-              const label = `Hand over the execution details to ${nameOf(commitment.executingOrganizationId, state.names)}`;
+              const partner = nameOf(commitment.executingOrganizationId, state.names);
+              const label = t('action.handOver', { partner });
               await api.post('/execution-handovers', body, undefined, label);
-              notice(el('strong', {}, 'Handed over: '), `the execution details to ${nameOf(commitment.executingOrganizationId, state.names)}.`);
+              notice(el('strong', {}, `${t('notice.handedOver')}: `), t('notice.handedOver.text', { partner }));
               await renderProposal(api, p.id);
             }
           : undefined,
         onAcknowledge: state.scopes.has('handovers:acknowledge')
           ? async (handover, body) => {
-              const label = body.outcome === 'rejected' ? 'Refuse the handover' : `Take the handover into our plan as ${body.destinationExternalReference.value}`;
+              const label = body.outcome === 'rejected' ? t('action.refuseHandover') : t('action.takeHandover', { reference: body.destinationExternalReference.value });
               await api.post(`/execution-handovers/${handover.id}/acknowledgements`, body, undefined, label);
-              notice(el('strong', {}, 'Done: '), `${label}.`);
+              notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
               await renderProposal(api, p.id);
             }
           : undefined,
@@ -318,28 +325,29 @@ async function renderProposal(api, id) {
         onIssueTender: state.scopes.has('tenders:publish')
           ? async ({ expiresAt }) => {
               const carrier = p.offerOwnerOrganizationId;
-              const label = `Issue a tender to ${nameOf(carrier, state.names)}`;
+              const label = t('action.issueTender', { partner: nameOf(carrier, state.names) });
               const created = await api.post('/transport-tenders', { executingOrganizationId: carrier, originatingProposalId: p.id, movementScope: 'fullTransport', expiresAt }, undefined, label);
               await api.post(`/transport-tenders/${created.id}/issue`, {}, created.resourceVersion, label);
-              notice(el('strong', {}, 'Issued: '), `a tender to ${nameOf(carrier, state.names)}.`);
+              notice(el('strong', {}, `${t('notice.issued')}: `), t('notice.issued.text', { partner: nameOf(carrier, state.names) }));
               await renderProposal(api, p.id);
             }
           : undefined,
         onCommitment: state.scopes.has('tenders:decide')
           ? async (commitment, what, fields) => {
-              const label = what === 'amend' ? `Propose to amend the price to ${fields.price} EUR` : 'Cancel the commitment';
+              // The price as typed ("950 EUR"), not regrouped as a number of the locale.
+              const label = what === 'amend' ? t('action.amendPrice', { price: String(fields.price) }) : t('action.cancelCommitment');
               if (what === 'amend') {
                 await api.post(`/transport-commitments/${commitment.id}/amendments`, { terms: { commercialTerms: { amount: fields.price, currency: 'EUR' } }, reason: fields.reason }, commitment.resourceVersion, label);
               } else {
                 await api.post(`/transport-commitments/${commitment.id}/cancel`, { reason: fields.reason }, commitment.resourceVersion, label);
               }
-              notice(el('strong', {}, 'Done: '), `${label}.`);
+              notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
               await renderProposal(api, p.id);
             }
           : undefined,
         onTender: state.scopes.has('tenders:decide')
           ? async (tender, what, fields = {}) => {
-              const label = what === 'counter' ? `Counter the tender with ${fields.price} EUR` : `${what === 'accept' ? 'Accept' : 'Reject'} revision ${tender.currentRevision} of the tender`;
+              const label = what === 'counter' ? t('action.counter', { price: String(fields.price) }) : t(what === 'accept' ? 'action.acceptRevision' : 'action.rejectRevision', { revision: tender.currentRevision });
               if (what === 'counter') {
                 await api.post(`/transport-tenders/${tender.id}/counterproposals`, { revision: tender.currentRevision, terms: { commercialTerms: { amount: fields.price, currency: 'EUR' } }, reason: fields.reason }, tender.resourceVersion, label);
               } else {
@@ -355,7 +363,7 @@ async function renderProposal(api, id) {
                   await decideOn(current.resourceVersion);
                 }
               }
-              notice(el('strong', {}, 'Done: '), `${label}.`);
+              notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
               await renderProposal(api, p.id);
             }
           : undefined,
@@ -370,8 +378,8 @@ async function renderProposal(api, id) {
 async function timelineOf(api, p) {
   const tenders = await api.all(`/transport-tenders?proposal=${p.id}`);
   const revisions = {};
-  for (const t of tenders) revisions[t.id] = (await api.get(`/transport-tenders/${t.id}/revisions`)).items ?? [];
-  const commitments = (await Promise.all(tenders.map((t) => api.all(`/transport-commitments?tender=${t.id}`)))).flat();
+  for (const tender of tenders) revisions[tender.id] = (await api.get(`/transport-tenders/${tender.id}/revisions`)).items ?? [];
+  const commitments = (await Promise.all(tenders.map((tender) => api.all(`/transport-commitments?tender=${tender.id}`)))).flat();
   const handovers = (await Promise.all(commitments.map((c) => api.all(`/execution-handovers?commitment=${c.id}`)))).flat();
   const [reference] = await api.all(`/execution-references?proposal=${p.id}`);
   const updates = reference ? ((await api.get(`/execution-references/${reference.id}/updates`)).items ?? []) : [];
@@ -381,7 +389,7 @@ async function timelineOf(api, p) {
 
 async function decide(api, p, decision) {
   const request = state.byId.get(p.loadRequestId);
-  const label = `${decision === 'accept' ? 'Accept' : 'Reject'} the proposal ${request ? laneOf(request, state.places) : p.id.slice(-8)}`;
+  const label = t(decision === 'accept' ? 'action.acceptProposal' : 'action.rejectProposal', { lane: request ? laneOf(request, state.places) : p.id.slice(-8) });
   try {
     await api.post(`/match-proposals/${p.id}/decisions`, { decision }, p.resourceVersion, label);
     showProblem(null);
@@ -394,13 +402,13 @@ async function decide(api, p, decision) {
 async function whyNot(api, event) {
   event.preventDefault();
   try {
-    const r = await api.post('/match-evaluations', { capacityOfferId: $('whynot-offer').value, loadRequestId: $('whynot-request').value }, undefined, 'Evaluate a pair');
+    const r = await api.post('/match-evaluations', { capacityOfferId: $('whynot-offer').value, loadRequestId: $('whynot-request').value }, undefined, t('action.evaluate'));
     const failed = r.compatibility.filter((c) => c.result === 'fail');
     const sentences = explanationOf({ compatibility: failed.length ? failed : r.compatibility }, { places: state.places, request: state.byId.get($('whynot-request').value) });
     // The summary repeats the verdict ("Not compatible: ..."): only what follows it.
     const summary = String(r.rationale?.summary ?? '').replace(/^(not )?compatible:\s*/i, '');
     $('whynot-result').replaceChildren(
-      el('p', {}, el('strong', {}, r.compatible ? 'Compatible' : 'Not compatible'), summary ? `: ${summary}` : ''),
+      el('p', {}, el('strong', {}, r.compatible ? t('whynot.compatible') : t('whynot.notCompatible')), summary ? `: ${summary}` : ''),
       el('ul', {}, sentences.map((s) => el('li', { class: s.ok ? 'pass' : 'fail' }, `${!s.ok ? '✗' : s.applies ? '✓' : '–'} ${s.text}`))),
     );
     showProblem(null);
@@ -436,7 +444,7 @@ async function follow(api, session) {
         await session.token({ renew: true });
         continue;
       }
-      if (!res.ok) throw new ProblemError(await res.json().catch(() => ({ title: `HTTP ${res.status}` })), res.status);
+      if (!res.ok) throw new ProblemError(await res.json().catch(() => ({ title: t('problem.http', { status: String(res.status) }) })), res.status);
       setLive('on');
       failures = 0;
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -984,6 +984,12 @@ export const CATALOGUE = {
     'report.outcome': 'Outcome',
     'report.sendOutcome': 'Report outcome',
     'report.notReported': 'Not reported',
+    'handover.refType.trip': 'trip',
+    'handover.refType.order': 'order',
+    'console.role.planner': 'planner',
+    'console.role.viewer': 'viewer',
+    'console.role.admin': 'admin',
+    'console.role.operator': 'operator',
 
     // post.js (its TEXT table)
     'post.what': 'What',
@@ -1670,6 +1676,12 @@ export const CATALOGUE = {
     'report.outcome': 'Ergebnis',
     'report.sendOutcome': 'Ergebnis melden',
     'report.notReported': 'Nicht gemeldet',
+    'handover.refType.trip': 'Tour',
+    'handover.refType.order': 'Auftrag',
+    'console.role.planner': 'Disponent',
+    'console.role.viewer': 'Leser',
+    'console.role.admin': 'Administrator',
+    'console.role.operator': 'Betreiber',
 
     'post.what': 'Was',
     'post.truck': 'Ein LKW (freier Laderaum)',
@@ -2354,6 +2366,12 @@ export const CATALOGUE = {
     'report.outcome': 'Wynik',
     'report.sendOutcome': 'Zgłoś wynik',
     'report.notReported': 'Nie zgłoszono',
+    'handover.refType.trip': 'kurs',
+    'handover.refType.order': 'zlecenie',
+    'console.role.planner': 'spedytor',
+    'console.role.viewer': 'podgląd',
+    'console.role.admin': 'administrator',
+    'console.role.operator': 'operator',
 
     'post.what': 'Co',
     'post.truck': 'Pojazd (wolna ładowność)',
