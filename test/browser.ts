@@ -36,9 +36,14 @@ export interface WatchedPage {
   close(): Promise<void>;
 }
 
-/** A fresh context (no cookies, storage or cache of another test) and a page in it, watched from its first request. */
-export async function watchedPage(browser: Browser, options: { viewport?: { width: number; height: number }; permissions?: string[]; hasTouch?: boolean } = {}): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, permissions: options.permissions, hasTouch: options.hasTouch });
+/**
+ * A fresh context (no cookies, storage or cache of another test) and a page in it, watched from its
+ * first request. The browser's language is `locale`, en-US unless a test asks for another (the
+ * console speaks the browser's language: the tests that read its English must not depend on the
+ * machine's).
+ */
+export async function watchedPage(browser: Browser, options: { viewport?: { width: number; height: number }; permissions?: string[]; hasTouch?: boolean; locale?: string } = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, permissions: options.permissions, hasTouch: options.hasTouch, locale: options.locale ?? 'en-US' });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];

@@ -798,4 +798,40 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.getByRole('button', { name: 'Sign in' }).waitFor();
     await screenshot(alice, 'console-8-signed-out');
   }, 120000);
+
+  test('in German for a browser that prefers it (<html lang="de">); the picker switches to Polish and keeps the session', async () => {
+    const watched = await watchedPage(browser, { locale: 'de-DE' });
+    pages.push(watched);
+    const { page } = watched;
+    await page.goto(`${base}/console/`);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
+    await page.getByRole('button', { name: 'Anmelden' }).click();
+    // The provider's own page (dev/oidc.ts) is English.
+    await page.getByLabel('User').fill('vera');
+    await page.getByLabel('Password').fill('vera-demo');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL(`${base}/console/`);
+    await page.locator('#live.on').waitFor({ timeout: 30000 });
+    await expect(page.locator('header h1').textContent()).resolves.toBe('PCX Disponenten-Konsole');
+    await expect(page.title()).resolves.toMatch(/PCX Disponenten-Konsole$/);
+    await expect(page.locator('#who').textContent()).resolves.toMatch(/ von Baltic Shippers AB \(Leser\)$/);
+    await expect(page.locator('#inbox-title').textContent()).resolves.toContain('Vorschläge');
+    await expect(page.locator('#market-title').textContent()).resolves.toBe('Partnermarkt');
+    await expect(page.locator('#live').textContent()).resolves.toBe('live');
+    await page.locator('#grid-head').getByRole('button', { name: /Aufbau/ }).waitFor({ timeout: 15000 });
+    await expect(page.locator('#grid-head').textContent()).resolves.toContain('Relation');
+    await expect(page.getByLabel('Sprache').inputValue()).resolves.toBe('de');
+    const axe = await new AxeBuilder({ page: page as any }).analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+    await screenshot(page, 'console-9-german');
+    // Polski: kept, the page loaded again in it, still signed in.
+    await page.getByLabel('Sprache').selectOption('pl');
+    await page.locator('header h1', { hasText: 'Konsola spedytora PCX' }).waitFor({ timeout: 15000 });
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('pl');
+    await page.locator('#live.on').waitFor({ timeout: 30000 });
+    await expect(page.locator('#who').textContent()).resolves.toMatch(/, Baltic Shippers AB \(podgląd\)$/);
+    await expect(page.locator('#market-title').textContent()).resolves.toBe('Giełda partnerów');
+    await expect(page.getByLabel('Język').inputValue()).resolves.toBe('pl');
+    await screenshot(page, 'console-10-polish');
+  }, 60000);
 });
