@@ -823,7 +823,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(page.getByLabel('Sprache').inputValue()).resolves.toBe('de');
     const axe = await new AxeBuilder({ page: page as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-    await screenshot(page, 'console-9-german');
+    await screenshot(page, 'console-17-german');
     // Polski: kept, the page loaded again in it, still signed in.
     await page.getByLabel('Sprache').selectOption('pl');
     await page.locator('header h1', { hasText: 'Konsola spedytora PCX' }).waitFor({ timeout: 15000 });
@@ -832,6 +832,6 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(page.locator('#who').textContent()).resolves.toMatch(/, Baltic Shippers AB \(podgląd\)$/);
     await expect(page.locator('#market-title').textContent()).resolves.toBe('Giełda partnerów');
     await expect(page.getByLabel('Język').inputValue()).resolves.toBe('pl');
-    await screenshot(page, 'console-10-polish');
+    await screenshot(page, 'console-18-polish');
   }, 60000);
 });
