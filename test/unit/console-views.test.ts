@@ -119,7 +119,7 @@ test('German: the same views from the catalogue', () => {
   expect(detail.texts('button')).toEqual(['Annehmen', 'Ablehnen']);
   const steps = timeline();
   expect(steps.textContent).toContain('Fassung 1 von Baltic Shippers AB, 10.12.2026, 12:00 MEZ: ausgeschrieben mit Preis und Konditionen: 875,00\u00a0€; Stopps: Beladung in Hamburg');
-  expect(steps.texts('p.muted')).toEqual(['Sie haben Fassung 2 angenommen; warten auf Alpine Freight GmbH.']);
+  expect(steps.texts('p.muted')).toEqual(['Sie haben Fassung 2 angenommen; wir warten auf Alpine Freight GmbH.']);
   expect(steps.textContent).toContain('Auftrag: aktiv, auf Fassung 2 zu 950,00\u00a0€, versiegelt mit Prüfsumme abc');
   expect(steps.texts('label')).toEqual(expect.arrayContaining(['Preis ändern (EUR)', 'Grund für die Stornierung', 'Beladung 1: Straße', 'Entladung 2: Straße', 'Hinweise für den Fahrer']));
   expect(steps.texts('button')).toEqual(['Änderung vorschlagen', 'Auftrag stornieren', 'Ausführungsdaten übergeben', 'Status melden', 'Ergebnis melden']);
