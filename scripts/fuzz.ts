@@ -318,7 +318,7 @@ async function seedMarket(seeded: Seeded) {
     executingOrganizationId: CARRIER.organizationId,
     originatingProposalId: accepted.id,
     movementScope: 'fullTransport',
-    expiresAt: iso(40),
+    expiresAt: iso(24), // an hour before the pickup window (26-30 h) ends at the latest (WINDOW_PASSED rules)
   });
   seeded.tenders.push(tender.body.id);
   const issued = await expectStatus(200, SHIPPER, 'POST', `/transport-tenders/${tender.body.id}/issue`, undefined, { 'if-match': tender.etag });
