@@ -36,7 +36,7 @@ export function createCommandActivities(entities: Entities, resources: readonly 
      */
     async createResource(order: CreateOrder): Promise<CommandOutcome> {
       const resource = resourceOf(order.kind);
-      const command: Command = { name: 'create', commandId: order.commandId, actor: BROKER, payload: order.payload, correlationId: order.correlationId, context: order.context };
+      const command: Command = { name: 'create', commandId: order.commandId, actor: order.actor ?? BROKER, payload: order.payload, correlationId: order.correlationId, context: order.context };
       const answer = await entities.create(resource, order.id, command);
       if (answer.ok || 'refusal' in answer) return answer;
       // Created on an earlier attempt, and already ended since: its final state is the answer.
@@ -54,6 +54,7 @@ export function createCommandActivities(entities: Entities, resources: readonly 
         expectedVersion: order.expectedVersion,
         payload: order.payload,
         correlationId: order.correlationId,
+        ...(order.context !== undefined ? { context: order.context } : {}),
       };
       const answer = await entities.send(resource, order.id, command);
       if (answer.ok || 'refusal' in answer) return answer;

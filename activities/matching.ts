@@ -6,6 +6,7 @@ import type { MatchInput } from '../domain/flows';
 import type { PairQuery } from '../domain/activities';
 import { DEFAULT_MATCHING, evaluatePair, findMatches, openListingsOf, type MatchingSettings } from '../read-model/matching';
 import { openProposalsOf } from '../read-model/match-proposal';
+import { hasRelationshipInForce } from '../read-model/partner-relationship';
 
 export type { MatchingSettings };
 
@@ -15,5 +16,6 @@ export function createMatchingActivities(db: Queryable, settings: MatchingSettin
     evaluatePair: (pair: PairQuery) => evaluatePair(db, pair, settings),
     openListingsOf: (organizationIds: string[]) => openListingsOf(db, organizationIds),
     openProposalsOf: (relationshipId: string, at: string) => openProposalsOf(db, relationshipId, at),
+    hasRelationshipInForce: (organizationId: string) => hasRelationshipInForce(db, organizationId),
   };
 }

@@ -27,6 +27,7 @@ import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
 import { capacityOffers } from './capacity-offers';
 import { loadRequests } from './load-requests';
+import { listingSeriesRouter as listingSeries } from './listing-series';
 import { matchProposals } from './match-proposals';
 import { matchEvaluations } from './match-evaluations';
 import { transportTenders } from './transport-tenders';
@@ -44,7 +45,7 @@ type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
  * its payloads (relationship payloads have their own).
  */
 const ROUTERS = mountedAt(
-  { partnerRelationships, capacityOffers, loadRequests, matchProposals, matchEvaluations, transportTenders, transportCommitments },
+  { partnerRelationships, capacityOffers, loadRequests, listingSeries, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
   { organizations, connectors, users, partners, reports },
 );

@@ -1,8 +1,9 @@
 // HTTP API of CapacityOffer (the listing API of api/listings.ts, configured for offers).
 import { capacityOffer } from '../domain/capacity-offer';
-import { listingRouter } from './listings';
+import { listingRouter, type ListingApi } from './listings';
 
-export const capacityOffers = listingRouter({
+/** How the listing API serves offers (also read by api/listing-series.ts to check a series' terms). */
+export const CAPACITY_OFFER_API: ListingApi = {
   resource: capacityOffer,
   bodies: { create: 'CapacityOfferCreateRequest', update: 'CapacityOfferUpdateRequest' },
   // "protocol operator with admin scope plus scope capacity:publish"
@@ -21,4 +22,6 @@ export const capacityOffers = listingRouter({
     restricted: 'price, vehicle registration, notes',
     partnerHidden: '`allocations`',
   },
-});
+};
+
+export const capacityOffers = listingRouter(CAPACITY_OFFER_API);

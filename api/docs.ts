@@ -44,6 +44,11 @@ const INITIALIZER = `'use strict';
       // The token stays in this page's memory, never in localStorage.
       persistAuthorization: false,
       displayRequestDuration: true,
+      // Tags start folded, with a filter box: Swagger UI 5 stops drawing a document's operations
+      // after the first few once more than 127 are expanded at once (docs/decisions.md, "The API
+      // reference"), and a reader wants one resource at a time anyway.
+      docExpansion: 'none',
+      filter: true,
       presets: [SwaggerUIBundle.presets.apis],
       layout: 'BaseLayout',
     });

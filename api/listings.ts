@@ -69,7 +69,7 @@ function semanticErrors(c: Ctx, api: ListingApi, body: Record<string, any>): Fie
 }
 
 /** A create or PATCH body already valid against its schema: normalized, then checked for meaning. */
-function checked(c: Ctx, api: ListingApi, def: 'CreateRequest' | 'UpdateRequest', body: Record<string, any>) {
+export function checked(c: Ctx, api: ListingApi, def: 'CreateRequest' | 'UpdateRequest', body: Record<string, any>) {
   const errors: FieldError[] = [];
   const normalized = api.normalize ? api.normalize(body, errors) : body;
   // Refusals of the normalized body name the fields as the client sent them.

@@ -3,7 +3,7 @@
 // responses always use the resource form (docs/decisions.md, "LoadRequest forms").
 import type { FieldError } from '../domain/problems';
 import { loadRequest } from '../domain/load-request';
-import { listingRouter } from './listings';
+import { listingRouter, type ListingApi } from './listings';
 
 /** Schema-form field -> resource-form field, for the fields that only change name. */
 const RENAMED: Record<string, string> = { originArea: 'pickupArea', destinationArea: 'deliveryArea' };
@@ -96,7 +96,8 @@ export function sentPointer(pointer: string, body: Record<string, any>): string 
   return pointer;
 }
 
-export const loadRequests = listingRouter({
+/** How the listing API serves offers (also read by api/listing-series.ts to check a series' terms). */
+export const LOAD_REQUEST_API: ListingApi = {
   resource: loadRequest,
   bodies: { create: 'LoadRequestCreateRequest', update: 'LoadRequestUpdateRequest' },
   // "protocol operator with admin scope" (no further scope named for requests)
@@ -123,4 +124,6 @@ export const loadRequests = listingRouter({
       'Schema-form fields are accepted as on create and rewritten to the resource form (`null` for a schema-form field ' +
       'removes its resource-form field; both halves of a window pair must be given together).',
   },
-});
+};
+
+export const loadRequests = listingRouter(LOAD_REQUEST_API);

@@ -170,7 +170,7 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   /** Claims and quotas around the command (CommandRequest.before / refused). */
   hooks?: (c: Ctx, resource: R, payload: Record<string, unknown>) => Pick<CommandRequest, 'before' | 'refused' | 'prepare' | 'settle'>;
   /** Rewrites the validated payload (e.g. into the resource form). */
-  payload?: (c: Ctx, body: Body<N>) => Body<N>;
+  payload?: (c: Ctx, body: Body<N>, resource: R) => Body<N>;
   /** Waits for what the command started before answering (CommandRequest.settle). */
   settle?: (c: Ctx, snapshot: Envelope, commandId: string) => Promise<Envelope>;
   /** Its doc; named `<command><Kind>` (`publishCapacityOffer`) unless it says otherwise. */
@@ -183,7 +183,7 @@ export function commandRoute<R extends Envelope, N extends BodyName>(router: Hon
   const path = method === 'PATCH' ? '/:id' : `/:id/${route.path ?? name}`;
   const declaration = { method, path, access: route.access, body: route.body, answers: [200], versioned: true, idempotent: true, returns: resourceSchema(resource), doc: { id: `${name}${kindName(resource)}`, ...route.doc } };
   operation(router, declaration, async ({ c, resource: doc, principal, body }) => {
-    const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>) : body) as Record<string, any>;
+    const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>, doc) : body) as Record<string, any>;
     const expectedVersion = observedVersion(c, { observedResourceVersion });
     return runCommand(c, {
       ...(route.hooks?.(c, doc, rest) ?? {}),

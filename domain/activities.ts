@@ -33,6 +33,8 @@ export interface CommandOrder {
   correlationId: string;
   /** The broker itself unless given. */
   actor?: Actor;
+  /** Facts the command decides on (a publish in an owner's name: whether it has a relationship in force). */
+  context?: unknown;
 }
 
 /** What became of a command: the new snapshot, or the target's refusal (and its state, if known). */
@@ -47,6 +49,8 @@ export interface CreateOrder {
   context?: unknown;
   commandId: string;
   correlationId: string;
+  /** The broker itself unless given (a series creates its occurrences in its owner's name). */
+  actor?: Actor;
 }
 
 /** One command of a sequence sent in one activity (`sendInOrder`): a create or a command. */
@@ -100,6 +104,8 @@ export interface Activities {
   evaluatePair(pair: PairQuery): Promise<PairEvaluation>;
   openListingsOf(organizationIds: string[]): Promise<MatchInput[]>;
   openProposalsOf(relationshipId: string, at: string): Promise<string[]>;
+  /** Whether an organization has at least one partner relationship in force now (a publish's fact). */
+  hasRelationshipInForce(organizationId: string): Promise<boolean>;
   /** activities/transport.ts */
   prepareCommitment(input: CommitTenderInput): Promise<Omit<CommitmentPayload, never> | { refused: string }>;
   /** activities/execution-reference.ts */

@@ -25,6 +25,10 @@ export const FLOWS = {
   handoverToReference: 'handoverToReferenceFlow',
   /** An organization that ended: its open listings cancelled by the exchange, their proposals ending with them. */
   organizationEnded: 'organizationEndedFlow',
+  /** A series' due occurrences: each created and published as its own listing, in its owner's name. */
+  publishOccurrences: 'publishOccurrencesFlow',
+  /** A series that ended: its occurrences not yet begun withdrawn with the reason. */
+  withdrawOccurrences: 'withdrawOccurrencesFlow',
 } as const;
 
 const FLOW_TYPES: ReadonlySet<string> = new Set(Object.values(FLOWS));

@@ -33,6 +33,7 @@ import {
   type ZonedWindow,
 } from './recurrence';
 import { defineResource } from './resource';
+import { FLOWS } from './flows';
 
 export const KIND = 'listing-series';
 
@@ -95,10 +96,10 @@ export interface ListingSeries extends Envelope {
   ending?: ReasonRecord;
 }
 
-/** Flow names of the series (their workflows are in workflows/flows/series.ts). */
+/** Flow names of the series (domain/flows.ts; their code in workflows/flows/series.ts). */
 export const SERIES_FLOWS = {
-  publish: 'publishOccurrencesFlow',
-  withdraw: 'withdrawOccurrencesFlow',
+  publish: FLOWS.publishOccurrences,
+  withdraw: FLOWS.withdrawOccurrences,
 } as const;
 
 /** One occurrence for the flow to create and publish. */
@@ -446,7 +447,9 @@ export const listingSeries = defineResource({
   table: 'listing_series',
   statuses: ['active', 'paused', 'ended'],
   terminalStatuses: ['ended'],
-  scopes: { read: 'loads:read', write: 'loads:publish' },
+  // Its owner's publishing bookkeeping: read with either publish scope, written with the one of its listing kind (api/listing-series.ts).
+  scopes: { read: 'capacity:publish', write: 'capacity:publish' },
+  readScopes: ['capacity:publish', 'loads:publish'],
   // The owner's own: partners see its occurrences as listings, never the series.
   fields: {
     id: 'envelope', resourceVersion: 'envelope', ownerOrganizationId: 'envelope', createdAt: 'envelope', updatedAt: 'envelope', status: 'envelope',

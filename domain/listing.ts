@@ -42,6 +42,14 @@ export interface Listing extends Envelope {
   cancellation?: ReasonRecord;
   cancelledBy?: { kind: string; organizationId?: string; clientId?: string };
   expiry?: ExpiryRecord;
+  /** An occurrence of a recurring series (domain/listing-series.ts): the series, and the local date it falls on. */
+  seriesId?: string;
+  occurrenceKey?: string;
+}
+
+/** Facts the series' flow gives a listing's create: which occurrence of which series it is (never from the API). */
+export interface ListingCreateContext {
+  occurrence?: { seriesId: string; key: string };
 }
 
 /** Facts the API looked up for a listing command. */
@@ -113,6 +121,8 @@ export const LISTING_FIELDS = {
   externalReferences: 'references',
   withdrawal: 'audit', cancellation: 'audit', cancelledBy: 'audit',
   extensions: 'private', visibility: 'private',
+  // Partners see which occurrence of which series a listing is, as its explanation says.
+  seriesId: 'terms', occurrenceKey: 'terms',
 } as const;
 
 /** The fields of a create's payload the owner may set. */
@@ -172,11 +182,13 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
   return {
     kind: spec.kind,
 
-    create(command: Command, id: string, now: string): Transition<S> {
+    create(command: Command<Record<string, unknown>, ListingCreateContext>, id: string, now: string): Transition<S> {
       if (command.actor.kind !== 'connector' || !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'only a connector can create a resource');
+      const occurrence = command.context?.occurrence;
       const state = {
         ...spec.initial,
         ...pick<S>(editable, command.payload ?? {}),
+        ...(occurrence ? { seriesId: occurrence.seriesId, occurrenceKey: occurrence.key } : {}),
         id,
         resourceVersion: 1,
         ownerOrganizationId: command.actor.organizationId,

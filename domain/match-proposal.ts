@@ -14,6 +14,7 @@
 //                                            acceptance could not be committed (the request changed)
 // superseded     CANCELLED                   another proposal of the request was accepted
 // expired        EXPIRED                     validUntil passed before the decision completed
+import type { Rationale } from './matching';
 import { bump, Command, Envelope, EventDraft, isBroker, Machine, Refusal, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
@@ -71,7 +72,7 @@ export interface MatchProposal extends Envelope {
   compatibility: unknown[];
   routeCompatibility: Record<string, unknown>;
   capacityCompatibility: Record<string, unknown>;
-  rationale: { reasonCodes: string[]; summary: string };
+  rationale: Rationale;
   requiredDecisionPolicy: RequiredDecisionPolicy;
   createdBy: { kind: 'broker' } | { kind: 'participant'; organizationId: string; clientId?: string };
   schemaVersion: string;

@@ -40,7 +40,36 @@ export interface Evaluation {
   compatibility: CriterionResult[];
   routeCompatibility: RouteCompatibility;
   capacityCompatibility: CapacityCompatibility;
-  rationale: { reasonCodes: string[]; summary: string };
+  rationale: Rationale;
+}
+
+/** Why, in codes and a sentence, and (for occurrences of recurring series) which occurrence of which series each side is. */
+export interface Rationale {
+  reasonCodes: string[];
+  summary: string;
+  occurrences?: OccurrenceNote[];
+}
+
+/** A side of the pair that is one occurrence of a recurring series (domain/listing-series.ts). */
+export interface OccurrenceNote {
+  listing: 'capacityOffer' | 'loadRequest';
+  seriesId: string;
+  /** The occurrence's local date in its series' time zone. */
+  occurrenceKey: string;
+}
+
+/**
+ * The evaluation of a pair, saying which occurrence of which series each side is: matching treats
+ * occurrences one by one, as any listing, and the explanation names them (issue 33).
+ */
+export function notingOccurrences(evaluation: Evaluation, offer: { seriesId?: string; occurrenceKey?: string }, request: { seriesId?: string; occurrenceKey?: string }): Evaluation {
+  const notes: OccurrenceNote[] = [];
+  if (offer.seriesId && offer.occurrenceKey) notes.push({ listing: 'capacityOffer', seriesId: offer.seriesId, occurrenceKey: offer.occurrenceKey });
+  if (request.seriesId && request.occurrenceKey) notes.push({ listing: 'loadRequest', seriesId: request.seriesId, occurrenceKey: request.occurrenceKey });
+  if (!notes.length) return evaluation;
+  const words = notes.map((n) => `the ${n.listing === 'capacityOffer' ? 'capacity offer' : 'load request'} is the ${n.occurrenceKey} occurrence of recurring series ${n.seriesId}`);
+  const sentence = `${words.join('; ')}.`;
+  return { ...evaluation, rationale: { ...evaluation.rationale, summary: `${evaluation.rationale.summary} ${sentence[0].toUpperCase()}${sentence.slice(1)}`, occurrences: notes } };
 }
 
 export const OPEN_OFFER_STATUSES = ['published', 'partiallyMatched'];

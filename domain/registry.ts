@@ -12,6 +12,7 @@ import { executionReference } from './execution-reference';
 import { connector } from './connector';
 import { organization } from './organization';
 import { user } from './user';
+import { listingSeries } from './listing-series';
 import type { Resource } from './resource';
 
 export const RESOURCES: readonly Resource<any, any>[] = [
@@ -26,6 +27,7 @@ export const RESOURCES: readonly Resource<any, any>[] = [
   organization,
   connector,
   user,
+  listingSeries,
 ];
 
 const byKind = new Map(RESOURCES.map((r) => [r.kind, r]));

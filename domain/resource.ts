@@ -46,6 +46,11 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
   terminalStatuses: readonly S['status'][];
   /** Gate 6: the scope every read needs, and the scope an owner's commands need by default. */
   scopes: { read: string; write: string };
+  /**
+   * Instead of `scopes.read` alone, any of these reads it and receives its events (a series of
+   * offers or of requests: a carrier's connector holds capacity:publish, a shipper's loads:publish).
+   */
+  readScopes?: readonly string[];
   /** Disclosure class of each field of the resource's document. */
   fields: Readonly<Record<string, FieldClass>>;
   /** The classes a protocol operator reading it sees, instead of the default (domain/disclosure.ts). */

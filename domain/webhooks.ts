@@ -38,7 +38,7 @@ export const WEBHOOK_SCOPE = 'connectors:manage';
 /** The kinds of events a connector may receive: those its scopes may read on their own endpoints (gate 6). */
 export function deliverableKinds(scopes: readonly string[]): string[] {
   // The registry's records (organizations, connectors) are on the protocol operator's feed too.
-  const kinds = RESOURCES.filter((r) => scopes.includes(r.scopes.read) || (r.operatorFeed && scopes.includes('exchange:admin'))).map((r) => r.kind);
+  const kinds = RESOURCES.filter((r) => (r.readScopes ?? [r.scopes.read]).some((s) => scopes.includes(s)) || (r.operatorFeed && scopes.includes('exchange:admin'))).map((r) => r.kind);
   if (scopes.includes(WEBHOOK_SCOPE)) kinds.push(WEBHOOK_KIND);
   return kinds;
 }

@@ -11,6 +11,7 @@ import {
   MATCHING_SCOPES,
   missingPairTerms,
   missingTerms,
+  notingOccurrences,
   OFFER_TERMS,
   OPEN_OFFER_STATUSES,
   OPEN_REQUEST_STATUSES,
@@ -77,7 +78,7 @@ export function pairFacts(offer: CapacityOffer, request: LoadRequest, relationsh
 
 /** Evaluates a pair as it stands in the read model (both documents given). */
 export function evaluateDocuments(offer: CapacityOffer, request: LoadRequest, relationship: PartnerRelationship | undefined): Evaluation {
-  return evaluate(offer as unknown as OfferTerms, request as unknown as RequestTerms, pairFacts(offer, request, relationship), DEFAULT_MATCH_SETTINGS);
+  return notingOccurrences(evaluate(offer as unknown as OfferTerms, request as unknown as RequestTerms, pairFacts(offer, request, relationship), DEFAULT_MATCH_SETTINGS), offer, request);
 }
 
 /** Whether a listing has everything compatibility reads (a published one always has). */

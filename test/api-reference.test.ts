@@ -79,13 +79,27 @@ describe('GET /docs in headless Chromium', () => {
     try {
       await withScreenshot(page, `api-reference-${engine}`, async () => {
         await page.goto(`${baseUrl}/docs`);
-        await page.waitForFunction((n) => document.querySelectorAll('.opblock').length >= n, documented.length, { timeout: 20000 });
+        // Tags start folded (api/docs.ts): one header per tag of the document's operations.
+        const tags = [...new Set(Object.values(doc.paths).flatMap((item: any) => Object.values(item).flatMap((op: any) => op?.tags ?? [])))];
+        await page.waitForFunction((n) => document.querySelectorAll('.opblock-tag-section').length >= n, tags.length, { timeout: 20000 });
         expect(await page.locator('.info .title').textContent()).toContain(doc.info.title);
 
-        // One block per operation of the document (each has exactly one tag, so none is shown twice).
-        const rendered = await page.$$eval('.opblock', (blocks) =>
-          blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
-        );
+        // Each tag unfolded in turn: one block per operation of the document (each has exactly one
+        // tag, so none is shown twice), then folded again.
+        const rendered: string[] = [];
+        const sections = page.locator('.opblock-tag-section');
+        for (let i = 0; i < (await sections.count()); i++) {
+          const section = sections.nth(i);
+          await section.locator('.opblock-tag').click();
+          await section.locator('.opblock').first().waitFor();
+          rendered.push(
+            ...(await section.locator('.opblock').evaluateAll((blocks) =>
+              blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+            )),
+          );
+          await section.locator('.opblock-tag').click();
+          await section.locator('.opblock').first().waitFor({ state: 'detached' });
+        }
         expect(rendered.sort()).toEqual(documented);
         // The server calls go to: this broker.
         expect(await page.locator('.servers select').inputValue()).toBe(baseUrl);
@@ -104,6 +118,7 @@ describe('GET /docs in headless Chromium', () => {
         await page.locator('.auth-btn-wrapper .btn-done').click();
 
         // Try it out: GET /capacity-offers with the token, answered 200 inside the page.
+        await page.locator('#operations-tag-CapacityOffers').click();
         const list = page.locator('#operations-CapacityOffers-listCapacityOffers');
         await list.locator('.opblock-summary-control').click();
         await list.locator('.try-out__btn').click();
@@ -133,7 +148,7 @@ describe('GET /docs in headless Chromium', () => {
     try {
       await withScreenshot(watched.page, `api-reference-localhost-${engine}`, async () => {
         await watched.page.goto(`${other}/docs`);
-        await watched.page.locator('.opblock').first().waitFor({ timeout: 20000 });
+        await watched.page.locator('.opblock-tag').first().waitFor({ timeout: 20000 });
         expect(await watched.page.locator('.servers select').inputValue()).toBe(other);
         expect(watched.origins()).toEqual([new URL(other).origin]);
         expect(watched.errors).toEqual([]);

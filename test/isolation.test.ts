@@ -4,7 +4,7 @@ import { Connector, createRelationship, freshOrgs, listAll, testEnv, type Reply 
 import { readStream } from './feed';
 import { decide, get, market, waitFor, waitProposals } from './matching-fixtures';
 import { acceptedMatch, DAY, issuedTender, tenderCommand } from './tenders.fixtures';
-import { iso } from './listing-fixtures';
+import { iso, offerBody } from './listing-fixtures';
 import { commitment as activeCommitment, handoverBody } from './execution-handovers.fixtures';
 import { generateConnectorKey } from '../sdk/src/keys';
 
@@ -262,6 +262,46 @@ describe('webhook subscriptions', () => {
       expect((await other.get('/webhook-subscriptions?limit=200')).body.items).toEqual([]);
     }
     expect((await owner.get(`/webhook-subscriptions/${id}`)).body.resourceVersion).toBe(1);
+  });
+});
+
+describe('listing series', () => {
+  test('are invisible and untouchable for another organization, even a partner that sees their occurrences; their events reach the owner alone', async () => {
+    const [owner, partner, outsider] = await Promise.all(freshOrgs(3).map((o) => Connector.of(o)));
+    await createRelationship(owner, partner).then(async (r) => {
+      await owner.command(`/partner-relationships/${r.body.id}/request`, 1);
+      await partner.command(`/partner-relationships/${r.body.id}/accept`, 2);
+    });
+    const { availabilityWindow: _w, expiresAt: _e, ...terms } = offerBody();
+    const tomorrow = iso(DAY).slice(0, 10);
+    const created = await owner.post('/listing-series', {
+      listingKind: 'capacityOffer', terms, horizon: 'P2D',
+      recurrence: { rrule: 'FREQ=DAILY;COUNT=3', timeZone: 'Europe/Berlin', startDate: tomorrow },
+      template: { windows: { availabilityWindow: { time: '08:00', duration: 'PT10H' } }, expiresAt: { before: 'PT2H' } },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    // Its first occurrence is published: the partner sees it, as a listing.
+    const occurrence = await waitFor('the first occurrence', async () => (await owner.get(`/listing-series/${id}`)).body.occurrences?.[tomorrow]?.listingId);
+    await waitFor('the partner to see it', async () => ((await partner.get(`/capacity-offers/${occurrence}`)).status === 200 ? true : undefined));
+    for (const other of [partner, outsider]) {
+      const probes: Record<string, () => Promise<Reply>> = {
+        'GET /listing-series/{id}': () => other.get(`/listing-series/${id}`),
+        'POST /listing-series/{id}/revisions': () => other.command(`/listing-series/${id}/revisions`, 1, { horizon: 'P3D' }),
+        'POST /listing-series/{id}/skips': () => other.command(`/listing-series/${id}/skips`, 1, { key: tomorrow }),
+        'POST /listing-series/{id}/pause': () => other.command(`/listing-series/${id}/pause`, 1),
+        'POST /listing-series/{id}/resume': () => other.command(`/listing-series/${id}/resume`, 1),
+        'POST /listing-series/{id}/end': () => other.command(`/listing-series/${id}/end`, 1, { reason: 'probe' }),
+      };
+      for (const [name, probe] of Object.entries(probes)) {
+        const reply = await probe();
+        if (reply.status !== 404) throw new Error(`${name} answered ${reply.status} to another organization`);
+      }
+      expect((await other.get('/listing-series?limit=200')).body.items).toEqual([]);
+      expect((await other.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `listing-series/${id}`)).toEqual([]);
+    }
+    expect((await owner.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `listing-series/${id}`).map((e: any) => e.type)).toEqual(['pcx.listing-series.created.v1']);
+    expect((await owner.get(`/listing-series/${id}`)).body).toMatchObject({ status: 'active' });
   });
 });
 

@@ -30,7 +30,7 @@ test('the metrics an operator relies on are exposed, with their types', async ()
   }
   // Read from Temporal when scraped: every kind is listed, even at zero.
   expect(families.get('pcx_open_entities')!.samples.map((s) => s.labels.kind).sort()).toEqual(
-    ['capacity-offer', 'connector', 'execution-handover', 'execution-reference', 'load-request', 'match-proposal', 'organization', 'partner-relationship', 'transport-commitment', 'transport-tender', 'user'],
+    ['capacity-offer', 'connector', 'execution-handover', 'execution-reference', 'listing-series', 'load-request', 'match-proposal', 'organization', 'partner-relationship', 'transport-commitment', 'transport-tender', 'user'],
   );
   expect(families.get('pcx_feed_held_back_seconds')!.samples[0].value).toBeGreaterThanOrEqual(0);
 });

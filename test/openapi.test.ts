@@ -480,6 +480,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/partner-relationships': ['status', 'counterpart', 'cursor', 'limit'],
   '/capacity-offers': ['status', 'owner', 'area', 'from', 'to', 'cursor', 'limit'],
   '/load-requests': ['status', 'owner', 'area', 'from', 'to', 'cursor', 'limit'],
+  '/listing-series': ['status', 'cursor', 'limit'],
   '/match-proposals': ['status', 'role', 'offer', 'request', 'cursor', 'limit'],
   '/transport-tenders': ['status', 'proposal', 'cursor', 'limit'],
   '/transport-commitments': ['status', 'tender', 'cursor', 'limit'],

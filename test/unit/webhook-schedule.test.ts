@@ -45,7 +45,9 @@ describe('event-type filter', () => {
 
 test('a connector receives the kinds its scopes read, and its subscriptions\' own events with connectors:manage', () => {
   expect(deliverableKinds(['capacity:read'])).toEqual(['capacity-offer']);
-  expect(deliverableKinds(['capacity:publish'])).toEqual([]);
+  // A series (offers or requests) is read with either publish scope: its owner's bookkeeping.
+  expect(deliverableKinds(['capacity:publish'])).toEqual(['listing-series']);
+  expect(deliverableKinds(['loads:publish'])).toEqual(['listing-series']);
   // connectors:manage reads the organization's record, connectors and users too (their admins' events).
   expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'organization', 'connector', 'user', 'webhook-subscription']);
   // The operator's admin scope reads the registry's records (of every organization: feedAudiences).

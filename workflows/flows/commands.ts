@@ -13,7 +13,7 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { ActivityOptions } from '@temporalio/workflow';
 import type { Activities, CommandOrder, CommandOutcome, StepOrder } from '../../domain/activities';
-import type { Command, Envelope } from '../../domain/machine';
+import type { Actor, Command, Envelope } from '../../domain/machine';
 import type { Resource, StateOf } from '../../domain/resource';
 
 /**
@@ -44,6 +44,16 @@ export type CommandName<R extends Resource<any, any>> = keyof R['machine']['comm
 /** A command's payload, as its handler in the resource's machine declares it. */
 export type PayloadOf<R extends Resource<any, any>, K extends CommandName<R>> = R['machine']['commands'][K] extends (state: any, command: Command<infer P>, now: string) => any ? P : never;
 
+/** A step's name (unique in the flow), the version it expects, and who sends it (the broker unless given). */
+export interface StepOptions {
+  step: string;
+  expectedVersion?: number;
+  /** In an owner's name: a series publishing its occurrences (its commands then pass the owner's rules). */
+  actor?: Actor;
+  /** Facts the command decides on. */
+  context?: unknown;
+}
+
 /**
  * Sends command `name` to the resource `id` of `resource`'s kind, as the broker: typed by the
  * resource's machine, so a misspelled command or a wrong payload does not compile. `step` must
@@ -56,7 +66,7 @@ export function send<R extends Resource<any, any>, K extends CommandName<R>>(
   id: string,
   name: K,
   payload: PayloadOf<R, K>,
-  options: { step: string; expectedVersion?: number },
+  options: StepOptions,
 ): Promise<CommandOutcome<StateOf<R['machine']> & Envelope>> {
   return sendCommand(step(resource, id, name, payload, options).command) as Promise<CommandOutcome<StateOf<R['machine']> & Envelope>>;
 }
@@ -67,7 +77,7 @@ export function step<R extends Resource<any, any>, K extends CommandName<R>>(
   id: string,
   name: K,
   payload: PayloadOf<R, K>,
-  options: { step: string; expectedVersion?: number },
+  options: StepOptions,
 ): { command: CommandOrder } {
   const { workflowId } = workflowInfo();
   return {
@@ -79,6 +89,8 @@ export function step<R extends Resource<any, any>, K extends CommandName<R>>(
       commandId: `${workflowId}:${options.step}`,
       expectedVersion: options.expectedVersion,
       correlationId: workflowId,
+      ...(options.actor ? { actor: options.actor } : {}),
+      ...(options.context !== undefined ? { context: options.context } : {}),
     },
   };
 }

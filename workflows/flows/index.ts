@@ -7,13 +7,16 @@ import { FLOWS } from '../../domain/flows';
 import * as matching from './matching';
 import * as tenders from './tenders';
 import * as organizations from './organizations';
+import * as series from './series';
 import { acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow } from './matching';
 import { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow } from './tenders';
 import { organizationEndedFlow } from './organizations';
+import { publishOccurrencesFlow, withdrawOccurrencesFlow } from './series';
 
 export { acceptProposalFlow, endProposalsFlow, endRelationshipProposalsFlow, matchListingFlow, matchRelationshipFlow, proposePairFlow, releaseProposalFlow };
 export { commitmentCancelledFlow, commitTenderFlow, handoverToReferenceFlow };
 export { organizationEndedFlow };
+export { publishOccurrencesFlow, withdrawOccurrencesFlow };
 
 // Any error a flow's code throws fails the flow, visibly, instead of failing its workflow task,
 // which Temporal would retry forever (a plain Error, a TypeError of a bug). What a failed flow
@@ -21,7 +24,7 @@ export { organizationEndedFlow };
 // flow ends"). Set for every flow domain/flows.ts names, found in the family files by that name:
 // a flow named there without code fails the worker's start, and test/unit/flows.test.ts checks
 // that this file exports exactly the named flows.
-const CODE: Record<string, unknown> = { ...matching, ...tenders, ...organizations };
+const CODE: Record<string, unknown> = { ...matching, ...tenders, ...organizations, ...series };
 for (const name of Object.values(FLOWS)) {
   const flow = CODE[name];
   if (typeof flow !== 'function') throw new Error(`the flow ${name} (domain/flows.ts) has no code in workflows/flows/`);

@@ -1,0 +1,85 @@
+// Flows of a recurring series (domain/listing-series.ts). The series' clock hands its due
+// occurrences to publishOccurrencesFlow, which creates and publishes each as an ordinary listing in
+// the owner's name: the listing id derives from (series, key), every command id from this flow's
+// id and the key, so a crash or a retry anywhere creates and publishes each occurrence once. An
+// occurrence its owner's rules refuse to publish (its window already passed, no relationship in
+// force) is withdrawn as a draft with the refusal as its reason, so that nothing lingers unseen.
+// withdrawOccurrencesFlow withdraws the occurrences of an ended series that have not begun; a
+// matched or committed one refuses, and stays as it is.
+import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import type { Activities, CommandOutcome } from '../../domain/activities';
+import { capacityOffer } from '../../domain/capacity-offer';
+import type { ListingContext, ListingCreateContext } from '../../domain/listing';
+import type { PublishOccurrencesInput, WithdrawOccurrencesInput } from '../../domain/listing-series';
+import { loadRequest } from '../../domain/load-request';
+import { bestEffort, FLOW_ACTIVITIES, flowFailed, inOrder, step } from './commands';
+
+const { hasRelationshipInForce } = proxyActivities<Activities>(FLOW_ACTIVITIES);
+
+const resourceOf = (kind: 'capacity-offer' | 'load-request') => (kind === 'capacity-offer' ? capacityOffer : loadRequest);
+
+/** What became of each occurrence: published (now or before), or why not. */
+export type OccurrenceResult = { key: string; listingId: string; outcome: 'published' | 'notPublished'; reason?: string };
+
+export async function publishOccurrencesFlow(input: PublishOccurrencesInput): Promise<OccurrenceResult[]> {
+  const resource = resourceOf(input.kind);
+  const { workflowId } = workflowInfo();
+  // Publishing to partners needs a relationship in force (domain/listing.ts publish): asked once.
+  const needsRelationship = input.occurrences.some((o) => (o.payload.visibility as { mode?: string } | undefined)?.mode !== 'open');
+  const publishContext: ListingContext = { ownerHasActiveRelationship: needsRelationship ? await hasRelationshipInForce(input.ownerOrganizationId) : false };
+  const results: OccurrenceResult[] = [];
+  for (const o of input.occurrences) {
+    const context: ListingCreateContext = { occurrence: { seriesId: input.seriesId, key: o.key } };
+    const create = { create: { kind: resource.kind, id: o.listingId, payload: o.payload, context, actor: input.actor, commandId: `${workflowId}:create-${o.key}`, correlationId: workflowId } };
+    // In the owner's name, so with the version the flow observed: the draft it just created.
+    const publish = step(resource, o.listingId, 'publish', {}, { step: `publish-${o.key}`, actor: input.actor, context: publishContext, expectedVersion: 1 });
+    let outcomes: CommandOutcome[] = await inOrder([create, publish]);
+    // Created already (by an earlier run of this flow's steps): publish it all the same.
+    if (outcomes.length === 1) outcomes = [outcomes[0], ...(await inOrder([publish]))];
+    const published = outcomes[1];
+    if (published.ok) {
+      results.push({ key: o.key, listingId: o.listingId, outcome: 'published' });
+      continue;
+    }
+    // Published before (a retried flow) or ended since: nothing to do.
+    const status = published.current?.status ?? (published.refusal.extensions as { currentState?: string } | undefined)?.currentState;
+    if ((published.refusal.code === 'INVALID_STATE_TRANSITION' || published.refusal.code === 'STALE_RESOURCE_VERSION') && status !== undefined && status !== 'draft') {
+      results.push({ key: o.key, listingId: o.listingId, outcome: 'published' });
+      continue;
+    }
+    const reason = `occurrence ${o.key} of series ${input.seriesId} could not be published: ${published.refusal.detail}`;
+    const discarded = await bestEffort(`withdraw the unpublished occurrence ${o.listingId}`, () =>
+      inOrder([step(resource, o.listingId, 'withdraw', { reason, reasonCode: published.refusal.code }, { step: `discard-${o.key}`, actor: input.actor, expectedVersion: 1 })]),
+    );
+    if (!discarded) throw flowFailed(`${reason}; and its draft could not be withdrawn`);
+    results.push({ key: o.key, listingId: o.listingId, outcome: 'notPublished', reason });
+  }
+  return results;
+}
+
+export async function withdrawOccurrencesFlow(input: WithdrawOccurrencesInput): Promise<number> {
+  const resource = resourceOf(input.kind);
+  let withdrawn = 0;
+  const unreached: string[] = [];
+  for (const o of input.occurrences) {
+    // Refused where matched or committed (those never change), or ended already: left as it is.
+    const sent = await bestEffort(`withdraw occurrence ${o.listingId}`, async () => {
+      // In the owner's name, so with the version observed: first the published draft's (2), then
+      // the one each refusal names (its proposals move it on), a few times at most.
+      let expectedVersion = 2;
+      for (let attempt = 0; attempt < WITHDRAW_ATTEMPTS; attempt++) {
+        const [outcome] = await inOrder([step(resource, o.listingId, 'withdraw', { reason: input.reason, reasonCode: input.reasonCode }, { step: `withdraw-${o.key}-${attempt}`, actor: input.actor, expectedVersion })]);
+        if (outcome?.ok) withdrawn++;
+        const current = outcome && !outcome.ok && outcome.refusal.code === 'STALE_RESOURCE_VERSION' ? (outcome.refusal.extensions as { currentResourceVersion?: number } | undefined)?.currentResourceVersion : undefined;
+        if (current === undefined) return;
+        expectedVersion = current;
+      }
+    });
+    if (!sent) unreached.push(o.listingId);
+  }
+  if (unreached.length) throw flowFailed(`occurrences of series ${input.seriesId} could not be withdrawn: ${unreached.join(', ')}`);
+  return withdrawn;
+}
+
+/** A listing busy with proposals moves on between two attempts; after this many it is left to lapse. */
+const WITHDRAW_ATTEMPTS = 5;
