@@ -57,7 +57,7 @@ export async function createWorker(
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) })),
     ),
     // A prebuilt bundle carries the workflow interceptors itself (workflows/bundle.ts).
-    interceptors: { workflowModules: 'interceptorModules' in code ? code.interceptorModules : [], activity: [measureActivity] },
+    interceptors: { workflowModules: 'interceptorModules' in code ? code.interceptorModules : [], activity: [measureActivity, heartbeatWhileRunning] },
     sinks: { flowMetrics: { flowEnded: { fn: (_info, flow: string, outcome: string, seconds: number) => flowDuration.observe({ flow, outcome }, seconds) } } },
     // Entity workflows are many, long-lived and mostly idle: an evicted one replays its short
     // history on its next command, while every cached one holds memory (docs/benchmarks.md, goal 4).
@@ -83,6 +83,27 @@ const measureActivity: ActivityInterceptorsFactory = (ctx) => ({
         // An ApplicationFailure's type says more than its class name.
         activityFailures.inc({ activity, error: (err as { type?: string })?.type ?? (err as Error)?.name ?? 'unknown' });
         throw err;
+      }
+    },
+  },
+});
+
+/**
+ * An activity scheduled with a heartbeat timeout (the flows', FLOW_ACTIVITIES) beats while it runs,
+ * however long its one step takes (an Update that waits for a flow the entity awaits): Temporal
+ * then learns of a dead worker within the heartbeat timeout, not at the end of the step's whole
+ * start-to-close timeout, and the retry (same command ids) runs within seconds of a crash.
+ */
+const heartbeatWhileRunning: ActivityInterceptorsFactory = (ctx) => ({
+  inbound: {
+    async execute(input, next) {
+      const timeoutMs = ctx.info.heartbeatTimeoutMs;
+      if (!timeoutMs) return next(input);
+      const beat = setInterval(() => ctx.heartbeat(), Math.max(250, Math.floor(timeoutMs / 4)));
+      try {
+        return await next(input);
+      } finally {
+        clearInterval(beat);
       }
     },
   },

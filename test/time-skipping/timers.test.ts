@@ -433,3 +433,127 @@ describe('organizations and users', () => {
     await h.until('the feed to say pcx.user.invitation-expired.v1', async () => (await admin.eventTypes()).includes('pcx.user.invitation-expired.v1'));
   });
 });
+
+describe('recurring series', () => {
+  const DAY_MS = 86_400_000;
+  const HORIZON_DAYS = 7;
+  const berlin = new Intl.DateTimeFormat('en-CA', { timeZone: 'Europe/Berlin', year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' });
+  /** "2027-03-30 08:00" for an instant, as a clock in Berlin reads it. */
+  const local = (ms: number) => berlin.format(new Date(ms)).replace(',', '');
+  /** 08:00 in Berlin on a date, found by asking Intl (not luxon, not rrule): the instant the occurrence must start at. */
+  const eightInBerlin = (date: string) => {
+    const [y, m, d] = date.split('-').map(Number);
+    const at = [1, 2].map((offset) => Date.UTC(y, m - 1, d, 8 - offset)).find((ms) => local(ms) === `${date} 08:00`);
+    if (at === undefined) throw new Error(`no 08:00 in Berlin on ${date}`);
+    return at;
+  };
+  const dateOf = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const weekday = (date: string) => new Date(`${date}T00:00:00Z`).getUTCDay();
+
+  test('a Tuesday and Thursday corridor over half a year: each date published a week ahead, once, at 08:00 Berlin time across the clock change; a skipped date never; a pause passes over what it missed; the end withdraws what has not begun', async () => {
+    const [carrier] = h.parties(1);
+    const { availabilityWindow: _w, expiresAt: _e, ...terms } = offerFixture();
+    // From the first Tuesday at least two days ahead, for 26 weeks.
+    let startDate = dateOf(Date.parse(await h.at('2 days')));
+    while (weekday(startDate) !== 2) startDate = dateOf(Date.parse(`${startDate}T00:00:00Z`) + DAY_MS);
+    const until = dateOf(Date.parse(`${startDate}T00:00:00Z`) + 26 * 7 * DAY_MS);
+    const created = await carrier.post('/listing-series', {
+      listingKind: 'capacityOffer',
+      terms,
+      recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU,TH', timeZone: 'Europe/Berlin', startDate, until },
+      template: { windows: { availabilityWindow: { time: '08:00', duration: 'PT10H' } }, expiresAt: { before: 'PT2H' } },
+      horizon: `P${HORIZON_DAYS}D`,
+    });
+    expect(created.status).toBe(201);
+    const path = `/listing-series/${created.body.id}`;
+    const series = async () => (await carrier.get(path)).body;
+    const dates: string[] = [];
+    for (let d = startDate; d <= until; d = dateOf(Date.parse(`${d}T00:00:00Z`) + DAY_MS)) if ([2, 4].includes(weekday(d))) dates.push(d);
+    const dueOf = (date: string) => eightInBerlin(date) - HORIZON_DAYS * DAY_MS;
+
+    // Time moves in steps of three days; after each, exactly the dates due by then are published.
+    const holiday = dates.find((d) => weekday(d) === 4 && d > dateOf(Date.parse(`${startDate}T00:00:00Z`) + 28 * DAY_MS))!;
+    const missed: string[] = [];
+    let version = 0;
+    let pausedAt: number | undefined;
+    let resumedAt: number | undefined;
+    const expected = (now: number) =>
+      dates.filter((d) => d !== holiday && !missed.includes(d) && dueOf(d) <= now);
+    const stepTo = async (target: number) => {
+      if (target > (await h.now()).getTime()) await h.skipTo(new Date(target).toISOString());
+      const now = (await h.now()).getTime();
+      await h.until(`the dates due by ${new Date(now).toISOString()} published`, async () => {
+        const s = await series();
+        return JSON.stringify(Object.keys(s.occurrences).sort()) === JSON.stringify(expected(now));
+      }, 30000);
+      version = (await series()).resourceVersion;
+    };
+    // What is due at once (the first week) is published before anything else.
+    await stepTo((await h.now()).getTime());
+    // A public holiday, a month in: never published.
+    const skipped = await carrier.command(`${path}/skips`, (await series()).resourceVersion, { key: holiday, reason: 'public holiday' });
+    expect({ status: skipped.status, body: skipped.status === 200 ? undefined : skipped.body }).toEqual({ status: 200, body: undefined });
+    version = skipped.body.resourceVersion;
+
+    const end = Date.parse(`${until}T00:00:00Z`) - 6 * 7 * DAY_MS;
+    const pauseAt = Date.parse(`${startDate}T00:00:00Z`) + 10 * 7 * DAY_MS;
+    for (let t = (await h.now()).getTime() + 3 * DAY_MS; t < end; t += 3 * DAY_MS) {
+      if (pausedAt === undefined && t >= pauseAt) {
+        // Paused for sixteen days: what falls due meanwhile waits; on resume, what can still be met is published, the rest passed over.
+        const paused = await carrier.command(`${path}/pause`, version);
+        expect(paused.body.status).toBe('paused');
+        pausedAt = (await h.now()).getTime();
+        await h.skip('16 days');
+        resumedAt = (await h.now()).getTime();
+        for (const d of dates) if (dueOf(d) > pausedAt && eightInBerlin(d) - 2 * 3600_000 <= resumedAt) missed.push(d);
+        const resumed = await carrier.command(`${path}/resume`, (await series()).resourceVersion);
+        expect(resumed.body.status).toBe('active');
+        expect(missed.length).toBeGreaterThanOrEqual(3);
+        t = resumedAt;
+        await stepTo(t + 60_000);
+        continue;
+      }
+      await stepTo(t);
+    }
+
+    // Every published date: one listing, published a week ahead (or at the resume), at 08:00 in Berlin that day.
+    const s = await series();
+    const keys = Object.keys(s.occurrences).sort();
+    expect(keys.length).toBeGreaterThanOrEqual(30);
+    expect(keys).not.toContain(holiday);
+    for (const d of missed) expect(keys).not.toContain(d);
+    const utcHours = new Set<number>();
+    for (const key of keys) {
+      const offer = (await carrier.get(`/capacity-offers/${s.occurrences[key].listingId}`)).body;
+      expect(offer).toMatchObject({ seriesId: created.body.id, occurrenceKey: key });
+      const start = Date.parse(offer.availabilityWindow.start);
+      expect(start).toBe(eightInBerlin(key));
+      expect(local(Date.parse(offer.availabilityWindow.end))).toBe(`${key} 18:00`);
+      utcHours.add(new Date(start).getUTCHours());
+      const publishedAt = Date.parse(offer.publishedAt);
+      const resumedHere = resumedAt !== undefined && dueOf(key) > pausedAt! && dueOf(key) <= resumedAt;
+      expect(publishedAt).toBeGreaterThanOrEqual(resumedHere ? resumedAt! : dueOf(key));
+      expect(publishedAt).toBeLessThan(start - 3 * 3600_000);
+    }
+    // A span with a clock change shows both offsets (07:00 and 06:00 UTC in winter and summer).
+    const offsets = new Set(dates.map((d) => new Date(eightInBerlin(d)).getUTCHours()));
+    expect(utcHours).toEqual(offsets);
+    expect(offsets.size).toBeGreaterThanOrEqual(1);
+
+    // The end: the published dates not yet begun are withdrawn; nothing is published after it.
+    const endedAt = (await h.now()).getTime();
+    const ended = await carrier.command(`${path}/end`, (await series()).resourceVersion, { reason: 'the contract ended' });
+    expect(ended.body.status).toBe('ended');
+    const ahead = keys.filter((k) => eightInBerlin(k) > endedAt);
+    expect(ahead.length).toBeGreaterThanOrEqual(2);
+    for (const key of ahead) {
+      const id = (await series()).occurrences[key].listingId;
+      await untilStatus(carrier, `/capacity-offers/${id}`, 'withdrawn');
+      expect((await carrier.get(`/capacity-offers/${id}`)).body.withdrawal).toMatchObject({ reasonCode: 'SERIES_ENDED' });
+    }
+    await h.skip('21 days');
+    expect(Object.keys((await series()).occurrences).sort()).toEqual(keys);
+    const types = await carrier.eventTypes();
+    expect(types.filter((t) => t === 'pcx.listing-series.ended.v1')).toHaveLength(1);
+  }, 300_000);
+});

@@ -24,6 +24,9 @@ import type { Resource, StateOf } from '../../domain/resource';
  */
 export const FLOW_ACTIVITIES: ActivityOptions = {
   startToCloseTimeout: '1 minute',
+  // Beaten by the worker while the activity runs (worker.ts, heartbeatWhileRunning): a worker that
+  // died in the middle of one is noticed after this, and the step retried with its command ids.
+  heartbeatTimeout: '5 seconds',
   scheduleToCloseTimeout: '5 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', backoffCoefficient: 2, maximumAttempts: 8 },
 };
