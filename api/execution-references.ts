@@ -200,7 +200,10 @@ operation(executionUpdates, {
       'recordedAt from the broker, a deduplication key, an optional reason, estimated times and a ' +
       'coarse position (an Area). The same key with the same content answers 200 with the original; ' +
       'with other content 409 `IDEMPOTENCY_CONFLICT`. A milestone older than the current one is ' +
-      'stored and shown in occurrence order but never moves the current milestone back. ' +
+      'stored and shown in occurrence order but never moves the current milestone back. occurredAt ' +
+      "is a fact: more than 5 minutes after the broker's now, or more than 5 minutes before the " +
+      'reference was created, it is 400 `VALIDATION_FAILED` at `/occurredAt` (the detail names the ' +
+      "broker's now and the bound) and nothing is recorded; estimatedTimes may lie ahead. " +
       '`pcx.execution.updated.v1`. Needs scope `execution:update`.',
     tag: 'ExecutionReferences',
     responses: RECORD_ANSWERS,
@@ -239,7 +242,10 @@ operation(executionOutcomes, {
       'content) answers 200 with the original; another content under the key is 409 ' +
       '`IDEMPOTENCY_CONFLICT`. On a chain that has a head, the new report follows it (supersedes ' +
       'it); there is always one head. The first completed or cancelled head completes the ' +
-      'reference. `pcx.execution-outcome.recorded.v1`. Needs scope `outcomes:write`.',
+      "reference. The times of what happened (actualTimeRange, a confirmation's or a deviation's " +
+      "`at`) more than 5 minutes after the broker's now, or more than 5 minutes before the " +
+      'reference was created, are 400 `VALIDATION_FAILED` at each field (plannedTimeRange is a ' +
+      'plan and may lie anywhere). `pcx.execution-outcome.recorded.v1`. Needs scope `outcomes:write`.',
     responses: RECORD_ANSWERS,
   },
 }, async ({ c, body }) => {
@@ -262,7 +268,9 @@ operation(executionOutcomes, {
       'correctionReason, a correctionReasonCode from the vocabulary, and a new deduplicationKey. ' +
       'The prior record changes only by gaining supersededByOutcomeId. A completed or cancelled ' +
       'reference takes no correction. `pcx.execution-outcome.corrected.v1` names both records (the ' +
-      "reference's lastOutcomeChange). Needs scope `outcomes:write`.",
+      "reference's lastOutcomeChange). Its times are held to the report's rule (400 " +
+      "`VALIDATION_FAILED` beyond 5 minutes after the broker's now or before the reference was " +
+      "created). Needs scope `outcomes:write`.",
     responses: {
       '200': 'An exact replay (the original record).',
       '201': 'The new record.',

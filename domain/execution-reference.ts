@@ -5,7 +5,7 @@
 // head have one winner and the chain keeps one head (docs/decisions.md, "ExecutionReference",
 // "ExecutionOutcome"). Reference states: created, linked, completed, cancelled (the last two are
 // terminal and accept nothing).
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, RefusalError, ruleApplies, Transition } from './machine';
 import { defineResource } from './resource';
 import { DERIVED, derivedId } from './ids';
 
@@ -268,6 +268,54 @@ function checkOutcome(content: OutcomeContent, pointer = '') {
   if (errors.length) refuse('VALIDATION_FAILED', 'the outcome is not valid', { errors });
 }
 
+/**
+ * How far a source's clock may run ahead of the broker's (or behind it, against the reference's
+ * creation): 5 minutes. Times reported as facts (when a milestone happened, when the movement
+ * started and ended, a confirmation, a deviation) are refused beyond it (docs/decisions.md,
+ * "Now against the movement: milestones and outcomes").
+ */
+export const CLOCK_SKEW_MINUTES = 5;
+const CLOCK_SKEW_MS = CLOCK_SKEW_MINUTES * 60_000;
+/** The Temporal patch of that rule: runs recorded before it decide their commands as they did. */
+export const REPORTED_TIMES_PATCH = 'execution-reported-times';
+
+/** The facts' times of an outcome (not its plannedTimeRange: a plan may lie anywhere). */
+function outcomeTimes(content: OutcomeContent): Array<{ pointer: string; value: string | undefined }> {
+  return [
+    { pointer: '/actualTimeRange/start', value: content.actualTimeRange?.start },
+    { pointer: '/actualTimeRange/end', value: content.actualTimeRange?.end },
+    ...(content.participantConfirmations ?? []).map((c, i) => ({ pointer: `/participantConfirmations/${i}/at`, value: c?.at })),
+    ...(content.operationalDeviations ?? []).map((d, i) => ({ pointer: `/operationalDeviations/${i}/at`, value: d?.at })),
+  ];
+}
+
+/**
+ * A reported time is a fact: not more than CLOCK_SKEW_MINUTES ahead of the broker's now, and not
+ * before the reference was created (less the same skew): the reference is created when its
+ * proposal is accepted, and nothing of the movement happens before the match. 400
+ * VALIDATION_FAILED with each time's pointer; the detail names the field, now and the bound.
+ */
+function requireReportedTimes(r: ExecutionReference, command: Command, times: Array<{ pointer: string; value: string | undefined }>, now: string) {
+  if (!ruleApplies(command, REPORTED_TIMES_PATCH)) return;
+  const latest = new Date(Date.parse(now) + CLOCK_SKEW_MS).toISOString();
+  const earliest = new Date(Date.parse(r.createdAt) - CLOCK_SKEW_MS).toISOString();
+  const errors: Array<{ pointer: string; message: string }> = [];
+  const sentences: string[] = [];
+  for (const { pointer, value } of times) {
+    const at = value === undefined ? NaN : Date.parse(value);
+    if (!Number.isFinite(at)) continue;
+    const field = pointer.slice(1);
+    if (at > Date.parse(latest)) {
+      errors.push({ pointer, message: `is more than ${CLOCK_SKEW_MINUTES} minutes after the broker's now (${now}): at the latest ${latest}` });
+      sentences.push(`${field} ${value} is in the future: the broker's now is ${now}, and a reported time may be at most ${CLOCK_SKEW_MINUTES} minutes ahead of it (${latest})`);
+    } else if (at < Date.parse(earliest)) {
+      errors.push({ pointer, message: `is before the execution reference was created (${r.createdAt}): at the earliest ${earliest}` });
+      sentences.push(`${field} ${value} is before the movement: the execution reference was created at ${r.createdAt} (the broker's now is ${now}), and a reported time may be at most ${CLOCK_SKEW_MINUTES} minutes before that (${earliest})`);
+    }
+  }
+  if (errors.length) throw new RefusalError({ code: 'VALIDATION_FAILED', detail: `${sentences.join('; ')}.`, extensions: { errors }, patch: REPORTED_TIMES_PATCH });
+}
+
 export const executionReferenceMachine = {
   kind: KIND,
   brokerCommands: ['attach'],
@@ -397,6 +445,7 @@ export const executionReferenceMachine = {
         refuse('IDEMPOTENCY_CONFLICT', 'this deduplicationKey was used for another milestone', { updateId: existing.id });
       }
       requireOpen(r, command);
+      requireReportedTimes(r, command, [{ pointer: '/occurredAt', value: p.occurredAt }], now);
       const update: ExecutionUpdate = {
         id: command.commandId,
         executionReferenceId: r.id,
@@ -429,6 +478,7 @@ export const executionReferenceMachine = {
       }
       requireOpen(r, command);
       checkOutcome(content);
+      requireReportedTimes(r, command, outcomeTimes(content), now);
       const record = newHead(r, command, content, now, r.headOutcomeId ?? null, executionReferenceVersion !== undefined ? { observedReferenceVersion: executionReferenceVersion } : {});
       const outcomes = appendToChain(r, record, now);
       const change = { kind: 'recorded' as const, outcomeId: record.id, ...(record.supersedes ? { supersededOutcomeId: record.supersedes } : {}) };
@@ -462,6 +512,7 @@ export const executionReferenceMachine = {
         refuse('VALIDATION_FAILED', 'correctionReason is required', { errors: [{ pointer: '/correctionReason', message: 'is required' }] });
       }
       checkOutcome(content);
+      requireReportedTimes(r, command, outcomeTimes(content), now);
       const record = newHead(r, command, content, now, target.id, { observedOutcomeVersion });
       const outcomes = appendToChain(r, record, now);
       const next = bump(r, now, { outcomes, headOutcomeId: record.id, lastOutcomeChange: { kind: 'corrected', outcomeId: record.id, supersededOutcomeId: target.id }, ...afterOutcome(r, record, now) });

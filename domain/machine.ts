@@ -48,7 +48,16 @@ export interface Command<P = any, C = any> {
   correlationId: string;
   /** Facts the API looked up for the machine (partnering policies, ...): workflows do no I/O. */
   context?: C;
+  /**
+   * Set by the entity workflow only: the patches of rules (`Refusal.patch`) that this run's
+   * recorded history predates. A machine skips such a rule (`ruleApplies`), so a command it once
+   * accepted is decided the same way on replay.
+   */
+  predates?: readonly string[];
 }
+
+/** Whether a rule a machine gained behind a Temporal patch applies to this command (always, outside a replayed run). */
+export const ruleApplies = (command: Command, patch: string): boolean => !command.predates?.includes(patch);
 
 /**
  * The audience entry of the protocol operator: an event that names it is on the feed (and the
@@ -169,6 +178,12 @@ export interface Refusal {
   code: ProblemCode;
   detail: string;
   extensions?: Record<string, unknown>;
+  /**
+   * A refusal a machine gained after runs were recorded, behind this Temporal patch: in a run
+   * whose history predates the patch, the entity decides the command again without the rule
+   * (`Command.predates`). Never told to the caller.
+   */
+  patch?: string;
 }
 
 export class RefusalError extends Error {

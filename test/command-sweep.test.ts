@@ -47,7 +47,8 @@ test('twenty milestones at once on one reference, half their senders dead after 
     name: 'recordUpdate',
     commandId: randomUUID(),
     actor: { kind: 'connector', organizationId: m.carrier.id, clientId: m.carrier.org.clientId },
-    payload: { milestone: 'inTransit', occurredAt: new Date(Date.UTC(2030, 4, 1, 8, i)).toISOString(), deduplicationKey: `sweep-${i}` },
+    // A second apart in the last half minute: the broker refuses times ahead of its now or before the reference (beyond 5 minutes of skew).
+    payload: { milestone: 'inTransit', occurredAt: new Date(Date.now() - (30 - i) * 1000).toISOString(), deduplicationKey: `sweep-${i}` },
     correlationId: 'command-sweep-test',
   }));
   commands.forEach((c, i) => i % 2 && dead.add(c.commandId));
@@ -100,7 +101,7 @@ test('twenty milestones at once on one reference, half their senders dead after 
   }, 20000);
 
   // A last command whose sender dies, with no one after it to fill the gap: only the sweep writes it.
-  const last: Command = { ...commands[0], commandId: randomUUID(), payload: { milestone: 'delivered', occurredAt: new Date(Date.UTC(2030, 4, 1, 9)).toISOString(), deduplicationKey: 'sweep-last' } };
+  const last: Command = { ...commands[0], commandId: randomUUID(), payload: { milestone: 'delivered', occurredAt: new Date().toISOString(), deduplicationKey: 'sweep-last' } };
   dead.add(last.commandId);
   const lastSent = Date.now();
   await expect(entities.send(executionReference, reference.id, last)).rejects.toThrow('died');

@@ -21,8 +21,14 @@ async function referenced() {
   return { ...m, proposal: accepted, reference };
 }
 
-const T0 = Date.parse('2030-05-01T06:00:00Z');
-const at = (minutes: number) => new Date(T0 + minutes * 60_000).toISOString();
+// The movement's times. The broker records a reported time only between the reference's creation
+// and its own now (5 minutes of clock skew either side), so a test tells its day in fast motion:
+// a minute of the story is 100 ms from a minute before the test began (620 minutes: 62 s).
+let T0 = Date.now() - 60_000;
+beforeEach(() => {
+  T0 = Date.now() - 60_000;
+});
+const at = (minutes: number) => new Date(T0 + minutes * 100).toISOString();
 
 const update = (c: Connector, referenceId: string, key: string, milestone: string, minutes: number, extra: Record<string, unknown> = {}) =>
   c.post('/execution-updates', { executionReferenceId: referenceId, milestone, occurredAt: at(minutes), deduplicationKey: key, ...extra });
@@ -140,6 +146,31 @@ describe('milestones', () => {
     expectProblem(await update(m.carrier, id, 'm-5', 'delayed', 1, { position: { kind: 'unlocode', code: 'ZZZZZ' } }), 400, 'VALIDATION_FAILED');
     const types = (await m.shipper.get('/events?limit=200')).body.items.map((e: any) => e.type);
     expect(types.filter((t: string) => t === 'pcx.execution.updated.v1')).toHaveLength(4);
+  });
+
+  test('a milestone or an outcome dated in the future or before the reference is refused (400 at its field) and changes nothing', async () => {
+    const m = await referenced();
+    const id = m.reference.id;
+    const before = await get(m.carrier, `/execution-references/${id}`);
+    const eventsBefore = (await wholeFeed(m.shipper)).filter((e: any) => e.data?.id === id || e.data?.executionReferenceId === id).length;
+    const hour = new Date(Date.now() + 3_600_000).toISOString();
+    const ahead = await m.carrier.post('/execution-updates', { executionReferenceId: id, milestone: 'delivered', occurredAt: hour, deduplicationKey: 'future-1' });
+    expectProblem(ahead, 400, 'VALIDATION_FAILED');
+    expect(ahead.body.errors).toEqual([{ pointer: '/occurredAt', message: expect.stringContaining("more than 5 minutes after the broker's now") }]);
+    expect(ahead.body.detail).toMatch(new RegExp(`^occurredAt ${hour} is in the future: the broker's now is \\S+Z, and a reported time may be at most 5 minutes ahead of it \\(\\S+Z\\)\\.$`));
+    const historic = await m.carrier.post('/execution-updates', { executionReferenceId: id, milestone: 'pickedUp', occurredAt: '2008-03-05T10:00:00Z', deduplicationKey: 'past-1' });
+    expectProblem(historic, 400, 'VALIDATION_FAILED');
+    expect(historic.body.detail).toContain(`before the movement: the execution reference was created at ${before.createdAt}`);
+    const done = await m.carrier.post('/execution-outcomes', { executionReferenceId: id, status: 'completed', deduplicationKey: 'future-o', schemaVersion: 'v0', actualTimeRange: { start: at(0), end: hour } });
+    expectProblem(done, 400, 'VALIDATION_FAILED');
+    expect(done.body.errors).toEqual([{ pointer: '/actualTimeRange/end', message: expect.any(String) }]);
+    // Nothing changed: the same version and milestone, no record, no event; the keys are still free.
+    expect(await get(m.carrier, `/execution-references/${id}`)).toMatchObject({ resourceVersion: before.resourceVersion, status: before.status });
+    expect((await get(m.carrier, `/execution-references/${id}`)).currentMilestone).toBeUndefined();
+    expect((await m.shipper.get(`/execution-references/${id}/updates`)).body.items).toEqual([]);
+    expect((await m.shipper.get(`/execution-outcomes?executionReferenceId=${id}`)).body.items).toEqual([]);
+    expect((await wholeFeed(m.shipper)).filter((e: any) => e.data?.id === id || e.data?.executionReferenceId === id)).toHaveLength(eventsBefore);
+    expect((await update(m.carrier, id, 'future-1', 'delivered', 0)).status).toBe(201);
   });
 });
 

@@ -94,7 +94,7 @@ function toFailure(err: unknown): never {
       type: REFUSAL_FAILURE_TYPE,
       message: err.refusal.detail,
       nonRetryable: true,
-      details: [err.refusal],
+      details: [{ code: err.refusal.code, detail: err.refusal.detail, ...(err.refusal.extensions ? { extensions: err.refusal.extensions } : {}) }],
     });
   }
   throw err;
@@ -192,6 +192,24 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   }
 
   /**
+   * `decide` in the handler: a refusal by a rule gained behind a Temporal patch (`Refusal.patch`)
+   * that this run's recorded history predates is decided again without the rule, so a command
+   * accepted before the rule replays as it was (the validator needs none: it never replays).
+   */
+  private decideAsRecorded(current: S | undefined, command: Command, now: string) {
+    const predates: string[] = [];
+    for (;;) {
+      try {
+        return this.decide(current, predates.length ? { ...command, predates } : command, now);
+      } catch (err) {
+        const patch = err instanceof RefusalError ? err.refusal.patch : undefined;
+        if (!patch || predates.includes(patch) || patched(patch)) throw err;
+        predates.push(patch);
+      }
+    }
+  }
+
+  /**
    * The Update handler (under the mutex): decide, then either answer with the transition for the
    * sender to write (ANSWERED_FROM_DECISION_PATCH: one workflow task, no activity), or, for a
    * transition with effects and in runs recorded before, write it by activity, start the effects,
@@ -206,7 +224,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     const now = new Date().toISOString();
     let transition;
     try {
-      transition = this.decide(this.state, command, now);
+      transition = this.decideAsRecorded(this.state, command, now);
     } catch (err) {
       toFailure(err);
     }

@@ -3,17 +3,19 @@
 // proposal, links, milestones, the outcome chain with its corrections, completion and
 // cancellation. The invariants of the chain are checked after every step that changes it.
 import { executionReference, referenceIdOf, type ExecutionOutcome, type ExecutionReference } from '../../../domain/execution-reference';
-import { command, connector, next, NOW, operator, refusal, system } from './harness';
+import { apply, command, connector, DAY, HOUR, later, next, NOW, operator, refusal, system } from './harness';
 
 const R = executionReference;
 const CARRIER = 'org-carrier';
 const SHIPPER = 'org-shipper';
 const OUTSIDER = 'org-outsider';
 const PROPOSAL = { id: '01a1fd30-05ff-70e9-bbcd-a29491e72bb4', status: 'accepted', resourceVersion: 4, carrierOrganizationId: CARRIER, shipperOrganizationId: SHIPPER };
-const at = (minutes: number) => new Date(Date.parse('2030-05-01T06:00:00Z') + minutes * 60_000).toISOString();
+/** The reference is created a day before the harness's now; the movement's times lie between. */
+const CREATED = later(-DAY);
+const at = (minutes: number) => new Date(Date.parse(CREATED) + 6 * HOUR + minutes * 60_000).toISOString();
 
 function created(): ExecutionReference {
-  return next(R, undefined, command('create', system, { acceptedProposalId: PROPOSAL.id, acceptedProposalVersion: 4, participatingOrganizationIds: [CARRIER, SHIPPER] }, { context: { proposal: PROPOSAL } })).state;
+  return next(R, undefined, command('create', system, { acceptedProposalId: PROPOSAL.id, acceptedProposalVersion: 4, participatingOrganizationIds: [CARRIER, SHIPPER] }, { context: { proposal: PROPOSAL } }), CREATED).state;
 }
 
 const outcome = (org: string, key: string, status: string, extra: Record<string, unknown> = {}) =>
@@ -115,6 +117,81 @@ describe('milestones', () => {
     expect(refusal(R, cancelled, milestone(CARRIER, 'm-9', 'inTransit', 90))).toBe('INVALID_STATE_TRANSITION');
     // A replay is still answered after the end: the original stands.
     expect(next(R, cancelled, milestone(CARRIER, 'm-1', 'pickedUp', 60, { position: { kind: 'unlocode', code: 'DEHAM' } })).state).toBe(cancelled);
+  });
+});
+
+describe('reported times against now and the movement (5 minutes of clock skew)', () => {
+  const MIN = 60_000;
+  const SKEW = 5 * MIN;
+  const when = (ms: number) => later(ms);
+  const refused = (state: ExecutionReference, cmd: ReturnType<typeof command>) => {
+    const outcome = apply(R, state, cmd);
+    if (outcome.ok) throw new Error(`${cmd.name} was accepted`);
+    return outcome;
+  };
+  const milestoneAt = (key: string, occurredAt: string) => command('recordUpdate', connector(CARRIER), { deduplicationKey: key, milestone: 'pickedUp', occurredAt });
+
+  test.each([
+    ['5 minutes ahead of now (the skew)', when(SKEW), true],
+    ['now', NOW, true],
+    ['5 minutes before the reference was created', new Date(Date.parse(CREATED) - SKEW).toISOString(), true],
+    ['5 minutes and 1 ms ahead of now', when(SKEW + 1), false],
+    ['a day ahead (the fixtures\' old 2030 clock)', when(DAY), false],
+    ['5 minutes and 1 ms before the reference was created', new Date(Date.parse(CREATED) - SKEW - 1).toISOString(), false],
+    ['years before (a public example message\'s date)', '2008-03-05T10:00:00Z', false],
+  ])('a milestone at %s: accepted %s', (_name, occurredAt, accepted) => {
+    const r = created();
+    const outcome = apply(R, r, milestoneAt('m-t', occurredAt));
+    expect(outcome.ok).toBe(accepted);
+    if (!outcome.ok) {
+      expect(outcome).toMatchObject({ code: 'VALIDATION_FAILED', extensions: { errors: [{ pointer: '/occurredAt' }] } });
+      // Behind its patch, so that runs recorded before the rule replay (the entity strips it from the answer).
+      expect(outcome).toMatchObject({ patch: 'execution-reported-times' });
+    }
+  });
+
+  test('the refusal names the field, the broker\'s now and the bound; nothing changes', () => {
+    const r = created();
+    const ahead = refused(r, milestoneAt('m-f', when(HOUR)));
+    expect(ahead.detail).toBe(`occurredAt ${when(HOUR)} is in the future: the broker's now is ${NOW}, and a reported time may be at most 5 minutes ahead of it (${when(SKEW)}).`);
+    expect(ahead.extensions).toEqual({ errors: [{ pointer: '/occurredAt', message: `is more than 5 minutes after the broker's now (${NOW}): at the latest ${when(SKEW)}` }] });
+    const before = refused(r, milestoneAt('m-b', '2008-03-05T10:00:00Z'));
+    const earliest = new Date(Date.parse(CREATED) - SKEW).toISOString();
+    expect(before.detail).toBe(`occurredAt 2008-03-05T10:00:00Z is before the movement: the execution reference was created at ${CREATED} (the broker's now is ${NOW}), and a reported time may be at most 5 minutes before that (${earliest}).`);
+    expect(before.extensions).toEqual({ errors: [{ pointer: '/occurredAt', message: `is before the execution reference was created (${CREATED}): at the earliest ${earliest}` }] });
+    // The refusal comes from the pure machine: the state given is untouched, and the key stays free.
+    expect(r.updates).toEqual([]);
+    expect(next(R, r, milestoneAt('m-f', at(60))).state.updates).toHaveLength(1);
+  });
+
+  test('a replay of a milestone recorded in time is still the original, whatever the hour; estimatedTimes may lie ahead', () => {
+    const r = next(R, created(), milestoneAt('m-1', NOW)).state;
+    expect(next(R, r, milestoneAt('m-1', NOW), later(2 * DAY)).state).toBe(r);
+    expect(next(R, r, command('recordUpdate', connector(CARRIER), { deduplicationKey: 'm-2', milestone: 'delayed', occurredAt: NOW, estimatedTimes: { deliveryAt: when(DAY) } })).state.updates).toHaveLength(2);
+  });
+
+  test('outcomes and corrections: actualTimeRange, confirmations and deviations are facts; plannedTimeRange is a plan', () => {
+    const r = created();
+    const future = refused(r, outcome(CARRIER, 'o-1', 'completed', { actualTimeRange: { start: at(0), end: when(HOUR) } }));
+    expect(future).toMatchObject({ code: 'VALIDATION_FAILED', extensions: { errors: [{ pointer: '/actualTimeRange/end' }] } });
+    expect(future.detail).toContain(`actualTimeRange/end ${when(HOUR)} is in the future: the broker's now is ${NOW}`);
+    const early = refused(r, outcome(CARRIER, 'o-1', 'inProgress', { actualTimeRange: { start: '2019-12-31T23:00:00Z' } }));
+    expect(early).toMatchObject({ code: 'VALIDATION_FAILED', extensions: { errors: [{ pointer: '/actualTimeRange/start' }] } });
+    const both = refused(r, outcome(CARRIER, 'o-1', 'disputed', { participantConfirmations: [{ organizationId: SHIPPER, confirmed: false, at: when(DAY) }], operationalDeviations: [{ code: 'LATE', at: '2019-12-31T23:00:00Z' }] }));
+    expect((both.extensions as any).errors.map((e: any) => e.pointer)).toEqual(['/participantConfirmations/0/at', '/operationalDeviations/0/at']);
+    // A plan may lie ahead (or anywhere): not checked.
+    const planned = next(R, r, outcome(CARRIER, 'o-1', 'inProgress', { plannedTimeRange: { start: when(DAY), end: when(2 * DAY) } })).state;
+    expect(planned.outcomes).toHaveLength(1);
+    // A correction is held to the same rule; its refusal leaves the head as it was.
+    const refusedCorrection = refused(planned, correction(SHIPPER, planned.outcomes[0], 'c-1', 'completed', { actualTimeRange: { start: at(0), end: when(SKEW + 1) } }));
+    expect(refusedCorrection).toMatchObject({ code: 'VALIDATION_FAILED', extensions: { errors: [{ pointer: '/actualTimeRange/end' }] } });
+    expect(next(R, planned, correction(SHIPPER, planned.outcomes[0], 'c-1', 'completed', { actualTimeRange: { start: at(0), end: when(SKEW) } })).state.status).toBe('completed');
+  });
+
+  test('a run recorded before the rule (its patch predates it) decides as before: accepted', () => {
+    const r = created();
+    const old = { ...milestoneAt('m-old', '2008-03-05T10:00:00Z'), predates: ['execution-reported-times'] };
+    expect(next(R, r, old).state.currentMilestone).toMatchObject({ occurredAt: '2008-03-05T10:00:00Z' });
   });
 });
 
