@@ -7,7 +7,9 @@
 // consignment number) among those the gateway learnt for the organization from the exchange
 // (gateway/follower.ts: the handover's destination reference, a link's trip or order reference,
 // the consignment of the shipper's IFTMIN). None, or references naming two movements, quarantine
-// the message: the gateway never guesses which movement a status is about.
+// the message: the gateway never guesses which movement a status is about. So does a status dated
+// in the future (TIME_IN_FUTURE); one dated before its movement is sent, and the exchange's refusal
+// is that milestone's answer (the gateway does not know when the movement began).
 import { PcxProblemError, type PcxClient } from '@pcx/sdk';
 import type { Queryable } from '../core/db';
 import type { MilestoneResult, ReportedMilestone } from './format';
@@ -30,11 +32,34 @@ async function referencesNamed(db: Queryable, organizationId: string, values: re
 
 const named = (m: ReportedMilestone) => m.references.map((r) => `${r.type} ${r.value}`).join(', ') || 'none';
 
-/** Finds each milestone's execution reference; reasons for every one that names none or several. */
-export async function resolveMilestones(db: Queryable, organizationId: string, milestones: readonly ReportedMilestone[]): Promise<{ resolved: ResolvedMilestone[]; reasons: QuarantineReason[] }> {
+/** How far a reported time may lie ahead of now: the exchange's clock skew (CLOCK_SKEW_MINUTES, domain/execution-reference.ts). */
+export const CLOCK_SKEW_MINUTES = 5;
+
+/**
+ * A milestone dated more than the skew after the gateway's clock: the exchange would refuse it
+ * (a reported time is a fact), and a time in the future is almost always the sender's zone or
+ * clock gone wrong, so the whole message is held for a corrected one (docs/adapters.md).
+ */
+export function inTheFuture(milestone: ReportedMilestone, now: Date): QuarantineReason | undefined {
+  const latest = now.getTime() + CLOCK_SKEW_MINUTES * 60_000;
+  if (!(Date.parse(milestone.occurredAt) > latest)) return undefined;
+  return {
+    code: 'TIME_IN_FUTURE',
+    message: `it reports ${milestone.milestone} at ${milestone.occurredAt}, after the gateway's now (${now.toISOString()}) by more than ${CLOCK_SKEW_MINUTES} minutes (at the latest ${new Date(latest).toISOString()}): the exchange records what has happened; check the sender's clock and time zone`,
+    position: milestone.source,
+  };
+}
+
+/** Finds each milestone's execution reference; reasons for every one dated in the future, or that names no movement or several. */
+export async function resolveMilestones(db: Queryable, organizationId: string, milestones: readonly ReportedMilestone[], now = new Date()): Promise<{ resolved: ResolvedMilestone[]; reasons: QuarantineReason[] }> {
   const resolved: ResolvedMilestone[] = [];
   const reasons: QuarantineReason[] = [];
   for (const milestone of milestones) {
+    const future = inTheFuture(milestone, now);
+    if (future) {
+      reasons.push(future);
+      continue;
+    }
     const ids = await referencesNamed(db, organizationId, milestone.references.map((r) => r.value));
     if (ids.length === 1) {
       resolved.push({ ...milestone, executionReferenceId: ids[0] });

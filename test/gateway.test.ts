@@ -210,12 +210,13 @@ test('isolation, per format and endpoint: an organization’s EPCIS and spreadsh
     `insert into gateway_mapping (organization_id, system, type, value, resource_kind, resource_id, inbox_id) values ($1, 'tms', 'trip', $2, 'execution-reference', '01a00000-0000-7000-8000-000000000001', 'test')`,
     [shipper.id, value],
   );
-  const event = (gln: string) => ({
+  // Dated now: a status is what has happened (one dated ahead is held, below).
+  const event = (gln: string, eventTime = new Date().toISOString()) => ({
     '@context': ['https://ref.gs1.org/standards/epcis/epcis-context.jsonld'],
     type: 'EPCISDocument',
     schemaVersion: '2.0',
-    creationDate: '2031-06-01T08:00:00Z',
-    epcisBody: { eventList: [{ type: 'ObjectEvent', eventTime: '2031-06-01T08:00:00Z', eventTimeZoneOffset: '+00:00', epcList: [], action: 'OBSERVE', bizStep: 'departing', readPoint: { id: `https://id.gs1.org/414/${gln}` }, bizTransactionList: [{ type: 'bol', bizTransaction: `urn:epcglobal:cbv:bt:0614141000005:${value}` }] }] },
+    creationDate: eventTime,
+    epcisBody: { eventList: [{ type: 'ObjectEvent', eventTime, eventTimeZoneOffset: '+00:00', epcList: [], action: 'OBSERVE', bizStep: 'departing', readPoint: { id: `https://id.gs1.org/414/${gln}` }, bizTransactionList: [{ type: 'bol', bizTransaction: `urn:epcglobal:cbv:bt:0614141000005:${value}` }] }] },
   });
   // The other organization names the shipper's trip: no movement of its own is found.
   const foreign = await (await gw('/messages/epcis', b.token, { method: 'POST', body: JSON.stringify(event('9110000000007')) })).json();
@@ -226,6 +227,10 @@ test('isolation, per format and endpoint: an organization’s EPCIS and spreadsh
   // The shipper's own event finds its movement (the exchange then answers for that reference).
   const own = await (await gw('/messages/epcis', a.token, { method: 'POST', body: JSON.stringify(event('4012345000009')) })).json();
   expect(own.submitted.milestones).toEqual([expect.objectContaining({ executionReferenceId: '01a00000-0000-7000-8000-000000000001', problem: expect.objectContaining({ status: 404 }) })]);
+  // The same event dated in 2031: held before anything is sent (the exchange records what has happened).
+  const ahead = await (await gw('/messages/epcis', a.token, { method: 'POST', body: JSON.stringify(event('4012345000009', '2031-06-01T08:00:00Z')) })).json();
+  expect(ahead.quarantine).toEqual([expect.objectContaining({ code: 'TIME_IN_FUTURE', position: '/epcisBody/eventList/0', message: expect.stringContaining('at 2031-06-01T08:00:00Z, after the gateway\'s now') })]);
+  expect(ahead.submitted).toBeUndefined();
 
   // A spreadsheet naming the shipper's EDIFACT identity is quarantined at the cell; nothing is offered.
   const sheet = `Truck;From;To;Free from;Free until;Pallets\nT-1;DEHAM;NLRTM;2031-06-01;2031-06-02;33\nICT;DEHAM;NLRTM;2031-06-01;2031-06-02;33\n`;

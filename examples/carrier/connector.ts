@@ -285,11 +285,15 @@ let reportedThisRun = 0;
 
 /** The trip as the TMS would report it: picked up, delivered, then the outcome (deduplicated by key). */
 async function reportTrip(reference: string, trip: string): Promise<void> {
+  // The times are the facts as they happen: the exchange refuses a time ahead of its clock or
+  // before the movement's reference was made, so the trip runs from its pick-up to now.
+  const times: Record<string, string> = {};
   for (const milestone of ['pickedUp', 'delivered']) {
-    await pcx.request('POST', '/execution-updates', { body: { executionReferenceId: reference, milestone, occurredAt: hoursFromNow(0), deduplicationKey: `${trip}-${milestone}` } });
+    times[milestone] = hoursFromNow(0);
+    await pcx.request('POST', '/execution-updates', { body: { executionReferenceId: reference, milestone, occurredAt: times[milestone], deduplicationKey: `${trip}-${milestone}` } });
     log(`trip ${trip}: ${milestone}`);
   }
-  const actualTimeRange = { start: hoursFromNow(-1), end: hoursFromNow(0) };
+  const actualTimeRange = { start: times.pickedUp, end: times.delivered };
   const outcome = await pcx.request<{ id: string; status: string; resourceVersion: number }>('POST', '/execution-outcomes', {
     body: { executionReferenceId: reference, status: reporting.outcome, deduplicationKey: `${trip}-outcome`, schemaVersion: 'v0', actualTimeRange },
   });

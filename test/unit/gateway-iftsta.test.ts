@@ -13,6 +13,8 @@ import { ARRIVAL_PLACES, isRec24, MILESTONE_CODE, REC24 } from '../../gateway/ed
 import { readInterchange } from '../../gateway/edifact/syntax';
 import type { InboxEntry } from '../../gateway/store';
 import { BARGE, fixture, moved } from '../edifact-fixtures';
+import { CLOCK_SKEW_MINUTES as GATEWAY_SKEW, inTheFuture } from '../../gateway/milestones';
+import { CLOCK_SKEW_MINUTES } from '../../domain/execution-reference';
 
 const POSTI = 'iftsta_d04a_posti-bring-big07_omniparser.edi';
 const OCEAN = 'iftsta_d96a_ocean-container-multi_edidom.edi';
@@ -453,5 +455,23 @@ describe('hostile status reports, from real ones mutated', () => {
       expect(answers.length).toBeGreaterThan(0);
     }
     expect(mappedCount).toBeGreaterThan(10);
+  });
+});
+
+describe('a status dated in the future (the exchange refuses what has not happened yet)', () => {
+  it('is quarantined as TIME_IN_FUTURE at its status, beyond the exchange\'s 5 minutes of clock skew; the real message read on its own day is not', () => {
+    // The real ocean carrier message, read on the day of its statuses: its first status (12:12 in
+    // New York, 17:12 UTC) against a gateway clock before it, at it plus the skew, and years later.
+    const [first] = mapped(edifact.map(entry(fixture(OCEAN)), carrier(['XXXXXXXXXXX'], 'America/New_York'), [])).milestones;
+    expect(first.occurredAt).toBe('2015-01-13T17:12:00Z');
+    expect(inTheFuture(first, new Date('2015-01-13T17:06:59Z'))).toEqual({
+      code: 'TIME_IN_FUTURE',
+      message: "it reports inTransit at 2015-01-13T17:12:00Z, after the gateway's now (2015-01-13T17:06:59.000Z) by more than 5 minutes (at the latest 2015-01-13T17:11:59.000Z): the exchange records what has happened; check the sender's clock and time zone",
+      position: 'segment 7 (STS)',
+    });
+    expect(inTheFuture(first, new Date('2015-01-13T17:07:00Z'))).toBeUndefined();
+    expect(inTheFuture(first, new Date())).toBeUndefined();
+    // The same allowance as the exchange's.
+    expect(GATEWAY_SKEW).toBe(CLOCK_SKEW_MINUTES);
   });
 });
