@@ -226,6 +226,23 @@ export interface RevisePayload {
   horizon?: Horizon;
 }
 
+/**
+ * How long the series remembers an occurrence (and a skipped date) after it began: a daily series
+ * would otherwise carry every date of its life in its state, its history and its document. Older
+ * ones lie behind the cursor, where nothing looks again (a revision applies from today on), and
+ * their listings keep `seriesId` and `occurrenceKey` (docs/decisions.md, "Recurring corridors: the series").
+ */
+export const KEEP_PAST_DAYS = 35;
+const KEEP_PAST_MS = KEEP_PAST_DAYS * 86_400_000;
+
+/** The occurrences and skipped dates of the state, less those that began (or fell) before `beforeMs`. */
+function prunedBefore(state: ListingSeries, beforeMs: number): Pick<ListingSeries, 'occurrences' | 'skipped'> {
+  const occurrences = Object.fromEntries(Object.entries(state.occurrences).filter(([key, o]) => Date.parse(o.startsAt) >= beforeMs || (state.cursor !== undefined && key > state.cursor)));
+  const day = new Date(beforeMs).toISOString().slice(0, 10);
+  const skipped = state.skipped.filter((s) => s.key >= day || (state.cursor !== undefined && s.key > state.cursor));
+  return { occurrences, skipped };
+}
+
 const handled = (state: ListingSeries, key: string) => key in state.occurrences || state.skipped.some((s) => s.key === key);
 
 /** Walks at most this many occurrences in one look (a year of a daily series). */
@@ -417,7 +434,7 @@ export const listingSeriesMachine = {
         occurrences[o.key] = { listingId, revision: o.revision, startsAt: o.startsAt, at: now };
         orders.push({ key: o.key, listingId, payload: occurrencePayload(state, o) });
       }
-      const next = bump(state, now, { occurrences });
+      const next = bump(state, now, prunedBefore({ ...state, occurrences, cursor: through }, nowMs - KEEP_PAST_MS));
       if (through !== undefined) next.cursor = through;
       const effects: Effect[] = orders.length
         ? [{

@@ -3,7 +3,7 @@
 // flow that publishes the occurrences, across pauses, revisions, skips and the end.
 import { RefusalError, type Actor, type Command } from '../../../domain/machine';
 import { isUuid } from '../../../domain/ids';
-import { listingSeries, listingSeriesMachine as machine, occurrenceListingId, type ListingSeries, type PublishOccurrencesInput, type WithdrawOccurrencesInput } from '../../../domain/listing-series';
+import { KEEP_PAST_DAYS, listingSeries, listingSeriesMachine as machine, occurrenceListingId, type ListingSeries, type PublishOccurrencesInput, type WithdrawOccurrencesInput } from '../../../domain/listing-series';
 import type { Transition } from '../../../domain/machine';
 
 const ID = '01a1fd30-05ff-70e9-bbcd-a29491e72bb4';
@@ -116,6 +116,24 @@ describe('ListingSeries: the clock', () => {
     expect(t.state.cursor).toBe('2026-03-05');
     // Next: Tuesday 10 March 07:00Z, due a week before.
     expect(machine.deadline(t.state)).toEqual({ at: '2026-03-03T07:00:00Z', command: 'publishDue' });
+  });
+
+  it('forgets occurrences and skipped dates that began more than KEEP_PAST_DAYS ago: a state that does not grow with the years', () => {
+    let state = created();
+    state = run(state, cmd('skip', owner, { key: '2026-03-12' })).state;
+    // Week after week for three months, each publishDue at the deadline it asked for.
+    for (let i = 0; i < 26; i++) {
+      const due = machine.deadline(state)!;
+      state = run(state, cmd('publishDue', broker), due.at).state;
+    }
+    const now = Date.parse(state.updatedAt);
+    const kept = Object.values(state.occurrences).map((o) => Date.parse(o.startsAt));
+    expect(Math.min(...kept)).toBeGreaterThanOrEqual(now - KEEP_PAST_DAYS * 86_400_000);
+    expect(Object.keys(state.occurrences).length).toBeLessThanOrEqual(2 * (KEEP_PAST_DAYS / 7 + 2));
+    expect(state.skipped).toEqual([]);
+    // What it forgot lies behind the cursor: nothing is published twice, the clock goes on.
+    const next = run(state, cmd('publishDue', broker), machine.deadline(state)!.at);
+    expect(publishInput(next).occurrences.every((o) => o.key > '2026-05-01')).toBe(true);
   });
 
   it('publishes each occurrence once: a repeated publishDue changes nothing, the same state gives the same orders', () => {
