@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { PcxClient, SDK_VERSION, type Collection } from '../client';
+import { StaleResourceVersionError } from '../errors';
 import { generateConnectorKey, publicOf, type PrivateJwk } from '../keys';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { gatewayCommands } from './gateway';
@@ -251,9 +252,15 @@ function resourceCommands(program: Command, cli: Cli): void {
       command.action(
         run(async (out, id: string, opts: BodyOptions & { ifMatch?: string }) => {
           const pcx = client(out);
-          const ifMatch = op.ifMatch ? await versionOf(pcx, collection, id, opts.ifMatch) : undefined;
           const body = op.method === 'GET' || op.method === 'DELETE' ? undefined : readBody(opts, false);
-          const answer = await pcx.request(op.method, op.path, { path: { id }, ...(body !== undefined ? { body } : {}), ...(ifMatch ? { ifMatch } : {}) });
+          const send = async () => {
+            const ifMatch = op.ifMatch ? await versionOf(pcx, collection, id, opts.ifMatch) : undefined;
+            return pcx.request(op.method, op.path, { path: { id }, ...(body !== undefined ? { body } : {}), ...(ifMatch ? { ifMatch } : {}) });
+          };
+          // Without --if-match the command is meant for the resource as it is now: a version read a
+          // moment before the broker's own last change reached the read model (a series' clock, matching)
+          // is read again and the command sent once more. A version the user gave is never replaced.
+          const answer = op.ifMatch && !opts.ifMatch ? await sentOnCurrent(send) : await send();
           if (answer.data !== undefined) out.data(answer.data);
           else out.message(`${op.method} ${op.path.replace('{id}', id)}: ${answer.response.status}`);
         }),
@@ -401,6 +408,18 @@ function readBody(opts: BodyOptions, required: boolean): unknown {
 }
 
 /** If-Match for a command: the version given, else the resource's version read now. */
+/** A command on the version read just before, read and sent again on 409 STALE_RESOURCE_VERSION (three tries, a moment apart). */
+async function sentOnCurrent<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (err) {
+      if (!(err instanceof StaleResourceVersionError) || attempt >= 3) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 300 * attempt));
+    }
+  }
+}
+
 async function versionOf(pcx: PcxClient, collection: Collection, id: string, given?: string): Promise<string> {
   if (given) return /^(W\/)?"/.test(given) ? given : `"${given}"`;
   const current = (await pcx.request<{ resourceVersion: number }>('GET', `/${collection}/{id}`, { path: { id } })).data;
@@ -438,6 +457,11 @@ export async function main(argv: string[] = process.argv): Promise<number> {
 }
 
 if (require.main === module) {
+  // `pcx offers list | head`: the reader has closed the pipe; what it did not read is not wanted.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode === undefined ? 0 : Number(process.exitCode));
+  });
   main().then((code) => {
     process.exitCode = code;
   });
