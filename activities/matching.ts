@@ -3,7 +3,10 @@
 // (read-model/matching.ts).
 import type { Queryable } from '../core/db';
 import type { MatchInput } from '../domain/flows';
-import type { PairQuery } from '../domain/activities';
+import type { ListingStanding, PairQuery } from '../domain/activities';
+import { capacityOffer, type CapacityOffer } from '../domain/capacity-offer';
+import { loadRequest } from '../domain/load-request';
+import { loadDocument } from '../read-model/projection-document';
 import { DEFAULT_MATCHING, evaluatePair, findMatches, openListingsOf, type MatchingSettings } from '../read-model/matching';
 import { openProposalsOf } from '../read-model/match-proposal';
 import { hasRelationshipInForce } from '../read-model/partner-relationship';
@@ -17,5 +20,14 @@ export function createMatchingActivities(db: Queryable, settings: MatchingSettin
     openListingsOf: (organizationIds: string[]) => openListingsOf(db, organizationIds),
     openProposalsOf: (relationshipId: string, at: string) => openProposalsOf(db, relationshipId, at),
     hasRelationshipInForce: (organizationId: string) => hasRelationshipInForce(db, organizationId),
+    listingStanding: (kind: 'capacity-offer' | 'load-request', id: string) => listingStanding(db, kind, id),
   };
+}
+
+/** A listing's version, status and whether any of it is committed, from the read model. */
+async function listingStanding(db: Queryable, kind: 'capacity-offer' | 'load-request', id: string): Promise<ListingStanding | undefined> {
+  const doc = await loadDocument<CapacityOffer & { status: string }>(db, kind === 'capacity-offer' ? capacityOffer : loadRequest, id);
+  if (!doc) return undefined;
+  const committed = kind === 'capacity-offer' ? (doc.allocations ?? []).some((a) => a.state === 'committed') : doc.status === 'matched';
+  return { resourceVersion: doc.resourceVersion, status: doc.status, committed };
 }

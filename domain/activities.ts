@@ -56,6 +56,14 @@ export interface CreateOrder {
 /** One command of a sequence sent in one activity (`sendInOrder`): a create or a command. */
 export type StepOrder = { create: CreateOrder } | { command: CommandOrder };
 
+/** What an ended series' flow needs to know of an occurrence before it withdraws it. */
+export interface ListingStanding {
+  resourceVersion: number;
+  status: string;
+  /** Some of it is committed: an offer with a committed allocation, a matched request. */
+  committed: boolean;
+}
+
 /** One compatible pair, with everything the flow needs to reserve, propose and create. */
 export interface MatchCandidate {
   offer: { id: string; version: number; ownerOrganizationId: string };
@@ -106,6 +114,8 @@ export interface Activities {
   openProposalsOf(relationshipId: string, at: string): Promise<string[]>;
   /** Whether an organization has at least one partner relationship in force now (a publish's fact). */
   hasRelationshipInForce(organizationId: string): Promise<boolean>;
+  /** A listing as the read model holds it: its version, status and whether any of it is committed (an ended series leaves those alone). */
+  listingStanding(kind: 'capacity-offer' | 'load-request', id: string): Promise<ListingStanding | undefined>;
   /** activities/transport.ts */
   prepareCommitment(input: CommitTenderInput): Promise<Omit<CommitmentPayload, never> | { refused: string }>;
   /** activities/execution-reference.ts */

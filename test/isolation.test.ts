@@ -195,14 +195,14 @@ describe.each(['created', 'linked', 'completed', 'cancelled'])('an execution ref
   test('is invisible and untouchable for a third organization on every endpoint', async () => {
     const m = await acceptedMatch();
     const id = (await waitFor('the execution reference', async () => (await m.carrier.get(`/execution-references?proposal=${m.proposal.id}`)).body.items?.[0])).id;
-    const milestone = { executionReferenceId: id, milestone: 'pickedUp', occurredAt: iso(DAY), deduplicationKey: 'iso-1', position: { kind: 'unlocode', code: 'DEHAM' } };
+    const milestone = { executionReferenceId: id, milestone: 'pickedUp', occurredAt: iso(0), deduplicationKey: 'iso-1', position: { kind: 'unlocode', code: 'DEHAM' } };
     expect((await m.carrier.post('/execution-updates', milestone)).status).toBe(201);
     let outcome: any;
     if (state === 'linked' || state === 'completed') {
       outcome = (await m.carrier.post('/execution-outcomes', { executionReferenceId: id, status: 'inProgress', deduplicationKey: 'iso-o', schemaVersion: 'v0', externalExecutionRefs: [{ system: 'carrier-tms', type: 'trip', value: 'SECRET-TRIP' }] })).body;
     }
     if (state === 'completed') {
-      outcome = (await m.shipper.post(`/execution-outcomes/${outcome.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'iso-c', status: 'completed', schemaVersion: 'v0', correctionReason: 'delivered', actualTimeRange: { start: iso(DAY), end: iso(2 * DAY) } })).body;
+      outcome = (await m.shipper.post(`/execution-outcomes/${outcome.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'iso-c', status: 'completed', schemaVersion: 'v0', correctionReason: 'delivered', actualTimeRange: { start: iso(0), end: iso(0) } })).body;
     }
     let reference = await get(m.carrier, `/execution-references/${id}`);
     if (state === 'cancelled') reference = (await m.shipper.command(`/execution-references/${id}/cancel`, reference.resourceVersion, { reason: 'no longer needed' })).body;

@@ -106,12 +106,12 @@ test('an offer series publishes its due occurrences ahead, as listings of its ow
   expect((await partner.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `listing-series/${id}`)).toEqual([]);
 });
 
-test('matching proposes an occurrence as any listing, and the explanation says which occurrence of which series it is', async () => {
+test('matching proposes an occurrence as any listing, the explanation says which occurrence of which series it is; once matched, the end of the series leaves it alone', async () => {
   const [carrier, shipper] = await connectors(2);
   await activeRelationship(carrier, shipper);
   const { availabilityWindow: _w, expiresAt: _e, ...terms } = marketOffer();
-  const created = (await carrier.post('/listing-series', offerSeries({ terms, recurrence: { rrule: 'FREQ=DAILY;COUNT=1', timeZone: 'Europe/Berlin', startDate: dateIn(1) } }))).body;
-  const series = await withOccurrences(carrier, created.id, 1);
+  const created = (await carrier.post('/listing-series', offerSeries({ terms, recurrence: { rrule: 'FREQ=DAILY;COUNT=2', timeZone: 'Europe/Berlin', startDate: dateIn(1) } }))).body;
+  const series = await withOccurrences(carrier, created.id, 2);
   const offerId = series.occurrences[dateIn(1)].listingId;
   const start = Date.parse((await carrier.get(`/capacity-offers/${offerId}`)).body.availabilityWindow.start);
   const at = (hours: number) => new Date(start + hours * 3600_000).toISOString();
@@ -125,6 +125,25 @@ test('matching proposes an occurrence as any listing, and the explanation says w
   expect(proposal.capacityOfferId).toBe(offerId);
   expect(proposal.rationale.occurrences).toEqual([{ listing: 'capacityOffer', seriesId: created.id, occurrenceKey: dateIn(1) }]);
   expect(proposal.rationale.summary).toContain(`the ${dateIn(1)} occurrence of recurring series ${created.id}`);
+
+  // Both accept: 12 t of the truck's 24 are committed. The series ends: that occurrence stays as it
+  // is, the next day's (unmatched) is withdrawn.
+  for (const side of [shipper, carrier]) {
+    const current = (await side.get(`/match-proposals/${proposal.id}`)).body;
+    expect((await side.post(`/match-proposals/${proposal.id}/decisions`, { decision: 'accept', observedProposalVersion: current.resourceVersion })).status).toBe(200);
+  }
+  await until('the allocation committed', async () => {
+    const offer = (await carrier.get(`/capacity-offers/${offerId}`)).body;
+    return offer.allocations?.some((a: any) => a.state === 'committed') ? offer : undefined;
+  });
+  const before = (await carrier.get(`/capacity-offers/${offerId}`)).body;
+  const seriesNow = (await carrier.get(`/listing-series/${created.id}`)).body;
+  expect((await carrier.command(`/listing-series/${created.id}/end`, seriesNow.resourceVersion, { reason: 'lane dropped' })).status).toBe(200);
+  const nextDay = series.occurrences[dateIn(2)].listingId;
+  await until('the next day withdrawn', async () => ((await carrier.get(`/capacity-offers/${nextDay}`)).body.status === 'withdrawn' ? true : undefined));
+  await sleep(1000);
+  const after = (await carrier.get(`/capacity-offers/${offerId}`)).body;
+  expect({ status: after.status, resourceVersion: after.resourceVersion }).toEqual({ status: before.status, resourceVersion: before.resourceVersion });
 });
 
 test('a revision changes the dates not yet published; a skipped date is never published; the end withdraws what has not begun', async () => {

@@ -4,9 +4,9 @@
 // id and the key, so a crash or a retry anywhere creates and publishes each occurrence once. An
 // occurrence its owner's rules refuse to publish (its window already passed, no relationship in
 // force) is withdrawn as a draft with the refusal as its reason, so that nothing lingers unseen.
-// withdrawOccurrencesFlow withdraws the occurrences of an ended series that have not begun; a
-// matched or committed one refuses, and stays as it is.
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+// withdrawOccurrencesFlow withdraws the occurrences of an ended series that have not begun; one
+// with anything committed (or matched) is left as it is.
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities, CommandOutcome } from '../../domain/activities';
 import { capacityOffer } from '../../domain/capacity-offer';
 import type { ListingContext, ListingCreateContext } from '../../domain/listing';
@@ -14,7 +14,7 @@ import type { PublishOccurrencesInput, WithdrawOccurrencesInput } from '../../do
 import { loadRequest } from '../../domain/load-request';
 import { bestEffort, FLOW_ACTIVITIES, flowFailed, inOrder, step } from './commands';
 
-const { hasRelationshipInForce } = proxyActivities<Activities>(FLOW_ACTIVITIES);
+const { hasRelationshipInForce, listingStanding } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
 const resourceOf = (kind: 'capacity-offer' | 'load-request') => (kind === 'capacity-offer' ? capacityOffer : loadRequest);
 
@@ -62,17 +62,18 @@ export async function withdrawOccurrencesFlow(input: WithdrawOccurrencesInput): 
   let withdrawn = 0;
   const unreached: string[] = [];
   for (const o of input.occurrences) {
-    // Refused where matched or committed (those never change), or ended already: left as it is.
     const sent = await bestEffort(`withdraw occurrence ${o.listingId}`, async () => {
-      // In the owner's name, so with the version observed: first the published draft's (2), then
-      // the one each refusal names (its proposals move it on), a few times at most.
-      let expectedVersion = 2;
+      // In the owner's name, so with the version observed: read from the read model, and read again
+      // when the listing moved on meanwhile (its proposals), a few times at most. One with anything
+      // committed (an offer with a committed allocation, a matched request) never changes, and
+      // the listing's own rules refuse what has ended already.
       for (let attempt = 0; attempt < WITHDRAW_ATTEMPTS; attempt++) {
-        const [outcome] = await inOrder([step(resource, o.listingId, 'withdraw', { reason: input.reason, reasonCode: input.reasonCode }, { step: `withdraw-${o.key}-${attempt}`, actor: input.actor, expectedVersion })]);
+        const standing = await listingStanding(input.kind, o.listingId);
+        if (!standing || standing.committed) return;
+        const [outcome] = await inOrder([step(resource, o.listingId, 'withdraw', { reason: input.reason, reasonCode: input.reasonCode }, { step: `withdraw-${o.key}-${attempt}`, actor: input.actor, expectedVersion: standing.resourceVersion })]);
         if (outcome?.ok) withdrawn++;
-        const current = outcome && !outcome.ok && outcome.refusal.code === 'STALE_RESOURCE_VERSION' ? (outcome.refusal.extensions as { currentResourceVersion?: number } | undefined)?.currentResourceVersion : undefined;
-        if (current === undefined) return;
-        expectedVersion = current;
+        if (outcome?.ok || outcome?.refusal.code !== 'STALE_RESOURCE_VERSION') return;
+        await sleep(STALE_PAUSE_MS * (attempt + 1));
       }
     });
     if (!sent) unreached.push(o.listingId);
@@ -81,5 +82,7 @@ export async function withdrawOccurrencesFlow(input: WithdrawOccurrencesInput): 
   return withdrawn;
 }
 
+/** The read model follows a listing's change within moments: the pause before reading it again. */
+const STALE_PAUSE_MS = 500;
 /** A listing busy with proposals moves on between two attempts; after this many it is left to lapse. */
 const WITHDRAW_ATTEMPTS = 5;
