@@ -3,7 +3,7 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its broker-only matching commands (domain/capacity-offer.ts,
 // domain/load-request.ts).
-import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition } from './machine';
+import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, RefusalError, ruleApplies, Transition } from './machine';
 
 export interface ReasonRecord {
   reason: string;
@@ -26,6 +26,9 @@ export interface ExpiryRecord {
   window?: string;
   reason: string;
 }
+
+/** The Temporal patch of publish's WINDOW_PASSED (runs that published a stale listing before it replay as they were: Refusal.patch). */
+export const PUBLISH_IN_TIME_PATCH = 'listing-publish-in-time';
 
 /** The Temporal patch of the lapse timer (runs recorded before it keep their expiresAt timer only). */
 export const LAPSE_PATCH = 'listing-window-lapse';
@@ -220,7 +223,14 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
         const errors = publishProblems(spec, state, now);
         if (errors.length) refuse('RESOURCE_NOT_PUBLISHABLE', 'the resource cannot be published yet', { errors });
         const lapse = lapseOf(spec, state);
-        if (lapse && lapse.at <= Date.parse(now)) refuse('WINDOW_PASSED', `too late to publish: ${tooLate(lapse)}`, { errors: [{ pointer: `/${lapse.window}/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }] });
+        if (lapse && lapse.at <= Date.parse(now) && ruleApplies(command, PUBLISH_IN_TIME_PATCH)) {
+          throw new RefusalError({
+            code: 'WINDOW_PASSED',
+            detail: `too late to publish: ${tooLate(lapse)}`,
+            extensions: { errors: [{ pointer: `/${lapse.window}/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }] },
+            patch: PUBLISH_IN_TIME_PATCH,
+          });
+        }
         const context: ListingContext = command.context ?? {};
         if (state.visibility?.mode !== 'open' && !context.ownerHasActiveRelationship) {
           refuse('RELATIONSHIP_INACTIVE', 'publishing to partners needs at least one active partner relationship (or visibility open)');
