@@ -426,6 +426,14 @@ export async function endDemoLeftovers(base: string): Promise<string[]> {
       }
     }),
   );
+  // Series first: one left active would list its dates again after their withdrawal.
+  await Promise.all(
+    orgs.map(async (x) => {
+      for (const series of await all(x.pcx.series.list({ status: ['active', 'paused'] }))) {
+        await end(`series ${series.id}`, () => x.pcx.series.command('end', series, reason, { redecideOnStale: true }));
+      }
+    }),
+  );
   // Read whole before the first withdrawal (the lists change under it); each organization's at a time.
   await Promise.all(
     orgs.map(async (x) => {

@@ -18,6 +18,7 @@ const SCRIPT = join(ROOT, 'scripts', 'walkthrough.sh');
 const PCX_SCRIPT = join(ROOT, 'scripts', 'walkthrough-pcx.sh');
 const ONBOARD_SCRIPT = join(ROOT, 'scripts', 'onboard-connector.sh');
 const ONBOARD_ORGANIZATION_SCRIPT = join(ROOT, 'scripts', 'onboard-organization.sh');
+const SERIES_SCRIPT = join(ROOT, 'scripts', 'walkthrough-series.sh');
 
 interface Run {
   code: number | null;
@@ -211,6 +212,19 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     for (const key of keys) expect(statSync(join(config, 'keys', key)).mode & 0o777).toBe(0o600);
     const profiles = readFileSync(join(config, 'profiles.json'), 'utf8');
     for (const key of keys) expect(profiles).not.toContain(JSON.parse(readFileSync(join(config, 'keys', key), 'utf8')).d);
+  }, 120000);
+
+  test('a recurring corridor (the README series), twice on the same stack: dates listed ahead as offers, a date skipped, paused and resumed, ended with its offers withdrawn', async () => {
+    const config = join(testEnv().dir, 'series-config');
+    for (const name of ['the first series', 'the second series']) {
+      const run = await bash(SERIES_SCRIPT, base, { PCX_CONFIG_DIR: config, NO_COLOR: '1' });
+      succeeded(run, name);
+      expect(run.output).toMatch(/^series \S+: active$/m);
+      expect(run.output).toMatch(/^listed: \d{4}-\d{2}-\d{2}( \d{4}-\d{2}-\d{2})*$/m);
+      expect(run.output).toMatch(/^skipped \d{4}-\d{2}-\d{2}$/m);
+      expect(run.output).toMatch(/^series \S+: active again$/m);
+      expect(run.output).toMatch(/^series \S+ ended: 0 of its offers still listed$/m);
+    }
   }, 120000);
 
   test('a new organization (the README onboarding), twice on the same stack: registered by its LEI, pending, its admin connector from the operator, verified, its own connector publishes', async () => {

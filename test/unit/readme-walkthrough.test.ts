@@ -87,6 +87,18 @@ describe('README onboarding and scripts/onboard-connector.sh', () => {
   });
 });
 
+describe('README recurring corridor and scripts/walkthrough-series.sh', () => {
+  it('show the same commands in the same order', () => {
+    const { inside } = between(README, '<!-- series:begin -->', '<!-- series:end -->', 'README.md');
+    const fences = [...inside.matchAll(/^```(\S*)\n([\s\S]*?)^```$/gm)];
+    expect(fences.map((f) => f[1])).toEqual(['sh']);
+    const script = between(readFileSync(join(ROOT, 'scripts', 'walkthrough-series.sh'), 'utf8'), '\n# series:begin\n', '\n# series:end\n', 'scripts/walkthrough-series.sh');
+    const fromScript = commands(script.inside);
+    expect(fromScript.length).toBeGreaterThan(10);
+    expect(commands(fences[0][2])).toEqual(fromScript);
+  });
+});
+
 describe('README new organization and scripts/onboard-organization.sh', () => {
   it('show the same commands in the same order', () => {
     const { inside } = between(README, '<!-- onboard-org:begin -->', '<!-- onboard-org:end -->', 'README.md');

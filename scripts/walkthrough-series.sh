@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# The README's "A recurring corridor" as one script: bash scripts/walkthrough-series.sh against a
+# running `npm start` (B names another broker). Alpine's truck runs Hamburg to Rotterdam every
+# Tuesday and Thursday; one series lists each date a week ahead as an offer of its own. A date is
+# skipped, the series is paused and resumed, then ended: its offers not yet begun are withdrawn.
+# Every run makes a series of its own and ends it, so it can run again. test/walkthrough.test.ts
+# runs it twice.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# series:begin
+B=${B:-http://localhost:8080}
+pcx() { ./bin/pcx "$@"; }          # from a clone; or the installed `pcx` (see "The SDK and pcx")
+# j PATH: one value of the JSON on stdin (PATH like id or occurrences)
+j() { python3 -c 'import json, sys
+v = json.load(sys.stdin)
+for k in sys.argv[1].split("."): v = v[int(k)] if isinstance(v, list) else v[k]
+print(v if isinstance(v, str) else json.dumps(v))' "$1"; }
+# tuesday WEEKS: the date of the first Tuesday after today, WEEKS weeks later
+tuesday() { python3 -c 'import datetime as d, sys; t = d.date.today() + d.timedelta(days=1); t += d.timedelta(days=(1 - t.weekday()) % 7 + 7 * int(sys.argv[1])); print(t.isoformat())' "$1"; }
+
+PCX_CLIENT_SECRET=alpine-demo-secret pcx --base-url "$B" -p alpine login --client-id alpine-tms
+
+# Every Tuesday and Thursday, 08:00 to 18:00 Berlin time (summer or winter), each date listed 7
+# days ahead until two hours before it starts; the terms are an offer's, without its times
+SERIES=$(pcx -p alpine --json series create --file - <<JSON | j id
+{"listingKind": "capacityOffer",
+ "terms": {"originArea": {"kind": "unlocode", "code": "DEHAM"}, "destinationArea": {"kind": "unlocode", "code": "NLRTM"},
+           "vehicleProfile": {"bodyType": "curtainsider"}, "availableCapacity": {"weight": {"value": 24, "unitCode": "TNE"}, "palletSpaces": 33},
+           "visibility": {"mode": "open"}},
+ "recurrence": {"rrule": "FREQ=WEEKLY;BYDAY=TU,TH", "timeZone": "Europe/Berlin", "startDate": "$(tuesday 0)"},
+ "template": {"windows": {"availabilityWindow": {"time": "08:00", "duration": "PT10H"}}, "expiresAt": {"before": "PT2H"}},
+ "horizon": "P7D"}
+JSON
+)
+echo "series $SERIES: $(pcx -p alpine --json series get "$SERIES" | j status)"
+
+# The broker lists the dates due within the horizon at once, each an ordinary offer of Alpine's
+# that names its series and date (seriesId, occurrenceKey); wait until they are published
+for i in $(seq 40); do
+  LISTED=$(pcx -p alpine --json offers list --owner org-alpine-freight --status published | python3 -c 'import json, sys; print(" ".join(o["occurrenceKey"] for o in json.load(sys.stdin) if o.get("seriesId") == sys.argv[1]))' "$SERIES")
+  [ -n "$LISTED" ] && break; sleep 0.5
+done
+echo "listed: $LISTED"
+
+# A public holiday: the date is never listed (a date already listed is withdrawn like any offer)
+pcx -p alpine series skips "$SERIES" --data "{\"key\": \"$(tuesday 2)\", \"reason\": \"public holiday\"}" > /dev/null
+echo "skipped $(tuesday 2)"
+
+# Paused, nothing more is listed; resumed, what can still be met is listed at once
+pcx -p alpine series pause "$SERIES" > /dev/null
+echo "series $SERIES: $(pcx -p alpine --json series resume "$SERIES" | j status) again"
+
+# Ended: its offers that have not begun are withdrawn, with the reason (SERIES_ENDED)
+pcx -p alpine series end "$SERIES" --data '{"reason": "walkthrough done"}' > /dev/null
+for i in $(seq 40); do
+  LEFT=$(pcx -p alpine --json offers list --owner org-alpine-freight --status published | python3 -c 'import json, sys; print(sum(o.get("seriesId") == sys.argv[1] for o in json.load(sys.stdin)))' "$SERIES")
+  [ "$LEFT" = 0 ] && break; sleep 0.5
+done
+echo "series $SERIES ended: $LEFT of its offers still listed"
+# series:end
