@@ -80,14 +80,14 @@ export async function hasRelationshipInForce(db: Queryable, organizationId: stri
 }
 
 /** The organizations partnered with `organizationId` now through a relationship granting `scope`, with its groups. */
-export async function partnersInForce(db: Queryable, organizationId: string, scope: string): Promise<Array<{ organizationId: string; groups: string[] }>> {
+export async function partnersInForce(db: Queryable, organizationId: string, scope: string, at: string = nowParam()): Promise<Array<{ organizationId: string; groups: string[] }>> {
   const { rows } = await db.query<{ org: string; groups: string[] | null }>(
     `select case when r.requesting_organization_id = $1 then r.accepting_organization_id else r.requesting_organization_id end as org,
             r.doc->'visibilityPolicy'->'groups' as groups
        from partner_relationships r
       where ${inForceSql('r', '$3')} and (r.requesting_organization_id = $1 or r.accepting_organization_id = $1)
         and r.doc->'scopes' ? $2`,
-    [organizationId, scope, nowParam()],
+    [organizationId, scope, at],
   );
   return rows.map((r) => ({ organizationId: r.org, groups: r.groups ?? [] }));
 }

@@ -37,12 +37,12 @@ export const PROJECTORS: Record<string, Projector> = {
 
 
 /**
- * The partners a published listing is shared with right now: an active relationship granting the
+ * The partners a published listing is shared with at `at`: an active relationship granting the
  * read scope, and the listing's visibility. A listing that was never published has no partners.
  */
-async function partnersOf(tx: Queryable, resource: Resource<any, any>, snapshot: any): Promise<string[]> {
+async function partnersOf(tx: Queryable, resource: Resource<any, any>, snapshot: any, at: string): Promise<string[]> {
   if (!resource.partnerStatuses || !snapshot.publishedAt) return [];
-  const partners = await partnersInForce(tx, snapshot.ownerOrganizationId, resource.scopes.read);
+  const partners = await partnersInForce(tx, snapshot.ownerOrganizationId, resource.scopes.read, at);
   return partners.filter((p) => visibleTo(snapshot.visibility, p.groups, p.organizationId)).map((p) => p.organizationId);
 }
 
@@ -77,7 +77,10 @@ export function createTransitionWriter(db: Db, settings: ProjectionSettings, res
         record.events.map((e) => e.id),
       ]);
     }
-    const partners = record.events.some((e) => e.shareWithPartners) ? await partnersOf(tx, resource, record.snapshot) : [];
+    // In force at the transition's instant (its events' time), not at the write's: the same
+    // audience whenever the transition is written, a rebuild from Temporal included (read-model/rebuild.ts).
+    const shared = record.events.find((e) => e.shareWithPartners);
+    const partners = shared ? await partnersOf(tx, resource, record.snapshot, shared.time) : [];
     for (const draft of record.events) {
       const audience = [...new Set([...draft.audience, ...(draft.shareWithPartners ? partners : [])])];
       // An event about an append-only record names the record (EventDraft.record).

@@ -56,6 +56,7 @@ async function main() {
     });
     children.push(temporal);
     process.stderr.write(`[start] Temporal dev server on 127.0.0.1:${port}, Web UI on http://localhost:${uiPort}\n`);
+    keepHistories(`127.0.0.1:${port}`, config.temporal.namespace);
   }
 
   if (!process.env.WORKFLOW_BUNDLE_FILE) {
@@ -135,6 +136,21 @@ async function main() {
 const consoleHost = (publicBaseUrl: string) => new URL(publicBaseUrl).hostname;
 
 /** Polls /health/ready (the broker's own answer: Temporal and the database reachable), then says what to do next. */
+/**
+ * The dev server keeps a completed workflow's history a day; the read model is rebuilt from
+ * histories (npm run rebuild-read-model), so they are kept RETENTION_DAYS, the most this server
+ * allows (docs/decisions.md, "The read model rebuilt from Temporal"). Asked again until the server
+ * answers; never in the way of the start.
+ */
+const RETENTION_DAYS = 90;
+function keepHistories(address: string, namespace: string, tries = 60): void {
+  const update = spawn(temporalCli(), ['operator', 'namespace', 'update', '--address', address, '--namespace', namespace, '--retention', `${RETENTION_DAYS * 24}h`, '--command-timeout', '5s'], { stdio: 'ignore' });
+  update.once('exit', (code) => {
+    if (code !== 0 && tries > 1) setTimeout(() => keepHistories(address, namespace, tries - 1), 1000).unref();
+  });
+  update.once('error', () => undefined);
+}
+
 async function announceWhenReady(config: ReturnType<typeof loadConfigOrExit>, withGateway: boolean, stopped: () => boolean) {
   // The broker's own listening address; one that listens everywhere is asked on loopback.
   const host = ['0.0.0.0', '::'].includes(config.host) ? '127.0.0.1' : config.host.includes(':') ? `[${config.host}]` : config.host;

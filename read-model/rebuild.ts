@@ -1,0 +1,139 @@
+// The read model rebuilt from Temporal alone (issue 34 part 1; docs/decisions.md, "The read
+// model rebuilt from Temporal"). Temporal is the system of record of every resource's lifecycle:
+// each transition an entity decided is in its workflow's history, with its snapshot and its events
+// (their ids made in the workflow), either as the answer of the Update that caused it or as the
+// input of the activity through which the workflow wrote it. Collected from the histories of every
+// run (continue-as-new chains and completed workflows included, while the namespace keeps them),
+// they are written again in the order they happened, through the same transition writer as live
+// writes: the rows, their versions and the outbox (the same event ids, each subject's events in
+// order, the same audiences: a listing's partners are those in force at its transition's instant).
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { Db } from '../core/db';
+import type { TransitionRecord } from '../domain/transition';
+import { RESOURCES } from '../domain/registry';
+import type { Resource } from '../domain/resource';
+import { createTransitionWriter, type ProjectionSettings } from './projection';
+
+export interface RebuildScope {
+  /** Only the resources these organizations own or take part in (the search attributes PcxOwnerOrganizationId, PcxPartnerOrganizationId); all without. */
+  organizationIds?: readonly string[];
+}
+
+export interface RebuildReport {
+  /** Workflow runs whose histories were read. */
+  runs: number;
+  resources: number;
+  transitions: number;
+  events: number;
+  /** Resources whose history starts after version 1 (their earlier runs are past the namespace's retention): rebuilt from what is left. */
+  incomplete: string[];
+  seconds: number;
+}
+
+/** The activities through which a workflow writes transitions itself (their inputs hold them). */
+const WRITING_ACTIVITIES = new Set(['persistTransitions', 'persistTransition', 'startFlows']);
+
+const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** The visibility query of the entity workflows in scope. */
+export function scopeQuery(scope: RebuildScope, resources: readonly Resource<any, any>[] = RESOURCES): string {
+  const kinds = `PcxResourceKind IN (${resources.map((r) => quote(r.kind)).join(', ')})`;
+  const orgs = scope.organizationIds?.length ? scope.organizationIds.map(quote).join(', ') : undefined;
+  return orgs ? `${kinds} AND (PcxOwnerOrganizationId IN (${orgs}) OR PcxPartnerOrganizationId IN (${orgs}))` : kinds;
+}
+
+function isRecord(value: unknown): value is TransitionRecord {
+  const v = value as TransitionRecord | null;
+  return !!v && typeof v.kind === 'string' && !!v.snapshot && typeof v.snapshot.id === 'string' && Array.isArray(v.events);
+}
+
+/** The transition records one run's history holds, in history order. */
+export function transitionsInHistory(events: readonly any[]): TransitionRecord[] {
+  const found: TransitionRecord[] = [];
+  const decode = (payloads: any[] | null | undefined) => (payloads ?? []).map((p) => defaultPayloadConverter.fromPayload<unknown>(p));
+  for (const event of events) {
+    const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+    if (completed?.outcome?.success) {
+      for (const answer of decode(completed.outcome.success.payloads)) {
+        const transition = (answer as { transition?: unknown } | null)?.transition;
+        if (isRecord(transition)) found.push(transition);
+      }
+    }
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled && WRITING_ACTIVITIES.has(scheduled.activityType?.name ?? '')) {
+      for (const input of decode(scheduled.input?.payloads)) {
+        if (isRecord(input)) found.push(input);
+        const list = (input as { transitions?: unknown[] } | null)?.transitions;
+        for (const t of list ?? []) if (isRecord(t)) found.push(t);
+      }
+    }
+  }
+  return found;
+}
+
+/** Every transition of the workflows in scope, once each (by resource and version). */
+export async function collectTransitions(client: Client, scope: RebuildScope, resources: readonly Resource<any, any>[] = RESOURCES): Promise<{ transitions: TransitionRecord[]; runs: number }> {
+  const byVersion = new Map<string, TransitionRecord>();
+  let runs = 0;
+  const executions: WorkflowExecutionInfo[] = [];
+  for await (const execution of client.workflow.list({ query: scopeQuery(scope, resources) })) executions.push(execution);
+  // A few histories at a time: each is one request, mostly small.
+  const queue = [...executions];
+  await Promise.all(
+    Array.from({ length: 8 }, async () => {
+      for (let execution = queue.shift(); execution; execution = queue.shift()) {
+        const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
+        runs++;
+        for (const record of transitionsInHistory(history.events ?? [])) {
+          const key = `${record.kind}/${record.snapshot.id}/${record.snapshot.resourceVersion}`;
+          if (!byVersion.has(key)) byVersion.set(key, record);
+        }
+      }
+    }),
+  );
+  return { transitions: [...byVersion.values()], runs };
+}
+
+/**
+ * The order transitions happened in: their instant (the snapshot's updatedAt, the workflow's
+ * clock when it decided), then the version within a resource. Writing in this order gives each
+ * listing event the partners that were in force when it happened.
+ */
+export function inOrderOfHappening(transitions: readonly TransitionRecord[]): TransitionRecord[] {
+  const at = (t: TransitionRecord) => Date.parse(t.snapshot.updatedAt ?? t.snapshot.createdAt);
+  return [...transitions].sort((a, b) => at(a) - at(b) || (a.snapshot.id === b.snapshot.id ? a.snapshot.resourceVersion - b.snapshot.resourceVersion : 0));
+}
+
+/** Whether the database holds no resource and no event yet (a rebuild writes into an empty one). */
+export async function isEmpty(db: Db, resources: readonly Resource<any, any>[] = RESOURCES): Promise<boolean> {
+  for (const table of ['events', ...resources.map((r) => r.table)]) {
+    const { rows } = await db.query<{ n: number }>(`select count(*)::int as n from ${table}`);
+    if (rows[0].n > 0) return false;
+  }
+  return true;
+}
+
+/** Rebuilds the read model and the outbox of the resources in scope from Temporal into `db`. */
+export async function rebuildReadModel(client: Client, db: Db, settings: ProjectionSettings, scope: RebuildScope = {}, resources: readonly Resource<any, any>[] = RESOURCES): Promise<RebuildReport> {
+  const started = performance.now();
+  const { transitions, runs } = await collectTransitions(client, scope, resources);
+  const writer = createTransitionWriter(db, settings, resources);
+  const first = new Map<string, number>();
+  let events = 0;
+  for (const record of inOrderOfHappening(transitions)) {
+    // `whole`: what history holds is all there is; a resource whose first runs are gone starts where its history does.
+    await writer.writeTransitions([record], { whole: true });
+    events += record.events.length;
+    const key = `${record.kind}/${record.snapshot.id}`;
+    first.set(key, Math.min(first.get(key) ?? Infinity, record.snapshot.resourceVersion));
+  }
+  return {
+    runs,
+    resources: first.size,
+    transitions: transitions.length,
+    events,
+    incomplete: [...first].filter(([, v]) => v > 1).map(([k]) => k),
+    seconds: (performance.now() - started) / 1000,
+  };
+}

@@ -1,0 +1,139 @@
+// The read model rebuilt from Temporal alone (issue 34 part 1; read-model/rebuild.ts), on both
+// engines: two organizations' world (a relationship, offers and requests, a match accepted by both,
+// its execution reference, a tender issued, a draft withdrawn: workflows running and completed) is
+// rebuilt into an empty database of the engine under test and compared with the live one: the same
+// rows at the same versions, and the same events per subject in the same order with the same ids,
+// types and audiences as the organizations read them from their feeds. On PostgreSQL the live
+// schema is read too, and every row and every stored CloudEvent must be equal.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { Client, Connection } from '@temporalio/client';
+import { Client as PgClient } from 'pg';
+import type { Db } from '../core/db';
+import { openReadModel } from '../read-model/database';
+import { rebuildReadModel } from '../read-model/rebuild';
+import { RESOURCES } from '../domain/registry';
+import { db as liveDb, ENGINE, sleep, testEnv, type Connector } from './helpers';
+import { createListing, OFFERS } from './listing-fixtures';
+import { acceptedMatch, issuedTender } from './tenders.fixtures';
+import { waitFor } from './matching-fixtures';
+import { PG_ADMIN_URL } from './setup/stack-setup';
+import { ROOT } from './stack';
+
+let target: Db | undefined;
+let schema: string | undefined;
+let connection: Connection | undefined;
+afterAll(async () => {
+  await target?.close();
+  await connection?.close();
+  if (schema) {
+    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`drop schema if exists ${schema} cascade`);
+    await admin.end();
+  }
+});
+
+/** An empty read model of the engine under test. */
+async function emptyTarget(): Promise<{ db: Db; url?: string; dir?: string }> {
+  if (ENGINE === 'postgres') {
+    schema = `pcx_rebuild_${process.pid}_${Date.now()}`;
+    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const url = `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    return { db: await openReadModel({ databaseUrl: url, dataDir: '' }), url };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'pcx-rebuild-'));
+  return { db: await openReadModel({ dataDir: dir }), dir };
+}
+
+/** Whether an event's subject is one of these resources or a record under one (a proposal's decision). */
+const within = (subjects: Set<string>, subject: string) => subjects.has(subject) || subjects.has(subject.split('/').slice(0, 2).join('/'));
+
+/** A connector's whole feed: each subject's events in order, as [id, type, version]. */
+async function feedBySubject(c: Connector, subjects: Set<string>): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {};
+  for (let cursor: string | undefined; ; ) {
+    const page = (await c.get(`/events?limit=200${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`)).body;
+    for (const e of page.items) if (within(subjects, e.subject)) (out[e.subject] ??= []).push(`${e.id} ${e.type} v${e.resourceversion}`);
+    if (!page.nextCursor || page.items.length === 0) break;
+    cursor = page.nextCursor;
+  }
+  return out;
+}
+
+test('two organizations rebuilt from Temporal alone into an empty database: the same rows, versions and events, in order per subject, with the same ids', async () => {
+  // The world: a match accepted by both (with its execution reference), a tender issued on it, a
+  // draft withdrawn (its workflow completed).
+  const m = await acceptedMatch();
+  await issuedTender(m);
+  const draft = await createListing(OFFERS, m.carrier);
+  expect((await m.carrier.command(`/capacity-offers/${draft.id}/withdraw`, 1, { reason: 'not needed' })).status).toBe(200);
+  await waitFor('the execution reference', async () => (await m.carrier.get(`/execution-references?proposal=${m.proposal.id}`)).body.items?.[0]);
+  await sleep(1500); // the flows' last writes
+
+  const live = await feedBySubject(m.carrier, new Set([`capacity-offers/${draft.id}`]));
+  const sample = (await m.carrier.get('/events?limit=1')).body.items[0];
+  const settings = { eventSource: sample.source, schemaBase: sample.dataschema.replace(/\/v0\/[^/]+$/, '') };
+
+  connection = await Connection.connect({ address: testEnv().temporalAddress });
+  const client = new Client({ connection });
+  const into = await emptyTarget();
+  target = into.db;
+  const report = await rebuildReadModel(client, target, settings, { organizationIds: [m.carrier.id, m.shipper.id] });
+  expect(report.incomplete).toEqual([]);
+  expect(report.resources).toBeGreaterThanOrEqual(7);
+
+  // Every resource rebuilt, at the version its owner reads now, in the same state.
+  const rebuilt: Array<{ kind: string; table: string; collection: string; id: string; version: number; doc: any }> = [];
+  for (const r of RESOURCES) {
+    const { rows } = await target.query<{ id: string; resource_version: number; doc: any }>(`select id::text, resource_version, doc from ${r.table}`);
+    for (const row of rows) rebuilt.push({ kind: r.kind, table: r.table, collection: r.collection, id: row.id, version: row.resource_version, doc: row.doc });
+  }
+  const kinds = new Set(rebuilt.map((r) => r.kind));
+  for (const kind of ['partner-relationship', 'capacity-offer', 'load-request', 'match-proposal', 'execution-reference', 'transport-tender']) expect(kinds).toContain(kind);
+  const by = (org: string) => (org === m.carrier.id ? m.carrier : m.shipper);
+  for (const row of rebuilt) {
+    const reader = by(row.doc.ownerOrganizationId === m.shipper.id ? m.shipper.id : m.carrier.id);
+    const read = await reader.get(`/${row.collection}/${row.id}`);
+    expect({ id: row.id, status: read.status, version: read.body?.resourceVersion, state: read.body?.status, updatedAt: read.body?.updatedAt }).toEqual({ id: row.id, status: 200, version: row.version, state: row.doc.status, updatedAt: row.doc.updatedAt });
+  }
+  expect(live[`capacity-offers/${draft.id}`]).toEqual([expect.stringContaining('pcx.capacity-offer.withdrawn.v1 v2')]);
+
+  // Each organization's feed, subject by subject: the rebuilt outbox holds the same events for it, in the same order.
+  const subjects = new Set(rebuilt.map((r) => `${r.collection}/${r.id}`));
+  for (const org of [m.carrier, m.shipper]) {
+    const fromFeed = await feedBySubject(org, subjects);
+    const { rows } = await target.query<{ subject: string; id: string; type: string; version: string }>(
+      `select cloudevent->>'subject' as subject, id::text, type, cloudevent->>'resourceversion' as version from events where $1 = any(audience) order by resource_version, (cloudevent->>'time'), id`,
+      [org.id],
+    );
+    const fromRebuilt: Record<string, string[]> = {};
+    for (const e of rows) if (within(subjects, e.subject)) (fromRebuilt[e.subject] ??= []).push(`${e.id} ${e.type} v${e.version}`);
+    expect(fromRebuilt).toEqual(fromFeed);
+  }
+
+  // On PostgreSQL the live schema itself: every row and every stored CloudEvent equal.
+  if (ENGINE === 'postgres') {
+    for (const row of rebuilt) {
+      const { rows } = await liveDb().query(`select resource_version, doc from ${row.table} where id = $1`, [row.id]);
+      expect({ id: row.id, version: rows[0]?.resource_version, doc: rows[0]?.doc }).toEqual({ id: row.id, version: row.version, doc: row.doc });
+    }
+    const ids = rebuilt.map((r) => r.id);
+    const events = async (q: (sql: string, params: unknown[]) => Promise<{ rows: any[] }>) =>
+      (await q(`select id::text, resource_id::text, resource_version, type, audience, cloudevent from events where resource_id::text = any($1) order by id`, [ids])).rows;
+    expect(await events((sql, p) => target!.query(sql, p))).toEqual(await events((sql, p) => liveDb().query(sql, p)));
+
+    // The operator's command does the same from the command line, and refuses a database that holds anything.
+    const again = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'rebuild-read-model.ts'), '--into-database-url', into.url!, '--organization', m.carrier.id], {
+      cwd: ROOT,
+      env: { ...process.env, ...testEnv().brokerEnv },
+      encoding: 'utf8',
+    });
+    expect({ status: again.status, stderr: again.stderr.trim() }).toEqual({ status: 2, stderr: 'the target database holds resources or events already: a rebuild writes into an empty one' });
+  }
+}, 120_000);
