@@ -90,11 +90,11 @@ function readDocs({ noun, Kind, read, write, shared, words }: Terms, kind: strin
         `visibility and disclosure phases" above). A protocol operator sees every ${noun} in the operator's view. Filters ` +
         `combine with AND; repeat them with \`cursor\`. Ordered by id (creation order). Needs scope ${read}.`,
       client: words.client,
-      parameters: [`${words.queryPrefix}StatusQuery`, 'OwnerQuery', 'AreaQuery', `${words.queryPrefix}FromQuery`, `${words.queryPrefix}ToQuery`, 'CursorQuery', 'LimitQuery'],
+      parameters: [`${words.queryPrefix}StatusQuery`, 'OwnerQuery', 'SeriesQuery', 'AreaQuery', `${words.queryPrefix}FromQuery`, `${words.queryPrefix}ToQuery`, 'CursorQuery', 'LimitQuery'],
       responses: {
         '200': `One page of ${noun}s, each as the caller may see it; nextCursor is null on the last page.`,
         '400':
-          '`VALIDATION_FAILED`: an unknown status, an owner that is not an organization id, an area that is not understood or ' +
+          '`VALIDATION_FAILED`: an unknown status, an owner that is not an organization id, a series that is not a UUID, an area that is not understood or ' +
           'names an unknown code, a from or to that is not an RFC 3339 UTC timestamp, a limit outside 1..200 or a cursor this ' +
           'broker did not issue.',
         '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',

@@ -16,6 +16,7 @@ import { runCommand } from './commands';
 import type { AppEnv } from './context';
 import { type AccessPolicy } from './gates';
 import { isUtcTimestamp, pageParams, querySingle, type Ctx } from './http';
+import { isUuid } from '../domain/ids';
 import { commandRoute, getRoute, loader, page, statusQuery, viewFor } from './resource-routes';
 
 
@@ -136,6 +137,8 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
     const statuses = statusQuery(c, resource);
     const owner = q('owner');
     if (owner !== undefined && !ORG.test(owner)) throw invalid('owner', 'must be an organization id');
+    const series = q('series');
+    if (series !== undefined && !isUuid(series)) throw invalid('series', 'must be the UUID of a series');
     let box: number[] | undefined;
     if (q('area') !== undefined) {
       const area = parseAreaQuery(q('area')!);
@@ -148,7 +151,7 @@ export function listingRouter(api: ListingApi): Hono<AppEnv> {
       if (!isUtcTimestamp(v)) throw invalid(name, 'must be an RFC 3339 UTC timestamp');
       return v;
     };
-    const docs = await listListings(c.get('services').db, resource, principal, { statuses, owner, box, from: time('from'), to: time('to'), after, limit });
+    const docs = await listListings(c.get('services').db, resource, principal, { statuses, owner, series, box, from: time('from'), to: time('to'), after, limit });
     return c.json(page(resource, principal, docs, limit));
   });
 

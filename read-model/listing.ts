@@ -74,6 +74,8 @@ export async function projectListing(tx: Queryable, table: string, doc: Listing,
 export interface ListingFilter {
   statuses?: string[];
   owner?: string;
+  /** The occurrences of one recurring series (their seriesId). */
+  series?: string;
   /** [minLon, minLat, maxLon, maxLat]: origin/pickup or destination/delivery box overlaps it. */
   box?: number[];
   /** The window overlaps [from, to). */
@@ -105,6 +107,7 @@ export async function listListings(
         and ($8::timestamptz is null or x.window_end > $8)
         and ($9::timestamptz is null or x.window_start < $9)
         and ($10::uuid is null or x.id > $10::uuid)
+        and ($13::text is null or x.doc->>'seriesId' = $13)
       order by x.id limit $11`,
     [
       viewer.organizationId,
@@ -119,6 +122,7 @@ export async function listListings(
       filter.after ?? null,
       filter.limit + 1,
       nowParam(),
+      filter.series ?? null,
     ],
   );
   return rows.map((r) => r.doc);

@@ -35,9 +35,9 @@ JSON
 echo "series $SERIES: $(pcx -p alpine --json series get "$SERIES" | j status)"
 
 # The broker lists the dates due within the horizon at once, each an ordinary offer of Alpine's
-# that names its series and date (seriesId, occurrenceKey); wait until they are published
+# that names its series and date (seriesId, occurrenceKey; `--series` lists them); wait until they are published
 for i in $(seq 40); do
-  LISTED=$(pcx -p alpine --json offers list --owner org-alpine-freight --status published | python3 -c 'import json, sys; print(" ".join(o["occurrenceKey"] for o in json.load(sys.stdin) if o.get("seriesId") == sys.argv[1]))' "$SERIES")
+  LISTED=$(pcx -p alpine --json offers list --series "$SERIES" --status published | python3 -c 'import json, sys; print(" ".join(sorted(o["occurrenceKey"] for o in json.load(sys.stdin))))')
   [ -n "$LISTED" ] && break; sleep 0.5
 done
 echo "listed: $LISTED"
@@ -53,7 +53,7 @@ echo "series $SERIES: $(pcx -p alpine --json series resume "$SERIES" | j status)
 # Ended: its offers that have not begun are withdrawn, with the reason (SERIES_ENDED)
 pcx -p alpine series end "$SERIES" --data '{"reason": "walkthrough done"}' > /dev/null
 for i in $(seq 40); do
-  LEFT=$(pcx -p alpine --json offers list --owner org-alpine-freight --status published | python3 -c 'import json, sys; print(sum(o.get("seriesId") == sys.argv[1] for o in json.load(sys.stdin)))' "$SERIES")
+  LEFT=$(pcx -p alpine --json offers list --series "$SERIES" --status published | python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
   [ "$LEFT" = 0 ] && break; sleep 0.5
 done
 echo "series $SERIES ended: $LEFT of its offers still listed"

@@ -94,6 +94,12 @@ test('an offer series publishes its due occurrences ahead, as listings of its ow
   expect(seen.status).toBe(200);
   expect(seen.body).toMatchObject({ seriesId: id, occurrenceKey: keys[0] });
   expect(seen.body).not.toHaveProperty('restrictedDetails');
+  // Listed by series: the owner's and the partner's lists of its occurrences; a series that is no UUID is 400.
+  const ofSeries = async (c: Connector) => (await c.get(`/capacity-offers?series=${id}&limit=200`)).body.items.map((o: any) => o.occurrenceKey).sort();
+  expect(await ofSeries(owner)).toEqual(keys);
+  expect(await ofSeries(partner)).toEqual(keys);
+  expect(await ofSeries(stranger)).toEqual([]);
+  expectProblem(await owner.get('/capacity-offers?series=tuesday'), 400, 'VALIDATION_FAILED');
   // The series itself is its owner's alone.
   expectProblem(await partner.get(`/listing-series/${id}`), 404, 'RESOURCE_NOT_FOUND');
   expectProblem(await stranger.get(`/listing-series/${id}`), 404, 'RESOURCE_NOT_FOUND');

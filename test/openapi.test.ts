@@ -396,10 +396,10 @@ describe.each(LISTINGS)('the OpenAPI document, $collection', (listing) => {
     }
   });
 
-  it('lists with the status filter of the resource and the owner, area, from, to, cursor and limit filters', () => {
+  it('lists with the status filter of the resource and the owner, series, area, from, to, cursor and limit filters', () => {
     const list = ops.find((o) => o.key === `GET ${collection}`)!;
     const query = (list.op.parameters ?? []).map((p: Json) => deref(doc, p)).filter((p: Json) => p.in === 'query');
-    expect(query.map((p: Json) => p.name).sort()).toEqual(['area', 'cursor', 'from', 'limit', 'owner', 'status', 'to']);
+    expect(query.map((p: Json) => p.name).sort()).toEqual(['area', 'cursor', 'from', 'limit', 'owner', 'series', 'status', 'to']);
     const status = query.find((p: Json) => p.name === 'status');
     expect(status.schema.items.enum).toEqual(schemaFile(schema).properties.status.enum);
   });
@@ -478,8 +478,8 @@ describe('served bundled OpenAPI document', () => {
  */
 const LIST_QUERIES: Record<string, string[]> = {
   '/partner-relationships': ['status', 'counterpart', 'cursor', 'limit'],
-  '/capacity-offers': ['status', 'owner', 'area', 'from', 'to', 'cursor', 'limit'],
-  '/load-requests': ['status', 'owner', 'area', 'from', 'to', 'cursor', 'limit'],
+  '/capacity-offers': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
+  '/load-requests': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
   '/listing-series': ['status', 'cursor', 'limit'],
   '/match-proposals': ['status', 'role', 'offer', 'request', 'cursor', 'limit'],
   '/transport-tenders': ['status', 'proposal', 'cursor', 'limit'],
