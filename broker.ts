@@ -4,6 +4,7 @@ import { Client } from '@temporalio/client';
 import type { NativeConnection, Worker } from '@temporalio/worker';
 import { loadConfigOrExit, type Config } from './core/config';
 import { openReadModel } from './read-model/database';
+import { assertFeedCanGrow } from './read-model/events';
 import { createLogger } from './core/log';
 import { observeCluster } from './core/metrics';
 import { loadRegistry } from './core/registry';
@@ -29,6 +30,8 @@ import { startWebhookWatcher } from './delivery/webhook-watcher';
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
   const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // A database restored from a logical dump would hide new events from every feed: refused at once.
+  await assertFeedCanGrow(db);
   const connection = await connectTemporal(config.temporal);
   await ensureSearchAttributes(connection, config.temporal.namespace);
   // The cluster gauges of /metrics (open entity workflows, feed lag) read through these.

@@ -34,3 +34,26 @@ export async function readFeed(
   );
   return rows;
 }
+
+/**
+ * Refuses a database whose transaction counter lies behind its outbox. The feed orders events by
+ * the transaction that wrote them (readFeed): a database restored from a logical dump (pg_dump)
+ * keeps the events' transaction ids but starts its counter afresh, so every new event would sort
+ * before those connectors have read and no feed would ever show it, silently. A physical copy
+ * (pg_basebackup, the stopped data folder of PGlite) keeps the counter (docs/deployment.md, "Backup and restore").
+ */
+export async function assertFeedCanGrow(db: Queryable): Promise<void> {
+  const { rows } = await db.query<{ newest: string | null; next: string }>(
+    'select (select max(tx_id) from events)::text as newest, pg_snapshot_xmax(pg_current_snapshot())::text as next',
+  );
+  const { newest, next } = rows[0];
+  if (newest !== null && BigInt(newest) >= BigInt(next)) {
+    throw new Error(
+      `the database's transaction counter (${next}) is behind its outbox (the newest event was written by transaction ${newest}): ` +
+        'it was restored from a logical dump, and the event feed would hide every new event from connectors. Restore a physical ' +
+        'backup instead (pg_basebackup, or a copy of the stopped data folder), or move the counter past the outbox with ' +
+        "`pg_resetwal -x` on the stopped server (docs/deployment.md, 'Backup and restore')",
+    );
+  }
+}
+
