@@ -13,7 +13,7 @@ import { Problem } from '../domain/problems';
 import type { AppEnv, Principal } from './context';
 import { decodeCursor, encodeCursor, querySingle } from './http';
 import { eventView } from '../domain/views';
-import { readFeed, type FeedRow } from '../read-model/events';
+import { feedHistories, readFeed, type FeedHistory, type FeedRow } from '../read-model/events';
 import { deliverableKinds, feedAudiences } from '../domain/webhooks';
 import { settledPrefix } from '../core/sandbox';
 import { feedTail } from './feed-tail';
@@ -25,15 +25,52 @@ type Position = { tx: string; seq: number };
 
 const badCursor = (pointer: string) => new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer, message: 'is not valid' }] });
 
-/** The position a cursor this broker issued names; the feed's start without one. */
-function positionOf(cursor: string | undefined, pointer: string): Position {
-  if (cursor === undefined) return { tx: '0', seq: 0 };
-  const m = /^(\d{1,20})\.(\d{1,18})$/.exec(decodeCursor(cursor));
+/** What a cursor this broker issued names: a position, and the feed history it was issued in (absent in cursors of before histories). */
+function cursorParts(cursor: string, pointer: string): Position & { history?: string } {
+  const m = /^(\d{1,20})\.(\d{1,18})(?:\.([0-9a-f-]{36}))?$/.exec(decodeCursor(cursor));
   if (!m || BigInt(m[1]) > 2n ** 64n - 1n) throw badCursor(pointer);
-  return { tx: m[1], seq: Number(m[2]) };
+  return { tx: m[1], seq: Number(m[2]), ...(m[3] ? { history: m[3] } : {}) };
 }
 
-const cursorOf = (p: Position | FeedRow) => encodeCursor(`${p.tx}.${p.seq}`);
+const isAfter = (a: Position, b: Position) => BigInt(a.tx) > BigInt(b.tx) || (a.tx === b.tx && a.seq > b.seq);
+
+/** The feed's histories, read again every few seconds at most (a restore happens with the broker stopped). */
+let histories: { at: number; list: Promise<FeedHistory[]> } | undefined;
+function historiesOf(c: Context<AppEnv>): Promise<FeedHistory[]> {
+  if (!histories || Date.now() - histories.at > 10_000) {
+    const list = feedHistories(c.get('services').db);
+    histories = { at: Date.now(), list };
+    list.catch(() => (histories = undefined));
+  }
+  return histories.list;
+}
+
+/**
+ * Where a cursor continues, in the current feed history; the feed's start without one. A cursor
+ * of an earlier history (the broker was restored to an earlier point since, docs/deployment.md,
+ * "Backup and restore") holds up to the restore point, whose events are the same; past it, it names
+ * events that are gone, and new ones may sit behind it: 410 FEED_HISTORY_CHANGED with the cursor to
+ * resume from, never a feed that silently skips.
+ */
+async function positionOf(c: Context<AppEnv>, cursor: string | undefined, pointer: string): Promise<{ from: Position; history: string }> {
+  const all = await historiesOf(c);
+  const current = all[all.length - 1];
+  if (cursor === undefined) return { from: { tx: '0', seq: 0 }, history: current.id };
+  const { history, ...from } = cursorParts(cursor, pointer);
+  if (history === undefined || history === current.id) return { from, history: current.id };
+  const index = all.findIndex((h) => h.id === history);
+  if (index < 0) throw badCursor(pointer);
+  const floor = all.slice(index + 1).reduce<Position | undefined>((low, h) => (h.floor && (!low || isAfter(low, h.floor)) ? h.floor : low), undefined);
+  if (floor && !isAfter(from, floor)) return { from, history: current.id };
+  const resume = floor ?? { tx: '0', seq: 0 };
+  throw new Problem(
+    'FEED_HISTORY_CHANGED',
+    `the broker was restored to an earlier point (its feed history since ${current.startedAt}): the events after the restore point are gone, and this cursor lies past it. Resume from resumeCursor, and read again the resources of the events received after it`,
+    { resumeCursor: cursorOf(resume, current.id), restoredAt: current.startedAt },
+  );
+}
+
+const cursorOf = (p: Position | FeedRow, history: string) => encodeCursor(`${p.tx}.${p.seq}.${history}`);
 
 /** The caller's rows after `from` (gate 6 holds in the feed too: only the kinds the token may read on their own endpoints, as webhooks deliver). */
 function rowsFor(c: Context<AppEnv>, principal: Principal, from: Position, limit: number): Promise<FeedRow[]> {
@@ -67,7 +104,7 @@ operation(events, {
   if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > config.limits.pageSizeMax) {
     throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${config.limits.pageSizeMax}`, { errors: [{ pointer: '/query/limit', message: 'is out of range' }] });
   }
-  const from = positionOf(querySingle(c, 'cursor'), '/query/cursor');
+  const { from, history } = await positionOf(c, querySingle(c, 'cursor'), '/query/cursor');
   let rows = await rowsFor(c, principal, from, Number(limitText));
   // The sandbox's event disorder (development mode, core/sandbox.ts): a page ends after a quiet
   // time, reversed and served again at the next read; the cursor stays that of the events held.
@@ -75,7 +112,7 @@ operation(events, {
   const disorder = sandbox?.disorderOf(principal.clientId);
   if (disorder) rows = settledPrefix(rows, (r) => String(r.cloudevent.time), disorder.holdSeconds);
   const last = rows[rows.length - 1];
-  const nextCursor = cursorOf(last ?? from);
+  const nextCursor = cursorOf(last ?? from, history);
   const items = rows.map((r) => eventView(r.kind, r.cloudevent, principal));
   return c.json({ items: sandbox && disorder ? sandbox.serveDisordered(principal.clientId, items) : items, nextCursor });
 });
@@ -114,7 +151,9 @@ operation(events, {
   },
 }, async ({ c, principal }) => {
   const lastEventId = c.req.header('last-event-id');
-  let from = lastEventId !== undefined ? positionOf(lastEventId, '/header/Last-Event-ID') : positionOf(querySingle(c, 'cursor'), '/query/cursor');
+  const start = lastEventId !== undefined ? await positionOf(c, lastEventId, '/header/Last-Event-ID') : await positionOf(c, querySingle(c, 'cursor'), '/query/cursor');
+  let from = start.from;
+  const history = start.history;
   const until = Math.min(principal.expiresAt ?? Infinity, Date.now() + STREAM_MAX_MS);
   const tail = feedTail(c.get('services').db);
   return streamSSE(c, async (stream) => {
@@ -125,7 +164,7 @@ operation(events, {
       const seen = tail.generation();
       const rows = await rowsFor(c, principal, from, 200);
       for (const row of rows) {
-        await stream.writeSSE({ event: 'event', id: cursorOf(row), data: JSON.stringify(eventView(row.kind, row.cloudevent, principal)) });
+        await stream.writeSSE({ event: 'event', id: cursorOf(row, history), data: JSON.stringify(eventView(row.kind, row.cloudevent, principal)) });
         from = { tx: row.tx, seq: Number(row.seq) };
       }
       if (rows.length === 200) continue;
@@ -137,9 +176,9 @@ operation(events, {
       // Until the feed moves (any event of anyone: the read above decides whether it is ours), a heartbeat is due, or the stream's end.
       await tail.moved(Math.max(0, Math.min(HEARTBEAT_MS, until - Date.now())), seen);
     }
-    if (open) await stream.writeSSE({ event: 'end', data: JSON.stringify({ reason: 'the token that opened the stream expires: open it again with a fresh token and Last-Event-ID', cursor: cursorOf(from) }) });
+    if (open) await stream.writeSSE({ event: 'end', data: JSON.stringify({ reason: 'the token that opened the stream expires: open it again with a fresh token and Last-Event-ID', cursor: cursorOf(from, history) }) });
   }, async (_err, stream) => {
     // The database away: say so and end; the client reconnects with the last id it received.
-    await stream.writeSSE({ event: 'end', data: JSON.stringify({ reason: 'the feed could not be read: open the stream again with Last-Event-ID in a moment', cursor: cursorOf(from) }) });
+    await stream.writeSSE({ event: 'end', data: JSON.stringify({ reason: 'the feed could not be read: open the stream again with Last-Event-ID in a moment', cursor: cursorOf(from, history) }) });
   });
 });

@@ -57,3 +57,41 @@ export async function assertFeedCanGrow(db: Queryable): Promise<void> {
   }
 }
 
+/** One history of the feed (schema.sql, feed_histories): the first, or one a restore started. */
+export interface FeedHistory {
+  ordinal: number;
+  id: string;
+  startedAt: string;
+  /** The newest position the restored database kept (the restore point); none for the first. */
+  floor?: { tx: string; seq: number };
+}
+
+/** The feed's histories, oldest first: the last is the current one. */
+export async function feedHistories(db: Queryable): Promise<FeedHistory[]> {
+  const { rows } = await db.query<{ ordinal: number; id: string; started_at: string | Date; floor_tx: string | null; floor_seq: string | number | null }>(
+    'select ordinal, id::text, started_at, floor_tx::text, floor_seq from feed_histories order by ordinal',
+  );
+  return rows.map((r) => ({
+    ordinal: r.ordinal,
+    id: r.id,
+    startedAt: new Date(r.started_at).toISOString(),
+    ...(r.floor_tx !== null ? { floor: { tx: r.floor_tx, seq: Number(r.floor_seq) } } : {}),
+  }));
+}
+
+/**
+ * Starts a new history after a restore to an earlier point (the operator's `npm run restored`): its
+ * floor is the newest event the restored database holds. Cursors of the earlier history up to the
+ * floor stay valid (those events are the same); past it they are refused, never served silently.
+ */
+export async function startFeedHistory(db: Queryable): Promise<FeedHistory> {
+  const { rows } = await db.query<{ tx: string | null; seq: string | null }>('select tx_id::text as tx, seq::text as seq from events order by tx_id desc, seq desc limit 1');
+  await db.query(
+    `insert into feed_histories (ordinal, id, floor_tx, floor_seq)
+     select coalesce(max(ordinal), 0) + 1, gen_random_uuid(), $1::text::xid8, $2::bigint from feed_histories`,
+    [rows[0]?.tx ?? '0', rows[0]?.seq ?? '0'],
+  );
+  const all = await feedHistories(db);
+  return all[all.length - 1];
+}
+

@@ -258,3 +258,17 @@ create table if not exists command_intents (
 );
 
 create index if not exists command_intents_sweep on command_intents (sweep_after);
+
+-- The feed's histories (issue 34, backup and restore): the first made with the database; a restore
+-- to an earlier point starts another (npm run restored), whose floor is the newest event the
+-- restored database kept. A cursor names its history: one of an earlier history past the floor of
+-- a later one names events that are gone (410 FEED_HISTORY_CHANGED, api/events.ts).
+create table if not exists feed_histories (
+  ordinal integer primary key,
+  id uuid not null unique,
+  started_at timestamptz not null default now(),
+  floor_tx xid8,
+  floor_seq bigint
+);
+insert into feed_histories (ordinal, id) values (1, gen_random_uuid()) on conflict (ordinal) do nothing;
+

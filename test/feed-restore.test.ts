@@ -1,0 +1,95 @@
+// A broker's read model restored from a backup to an earlier point (issue 34 part 2; the embedded
+// PGlite's data folder copied while the broker was stopped, docs/deployment.md "Backup and
+// restore"): after `npm run restored`, a connector's cursor from before the backup reads on as
+// before, and one from after it (naming events the restore took away) is answered 410
+// FEED_HISTORY_CHANGED with the cursor to resume from, never served as if nothing happened; from
+// there the connector reads what happens next. Runs once (jest.config.js, ENGINE_INDEPENDENT): the
+// broker processes are the test's own, on a PGlite folder of their own.
+import { cpSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startBroker, ROOT, type BrokerHandle } from './stack';
+import { freshOrgs, sleep, testEnv } from './helpers';
+import { offerBody } from './listing-fixtures';
+
+let broker: BrokerHandle | undefined;
+afterAll(async () => {
+  await broker?.stop();
+});
+
+async function call(base: string, bearer: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', ...headers }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json().catch(() => undefined)) as any };
+}
+
+async function token(base: string, org: { clientId: string; secret: string }) {
+  const res = await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.secret }) });
+  return ((await res.json()) as any).access_token as string;
+}
+
+/** Publishes an open offer and answers its id. */
+async function published(base: string, bearer: string): Promise<string> {
+  const created = await call(base, bearer, 'POST', '/capacity-offers', offerBody());
+  expect(created.status).toBe(201);
+  expect((await call(base, bearer, 'POST', `/capacity-offers/${created.body.id}/publish`, {}, { 'if-match': '"1"' })).status).toBe(200);
+  return created.body.id;
+}
+
+/** Reads the feed from `cursor` until the offer's published event is in it: the ids read, and the cursor after them. */
+async function readUntil(base: string, bearer: string, cursor: string | undefined, offerId: string): Promise<{ ids: string[]; cursor: string }> {
+  const ids: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const page = await call(base, bearer, 'GET', `/events?limit=200${cursor ? `&cursor=${cursor}` : ''}`);
+    expect(page.status).toBe(200);
+    ids.push(...page.body.items.map((e: any) => e.data.id));
+    cursor = page.body.nextCursor;
+    if (ids.includes(offerId)) return { ids, cursor: cursor! };
+    await sleep(250);
+  }
+  throw new Error(`the feed never showed ${offerId}`);
+}
+
+test("a read model restored to an earlier point: cursors up to the restore point read on, a cursor past it is told so (410) with where to resume", async () => {
+  const env = testEnv();
+  const [org] = freshOrgs(1);
+  const brokerEnv = { ...env.brokerEnv, DATABASE_URL: '', TEMPORAL_TASK_QUEUE: `${env.taskQueue}-restore-${Date.now()}` };
+  const dataDir = join(env.dir, `restore-${Date.now()}`);
+  const backup = `${dataDir}-backup`;
+
+  broker = await startBroker(brokerEnv, dataDir);
+  let bearer = await token(broker.baseUrl, org);
+  const first = await published(broker.baseUrl, bearer);
+  const beforeBackup = (await readUntil(broker.baseUrl, bearer, undefined, first)).cursor;
+  await broker.stop();
+  cpSync(dataDir, backup, { recursive: true }); // the backup: the stopped data folder
+
+  broker = await startBroker(brokerEnv, dataDir);
+  bearer = await token(broker.baseUrl, org);
+  const lost = await published(broker.baseUrl, bearer);
+  const afterBackup = (await readUntil(broker.baseUrl, bearer, beforeBackup, lost)).cursor;
+  await broker.stop();
+
+  // The restore: the backup in place of the folder, and a new feed history started before the broker runs.
+  rmSync(dataDir, { recursive: true, force: true });
+  cpSync(backup, dataDir, { recursive: true });
+  const restored = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'restored.ts'), '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
+  expect({ status: restored.status, stderr: restored.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/^feed history \S+ started at \S+; the restore point is \d+\.\d+\n$/) });
+
+  broker = await startBroker(brokerEnv, dataDir);
+  bearer = await token(broker.baseUrl, org);
+  // Past the restore point: told, with the cursor to resume from.
+  const refused = await call(broker.baseUrl, bearer, 'GET', `/events?cursor=${afterBackup}`);
+  expect(refused.status).toBe(410);
+  expect(refused.body).toMatchObject({ code: 'FEED_HISTORY_CHANGED', type: 'urn:exchange:protocol:error:feed-history-changed', resumeCursor: expect.any(String), restoredAt: expect.any(String) });
+  // Up to it: as before (nothing after it in the restored feed yet).
+  const onward = await call(broker.baseUrl, bearer, 'GET', `/events?cursor=${beforeBackup}`);
+  expect(onward.status).toBe(200);
+  expect(onward.body.items).toEqual([]);
+  // What happens next is read from where the broker said to resume; the lost offer is not in it.
+  const next = await published(broker.baseUrl, bearer);
+  const resumed = await readUntil(broker.baseUrl, bearer, refused.body.resumeCursor, next);
+  expect(resumed.ids).not.toContain(lost);
+  expect(resumed.ids).not.toContain(first);
+  // The new cursors belong to the new history: they read on after another look.
+  expect((await call(broker.baseUrl, bearer, 'GET', `/events?cursor=${resumed.cursor}`)).status).toBe(200);
+}, 180_000);
