@@ -72,6 +72,9 @@ function checkedTerms(c: Ctx, kind: SeriesListingKind, terms: Record<string, unk
   return out;
 }
 
+/** A command's body, once gate 6 holds for the series' listing kind. */
+const kindScoped = <B>(c: Ctx, body: B, series: ListingSeries): B => (requireKindScope(c.get('principal'), series.listingKind), body);
+
 const dayBefore = (date: string) => new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
 
 export const listingSeriesRouter = new Hono<AppEnv>();
@@ -154,7 +157,7 @@ commandRoute(listingSeriesRouter, resource, 'skip', {
   path: 'skips',
   body: 'ListingSeriesSkipRequest',
   access: ownerAccess,
-  payload: (c, body, series) => (requireKindScope(c.get('principal'), series.listingKind), body),
+  payload: kindScoped,
   doc: {
     summary: 'Leave one date of a series out',
     description:
@@ -167,7 +170,7 @@ commandRoute(listingSeriesRouter, resource, 'skip', {
 commandRoute(listingSeriesRouter, resource, 'pause', {
   body: 'CommonCommand',
   access: ownerAccess,
-  payload: (c, body, series) => (requireKindScope(c.get('principal'), series.listingKind), body),
+  payload: kindScoped,
   doc: {
     summary: 'Pause a series',
     description: 'active \u2192 paused (`pcx.listing-series.paused.v1`): no occurrence is published until it resumes; those published stay. Needs the publish scope of its listing kind.',
@@ -177,7 +180,7 @@ commandRoute(listingSeriesRouter, resource, 'pause', {
 commandRoute(listingSeriesRouter, resource, 'resume', {
   body: 'CommonCommand',
   access: ownerAccess,
-  payload: (c, body, series) => (requireKindScope(c.get('principal'), series.listingKind), body),
+  payload: kindScoped,
   doc: {
     summary: 'Resume a paused series',
     description:
@@ -189,7 +192,7 @@ commandRoute(listingSeriesRouter, resource, 'resume', {
 commandRoute(listingSeriesRouter, resource, 'end', {
   body: 'CommonReasonedCommand',
   access: ownerAccess,
-  payload: (c, body, series) => (requireKindScope(c.get('principal'), series.listingKind), body),
+  payload: kindScoped,
   doc: {
     summary: 'End a series',
     description:
