@@ -26,12 +26,27 @@ import { managedRegistry, type ManagedRegistry } from './read-model/managed-regi
 import { createWorker, eventSource } from './worker';
 import { createTransitionStore } from './read-model/transition-store';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
+import { keyRingOf } from './core/secrets';
+import { resealSecrets } from './read-model/webhook-subscriptions';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
   const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // A database restored from a logical dump would hide new events from every feed: refused at once.
   await assertFeedCanGrow(db);
+  // The key ring that seals webhook signing secrets (core/secrets.ts); generated into the data
+  // folder on a first start without SECRETS_KEY_FILE.
+  const { ring: secrets, generated } = keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir });
+  if (generated) log.info({ file: generated }, 'secrets key generated (a backup of the data folder holds it; mount SECRETS_KEY_FILE from elsewhere in production)');
+  if (!config.secrets.keyFile && config.mode === 'production') log.warn({ file: secrets.source }, 'SECRETS_KEY_FILE is not set: secrets are sealed with a key in the data folder (every replica needs the same key)');
+  // Secrets in clear from before sealing, or under a key no longer the primary, sealed again
+  // under the primary, in the background (row by row; any replica may run it at once).
+  resealSecrets(db, secrets)
+    .then((done) => {
+      if (done.resealed) log.info({ subscriptions: done.subscriptions, resealed: done.resealed, keyId: secrets.primary }, 'webhook secrets sealed under the primary key');
+      if (done.unopened) log.error({ subscriptions: done.unopened, keyFile: secrets.source }, 'webhook secrets sealed under keys this key ring does not hold: every replica needs the same key file');
+    })
+    .catch((err) => log.warn({ error: String(err) }, 'webhook secrets not sealed again yet; tried at the next start or by npm run secrets:rotate'));
   const connection = await connectTemporal(config.temporal);
   await ensureSearchAttributes(connection, config.temporal.namespace);
   // The cluster gauges of /metrics (open entity workflows, feed lag) read through these.
@@ -98,7 +113,7 @@ export async function startBroker(config: Config) {
         .finally(() => (sweeping = false));
     }, 1000);
     intentSweep.unref();
-    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, log });
+    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, secrets, log });
     // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
     if (config.registry.seedRecords) {
       importSeed({ registry, entities, db, organizationsFile: config.registry.organizationsFile, connectorsFile: config.registry.connectorsFile, usersFile: config.registry.usersFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));

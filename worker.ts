@@ -13,6 +13,7 @@ import { Registry } from './core/registry';
 import { managedRegistry, type ManagedRegistry } from './read-model/managed-registry';
 import { createWebhookDelivery, type WebhookDelivery } from './delivery/webhook-pump';
 import { workflowCode } from './workflows/bundle';
+import { keyRingOf } from './core/secrets';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -39,6 +40,8 @@ export async function createWorker(
     registry,
     eventSource: eventSource(config),
     schemaBase: config.schemaBase,
+    // The same ring as the API's in this process (one per key file).
+    secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring,
   });
   const code = workflowBundle ? { workflowBundle } : workflowCode(config.workflow.bundleFile);
   const worker = await Worker.create({

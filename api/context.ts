@@ -7,6 +7,7 @@ import type { SchemaRegistry } from '../core/schemas';
 import type { Logger } from '../core/log';
 import type { SigningKey, TokenVerifier } from '../core/auth';
 import type { Entities } from '../core/entities';
+import type { KeyRing } from '../core/secrets';
 
 import type { SandboxRecord } from '../core/sandbox';
 
@@ -20,6 +21,8 @@ export interface Services {
   schemas: SchemaRegistry;
   verifyToken: TokenVerifier;
   signingKey?: SigningKey;
+  /** Seals and opens the secrets the broker reads back (webhook signing secrets; core/secrets.ts). */
+  secrets: KeyRing;
   log: Logger;
   /** Development mode only: the record of connectors' requests and injected faults (api/sandbox.ts). */
   sandbox?: SandboxRecord;

@@ -18,11 +18,45 @@ import { uuid7 } from '../domain/ids';
 import { Problem } from '../domain/problems';
 import { completeClaim, deleteExpiredKey, insertClaim, lapseClaim, readKey, releaseClaim, renewClaim, takeOverLapsedClaim, type Slot } from '../read-model/idempotency-keys';
 import type { Ctx } from './http';
+import { KeyRing } from '../core/secrets';
 
 export interface StoredResponse {
   status: number;
   headers: Record<string, string>;
   body: unknown;
+  /**
+   * Top-level fields of the body that hold a secret (a webhook signing secret): stored sealed
+   * (core/secrets.ts), bound to this key, and opened again for a replay; never in clear at rest.
+   */
+  secretFields?: string[];
+}
+
+/** What the stored answer's sealed fields are bound to: the organization, operation and key. */
+const sealContext = (slot: Slot, field: string) => `idempotency:${slot.org}\n${slot.operation}\n${slot.key}\n${field}`;
+
+/** The answer as stored: its secret fields sealed. */
+function sealed(slot: Slot, response: StoredResponse, ring: KeyRing): StoredResponse {
+  if (!response.secretFields?.length || !response.body || typeof response.body !== 'object') return response;
+  const body = { ...(response.body as Record<string, unknown>) };
+  for (const field of response.secretFields) if (typeof body[field] === 'string') body[field] = ring.seal(body[field] as string, sealContext(slot, field));
+  return { status: response.status, headers: response.headers, body };
+}
+
+/** A stored answer replayed: its sealed fields opened (a value no longer opening is left out). */
+function opened(slot: Slot, body: unknown, ring: KeyRing): unknown {
+  if (!body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const out: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(body)) {
+    if (typeof value === 'string' && KeyRing.keyOf(value) !== undefined) {
+      try {
+        out[field] = ring.open(value, sealContext(slot, field));
+      } catch {
+        // Sealed under a key removed from the ring since (the answer outlived a rotation): the
+        // replay answers without the secret, as a read does.
+      }
+    } else out[field] = value;
+  }
+  return out;
 }
 
 /** How long a claim lasts without renewal: a retry may take over a claim its holder stopped renewing. */
@@ -56,11 +90,11 @@ export async function idempotent(
       errors: [{ pointer: '/headers/Idempotency-Key', message: 'is not valid' }],
     });
   }
-  const { db, config } = c.get('services');
+  const { db, config, secrets } = c.get('services');
   const slot: Slot = { db, org: c.get('principal').organizationId, operation: `${c.req.method} ${new URL(c.req.url).pathname}`, key, token: uuid7() };
   const claimed = await claimSlot(slot, requestHash, config.idempotencyTtlSeconds);
-  if ('replay' in claimed) return claimed.replay;
-  return runClaimed(slot, claimed.commandId, run);
+  if ('replay' in claimed) return { ...claimed.replay, body: opened(slot, claimed.replay.body, secrets) };
+  return runClaimed(slot, claimed.commandId, run, secrets);
 }
 
 /**
@@ -94,7 +128,7 @@ async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number): P
  * Runs the request under its claim, renewing the lease meanwhile: its answer is stored; a refusal
  * (4xx, nothing changed) frees the key; an unknown outcome lets a retry take the claim over at once.
  */
-async function runClaimed(slot: Slot, commandId: string, run: (commandId: string) => Promise<StoredResponse>): Promise<StoredResponse> {
+async function runClaimed(slot: Slot, commandId: string, run: (commandId: string) => Promise<StoredResponse>, secrets: KeyRing): Promise<StoredResponse> {
   const renewal = setInterval(() => {
     // A missed renewal only lets a retry take over earlier; the command id keeps it safe.
     renewClaim(slot, LEASE_SECONDS).catch(() => undefined);
@@ -102,7 +136,7 @@ async function runClaimed(slot: Slot, commandId: string, run: (commandId: string
   renewal.unref();
   try {
     const response = await run(commandId);
-    await completeClaim(slot, response);
+    await completeClaim(slot, sealed(slot, response, secrets));
     return response;
   } catch (err) {
     if (err instanceof Problem && err.status < 500) await releaseClaim(slot);

@@ -24,7 +24,7 @@ import {
   recoverDeliveries,
   redeliver,
   rotateSecret,
-  signingSecrets,
+  openSigningSecrets,
   subscriptionView,
   updateSubscription,
   type SubscriptionRow,
@@ -88,7 +88,8 @@ async function poke(c: Ctx, id: string): Promise<void> {
 }
 
 function answer(status: number, row: SubscriptionRow, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}): StoredResponse {
-  return { status, headers: { etag: etagOf(row.version), ...headers }, body: { ...subscriptionView(row), ...extra } };
+  // The secret (create, rotation) is stored sealed with the Idempotency-Key's answer (api/idempotency.ts).
+  return { status, headers: { etag: etagOf(row.version), ...headers }, body: { ...subscriptionView(row), ...extra }, ...('secret' in extra ? { secretFields: ['secret'] } : {}) };
 }
 
 const reply = (c: Context<AppEnv>, stored: StoredResponse) =>
@@ -133,7 +134,7 @@ operation(webhookSubscriptions, {
       eventTypes: body.eventTypes ?? [],
       description: body.description,
       active: body.active ?? true,
-    });
+    }, c.get('services').secrets);
     await poke(c, row.id);
     return answer(201, row, { secret }, { location: `${PATH}/${row.id}` });
   });
@@ -257,7 +258,7 @@ operation(webhookSubscriptions, {
   },
 }, async ({ c, resource, body }) => {
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'rotate-secret', resource.id, body]), async () => {
-    const rotated = await rotateSecret(c.get('services').db, resource.id, body.overlapSeconds ?? 86400);
+    const rotated = await rotateSecret(c.get('services').db, resource.id, body.overlapSeconds ?? 86400, c.get('services').secrets);
     if (!rotated) throw notFound('webhook subscription');
     return answer(200, rotated.row, { secret: rotated.secret });
   });
@@ -297,7 +298,7 @@ operation(webhookSubscriptions, {
     correlationid: c.get('correlationId'),
     data: { subscriptionId: resource.id },
   });
-  const headers = signedHeaders(signingSecrets(resource, now.getTime()).map((s) => s.secret), id, now, body);
+  const headers = signedHeaders(openSigningSecrets(resource, now.getTime(), c.get('services').secrets), id, now, body);
   const result = await targetsOf(c).limit(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: config.webhooks.ca }));
   return c.json({
     ok: result.ok,

@@ -5,6 +5,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { parseKeyFile } from './secrets';
 
 export interface Config {
   mode: 'development' | 'production';
@@ -86,6 +87,12 @@ export interface Config {
   matching: { proposalValiditySeconds: number; maxOpenProposalsPerRequest: number; candidateLimit: number };
   log: { level: 'debug' | 'info' | 'warn' | 'error'; redact: boolean };
   webhooks: WebhookSettings;
+  /**
+   * The key ring that seals the secrets the broker reads back (core/secrets.ts): SECRETS_KEY_FILE,
+   * a JSON file of keys mounted from outside the data folder; undefined: `<DATA_DIR>/secrets-key.json`,
+   * generated on first start.
+   */
+  secrets: { keyFile: string | undefined };
 }
 
 /** Webhook delivery (docs/webhooks.md). */
@@ -253,9 +260,22 @@ export function loadConfig(env: Env = process.env): Config {
       redact: r.bool('LOG_REDACT', true),
     },
     webhooks: webhooksOf(r, mode),
+    secrets: { keyFile: secretsKeyFileOf(r) },
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+/** SECRETS_KEY_FILE: read and checked now (its keys are never echoed). */
+function secretsKeyFileOf(r: EnvReader): string | undefined {
+  const file = r.file('SECRETS_KEY_FILE');
+  if (!file) return undefined;
+  try {
+    parseKeyFile(file.text, 'SECRETS_KEY_FILE');
+  } catch (err) {
+    r.problems.push((err as Error).message);
+  }
+  return file.path;
 }
 
 function webhooksOf(r: EnvReader, mode: Config['mode']): WebhookSettings {

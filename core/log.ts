@@ -9,13 +9,17 @@ import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 // Matched anywhere in the name (pickupAddress, goodsProfile, vehicleRegistration, ...).
 const REDACTED_FIELDS = /address|street|postal|postcode|coordinates|geometry|^(lat|lon|lng)$|latitude|longitude|location|customer|consignee|consignor|contact|goods|cargo|commodity|price|commercial|registration|^notes$|restricted|external|^position$|^package$|^stops$|instructions/i;
 
+// Secrets, whatever LOG_REDACT says: a signing secret, a client secret, a password, a sealed value,
+// a credential header (docs/decisions.md, "Secrets at rest").
+const SECRET_FIELDS = /secret|password|^sealed$|^authorization$|^cookie$|api_?key/i;
+
 export type Level = 'debug' | 'info' | 'warn' | 'error';
 
-export function redact(value: unknown, depth = 0): unknown {
+export function redact(value: unknown, depth = 0, fields: RegExp[] = [REDACTED_FIELDS, SECRET_FIELDS]): unknown {
   if (depth > 12 || value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1, fields));
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = REDACTED_FIELDS.test(k) ? '[redacted]' : redact(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) out[k] = fields.some((f) => f.test(k)) ? '[redacted]' : redact(v, depth + 1, fields);
   return out;
 }
 
@@ -34,7 +38,7 @@ export function createLogger(options: { level: Level; redact: boolean }, destina
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: {
         level: (label) => ({ level: label }),
-        log: (fields) => (options.redact ? (redact(fields) as Record<string, unknown>) : fields),
+        log: (fields) => redact(fields, 0, options.redact ? [REDACTED_FIELDS, SECRET_FIELDS] : [SECRET_FIELDS]) as Record<string, unknown>,
       },
     },
     destination ?? pino.destination({ dest: 1, sync: true }),

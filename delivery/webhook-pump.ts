@@ -22,6 +22,7 @@ import type { WebhookSettings } from '../core/config';
 import type { Db } from '../core/db';
 import { webhookAttempts, webhookDeliveriesEnded, webhookDeliveryLag } from '../core/metrics';
 import type { Registry } from '../core/registry';
+import type { KeyRing } from '../core/secrets';
 import { betweenSql, inForceSql } from '../read-model/sharing';
 import { eventView } from '../domain/views';
 import { checkTarget, createResolver, type Resolve } from '../core/webhooks/target';
@@ -29,13 +30,15 @@ import { hostLimiter, sendWebhook, type SendResult } from '../core/webhooks/send
 import { signedHeaders } from '../core/webhooks/sign';
 import { uuid7 } from '../domain/ids';
 import { deliverableKinds, feedAudiences, nextAttemptDelayMs, typeMatches, type PumpInput, type PumpResult } from '../domain/webhooks';
-import { disableSubscription, loadSubscription, outboxTail, signingSecrets, type Attempt, type DeliveryRow, type SubscriptionRow } from '../read-model/webhook-subscriptions';
+import { disableSubscription, loadSubscription, openSigningSecrets, outboxTail, type Attempt, type DeliveryRow, type SubscriptionRow } from '../read-model/webhook-subscriptions';
 
 export interface WebhookDeliverySettings {
   webhooks: WebhookSettings;
   registry: Registry;
   eventSource: string;
   schemaBase: string;
+  /** Opens the subscriptions' sealed signing secrets (core/secrets.ts). */
+  secrets: KeyRing;
 }
 
 /** Events collected per pump; a full batch pumps again at once. */
@@ -216,7 +219,7 @@ class WebhookPump {
     const checked = await checkTarget(sub.url, { allowCidrs: this.settings.webhooks.allowCidrs, resolve: this.resolve });
     if (!checked.ok) return { ok: false, latencyMs: 0, error: 'target-refused' };
     const body = JSON.stringify(eventView(event.resource_kind, event.cloudevent, { organizationId: sub.organization_id }));
-    const secrets = signingSecrets(sub, clock()).map((s) => s.secret);
+    const secrets = openSigningSecrets(sub, clock(), this.settings.secrets);
     const headers = signedHeaders(secrets, event.cloudevent.id, new Date(clock()), body);
     return this.perHost(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: this.settings.webhooks.ca }));
   }

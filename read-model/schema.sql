@@ -196,7 +196,9 @@ create table if not exists webhook_subscriptions (
   active boolean not null,
   disabled_reason text,
   disabled_at timestamptz,
-  -- [{ secret, createdAt, expiresAt? }], newest first: every unexpired one signs.
+  -- [{ sealed, createdAt, expiresAt? }], newest first: every unexpired one signs. `sealed`: the
+  -- secret under the key ring (core/secrets.ts); rows from before sealing hold `secret` in clear
+  -- until re-sealed (at start, or npm run secrets:rotate).
   secrets jsonb not null,
   version integer not null,
   cursor_tx xid8 not null,

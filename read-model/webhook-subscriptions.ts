@@ -2,16 +2,85 @@
 // tables (read-model/schema.sql). The API manages subscriptions through these; the delivery activity
 // (delivery/webhook-pump.ts) reads and records through them. A subscription is not an entity
 // workflow: its signing secrets must never enter a workflow history or a read-model document.
+// The secrets are stored sealed (core/secrets.ts): only the pump and the ping open them.
 import { randomBytes } from 'node:crypto';
 import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
+import { KeyRing, SecretsError } from '../core/secrets';
 import { uuid7 } from '../domain/ids';
 import { WEBHOOK_COLLECTION, WEBHOOK_KIND } from '../domain/webhooks';
 
 export interface StoredSecret {
-  secret: string;
+  /** The secret sealed under a key of the ring (core/secrets.ts), bound to its subscription. */
+  sealed?: string;
+  /** A secret stored in clear before secrets were sealed: read as it is, sealed by the next re-sealing (resealSecrets). */
+  secret?: string;
   createdAt: string;
   expiresAt?: string;
+}
+
+/** What a subscription's sealed secrets are bound to: a secret copied to another row does not open there. */
+const sealContext = (subscriptionId: string) => `webhook-subscription:${subscriptionId}`;
+
+/** The signing secrets of `row` at `now`, opened: for the signature of one message, never kept. */
+export function openSigningSecrets(row: Pick<SubscriptionRow, 'id' | 'secrets'>, now: number, ring: KeyRing): string[] {
+  return signingSecrets(row, now).map((s) => (s.sealed !== undefined ? ring.open(s.sealed, sealContext(row.id)) : s.secret!));
+}
+
+/** One stored secret sealed under the ring's primary key (a clear one from before, or one under an older key). */
+function resealed(subscriptionId: string, stored: StoredSecret, ring: KeyRing): StoredSecret {
+  const secret = stored.sealed !== undefined ? ring.open(stored.sealed, sealContext(subscriptionId)) : stored.secret!;
+  return { sealed: ring.seal(secret, sealContext(subscriptionId)), createdAt: stored.createdAt, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}) };
+}
+
+const needsResealing = (stored: StoredSecret, primary: string) => stored.sealed === undefined || KeyRing.keyOf(stored.sealed) !== primary;
+
+/**
+ * Seals every stored secret that is in clear (from before sealing) or under a key other than the
+ * ring's primary, one subscription per transaction (its row locked, read again inside): safe while
+ * the broker runs, and idempotent (a second run finds nothing to do). Deleted subscriptions too:
+ * their rows keep their secrets. Expired secrets are dropped on the way. Answers the counts.
+ */
+export async function resealSecrets(db: Db, ring: KeyRing, options: { batch?: number } = {}): Promise<{ subscriptions: number; resealed: number; checked: number; unopened: number }> {
+  const primary = ring.primary;
+  let after = '00000000-0000-0000-0000-000000000000';
+  let subscriptions = 0;
+  let resealedCount = 0;
+  let checked = 0;
+  // Rows sealed under a key this ring does not hold (a replica with another key file): left as they are.
+  let unopened = 0;
+  for (;;) {
+    const { rows } = await db.query<{ id: string; secrets: StoredSecret[] }>('select id, secrets from webhook_subscriptions where id > $1 order by id limit $2', [after, options.batch ?? 200]);
+    if (rows.length === 0) break;
+    for (const candidate of rows) {
+      checked++;
+      after = candidate.id;
+      if (!candidate.secrets.some((s) => needsResealing(s, primary))) continue;
+      const count = await db.transaction(async (tx): Promise<number | 'unopened'> => {
+        const { rows: locked } = await tx.query<{ secrets: StoredSecret[] }>('select secrets from webhook_subscriptions where id = $1 for update', [candidate.id]);
+        const stored = locked[0]?.secrets;
+        if (!stored || !stored.some((s) => needsResealing(s, primary))) return 0;
+        const now = Date.now();
+        const kept = stored.filter((s, i) => i === 0 || (s.expiresAt !== undefined && Date.parse(s.expiresAt) > now));
+        let next: StoredSecret[];
+        try {
+          next = kept.map((s) => (needsResealing(s, primary) ? resealed(candidate.id, s, ring) : s));
+        } catch (err) {
+          if (err instanceof SecretsError) return 'unopened';
+          throw err;
+        }
+        // Not a change of the subscription as its organization sees it: no new version, no event.
+        await tx.query('update webhook_subscriptions set secrets = $2 where id = $1', [candidate.id, JSON.stringify(next)]);
+        return stored.filter((s) => needsResealing(s, primary)).length;
+      });
+      if (count === 'unopened') unopened++;
+      else if (count > 0) {
+        subscriptions++;
+        resealedCount += count;
+      }
+    }
+  }
+  return { subscriptions, resealed: resealedCount, checked, unopened };
 }
 
 export interface SubscriptionRow {
@@ -95,13 +164,14 @@ export interface NewSubscription {
  * receives the events emitted from its creation on (and those of transactions running at that
  * moment), none from before.
  */
-export async function insertSubscription(db: Queryable, input: NewSubscription): Promise<{ row: SubscriptionRow; secret: string }> {
+export async function insertSubscription(db: Queryable, input: NewSubscription, ring: KeyRing): Promise<{ row: SubscriptionRow; secret: string }> {
   const secret = newSecret();
+  const id = uuid7();
   const now = new Date().toISOString();
   const { rows } = await db.query<SubscriptionRow>(
     `insert into webhook_subscriptions (id, organization_id, client_id, url, event_types, description, active, secrets, version, cursor_tx, cursor_seq, created_at, updated_at)
      values ($1, $2, $3, $4, $5, $6, $7, $8, 1, pg_snapshot_xmin(pg_current_snapshot()), 0, $9, $9) returning *`,
-    [uuid7(), input.organizationId, input.clientId, input.url, input.eventTypes, input.description ?? null, input.active, JSON.stringify([{ secret, createdAt: now }]), now],
+    [id, input.organizationId, input.clientId, input.url, input.eventTypes, input.description ?? null, input.active, JSON.stringify([{ sealed: ring.seal(secret, sealContext(id)), createdAt: now }]), now],
   );
   return { row: rows[0], secret };
 }
@@ -143,7 +213,7 @@ export async function deleteSubscription(db: Queryable, id: string, expectedVers
 }
 
 /** A new secret signs from now on; the previous one beside it for `overlapSeconds`. */
-export async function rotateSecret(db: Db, id: string, overlapSeconds: number): Promise<{ row: SubscriptionRow; secret: string } | undefined> {
+export async function rotateSecret(db: Db, id: string, overlapSeconds: number, ring: KeyRing): Promise<{ row: SubscriptionRow; secret: string } | undefined> {
   const secret = newSecret();
   const now = Date.now();
   return db.transaction(async (tx) => {
@@ -151,8 +221,8 @@ export async function rotateSecret(db: Db, id: string, overlapSeconds: number): 
     const row = rows[0];
     if (!row) return undefined;
     const previous = signingSecrets(row, now)[0];
-    const secrets: StoredSecret[] = [{ secret, createdAt: new Date(now).toISOString() }];
-    if (previous && overlapSeconds > 0) secrets.push({ ...previous, expiresAt: new Date(now + overlapSeconds * 1000).toISOString() });
+    const secrets: StoredSecret[] = [{ sealed: ring.seal(secret, sealContext(id)), createdAt: new Date(now).toISOString() }];
+    if (previous && overlapSeconds > 0) secrets.push({ ...resealed(id, previous, ring), expiresAt: new Date(now + overlapSeconds * 1000).toISOString() });
     const updated = await tx.query<SubscriptionRow>('update webhook_subscriptions set secrets = $2, version = version + 1, updated_at = $3 where id = $1 returning *', [
       id,
       JSON.stringify(secrets),

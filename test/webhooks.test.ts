@@ -2,8 +2,13 @@
 // receivers on 127.0.0.1 (allow-listed by the test stack, certificates of a test authority),
 // target names resolved by the tests' DNS server (test/dns-server.ts), signatures checked with the
 // standardwebhooks package's own verifier.
+import { keyRingOf } from '../core/secrets';
 import { Webhook } from 'standardwebhooks';
-import { activeRelationship, Connector, expectProblem, freshOrgs, postgresOnly, sleep, testEnv, type Reply } from './helpers';
+import { activeRelationship, Connector, db, expectProblem, freshOrgs, postgresOnly, sleep, testEnv, type Reply } from './helpers';
+import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { KeyRing } from '../core/secrets';
+import { resealSecrets } from '../read-model/webhook-subscriptions';
 import { createWebhookDelivery } from '../delivery/webhook-pump';
 import { loadConfig } from '../core/config';
 import { openDb } from '../core/db';
@@ -196,7 +201,7 @@ describe('delivery', () => {
     const config = loadConfig({ ...testEnv().brokerEnv, DATA_DIR: testEnv().dataDir });
     const db = await openDb({ databaseUrl: testEnv().databaseUrl, dataDir: testEnv().dataDir, poolSize: 4 });
     const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored');
-    const others = [1, 2].map(() => createWebhookDelivery(db, { webhooks: config.webhooks, registry, eventSource: 'https://test/events', schemaBase: config.schemaBase }));
+    const others = [1, 2].map(() => createWebhookDelivery(db, { webhooks: config.webhooks, registry, eventSource: 'https://test/events', schemaBase: config.schemaBase, secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring }));
     let stop = false;
     const hammering = others.map(async (delivery) => {
       while (!stop) {
@@ -362,6 +367,130 @@ describe('delivery', () => {
     await sleep(1000);
     expect(at(path).filter((r) => eventOf(r).data?.id === offer.id)).toEqual([]);
   });
+});
+
+// Signing secrets at rest (core/secrets.ts; docs/decisions.md, "Secrets at rest"): sealed under the
+// key ring of SECRETS_KEY_FILE (the test stack mounts one beside the data folder), a new key
+// sealing from the moment it is in the file, the old ones still opening, every stored secret
+// sealed again under the newest by resealSecrets (npm run secrets:rotate), after which the old key
+// leaves the file; receivers verify throughout with the secret they were given.
+describe('secrets at rest', () => {
+  const keyFile = () => testEnv().brokerEnv.SECRETS_KEY_FILE;
+  let touched = Date.now() + 10_000;
+  /** Rewrites the key file (a new modification time each time, however fast the test). */
+  const writeKeys = (change: (json: { primary?: string; keys: Array<{ id: string; key: string }> }) => void) => {
+    const json = JSON.parse(readFileSync(keyFile(), 'utf8'));
+    change(json);
+    writeFileSync(keyFile(), JSON.stringify(json, null, 2));
+    touched += 1000;
+    utimesSync(keyFile(), new Date(), new Date(touched));
+  };
+  const sealedKeysOf = async (id: string): Promise<Array<string | undefined>> => {
+    const { rows } = await db().query<{ secrets: Array<{ sealed?: string }> }>('select secrets from webhook_subscriptions where id = $1', [id]);
+    return rows[0].secrets.map((s) => (s.sealed ? KeyRing.keyOf(s.sealed) : undefined));
+  };
+  /** One offer published by `a`, and its delivery to each path verified with that path's secret. */
+  async function deliveredSigned(a: Connector, subscriptions: Array<{ path: string; secret: string }>): Promise<void> {
+    const offer = await publishedOffer(a);
+    for (const { path, secret } of subscriptions) {
+      const delivered = await until(`the offer at ${path}`, () => at(path).find((r) => eventOf(r).data?.id === offer.id));
+      expect(new Webhook(secret).verify(delivered.body, headersOf(delivered))).toEqual(eventOf(delivered));
+    }
+  }
+
+  postgresOnly('the secret is sealed in its row and in the stored idempotent answer, never in an event; a replay still shows it', async () => {
+    const [a] = await connectors(1);
+    const key = `create-${randomBytes(6).toString('hex')}`;
+    const path = `/hook-${process.pid}-sealed`;
+    const created = await a.post('/webhook-subscriptions', { url: receiver.url(path), eventTypes: ['pcx.capacity-offer.*'] }, { 'idempotency-key': key });
+    expect(created.status).toBe(201);
+    const { id, secret } = created.body;
+    const material = secret.slice('whsec_'.length);
+    const { rows } = await db().query<{ secrets: string }>('select secrets::text as secrets from webhook_subscriptions where id = $1', [id]);
+    expect(rows[0].secrets).toMatch(/pcx-sealed:v1:/);
+    expect(rows[0].secrets).not.toContain(material);
+    const stored = await db().query<{ body: string }>('select response_body::text as body from idempotency_keys where key = $1', [key]);
+    expect(stored.rows[0].body).toMatch(/pcx-sealed:v1:/);
+    expect(stored.rows[0].body).not.toContain(material);
+    const replay = await a.post('/webhook-subscriptions', { url: receiver.url(path), eventTypes: ['pcx.capacity-offer.*'] }, { 'idempotency-key': key });
+    expect(replay.status).toBe(201);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.body.secret).toBe(secret);
+
+    const rotated = await a.post(`/webhook-subscriptions/${id}/rotate-secret`, { overlapSeconds: 3600 }, { 'idempotency-key': `rotate-${key}` });
+    expect(rotated.status).toBe(200);
+    const fresh = rotated.body.secret as string;
+    await deliveredSigned(a, [{ path, secret }, { path, secret: fresh }]);
+    // Nowhere in the read model in clear: not the subscription, not an answer kept, not an event.
+    for (const s of [material, fresh.slice('whsec_'.length)]) {
+      const found = await db().query<{ n: number }>(
+        `select (select count(*) from webhook_subscriptions where secrets::text like '%' || $1 || '%')
+              + (select count(*) from idempotency_keys where response_body::text like '%' || $1 || '%')
+              + (select count(*) from events where cloudevent::text like '%' || $1 || '%') as n`,
+        [s],
+      );
+      expect(Number(found.rows[0].n)).toBe(0);
+    }
+  });
+
+  postgresOnly('a secret stored in clear before sealing signs as before and is sealed by the next re-sealing', async () => {
+    const [a] = await connectors(1);
+    const { id, path } = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    // The row as a broker before this change wrote it.
+    const legacy = `whsec_${randomBytes(32).toString('base64')}`;
+    await db().query('update webhook_subscriptions set secrets = $2 where id = $1', [id, JSON.stringify([{ secret: legacy, createdAt: new Date().toISOString() }])]);
+    await deliveredSigned(a, [{ path, secret: legacy }]);
+    const config = loadConfig({ ...testEnv().brokerEnv, DATA_DIR: testEnv().dataDir });
+    const pool = await openDb({ databaseUrl: testEnv().databaseUrl, dataDir: testEnv().dataDir, poolSize: 2 });
+    try {
+      const ring = keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring;
+      const done = await resealSecrets(pool, ring);
+      expect(done.resealed).toBeGreaterThanOrEqual(1);
+      expect(await sealedKeysOf(id)).toEqual([ring.primary]);
+      // Idempotent: nothing left to do.
+      expect((await resealSecrets(pool, ring)).resealed).toBe(0);
+    } finally {
+      await pool.close();
+    }
+    const { rows } = await db().query<{ secrets: string }>('select secrets::text as secrets from webhook_subscriptions where id = $1', [id]);
+    expect(rows[0].secrets).not.toContain(legacy.slice('whsec_'.length));
+    await deliveredSigned(a, [{ path, secret: legacy }]);
+  });
+
+  test('a key added to the ring seals from then on, the old one still opens; re-sealed, the old key leaves the ring; deliveries stay signed', async () => {
+    const [a] = await connectors(1);
+    const before = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    const oldKey = JSON.parse(readFileSync(keyFile(), 'utf8')).keys.at(-1).id as string;
+    const newKey = `test-${randomBytes(4).toString('hex')}`;
+    writeKeys((json) => {
+      delete json.primary;
+      json.keys.push({ id: newKey, key: randomBytes(32).toString('base64') });
+    });
+    // The broker looks at the file again at most every 5 s (core/secrets.ts, KeyRing).
+    await sleep(5_500);
+    const after = await subscribe(a, { eventTypes: ['pcx.capacity-offer.*'] });
+    await deliveredSigned(a, [before, after]);
+    if (testEnv().engine !== 'postgres') return; // PGlite: the broker owns its database and re-seals at its next start.
+    expect(await sealedKeysOf(before.id)).toEqual([oldKey]);
+    expect(await sealedKeysOf(after.id)).toEqual([newKey]);
+    // npm run secrets:rotate, while the broker runs.
+    const config = loadConfig({ ...testEnv().brokerEnv, DATA_DIR: testEnv().dataDir });
+    const pool = await openDb({ databaseUrl: testEnv().databaseUrl, dataDir: testEnv().dataDir, poolSize: 2 });
+    try {
+      const done = await resealSecrets(pool, keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring);
+      expect(done.unopened).toBe(0);
+    } finally {
+      await pool.close();
+    }
+    expect(await sealedKeysOf(before.id)).toEqual([newKey]);
+    const { rows } = await db().query<{ n: number }>(`select count(*)::int as n from webhook_subscriptions where secrets::text like '%pcx-sealed:v1:${oldKey}:%'`);
+    expect(rows[0].n).toBe(0);
+    writeKeys((json) => {
+      json.keys = json.keys.filter((k) => k.id !== oldKey);
+    });
+    await sleep(5_500);
+    await deliveredSigned(a, [before, after]);
+  }, 60_000);
 });
 
 export type { Reply };

@@ -7,7 +7,7 @@
 // The test files that run against `npm start` as a newcomer runs it (NPM_START_FILES) share one,
 // started here when the run includes one of them; it boots while the run goes on.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -17,6 +17,7 @@ import { testCertificates } from '../tls';
 import { documents } from '../../api/app';
 import { writeGatewayWorkflowBundle } from '../../gateway/bundle';
 import { writeWorkflowBundle } from '../../workflows/bundle';
+import { newKeyFile } from '../../core/secrets';
 
 export const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -187,6 +188,11 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
   }
   const taskQueue = `pcx-test-${process.pid}-${engine}`;
   const mtlsPort = await freePort();
+  // The key ring that seals webhook secrets (core/secrets.ts), mounted outside the data folder as
+  // in production, so that every replica a test starts beside the stack's broker shares it.
+  mkdirSync(dir, { recursive: true });
+  const secretsKeyFile = join(dir, 'secrets-key.json');
+  if (!existsSync(secretsKeyFile)) writeFileSync(secretsKeyFile, newKeyFile('test-k1'), { mode: 0o600 });
   const brokerEnv = {
     TEMPORAL_ADDRESS: s.temporal.address,
     TEMPORAL_TASK_QUEUE: taskQueue,
@@ -212,6 +218,7 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     WEBHOOK_DNS_SERVERS: s.webhooks.dns.address,
     WEBHOOK_DNS_MIN_TTL_SECONDS: '1',
     LOG_LEVEL: 'info',
+    SECRETS_KEY_FILE: secretsKeyFile,
   };
   // The mutual-TLS listener (RFC 8705), its server certificate the test authority's: the stack's
   // broker only (not in brokerEnv, so that a second replica a test starts does not take its port).

@@ -16,6 +16,7 @@
 // future" see the workflows' instant. One approximation: an activity that a timer inside a skip
 // triggers sees Date at the skip's end, not at the timer's instant; when that matters, skip to
 // each instant in turn (skipTo).
+import { keyRingOf } from '../../core/secrets';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -215,6 +216,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     schemas: new SchemaRegistry(config.schemaBase),
     verifyToken: createTokenVerifier(config, signingKey),
     signingKey,
+    secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring,
     log: createLogger(config.log),
   });
 
