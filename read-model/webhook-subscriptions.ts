@@ -33,6 +33,15 @@ function resealed(subscriptionId: string, stored: StoredSecret, ring: KeyRing): 
   return { sealed: ring.seal(secret, sealContext(subscriptionId)), createdAt: stored.createdAt, ...(stored.expiresAt ? { expiresAt: stored.expiresAt } : {}) };
 }
 
+function openable<T>(open: () => T): T | undefined {
+  try {
+    return open();
+  } catch (err) {
+    if (err instanceof SecretsError) return undefined;
+    throw err;
+  }
+}
+
 const needsResealing = (stored: StoredSecret, primary: string) => stored.sealed === undefined || KeyRing.keyOf(stored.sealed) !== primary;
 
 /**
@@ -222,7 +231,11 @@ export async function rotateSecret(db: Db, id: string, overlapSeconds: number, r
     if (!row) return undefined;
     const previous = signingSecrets(row, now)[0];
     const secrets: StoredSecret[] = [{ sealed: ring.seal(secret, sealContext(id)), createdAt: new Date(now).toISOString() }];
-    if (previous && overlapSeconds > 0) secrets.push({ ...resealed(id, previous, ring), expiresAt: new Date(now + overlapSeconds * 1000).toISOString() });
+    if (previous && overlapSeconds > 0) {
+      // A previous secret sealed under a key gone from the ring signs no more anyway: the new one alone.
+      const kept = openable(() => resealed(id, previous, ring));
+      if (kept) secrets.push({ ...kept, expiresAt: new Date(now + overlapSeconds * 1000).toISOString() });
+    }
     const updated = await tx.query<SubscriptionRow>('update webhook_subscriptions set secrets = $2, version = version + 1, updated_at = $3 where id = $1 returning *', [
       id,
       JSON.stringify(secrets),
