@@ -13,6 +13,7 @@ import { createPartnersPage } from './partners.js';
 import { createDelivered } from './delivered.js';
 import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
+import { concernsSeries, createSeriesView } from './series.js';
 import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
 import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
 
@@ -130,6 +131,11 @@ async function main() {
   state.pages.refresh();
   // What the exchange delivered: for whoever may read the commitments it counts.
   if (state.scopes.has('commitments:read')) state.delivered = createDelivered({ api });
+  // Recurring trucks and loads: the organization's series, for whoever may publish (the API's read scopes).
+  if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
+    state.series = createSeriesView({ api, state, notice, onChanged: () => ((state.seriesStale = true), refresh(api)), onShow: showListing });
+    state.seriesStale = true;
+  }
   state.adapters = createAdapters({ gatewayUrl: config.gatewayUrl, getToken: () => session.token().catch(() => undefined), showProblem });
   const { map, ready } = createMap($('map'), config.mapStyleUrl);
   state.map = map;
@@ -202,10 +208,27 @@ async function refresh(api) {
     renderInbox(api);
     if (state.selected) await renderProposal(api, state.selected);
     state.delivered?.refresh();
+    // The series are read again when an event concerned them (a series' own, an occurrence's listing's).
+    if (state.seriesStale) {
+      state.seriesStale = false;
+      await state.series?.refresh();
+    }
     showProblem(null);
   } catch (err) {
     showProblem(err);
   }
+}
+
+/** A listing in the grid (an occurrence of a series): its row chosen, shown whatever the status filter hides. */
+function showListing(id) {
+  const listing = state.byId.get(id);
+  if (!listing) return;
+  if (!state.grid.shown().some((l) => l.id === id)) {
+    $('grid-status').value = 'all';
+    $('grid-text').value = '';
+  }
+  state.grid.choose(id);
+  document.querySelector(`#grid-rows tr[data-listing="${CSS.escape(id)}"] button.choose`)?.focus();
 }
 
 const ctx = () => ({ me: state.me, names: state.names, places: state.places, listings: state.byId, priceOf });
@@ -417,6 +440,15 @@ async function whyNot(api, event) {
   }
 }
 
+/** The event an SSE message carries (its data lines), or null. */
+function dataOf(block) {
+  try {
+    return JSON.parse(block.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n'));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Follows the organization's feed from now on, pushed (GET /events/stream, read with fetch: the
  * token goes in a header, which EventSource cannot send); any event refreshes the views. The
@@ -461,6 +493,7 @@ async function follow(api, session) {
           const type = /^event: ?(.*)$/m.exec(block)?.[1];
           if (type === 'event' && id) {
             state.cursor = id;
+            if (!state.seriesStale && concernsSeries(dataOf(block))) state.seriesStale = true;
             refreshSoon();
           }
         }

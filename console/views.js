@@ -26,7 +26,8 @@ export function replacePreserving(container, ...children) {
   container.replaceChildren(...children);
   for (const [id, value] of values) {
     const field = container.querySelector(`#${CSS.escape(id)}`);
-    if (field && value) field.value = value;
+    // A choice no longer offered (a date just skipped) leaves the list's first in its place.
+    if (field && value && (field.tagName !== 'SELECT' || [...field.options].some((o) => o.value === value))) field.value = value;
   }
   for (const d of container.querySelectorAll('details')) if (open.has(d.className)) d.open = true;
   if (focused) container.querySelector(`#${CSS.escape(focused)}`)?.focus();

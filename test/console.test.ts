@@ -834,4 +834,135 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(page.getByLabel('Język').inputValue()).resolves.toBe('pl');
     await screenshot(page, 'console-18-polish');
   }, 60000);
+
+  test("a carrier's planner reads its recurring truck in words with its next dates, pauses it, skips a date, is told of a stale version, and ends it; on a phone too", async () => {
+    // Alpine's TMS starts a series: Milano to Wien every Tuesday and Thursday, 08:00 to 18:00 Berlin
+    // time, each date listed a week ahead (the first dates are published at once).
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const connector = async (method: string, path: string, body?: unknown, ifMatch?: number) => {
+      const res = await fetch(`${base}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${await alpine.accessToken()}`, 'content-type': 'application/json', 'idempotency-key': crypto.randomUUID(), ...(ifMatch ? { 'if-match': `"${ifMatch}"` } : {}) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: await res.json() };
+    };
+    const first = new Date(Date.now() + 86_400_000);
+    while (![2, 4].includes(first.getUTCDay())) first.setUTCDate(first.getUTCDate() + 1);
+    const created = await connector('POST', '/listing-series', {
+      listingKind: 'capacityOffer',
+      terms: {
+        originArea: { kind: 'unlocode', code: 'ITMIL' },
+        destinationArea: { kind: 'unlocode', code: 'ATVIE' },
+        vehicleProfile: { bodyType: 'curtainsider' },
+        availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
+        visibility: { mode: 'open' },
+      },
+      recurrence: { rrule: 'FREQ=WEEKLY;BYDAY=TU,TH', timeZone: 'Europe/Berlin', startDate: first.toISOString().slice(0, 10) },
+      template: { windows: { availabilityWindow: { time: '08:00', duration: 'PT10H' } }, expiresAt: { before: 'PT2H' } },
+      horizon: 'P7D',
+    });
+    expect(created.status).toBe(201);
+    const id = created.body.id;
+    let series = created.body;
+    for (let i = 0; i < 60 && Object.keys(series.occurrences).length === 0; i++) {
+      await new Promise((r) => setTimeout(r, 500));
+      series = (await connector('GET', `/listing-series/${id}`)).body;
+    }
+    const published = Object.keys(series.occurrences).sort();
+    expect(published.length).toBeGreaterThanOrEqual(1);
+
+    const alice = await signedIn('alice', 'alice-demo');
+    const card = alice.locator(`#series article[data-series="${id}"]`);
+    await card.waitFor({ timeout: 30000 });
+    // In words: truck or load, the lane by place names, the rule, the horizon, the status; no ids.
+    await expect(card.locator('h3').textContent()).resolves.toMatch(/^Recurring truck Milano → Wien active$/);
+    await expect(card.locator('.series-what').textContent()).resolves.toBe('24 t, 33 pallets · curtainsider');
+    await expect(card.locator('.series-rule').textContent()).resolves.toMatch(/^every Tuesday and Thursday, 08:00\sAM–06:00\sPM Berlin time(, from \w{3}, \w{3} \d{1,2}, \d{4})?listed 7 days ahead$/);
+    await expect(card.textContent()).resolves.not.toMatch(new RegExp(`${id}|FREQ=|capacityOffer|undefined|NaN|\\[object`));
+    // Its next dates: the published ones with their listing's status and window in the planner's zone.
+    const dateOf = (key: string) => card.locator(`li.series-date[data-date="${key}"]`);
+    await dateOf(published[0]).locator('.state').getByText('published', { exact: true }).waitFor({ timeout: 30000 });
+    await expect(dateOf(published[0]).textContent()).resolves.toMatch(/^(Tue|Thu), \w{3} \d{1,2}, \d{4} published · \w{3} \d{1,2}, \d{2}:\d{2}\s[AP]M – \d{2}:\d{2}\s[AP]M \S+Show in the list$/);
+    await expect(card.locator('li.series-date.state-notListed').first().textContent()).resolves.toMatch(/not listed yet$/);
+    await screenshot(alice, 'console-19-series-read');
+    // "Show in the list": the occurrence's row chosen in Trucks and loads.
+    const listingId = series.occurrences[published[0]].listingId;
+    await dateOf(published[0]).getByRole('button', { name: /^Show in the list: the listing of / }).click();
+    await alice.locator(`#grid-rows tr[data-listing="${listingId}"][aria-selected="true"]`).waitFor({ timeout: 10000 });
+
+    // Paused from the console: the broker records it, the card says so.
+    await card.getByRole('button', { name: 'Pause', exact: true }).click();
+    await alice.locator('#notice').getByText('Done: Pause the recurring truck Milano → Wien.').waitFor({ timeout: 15000 });
+    await card.locator('.series-status').getByText('paused', { exact: true }).waitFor({ timeout: 15000 });
+    expect((await connector('GET', `/listing-series/${id}`)).body.status).toBe('paused');
+    await expect(card.locator('li.series-date.state-paused').first().textContent()).resolves.toMatch(/not listed while paused$/);
+    // A date skipped, with the reason, among those not listed yet.
+    const skip = card.locator('form.series-skip');
+    const key = await skip.getByLabel('Date to skip').inputValue();
+    await skip.getByLabel('Reason (optional)').fill('public holiday');
+    await skip.getByRole('button', { name: 'Skip the date' }).click();
+    await alice.locator('#notice').getByText(/^Done: Skip .* of the recurring truck Milano → Wien\.$/).waitFor({ timeout: 15000 });
+    await dateOf(key).getByText('skipped: public holiday').waitFor({ timeout: 15000 });
+    expect((await connector('GET', `/listing-series/${id}`)).body.skipped).toEqual([expect.objectContaining({ key, reason: 'public holiday' })]);
+    await screenshot(alice, 'console-20-series-paused-and-skipped');
+
+    // On a phone whose console is cut from its stream (it does not follow the feed): the card fits
+    // the screen, is usable by keyboard, and has no serious accessibility violation.
+    const watched = await watchedPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true });
+    pages.push(watched);
+    const { page: phone } = watched;
+    await phone.route('**/events/stream', (route) => route.abort());
+    await phone.goto(`${base}/console/`);
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.getByLabel('User').fill('alice');
+    await phone.getByLabel('Password').fill('alice-demo');
+    await phone.getByRole('button', { name: 'Sign in' }).click();
+    await phone.waitForURL(`${base}/console/`);
+    const phoneCard = phone.locator(`#series article[data-series="${id}"]`);
+    await phoneCard.locator('.series-status').getByText('paused', { exact: true }).waitFor({ timeout: 30000 });
+    await phoneCard.scrollIntoViewIfNeeded();
+    const wide = await phone.evaluate(() =>
+      Array.from(document.querySelectorAll('#series, #series *'))
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+        .map((e) => `${e.tagName.toLowerCase()}.${String(e.className).split(' ')[0]} ${Math.round(e.getBoundingClientRect().right)}`)
+        .concat(document.documentElement.scrollWidth > window.innerWidth + 1 ? [`page ${document.documentElement.scrollWidth} px wide`] : []),
+    );
+    expect(wide).toEqual([]);
+    await screenshot(phone, 'console-21-series-phone');
+    const axe = await new AxeBuilder({ page: phone as any }).include('#series').analyze();
+    expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+
+    // The TMS resumes the series: Alice's console (live) shows it at once; the phone's still shows it
+    // paused, and its Resume (by keyboard) meets a version that moved on (409): read again, said so.
+    const current = (await connector('GET', `/listing-series/${id}`)).body;
+    expect((await connector('POST', `/listing-series/${id}/resume`, {}, current.resourceVersion)).status).toBe(200);
+    await card.locator('.series-status').getByText('active', { exact: true }).waitFor({ timeout: 30000 });
+    const resume = phoneCard.getByRole('button', { name: 'Resume', exact: true });
+    await resume.focus();
+    await phone.keyboard.press('Shift+Tab');
+    await phone.keyboard.press('Tab');
+    await expect(resume.evaluate((node) => node === document.activeElement)).resolves.toBe(true);
+    await phone.keyboard.press('Enter');
+    await phoneCard.locator('[role="alert"]').getByText(/^The series changed meanwhile and is shown as it is now: check it and try again\. .+/).waitFor({ timeout: 15000 });
+    await phoneCard.locator('.series-status').getByText('active', { exact: true }).waitFor({ timeout: 15000 });
+    await expect(phone.evaluate(() => document.documentElement.scrollWidth)).resolves.toBeLessThanOrEqual(391);
+    await screenshot(phone, 'console-22-series-phone-stale-version');
+    // Live again: the TMS pauses it; Alice's console shows it without a click.
+    const again = (await connector('GET', `/listing-series/${id}`)).body;
+    expect((await connector('POST', `/listing-series/${id}/pause`, {}, again.resourceVersion)).status).toBe(200);
+    await card.locator('.series-status').getByText('paused', { exact: true }).waitFor({ timeout: 30000 });
+
+    // Ended from the console with a reason: its listings not yet begun are withdrawn.
+    const end = card.locator('form.series-end');
+    await end.getByLabel('Reason to end').fill('lane dropped');
+    await end.getByRole('button', { name: 'End the series' }).click();
+    await alice.locator('#notice').getByText('Done: End the recurring truck Milano → Wien.').waitFor({ timeout: 15000 });
+    await card.locator('.series-rule').getByText(/ended on .*: lane dropped/).waitFor({ timeout: 15000 });
+    await dateOf(published[0]).locator('.state').getByText('withdrawn', { exact: true }).waitFor({ timeout: 30000 });
+    // Nothing left to act on: its other dates withdrawn too (no "Show in the list"), no commands.
+    await card.getByRole('button').first().waitFor({ state: 'detached', timeout: 30000 });
+    expect((await connector('GET', `/listing-series/${id}`)).body).toMatchObject({ status: 'ended', ending: { reason: 'lane dropped' } });
+    await screenshot(alice, 'console-23-series-ended');
+  }, 180000);
 });
