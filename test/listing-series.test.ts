@@ -203,6 +203,28 @@ test('a revision changes the dates not yet published; a skipped date is never pu
   expect(types).toEqual(['pcx.listing-series.created.v1', 'pcx.listing-series.revised.v1', 'pcx.listing-series.revised.v1', 'pcx.listing-series.ended.v1']);
 });
 
+test('a series ended while its horizon is still being published leaves none of those listings published', async () => {
+  // Found by the console test: the end withdrew what the read model had, while the publish flow
+  // went on to publish the rest after it.
+  const [owner] = await connectors(1);
+  const created = (await owner.post('/listing-series', offerSeries({ recurrence: { rrule: 'FREQ=DAILY;COUNT=30', timeZone: 'Europe/Berlin', startDate: dateIn(1) }, horizon: 'P30D' }))).body;
+  // Ended the moment its occurrences are recorded, before their listings are all there.
+  const recorded = await until('occurrences recorded', async () => {
+    const s = (await owner.get(`/listing-series/${created.id}`)).body;
+    return Object.keys(s.occurrences ?? {}).length ? s : undefined;
+  });
+  const listed = async () => (await owner.get(`/capacity-offers?series=${created.id}&limit=100`)).body.items as any[] | undefined;
+  expect((await listed())?.length).toBeLessThan(30);
+  const ended = await owner.command(`/listing-series/${created.id}/end`, recorded.resourceVersion, { reason: 'lane dropped' });
+  expect(ended.status).toBe(200);
+  const items = await until('every occurrence listed and withdrawn', async () => {
+    await sleep(1000); // a connector's rate: 100 requests a minute
+    const all = await listed();
+    return all && all.length === Object.keys(recorded.occurrences).length && all.every((l) => l.status === 'withdrawn') ? all : undefined;
+  }, 90_000);
+  expect(items.map((l) => l.withdrawal?.reasonCode ?? l.withdrawal)).toEqual(items.map(() => expect.stringMatching(/^SERIES_ENDED$/)));
+}, 120_000);
+
 test('a paused series publishes nothing until it resumes', async () => {
   const [owner] = await connectors(1);
   // Starts in five days: nothing is due yet under a three-day horizon.

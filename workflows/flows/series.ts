@@ -67,13 +67,23 @@ export async function withdrawOccurrencesFlow(input: WithdrawOccurrencesInput): 
       // when the listing moved on meanwhile (its proposals), a few times at most. One with anything
       // committed (an offer with a committed allocation, a matched request) never changes, and
       // the listing's own rules refuse what has ended already.
-      for (let attempt = 0; attempt < WITHDRAW_ATTEMPTS; attempt++) {
+      for (let attempt = 0, waits = 0, waited = 0; attempt < WITHDRAW_ATTEMPTS; ) {
         const standing = await listingStanding(input.kind, o.listingId);
+        // Not there yet: the series recorded it as published, so its publish flow is still on its
+        // way (a series ended just after resuming). Waited for, else that flow would publish it
+        // after the end; one whose flow gave up before creating it is never there.
+        if (!standing && waited < CREATE_WAIT_MS) {
+          const pause = Math.min(STALE_PAUSE_MS * 2 ** waits++, 30000);
+          await sleep(pause);
+          waited += pause;
+          continue;
+        }
         if (!standing || standing.committed) return;
         const [outcome] = await inOrder([step(resource, o.listingId, 'withdraw', { reason: input.reason, reasonCode: input.reasonCode }, { step: `withdraw-${o.key}-${attempt}`, actor: input.actor, expectedVersion: standing.resourceVersion })]);
         if (outcome?.ok) withdrawn++;
         if (outcome?.ok || outcome?.refusal.code !== 'STALE_RESOURCE_VERSION') return;
-        await sleep(STALE_PAUSE_MS * (attempt + 1));
+        attempt++;
+        await sleep(STALE_PAUSE_MS * attempt);
       }
     });
     if (!sent) unreached.push(o.listingId);
@@ -86,3 +96,5 @@ export async function withdrawOccurrencesFlow(input: WithdrawOccurrencesInput): 
 const STALE_PAUSE_MS = 500;
 /** A listing busy with proposals moves on between two attempts; after this many it is left to lapse. */
 const WITHDRAW_ATTEMPTS = 5;
+/** How long an occurrence's listing is waited for: a publish flow's step gives up within 5 minutes (FLOW_ACTIVITIES). */
+const CREATE_WAIT_MS = 5 * 60 * 1000;
