@@ -11,7 +11,7 @@ import { loadRegistry } from './core/registry';
 import { importSeed } from './core/seed';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadSigningKey } from './core/auth';
-import { connectTemporal, ensureSearchAttributes } from './core/temporal';
+import { connectTemporal, ensureSearchAttributes, startRetention } from './core/temporal';
 import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
 import { createServer as createHttpsServer } from 'node:https';
@@ -71,6 +71,11 @@ export async function startBroker(config: Config) {
       idlePumpSeconds: config.webhooks.idlePumpSeconds,
       log,
     });
+    // The retention purge's clock (workflows/retention.ts): started once, poked at every start so
+    // that a changed policies file is applied at once.
+    startRetention(new Client({ connection, namespace: config.temporal.namespace }), config.temporal.taskQueue).catch((err) =>
+      log.warn({ error: String(err) }, 'the retention workflow could not be started; tried again at the next start'),
+    );
     // A process whose worker died must not keep serving as if it could complete commands.
     workerRun.catch((err) => {
       log.error({ error: String(err) }, 'worker stopped');

@@ -2,7 +2,7 @@
 import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type ActivityInterceptorsFactory, type WorkflowBundleOption } from '@temporalio/worker';
 import { activityDuration, activityFailures, flowDuration } from './core/metrics';
-import type { Config } from './core/config';
+import { eventSource, type Config } from './core/config';
 import type { Db } from './core/db';
 import { createActivities } from './activities';
 import { Entities } from './core/entities';
@@ -56,6 +56,7 @@ export async function createWorker(
         eventSource: eventSource(config),
         matching: config.matching,
         webhooks,
+        retention: config.retention,
       },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) })),
     ),
@@ -112,6 +113,4 @@ const heartbeatWhileRunning: ActivityInterceptorsFactory = (ctx) => ({
   },
 });
 
-export function eventSource(config: Config): string {
-  return `${config.publicBaseUrl}/events`;
-}
+export { eventSource };

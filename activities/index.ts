@@ -11,12 +11,16 @@ import { createProjectionActivities, ProjectionSettings } from './projection';
 import { createTransportActivities } from './transport';
 import { createReferenceActivities } from './execution-reference';
 import { createWebhookActivities } from './webhooks';
+import { createRetentionActivities } from './retention';
+import type { RetentionPolicies } from '../domain/retention';
 import type { WebhookDelivery } from '../delivery/webhook-pump';
 
 export interface ActivitySettings extends ProjectionSettings {
   matching?: MatchingSettings;
   /** The webhook pump the workflow path's activity runs; without it (tests of other activities) the activity refuses to run. */
   webhooks?: WebhookDelivery;
+  /** The retention policies the purge applies (core/retention-policies.ts); without them it purges nothing. */
+  retention?: RetentionPolicies;
 }
 
 /** @param entities where the broker creates resources (proposals) and sends flows' commands. */
@@ -35,6 +39,7 @@ export function createActivities(db: Db, settings: ActivitySettings, entities: E
     ...createMatchingActivities(db, settings.matching),
     ...createTransportActivities(db),
     ...createReferenceActivities(db),
+    purgeDue: createRetentionActivities(db, entities, settings).purgeDue,
     ...(settings.webhooks
       ? createWebhookActivities(settings.webhooks)
       : {

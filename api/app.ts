@@ -22,6 +22,7 @@ import { connectors } from './connectors';
 import { organizations } from './organizations';
 import { partners } from './partners';
 import { reports } from './reports';
+import { purgedRecords, retentionPolicies } from './retention';
 import { users } from './users';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
@@ -48,6 +49,7 @@ const ROUTERS = mountedAt(
   { partnerRelationships, capacityOffers, loadRequests, listingSeries, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
   { organizations, connectors, users, partners, reports },
+  { retentionPolicies, purgedRecords },
 );
 
 function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {

@@ -39,6 +39,8 @@ import { etagOf, notFound, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { getRoute, listRoute, participantAccess } from './resource-routes';
 import { viewOf } from '../domain/views';
+import { createRetentionActivities } from '../activities/retention';
+import { eventSource } from '../core/config';
 
 
 const resource = executionHandover;
@@ -269,3 +271,45 @@ async function acknowledge(c: Ctx, id: string, payload: AcknowledgementPayload, 
   }
   throw new Problem('STALE_RESOURCE_VERSION', 'the handover kept changing while the acknowledgement was decided; retry', {}, { 'retry-after': '1' });
 }
+
+// Personal data erasure before the retention policy's period (issue 34 part 4; docs/retention.md):
+// the contact persons of a final handover go from the read model, its events and Temporal's
+// histories; the package digest stays as computed over the package as delivered.
+operation(executionHandovers, {
+  method: 'POST', path: '/:id/contact-erasures', access: participantAccess<ExecutionHandover>(resource, 'handovers:read', { anyScope: ['handovers:write', 'handovers:acknowledge'], operator: true }),
+  body: 'PurgedRecordContactErasureRequest', answers: [200],
+  returns: 'ExecutionHandover',
+  doc: {
+    id: 'eraseExecutionHandoverContacts',
+    summary: "Erase the contact persons of an execution handover",
+    description:
+      "On a person's request, before the retention policy's personal data period ends: the contact persons " +
+      "(name, phone, email) of the handover's package and of its stops are removed from the handover, from " +
+      "the data of its events and from the broker's workflow histories. The handover records " +
+      '`contactsErased` (when, why, the pointers of what went), gets a new resourceVersion and emits ' +
+      '`pcx.execution-handover.contacts-erased.v1` to both organizations. Its `packageDigest` stays, ' +
+      'computed over the package as delivered: the parties that received it can still prove what they ' +
+      'received; the broker no longer can. Only a final handover (imported, linked, rejected): while ' +
+      'it is offered or quarantined its executing system still needs them (422 `INVALID_STATE_TRANSITION`). ' +
+      'A second erasure changes nothing and answers 200. Either organization of the handover ' +
+      '(`handovers:write` or `handovers:acknowledge`) or a protocol operator.',
+    responses: {
+      '200': 'The handover without its contact persons, and its ETag.',
+      '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
+      '404': true,
+      '422': '`INVALID_STATE_TRANSITION` (the handover is not final yet).',
+    },
+  },
+}, async ({ c, resource: doc, principal, body }) => {
+  const { db, entities, config } = c.get('services');
+  const { reason } = body as { reason: string };
+  const by = { organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) };
+  const outcome = await createRetentionActivities(db, entities, { schemaBase: config.schemaBase, eventSource: eventSource(config), retention: config.retention })
+    .eraseHandoverContacts({ handoverId: doc.id, reason, now: new Date().toISOString(), by });
+  if (!outcome.erased && outcome.reason === 'missing') throw notFound();
+  if (!outcome.erased && outcome.reason === 'notFinal') {
+    throw new Problem('INVALID_STATE_TRANSITION', `the handover is ${outcome.status}: its contact persons can be erased once it is imported, linked or rejected`, { currentState: outcome.status });
+  }
+  const snapshot = (outcome.doc ?? (await loadDocument<ExecutionHandover>(db, resource, doc.id))) as ExecutionHandover;
+  return c.json(viewOf(resource, snapshot, principal) as object, 200, { etag: etagOf(snapshot.resourceVersion) });
+});

@@ -30,6 +30,8 @@ import { user as userResource } from '../domain/user';
 import { relationshipInForce, type RelationshipInForce } from '../read-model/partner-relationship';
 import type { AppEnv, Principal, Services } from './context';
 import { notFound, type Ctx } from './http';
+import { purgedRecordFor } from '../read-model/purged-records';
+import { isUuid } from '../domain/ids';
 import { clientCertificate } from './client-certificate';
 import { certificateThumbprint } from '../core/certificate-binding';
 
@@ -198,6 +200,21 @@ export function requireScope(principal: Principal, scope: string) {
   if (!principal.scopes.has(scope)) throw new Problem('INSUFFICIENT_SCOPE', `this operation needs the scope ${scope}`, { requiredScope: scope });
 }
 
+/**
+ * A record the caller could read that the retention purge removed: 410 RECORD_PURGED naming its
+ * tombstone (api/retention.ts); anything else, or for anyone else: 404.
+ */
+async function purgedOrNotFound(c: Ctx, principal: Principal): Promise<Problem> {
+  const id = c.req.param('id');
+  if (!id || !isUuid(id)) return notFound();
+  const tombstone = await purgedRecordFor(c.get('services').db, id, principal);
+  if (!tombstone) return notFound();
+  return new Problem('RECORD_PURGED', `the ${tombstone.resourceKind} was purged on ${tombstone.purgedAt}, ${tombstone.period} after it became ${tombstone.finalStatus} (retention policy ${tombstone.retentionPolicyRef})`, {
+    purgedAt: tombstone.purgedAt,
+    tombstone: `/purged-records/${tombstone.id}`,
+  });
+}
+
 export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Access<R>> {
   const principal = c.get('principal');
   for (const scope of typeof policy.scope === 'string' ? [policy.scope] : policy.scope) requireScope(principal, scope);
@@ -207,7 +224,7 @@ export async function authorize<R>(c: Ctx, policy: AccessPolicy<R>): Promise<Acc
   if (!policy.load || !policy.role) return { principal, resource: undefined as R };
   // Gate 4.
   const resource = await policy.load(c);
-  if (resource === undefined) throw notFound();
+  if (resource === undefined) throw await purgedOrNotFound(c, principal);
   const role = policy.role(resource, principal);
   if (role === 'none') throw notFound();
   if (role !== 'partner') return { principal, resource };

@@ -28,6 +28,7 @@ function context(c: Ctx, r: { requestingOrganizationId: string; acceptingOrganiz
     requestingGrantedScopes: registry.grantedScopes(r.requestingOrganizationId),
     acceptingGrantedScopes: registry.grantedScopes(r.acceptingOrganizationId),
     acceptingOrganizationKnown: registry.organization(r.acceptingOrganizationId) !== undefined,
+    retentionPolicies: Object.keys(c.get('services').config.retention.policies),
   };
 }
 

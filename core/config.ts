@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import { parseKeyFile } from './secrets';
+import { parseRetentionPolicies, type RetentionPolicies } from '../domain/retention';
 
 export interface Config {
   mode: 'development' | 'production';
@@ -66,6 +67,8 @@ export interface Config {
   /** seedRecords: import the organizations file as records at start (core/seed.ts; REGISTRY_SEED, on by default). */
   registry: { organizationsFile: string; connectorsFile: string; usersFile: string | undefined; environment: string; seedRecords: boolean };
   schemaBase: string;
+  /** The retention policies (RETENTION_POLICIES_FILE, default config/retention-policies.json; domain/retention.ts). */
+  retention: RetentionPolicies;
   /** The planner console (api/console.ts): an external map style in place of the shipped basemap. */
   /** The console's external map style, and the adapter gateway whose quarantine it shows (CONSOLE_GATEWAY_URL). */
   console: { mapStyleUrl: string | undefined; gatewayUrl: string | undefined };
@@ -208,6 +211,22 @@ class EnvReader {
   }
 }
 
+function retentionOf(r: EnvReader): RetentionPolicies {
+  const path = resolve(r.str('RETENTION_POLICIES_FILE', 'config/retention-policies.json'));
+  const fallback: RetentionPolicies = { default: 'none', policies: {} };
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    return r.problem(`RETENTION_POLICIES_FILE=${JSON.stringify(path)} cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, fallback);
+  }
+  try {
+    return parseRetentionPolicies(JSON.parse(text));
+  } catch (err) {
+    return r.problem(`RETENTION_POLICIES_FILE=${JSON.stringify(path)}: ${(err as Error).message}`, fallback);
+  }
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const r = new EnvReader(env);
   const mode = r.oneOf('PCX_MODE', 'development', ['development', 'production'] as const);
@@ -236,6 +255,7 @@ export function loadConfig(env: Env = process.env): Config {
       seedRecords: r.bool('REGISTRY_SEED', true),
     },
     schemaBase: r.url('SCHEMA_BASE', `${publicBaseUrl}/schemas`),
+    retention: retentionOf(r),
     console: {
       mapStyleUrl: r.given('CONSOLE_MAP_STYLE_URL') === undefined ? undefined : r.url('CONSOLE_MAP_STYLE_URL', ''),
       gatewayUrl: r.given('CONSOLE_GATEWAY_URL') === undefined ? undefined : r.url('CONSOLE_GATEWAY_URL', ''),
@@ -514,4 +534,9 @@ export function loadConfigOrExit(env: Env = process.env): Config {
     }
     throw err;
   }
+}
+
+/** The `source` of the broker's CloudEvents: its feed's URL. */
+export function eventSource(config: Pick<Config, 'publicBaseUrl'>): string {
+  return `${config.publicBaseUrl}/events`;
 }

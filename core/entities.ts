@@ -265,6 +265,45 @@ export class Entities {
     }
   }
 
+  /**
+   * Deletes every closed run of a workflow id (its histories), for the retention purge and personal
+   * data erasure (activities/retention.ts). A running run is never deleted: the answer says how many
+   * went and whether one still runs. The runs are found through visibility; a server without it
+   * (the time-skipping test server) has its current run deleted only.
+   */
+  async deleteHistories(workflowId: string): Promise<{ deleted: number; running: boolean }> {
+    const runs: Array<{ runId: string; running: boolean }> = [];
+    try {
+      for await (const run of this.client.workflow.list({ query: `WorkflowId = '${workflowId.replace(/'/g, "\\'")}'` })) runs.push({ runId: run.runId, running: run.status.name === 'RUNNING' });
+    } catch {
+      runs.length = 0;
+    }
+    if (runs.length === 0) {
+      try {
+        const d = await this.client.workflow.getHandle(workflowId).describe();
+        runs.push({ runId: d.runId, running: d.status.name === 'RUNNING' });
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return { deleted: 0, running: false };
+        throw err;
+      }
+    }
+    let deleted = 0;
+    for (const run of runs.filter((r) => !r.running)) {
+      try {
+        await this.client.workflowService.deleteWorkflowExecution({ namespace: this.client.options.namespace, workflowExecution: { workflowId, runId: run.runId } });
+        deleted++;
+      } catch (err) {
+        const code = (err as { code?: number }).code;
+        // Gone already (a retried purge): as good as deleted.
+        if (code === 5) continue;
+        // A server that cannot delete (the time-skipping test server): nothing more to do here.
+        if (code === 12) return { deleted, running: false };
+        throw err;
+      }
+    }
+    return { deleted, running: runs.some((r) => r.running) };
+  }
+
   async startFlow(workflowType: string, workflowId: string, input: unknown, options: { taskQueue?: string; executionTimeoutMs?: number } = {}): Promise<void> {
     try {
       await this.client.workflow.start(workflowType, {

@@ -1,6 +1,7 @@
 // Temporal connection and the search attributes operators use to find a resource's workflow.
 import { readFileSync } from 'node:fs';
-import { Connection, type TLSConfig } from '@temporalio/client';
+import { Connection, type Client, type TLSConfig } from '@temporalio/client';
+import { RETENTION_POKE, RETENTION_WORKFLOW_ID } from '../domain/retention';
 import type { Config } from './config';
 
 /** Keyword search attributes set by every entity workflow (workflows/entity.ts). */
@@ -60,4 +61,15 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
     // Another replica registered them in between.
     if (!/already exists/i.test(String((err as Error).message))) throw err;
   }
+}
+
+/** Starts the retention workflow unless it runs, and pokes it (workflows/retention.ts). */
+export async function startRetention(client: Client, taskQueue: string, input: { roundMs?: number } = {}): Promise<void> {
+  await client.workflow.signalWithStart('retentionWorkflow', {
+    workflowId: RETENTION_WORKFLOW_ID,
+    taskQueue,
+    args: [input],
+    signal: RETENTION_POKE,
+    signalArgs: [],
+  });
 }

@@ -122,4 +122,6 @@ export interface Activities {
   prepareReference(proposalId: string): Promise<{ payload: ReferencePayload; context: ReferenceContext } | undefined>;
   /** activities/webhooks.ts over delivery/webhook-pump.ts: collect a subscription's new events and attempt what is due. */
   pumpWebhookSubscription(input: PumpInput): Promise<PumpResult>;
+  /** activities/retention.ts: purge what is due at `now` (a batch; `more` when more is due). */
+  purgeDue(input: { now: string }): Promise<{ purged: number; erased: number; more: boolean }>;
 }

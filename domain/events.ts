@@ -23,9 +23,16 @@ const WEBHOOK_EVENTS: Readonly<Record<string, EventEntry>> = {
   'pcx.webhook-subscription.ping.v1': about('webhook-subscription', 'POST /webhook-subscriptions/{id}/ping (to the target only, never in the feed)', 'webhook-subscription#/$defs/Ping'),
 };
 
+/** Events of the retention purge and erasure (activities/retention.ts), which no machine emits. */
+const RETENTION_EVENTS: Readonly<Record<string, EventEntry>> = {
+  'pcx.purged-record.recorded.v1': about('purged-record', 'the retention purge removing a record at the end of its period (to those who could read it; subject purged-records/{id})'),
+  'pcx.execution-handover.contacts-erased.v1': about('execution-handover', 'the erasure of a final handover\'s contact persons (POST /execution-handovers/{id}/contact-erasures, or the retention policy\'s personal data period)'),
+};
+
 export const EVENTS: Readonly<Record<string, EventEntry>> = {
   ...Object.fromEntries(
     RESOURCES.flatMap((resource) => Object.entries(resource.events ?? {}).map(([type, event]) => [type, { kind: resource.kind, data: event.data ?? resource.kind, emittedBy: event.emittedBy }])),
   ),
   ...WEBHOOK_EVENTS,
+  ...RETENTION_EVENTS,
 };

@@ -67,6 +67,18 @@ export interface RelationshipContext {
   acceptingGrantedScopes?: string[];
   /** Create: whether acceptingOrganizationId is an organization known to the broker. */
   acceptingOrganizationKnown?: boolean;
+  /** The retention policies retentionPolicyRef may name (config/retention-policies.json); absent in commands recorded before they were named. */
+  retentionPolicies?: string[];
+}
+
+/** A retentionPolicyRef must name one of the broker's retention policies (domain/retention.ts). */
+function checkRetentionPolicy(ref: unknown, context: RelationshipContext | undefined) {
+  if (typeof ref !== 'string' || !context?.retentionPolicies) return;
+  if (!context.retentionPolicies.includes(ref)) {
+    refuse('VALIDATION_FAILED', `retentionPolicyRef names no retention policy of this broker (GET /retention-policies: ${context.retentionPolicies.join(', ')})`, {
+      errors: [{ pointer: '/retentionPolicyRef', message: `must be one of ${context.retentionPolicies.join(', ')}` }],
+    });
+  }
 }
 
 export const KIND = 'partner-relationship';
@@ -182,6 +194,7 @@ export const partnerRelationshipMachine = {
       });
     }
     checkWindow(p.effectiveFrom, p.effectiveUntil);
+    checkRetentionPolicy(p.retentionPolicyRef, command.context);
     const context: RelationshipContext = command.context ?? {};
     const notGranted = (p.scopes as string[]).filter((s) => !(context.requestingGrantedScopes ?? []).includes(s));
     if (notGranted.length) {
@@ -224,6 +237,7 @@ export const partnerRelationshipMachine = {
         invalidTransition(KIND, 'update', state.status);
       }
       requireRequester(state, command);
+      checkRetentionPolicy(patch.retentionPolicyRef, command.context);
       const changes: Record<string, unknown> = {};
       for (const field of PATCHABLE) {
         if (!(field in patch)) continue;

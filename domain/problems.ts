@@ -39,6 +39,7 @@ export const PROBLEMS = {
   HANDOVER_CONFLICT: { status: 409, name: 'handover-conflict', title: 'The commitment already has a different handover' },
   ACKNOWLEDGEMENT_CONFLICT: { status: 409, name: 'acknowledgement-conflict', title: 'The handover already has a different final acknowledgement' },
   PENDING_RELATIONSHIP_LIMIT: { status: 409, name: 'pending-relationship-limit', title: 'Too many pending outbound relationships' },
+  RECORD_PURGED: { status: 410, name: 'record-purged', title: 'The record was purged at the end of its retention period' },
   FEED_HISTORY_CHANGED: { status: 410, name: 'feed-history-changed', title: 'The broker was restored to an earlier point: the cursor names events that are gone' },
   REQUEST_TIMEOUT: { status: 408, name: 'request-timeout', title: 'The request was not received in time' },
   PAYLOAD_TOO_LARGE: { status: 413, name: 'payload-too-large', title: 'The request body is too large' },

@@ -5,6 +5,7 @@ import { disclose, phaseFor, type Audience } from './disclosure';
 import type { Resource } from './resource';
 import { resourceOf } from './registry';
 import { WEBHOOK_KIND } from './webhooks';
+import { PURGED_RECORD_KIND } from './retention';
 
 export interface Viewer {
   organizationId: string;
@@ -33,7 +34,8 @@ export function viewOf(resource: Resource<any, any>, doc: any, viewer: Viewer): 
 /** A stored CloudEvent as one organization may read it: the data is that organization's view. */
 export function eventView(kind: string, cloudevent: any, viewer: Viewer): unknown {
   // A webhook subscription's events go to its organization alone, already in its view.
-  if (cloudevent.data === undefined || isRecordEvent(cloudevent) || kind === WEBHOOK_KIND) return cloudevent;
+  // A tombstone holds nothing of the record but what each of its readers knew (domain/retention.ts).
+  if (cloudevent.data === undefined || isRecordEvent(cloudevent) || kind === WEBHOOK_KIND || kind === PURGED_RECORD_KIND) return cloudevent;
   return { ...cloudevent, data: viewOf(resourceOf(kind), cloudevent.data, viewer) };
 }
 

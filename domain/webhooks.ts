@@ -1,6 +1,7 @@
 // Webhook delivery, the pure part: the retry schedule, the event-type filter, the names the
 // subscription's workflow and its activity share (docs/webhooks.md). No I/O: the workflow sandbox,
 // the activities and the API read it.
+import { PURGED_RECORD_KIND } from './retention';
 import { OPERATOR_AUDIENCE } from './machine';
 import { RESOURCES } from './registry';
 
@@ -40,6 +41,8 @@ export function deliverableKinds(scopes: readonly string[]): string[] {
   // The registry's records (organizations, connectors) are on the protocol operator's feed too.
   const kinds = RESOURCES.filter((r) => (r.readScopes ?? [r.scopes.read]).some((s) => scopes.includes(s)) || (r.operatorFeed && scopes.includes('exchange:admin'))).map((r) => r.kind);
   if (scopes.includes(WEBHOOK_SCOPE)) kinds.push(WEBHOOK_KIND);
+  // The tombstones of purged records go to those who could read the records, whatever their scopes (api/retention.ts).
+  kinds.push(PURGED_RECORD_KIND);
   return kinds;
 }
 

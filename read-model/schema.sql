@@ -274,3 +274,19 @@ create table if not exists feed_histories (
 );
 insert into feed_histories (ordinal, id) values (1, gen_random_uuid()) on conflict (ordinal) do nothing;
 
+
+-- Tombstones of records the retention purge removed (activities/retention.ts, docs/retention.md):
+-- what went, when, under which policy, and who could read it (they read the tombstone and are
+-- answered 410 for the record). `histories_deleted_at`: its Temporal histories are gone too (a
+-- purge retried after a crash finishes that part).
+create table if not exists purged_records (
+  id uuid primary key,
+  resource_kind text not null,
+  owner_organization_id text not null,
+  audience text[] not null,
+  purged_at timestamptz not null,
+  histories_deleted_at timestamptz,
+  doc jsonb not null
+);
+create index if not exists purged_records_audience on purged_records using gin (audience);
+create index if not exists purged_records_purged on purged_records (purged_at, id)

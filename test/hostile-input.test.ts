@@ -53,16 +53,18 @@ describe('unpaired UTF-16 surrogates are refused at the edge', () => {
     expectRefused(await quickly(createRelationship(a, b, { extensions: { 'com.acme.erp': { [`k${LONE_HIGH}`]: 1 } } })), '/extensions/com.acme.erp/k\ufffd');
     // A well-formed pair (an emoji) is of course fine; so is the invite the hostile ones wanted.
     expect(await relationshipsRequestedBy(a)).toEqual([]);
-    const created = await quickly(createRelationship(a, b, { retentionPolicyRef: 'policy-\ud83d\ude9a' }));
+    const created = await quickly(createRelationship(a, b, { externalReferences: [{ system: 'erp', type: 'contract', value: 'C-\ud83d\ude9a-1' }] }));
     expect(created.status).toBe(201);
-    expect(created.body.retentionPolicyRef).toBe('policy-\ud83d\ude9a');
+    expect(created.body.externalReferences[0].value).toBe('C-\ud83d\ude9a-1');
 
     const path = `/partner-relationships/${created.body.id}`;
     expectRefused(await quickly(a.patch(path, { externalReferences: [{ system: 'erp', type: 'contract', value: LONE_LOW }] }, { 'if-match': '"1"' })), '/externalReferences/0/value');
     const after = await a.get(path);
     expect(after.body.resourceVersion).toBe(1);
-    expect(after.body.externalReferences).toBeUndefined();
-    expect((await a.patch(path, { retentionPolicyRef: 'policy-2' }, { 'if-match': '"1"' })).status).toBe(200);
+    expect(after.body.externalReferences).toEqual(created.body.externalReferences);
+    // A retention policy the broker has not named is refused (GET /retention-policies); one it has is fine.
+    expectProblem(await a.patch(path, { retentionPolicyRef: 'policy-2' }, { 'if-match': '"1"' }), 400, 'VALIDATION_FAILED');
+    expect((await a.patch(path, { retentionPolicyRef: 'pcx:pilot' }, { 'if-match': '"1"' })).status).toBe(200);
   });
 
   test('the failed invite leaves no pair claim behind: the valid invite between the same organizations succeeds', async () => {

@@ -13,7 +13,7 @@ type Probe = (c: Connector, id: string, version: number) => Promise<Reply>;
 /** Every relationship endpoint that addresses one relationship. */
 const RELATIONSHIP_ENDPOINTS: Record<string, Probe> = {
   'GET /partner-relationships/{id}': (c, id) => c.get(`/partner-relationships/${id}`),
-  'PATCH /partner-relationships/{id}': (c, id, v) => c.patch(`/partner-relationships/${id}`, { retentionPolicyRef: 'x' }, { 'if-match': `"${v}"` }),
+  'PATCH /partner-relationships/{id}': (c, id, v) => c.patch(`/partner-relationships/${id}`, { retentionPolicyRef: 'pcx:pilot' }, { 'if-match': `"${v}"` }),
   ...Object.fromEntries(
     ['request', 'accept', 'reject', 'withdraw', 'suspend', 'terminate', 'reactivate'].map((name) => [
       `POST /partner-relationships/{id}/${name}`,

@@ -24,7 +24,7 @@ async function three() {
 describe('lifecycle', () => {
   test('create -> request -> accept -> suspend -> reactivate -> terminate, with every recorded field', async () => {
     const [a, b] = await three();
-    const created = await createRelationship(a, b, { effectiveUntil: '2099-01-01T00:00:00Z', retentionPolicyRef: 'retention:7y' });
+    const created = await createRelationship(a, b, { effectiveUntil: '2099-01-01T00:00:00Z', retentionPolicyRef: 'pcx:standard' });
     expect(created.status).toBe(201);
     const r = created.body;
     expect(created.headers.get('location')).toBe(`/partner-relationships/${r.id}`);
@@ -37,7 +37,7 @@ describe('lifecycle', () => {
       requestingOrganizationId: a.id,
       acceptingOrganizationId: b.id,
       decisionPolicy: { mode: 'BILATERAL_REQUIRED' },
-      retentionPolicyRef: 'retention:7y',
+      retentionPolicyRef: 'pcx:standard',
       scopes: [],
     });
     expect(r.createdAt).toMatch(/Z$/);
@@ -215,9 +215,9 @@ describe('rules', () => {
   test('draft data can be patched; a decision-policy change of an active relationship answers 422', async () => {
     const [a, b] = await three();
     const r = (await createRelationship(a, b)).body;
-    const patched = await a.patch(path(r.id), { decisionPolicy: { mode: 'INITIATOR_ONLY' }, scopes: ['loads:read'], retentionPolicyRef: 'r1' }, { 'if-match': '"1"' });
+    const patched = await a.patch(path(r.id), { decisionPolicy: { mode: 'INITIATOR_ONLY' }, scopes: ['loads:read'], retentionPolicyRef: 'pcx:pilot' }, { 'if-match': '"1"' });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ resourceVersion: 2, decisionPolicy: { mode: 'INITIATOR_ONLY' }, requestedScopes: ['loads:read'], retentionPolicyRef: 'r1' });
+    expect(patched.body).toMatchObject({ resourceVersion: 2, decisionPolicy: { mode: 'INITIATOR_ONLY' }, requestedScopes: ['loads:read'], retentionPolicyRef: 'pcx:pilot' });
     const removed = await a.patch(path(r.id), { retentionPolicyRef: null }, { 'if-match': '"2"' });
     expect(removed.body.retentionPolicyRef).toBeUndefined();
     expectProblem(await b.patch(path(r.id), { scopes: ['loads:read'] }, { 'if-match': '"3"' }), 404, 'RESOURCE_NOT_FOUND');

@@ -17,3 +17,4 @@ export default async function entityWorkflow(input: EntityInput): Promise<Envelo
 
 export * from './flows';
 export { webhookSubscriptionWorkflow } from './webhooks';
+export { retentionWorkflow } from './retention';

@@ -44,14 +44,16 @@ describe('event-type filter', () => {
 });
 
 test('a connector receives the kinds its scopes read, and its subscriptions\' own events with connectors:manage', () => {
-  expect(deliverableKinds(['capacity:read'])).toEqual(['capacity-offer']);
+  // The tombstones of purged records go to their readers whatever the scopes (api/retention.ts).
+  expect(deliverableKinds([])).toEqual(['purged-record']);
+  expect(deliverableKinds(['capacity:read'])).toEqual(['capacity-offer', 'purged-record']);
   // A series (offers or requests) is read with either publish scope: its owner's bookkeeping.
-  expect(deliverableKinds(['capacity:publish'])).toEqual(['listing-series']);
-  expect(deliverableKinds(['loads:publish'])).toEqual(['listing-series']);
+  expect(deliverableKinds(['capacity:publish'])).toEqual(['listing-series', 'purged-record']);
+  expect(deliverableKinds(['loads:publish'])).toEqual(['listing-series', 'purged-record']);
   // connectors:manage reads the organization's record, connectors and users too (their admins' events).
-  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'organization', 'connector', 'user', 'webhook-subscription']);
+  expect(deliverableKinds(['loads:read', 'connectors:manage'])).toEqual(['load-request', 'organization', 'connector', 'user', 'webhook-subscription', 'purged-record']);
   // The operator's admin scope reads the registry's records (of every organization: feedAudiences).
-  expect(deliverableKinds(['exchange:admin'])).toEqual(['organization', 'connector', 'user']);
+  expect(deliverableKinds(['exchange:admin'])).toEqual(['organization', 'connector', 'user', 'purged-record']);
   expect(feedAudiences('org-a', false)).toEqual(['org-a']);
   expect(feedAudiences('org-op', true)).toEqual(['org-op', 'pcx:operator']);
 });
