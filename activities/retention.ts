@@ -11,7 +11,7 @@ import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
 import type { Entities } from '../core/entities';
 import { resourceOf } from '../domain/registry';
-import { dueAt, oldestDue, policyOf, PURGED_KINDS, PURGED_RECORD_KIND, recordClassOf, type RetentionPolicies } from '../domain/retention';
+import { dueAt, oldestDue, policyOf, PURGED_KINDS, PURGED_RECORD_KIND, recordClassOf, RETENTION_WORKFLOW_ID, type RetentionPolicies } from '../domain/retention';
 import type { ProjectionSettings } from '../read-model/projection';
 import type { PurgedRecord } from '../read-model/purged-records';
 
@@ -53,8 +53,9 @@ export interface PurgeResult {
 export function createRetentionActivities(db: Db, entities: Entities, settings: ProjectionSettings & { retention?: RetentionPolicies }) {
   const policies = settings.retention;
 
-  function cloudEvent(type: string, subject: string, data: unknown, owner: string, version: number, dataschema: string, time: string) {
+  function cloudEvent(type: string, subject: string, data: unknown, owner: string, version: number, dataschema: string, time: string, correlationId: string) {
     return new CloudEvent({
+      correlationid: correlationId,
       id: randomUUID(),
       source: settings.eventSource,
       type,
@@ -120,7 +121,7 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       await tx.query('insert into purged_records (id, resource_kind, owner_organization_id, audience, purged_at, doc) values ($1, $2, $3, $4, $5, $6) on conflict (id) do nothing', [
         id, kind, row.owner, audience, now, JSON.stringify(record),
       ]);
-      await insertEvent(tx, PURGED_RECORD_KIND, id, 1, PURGED_EVENT, row.owner, audience, cloudEvent(PURGED_EVENT, `purged-records/${id}`, record, row.owner, 1, PURGED_RECORD_KIND, now));
+      await insertEvent(tx, PURGED_RECORD_KIND, id, 1, PURGED_EVENT, row.owner, audience, cloudEvent(PURGED_EVENT, `purged-records/${id}`, record, row.owner, 1, PURGED_RECORD_KIND, now, `${RETENTION_WORKFLOW_ID}:${now}`));
       return record;
     });
   }
@@ -162,8 +163,8 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       return { purged, erased, more: false };
     },
 
-    async eraseHandoverContacts(input: { handoverId: string; reason: string; now: string; by?: Record<string, string> }): Promise<ErasureOutcome> {
-      return eraseContacts(input.handoverId, { reason: input.reason, at: input.now, ...(input.by ? { requestedBy: input.by } : {}) });
+    async eraseHandoverContacts(input: { handoverId: string; reason: string; now: string; by?: Record<string, string>; correlationId?: string }): Promise<ErasureOutcome> {
+      return eraseContacts(input.handoverId, { reason: input.reason, at: input.now, ...(input.by ? { requestedBy: input.by } : {}), ...(input.correlationId ? { correlationId: input.correlationId } : {}) });
     },
   };
 
@@ -191,7 +192,7 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
    * version and an event; deletes its Temporal histories, which hold them too. The package digest
    * stays: it was computed over the delivery as it was sent (docs/decisions.md).
    */
-  async function eraseContacts(id: string, erasure: { reason: string; at: string; policy?: string; requestedBy?: Record<string, string> }): Promise<ErasureOutcome> {
+  async function eraseContacts(id: string, erasure: { reason: string; at: string; policy?: string; requestedBy?: Record<string, string>; correlationId?: string }): Promise<ErasureOutcome> {
     const resource = resourceOf('execution-handover');
     const written = await db.transaction(async (tx) => {
       const { rows } = await tx.query<{ doc: any; status: string; audience: string[]; version: number }>(
@@ -217,7 +218,7 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       // The answers kept for a retried create held the package too: a retry reads the handover instead.
       await tx.query(`delete from idempotency_keys where response_body::text like $1`, [`%${id}%`]);
       const audience = [...new Set(row.audience.filter(Boolean))];
-      await insertEvent(tx, 'execution-handover', id, version, CONTACTS_ERASED_EVENT, row.doc.ownerOrganizationId, audience, cloudEvent(CONTACTS_ERASED_EVENT, `execution-handovers/${id}`, doc, row.doc.ownerOrganizationId, version, 'execution-handover', erasure.at));
+      await insertEvent(tx, 'execution-handover', id, version, CONTACTS_ERASED_EVENT, row.doc.ownerOrganizationId, audience, cloudEvent(CONTACTS_ERASED_EVENT, `execution-handovers/${id}`, doc, row.doc.ownerOrganizationId, version, 'execution-handover', erasure.at, erasure.correlationId ?? `${RETENTION_WORKFLOW_ID}:${erasure.at}`));
       return { erased: true as const, doc };
     });
     if (written.erased) await entities.deleteHistories(resource.workflowId(id));

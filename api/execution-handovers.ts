@@ -305,7 +305,7 @@ operation(executionHandovers, {
   const { reason } = body as { reason: string };
   const by = { organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) };
   const outcome = await createRetentionActivities(db, entities, { schemaBase: config.schemaBase, eventSource: eventSource(config), retention: config.retention })
-    .eraseHandoverContacts({ handoverId: doc.id, reason, now: new Date().toISOString(), by });
+    .eraseHandoverContacts({ handoverId: doc.id, reason, now: new Date().toISOString(), by, correlationId: c.get('correlationId') });
   if (!outcome.erased && outcome.reason === 'missing') throw notFound();
   if (!outcome.erased && outcome.reason === 'notFinal') {
     throw new Problem('INVALID_STATE_TRANSITION', `the handover is ${outcome.status}: its contact persons can be erased once it is imported, linked or rejected`, { currentState: outcome.status });

@@ -49,7 +49,7 @@ operation(purgedRecords, {
       'histories). A protocol operator reads all. `kind` keeps one resource kind. Each purge also emits ' +
       '`pcx.purged-record.recorded.v1` to the same organizations. Needs a valid token but no particular scope.',
     client: { name: 'purged', columns: ['id', 'resourceKind', 'finalStatus', 'retentionPolicyRef', 'purgedAt'] },
-    parameters: [{ name: 'kind', in: 'query', required: false, description: 'Only tombstones of this resource kind (capacity-offer, transport-tender, ...).', schema: { type: 'string', pattern: '^[a-z-]{1,40}$' } }],
+    parameters: [{ name: 'kind', in: 'query', required: false, description: 'Only tombstones of this resource kind (capacity-offer, transport-tender, ...).', schema: { type: 'string', pattern: '^[a-z-]{1,40}$' } }, 'CursorQuery', 'LimitQuery'],
     responses: { '200': 'A page of tombstones.' },
   },
 }, async ({ c, principal }) => {

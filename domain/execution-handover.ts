@@ -367,7 +367,7 @@ const FIELDS = [
   'id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'status',
   'commitmentId', 'commitmentVersion', 'tenderId', 'issuingOrganizationId', 'executingOrganizationId', 'movementScope',
   'schemaVersion', 'package', 'sourceExternalReferences', 'packageDigest', 'offeredAt', 'acknowledgements',
-  'destinationExternalReference', 'quarantinedAt', 'acknowledgedAt', 'executionReferenceId',
+  'destinationExternalReference', 'quarantinedAt', 'acknowledgedAt', 'executionReferenceId', 'contactsErased',
 ];
 
 export const executionHandover = defineResource({

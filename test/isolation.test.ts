@@ -174,6 +174,9 @@ describe('execution handovers', () => {
         'GET /execution-handovers/{id}': () => outsider.get(`/execution-handovers/${handover.id}`),
         'POST /execution-handovers/{id}/acknowledgements': () => outsider.post(`/execution-handovers/${handover.id}/acknowledgements`, { outcome: 'rejected', reason: 'probe' }),
         'POST /execution-handovers (for their commitment)': () => outsider.post('/execution-handovers', body),
+        'POST /execution-handovers/{id}/contact-erasures': () => outsider.post(`/execution-handovers/${handover.id}/contact-erasures`, { reason: 'probe' }),
+        // Its tombstone, were it purged, is its organizations' too (test/time-skipping/retention.test.ts purges).
+        'GET /purged-records/{id}': () => outsider.get(`/purged-records/${handover.id}`),
       };
       for (const [name, probe] of Object.entries(probes)) {
         const reply = await probe();

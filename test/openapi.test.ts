@@ -481,6 +481,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/capacity-offers': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
   '/load-requests': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
   '/listing-series': ['status', 'cursor', 'limit'],
+  '/purged-records': ['kind', 'cursor', 'limit'],
   '/match-proposals': ['status', 'role', 'offer', 'request', 'cursor', 'limit'],
   '/transport-tenders': ['status', 'proposal', 'cursor', 'limit'],
   '/transport-commitments': ['status', 'tender', 'cursor', 'limit'],

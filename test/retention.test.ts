@@ -1,0 +1,84 @@
+// Retention and erasure against the real broker, on both engines (issue 34 part 4): the named
+// retention policies; a relationship naming another is refused; the contact persons of a final
+// handover erased on request from the handover, its events and Temporal's histories, the package
+// digest kept; only its two organizations (and operators) may ask. The purge over years is
+// test/time-skipping/retention.test.ts.
+import { Client, Connection } from '@temporalio/client';
+import { Connector, ENGINE, expectProblem, testEnv } from './helpers';
+import { expectValid } from './matching-fixtures';
+import { commitment, handoverBody } from './execution-handovers.fixtures';
+import { handoverIdOf } from '../domain/execution-handover';
+
+const DESTINATION = { system: 'executor-tms', type: 'trip', value: 'T-0815' };
+
+test('the broker names its retention policies; a relationship may name only those', async () => {
+  const { issuer } = await commitment();
+  const policies = await issuer.get('/retention-policies');
+  expect(policies.status).toBe(200);
+  expect(policies.body.items[0]).toMatchObject({ ref: 'pcx:standard', default: true, hold: false, periods: { listing: 'P1Y', relationship: 'P10Y', personalData: 'P1Y' } });
+  expect(policies.body.items.map((p: any) => p.ref)).toEqual(['pcx:standard', 'pcx:audit-hold', 'pcx:pilot']);
+  expect(policies.body.items.find((p: any) => p.ref === 'pcx:audit-hold')).toEqual(expect.objectContaining({ hold: true }));
+  expect(policies.body.items.find((p: any) => p.ref === 'pcx:audit-hold').periods).toBeUndefined();
+  expect((await issuer.get('/purged-records')).body).toEqual({ items: [], nextCursor: null });
+  expectProblem(await issuer.get('/purged-records?kind=NOT%20A%20KIND'), 400, 'VALIDATION_FAILED');
+});
+
+test('the contact persons of a final handover are erased on request: from it, its events and its histories; the digest stays; only its organizations may ask', async () => {
+  const { issuer, executor, outsider, commitment: c } = await commitment();
+  const body = handoverBody(c);
+  const created = await issuer.post('/execution-handovers', body);
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  expect(id).toBe(handoverIdOf(c.id));
+  const digest = created.body.packageDigest;
+  const erase = (who: Connector, reason = 'the dispatcher asked to be forgotten') => who.post(`/execution-handovers/${id}/contact-erasures`, { reason });
+
+  // Not while the executing system may still need them; never for an outsider; a reason is required.
+  expectProblem(await erase(issuer), 422, 'INVALID_STATE_TRANSITION');
+  expectProblem(await erase(outsider), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await issuer.post(`/execution-handovers/${id}/contact-erasures`, {}), 400, 'VALIDATION_FAILED');
+  const imported = await executor.post(`/execution-handovers/${id}/acknowledgements`, { outcome: 'imported', destinationExternalReference: DESTINATION });
+  expect(imported.status).toBe(200);
+  expect(JSON.stringify(imported.body)).toContain('Gate desk');
+
+  const erased = await erase(issuer);
+  expect(erased.status).toBe(200);
+  expectValid('execution-handover', erased.body);
+  expect(erased.headers.get('etag')).toBe(`"${imported.body.resourceVersion + 1}"`);
+  expect(erased.body).toMatchObject({ status: 'imported', packageDigest: digest, contactsErased: { reason: 'the dispatcher asked to be forgotten', requestedBy: { organizationId: issuer.id } } });
+  expect(erased.body.contactsErased.pointers).toEqual(expect.arrayContaining(['/package/contacts', '/package/stops/0/contacts']));
+  const text = (v: unknown) => JSON.stringify(v);
+  for (const reader of [issuer, executor]) {
+    const read = await reader.get(`/execution-handovers/${id}`);
+    expect(read.body.resourceVersion).toBe(erased.body.resourceVersion);
+    expect(text(read.body)).not.toMatch(/Gate desk|dispatch@issuer\.example|\+4940123456/);
+    // The feed: every event of the handover without them, and the erasure's own event.
+    const events = (await reader.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `execution-handovers/${id}`);
+    expect(events.map((e: any) => e.type)).toEqual(['pcx.execution-handover.offered.v1', 'pcx.execution-handover.acknowledged.v1', 'pcx.execution-handover.contacts-erased.v1']);
+    expect(text(events)).not.toMatch(/Gate desk|dispatch@issuer\.example|\+4940123456/);
+  }
+  // A second request changes nothing.
+  const again = await erase(executor, 'asked again');
+  expect(again.status).toBe(200);
+  expect(again.body.resourceVersion).toBe(erased.body.resourceVersion);
+  expect(again.body.contactsErased.reason).toBe('the dispatcher asked to be forgotten');
+  // The same delivery again is still recognised by its digest: the handover as it is, no second one.
+  const redelivered = await issuer.post('/execution-handovers', body);
+  expect(redelivered.status).toBe(200);
+  expect(redelivered.body.id).toBe(id);
+  expect(text(redelivered.body)).not.toMatch(/Gate desk/);
+
+  // Temporal kept them in the handover's histories: those are gone too. Temporal deletes them in
+  // the background (30 to 60 s on the dev server), so one engine waits for it: Temporal is the same.
+  if (ENGINE !== 'postgres') return;
+  const connection = await Connection.connect({ address: testEnv().temporalAddress });
+  try {
+    const client = new Client({ connection });
+    const gone = async () => client.workflow.getHandle(`execution-handover/${id}`).describe().then(() => false, (err) => /not found/i.test(String(err)));
+    let deleted = false;
+    for (let i = 0; i < 200 && !(deleted = await gone()); i++) await new Promise((r) => setTimeout(r, 500));
+    expect(deleted).toBe(true);
+  } finally {
+    await connection.close();
+  }
+}, 150000);
