@@ -22,6 +22,18 @@ const ORGANIZATIONS = 20;
 const CONCURRENCY = 16;
 const log = (s: string) => process.stderr.write(`[bench:purge] ${s}\n`);
 
+/** As a connector does: a 503 is retried with the same Idempotency-Key, a few times. */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 5 || !/: 503 /.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
+}
+
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'pcx-bench-purge-'));
   const policies = join(dir, 'retention-policies.json');
@@ -40,8 +52,9 @@ async function main() {
       Array.from({ length: CONCURRENCY }, async () => {
         for (let i = next++; i < RESOURCES; i = next++) {
           const token = tokens[i % tokens.length];
-          const created = await send(broker.baseUrl, 'POST', '/capacity-offers', token, offer());
-          await send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/withdraw`, token, { reason: 'bench' }, { 'if-match': '"1"' });
+          const body = offer();
+          const created = await retried(() => send(broker.baseUrl, 'POST', '/capacity-offers', token, body, { 'idempotency-key': `bench-create-${i}` }));
+          await retried(() => send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/withdraw`, token, { reason: 'bench' }, { 'if-match': '"1"', 'idempotency-key': `bench-withdraw-${i}` }));
         }
       }),
     );
