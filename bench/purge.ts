@@ -15,7 +15,7 @@ import { startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { offer } from '../test/market-bodies';
 import { f1 } from './common';
 import { send, tokensOf, UNLIMITED } from './load';
-import { RETENTION_WORKFLOW_ID, PERIODS } from '../domain/retention';
+import { PERIODS, retentionWorkflowId } from '../domain/retention';
 
 const RESOURCES = Number(process.env.BENCH_PURGE_RESOURCES ?? 1000);
 const ORGANIZATIONS = 20;
@@ -72,7 +72,7 @@ async function main() {
     while (purged < RESOURCES && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 2000));
       purged = 0;
-      const history = await client.workflow.getHandle(RETENTION_WORKFLOW_ID).fetchHistory();
+      const history = await client.workflow.getHandle(retentionWorkflowId(env.TEMPORAL_TASK_QUEUE)).fetchHistory();
       const scheduled = new Map<string, number>();
       for (const e of history.events ?? []) {
         const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);

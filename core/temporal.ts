@@ -1,7 +1,7 @@
 // Temporal connection and the search attributes operators use to find a resource's workflow.
 import { readFileSync } from 'node:fs';
 import { Connection, type Client, type TLSConfig } from '@temporalio/client';
-import { RETENTION_POKE, RETENTION_WORKFLOW_ID } from '../domain/retention';
+import { RETENTION_POKE, retentionWorkflowId } from '../domain/retention';
 import type { Config } from './config';
 
 /** Keyword search attributes set by every entity workflow (workflows/entity.ts). */
@@ -66,7 +66,7 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
 /** Starts the retention workflow unless it runs, and pokes it (workflows/retention.ts). */
 export async function startRetention(client: Client, taskQueue: string, input: { roundMs?: number } = {}): Promise<void> {
   await client.workflow.signalWithStart('retentionWorkflow', {
-    workflowId: RETENTION_WORKFLOW_ID,
+    workflowId: retentionWorkflowId(taskQueue),
     taskQueue,
     args: [input],
     signal: RETENTION_POKE,

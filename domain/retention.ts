@@ -114,8 +114,9 @@ export function oldestDue(policies: RetentionPolicies, period: Period, now: stri
 /** The fields of a handover's delivery that hold personal data (contact persons). */
 export const PERSONAL_FIELDS = ['name', 'phone', 'email'] as const;
 
-/** The retention workflow (workflows/retention.ts): one per broker namespace and task queue. */
+/** The retention workflow (workflows/retention.ts): one per broker, i.e. per namespace and task queue (brokers sharing a Temporal namespace have their own read models). */
 export const RETENTION_WORKFLOW_ID = 'pcx-retention';
+export const retentionWorkflowId = (taskQueue: string) => `${RETENTION_WORKFLOW_ID}/${taskQueue}`;
 export const RETENTION_POKE = 'retention-poke';
 
 /** The kind of the tombstones' events (`pcx.purged-record.recorded.v1`, subject purged-records/{id}). */

@@ -1,5 +1,5 @@
 // The retention purge's clock (issue 34 part 4; docs/retention.md): one workflow for the broker
-// (RETENTION_WORKFLOW_ID), started by the broker at boot. It asks the activity `purgeDue` to purge
+// (retentionWorkflowId: per task queue), started by the broker at boot. It asks the activity `purgeDue` to purge
 // what is due at the workflow's instant, at once again while more is due, then sleeps. Nothing can
 // fall due sooner than the shortest period of any policy after it became final, so a day between
 // rounds loses at most a day; a poke (the broker's start, a changed policy) runs a round at once.
