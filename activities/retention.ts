@@ -194,6 +194,11 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
    */
   async function eraseContacts(id: string, erasure: { reason: string; at: string; policy?: string; requestedBy?: Record<string, string>; correlationId?: string }): Promise<ErasureOutcome> {
     const resource = resourceOf('execution-handover');
+    // Temporal's histories first (they hold the contacts in the handover's commands and states):
+    // only a final handover's workflow has closed. A crash after this and before the write below
+    // leaves the read model to erase on the request's retry (or the purge's next round).
+    const { rows: before } = await db.query<{ status: string; erased: boolean }>(`select status, doc->'contactsErased' is not null as erased from execution_handovers where id = $1`, [id]);
+    const histories = before[0] && resource.terminalStatuses.includes(before[0].status) && !before[0].erased ? (await entities.deleteHistories(resource.workflowId(id), { waitForCloseMs: 10_000 })).deleted : 0;
     const written = await db.transaction(async (tx) => {
       const { rows } = await tx.query<{ doc: any; status: string; audience: string[]; version: number }>(
         `select t.doc, t.status, ${audienceSql('execution-handover')} as audience, t.resource_version as version from execution_handovers t where t.id = $1 for update`,
@@ -205,7 +210,7 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       if (row.doc.contactsErased) return { erased: false as const, reason: 'already' as const, doc: row.doc };
       const { doc: stripped, pointers } = withoutContacts(row.doc);
       const version = row.version + 1;
-      const doc = { ...stripped, resourceVersion: version, updatedAt: erasure.at, contactsErased: { at: erasure.at, reason: erasure.reason, pointers, ...(erasure.policy ? { retentionPolicyRef: erasure.policy } : {}), ...(erasure.requestedBy ? { requestedBy: erasure.requestedBy } : {}) } };
+      const doc = { ...stripped, resourceVersion: version, updatedAt: erasure.at, contactsErased: { at: erasure.at, reason: erasure.reason, pointers, historiesDeleted: histories, ...(erasure.policy ? { retentionPolicyRef: erasure.policy } : {}), ...(erasure.requestedBy ? { requestedBy: erasure.requestedBy } : {}) } };
       await tx.query('update execution_handovers set doc = $2, resource_version = $3, updated_at = $4 where id = $1', [id, JSON.stringify(doc), version, erasure.at]);
       // The events that carried the handover document carry it without the contacts.
       const events = await tx.query<{ id: string; cloudevent: any }>('select id, cloudevent from events where resource_id = $1', [id]);
@@ -221,7 +226,6 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       await insertEvent(tx, 'execution-handover', id, version, CONTACTS_ERASED_EVENT, row.doc.ownerOrganizationId, audience, cloudEvent(CONTACTS_ERASED_EVENT, `execution-handovers/${id}`, doc, row.doc.ownerOrganizationId, version, 'execution-handover', erasure.at, erasure.correlationId ?? `${RETENTION_WORKFLOW_ID}:${erasure.at}`));
       return { erased: true as const, doc };
     });
-    if (written.erased) await entities.deleteHistories(resource.workflowId(id));
     return written;
   }
 }

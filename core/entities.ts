@@ -271,13 +271,19 @@ export class Entities {
    * went and whether one still runs. The runs are found through visibility; a server without it
    * (the time-skipping test server) has its current run deleted only.
    */
-  async deleteHistories(workflowId: string): Promise<{ deleted: number; running: boolean }> {
+  async deleteHistories(workflowId: string, options: { waitForCloseMs?: number } = {}): Promise<{ deleted: number; running: boolean }> {
     // The current run's status from the workflow itself (visibility lags behind a close); every
     // other run of the id has closed (continued as new), whatever visibility says of it yet.
     let current: { runId: string; running: boolean };
     try {
       const d = await this.client.workflow.getHandle(workflowId).describe();
       current = { runId: d.runId, running: d.status.name === 'RUNNING' };
+      // A resource that has just become final closes its workflow moments later: waited for.
+      if (current.running && options.waitForCloseMs) {
+        await this.client.withDeadline(Date.now() + options.waitForCloseMs, () => this.client.workflow.getHandle(workflowId, d.runId).result()).catch(() => undefined);
+        const again = await this.client.workflow.getHandle(workflowId).describe();
+        current = { runId: again.runId, running: again.status.name === 'RUNNING' };
+      }
     } catch (err) {
       if (err instanceof WorkflowNotFoundError) return { deleted: 0, running: false };
       throw err;
