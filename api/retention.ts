@@ -57,18 +57,17 @@ operation(purgedRecords, {
   const { after, limit } = pageParams(c);
   const kind = c.req.query('kind');
   if (kind !== undefined && !/^[a-z-]{1,40}$/.test(kind)) throw new Problem('VALIDATION_FAILED', 'kind is a resource kind such as capacity-offer', { errors: [{ pointer: '/query/kind', message: 'is not a resource kind' }] });
-  const [afterAt, afterId] = after ? after.split('|') : [];
-  if (after && (!afterAt || !isUuid(afterId ?? ''))) throw new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
-  const { rows } = await db.query<{ doc: PurgedRecord; purged_at: Date; id: string }>(
-    `select doc, purged_at, id from purged_records
+  // The cursor names the last tombstone of the page (pageParams: an id); the next page starts after its purge.
+  const { rows } = await db.query<{ doc: PurgedRecord; id: string }>(
+    `select doc, id from purged_records
      where ($1::boolean or $2 = any(audience)) and ($3::text is null or resource_kind = $3)
-       and ($4::timestamptz is null or (purged_at, id) < ($4::timestamptz, $5::uuid))
-     order by purged_at desc, id desc limit $6`,
-    [principal.operator, principal.organizationId, kind ?? null, afterAt ?? null, afterId ?? null, limit + 1],
+       and ($4::uuid is null or (purged_at, id) < ((select p.purged_at from purged_records p where p.id = $4::uuid), $4::uuid))
+     order by purged_at desc, id desc limit $5`,
+    [principal.operator, principal.organizationId, kind ?? null, after ?? null, limit + 1],
   );
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  const nextCursor = rows.length > limit && last ? encodeCursor(`${new Date(last.purged_at).toISOString()}|${last.id}`) : null;
+  const nextCursor = rows.length > limit && last ? encodeCursor(last.id) : null;
   return c.json({ items: page.map((r) => r.doc), nextCursor });
 });
 

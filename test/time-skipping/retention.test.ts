@@ -100,6 +100,13 @@ test('records are purged at the end of their policy period after they ended, lea
   expect(relationshipTombstone.removed.events).toBeGreaterThanOrEqual(3); // requested, activated, terminated at least
   expect(Date.parse(relationshipTombstone.purgedAt)).toBeGreaterThanOrEqual(Date.parse(relationshipTombstone.dueAt));
   expect(Date.parse(relationshipTombstone.dueAt) - Date.parse(relationshipTombstone.finalAt)).toBe(90 * 86_400_000);
+  // Newest purge first, page by page.
+  const first = (await carrier.get('/purged-records?limit=1')).body;
+  expect(first.items).toHaveLength(1);
+  const second = (await carrier.get(`/purged-records?limit=1&cursor=${first.nextCursor}`)).body;
+  expect([...first.items, ...second.items]).toEqual(tombstones);
+  expect(second.nextCursor).toBeNull();
+  expect((await carrier.get('/purged-records?kind=match-proposal')).body.items.map((t: any) => t.id)).toEqual([a.proposal.id]);
   expect((await loner.get('/purged-records')).body.items).toEqual([]);
   expect((await loner.get(`/purged-records/${pilot.id}`)).status).toBe(404);
   expect((await shipper.get(`/purged-records/${pilot.id}`)).body).toEqual(relationshipTombstone);
