@@ -49,10 +49,19 @@ publicOperation(health, {
     timeout(temporal.workflowService.getSystemInfo({})),
   ]);
   const [database, temporalCheck] = checks.map((r) => (r.status === 'fulfilled' ? 'up' : 'down'));
+  // Why, for the operator: the error's code and message (never a connection string: pg puts none in them).
+  const why = (r: PromiseSettledResult<unknown>) => {
+    if (r.status === 'fulfilled') return undefined;
+    const err = r.reason as { code?: unknown; message?: unknown };
+    const message = String(err?.message ?? err).replace(/postgres(ql)?:\/\/\S+/gi, '<url>').slice(0, 300);
+    return typeof err?.code === 'string' ? `${err.code}: ${message}` : message;
+  };
+  const [databaseWhy, temporalWhy] = checks.map(why);
+  const reasons = { ...(databaseWhy ? { database: databaseWhy } : {}), ...(temporalWhy ? { temporal: temporalWhy } : {}) };
   const ready = database === 'up' && temporalCheck === 'up';
   // What operators watch of webhook delivery (docs/webhooks.md); absent when the database is not up.
   const webhooks = database === 'up' ? await timeout(webhookBacklog(db)).catch(() => undefined) : undefined;
   // Commands whose answer is not yet written (core/entities.ts, sweep): growing means writes fail.
   const commandIntents = database === 'up' ? await timeout(countIntents(db)).catch(() => undefined) : undefined;
-  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck }, ...(webhooks ? { webhooks } : {}), ...(commandIntents ? { commandIntents } : {}) }, ready ? 200 : 503);
+  return c.json({ status: ready ? 'ready' : 'not-ready', checks: { database, temporal: temporalCheck }, ...(Object.keys(reasons).length ? { reasons } : {}), ...(webhooks ? { webhooks } : {}), ...(commandIntents ? { commandIntents } : {}) }, ready ? 200 : 503);
 });

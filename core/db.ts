@@ -34,18 +34,37 @@ export async function openDb(options: { databaseUrl?: string; dataDir: string; p
   return db;
 }
 
+/**
+ * node-postgres reports a connection that died under a query (a server restarted or killed) by
+ * message only ("Connection terminated unexpectedly"): given SQLSTATE 08006 (connection_failure),
+ * so that it is known as the database being away (503 with Retry-After, api/http.ts), not a fault.
+ */
+export function classified(err: unknown): unknown {
+  if (err instanceof Error && typeof (err as { code?: unknown }).code !== 'string' && DEAD_CONNECTION.test(err.message)) {
+    (err as { code?: string }).code = '08006';
+  }
+  return err;
+}
+const DEAD_CONNECTION = /Connection terminated|terminating connection|Connection ended|Client was closed|Client has encountered a connection error|timeout exceeded when trying to connect|the database system is (starting up|shutting down)/i;
+
 function openPostgres(url: string, max: number): Db {
-  const pool = new Pool({ connectionString: url, max });
+  // A server that does not answer fails a request within seconds (503), instead of holding it.
+  const pool = new Pool({ connectionString: url, max, connectionTimeoutMillis: 5000 });
   // An idle client's error (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return {
     engine: 'postgres',
     async query(sql, params) {
-      const r = await pool.query(sql, params as any[]);
+      const r = await pool.query(sql, params as any[]).catch((err) => {
+        throw classified(err);
+      });
       return { rows: r.rows, rowCount: r.rowCount ?? 0 };
     },
     async transaction(fn) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((err) => {
+        throw classified(err);
+      });
+      let broken = false;
       try {
         await client.query('begin');
         const result = await fn({
@@ -57,10 +76,13 @@ function openPostgres(url: string, max: number): Db {
         await client.query('commit');
         return result;
       } catch (err) {
-        await client.query('rollback').catch(() => undefined);
+        classified(err);
+        broken = (err as { code?: string }).code === '08006';
+        if (!broken) await client.query('rollback').catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        // A dead connection is not given back to the pool.
+        client.release(broken);
       }
     },
     close: () => pool.end(),
