@@ -29,7 +29,7 @@ const common = {
 // over HTTP only: its own database is PostgreSQL in the first, PGlite (its default) in the second.
 // gateway-roundtrip.test.ts is the embedded set-up's round trip (PGlite under broker and gateway).
 const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
-const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'database-chaos', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
+const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 // `npm test` (scripts/test.mjs) runs the files against `npm start` in a jest process of their own:
 // PCX_TEST_FILES=npm-start selects only them, PCX_TEST_FILES=others leaves them out.

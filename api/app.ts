@@ -161,6 +161,13 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.onError((err, c) => {
     if (err instanceof Problem) return problemResponse(c, err);
+    if ((err as { code?: unknown })?.code === '53100') {
+      // disk_full: the read model cannot grow (PGlite's data folder, PostgreSQL's volume). Reads
+      // still work; a command Temporal took before its write failed is answered to its retry (the
+      // Idempotency-Key) once space is freed, and the workflow writes it then (docs/deployment.md).
+      services.log.error({ correlationId: c.get('correlationId'), error: String(err) }, 'storage full: writes refused');
+      return problemResponse(c, new Problem('SERVICE_UNAVAILABLE', "the broker's storage is full: retry later with the same Idempotency-Key, which answers the command once whether or not it was taken (reads still work)", { reason: 'STORAGE_FULL' }, { 'retry-after': '30' }));
+    }
     if (isDatabaseUnavailable(err)) {
       services.log.warn({ correlationId: c.get('correlationId'), error: String(err) }, 'database unavailable');
       return problemResponse(c, new Problem('SERVICE_UNAVAILABLE', 'the database is unavailable; retry later', {}, { 'retry-after': '1' }));
