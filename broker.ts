@@ -27,11 +27,14 @@ import { createWorker, eventSource } from './worker';
 import { createTransitionStore } from './read-model/transition-store';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 import { keyRingOf } from './core/secrets';
+import { markDataFolder, unmarkDataFolder } from './core/data-folder';
 import { resealSecrets } from './read-model/webhook-subscriptions';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
   const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // The embedded database's folder is in use: the backup script refuses to copy it meanwhile.
+  if (!config.databaseUrl) markDataFolder(config.dataDir);
   // A database restored from a logical dump would hide new events from every feed: refused at once.
   await assertFeedCanGrow(db);
   // The key ring that seals webhook signing secrets (core/secrets.ts); generated into the data
@@ -181,6 +184,7 @@ export async function startBroker(config: Config) {
       }
       await connection.close();
       await db.close();
+      if (!config.databaseUrl) unmarkDataFolder(config.dataDir);
     },
   };
 }

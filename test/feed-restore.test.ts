@@ -1,11 +1,12 @@
 // A broker's read model restored from a backup to an earlier point (issue 34 part 2; the embedded
-// PGlite's data folder copied while the broker was stopped, docs/deployment.md "Backup and
-// restore"): after `npm run restored`, a connector's cursor from before the backup reads on as
+// PGlite's data folder backed up while the broker was stopped by `npm run backup`, which refuses
+// while it runs, and put back by `npm run restore`, docs/deployment.md "Backup and restore"): after
+// the restore (which starts a new feed history), a connector's cursor from before the backup reads on as
 // before, and one from after it (naming events the restore took away) is answered 410
 // FEED_HISTORY_CHANGED with the cursor to resume from, never served as if nothing happened; from
 // there the connector reads what happens next. Runs once (jest.config.js, ENGINE_INDEPENDENT): the
 // broker processes are the test's own, on a PGlite folder of their own.
-import { cpSync, rmSync } from 'node:fs';
+import { existsSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startBroker, ROOT, type BrokerHandle } from './stack';
@@ -54,14 +55,20 @@ test("a read model restored to an earlier point: cursors up to the restore point
   const [org] = freshOrgs(1);
   const brokerEnv = { ...env.brokerEnv, DATABASE_URL: '', TEMPORAL_TASK_QUEUE: `${env.taskQueue}-restore-${Date.now()}` };
   const dataDir = join(env.dir, `restore-${Date.now()}`);
-  const backup = `${dataDir}-backup`;
+  const backup = `${dataDir}-backup.tgz`;
+  const script = (name: string, ...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, encoding: 'utf8' });
 
   broker = await startBroker(brokerEnv, dataDir);
   let bearer = await token(broker.baseUrl, org);
   const first = await published(broker.baseUrl, bearer);
   const beforeBackup = (await readUntil(broker.baseUrl, bearer, undefined, first)).cursor;
+  // Not while the broker has the folder open: the copy would not be consistent.
+  const busy = script('backup', '--data-dir', dataDir, '--into', backup);
+  expect({ status: busy.status, stderr: busy.stderr }).toEqual({ status: 1, stderr: expect.stringMatching(/^backup refused: a broker \(pid \d+\) has .* open: stop it first/) });
+  expect(existsSync(backup)).toBe(false);
   await broker.stop();
-  cpSync(dataDir, backup, { recursive: true }); // the backup: the stopped data folder
+  const taken = script('backup', '--data-dir', dataDir, '--into', backup); // the backup: the stopped data folder
+  expect({ status: taken.status, stderr: taken.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/^backed up .* in \d+\.\d s\n$/) });
 
   broker = await startBroker(brokerEnv, dataDir);
   bearer = await token(broker.baseUrl, org);
@@ -69,11 +76,11 @@ test("a read model restored to an earlier point: cursors up to the restore point
   const afterBackup = (await readUntil(broker.baseUrl, bearer, beforeBackup, lost)).cursor;
   await broker.stop();
 
-  // The restore: the backup in place of the folder, and a new feed history started before the broker runs.
-  rmSync(dataDir, { recursive: true, force: true });
-  cpSync(backup, dataDir, { recursive: true });
-  const restored = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'restored.ts'), '--data-dir', dataDir], { cwd: ROOT, encoding: 'utf8' });
-  expect({ status: restored.status, stderr: restored.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/^feed history \S+ started at \S+; the restore point is \d+\.\d+\n$/) });
+  // The restore: never over a folder (moved aside first), and a new feed history started before the broker runs.
+  expect(script('restore', '--from', backup, '--data-dir', dataDir).stderr).toMatch(/^restore refused: .* is not empty: move it aside first/);
+  renameSync(dataDir, `${dataDir}-moved-aside`);
+  const restored = script('restore', '--from', backup, '--data-dir', dataDir);
+  expect({ status: restored.status, stderr: restored.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/^restored .* in \d+\.\d s; feed history \S+ started, the restore point is \d+\.\d+\n$/) });
 
   broker = await startBroker(brokerEnv, dataDir);
   bearer = await token(broker.baseUrl, org);
