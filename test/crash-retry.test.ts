@@ -106,8 +106,7 @@ test('a command in flight when the API process is killed: the retry is answered 
   // Exactly one effect: one requested event, version 2. The feed serves a row once every
   // transaction older than it has ended (read-model/events.ts): on a busy shared server, moments later.
   const requestedEvents = async () => (await send(all.baseUrl, ta, 'GET', '/events?limit=200', undefined, {})).body.items.filter((e: any) => e.data.id === id).map((e: any) => e.type);
-  let types: string[] = [];
-  for (let i = 0; i < 40 && (types = await requestedEvents()).length === 0; i++) await sleep(250);
+  for (let i = 0; i < 40 && (await requestedEvents()).length === 0; i++) await sleep(250);
   await sleep(500);
   expect(await requestedEvents()).toEqual(['pcx.partner-relationship.requested.v1']);
   // And a replay now answers from the stored outcome.
