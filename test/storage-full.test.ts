@@ -66,7 +66,7 @@ test('PGlite on a full disk: writes refused with 503 STORAGE_FULL and Retry-Afte
 
   // The disk is full: creates are refused clearly and change nothing; reads go on.
   fill();
-  const bodies = Array.from({ length: 8 }, () => offerBody());
+  const bodies = Array.from({ length: 4 }, () => offerBody());
   for (const [i, body] of bodies.entries()) {
     const refused = await call(broker.baseUrl, token, 'POST', '/capacity-offers', body, { 'idempotency-key': `full-${i}` });
     expect([refused.status, refused.body?.code, refused.body?.reason]).toEqual([503, 'SERVICE_UNAVAILABLE', 'STORAGE_FULL']);
