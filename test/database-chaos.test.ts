@@ -12,6 +12,8 @@ import { join } from 'node:path';
 import { freePort, startBroker, type BrokerHandle } from './stack';
 import { freshOrgs, sleep, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
+import { openDb } from '../core/db';
+import { isDatabaseUnavailable } from '../api/http';
 
 const BIN = '/usr/local/bin';
 const asPostgres = (cmd: string, args: string[]) => {
@@ -98,6 +100,45 @@ function window503(seen: Array<{ status: number; at: number }>, from: number, to
   return during.length ? (Math.max(...during) - Math.min(...during)) / 1000 : 0;
 }
 
+test('a connection killed under a query (its backend SIGKILLed) is the database away, in a query and in a transaction, and the pool serves again after the crash recovery', async () => {
+  const db = await openDb({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, dataDir: join(dir, 'unused'), poolSize: 2 });
+  try {
+    const killUnder = async (run: (pidOf: (pid: number) => void) => Promise<unknown>) => {
+      let backend = 0;
+      const running = run((pid) => (backend = pid)).then(
+        () => undefined,
+        (err) => err,
+      );
+      for (const until = Date.now() + 10_000; !backend && Date.now() < until; ) await sleep(50);
+      expect(backend).toBeGreaterThan(0);
+      await sleep(300); // into pg_sleep
+      process.kill(backend, 'SIGKILL');
+      return within(20_000, 'the killed query', running);
+    };
+    const inQuery = await killUnder(async (pidOf) => {
+      pidOf((await db.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
+      // The pool of two: the next query most likely runs on the same connection; a different one is killed all the same by the crash recovery.
+      await db.query('select pg_sleep(10)');
+    });
+    expect(String(inQuery)).not.toBe('undefined');
+    expect([String(inQuery), isDatabaseUnavailable(inQuery)]).toEqual([String(inQuery), true]);
+    // The postmaster restarts its backends (crash recovery); wait until it serves again.
+    for (const until = Date.now() + 30_000; Date.now() < until; await sleep(250)) if (await db.query('select 1').then(() => true, () => false)) break;
+    const inTransaction = await killUnder((pidOf) =>
+      db.transaction(async (tx) => {
+        pidOf((await tx.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0].pid);
+        await tx.query('select pg_sleep(10)');
+      }),
+    );
+    expect([String(inTransaction), isDatabaseUnavailable(inTransaction)]).toEqual([String(inTransaction), true]);
+    let served = false;
+    for (const until = Date.now() + 30_000; !served && Date.now() < until; await sleep(250)) served = await db.query('select 1').then(() => true, () => false);
+    expect(served).toBe(true);
+  } finally {
+    await within(10_000, 'closing the pool', db.close()).catch(() => undefined);
+  }
+}, 90_000);
+
 test('PostgreSQL restarted and killed under four connectors: 503 with Retry-After while away, never a 500, nothing acknowledged lost or doubled, feeds in order', async () => {
   const env = testEnv();
   const orgs = freshOrgs(4);
@@ -155,86 +196,85 @@ test('PostgreSQL restarted and killed under four connectors: 503 with Retry-Afte
       .then(async (r) => ({ status: r.status, body: (await r.json()) as any }))
       .catch((err) => ({ status: 0, body: { error: String(err) } as any }));
   try {
+    // 1. A restart (fast shutdown): the API answers 503 while the server is away.
+    await sleep(3000);
+    const restartAt = Date.now();
+    await asPostgresAsync('pg_ctl', ['-D', pgData, '-m', 'fast', 'stop']);
+    await sleep(1500);
+    const down = await readiness();
+    expect(down?.body).toMatchObject({ status: 'not-ready' });
+    expect(down?.status).toBe(503);
+    expect(down?.body).toMatchObject({ status: 'not-ready', checks: { database: 'down' }, reasons: { database: expect.stringMatching(/ECONNREFUSED|08006|connect/) } });
+    await sleep(1500);
+    await pgStart();
 
-  // 1. A restart (fast shutdown): the API answers 503 while the server is away.
-  await sleep(3000);
-  const restartAt = Date.now();
-  await asPostgresAsync('pg_ctl', ['-D', pgData, '-m', 'fast', 'stop']);
-  await sleep(1500);
-  const down = await readiness();
-  expect(down?.body).toMatchObject({ status: 'not-ready' });
-  expect(down?.status).toBe(503);
-  expect(down?.body).toMatchObject({ status: 'not-ready', checks: { database: 'down' }, reasons: { database: expect.stringMatching(/ECONNREFUSED|08006|connect/) } });
-  await sleep(1500);
-  await pgStart();
-
-  // 2. A kill of the postmaster and its children (SIGKILL, by their ids), then a start: crash recovery.
-  await sleep(6000);
-  const killAt = Date.now();
-  const postmaster = postmasterPid();
-  const children = childrenOf(postmaster);
-  process.kill(postmaster, 'SIGKILL');
-  for (const pid of children) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // already gone
+    // 2. A kill of the postmaster and its children (SIGKILL, by their ids), then a start: crash recovery.
+    await sleep(6000);
+    const killAt = Date.now();
+    const postmaster = postmasterPid();
+    const children = childrenOf(postmaster);
+    process.kill(postmaster, 'SIGKILL');
+    for (const pid of children) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
     }
-  }
-  await sleep(2000);
-  await pgStart();
-  await sleep(6000);
-  stop = true;
-  await within(70_000, 'the connectors finishing their last commands', load, progress);
-  const endAt = Date.now();
+    await sleep(2000);
+    await pgStart();
+    await sleep(6000);
+    stop = true;
+    await within(70_000, 'the connectors finishing their last commands', load, progress);
+    const endAt = Date.now();
 
-  // Never a 500; every 503 said when to retry, as a problem with a stable code.
-  expect(seen.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
-  const unavailable = seen.filter((s) => s.status === 503);
-  expect(unavailable.length).toBeGreaterThan(0);
-  expect(unavailable.filter((s) => !s.retryAfter || s.code !== 'SERVICE_UNAVAILABLE' || !s.type?.startsWith('application/problem+json'))).toEqual([]);
-  // Reads, too, were 503 while the database was away (not only commands).
-  expect(unavailable.some((s) => s.what === 'GET /events')).toBe(true);
-  const restartSeconds = window503(seen, restartAt, killAt);
-  const killSeconds = window503(seen, killAt, endAt);
-  console.log(`database chaos: ${seen.length} answers, ${unavailable.length} of them 503; 503s over ${restartSeconds.toFixed(1)} s around the restart, ${killSeconds.toFixed(1)} s around the kill; ${acknowledged.size} offers acknowledged`);
-  expect(restartSeconds).toBeGreaterThan(0);
-  expect(killSeconds).toBeGreaterThan(0);
+    // Never a 500; every 503 said when to retry, as a problem with a stable code.
+    expect(seen.filter((s) => s.status >= 500 && s.status !== 503)).toEqual([]);
+    const unavailable = seen.filter((s) => s.status === 503);
+    expect(unavailable.length).toBeGreaterThan(0);
+    expect(unavailable.filter((s) => !s.retryAfter || s.code !== 'SERVICE_UNAVAILABLE' || !s.type?.startsWith('application/problem+json'))).toEqual([]);
+    // Reads, too, were 503 while the database was away (not only commands).
+    expect(unavailable.some((s) => s.what === 'GET /events')).toBe(true);
+    const restartSeconds = window503(seen, restartAt, killAt);
+    const killSeconds = window503(seen, killAt, endAt);
+    console.log(`database chaos: ${seen.length} answers, ${unavailable.length} of them 503; 503s over ${restartSeconds.toFixed(1)} s around the restart, ${killSeconds.toFixed(1)} s around the kill; ${acknowledged.size} offers acknowledged`);
+    expect(restartSeconds).toBeGreaterThan(0);
+    expect(killSeconds).toBeGreaterThan(0);
 
-  // Ready again, and persistence caught up by itself: no command taken is left without its answer written.
-  let ready: Awaited<ReturnType<typeof readiness>>;
-  for (const until = Date.now() + 40_000; Date.now() < until; await sleep(1000)) {
-    ready = await readiness();
-    if (ready?.status === 200 && (ready.body.commandIntents?.pending ?? 0) === 0) break;
-  }
-  expect([ready?.status, ready?.body?.commandIntents?.pending ?? 0, ready?.body?.reasons]).toEqual([200, 0, undefined]);
-  const pages = async (token: string, path: string) => {
-    const items: any[] = [];
-    for (let cursor: string | undefined, page = 0; ; page++) {
-      if (page > 50) throw new Error(`${path}: more than 50 pages`);
-      const reply = await call(base, token, 'GET', `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
-      expect(reply.status).toBe(200);
-      items.push(...reply.body.items);
-      if (!reply.body.nextCursor || reply.body.items.length === 0) return items;
-      cursor = reply.body.nextCursor;
+    // Ready again, and persistence caught up by itself: no command taken is left without its answer written.
+    let ready: Awaited<ReturnType<typeof readiness>>;
+    for (const until = Date.now() + 40_000; Date.now() < until; await sleep(1000)) {
+      ready = await readiness();
+      if (ready?.status === 200 && (ready.body.commandIntents?.pending ?? 0) === 0) break;
     }
-  };
-  for (const [i, token] of tokens.entries()) {
-    const mine = [...acknowledged.values()].filter((a) => a.org === i);
-    const listed = await within(30_000, 'the list', pages(token, `/capacity-offers?owner=${orgs[i].id}&limit=200`));
-    // One offer per acknowledged create: a create retried across the outage made none twice.
-    expect(listed.map((o) => o.id).sort()).toEqual(mine.map((a) => a.id).sort());
-    for (const a of mine) expect(listed.find((o) => o.id === a.id).resourceVersion).toBeGreaterThanOrEqual(a.version);
-    // The feed: each event once, in cursor order, each subject's versions rising.
-    const events = await within(30_000, 'the feed', pages(token, '/events?limit=200'));
-    expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
-    const last = new Map<string, number>();
-    for (const e of events) {
-      expect(e.resourceversion).toBeGreaterThan(last.get(e.subject) ?? 0);
-      last.set(e.subject, e.resourceversion);
+    expect([ready?.status, ready?.body?.commandIntents?.pending ?? 0, ready?.body?.reasons]).toEqual([200, 0, undefined]);
+    const pages = async (token: string, path: string) => {
+      const items: any[] = [];
+      for (let cursor: string | undefined, page = 0; ; page++) {
+        if (page > 50) throw new Error(`${path}: more than 50 pages`);
+        const reply = await call(base, token, 'GET', `${path}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+        expect(reply.status).toBe(200);
+        items.push(...reply.body.items);
+        if (!reply.body.nextCursor || reply.body.items.length === 0) return items;
+        cursor = reply.body.nextCursor;
+      }
+    };
+    for (const [i, token] of tokens.entries()) {
+      const mine = [...acknowledged.values()].filter((a) => a.org === i);
+      const listed = await within(30_000, 'the list', pages(token, `/capacity-offers?owner=${orgs[i].id}&limit=200`));
+      // One offer per acknowledged create: a create retried across the outage made none twice.
+      expect(listed.map((o) => o.id).sort()).toEqual(mine.map((a) => a.id).sort());
+      for (const a of mine) expect(listed.find((o) => o.id === a.id).resourceVersion).toBeGreaterThanOrEqual(a.version);
+      // The feed: each event once, in cursor order, each subject's versions rising.
+      const events = await within(30_000, 'the feed', pages(token, '/events?limit=200'));
+      expect(new Set(events.map((e) => e.id)).size).toBe(events.length);
+      const last = new Map<string, number>();
+      for (const e of events) {
+        expect(e.resourceversion).toBeGreaterThan(last.get(e.subject) ?? 0);
+        last.set(e.subject, e.resourceversion);
+      }
+      for (const a of mine) expect(last.get(`capacity-offers/${a.id}`)).toBeGreaterThanOrEqual(a.version);
     }
-    for (const a of mine) expect(last.get(`capacity-offers/${a.id}`)).toBeGreaterThanOrEqual(a.version);
-  }
   } finally {
     // Whatever failed, the connectors stop (a loop left running would keep jest from exiting).
     stop = true;
