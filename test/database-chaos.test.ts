@@ -242,7 +242,7 @@ test('PostgreSQL restarted and killed under four connectors: 503 with Retry-Afte
     expect(killSeconds).toBeGreaterThan(0);
 
     // Ready again, and persistence caught up by itself: no command taken is left without its answer written.
-    let ready: Awaited<ReturnType<typeof readiness>>;
+    let ready = await readiness();
     for (const until = Date.now() + 40_000; Date.now() < until; await sleep(1000)) {
       ready = await readiness();
       if (ready?.status === 200 && (ready.body.commandIntents?.pending ?? 0) === 0) break;
