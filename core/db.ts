@@ -64,6 +64,11 @@ function openPostgres(url: string, max: number): Db {
       const client = await pool.connect().catch((err) => {
         throw classified(err);
       });
+      // A connection that dies while checked out and between queries (a server killed or
+      // restarted) is reported as the client's 'error' event: without a listener it would be
+      // thrown as an uncaught error and end the process. The query in flight, if any, fails too.
+      const onError = () => undefined;
+      client.on('error', onError);
       let broken = false;
       try {
         await client.query('begin');
@@ -82,6 +87,7 @@ function openPostgres(url: string, max: number): Db {
         throw err;
       } finally {
         // A dead connection is not given back to the pool.
+        client.off('error', onError);
         client.release(broken);
       }
     },
