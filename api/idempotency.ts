@@ -11,7 +11,9 @@
 // A claim is a short lease that its holder renews while the request runs. A holder that died
 // (the broker was killed mid-command) stops renewing, so a connector's retry takes the claim over
 // within seconds instead of waiting out a long lock; re-sending the command is safe because the
-// command id is also the Update id, which Temporal and the workflow deduplicate.
+// command id is also the Update id, which Temporal and the workflow deduplicate. A lifecycle
+// command's id is derived from the key (keyCommandId), so that even a retry whose record the read
+// model lost (restored to an older point) is recognized by the workflow.
 import { idempotencyTakeovers } from '../core/metrics';
 import { createHash } from 'node:crypto';
 import { uuid7 } from '../domain/ids';
