@@ -101,7 +101,7 @@ async function commandResponse(c: Ctx, request: CommandRequest): Promise<Respons
     const headers: Record<string, string> = { etag: etagOf(snapshot.resourceVersion) };
     if (request.name === 'create') headers.location = `/${request.resource.collection}/${snapshot.id}`;
     return { status: request.name === 'create' ? 201 : 200, headers, body: request.view(snapshot) } satisfies StoredResponse;
-  });
+  }, { deriveCommandId: request.name !== 'create' });
   // What is shown once is added to this answer only, after the stored one was written.
   return c.json((reveal ? reveal(stored.body as Record<string, unknown>) : stored.body) as object, stored.status as 200, stored.headers);
 }

@@ -11,7 +11,9 @@
 // A claim is a short lease that its holder renews while the request runs. A holder that died
 // (the broker was killed mid-command) stops renewing, so a connector's retry takes the claim over
 // within seconds instead of waiting out a long lock; re-sending the command is safe because the
-// command id is also the Update id, which Temporal and the workflow deduplicate.
+// command id is also the Update id, which Temporal and the workflow deduplicate. A lifecycle
+// command's id is derived from the key (keyCommandId), so that even a retry whose record the read
+// model lost (restored to an older point) is recognized by the workflow.
 import { idempotencyTakeovers } from '../core/metrics';
 import { createHash } from 'node:crypto';
 import { uuid7 } from '../domain/ids';
@@ -82,6 +84,7 @@ export async function idempotent(
   c: Ctx,
   requestHash: string,
   run: (commandId: string) => Promise<StoredResponse>,
+  options: { deriveCommandId?: boolean } = {},
 ): Promise<StoredResponse> {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return run(uuid7());
@@ -92,9 +95,25 @@ export async function idempotent(
   }
   const { db, config, secrets } = c.get('services');
   const slot: Slot = { db, org: c.get('principal').organizationId, operation: `${c.req.method} ${new URL(c.req.url).pathname}`, key, token: uuid7() };
-  const claimed = await claimSlot(slot, requestHash, config.idempotencyTtlSeconds);
+  const fresh = options.deriveCommandId ? () => keyCommandId(slot, requestHash) : uuid7;
+  const claimed = await claimSlot(slot, requestHash, config.idempotencyTtlSeconds, fresh);
   if ('replay' in claimed) return { ...claimed.replay, body: opened(slot, claimed.replay.body, secrets) };
   return runClaimed(slot, claimed.commandId, run, secrets);
+}
+
+/**
+ * The command id of a lifecycle command sent with an Idempotency-Key: derived from (organization,
+ * operation, key, request), not drawn at random, so that the same request retried after the read
+ * model lost its row (a restore of the read model alone to an older point) is sent again as the
+ * same Update id, which the entity workflow recognizes among its recent commands and answers
+ * without applying it twice. A UUIDv8 (version nibble 8, RFC 9562 variant). Creates keep a random
+ * UUIDv7 (their resource id, which lists and cursors order by creation).
+ */
+export function keyCommandId(slot: Pick<Slot, 'org' | 'operation' | 'key'>, requestHash: string): string {
+  const hex = createHash('sha256').update(canonicalJson(['command-id', slot.org, slot.operation, slot.key, requestHash])).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  const v = `${hex.slice(0, 12)}8${hex.slice(13, 16)}${variant}${hex.slice(17, 32)}`;
+  return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20, 32)}`;
 }
 
 /**
@@ -102,9 +121,9 @@ export async function idempotent(
  * so the retry re-sends the same command), or the stored answer of a completed request. A claim
  * still held is IDEMPOTENCY_IN_PROGRESS; the same key with another request IDEMPOTENCY_CONFLICT.
  */
-async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number): Promise<{ commandId: string } | { replay: StoredResponse }> {
+async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number, fresh: () => string): Promise<{ commandId: string } | { replay: StoredResponse }> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await insertClaim(slot, requestHash, uuid7(), LEASE_SECONDS, ttlSeconds);
+    const claimed = await insertClaim(slot, requestHash, fresh(), LEASE_SECONDS, ttlSeconds);
     if (claimed) return { commandId: claimed };
     const row = await readKey(slot);
     if (!row) continue; // freed in between: claim again

@@ -19,6 +19,18 @@ const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
 const ORGANIZATIONS = 20;
 const CONCURRENCY = 16;
 const log = (s: string) => process.stderr.write(`[bench:backup] ${s}\n`);
+
+/** As a connector does: a 503 is retried with the same Idempotency-Key, a few times. */
+async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 5 || !/: 503 /.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
+}
 const script = (name: string, ...args: string[]) => {
   const started = performance.now();
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, encoding: 'utf8' });
@@ -41,8 +53,9 @@ async function main() {
       Array.from({ length: CONCURRENCY }, async () => {
         for (let i = next++; i < RESOURCES; i = next++) {
           const token = tokens[i % tokens.length];
-          const created = await send(broker.baseUrl, 'POST', '/capacity-offers', token, offer());
-          await send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/publish`, token, {}, { 'if-match': '"1"' });
+          const body = offer();
+          const created = await retried(() => send(broker.baseUrl, 'POST', '/capacity-offers', token, body, { 'idempotency-key': `create-${i}` }));
+          await retried(() => send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/publish`, token, {}, { 'if-match': '"1"', 'idempotency-key': `publish-${i}` }));
         }
       }),
     );

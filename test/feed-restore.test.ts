@@ -73,6 +73,9 @@ test("a read model restored to an earlier point: cursors up to the restore point
   broker = await startBroker(brokerEnv, dataDir);
   bearer = await token(broker.baseUrl, org);
   const lost = await published(broker.baseUrl, bearer);
+  // A lifecycle command acknowledged after the backup, with its Idempotency-Key.
+  const withdrawn = await call(broker.baseUrl, bearer, 'POST', `/capacity-offers/${first}/withdraw`, { reason: 'truck broke down', reasonCode: 'VEHICLE_FAILURE' }, { 'if-match': '"2"', 'idempotency-key': 'after-backup' });
+  expect(withdrawn.status).toBe(200);
   const afterBackup = (await readUntil(broker.baseUrl, bearer, beforeBackup, lost)).cursor;
   await broker.stop();
 
@@ -92,11 +95,17 @@ test("a read model restored to an earlier point: cursors up to the restore point
   const onward = await call(broker.baseUrl, bearer, 'GET', `/events?cursor=${beforeBackup}`);
   expect(onward.status).toBe(200);
   expect(onward.body.items).toEqual([]);
+  // The read model came back without the key; Temporal (not in this folder: the tests' shared
+  // server) kept the command. Its retry is sent as the same Update (api/idempotency.ts,
+  // keyCommandId) and answered as the original, not applied again nor refused as stale.
+  const retried = await call(broker.baseUrl, bearer, 'POST', `/capacity-offers/${first}/withdraw`, { reason: 'truck broke down', reasonCode: 'VEHICLE_FAILURE' }, { 'if-match': '"2"', 'idempotency-key': 'after-backup' });
+  expect({ status: retried.status, id: retried.body?.id, version: retried.body?.resourceVersion }).toEqual({ status: 200, id: first, version: withdrawn.body.resourceVersion });
   // What happens next is read from where the broker said to resume; the lost offer is not in it.
   const next = await published(broker.baseUrl, bearer);
   const resumed = await readUntil(broker.baseUrl, bearer, refused.body.resumeCursor, next);
   expect(resumed.ids).not.toContain(lost);
-  expect(resumed.ids).not.toContain(first);
+  // The first offer's withdrawal, which Temporal kept, reaches the restored read model again with its retry: once.
+  expect(resumed.ids.filter((id) => id === first)).toHaveLength(1);
   // The new cursors belong to the new history: they read on after another look.
   expect((await call(broker.baseUrl, bearer, 'GET', `/events?cursor=${resumed.cursor}`)).status).toBe(200);
 }, 180_000);
