@@ -170,11 +170,13 @@ test('a revision changes the dates not yet published; a skipped date is never pu
   expectProblem(notADay, 400, 'VALIDATION_FAILED');
   expect(notADay.body.errors[0].pointer).toBe('/key');
 
-  // From the fifth day on: 12 t instead of 24, listed a week ahead (at once).
+  // From the fifth day on: 12 t instead of 24, listed eight days ahead: the seventh day is due at
+  // once whatever the hour (a week ahead, it would be due only from 08:00 Berlin time: the test
+  // failed between midnight and 07:00 UTC).
   const revised = await owner.command(`/listing-series/${id}/revisions`, version, {
     from: dateIn(5),
     terms: offerTerms({ availableCapacity: { weight: { value: 12, unitCode: 'TNE' } } }),
-    horizon: 'P7D',
+    horizon: 'P8D',
   });
   expect(revised.status).toBe(200);
   expect(revised.body.revisions.map((r: any) => [r.revision, r.from])).toEqual([[1, dateIn(1)], [2, dateIn(5)]]);
