@@ -74,8 +74,7 @@ export async function startBroker(config: Config) {
       idlePumpSeconds: config.webhooks.idlePumpSeconds,
       log,
     });
-    // The retention purge's clock (workflows/retention.ts): started once, poked at every start so
-    // that a changed policies file is applied at once.
+    // The retention purge's clock (workflows/retention.ts): started once, then it rounds daily.
     startRetention(new Client({ connection, namespace: config.temporal.namespace }), config.temporal.taskQueue).catch((err) =>
       log.warn({ error: String(err) }, 'the retention workflow could not be started; tried again at the next start'),
     );

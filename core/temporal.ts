@@ -63,13 +63,21 @@ export async function ensureSearchAttributes(connection: Connection, namespace: 
   }
 }
 
-/** Starts the retention workflow unless it runs, and pokes it (workflows/retention.ts). */
+/**
+ * Starts the retention workflow unless it runs (workflows/retention.ts). Not poked: a round at
+ * every start would compete with a restarted broker's recovery for the database; a changed
+ * policies file applies at the next daily round (or at once with `pokeRetention`).
+ */
 export async function startRetention(client: Client, taskQueue: string, input: { roundMs?: number } = {}): Promise<void> {
-  await client.workflow.signalWithStart('retentionWorkflow', {
+  await client.workflow.start('retentionWorkflow', {
     workflowId: retentionWorkflowId(taskQueue),
     taskQueue,
     args: [input],
-    signal: RETENTION_POKE,
-    signalArgs: [],
+    workflowIdConflictPolicy: 'USE_EXISTING',
   });
+}
+
+/** Runs a round of the purge now (a policies file changed, a benchmark). */
+export async function pokeRetention(client: Client, taskQueue: string): Promise<void> {
+  await client.workflow.getHandle(retentionWorkflowId(taskQueue)).signal(RETENTION_POKE);
 }

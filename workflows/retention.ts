@@ -2,7 +2,7 @@
 // (retentionWorkflowId: per task queue), started by the broker at boot. It asks the activity `purgeDue` to purge
 // what is due at the workflow's instant, at once again while more is due, then sleeps. Nothing can
 // fall due sooner than the shortest period of any policy after it became final, so a day between
-// rounds loses at most a day; a poke (the broker's start, a changed policy) runs a round at once.
+// rounds loses at most a day; a poke (pokeRetention: a changed policy, a benchmark) runs a round at once.
 // Its waits are timers, so a time-skipping test runs years of purges in seconds.
 import { condition, continueAsNew, defineSignal, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { Activities } from '../domain/activities';
