@@ -66,3 +66,19 @@ export function writeBetweenMarkers(file: string, begin: string, end: string, ge
       : `${existing.trimEnd()}\n\n${heading}\n\n${block}\n`,
   );
 }
+
+/** Runs a benchmark's `main` once, exiting 0 or 1, stopped by a watchdog after `minutes`. */
+export function runBench(log: (s: string) => void, main: () => Promise<void>, minutes: number): void {
+  const watchdog = setTimeout(() => {
+    log(`watchdog: ${minutes} minutes passed, stopping`);
+    process.exit(1);
+  }, minutes * 60_000);
+  watchdog.unref();
+  main().then(
+    () => process.exit(0),
+    (err) => {
+      process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}

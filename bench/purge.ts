@@ -13,7 +13,7 @@ import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { offer } from '../test/market-bodies';
-import { f1 } from './common';
+import { f1, runBench } from './common';
 import { send, tokensOf, UNLIMITED } from './load';
 import { PERIODS, retentionWorkflowId } from '../domain/retention';
 import { pokeRetention } from '../core/temporal';
@@ -115,15 +115,4 @@ async function main() {
   }
 }
 
-const watchdog = setTimeout(() => {
-  log('watchdog: 25 minutes passed, stopping');
-  process.exit(1);
-}, 25 * 60_000);
-watchdog.unref();
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(log, main, 25);

@@ -13,7 +13,7 @@ import { openReadModel } from '../read-model/database';
 import { rebuildReadModel } from '../read-model/rebuild';
 import { startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { offer } from '../test/market-bodies';
-import { f1, median } from './common';
+import { f1, median, runBench } from './common';
 import { send, tokensOf, UNLIMITED } from './load';
 
 const RESOURCES = Number(process.env.BENCH_REBUILD_RESOURCES ?? 1000);
@@ -86,15 +86,4 @@ async function main() {
   }
 }
 
-const watchdog = setTimeout(() => {
-  log('watchdog: 20 minutes passed, stopping');
-  process.exit(1);
-}, 20 * 60_000);
-watchdog.unref();
-main().then(
-  () => process.exit(0),
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exit(1);
-  },
-);
+runBench(log, main, 20);
