@@ -75,7 +75,7 @@ export async function runCommand(c: Ctx, request: CommandRequest): Promise<Respo
 async function commandResponse(c: Ctx, request: CommandRequest): Promise<Response> {
   const hash = fingerprint([request.resource.kind, request.name, request.id ?? null, request.expectedVersion ?? null, request.payload]);
   let reveal: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
-  const stored = await idempotent(c, hash, async (commandId) => {
+  const stored = await idempotent(c, hash, async (commandId, keyed) => {
     const prepared = (await request.prepare?.(commandId)) ?? {};
     const command: Command = {
       name: request.name,
@@ -85,11 +85,12 @@ async function commandResponse(c: Ctx, request: CommandRequest): Promise<Respons
       payload: prepared.payload ?? request.payload,
       correlationId: c.get('correlationId'),
       context: request.context,
+      ...(keyed ? { createKey: keyed.createKey } : {}),
     };
     const id = request.name === 'create' ? (request.id ?? commandId) : request.id!;
     const answered = await withHooks(request, id, async () => {
       try {
-        return await send(c, request, command, id);
+        return await send(c, request, command, id, keyed?.found);
       } catch (err) {
         if (err instanceof Problem && err.status < 500) await prepared.refused?.();
         throw err;
@@ -101,7 +102,9 @@ async function commandResponse(c: Ctx, request: CommandRequest): Promise<Respons
     const headers: Record<string, string> = { etag: etagOf(snapshot.resourceVersion) };
     if (request.name === 'create') headers.location = `/${request.resource.collection}/${snapshot.id}`;
     return { status: request.name === 'create' ? 201 : 200, headers, body: request.view(snapshot) } satisfies StoredResponse;
-  }, { deriveCommandId: request.name !== 'create' });
+    // A create whose id is its command id is found again by its key; every other command id is
+    // derived from the key (api/idempotency.ts, CommandIds).
+  }, { commandIds: request.name === 'create' && request.id === undefined ? 'create' : 'derived' });
   // What is shown once is added to this answer only, after the stored one was written.
   return c.json((reveal ? reveal(stored.body as Record<string, unknown>) : stored.body) as object, stored.status as 200, stored.headers);
 }
@@ -122,18 +125,24 @@ async function withHooks(request: CommandRequest, id: string, send: () => Promis
  * refusal as its problem. A resource whose workflow has ended is answered from the read model
  * (answerEnded); an unknown outcome is 503, the idempotency claim kept for the retry.
  */
-async function send(c: Ctx, request: CommandRequest, command: Command, id: string): Promise<Envelope> {
+async function send(c: Ctx, request: CommandRequest, command: Command, id: string, found = false): Promise<Envelope> {
   const { entities } = c.get('services');
   let answer: EntityAnswer;
   try {
-    answer = request.name === 'create' ? await entities.create(request.resource, id, command) : await entities.send(request.resource, id, command);
+    answer = request.name === 'create' ? await entities.create(request.resource, id, command, { found }) : await entities.send(request.resource, id, command);
   } catch (err) {
     if (err instanceof EntityUnavailable) throw Problem.unavailable();
     throw err;
   }
   if (answer.ok) return answer.snapshot;
   if ('refusal' in answer) throw Problem.fromRefusal(answer.refusal);
-  if (request.name === 'create') throw new Problem('IDEMPOTENCY_CONFLICT', 'the resource this request created has since ended; use a new Idempotency-Key');
+  if (request.name === 'create') {
+    // The create happened (an earlier attempt with this key) and its resource has ended since:
+    // answered with the resource as it ended, if Temporal still has it.
+    const ended = await entities.finalState(request.resource, id).catch(() => undefined);
+    if (ended) return ended;
+    throw new Problem('IDEMPOTENCY_CONFLICT', 'the resource this request created has since ended; use a new Idempotency-Key');
+  }
   if (!request.current) throw Problem.unavailable();
   return answerEnded(request, command);
 }

@@ -165,7 +165,8 @@ operation(executionHandovers, {
     const again = await redelivered();
     if (again) return again;
     throw 'refusal' in created ? Problem.fromRefusal(created.refusal) : Problem.unavailable();
-  });
+    // The handover's id derives from its commitment, so its command id may derive from the key.
+  }, { commandIds: 'derived' });
   return c.json(stored.body as object, stored.status as 200, stored.headers);
 });
 
@@ -236,7 +237,7 @@ operation(executionHandovers, {
   const stored = await idempotent(c, fingerprint([resource.kind, 'acknowledge', doc.id, payload]), async (commandId) => {
     const snapshot = await acknowledge(c, doc.id, payload, principal, commandId);
     return { status: 200, headers: { etag: etagOf(snapshot.resourceVersion) }, body: viewOf(resource, snapshot, principal) };
-  });
+  }, { commandIds: 'derived' });
   return c.json(stored.body as object, stored.status as 200, stored.headers);
 });
 

@@ -13,7 +13,8 @@
 // within seconds instead of waiting out a long lock; re-sending the command is safe because the
 // command id is also the Update id, which Temporal and the workflow deduplicate. A lifecycle
 // command's id is derived from the key (keyCommandId), so that even a retry whose record the read
-// model lost (restored to an older point) is recognized by the workflow.
+// model lost (restored to an older point) is recognized by the workflow; a create with a random id
+// is found again through the key its workflow recorded in Temporal (keyCreateKey, CommandIds).
 import { idempotencyTakeovers } from '../core/metrics';
 import { createHash } from 'node:crypto';
 import { uuid7 } from '../domain/ids';
@@ -80,11 +81,29 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/**
+ * Where the command id of a key's first use comes from:
+ * - `derived`: from the key and the request (`keyCommandId`): lifecycle commands, and creates whose
+ *   resource id is not the command id (a derived or chosen id);
+ * - `create`: a create whose resource id is its command id, a random UUIDv7 (lists and cursors
+ *   order by it). Its workflow records a key derived from the request (`createKey`), and a first
+ *   use of the key asks Temporal for the resource it made: one made before a restore of the read
+ *   model alone took the key's record is answered again instead of made twice.
+ * Without a key every request gets a random UUIDv7.
+ */
+export type CommandIds = 'derived' | 'create';
+
+/** A create under `CommandIds` `create`: the key its workflow records, and whether Temporal already knew it (its resource's id is the command id). */
+export interface KeyedCreate {
+  createKey: string;
+  found: boolean;
+}
+
 export async function idempotent(
   c: Ctx,
   requestHash: string,
-  run: (commandId: string) => Promise<StoredResponse>,
-  options: { deriveCommandId?: boolean } = {},
+  run: (commandId: string, create?: KeyedCreate) => Promise<StoredResponse>,
+  options: { commandIds?: CommandIds } = {},
 ): Promise<StoredResponse> {
   const key = c.req.header('idempotency-key');
   if (key === undefined) return run(uuid7());
@@ -93,12 +112,34 @@ export async function idempotent(
       errors: [{ pointer: '/headers/Idempotency-Key', message: 'is not valid' }],
     });
   }
-  const { db, config, secrets } = c.get('services');
+  const { db, config, secrets, entities } = c.get('services');
   const slot: Slot = { db, org: c.get('principal').organizationId, operation: `${c.req.method} ${new URL(c.req.url).pathname}`, key, token: uuid7() };
-  const fresh = options.deriveCommandId ? () => keyCommandId(slot, requestHash) : uuid7;
+  const createKey = options.commandIds === 'create' ? keyCreateKey(slot, requestHash) : undefined;
+  let found: string | undefined;
+  const fresh =
+    options.commandIds === 'derived'
+      ? async () => keyCommandId(slot, requestHash)
+      : createKey
+        ? // Temporal is asked only when the key has no record (a claim that would be inserted).
+          async () => (found = (await readKey(slot)) ? undefined : await entities.createdWith(createKey, new Date(Date.now() - config.idempotencyTtlSeconds * 1000))) ?? uuid7()
+        : async () => uuid7();
   const claimed = await claimSlot(slot, requestHash, config.idempotencyTtlSeconds, fresh);
   if ('replay' in claimed) return { ...claimed.replay, body: opened(slot, claimed.replay.body, secrets) };
-  return runClaimed(slot, claimed.commandId, run, secrets);
+  return runClaimed(slot, claimed.commandId, (commandId) => run(commandId, createKey ? { createKey, found: found === commandId } : undefined), secrets);
+}
+
+/** A hex digest of what a key's request is, tagged (a command id, a create key). */
+function keyDigest(tag: string, slot: Pick<Slot, 'org' | 'operation' | 'key'>, requestHash: string): string {
+  return createHash('sha256').update(canonicalJson([tag, slot.org, slot.operation, slot.key, requestHash])).digest('hex');
+}
+
+/**
+ * The value a keyed create's workflow records as its `PcxCreateKey` search attribute: derived from
+ * (organization, operation, key, request), so that only the same request with the same key finds
+ * it. Hex, so it needs no quoting in a visibility query.
+ */
+export function keyCreateKey(slot: Pick<Slot, 'org' | 'operation' | 'key'>, requestHash: string): string {
+  return keyDigest('create-key', slot, requestHash).slice(0, 48);
 }
 
 /**
@@ -110,7 +151,7 @@ export async function idempotent(
  * UUIDv7 (their resource id, which lists and cursors order by creation).
  */
 export function keyCommandId(slot: Pick<Slot, 'org' | 'operation' | 'key'>, requestHash: string): string {
-  const hex = createHash('sha256').update(canonicalJson(['command-id', slot.org, slot.operation, slot.key, requestHash])).digest('hex');
+  const hex = keyDigest('command-id', slot, requestHash);
   const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
   const v = `${hex.slice(0, 12)}8${hex.slice(13, 16)}${variant}${hex.slice(17, 32)}`;
   return `${v.slice(0, 8)}-${v.slice(8, 12)}-${v.slice(12, 16)}-${v.slice(16, 20)}-${v.slice(20, 32)}`;
@@ -121,9 +162,9 @@ export function keyCommandId(slot: Pick<Slot, 'org' | 'operation' | 'key'>, requ
  * so the retry re-sends the same command), or the stored answer of a completed request. A claim
  * still held is IDEMPOTENCY_IN_PROGRESS; the same key with another request IDEMPOTENCY_CONFLICT.
  */
-async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number, fresh: () => string): Promise<{ commandId: string } | { replay: StoredResponse }> {
+async function claimSlot(slot: Slot, requestHash: string, ttlSeconds: number, fresh: () => Promise<string>): Promise<{ commandId: string } | { replay: StoredResponse }> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const claimed = await insertClaim(slot, requestHash, fresh(), LEASE_SECONDS, ttlSeconds);
+    const claimed = await insertClaim(slot, requestHash, await fresh(), LEASE_SECONDS, ttlSeconds);
     if (claimed) return { commandId: claimed };
     const row = await readKey(slot);
     if (!row) continue; // freed in between: claim again

@@ -206,7 +206,9 @@ operation(matchProposals, {
     }
     if ('incompatible' in outcome) throw new Problem('INCOMPATIBLE_MATCH', 'the offer and the load request are not compatible', { evaluation: outcome.evaluation });
     throw Problem.fromRefusal(outcome.refusal);
-  });
+    // The flow's id derives from the command id: derived from the key, a retry the read model
+    // lost joins the first flow and gets its proposal.
+  }, { commandIds: 'derived' });
   return c.json(stored.body as object, stored.status as 201, stored.headers);
 });
 

@@ -25,6 +25,7 @@ import type { CommandAnswer, TransitionRecord, UnwrittenTransitions } from '../d
 import { CONTINUING_FAILURE_TYPE, REFUSAL_FAILURE_TYPE, type Command, type Envelope, type Refusal } from '../domain/machine';
 import type { EntityInput, EntitySettings, Resource } from '../domain/resource';
 import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
+import { transitionsInHistory } from '../read-model/rebuild';
 
 /** Where entity workflows run: the task queue and the settings each starts with. */
 export interface EntityPlacement {
@@ -102,6 +103,9 @@ function isResourceExhausted(err: unknown): boolean {
 const SWEEP_QUERY_MS = 2_000;
 const SWEEP_PARALLEL = 8;
 
+/** How long a create waits for visibility to say whether its key made a resource already. */
+const VISIBILITY_MS = 2_000;
+
 /** A command sent after this long without an answer has an unknown outcome (no worker, Temporal down). */
 const DEFAULT_DEADLINE_MS = 30_000;
 
@@ -126,7 +130,7 @@ export class Entities {
   }
 
   /** Creates resource `id`: its workflow and its first snapshot in one call; a retry with the same command id is answered once. */
-  async create<S extends Envelope>(resource: Resource<any, any>, id: string, command: Command): Promise<EntityAnswer<S>> {
+  async create<S extends Envelope>(resource: Resource<any, any>, id: string, command: Command, options: { found?: boolean } = {}): Promise<EntityAnswer<S>> {
     const input: EntityInput = { kind: resource.kind, settings: this.placement.settings };
     const startWorkflowOperation = new WithStartWorkflowOperation(resource.workflowType, {
       workflowId: resource.workflowId(id),
@@ -147,7 +151,43 @@ export class Entities {
     } catch (err) {
       return this.forgetUnlessUnknown(handle, command.commandId, () => this.answerOf(err, handle));
     }
-    return { ok: true, snapshot: (await this.written(handle, answer, command.commandId)) as S };
+    const snapshot = (await this.written(handle, answer, command.commandId)) as S;
+    if (options.found) await this.restoreRecord(handle.workflowId);
+    return { ok: true, snapshot };
+  }
+
+  /**
+   * A create found by its key (`createdWith`: its record was lost with a read model restored
+   * alone) writes the resource's transitions from its histories, those the read model lacks, so
+   * that its retry brings the resource back as it is now, with its events.
+   */
+  private async restoreRecord(workflowId: string): Promise<void> {
+    const runs: string[] = [];
+    for await (const execution of this.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(execution.runId);
+    const transitions: TransitionRecord[] = [];
+    for (const runId of runs) transitions.push(...transitionsInHistory((await this.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+    const byVersion = new Map(transitions.map((t) => [t.snapshot.resourceVersion, t]));
+    if (byVersion.size) await this.store.write([...byVersion.values()].sort((a, b) => a.snapshot.resourceVersion - b.snapshot.resourceVersion), undefined, true);
+  }
+
+  /**
+   * The id of the resource a create with this key made (`Command.createKey`, recorded by its
+   * workflow as the `PcxCreateKey` search attribute when the create succeeded) since `since`, if
+   * Temporal's visibility knows one. Visibility lags a moment behind, which matters not: it is
+   * asked only when the read model has no record of the key, i.e. for a key never used, or used
+   * before a restore of the read model alone. A visibility that cannot answer (the time-skipping
+   * test server lists nothing) counts as none: the create is made as before.
+   */
+  async createdWith(createKey: string, since: Date): Promise<string | undefined> {
+    const query = `PcxCreateKey = '${createKey}' AND StartTime > '${since.toISOString()}'`;
+    try {
+      return await this.client.withDeadline(Date.now() + VISIBILITY_MS, async () => {
+        for await (const execution of this.client.workflow.list({ query, pageSize: 1 })) return execution.workflowId.split('/')[1];
+        return undefined;
+      });
+    } catch {
+      return undefined;
+    }
   }
 
   /** Sends `command` (its name is the Update's) to resource `id`; the command id is the Update id. */

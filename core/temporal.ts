@@ -4,8 +4,11 @@ import { Connection, type Client, type TLSConfig } from '@temporalio/client';
 import { RETENTION_POKE, retentionWorkflowId } from '../domain/retention';
 import type { Config } from './config';
 
-/** Keyword search attributes set by every entity workflow (workflows/entity.ts). */
-export const SEARCH_ATTRIBUTES = ['PcxResourceKind', 'PcxOwnerOrganizationId', 'PcxPartnerOrganizationId', 'PcxStatus'] as const;
+/**
+ * Keyword search attributes set by every entity workflow (workflows/entity.ts); `PcxCreateKey` only
+ * by a create sent with an Idempotency-Key (domain/machine.ts `Command.createKey`).
+ */
+export const SEARCH_ATTRIBUTES = ['PcxResourceKind', 'PcxOwnerOrganizationId', 'PcxPartnerOrganizationId', 'PcxStatus', 'PcxCreateKey'] as const;
 
 // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
 const KEYWORD = 2;

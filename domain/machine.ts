@@ -49,6 +49,13 @@ export interface Command<P = any, C = any> {
   /** Facts the API looked up for the machine (partnering policies, ...): workflows do no I/O. */
   context?: C;
   /**
+   * A create sent with an Idempotency-Key whose resource id is drawn at random: a value derived
+   * from (organization, operation, key, request) that the workflow records as its `PcxCreateKey`
+   * search attribute once the create succeeds, so that a retry whose key the read model lost (a
+   * restore of the read model alone) finds the resource it made (api/idempotency.ts).
+   */
+  createKey?: string;
+  /**
    * Set by the entity workflow only: the patches of rules (`Refusal.patch`) that this run's
    * recorded history predates. A machine skips such a rule (`ruleApplies`), so a command it once
    * accepted is decided the same way on replay.

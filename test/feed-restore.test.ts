@@ -28,9 +28,9 @@ async function token(base: string, org: { clientId: string; secret: string }) {
   return ((await res.json()) as any).access_token as string;
 }
 
-/** Publishes an open offer and answers its id. */
-async function published(base: string, bearer: string): Promise<string> {
-  const created = await call(base, bearer, 'POST', '/capacity-offers', offerBody());
+/** Publishes an open offer (created with the Idempotency-Key given) and answers its id. */
+async function published(base: string, bearer: string, createHeaders: Record<string, string> = {}, body = offerBody()): Promise<string> {
+  const created = await call(base, bearer, 'POST', '/capacity-offers', body, createHeaders);
   expect(created.status).toBe(201);
   expect((await call(base, bearer, 'POST', `/capacity-offers/${created.body.id}/publish`, {}, { 'if-match': '"1"' })).status).toBe(200);
   return created.body.id;
@@ -72,11 +72,14 @@ test("a read model restored to an earlier point: cursors up to the restore point
 
   broker = await startBroker(brokerEnv, dataDir);
   bearer = await token(broker.baseUrl, org);
-  const lost = await published(broker.baseUrl, bearer);
+  // A create acknowledged after the backup, with its Idempotency-Key.
+  const lostBody = offerBody();
+  const lost = await published(broker.baseUrl, bearer, { 'idempotency-key': 'create-after-backup' }, lostBody);
   // A lifecycle command acknowledged after the backup, with its Idempotency-Key.
   const withdrawn = await call(broker.baseUrl, bearer, 'POST', `/capacity-offers/${first}/withdraw`, { reason: 'truck broke down', reasonCode: 'VEHICLE_FAILURE' }, { 'if-match': '"2"', 'idempotency-key': 'after-backup' });
   expect(withdrawn.status).toBe(200);
-  const afterBackup = (await readUntil(broker.baseUrl, bearer, beforeBackup, lost)).cursor;
+  const sawAfterBackup = await readUntil(broker.baseUrl, bearer, beforeBackup, lost);
+  const afterBackup = sawAfterBackup.cursor;
   await broker.stop();
 
   // The restore: never over a folder (moved aside first), and a new feed history started before the broker runs.
@@ -108,4 +111,16 @@ test("a read model restored to an earlier point: cursors up to the restore point
   expect(resumed.ids.filter((id) => id === first)).toHaveLength(1);
   // The new cursors belong to the new history: they read on after another look.
   expect((await call(broker.baseUrl, bearer, 'GET', `/events?cursor=${resumed.cursor}`)).status).toBe(200);
+
+  // The create acknowledged after the backup, retried with its key: Temporal kept its workflow, which
+  // recorded the key (api/idempotency.ts, keyCreateKey), so the retry is answered with that offer as
+  // created (Temporal kept the create's Update outcome), not made a second time, and brings it back
+  // into the restored read model as it is now (published), with its events, once each.
+  const again = await call(broker.baseUrl, bearer, 'POST', '/capacity-offers', lostBody, { 'idempotency-key': 'create-after-backup' });
+  expect({ status: again.status, id: again.body?.id, version: again.body?.resourceVersion }).toEqual({ status: 201, id: lost, version: 1 });
+  expect((await call(broker.baseUrl, bearer, 'GET', `/capacity-offers/${lost}`)).body).toMatchObject({ id: lost, status: 'published', resourceVersion: 2 });
+  const back = await readUntil(broker.baseUrl, bearer, resumed.cursor, lost);
+  expect(back.ids.filter((id) => id === lost)).toHaveLength(sawAfterBackup.ids.filter((id) => id === lost).length);
+  const mine = (await call(broker.baseUrl, bearer, 'GET', '/capacity-offers?limit=200')).body.items.filter((o: any) => o.id === lost);
+  expect(mine).toHaveLength(1);
 }, 180_000);

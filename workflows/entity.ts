@@ -264,7 +264,10 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     this.remember(command.commandId, state.resourceVersion);
     this.commandsThisRun++;
     this.wakeups++;
-    upsertAttributes({ kind: this.resource.kind, ...this.resource.searchAttributes(state) });
+    // A create's key is recorded once it succeeded (a refused create's workflow has none), for a
+    // retry the read model lost to find it (Command.createKey).
+    const createKey = command.name === 'create' ? command.createKey : undefined;
+    upsertAttributes({ kind: this.resource.kind, ...this.resource.searchAttributes(state), ...(createKey ? { createKey } : {}) });
   }
 
   /**
@@ -459,11 +462,12 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
   }
 }
 
-function upsertAttributes(values: SearchAttributeValues & { kind: string }) {
+function upsertAttributes(values: SearchAttributeValues & { kind: string; createKey?: string }) {
   upsertSearchAttributes({
     PcxResourceKind: [values.kind],
     PcxOwnerOrganizationId: [values.owner],
     PcxPartnerOrganizationId: values.partner ? [values.partner] : [],
     PcxStatus: [values.status],
+    ...(values.createKey ? { PcxCreateKey: [values.createKey] } : {}),
   });
 }
