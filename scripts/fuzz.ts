@@ -30,6 +30,7 @@ import { join, relative, resolve } from 'node:path';
 import { startBroker, startTemporal, type BrokerHandle } from '../test/stack';
 import { testCertificates } from '../test/tls';
 import { startReceiver, type Receiver } from '../test/webhook-receiver';
+import { nameBasedId } from '../core/name-ids';
 
 const ROOT = resolve(__dirname, '..');
 const RUN_DIR = join(ROOT, '.data', 'fuzz');
@@ -416,7 +417,16 @@ function runSchemathesis(st: string, party: Party, maxTime: number, document: st
     // schemathesis and Hypothesis keep caches (.schemathesis/, .hypothesis/) in the working
     // directory: the run's folder, not the repository.
     cwd: RUN_DIR,
-    env: { ...process.env, PCX_FUZZ_USER: party.name, PCX_FUZZ_AUTH_FILE: join(CONFIG_DIR, 'auth.json'), PYTHONUNBUFFERED: '1', COLUMNS: '160' },
+    env: {
+      ...process.env,
+      PCX_FUZZ_USER: party.name,
+      PCX_FUZZ_AUTH_FILE: join(CONFIG_DIR, 'auth.json'),
+      // config/fuzz/hooks.py: no command on the connectors the runs authenticate as (a retire locked a run out).
+      SCHEMATHESIS_HOOKS: join(CONFIG_DIR, 'hooks.py'),
+      PCX_FUZZ_PROTECTED_CONNECTORS: PARTIES.map((p) => nameBasedId('connector', p.clientId)).join(','),
+      PYTHONUNBUFFERED: '1',
+      COLUMNS: '160',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   fuzzers.add(child);
