@@ -68,7 +68,9 @@ function loadLine(request, ctx) {
 export function proposalItem(p, ctx) {
   const { me, names, selected, onSelect, isNew } = ctx;
   const counterpart = p.offerOwnerOrganizationId === me ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
-  const { request } = pairOf(p, ctx);
+  const { offer, request } = pairOf(p, ctx);
+  // The load's lane, else the truck's (a partner's request is no longer listed once it is matched).
+  const lane = request ?? offer;
   const waiting = p.status === 'open' && !(p.decisions ?? []).some((d) => d.organizationId === me);
   return el(
     'li',
@@ -77,7 +79,7 @@ export function proposalItem(p, ctx) {
       'button',
       { type: 'button', class: `proposal-item status-${p.status}`, 'aria-pressed': selected ? 'true' : 'false', 'data-proposal': p.id, onclick: () => onSelect(p.id) },
       isNew ? el('span', { class: 'badge new' }, t('proposal.new')) : '',
-      el('span', { class: 'lane' }, request ? laneView(request, ctx.places) : t('proposal.title')),
+      el('span', { class: 'lane' }, lane ? laneView(lane, ctx.places) : t('proposal.title')),
       el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', ctx.priceOf?.(p) ? moneyOf(ctx.priceOf(p)) : '', t('proposal.with', { partner: nameOf(counterpart, names) }), p.score !== undefined ? t('proposal.score', { percent: Math.round(p.score * 100) }) : ''].filter(Boolean).join(' · ')),
       el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? t('proposal.yourDecision') : statusOf(p.status)),
     ),
@@ -117,7 +119,7 @@ export function proposalDetail(p, ctx) {
   const route = p.routeCompatibility ?? {};
   const sentences = explanationOf(p, { places: ctx.places, request, offer });
   const parts = [
-    el('h3', {}, request ? laneView(request, ctx.places) : t('proposal.title'), t(mine === 'offer' ? 'proposal.heading.offer' : 'proposal.heading.request', { partner: nameOf(counterpart, names) })),
+    el('h3', {}, request || offer ? laneView(request ?? offer, ctx.places) : t('proposal.title'), t(mine === 'offer' ? 'proposal.heading.offer' : 'proposal.heading.request', { partner: nameOf(counterpart, names) })),
     el('p', { class: 'facts' }, [request ? t('proposal.facts.load', { load: loadLine(request, ctx) }) : '', offer ? ` ${t('proposal.facts.truck', { truck: [statusOf(offer.vehicleProfile?.bodyType), capacityOf(offer.availableCapacity), windowOf(offer.availabilityWindow)].filter(Boolean).join(', ') })}` : ''].join('')),
     el('p', {}, el('strong', {}, statusOf(p.status)), ` ${t('proposal.state', { decisionState: statusOf(p.decisionState), score: p.score !== undefined ? `${Math.round(p.score * 100)} %` : t('proposal.score.none'), until: when(p.validUntil) })}`),
     el('h4', {}, t('proposal.why')),

@@ -159,3 +159,12 @@ test("a refused report is shown by guarded(): the problem's title and detail, el
   await milestone.listeners.submit({ preventDefault: () => prevented++ });
   expect(problem.textContent).toBe('');
 });
+
+test("a proposal whose partner's load is no longer listed (matched) is titled by the truck's lane, not just \"Proposal\"", () => {
+  speak('en-GB');
+  const offer = { kind: 'offer', id: 'off-1', ownerOrganizationId: 'org-baltic', originArea: { kind: 'unlocode', code: 'DEHAM' }, destinationArea: { kind: 'unlocode', code: 'NLRTM' } };
+  const accepted = { ...proposal, status: 'accepted', decisionState: 'ACCEPTED' };
+  const item = proposalItem(accepted, { ...ctx, listings: new Map([['off-1', offer]]), isNew: false, onSelect: noop }).textContent;
+  expect(item).toMatch(/^Hamburg → Rotterdam/);
+  expect(proposalItem(accepted, { ...ctx, listings: new Map(), isNew: false, onSelect: noop }).textContent).toMatch(/^Proposal/);
+});
