@@ -22,6 +22,8 @@ import { Problem } from '../domain/problems';
 import { completeClaim, deleteExpiredKey, insertClaim, lapseClaim, readKey, releaseClaim, renewClaim, takeOverLapsedClaim, type Slot } from '../read-model/idempotency-keys';
 import type { Ctx } from './http';
 import { KeyRing } from '../core/secrets';
+import type { Db } from '../core/db';
+import { currentFeedHistoryStart } from '../read-model/events';
 
 export interface StoredResponse {
   status: number;
@@ -119,13 +121,33 @@ export async function idempotent(
   const fresh =
     options.commandIds === 'derived'
       ? async () => keyCommandId(slot, requestHash)
-      : createKey
+      : createKey && (await mayHaveLostKeys(db, config.idempotencyTtlSeconds))
         ? // Temporal is asked only when the key has no record (a claim that would be inserted).
           async () => (found = (await readKey(slot)) ? undefined : await entities.createdWith(createKey, new Date(Date.now() - config.idempotencyTtlSeconds * 1000))) ?? uuid7()
         : async () => uuid7();
   const claimed = await claimSlot(slot, requestHash, config.idempotencyTtlSeconds, fresh);
   if ('replay' in claimed) return { ...claimed.replay, body: opened(slot, claimed.replay.body, secrets) };
   return runClaimed(slot, claimed.commandId, (commandId) => run(commandId, createKey ? { createKey, found: found === commandId } : undefined), secrets);
+}
+
+/** How long a process trusts what it read of the feed history's start. */
+const HISTORY_START_CACHE_MS = 60_000;
+const historyStarts = new WeakMap<object, { at: Date; readAt: number }>();
+
+/**
+ * Whether the read model may lack the records of keys still within their lifetime: its feed
+ * history (the database, a rebuild of it, or the last restore) is younger than the keys' TTL. Only
+ * then can a key unknown here belong to a create Temporal made, so only then is visibility asked;
+ * a broker whose read model is older than a day pays nothing for it. A restore or a rebuild is made
+ * with the brokers stopped, so a minute's cache of the start is never stale where it matters.
+ */
+async function mayHaveLostKeys(db: Db, ttlSeconds: number): Promise<boolean> {
+  let known = historyStarts.get(db);
+  if (!known || Date.now() - known.readAt > HISTORY_START_CACHE_MS) {
+    known = { at: await currentFeedHistoryStart(db), readAt: Date.now() };
+    historyStarts.set(db, known);
+  }
+  return Date.now() - known.at.getTime() < ttlSeconds * 1000;
 }
 
 /** A hex digest of what a key's request is, tagged (a command id, a create key). */

@@ -80,6 +80,15 @@ export async function feedHistories(db: Queryable): Promise<FeedHistory[]> {
 }
 
 /**
+ * When the current feed history started: the database's creation, a rebuild's, or the last
+ * restore's (`npm run restored`). Idempotency-Keys used before it may be missing from this read model.
+ */
+export async function currentFeedHistoryStart(db: Queryable): Promise<Date> {
+  const { rows } = await db.query<{ started_at: string | Date }>('select started_at from feed_histories order by ordinal desc limit 1');
+  return rows[0] ? new Date(rows[0].started_at) : new Date();
+}
+
+/**
  * Starts a new history after a restore to an earlier point (the operator's `npm run restored`): its
  * floor is the newest event the restored database holds. Cursors of the earlier history up to the
  * floor stay valid (those events are the same); past it they are refused, never served silently.
