@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ROOT, startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { offer } from '../test/market-bodies';
 import { f1, median, runBench } from './common';
-import { send, tokensOf, UNLIMITED } from './load';
+import { retried, send, tokensOf, UNLIMITED } from './load';
 
 const RESOURCES = Number(process.env.BENCH_BACKUP_RESOURCES ?? 1000);
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
@@ -20,17 +20,6 @@ const ORGANIZATIONS = 20;
 const CONCURRENCY = 16;
 const log = (s: string) => process.stderr.write(`[bench:backup] ${s}\n`);
 
-/** As a connector does: a 503 is retried with the same Idempotency-Key, a few times. */
-async function retried<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      if (attempt >= 5 || !/: 503 /.test(String(err))) throw err;
-      await new Promise((r) => setTimeout(r, 1000 * attempt));
-    }
-  }
-}
 const script = (name: string, ...args: string[]) => {
   const started = performance.now();
   const run = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, encoding: 'utf8' });

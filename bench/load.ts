@@ -49,6 +49,18 @@ export async function runLevel<C extends Record<string, number>>(system: string,
   return { system, concurrency, flows, seconds, samples, cpu };
 }
 
+/** As a connector does: a 503 is retried with the same Idempotency-Key, a few times. */
+export async function retried<T>(call: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await call();
+    } catch (err) {
+      if (attempt >= 5 || !/: 503 /.test(String(err))) throw err;
+      await new Promise((r) => setTimeout(r, 1000 * attempt));
+    }
+  }
+}
+
 export async function send(base: string, method: string, path: string, token?: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,

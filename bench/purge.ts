@@ -14,7 +14,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { offer } from '../test/market-bodies';
 import { f1, runBench } from './common';
-import { send, tokensOf, UNLIMITED } from './load';
+import { retried, send, tokensOf, UNLIMITED } from './load';
 import { PERIODS, retentionWorkflowId } from '../domain/retention';
 import { pokeRetention } from '../core/temporal';
 
@@ -22,18 +22,6 @@ const RESOURCES = Number(process.env.BENCH_PURGE_RESOURCES ?? 1000);
 const ORGANIZATIONS = 20;
 const CONCURRENCY = 16;
 const log = (s: string) => process.stderr.write(`[bench:purge] ${s}\n`);
-
-/** As a connector does: a 503 is retried with the same Idempotency-Key, a few times. */
-async function retried<T>(call: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await call();
-    } catch (err) {
-      if (attempt >= 5 || !/: 503 /.test(String(err))) throw err;
-      await new Promise((r) => setTimeout(r, 1000 * attempt));
-    }
-  }
-}
 
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'pcx-bench-purge-'));

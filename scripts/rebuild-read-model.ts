@@ -15,6 +15,7 @@ import { connectTemporal } from '../core/temporal';
 import { openReadModel } from '../read-model/database';
 import { isEmpty, rebuildReadModel } from '../read-model/rebuild';
 import { eventSource } from '../worker';
+import { runMain } from './run-main';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({
@@ -50,12 +51,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

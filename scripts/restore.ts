@@ -14,6 +14,7 @@ import { parseArgs } from 'node:util';
 import { brokerUsing } from '../core/data-folder';
 import { openReadModel } from '../read-model/database';
 import { startFeedHistory } from '../read-model/events';
+import { runMain } from './run-main';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { from: { type: 'string' }, 'data-dir': { type: 'string' }, help: { type: 'boolean' } } });
@@ -48,12 +49,4 @@ function fail(message: string): number {
   return 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);

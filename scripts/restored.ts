@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 
 import { openReadModel } from '../read-model/database';
 import { startFeedHistory } from '../read-model/events';
+import { runMain } from './run-main';
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, help: { type: 'boolean' } } });
@@ -30,12 +31,4 @@ async function main(): Promise<number> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (err) => {
-    process.stderr.write(`${err instanceof Error ? err.stack : String(err)}\n`);
-    process.exitCode = 1;
-  },
-);
+runMain(main);
