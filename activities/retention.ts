@@ -11,12 +11,31 @@ import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
 import type { Entities } from '../core/entities';
 import { resourceOf } from '../domain/registry';
+import { OPERATOR_AUDIENCE } from '../domain/machine';
 import { dueAt, oldestDue, policyOf, PURGED_KINDS, PURGED_RECORD_KIND, recordClassOf, RETENTION_WORKFLOW_ID, type RetentionPolicies } from '../domain/retention';
 import type { ProjectionSettings } from '../read-model/projection';
 import type { PurgedRecord } from '../read-model/purged-records';
 
 export const PURGED_EVENT = 'pcx.purged-record.recorded.v1';
 export const CONTACTS_ERASED_EVENT = 'pcx.execution-handover.contacts-erased.v1';
+export const USER_NAME_ERASED_EVENT = 'pcx.user.name-erased.v1';
+
+/**
+ * What one kind of erasure takes away: from which records (their kind; only final ones), what
+ * (`strip`, also applied to the data of their events), under which field the record says so, and
+ * the event that tells its readers.
+ */
+interface ErasureKind {
+  kind: 'execution-handover' | 'user';
+  field: 'contactsErased' | 'nameErased';
+  event: string;
+  strip: (doc: any) => { doc: any; pointers: string[] };
+  /** Besides the record's own organizations (a user's events go to the operator too). */
+  extraAudience: string[];
+}
+
+const HANDOVER_CONTACTS: ErasureKind = { kind: 'execution-handover', field: 'contactsErased', event: CONTACTS_ERASED_EVENT, strip: (doc) => withoutContacts(doc), extraAudience: [] };
+const USER_NAME: ErasureKind = { kind: 'user', field: 'nameErased', event: USER_NAME_ERASED_EVENT, strip: (doc) => withoutName(doc), extraAudience: [OPERATOR_AUDIENCE] };
 
 /** The policy ref a record follows, as SQL over its row `t`: its own, its relationship's, its commitment's relationship's. */
 const POLICY_REF: Record<string, string> = {
@@ -159,14 +178,42 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
         }
       }
       await deletePurgedHistories();
-      const erased = await eraseDueContacts(now);
+      const erased = (await eraseDueContacts(now)) + (await eraseDueNames(now));
       return { purged, erased, more: false };
     },
 
-    async eraseHandoverContacts(input: { handoverId: string; reason: string; now: string; by?: Record<string, string>; correlationId?: string }): Promise<ErasureOutcome> {
-      return eraseContacts(input.handoverId, { reason: input.reason, at: input.now, ...(input.by ? { requestedBy: input.by } : {}), ...(input.correlationId ? { correlationId: input.correlationId } : {}) });
+    async eraseHandoverContacts(input: ErasureRequest & { handoverId: string }): Promise<ErasureOutcome> {
+      return erase(HANDOVER_CONTACTS, input.handoverId, requested(input));
+    },
+
+    async eraseUserName(input: ErasureRequest & { userId: string }): Promise<ErasureOutcome> {
+      return erase(USER_NAME, input.userId, requested(input));
     },
   };
+
+  function requested(input: ErasureRequest) {
+    return { reason: input.reason, at: input.now, ...(input.by ? { requestedBy: input.by } : {}), ...(input.correlationId ? { correlationId: input.correlationId } : {}) };
+  }
+
+  /**
+   * Users removed for longer than the default policy's personalData period whose names are still
+   * there (a user belongs to no relationship, so the default policy is theirs).
+   */
+  async function eraseDueNames(now: string): Promise<number> {
+    const policy = policyOf(policies!, null);
+    const { rows } = await db.query<{ id: string; final_at: Date }>(
+      `select t.id, t.updated_at as final_at from users t where t.status = any($1) and t.updated_at <= $2 and t.doc->'nameErased' is null and t.doc ? 'name' order by t.updated_at limit $3`,
+      [resourceOf('user').terminalStatuses, oldestDue(policies!, 'personalData', now), BATCH],
+    );
+    let erased = 0;
+    for (const r of rows) {
+      const due = dueAt(policy, 'personalData', new Date(r.final_at).toISOString());
+      if (!due || Date.parse(due) > Date.parse(now)) continue;
+      const outcome = await erase(USER_NAME, r.id, { reason: `retention policy ${policy.ref}: a removed user's name is kept ${policy.periods.personalData}`, at: now, policy: policy.ref });
+      if (outcome.erased) erased++;
+    }
+    return erased;
+  }
 
   /** Handovers final for longer than their policy's personalData period whose contacts are still there. */
   async function eraseDueContacts(now: string): Promise<number> {
@@ -180,57 +227,72 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       const policy = policyOf(policies!, r.policy_ref);
       const due = dueAt(policy, 'personalData', new Date(r.final_at).toISOString());
       if (!due || Date.parse(due) > Date.parse(now)) continue;
-      const outcome = await eraseContacts(r.id, { reason: `retention policy ${policy.ref}: contact details are kept ${policy.periods.personalData} after the handover`, at: now, policy: policy.ref });
+      const outcome = await erase(HANDOVER_CONTACTS, r.id, { reason: `retention policy ${policy.ref}: contact details are kept ${policy.periods.personalData} after the handover`, at: now, policy: policy.ref });
       if (outcome.erased) erased++;
     }
     return erased;
   }
 
   /**
-   * Removes the contact persons from a final handover's package: its row, its events' data and the
-   * kept answers of its create; records `contactsErased` (what went, when, why) on it with a new
-   * version and an event; deletes its Temporal histories, which hold them too. The package digest
-   * stays: it was computed over the delivery as it was sent (docs/decisions.md).
+   * Erases personal data from a final record (a handover's contact persons, a removed user's name):
+   * from its row, its events' data and the kept answers of requests about it; records what went,
+   * when and why on it (`what.field`) with a new version and an event; deletes its Temporal
+   * histories, which hold the data too (only a final record's workflow has closed). Digests stay:
+   * a handover's package digest was computed over the delivery as it was sent (docs/decisions.md).
    */
-  async function eraseContacts(id: string, erasure: { reason: string; at: string; policy?: string; requestedBy?: Record<string, string>; correlationId?: string }): Promise<ErasureOutcome> {
-    const resource = resourceOf('execution-handover');
-    // Temporal's histories first (they hold the contacts in the handover's commands and states):
-    // only a final handover's workflow has closed. A crash after this and before the write below
-    // leaves the read model to erase on the request's retry (or the purge's next round).
-    const { rows: before } = await db.query<{ status: string; erased: boolean }>(`select status, doc->'contactsErased' is not null as erased from execution_handovers where id = $1`, [id]);
+  async function erase(what: ErasureKind, id: string, erasure: { reason: string; at: string; policy?: string; requestedBy?: Record<string, string>; correlationId?: string }): Promise<ErasureOutcome> {
+    const resource = resourceOf(what.kind);
+    // Temporal's histories first: a crash after this and before the write below leaves the read
+    // model to erase on the request's retry (or the purge's next round).
+    const { rows: before } = await db.query<{ status: string; erased: boolean }>(`select status, doc->$2::text is not null as erased from ${resource.table} where id = $1`, [id, what.field]);
     const histories = before[0] && resource.terminalStatuses.includes(before[0].status) && !before[0].erased ? (await entities.deleteHistories(resource.workflowId(id), { waitForCloseMs: 10_000 })).deleted : 0;
-    const written = await db.transaction(async (tx) => {
+    return db.transaction(async (tx) => {
       const { rows } = await tx.query<{ doc: any; status: string; audience: string[]; version: number }>(
-        `select t.doc, t.status, ${audienceSql('execution-handover')} as audience, t.resource_version as version from execution_handovers t where t.id = $1 for update`,
+        `select t.doc, t.status, ${audienceSql(what.kind)} as audience, t.resource_version as version from ${resource.table} t where t.id = $1 for update`,
         [id],
       );
       const row = rows[0];
       if (!row) return { erased: false as const, reason: 'missing' as const };
       if (!resource.terminalStatuses.includes(row.status)) return { erased: false as const, reason: 'notFinal' as const, status: row.status };
-      if (row.doc.contactsErased) return { erased: false as const, reason: 'already' as const, doc: row.doc };
-      const { doc: stripped, pointers } = withoutContacts(row.doc);
+      if (row.doc[what.field]) return { erased: false as const, reason: 'already' as const, doc: row.doc };
+      const { doc: stripped, pointers } = what.strip(row.doc);
       const version = row.version + 1;
-      const doc = { ...stripped, resourceVersion: version, updatedAt: erasure.at, contactsErased: { at: erasure.at, reason: erasure.reason, pointers, historiesDeleted: histories, ...(erasure.policy ? { retentionPolicyRef: erasure.policy } : {}), ...(erasure.requestedBy ? { requestedBy: erasure.requestedBy } : {}) } };
-      await tx.query('update execution_handovers set doc = $2, resource_version = $3, updated_at = $4 where id = $1', [id, JSON.stringify(doc), version, erasure.at]);
-      // The events that carried the handover document carry it without the contacts.
+      const record = { at: erasure.at, reason: erasure.reason, pointers, historiesDeleted: histories, ...(erasure.policy ? { retentionPolicyRef: erasure.policy } : {}), ...(erasure.requestedBy ? { requestedBy: erasure.requestedBy } : {}) };
+      const doc = { ...stripped, resourceVersion: version, updatedAt: erasure.at, [what.field]: record };
+      await tx.query(`update ${resource.table} set doc = $2, resource_version = $3, updated_at = $4 where id = $1`, [id, JSON.stringify(doc), version, erasure.at]);
+      // The events that carried the record carry it without the data.
       const events = await tx.query<{ id: string; cloudevent: any }>('select id, cloudevent from events where resource_id = $1', [id]);
       for (const e of events.rows) {
         const data = e.cloudevent?.data;
         if (!data || typeof data !== 'object') continue;
-        const { doc: clean, pointers: found } = withoutContacts(data);
+        const { doc: clean, pointers: found } = what.strip(data);
         if (found.length) await tx.query('update events set cloudevent = jsonb_set(cloudevent, \'{data}\', $2::jsonb) where id = $1', [e.id, JSON.stringify(clean)]);
       }
-      // The answers kept for a retried create held the package too: a retry reads the handover instead.
+      // The answers kept for retried requests about it held the data too: a retry reads the record instead.
       await tx.query(`delete from idempotency_keys where response_body::text like $1`, [`%${id}%`]);
-      const audience = [...new Set(row.audience.filter(Boolean))];
-      await insertEvent(tx, 'execution-handover', id, version, CONTACTS_ERASED_EVENT, row.doc.ownerOrganizationId, audience, cloudEvent(CONTACTS_ERASED_EVENT, `execution-handovers/${id}`, doc, row.doc.ownerOrganizationId, version, 'execution-handover', erasure.at, erasure.correlationId ?? `${RETENTION_WORKFLOW_ID}:${erasure.at}`));
+      const audience = [...new Set([...row.audience, ...what.extraAudience].filter(Boolean))];
+      const owner = row.doc.ownerOrganizationId;
+      await insertEvent(tx, what.kind, id, version, what.event, owner, audience, cloudEvent(what.event, `${resource.collection}/${id}`, doc, owner, version, what.kind, erasure.at, erasure.correlationId ?? `${RETENTION_WORKFLOW_ID}:${erasure.at}`));
       return { erased: true as const, doc };
     });
-    return written;
   }
 }
 
 export type ErasureOutcome = { erased: true; doc: any } | { erased: false; reason: 'missing' | 'notFinal' | 'already'; status?: string; doc?: any };
+
+export interface ErasureRequest {
+  reason: string;
+  now: string;
+  by?: Record<string, string>;
+  correlationId?: string;
+}
+
+/** A user document (or event data holding one) without its name, and the pointer of what went. */
+export function withoutName(doc: any): { doc: any; pointers: string[] } {
+  if (!doc || typeof doc !== 'object' || !('name' in doc)) return { doc, pointers: [] };
+  const { name: _name, ...rest } = doc;
+  return { doc: rest, pointers: ['/name'] };
+}
 
 /** A handover document (or event data holding one) without its contact persons, and the pointers of what went. */
 export function withoutContacts(doc: any): { doc: any; pointers: string[] } {

@@ -16,6 +16,11 @@ import type { AppEnv } from './context';
 import type { Ctx } from './http';
 import { operation } from './operations';
 import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+import { createRetentionActivities } from '../activities/retention';
+import { eventSource } from '../core/config';
+import { viewOf } from '../domain/views';
+import { loadDocument } from '../read-model/projection-document';
+import { etagOf, notFound } from './http';
 
 const resource = user;
 const MANAGE = 'connectors:manage';
@@ -129,4 +134,43 @@ commandRoute(users, resource, 'reinvite', {
 commandRoute(users, resource, 'remove', {
   body: 'CommonReasonedCommand', access,
   doc: commandDoc('Remove a user for good', 'Its tokens are refused from the next request on; its user id is never given again.'),
+});
+
+// Personal data erasure before the retention policy's period (issue 34 part 4; docs/retention.md):
+// a removed user's name goes from the read model, its events and Temporal's histories; its userId
+// stays, the key the audit trail refers to.
+operation(users, {
+  method: 'POST', path: '/:id/name-erasures', access: reading,
+  body: 'UserNameErasureRequest', answers: [200],
+  returns: 'User',
+  doc: {
+    id: 'eraseUserName',
+    summary: "Erase a removed user's name",
+    description:
+      "On the person's request, before the retention policy's personal data period ends (after it the purge does the same): " +
+      "the name of a removed user is taken from the user, from the data of its events and from the broker's workflow " +
+      'histories. The user records `nameErased` (when, why, what went), gets a new resourceVersion and emits ' +
+      '`pcx.user.name-erased.v1` to its organization and the operator. The userId stays: decisions, commands and ' +
+      'events refer to it (an identity provider whose subs are e-mail addresses makes it personal data too; ' +
+      'docs/retention.md). Only a removed user: remove it first (422 `INVALID_STATE_TRANSITION`). A second erasure ' +
+      "changes nothing and answers 200. The user's organization (`connectors:manage`) or a protocol operator.",
+    responses: {
+      '200': 'The user without its name, and its ETag.',
+      '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
+      '404': true,
+      '422': '`INVALID_STATE_TRANSITION` (the user is not removed).',
+    },
+  },
+}, async ({ c, resource: doc, principal, body }) => {
+  const { db, entities, config } = c.get('services');
+  const { reason } = body as { reason: string };
+  const by = { organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) };
+  const outcome = await createRetentionActivities(db, entities, { schemaBase: config.schemaBase, eventSource: eventSource(config), retention: config.retention })
+    .eraseUserName({ userId: doc.id, reason, now: new Date().toISOString(), by, correlationId: c.get('correlationId') });
+  if (!outcome.erased && outcome.reason === 'missing') throw notFound('user');
+  if (!outcome.erased && outcome.reason === 'notFinal') {
+    throw new Problem('INVALID_STATE_TRANSITION', `the user is ${outcome.status}: its name can be erased once it is removed`, { currentState: outcome.status });
+  }
+  const snapshot = (outcome.doc ?? (await loadDocument<User>(db, resource, doc.id))) as User;
+  return c.json(viewOf(resource, snapshot, principal) as object, 200, { etag: etagOf(snapshot.resourceVersion) });
 });

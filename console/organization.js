@@ -116,7 +116,7 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
 
   function userLine(u) {
     const facts = [statusWord(u.status), u.roles.map(roleWord).join(', '), u.status === 'invited' ? t('org.user.invitedUntil', { when: local(u.invitationExpiresAt) }) : u.acceptedAt ? t('org.user.since', { when: local(u.acceptedAt) }) : ''].filter(Boolean);
-    return el('li', { 'data-user': u.userId }, el('strong', {}, u.name), ` (${u.userId}) ${facts.join(', ')}`,
+    return el('li', { 'data-user': u.userId }, el('strong', {}, u.name ?? u.userId), ` (${u.userId}) ${facts.join(', ')}`,
       u.status === 'active' || u.status === 'invited' ? actionForm(`disable-user-${u.id}`, t('org.user.disableReason'), t('org.user.disable'), (reason) => act(() => api.post(`/users/${u.id}/disable`, { reason }, u.resourceVersion))) : '',
       u.status === 'disabled' ? el('button', { type: 'button', onclick: () => act(() => api.post(`/users/${u.id}/enable`, {}, u.resourceVersion)) }, t('org.user.enable')) : '',
       u.status === 'expired' ? el('button', { type: 'button', onclick: () => act(async () => {

@@ -27,6 +27,7 @@ const WEBHOOK_EVENTS: Readonly<Record<string, EventEntry>> = {
 const RETENTION_EVENTS: Readonly<Record<string, EventEntry>> = {
   'pcx.purged-record.recorded.v1': about('purged-record', 'the retention purge removing a record at the end of its period (to those who could read it; subject purged-records/{id})'),
   'pcx.execution-handover.contacts-erased.v1': about('execution-handover', 'the erasure of a final handover\'s contact persons (POST /execution-handovers/{id}/contact-erasures, or the retention policy\'s personal data period)'),
+  'pcx.user.name-erased.v1': about('user', 'the erasure of a removed user\'s name (POST /users/{id}/name-erasures, or the default retention policy\'s personal data period)'),
 };
 
 export const EVENTS: Readonly<Record<string, EventEntry>> = {

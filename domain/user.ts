@@ -21,13 +21,15 @@ export interface User extends Envelope {
   /** The `sub` of the user's tokens at the identity provider; unique in the exchange for good. */
   userId: string;
   organizationId: string;
-  name: string;
+  /** Absent once erased (`nameErased`: a removed user's, on request or by the retention purge). */
+  name?: string;
   roles: UserRole[];
   /** When an invitation (still open, or the last one) ends. */
   invitationExpiresAt?: string;
   acceptedAt?: string;
   statusReason?: { reason: string; organizationId: string; clientId?: string; userId?: string; at: string };
   invitedBy?: { organizationId: string; clientId?: string; userId?: string };
+  nameErased?: { at: string; reason: string; pointers: string[]; historiesDeleted: number; retentionPolicyRef?: string; requestedBy?: Record<string, string> };
 }
 
 export const KIND = 'user';
@@ -160,7 +162,7 @@ export function userStanding(u: Pick<User, 'status' | 'invitationExpiresAt'>, no
   return 'inactive';
 }
 
-const FIELDS = ['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'externalReferences', 'extensions', 'status', 'userId', 'organizationId', 'name', 'roles', 'invitationExpiresAt', 'acceptedAt', 'statusReason', 'invitedBy'];
+const FIELDS = ['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'externalReferences', 'extensions', 'status', 'userId', 'organizationId', 'name', 'roles', 'invitationExpiresAt', 'acceptedAt', 'statusReason', 'invitedBy', 'nameErased'];
 
 export const user = defineResource({
   kind: KIND,

@@ -66,10 +66,20 @@ export function createDelivery(db: Db, organizations: readonly ServedOrganizatio
     }
   }
 
+  // One round at a time: the rounds are started on a timer, and a round that outlasts the interval
+  // (a slow target, a loaded machine) must not be joined by another that pushes the same waiting
+  // notices again (seen: one notice pushed three times within 150 ms).
+  let round: Promise<void> | undefined;
+
   return {
-    async deliver(): Promise<void> {
-      await toMailboxes();
-      for (const org of organizations) await push(org);
+    deliver(): Promise<void> {
+      round ??= (async () => {
+        await toMailboxes();
+        for (const org of organizations) await push(org);
+      })().finally(() => {
+        round = undefined;
+      });
+      return round;
     },
     async pushStates(): Promise<PushState[]> {
       const states: PushState[] = [];

@@ -68,7 +68,7 @@ export async function managedRegistry(db: Db, options: { refreshMs?: number; onE
     },
     user(userId) {
       const doc = users.get(userId);
-      return doc ? { userId: doc.userId, organizationId: doc.organizationId, name: doc.name, roles: doc.roles, status: userStanding(doc), managed: { id: doc.id } } : undefined;
+      return doc ? { userId: doc.userId, organizationId: doc.organizationId, name: doc.name ?? doc.userId, roles: doc.roles, status: userStanding(doc), managed: { id: doc.id } } : undefined;
     },
     refresh,
     stop: () => clearInterval(timer),

@@ -386,6 +386,7 @@ describe('users', () => {
         ...Object.fromEntries(
           ([['disable', { reason: 'probe' }], ['enable', {}], ['reinvite', {}], ['remove', { reason: 'probe' }]] as const).map(([path, body]) => [`POST /users/{id}/${path}`, () => other.command(`/users/${id}/${path}`, 1, body)]),
         ),
+        'POST /users/{id}/name-erasures': () => other.post(`/users/${id}/name-erasures`, { reason: 'probe' }),
       };
       for (const [name, probe] of Object.entries(probes)) {
         const reply = await probe();

@@ -1,9 +1,10 @@
 // Retention and erasure against the real broker, on both engines (issue 34 part 4): the named
 // retention policies; a relationship naming another is refused; the contact persons of a final
 // handover erased on request from the handover, its events and Temporal's histories, the package
-// digest kept; only its two organizations (and operators) may ask. The purge over years is
+// digest kept; only its two organizations (and operators) may ask; a removed user's name erased
+// on request the same way, its userId kept. The purge over years is
 // test/time-skipping/retention.test.ts.
-import { Connector, expectProblem } from './helpers';
+import { Connector, expectProblem, freshOrgs } from './helpers';
 import { expectValid } from './matching-fixtures';
 import { commitment, handoverBody } from './execution-handovers.fixtures';
 import { handoverIdOf } from '../domain/execution-handover';
@@ -72,3 +73,39 @@ test('the contact persons of a final handover are erased on request: from it, it
   expect(erased.body.contactsErased.historiesDeleted).toBe(1);
   expect(again.body.contactsErased.historiesDeleted).toBe(1);
 }, 60000);
+
+test("a removed user's name is erased on request: from the user, its events and its histories; the userId stays; only its organization and operators may ask", async () => {
+  const [a, b] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
+  const userId = `erase-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 6)}`;
+  const invited = await a.post('/users', { userId, name: 'Erika Mustermann', roles: ['viewer'] });
+  expect(invited.status).toBe(201);
+  const id = invited.body.id as string;
+  const erase = (who: Connector, reason = 'she asked to be forgotten') => who.post(`/users/${id}/name-erasures`, { reason });
+
+  // Not while the user may still act (removing is the organization's decision, erasing the person's); never for another organization.
+  expectProblem(await erase(a), 422, 'INVALID_STATE_TRANSITION');
+  expectProblem(await erase(b), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await a.post(`/users/${id}/name-erasures`, {}), 400, 'VALIDATION_FAILED');
+  const removed = await a.command(`/users/${id}/remove`, 1, { reason: 'left the company' });
+  expect(removed.status).toBe(200);
+  const eventsOf = async (who: Connector) => (await who.get('/events?limit=200')).body.items.filter((e: any) => e.subject === `users/${id}`);
+  expect(JSON.stringify(await eventsOf(a))).toContain('Erika Mustermann');
+
+  const erased = await erase(a);
+  expect(erased.status).toBe(200);
+  expectValid('User', erased.body);
+  expect(erased.body).toMatchObject({ id, userId, status: 'removed', resourceVersion: 3, nameErased: { reason: 'she asked to be forgotten', pointers: ['/name'], requestedBy: { organizationId: a.id } } });
+  expect(erased.body.name).toBeUndefined();
+  expect(erased.body.nameErased.historiesDeleted).toBeGreaterThanOrEqual(1);
+  expect(erased.headers.get('etag')).toBe('"3"');
+  expect((await a.get(`/users/${id}`)).body).toEqual(erased.body);
+  // The name is in none of the user's events any more; the erasure is one of them.
+  const events = await eventsOf(a);
+  expect(JSON.stringify(events)).not.toContain('Erika Mustermann');
+  expect(events.map((e: any) => e.type)).toEqual(['pcx.user.invited.v1', 'pcx.user.removed.v1', 'pcx.user.name-erased.v1']);
+  expect(await eventsOf(b)).toEqual([]);
+  // A second erasure changes nothing.
+  const again = await erase(a, 'asked twice');
+  expect(again.status).toBe(200);
+  expect(again.body).toEqual(erased.body);
+});

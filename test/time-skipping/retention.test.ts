@@ -2,7 +2,8 @@
 // (test/time-skipping/harness.ts): records are removed when their policy's period after their final
 // status has passed, not a round before; what went leaves a tombstone its readers can list and an
 // event in their feed; its own path answers 410 to them and 404 to anyone else; an audit hold keeps
-// everything linked to its relationship however long.
+// everything linked to its relationship however long; a removed user's name is erased after the
+// default policy's personal data period.
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
 import { Party, startHarness, type Harness } from './harness';
 import { startRetention } from '../../core/temporal';
@@ -60,6 +61,11 @@ test('records are purged at the end of their policy period after they ended, lea
   const a = await proposed(carrier, shipper);
   const b = await proposed(heldCarrier, heldShipper);
   const alone = await published(loner, '/capacity-offers', offerFixture({ availabilityWindow: { start: await h.at('1 day'), end: await h.at('5 days') }, expiresAt: await h.at('3 days') }));
+  // A user removed now: its name is personal data, kept the default policy's personalData period (a year).
+  const invited = await loner.post('/users', { userId: `leaver-${loner.id}`, name: 'Max Planner', roles: ['viewer'] });
+  expect(invited.status).toBe(201);
+  const leaver = `/users/${invited.body.id}`;
+  expect((await loner.command(`${leaver}/remove`, 1, { reason: 'left the company' })).status).toBe(200);
   // Both relationships end now: their records' clocks start (the proposals end with them).
   expect((await carrier.command(`/partner-relationships/${pilot.id}/terminate`, pilot.resourceVersion, { reason: 'pilot over' })).status).toBe(200);
   expect((await heldCarrier.command(`/partner-relationships/${held.id}/terminate`, held.resourceVersion, { reason: 'contract ended' })).status).toBe(200);
@@ -79,6 +85,7 @@ test('records are purged at the end of their policy period after they ended, lea
   await h.until('a round passed', async () => true);
   expect(await statusOf(carrier, paths.relationship)).toBe(200);
   expect(await statusOf(carrier, paths.proposal)).toBe(200);
+  expect((await loner.get(leaver)).body.name).toBe('Max Planner');
 
   // Past 90 days and a round: the pilot proposal went, then its relationship (a relationship goes
   // after the records that follow its policy); the listings, under the default (a year), and
@@ -129,6 +136,11 @@ test('records are purged at the end of their policy period after they ended, lea
   await h.skipTo(new Date(Date.parse(alone.expiresAt) + (365 + ROUND_DAYS + 1) * 86_400_000).toISOString());
   await h.until('the listings purged', async () => (await carrier.get(paths.offer)).status === 410 && (await loner.get(`/capacity-offers/${alone.id}`)).status === 410);
   expect((await loner.get('/purged-records')).body.items).toEqual([expect.objectContaining({ id: alone.id, resourceKind: 'capacity-offer', finalStatus: 'expired', retentionPolicyRef: 'pcx:standard', period: 'P1Y' })]);
+  // And the removed user's name: erased, the user kept (it is no record class of a policy).
+  await h.until("the removed user's name erased", async () => (await loner.get(leaver)).body.nameErased !== undefined);
+  const erased = (await loner.get(leaver)).body;
+  expect(erased).toMatchObject({ status: 'removed', userId: `leaver-${loner.id}`, nameErased: { pointers: ['/name'], retentionPolicyRef: 'pcx:standard' } });
+  expect(erased.name).toBeUndefined();
 
   // Three years on: the hold still keeps its relationship and proposal, and nothing was purged twice.
   await h.skip('1095 days');
