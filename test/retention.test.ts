@@ -93,7 +93,7 @@ test("a removed user's name is erased on request: from the user, its events and 
 
   const erased = await erase(a);
   expect(erased.status).toBe(200);
-  expectValid('User', erased.body);
+  expectValid('user', erased.body);
   expect(erased.body).toMatchObject({ id, userId, status: 'removed', resourceVersion: 3, nameErased: { reason: 'she asked to be forgotten', pointers: ['/name'], requestedBy: { organizationId: a.id } } });
   expect(erased.body.name).toBeUndefined();
   expect(erased.body.nameErased.historiesDeleted).toBeGreaterThanOrEqual(1);
