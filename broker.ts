@@ -41,7 +41,6 @@ export async function startBroker(config: Config) {
   // folder on a first start without SECRETS_KEY_FILE.
   const { ring: secrets, generated } = keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir });
   if (generated) log.info({ file: generated }, 'secrets key generated (a backup of the data folder holds it; mount SECRETS_KEY_FILE from elsewhere in production)');
-  if (!config.secrets.keyFile && config.mode === 'production') log.warn({ file: secrets.source }, 'SECRETS_KEY_FILE is not set: secrets are sealed with a key in the data folder (every replica needs the same key)');
   // Secrets in clear from before sealing, or under a key no longer the primary, sealed again
   // under the primary, in the background (row by row; any replica may run it at once).
   resealSecrets(db, secrets)

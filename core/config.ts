@@ -280,16 +280,24 @@ export function loadConfig(env: Env = process.env): Config {
       redact: r.bool('LOG_REDACT', true),
     },
     webhooks: webhooksOf(r, mode),
-    secrets: { keyFile: secretsKeyFileOf(r) },
+    secrets: { keyFile: secretsKeyFileOf(r, mode) },
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
 }
 
-/** SECRETS_KEY_FILE: read and checked now (its keys are never echoed). */
-function secretsKeyFileOf(r: EnvReader): string | undefined {
+/**
+ * SECRETS_KEY_FILE: read and checked now (its keys are never echoed). Required in production: a key
+ * generated into each process's data folder differs between an api that seals a webhook secret and
+ * a worker that opens it to sign a delivery (the compose file's containers), and goes with a
+ * container that is replaced.
+ */
+function secretsKeyFileOf(r: EnvReader, mode: Config['mode']): string | undefined {
   const file = r.file('SECRETS_KEY_FILE');
-  if (!file) return undefined;
+  if (!file) {
+    if (mode === 'production') r.problems.push('SECRETS_KEY_FILE is required with PCX_MODE=production: the same key file in every replica (docs/deployment.md, "Secrets at rest")');
+    return undefined;
+  }
   try {
     parseKeyFile(file.text, 'SECRETS_KEY_FILE');
   } catch (err) {

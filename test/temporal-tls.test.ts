@@ -307,6 +307,7 @@ describePostgres('Temporal over TLS', () => {
   test('a worker-role broker process connects (client and worker) only through mutual TLS', async () => {
     const env = {
       PCX_MODE: 'production',
+      SECRETS_KEY_FILE: testEnv().brokerEnv.SECRETS_KEY_FILE,
       DATABASE_URL: testEnv().databaseUrl,
       TEMPORAL_TASK_QUEUE: `pcx-test-tls-worker-${process.pid}`,
       ...tlsEnv(),

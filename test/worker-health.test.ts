@@ -108,6 +108,7 @@ describePostgres('worker role health', () => {
     worker = await startWorkerProcess(
       {
         PCX_MODE: 'production',
+        SECRETS_KEY_FILE: testEnv().brokerEnv.SECRETS_KEY_FILE,
         DATABASE_URL: url.toString(),
         TEMPORAL_ADDRESS: testEnv().temporalAddress,
         TEMPORAL_TASK_QUEUE: `pcx-test-worker-health-${process.pid}`,

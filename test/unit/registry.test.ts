@@ -26,7 +26,7 @@ const entry = (extra: Record<string, unknown> = {}) => ({ organizationId: 'org-a
 
 test('the policy follows the configuration: required with DEV_AUTH, refused in production, ignored otherwise', () => {
   expect(clientSecretPolicy(loadConfig({}))).toBe('required');
-  expect(clientSecretPolicy(loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y', AUTH_JWKS_URL: 'https://idp.example/jwks' }))).toBe('refused');
+  expect(clientSecretPolicy(loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y', AUTH_JWKS_URL: 'https://idp.example/jwks', SECRETS_KEY_FILE: secretsKeyFile() }))).toBe('refused');
   expect(clientSecretPolicy(loadConfig({ DEV_AUTH: 'false', AUTH_JWKS_URL: 'https://idp.example/jwks' }))).toBe('ignored');
 });
 
@@ -90,3 +90,10 @@ test('actor roles are role names; a decision policy may require one', () => {
   expect(registry.connector('alpine-tms')!.actorRoles).toEqual(['planner', 'night-dispatch']);
   expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ actorRoles: ['Planner!'] })]), 'production', 'refused')).toThrow(/actorRoles must be an array of role names/);
 });
+
+/** A key ring file, which production requires (SECRETS_KEY_FILE). */
+function secretsKeyFile(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'pcx-registry-')), 'secrets-key.json');
+  writeFileSync(file, JSON.stringify({ keys: [{ id: 'k1', key: Buffer.alloc(32, 7).toString('base64') }] }), { mode: 0o600 });
+  return file;
+}
