@@ -47,6 +47,34 @@ const POLICY_REF: Record<string, string> = {
   'execution-handover': `(select r.doc->>'retentionPolicyRef' from transport_commitments c join partner_relationships r on r.id::text = c.doc->>'relationshipId' where c.id::text = t.doc->>'commitmentId')`,
 };
 
+/** The relationship a record is linked to, as SQL over its row `t` (text; null for records of none): where a retention hold applies. */
+const RELATIONSHIP_OF: Record<string, string> = {
+  'partner-relationship': `t.id::text`,
+  'match-proposal': `t.doc->'requiredDecisionPolicy'->>'relationshipId'`,
+  'transport-tender': `t.doc->'requiredDecisionPolicy'->>'relationshipId'`,
+  'transport-commitment': `t.doc->>'relationshipId'`,
+  'execution-handover': `(select c.doc->>'relationshipId' from transport_commitments c where c.id::text = t.doc->>'commitmentId')`,
+  'execution-reference': `(select p.doc->'requiredDecisionPolicy'->>'relationshipId' from match_proposals p where p.id::text = t.doc->>'acceptedProposalId')`,
+};
+
+/** Whether the record's relationship is under a retention hold (read-model/retention-holds.ts), as SQL over its row `t`. */
+const heldSql = (kind: string) => (RELATIONSHIP_OF[kind] ? `exists (select 1 from retention_holds h where h.relationship_id::text = ${RELATIONSHIP_OF[kind]})` : 'false');
+
+const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/**
+ * The period of `period` under a row's policy (its ref as SQL; none: the default), as a PostgreSQL
+ * interval; null under a hold. A filter for candidates only, a day looser than the calendar rule
+ * where it is applied (PostgreSQL's month arithmetic may differ from luxon's at a month's end):
+ * `purgeOne` decides by domain/retention.ts `dueAt`.
+ */
+function periodSql(policies: RetentionPolicies, period: string, policyRefSql: string): string {
+  const all = Object.values(policies.policies);
+  const intervalOf = (p: (typeof all)[number]) => (p.hold || !p.periods[period as keyof typeof p.periods] ? 'null' : `interval ${literal(p.periods[period as keyof typeof p.periods]!)}`);
+  const fallback = policies.policies[policies.default];
+  return `(case coalesce(${policyRefSql}, ${literal(policies.default)}) ${all.map((p) => `when ${literal(p.ref)} then ${intervalOf(p)}`).join(' ')} else ${intervalOf(fallback)} end)`;
+}
+
 /** Records that follow a relationship's policy and are still there. */
 const LINKED_TO_RELATIONSHIP = `select 1 where exists (select 1 from match_proposals where doc->'requiredDecisionPolicy'->>'relationshipId' = $1::text)
   or exists (select 1 from transport_commitments where doc->>'relationshipId' = $1::text)
@@ -61,6 +89,8 @@ function audienceSql(kind: string): string {
 
 /** How many records one call purges at most: the workflow calls again at once while there are more. */
 const BATCH = 200;
+/** How many candidate rows one query reads while looking for due ones. */
+const SCAN_PAGE = 500;
 
 export interface PurgeResult {
   purged: number;
@@ -100,13 +130,14 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
   async function purgeOne(kind: string, id: string, now: string): Promise<PurgedRecord | undefined> {
     const resource = resourceOf(kind);
     return db.transaction(async (tx) => {
-      const { rows } = await tx.query<{ owner: string; audience: string[]; status: string; final_at: Date; policy_ref: string | null }>(
-        `select ${kind === 'partner-relationship' ? 't.requesting_organization_id' : 't.owner_organization_id'} as owner, ${audienceSql(kind)} as audience, t.status, t.updated_at as final_at, ${POLICY_REF[kind] ?? 'null'} as policy_ref
+      const { rows } = await tx.query<{ owner: string; audience: string[]; status: string; final_at: Date; policy_ref: string | null; held: boolean }>(
+        `select ${kind === 'partner-relationship' ? 't.requesting_organization_id' : 't.owner_organization_id'} as owner, ${audienceSql(kind)} as audience, t.status, t.updated_at as final_at, ${POLICY_REF[kind] ?? 'null'} as policy_ref, ${heldSql(kind)} as held
          from ${resource.table} t where t.id = $1 for update`,
         [id],
       );
       const row = rows[0];
-      if (!row) return undefined;
+      // An operator's hold on its relationship keeps it, whatever the policy.
+      if (!row || row.held) return undefined;
       const policy = policyOf(policies!, row.policy_ref);
       const period = recordClassOf(kind)!;
       const finalAt = new Date(row.final_at).toISOString();
@@ -167,14 +198,25 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       for (const kind of PURGED_KINDS) {
         const resource = resourceOf(kind);
         const period = recordClassOf(kind)!;
-        // Only rows final before the shortest period of any policy can be due: the index on status and time bounds the scan.
-        const { rows } = await db.query<{ id: string }>(
-          `select t.id from ${resource.table} t where t.status = any($1) and t.updated_at <= $2 order by t.updated_at limit $3`,
-          [resource.terminalStatuses, oldestDue(policies, period, now), BATCH - purged + 1],
-        );
-        for (const { id } of rows) {
-          if (purged >= BATCH) return { purged, erased: 0, more: true };
-          if (await purgeOne(kind, id, now)) purged++;
+        // Only rows final before the shortest period of any policy can be due: the index on status
+        // and time bounds the scan. Page on past the rows that are not due (a longer policy's, a
+        // held relationship's): a page of them must not hide due rows behind it, round after round.
+        let after: { at: Date; id: string } | undefined;
+        for (;;) {
+          const { rows } = await db.query<{ id: string; at: Date }>(
+            `select t.id, t.updated_at as at from ${resource.table} t
+             where t.status = any($1) and t.updated_at <= $2 and not ${heldSql(kind)}
+               and t.updated_at <= $6::timestamptz - ${periodSql(policies, period, POLICY_REF[kind] ?? 'null')} + interval '1 day'
+               and ($3::timestamptz is null or (t.updated_at, t.id) > ($3::timestamptz, $4::uuid))
+             order by t.updated_at, t.id limit $5`,
+            [resource.terminalStatuses, oldestDue(policies, period, now), after?.at ?? null, after?.id ?? null, SCAN_PAGE, now],
+          );
+          for (const { id } of rows) {
+            if (purged >= BATCH) return { purged, erased: 0, more: true };
+            if (await purgeOne(kind, id, now)) purged++;
+          }
+          if (rows.length < SCAN_PAGE) break;
+          after = rows[rows.length - 1];
         }
       }
       await deletePurgedHistories();
@@ -219,7 +261,7 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
   async function eraseDueContacts(now: string): Promise<number> {
     const { rows } = await db.query<{ id: string; final_at: Date; policy_ref: string | null }>(
       `select t.id, t.updated_at as final_at, ${POLICY_REF['execution-handover']} as policy_ref from execution_handovers t
-       where t.status = any($1) and t.updated_at <= $2 and t.doc->'contactsErased' is null and t.doc::text like '%"contacts"%' order by t.updated_at limit $3`,
+       where t.status = any($1) and t.updated_at <= $2 and t.doc->'contactsErased' is null and t.doc::text like '%"contacts"%' and not ${heldSql('execution-handover')} order by t.updated_at limit $3`,
       [resourceOf('execution-handover').terminalStatuses, oldestDue(policies!, 'personalData', now), BATCH],
     );
     let erased = 0;

@@ -6,6 +6,7 @@ import { Problem } from '../domain/problems';
 import { listRelationships } from '../read-model/partner-relationship';
 import { partnerRelationship, type PartnerRelationship, type RelationshipContext } from '../domain/partner-relationship';
 import { hit } from '../read-model/rate-counters';
+import { holdOf, liftHold, placeHold } from '../read-model/retention-holds';
 import { claim, draftKey, pairKey, release } from './relationship-pairs';
 import { precheckCreate, runCommand } from './commands';
 
@@ -280,3 +281,62 @@ command('reactivate', 'CommonCommand', { doc: {
     '422': '`INVALID_STATE_TRANSITION` (not suspended) or `RESOURCE_EXPIRED` (effectiveUntil has passed).',
   },
 } });
+
+// Retention holds (issue 34 part 4; docs/retention.md): a protocol operator holds what is linked to
+// a relationship against the retention purge, whatever its policy and also after it ended (its
+// retentionPolicyRef changes in draft only); both parties read the hold.
+const holding = participantAccess<PartnerRelationship>(resource, resource.scopes.read, { anyScope: [resource.scopes.read, 'exchange:admin'], operator: true });
+const holdMissing = () => new Problem('RESOURCE_NOT_FOUND', 'this relationship is under no retention hold');
+const operatorOnly = (principal: { operator: boolean }) => {
+  if (!principal.operator) throw new Problem('ACTOR_NOT_PERMITTED', "a retention hold is placed and lifted by the protocol operator; the parties read it");
+};
+
+operation(partnerRelationships, {
+  method: 'GET', path: '/:id/retention-hold', access: holding, answers: [200],
+  returns: 'RetentionHold',
+  doc: {
+    id: 'getRetentionHold',
+    summary: "A relationship's retention hold",
+    description: 'The hold a protocol operator placed on the relationship, if any (404 `RESOURCE_NOT_FOUND` when there is none). Either party of the relationship, or an operator.',
+    responses: { '200': 'The hold.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': true },
+  },
+}, async ({ c, resource: doc }) => {
+  const hold = await holdOf(c.get('services').db, doc.id);
+  if (!hold) throw holdMissing();
+  return c.json(hold);
+});
+
+operation(partnerRelationships, {
+  method: 'POST', path: '/:id/retention-hold', access: holding, body: 'RetentionHoldPlaceRequest', answers: [200],
+  returns: 'RetentionHold',
+  doc: {
+    id: 'placeRetentionHold',
+    summary: 'Place a retention hold on a relationship',
+    description:
+      'While the hold is there the retention purge removes nothing linked to the relationship (the relationship, ' +
+      'its proposals, tenders, commitments, handovers and execution records) and erases none of its handovers\u2019 ' +
+      'contact persons, whatever its `retentionPolicyRef`, also after the relationship ended. Placed again, the ' +
+      'hold keeps its first placement\u2019s time and takes the new reason. A protocol operator (`exchange:admin`) ' +
+      'only: a party is refused with 403 `ACTOR_NOT_PERMITTED`.',
+    responses: { '200': 'The hold.', '400': '`VALIDATION_FAILED`: no reason.', '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.', '404': true },
+  },
+}, async ({ c, resource: doc, principal, body }) => {
+  operatorOnly(principal);
+  const placedBy = { organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) };
+  const hold = await placeHold(c.get('services').db, { relationshipId: doc.id, reason: (body as { reason: string }).reason, placedAt: new Date().toISOString(), placedBy });
+  return c.json(hold);
+});
+
+operation(partnerRelationships, {
+  method: 'DELETE', path: '/:id/retention-hold', access: holding, answers: [204],
+  doc: {
+    id: 'liftRetentionHold',
+    summary: "Lift a relationship's retention hold",
+    description: 'The relationship\u2019s policy applies again from the purge\u2019s next round (what fell due meanwhile goes then). A protocol operator only; 404 `RESOURCE_NOT_FOUND` when there is no hold.',
+    responses: { '204': 'Lifted.', '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.', '404': true },
+  },
+}, async ({ c, resource: doc, principal }) => {
+  operatorOnly(principal);
+  if (!(await liftHold(c.get('services').db, doc.id))) throw holdMissing();
+  return c.body(null, 204);
+});

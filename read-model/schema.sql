@@ -289,4 +289,14 @@ create table if not exists purged_records (
   doc jsonb not null
 );
 create index if not exists purged_records_audience on purged_records using gin (audience);
-create index if not exists purged_records_purged on purged_records (purged_at, id)
+create index if not exists purged_records_purged on purged_records (purged_at, id);
+
+-- Retention holds an operator placed on a relationship (api/partner-relationships.ts, docs/retention.md):
+-- while one is there the purge removes nothing linked to the relationship and erases none of its
+-- handovers' contacts, whatever its policy, including after the relationship ended (a
+-- retentionPolicyRef can change in draft only). Not in Temporal: a rebuild keeps the table.
+create table if not exists retention_holds (
+  relationship_id uuid primary key,
+  placed_at timestamptz not null,
+  doc jsonb not null
+);

@@ -20,6 +20,9 @@ const RELATIONSHIP_ENDPOINTS: Record<string, Probe> = {
       ((c, id, v) => c.command(`/partner-relationships/${id}/${name}`, v, { reason: 'probe' })) as Probe,
     ]),
   ),
+  'GET /partner-relationships/{id}/retention-hold': (c, id) => c.get(`/partner-relationships/${id}/retention-hold`),
+  'POST /partner-relationships/{id}/retention-hold': (c, id) => c.post(`/partner-relationships/${id}/retention-hold`, { reason: 'probe' }),
+  'DELETE /partner-relationships/{id}/retention-hold': (c, id) => c.delete(`/partner-relationships/${id}/retention-hold`),
 };
 
 /** Endpoints that list; the relationship must be absent from what they return. */

@@ -4,7 +4,8 @@
 // digest kept; only its two organizations (and operators) may ask; a removed user's name erased
 // on request the same way, its userId kept. The purge over years is
 // test/time-skipping/retention.test.ts.
-import { Connector, expectProblem, freshOrgs } from './helpers';
+import { activeRelationship, Connector, expectProblem, freshOrgs } from './helpers';
+import { operator } from './listing-fixtures';
 import { expectValid } from './matching-fixtures';
 import { commitment, handoverBody } from './execution-handovers.fixtures';
 import { handoverIdOf } from '../domain/execution-handover';
@@ -108,4 +109,30 @@ test("a removed user's name is erased on request: from the user, its events and 
   const again = await erase(a, 'asked twice');
   expect(again.status).toBe(200);
   expect(again.body).toEqual(erased.body);
+});
+
+test('an operator holds a relationship against the purge, also after it ended; the parties read the hold and may not place or lift it', async () => {
+  const [a, b, outsider] = await Promise.all(freshOrgs(3).map((o) => Connector.of(o)));
+  const relationship = await activeRelationship(a, b);
+  const op = await operator();
+  const path = `/partner-relationships/${relationship.id}/retention-hold`;
+  expect((await a.command(`/partner-relationships/${relationship.id}/terminate`, relationship.resourceVersion, { reason: 'done' })).status).toBe(200);
+
+  expectProblem(await a.get(path), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await a.post(path, { reason: 'we dispute an invoice' }), 403, 'ACTOR_NOT_PERMITTED');
+  expectProblem(await op.post(path, {}), 400, 'VALIDATION_FAILED');
+  const placed = await op.post(path, { reason: 'a dispute over the last invoice' });
+  expect(placed.status).toBe(200);
+  expectValid('retention-hold', placed.body);
+  expect(placed.body).toMatchObject({ relationshipId: relationship.id, reason: 'a dispute over the last invoice', placedBy: { organizationId: 'org-operator' } });
+  expect((await a.get(path)).body).toEqual(placed.body);
+  expect((await b.get(path)).body).toEqual(placed.body);
+  expectProblem(await outsider.get(path), 404, 'RESOURCE_NOT_FOUND');
+  // Placed again: a new reason, the first placement's time.
+  const again = await op.post(path, { reason: 'and an authority asked' });
+  expect(again.body).toEqual({ ...placed.body, reason: 'and an authority asked' });
+  expectProblem(await b.delete(path), 403, 'ACTOR_NOT_PERMITTED');
+  expect((await op.delete(path)).status).toBe(204);
+  expectProblem(await a.get(path), 404, 'RESOURCE_NOT_FOUND');
+  expectProblem(await op.delete(path), 404, 'RESOURCE_NOT_FOUND');
 });

@@ -76,6 +76,10 @@ export class Party {
     return this.call('POST', path, body, headers);
   }
 
+  delete(path: string, headers: Record<string, string> = {}): Promise<Reply> {
+    return this.call('DELETE', path, undefined, headers);
+  }
+
   /** A lifecycle command on the version the caller observed (If-Match). */
   command(path: string, version: number, body: unknown = {}): Promise<Reply> {
     return this.call('POST', path, body, { 'if-match': `"${version}"` });

@@ -2,7 +2,8 @@
 // (test/time-skipping/harness.ts): records are removed when their policy's period after their final
 // status has passed, not a round before; what went leaves a tombstone its readers can list and an
 // event in their feed; its own path answers 410 to them and 404 to anyone else; an audit hold keeps
-// everything linked to its relationship however long; a removed user's name is erased after the
+// everything linked to its relationship however long, as does an operator's hold placed on a
+// relationship after it ended, until it is lifted; a removed user's name is erased after the
 // default policy's personal data period.
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
 import { Party, startHarness, type Harness } from './harness';
@@ -55,9 +56,12 @@ async function proposed(carrier: Party, shipper: Party) {
 const statusOf = async (p: Party, path: string) => (await p.get(path)).status;
 
 test('records are purged at the end of their policy period after they ended, leave a tombstone and an event; an audit hold keeps its records for years', async () => {
-  const [carrier, shipper, heldCarrier, heldShipper, loner] = h.parties(5);
+  const [carrier, shipper, heldCarrier, heldShipper, loner, disputer, disputed] = h.parties(7);
+  const operator = new Party(h, 'org-operator', 'client-operator', 'secret-o');
   const pilot = await partners(carrier, shipper, 'pcx:pilot');
   const held = await partners(heldCarrier, heldShipper, 'pcx:audit-hold');
+  // A pilot relationship the operator holds after it ended (a dispute): kept past its 90 days until the hold is lifted.
+  const dispute = await partners(disputer, disputed, 'pcx:pilot');
   const a = await proposed(carrier, shipper);
   const b = await proposed(heldCarrier, heldShipper);
   const alone = await published(loner, '/capacity-offers', offerFixture({ availabilityWindow: { start: await h.at('1 day'), end: await h.at('5 days') }, expiresAt: await h.at('3 days') }));
@@ -69,6 +73,13 @@ test('records are purged at the end of their policy period after they ended, lea
   // Both relationships end now: their records' clocks start (the proposals end with them).
   expect((await carrier.command(`/partner-relationships/${pilot.id}/terminate`, pilot.resourceVersion, { reason: 'pilot over' })).status).toBe(200);
   expect((await heldCarrier.command(`/partner-relationships/${held.id}/terminate`, held.resourceVersion, { reason: 'contract ended' })).status).toBe(200);
+  expect((await disputer.command(`/partner-relationships/${dispute.id}/terminate`, dispute.resourceVersion, { reason: 'pilot over' })).status).toBe(200);
+  const holdPath = `/partner-relationships/${dispute.id}/retention-hold`;
+  expect((await disputer.post(holdPath, { reason: 'mine' })).status).toBe(403); // a party may not hold
+  const placed = await operator.post(holdPath, { reason: 'a dispute over the last invoice' });
+  expect(placed.status).toBe(200);
+  expect(placed.body).toMatchObject({ relationshipId: dispute.id, reason: 'a dispute over the last invoice', placedBy: { organizationId: 'org-operator' } });
+  expect((await disputed.get(holdPath)).body).toEqual(placed.body);
   const paths = {
     relationship: `/partner-relationships/${pilot.id}`,
     proposal: `/match-proposals/${a.proposal.id}`,
@@ -98,6 +109,12 @@ test('records are purged at the end of their policy period after they ended, lea
   expect(await statusOf(loner, paths.relationship)).toBe(404);
   await h.until('the pilot proposal purged', async () => (await shipper.get(paths.proposal)).status === 410);
   for (const path of [paths.offer, paths.heldRelationship, paths.heldProposal]) expect(await statusOf(path === paths.offer ? carrier : heldCarrier, path)).toBe(200);
+  // The held pilot relationship too; lifted, it goes at the next round.
+  expect(await statusOf(disputer, `/partner-relationships/${dispute.id}`)).toBe(200);
+  expect((await operator.delete(holdPath)).status).toBe(204);
+  expect((await disputer.get(holdPath)).status).toBe(404);
+  await h.skip(`${ROUND_DAYS + 1} days`);
+  await h.until('the relationship whose hold was lifted purged', async () => (await disputer.get(`/partner-relationships/${dispute.id}`)).status === 410);
 
   // The tombstones: what it was, under which policy, when it went and what went with it.
   const tombstones = (await carrier.get('/purged-records')).body.items;
