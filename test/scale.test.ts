@@ -12,7 +12,7 @@
 import { join } from 'node:path';
 import { startBroker, type BrokerHandle } from './stack';
 import { startWorkerProcess, type WorkerProcess } from './worker-process';
-import { freshOrgs, sleep, testEnv, type Org } from './helpers';
+import { db, freshOrgs, sleep, testEnv, type Org } from './helpers';
 import { expectCausalFeed } from './feed';
 import { offer, request } from './matching-fixtures';
 import { parsePrometheusTextFormat } from './metrics-text';
@@ -114,8 +114,14 @@ async function wholeFeed(lb: Balancer, token: string, api: string): Promise<any[
 
 let apis: BrokerHandle[] = [];
 let workers: WorkerProcess[] = [];
+/** When this file began: the command intents made since are its processes'. */
+const began = new Date();
 afterAll(async () => {
   await Promise.all([...apis.map((a) => a.stop()), ...workers.map((w) => w.stop())]);
+  // Intents its killed or stopped processes left (the test failed midway) name workflows of its
+  // own task queue, which no worker polls any more: no sweep can settle them, and the shared
+  // broker's readiness would report them (test/health.test.ts) for the rest of the run.
+  await db().query('delete from command_intents where created_at >= $1', [began]);
 });
 
 test('two APIs and two workers: idempotency, rate limits, matching, expiry and the feed hold across replicas and through SIGKILL of one of each', async () => {
