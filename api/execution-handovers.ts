@@ -39,8 +39,7 @@ import { etagOf, notFound, type Ctx } from './http';
 import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { getRoute, listRoute, participantAccess } from './resource-routes';
 import { viewOf } from '../domain/views';
-import { createRetentionActivities } from '../activities/retention';
-import { eventSource } from '../core/config';
+import { answerErasure } from './erasures';
 
 
 const resource = executionHandover;
@@ -301,16 +300,7 @@ operation(executionHandovers, {
       '422': '`INVALID_STATE_TRANSITION` (the handover is not final yet).',
     },
   },
-}, async ({ c, resource: doc, principal, body }) => {
-  const { db, entities, config } = c.get('services');
-  const { reason } = body as { reason: string };
-  const by = { organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) };
-  const outcome = await createRetentionActivities(db, entities, { schemaBase: config.schemaBase, eventSource: eventSource(config), retention: config.retention })
-    .eraseHandoverContacts({ handoverId: doc.id, reason, now: new Date().toISOString(), by, correlationId: c.get('correlationId') });
-  if (!outcome.erased && outcome.reason === 'missing') throw notFound();
-  if (!outcome.erased && outcome.reason === 'notFinal') {
-    throw new Problem('INVALID_STATE_TRANSITION', `the handover is ${outcome.status}: its contact persons can be erased once it is imported, linked or rejected`, { currentState: outcome.status });
-  }
-  const snapshot = (outcome.doc ?? (await loadDocument<ExecutionHandover>(db, resource, doc.id))) as ExecutionHandover;
-  return c.json(viewOf(resource, snapshot, principal) as object, 200, { etag: etagOf(snapshot.resourceVersion) });
-});
+}, async ({ c, resource: doc, principal, body }) =>
+  answerErasure(c, resource, doc.id, principal, (body as { reason: string }).reason, (a, request) => a.eraseHandoverContacts({ ...request, handoverId: doc.id }), (status) =>
+    `the handover is ${status}: its contact persons can be erased once it is imported, linked or rejected`)
+);

@@ -16,11 +16,7 @@ import type { AppEnv } from './context';
 import type { Ctx } from './http';
 import { operation } from './operations';
 import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
-import { createRetentionActivities } from '../activities/retention';
-import { eventSource } from '../core/config';
-import { viewOf } from '../domain/views';
-import { loadDocument } from '../read-model/projection-document';
-import { etagOf, notFound } from './http';
+import { answerErasure } from './erasures';
 
 const resource = user;
 const MANAGE = 'connectors:manage';
@@ -161,16 +157,7 @@ operation(users, {
       '422': '`INVALID_STATE_TRANSITION` (the user is not removed).',
     },
   },
-}, async ({ c, resource: doc, principal, body }) => {
-  const { db, entities, config } = c.get('services');
-  const { reason } = body as { reason: string };
-  const by = { organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) };
-  const outcome = await createRetentionActivities(db, entities, { schemaBase: config.schemaBase, eventSource: eventSource(config), retention: config.retention })
-    .eraseUserName({ userId: doc.id, reason, now: new Date().toISOString(), by, correlationId: c.get('correlationId') });
-  if (!outcome.erased && outcome.reason === 'missing') throw notFound('user');
-  if (!outcome.erased && outcome.reason === 'notFinal') {
-    throw new Problem('INVALID_STATE_TRANSITION', `the user is ${outcome.status}: its name can be erased once it is removed`, { currentState: outcome.status });
-  }
-  const snapshot = (outcome.doc ?? (await loadDocument<User>(db, resource, doc.id))) as User;
-  return c.json(viewOf(resource, snapshot, principal) as object, 200, { etag: etagOf(snapshot.resourceVersion) });
-});
+}, async ({ c, resource: doc, principal, body }) =>
+  answerErasure(c, resource, doc.id, principal, (body as { reason: string }).reason, (a, request) => a.eraseUserName({ ...request, userId: doc.id }), (status) =>
+    `the user is ${status}: its name can be erased once it is removed`)
+);
