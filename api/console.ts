@@ -13,7 +13,7 @@ import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
 import { loadAreaIndex } from '../core/areas';
 import { loadAreaShapes, type Shape } from '../core/area-shapes';
-import { placeName, searchPlaces, subdivisionNames } from '../core/place-names';
+import { nearestPlace, placeName, searchPlaces, subdivisionNames } from '../core/place-names';
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
@@ -29,7 +29,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'geometry.js': JS, 'delivered.js': JS, 'series.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'geometry.js': JS, 'delivered.js': JS, 'series.js': JS, 'places.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -300,6 +300,12 @@ publicOperation(consoleApp, {
  * country's shape (Natural Earth, simplified; core/area-shapes.ts) and bounding box. Public
  * reference data, as the index it comes from.
  */
+/** A point of `near`: `lon,lat` in degrees, as the console writes a circle's centre. */
+const POINT = '-?[0-9]{1,3}(\\.[0-9]{1,12})?,-?[0-9]{1,2}(\\.[0-9]{1,12})?';
+const NEAR = new RegExp(`^(${POINT}(;${POINT})*)?$`);
+/** How far from a circle's centre a place may lie and still name it. */
+const NEARBY_KM = 10;
+
 publicOperation(consoleApp, {
   method: 'GET', path: '/console/places', answers: [200],
   doc: {
@@ -322,6 +328,15 @@ publicOperation(consoleApp, {
           maxLength: 1400,
           pattern: '^([A-Z]{2}(-?[A-Z0-9]{1,3})?(,[A-Z]{2}(-?[A-Z0-9]{1,3})?)*)?$',
         },
+      },
+      {
+        name: 'near',
+        in: 'query',
+        required: false,
+        description:
+          'Up to 50 points `lon,lat` (degrees), separated by `;`: the centres of circles drawn on the map. Each is ' +
+          `answered in \`nearby\` with the named UN/LOCODE place nearest to it within ${NEARBY_KM} km, if any (how the console names a circle).`,
+        schema: { type: 'string', maxLength: 2000, pattern: `^(${POINT}(;${POINT})*)?$` },
       },
     ],
     responses: {
@@ -356,6 +371,19 @@ publicOperation(consoleApp, {
                     },
                   },
                 },
+                nearby: {
+                  type: 'object',
+                  description: 'Each point of `near` (as sent) that has a named place within reach: that place.',
+                  additionalProperties: {
+                    type: 'object',
+                    required: ['code', 'name', 'distanceKm'],
+                    properties: {
+                      code: { type: 'string', description: 'Its UN/LOCODE.' },
+                      name: { type: 'string', description: 'Its name as UN/LOCODE spells it.' },
+                      distanceKm: { type: 'number', description: 'Great-circle kilometres from the point, one decimal.' },
+                    },
+                  },
+                },
               },
             },
           },
@@ -385,7 +413,18 @@ publicOperation(consoleApp, {
       if (box || shape) places[code] = { ...(box ? { box } : {}), ...(shape ? { shape } : {}), ...(names ? { names } : {}) };
     }
   }
-  return c.json({ places }, 200, { 'cache-control': 'public, max-age=86400' });
+  const asked = c.req.query('near') ?? '';
+  const near = asked.split(';').filter(Boolean);
+  const points = near.map((text) => text.split(',').map(Number));
+  if (near.length > 50 || !NEAR.test(asked) || points.some(([lon, lat]) => Math.abs(lon) > 180 || Math.abs(lat) > 90)) {
+    throw new Problem('VALIDATION_FAILED', 'near must be up to 50 points lon,lat in degrees (longitude -180 to 180, latitude -90 to 90), separated by ;', { errors: [{ pointer: '/query/near', message: 'is not valid' }] });
+  }
+  const nearby: Record<string, { code: string; name: string; distanceKm: number }> = {};
+  near.forEach((text, i) => {
+    const found = nearestPlace(points[i][0], points[i][1], NEARBY_KM);
+    if (found) nearby[text] = { code: found.code, name: found.name, distanceKm: Math.round(found.km * 10) / 10 };
+  });
+  return c.json({ places, ...(near.length ? { nearby } : {}) }, 200, { 'cache-control': 'public, max-age=86400' });
 });
 
 /** Places by name, for the console's place fields (posting a truck or a load). Public reference data. */

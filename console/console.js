@@ -7,7 +7,8 @@
 import { createAdapters } from './adapters.js';
 import { createApi, ProblemError } from './api.js';
 import { createOrganizationPages } from './organization.js';
-import { codesOf, createMap, focusListing, showListings } from './map.js';
+import { createMap, focusListing, showListings } from './map.js';
+import { loadPlaces } from './places.js';
 import { createGrid } from './grid.js';
 import { createPartnersPage } from './partners.js';
 import { createDelivered } from './delivered.js';
@@ -200,8 +201,7 @@ async function refresh(api) {
     state.listings = [...offers.map((o) => ({ ...o, kind: 'offer' })), ...requests.map((r) => ({ ...r, kind: 'request' }))];
     state.byId = new Map(state.listings.map((l) => [l.id, l]));
     state.proposals = proposals.sort((a, b) => (a.status === 'open') - (b.status === 'open') || a.createdAt.localeCompare(b.createdAt)).reverse();
-    const codes = codesOf(state.listings).filter((c) => !(c in state.places));
-    if (codes.length) Object.assign(state.places, (await api.get(`/console/places?codes=${codes.slice(0, 200).join(',')}`)).places);
+    await loadPlaces(api, state.listings, state.places);
     const owners = [...new Set([...state.listings.map((l) => l.ownerOrganizationId), ...state.proposals.flatMap((p) => [p.offerOwnerOrganizationId, p.requestOwnerOrganizationId])])];
     if (owners.some((o) => !(o in state.names))) state.names = await partnerNames(api);
     renderMarket();

@@ -165,7 +165,7 @@ export function countryName(code) {
 const degrees = (value, positive, negative) =>
   `${intl(Intl.NumberFormat, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Math.abs(value))}° ${t(`compass.${value >= 0 ? positive : negative}`)}`;
 
-/** An area in words: "Hamburg", "Germany", "DE-HH, Germany", "50 km around 51.92° N, 4.47° E" (its flag: countryOf). */
+/** An area in words: "Hamburg", "Germany", "DE-HH, Germany", "50 km around Schoten" (else "50 km around 51.92° N, 4.47° E") (its flag: countryOf). */
 export function placeOf(area, places = {}) {
   if (!area) return t('place.somewhere');
   switch (area.kind) {
@@ -178,8 +178,12 @@ export function placeOf(area, places = {}) {
       const names = places[area.code]?.names;
       return t('place.subdivision', { name: names ? (names[language()] ?? names.en) : area.code, country: countryName(area.code.slice(0, 2)) });
     }
-    case 'circle':
+    case 'circle': {
+      // Named by the place nearest its centre where the broker found one (console/places.js).
+      const near = places[`@${area.center?.[0]},${area.center?.[1]}`];
+      if (near?.name) return t('place.circleNear', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), name: near.name });
       return t('place.circle', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), latitude: degrees(area.center[1], 'N', 'S'), longitude: degrees(area.center[0], 'E', 'W') });
+    }
     case 'list':
       return anyOf(area.areas.map((a) => placeOf(a, places)));
     default:
@@ -292,6 +296,11 @@ export function reasonOf(code) {
   return has(`reason.${code}`) ? t(`reason.${code}`) : String(code).toLowerCase().replace(/_/g, ' ');
 }
 
+/** What a connector's scopes let it do, in words ("publish trucks, see proposals"); an unknown scope as its code. */
+export function connectorScopesOf(scopes = []) {
+  return scopes.map((s) => (has(`connectorScope.${s}`) ? t(`connectorScope.${s}`) : s)).join(', ');
+}
+
 /** An organization by name: the directory's (GET /partners), else its id. */
 export function nameOf(organizationId, names = {}) {
   return names[organizationId] ?? organizationId ?? '';
@@ -392,6 +401,7 @@ export const CATALOGUE = {
     'place.somewhere': 'somewhere',
     'place.subdivision': '{name}, {country}',
     'place.circle': '{radius} around {latitude}, {longitude}',
+    'place.circleNear': '{radius} around {name}',
     'place.drawn': 'a drawn area',
     'compass.N': 'N',
     'compass.S': 'S',
@@ -690,6 +700,25 @@ export const CATALOGUE = {
     'org.connectors.retired': 'Retired connectors ({count})',
     'org.connector.may': 'May: {scopes}',
     'org.connector.nothing': 'nothing yet',
+    'connectorScope.relationships:manage': 'manage partner relationships',
+    'connectorScope.capacity:publish': 'publish trucks',
+    'connectorScope.capacity:read': 'see trucks',
+    'connectorScope.loads:publish': 'publish loads',
+    'connectorScope.loads:read': 'see loads',
+    'connectorScope.matches:read': 'see proposals',
+    'connectorScope.matches:decide': 'accept or reject proposals',
+    'connectorScope.tenders:publish': 'issue tenders',
+    'connectorScope.tenders:read': 'see tenders',
+    'connectorScope.tenders:decide': 'accept, counter or reject tenders',
+    'connectorScope.commitments:read': 'see commitments',
+    'connectorScope.handovers:write': 'hand over execution details',
+    'connectorScope.handovers:read': 'read handovers',
+    'connectorScope.handovers:acknowledge': 'acknowledge handovers',
+    'connectorScope.execution:update': 'report milestones',
+    'connectorScope.outcomes:write': 'report outcomes',
+    'connectorScope.outcomes:review': 'review outcomes',
+    'connectorScope.connectors:manage': 'manage connectors',
+    'connectorScope.exchange:admin': 'administer the exchange',
     'org.connector.noKeys': 'No keys yet.',
     'org.connector.disableReason': 'Reason to disable',
     'org.connector.disable': 'Disable connector',
@@ -1176,6 +1205,7 @@ export const CATALOGUE = {
     'place.somewhere': 'irgendwo',
     'place.subdivision': '{name}, {country}',
     'place.circle': '{radius} um {latitude}, {longitude}',
+    'place.circleNear': '{radius} um {name}',
     'place.drawn': 'ein gezeichnetes Gebiet',
     'compass.N': 'N',
     'compass.S': 'S',
@@ -1464,6 +1494,25 @@ export const CATALOGUE = {
     'org.connectors.retired': 'Stillgelegte Konnektoren ({count})',
     'org.connector.may': 'Darf: {scopes}',
     'org.connector.nothing': 'noch nichts',
+    'connectorScope.relationships:manage': 'Partnerbeziehungen verwalten',
+    'connectorScope.capacity:publish': 'LKW veröffentlichen',
+    'connectorScope.capacity:read': 'LKW sehen',
+    'connectorScope.loads:publish': 'Ladungen veröffentlichen',
+    'connectorScope.loads:read': 'Ladungen sehen',
+    'connectorScope.matches:read': 'Vorschläge sehen',
+    'connectorScope.matches:decide': 'Vorschläge annehmen oder ablehnen',
+    'connectorScope.tenders:publish': 'Ausschreibungen senden',
+    'connectorScope.tenders:read': 'Ausschreibungen sehen',
+    'connectorScope.tenders:decide': 'Ausschreibungen annehmen, nachverhandeln oder ablehnen',
+    'connectorScope.commitments:read': 'Aufträge sehen',
+    'connectorScope.handovers:write': 'Ausführungsdaten übergeben',
+    'connectorScope.handovers:read': 'Übergaben lesen',
+    'connectorScope.handovers:acknowledge': 'Übergaben bestätigen',
+    'connectorScope.execution:update': 'Statusmeldungen senden',
+    'connectorScope.outcomes:write': 'Ergebnisse melden',
+    'connectorScope.outcomes:review': 'Ergebnisse prüfen',
+    'connectorScope.connectors:manage': 'Connectoren verwalten',
+    'connectorScope.exchange:admin': 'die Börse verwalten',
     'org.connector.noKeys': 'Noch keine Schlüssel.',
     'org.connector.disableReason': 'Grund für das Deaktivieren',
     'org.connector.disable': 'Konnektor deaktivieren',
@@ -1939,6 +1988,7 @@ export const CATALOGUE = {
     'place.somewhere': 'gdziekolwiek',
     'place.subdivision': '{name}, {country}',
     'place.circle': '{radius} wokół {latitude}, {longitude}',
+    'place.circleNear': 'w promieniu {radius} od miejscowości {name}',
     'place.drawn': 'narysowany obszar',
     'compass.N': 'N',
     'compass.S': 'S',
@@ -2227,6 +2277,25 @@ export const CATALOGUE = {
     'org.connectors.retired': 'Konektory wycofane z użycia ({count})',
     'org.connector.may': 'Może: {scopes}',
     'org.connector.nothing': 'jeszcze nic',
+    'connectorScope.relationships:manage': 'zarządzać relacjami partnerskimi',
+    'connectorScope.capacity:publish': 'publikować pojazdy',
+    'connectorScope.capacity:read': 'widzieć pojazdy',
+    'connectorScope.loads:publish': 'publikować ładunki',
+    'connectorScope.loads:read': 'widzieć ładunki',
+    'connectorScope.matches:read': 'widzieć propozycje',
+    'connectorScope.matches:decide': 'akceptować lub odrzucać propozycje',
+    'connectorScope.tenders:publish': 'wystawiać przetargi',
+    'connectorScope.tenders:read': 'widzieć przetargi',
+    'connectorScope.tenders:decide': 'akceptować, negocjować lub odrzucać przetargi',
+    'connectorScope.commitments:read': 'widzieć zlecenia',
+    'connectorScope.handovers:write': 'przekazywać dane wykonania',
+    'connectorScope.handovers:read': 'czytać przekazania',
+    'connectorScope.handovers:acknowledge': 'potwierdzać przekazania',
+    'connectorScope.execution:update': 'zgłaszać statusy',
+    'connectorScope.outcomes:write': 'zgłaszać wyniki',
+    'connectorScope.outcomes:review': 'weryfikować wyniki',
+    'connectorScope.connectors:manage': 'zarządzać konektorami',
+    'connectorScope.exchange:admin': 'administrować giełdą',
     'org.connector.noKeys': 'Brak kluczy.',
     'org.connector.disableReason': 'Powód wyłączenia',
     'org.connector.disable': 'Wyłącz konektor',

@@ -80,18 +80,6 @@ function boxOf(shape) {
   return box;
 }
 
-/** The UN/LOCODEs, subdivisions and countries the listings' areas name. */
-export function codesOf(listings) {
-  const codes = new Set();
-  const visit = (area) => {
-    if (!area) return;
-    if (area.kind === 'list') area.areas.forEach(visit);
-    else if (area.code) codes.add(area.code);
-  };
-  for (const l of listings) [l.originArea, l.destinationArea, l.pickupArea, l.deliveryArea].forEach(visit);
-  return [...codes];
-}
-
 /** An arrow drawn once as an image (no glyphs needed): the direction of travel along a lane. */
 function addArrow(map) {
   if (map.hasImage('lane-arrow')) return;

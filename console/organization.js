@@ -6,7 +6,7 @@
 // registered, verified on evidence or rejected, suspended, reinstated, ended. Every action reads
 // the version it acts on and shows its outcome: the refreshed page, or the problem answered.
 import { el } from './views.js';
-import { has, t, whenShort as local } from './format.js';
+import { connectorScopesOf, has, t, whenShort as local } from './format.js';
 
 /** A record's status, capitalized as on a record card ("Pending verification"). */
 export const statusWord = (status) => (has(`org.status.${status}`) ? t(`org.status.${status}`) : status);
@@ -59,7 +59,7 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
     const live = c.status !== 'retired';
     return el('li', { class: 'connector' },
       el('h4', {}, `${c.name} `, el('span', { class: 'muted' }, `(${c.clientId}) ${statusWord(c.status)}`)),
-      el('p', { class: 'muted' }, t('org.connector.may', { scopes: c.scopes.join(', ') || t('org.connector.nothing') })),
+      el('p', { class: 'muted' }, t('org.connector.may', { scopes: connectorScopesOf(c.scopes) || t('org.connector.nothing') })),
       el('ul', { class: 'credentials' }, ...(c.credentials?.length ? c.credentials.map((k) => keyLine(c, k)) : [el('li', { class: 'muted' }, t('org.connector.noKeys'))])),
       live
         ? el('div', { class: 'actions' },

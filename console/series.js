@@ -13,6 +13,7 @@
 // against the broker's own calendar.
 import { capacityOf, laneOf, settings, statusOf, t, windowOf } from './format.js';
 import { el, laneView, replacePreserving } from './views.js';
+import { loadPlaces } from './places.js';
 
 const DAY_MS = 86_400_000;
 const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
@@ -324,18 +325,6 @@ export function whatText(series) {
 /** A series by name, for labels: "the recurring truck Hamburg → Rotterdam". */
 export const seriesName = (series, places) => t(`series.name.${series.listingKind}`, { lane: laneOf(asListing(series), places) });
 
-/** The codes of the places a series names (for GET /console/places). */
-function codesOf(terms) {
-  const codes = new Set();
-  const visit = (area) => {
-    if (!area) return;
-    if (area.kind === 'list') area.areas.forEach(visit);
-    else if (area.code) codes.add(area.code);
-  };
-  for (const l of terms) [l.originArea, l.destinationArea, l.pickupArea, l.deliveryArea].forEach(visit);
-  return [...codes];
-}
-
 /** Whether an event of the feed concerns the series view: a series' own, or an occurrence's (a listing naming its series). */
 export function concernsSeries(event) {
   return String(event?.type ?? '').startsWith('pcx.listing-series.') || typeof event?.data?.seriesId === 'string';
@@ -479,8 +468,7 @@ export function createSeriesView({ api, state, notice, onChanged, onShow }) {
     for (const s of missing) {
       for (const l of await api.all(`/${LISTING_PATH[s.listingKind]}?series=${s.id}`).catch(() => [])) state.byId.set(l.id, { ...l, kind: s.listingKind === 'capacityOffer' ? 'offer' : 'request' });
     }
-    const codes = codesOf(series.map(asListing)).filter((c) => !(c in state.places));
-    if (codes.length) Object.assign(state.places, (await api.get(`/console/places?codes=${codes.slice(0, 200).join(',')}`)).places);
+    await loadPlaces(api, series.map(asListing), state.places);
     items = series;
     render();
   }

@@ -126,6 +126,13 @@ export class AreaIndex {
     return own ?? this.countryBox(code.slice(0, 2));
   }
 
+  /** Every code with a position, as [code, lon, lat] (core/place-names.ts, nearestPlace). */
+  *located(): Generator<[string, number, number]> {
+    for (const [country, entries] of Object.entries(this.data.codes)) {
+      for (const [location, lon, lat] of entries) if (lon !== null && lat !== null) yield [country + location, lon, lat];
+    }
+  }
+
   /** A code's point box, else its subdivision's, else its country's box; null when none. */
   unlocodeBox(code: string): Box | null {
     const found = this.unlocode(code);

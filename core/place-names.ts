@@ -4,6 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { loadAreaIndex } from './areas';
+import { greatCircleKm } from './matching/distance';
 
 const FILE = resolve(__dirname, '..', 'data', 'unlocode-names.json.gz');
 let names: Record<string, string> | undefined;
@@ -75,4 +77,35 @@ export function searchPlaces(query: string, limit = 15, located: (code: string) 
     .sort((a, b) => a.rank - b.rank || a.name.localeCompare(b.name) || a.code.localeCompare(b.code))
     .slice(0, limit)
     .map(({ code, name }) => ({ code, name, country: code.slice(0, 2) }));
+}
+
+const KM_PER_DEGREE = greatCircleKm([0, 0], [0, 1]);
+/** The located codes by one-degree cell ("lon,lat" of its south-west corner), built on first use. */
+let cells: Map<string, Array<[string, number, number]>> | undefined;
+
+/**
+ * The named UN/LOCODE place nearest to a point, within `withinKm` (great-circle): how the console
+ * names a circle drawn on the map ("40 km around Schoten"). Only the one-degree cells the reach
+ * touches are searched (a few hundred codes at most).
+ */
+export function nearestPlace(lon: number, lat: number, withinKm: number): { code: string; name: string; km: number } | undefined {
+  if (!cells) {
+    cells = new Map();
+    for (const entry of loadAreaIndex().located()) {
+      const key = `${Math.floor(entry[1])},${Math.floor(entry[2])}`;
+      (cells.get(key) ?? cells.set(key, []).get(key)!).push(entry);
+    }
+  }
+  const dLat = withinKm / KM_PER_DEGREE;
+  const dLon = Math.min(dLat / Math.max(Math.cos((lat * Math.PI) / 180), 0.01), 180);
+  let best: { code: string; km: number } | undefined;
+  for (let x = Math.floor(lon - dLon); x <= Math.floor(lon + dLon); x++) {
+    for (let y = Math.floor(lat - dLat); y <= Math.floor(lat + dLat); y++) {
+      for (const [code, px, py] of cells.get(`${x},${y}`) ?? []) {
+        const km = greatCircleKm([lon, lat], [px, py]);
+        if (km <= withinKm && (!best || km < best.km) && placeName(code)) best = { code, km };
+      }
+    }
+  }
+  return best && { ...best, name: placeName(best.code)! };
 }

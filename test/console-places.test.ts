@@ -24,3 +24,16 @@ test('places: a malformed code list is a 400 problem naming the parameter', asyn
   expect(status).toBe(400);
   expect(body).toMatchObject({ code: 'VALIDATION_FAILED', errors: [{ pointer: '/query/codes' }] });
 });
+
+test("places: a circle's centre named by the nearest named place within reach; none in open sea; bad points a 400 problem", async () => {
+  // Antwerp's centre (UN/LOCODE BEANR lies at 4.42° E, 51.22° N) and a point in the Atlantic.
+  const { status, body } = await get('/console/places?near=4.4,51.22;-30.5,45');
+  expect(status).toBe(200);
+  expect(body.nearby['4.4,51.22']).toEqual({ code: expect.stringMatching(/^BE/), name: expect.any(String), distanceKm: expect.any(Number) });
+  expect(body.nearby['4.4,51.22'].distanceKm).toBeLessThanOrEqual(10);
+  expect(body.nearby['-30.5,45']).toBeUndefined();
+  for (const near of ['4.4', '4.4,51.22;', '190,10', '1e-7,0', '4.4,51.22;<script>']) {
+    const bad = await get(`/console/places?near=${encodeURIComponent(near)}`);
+    expect({ near, status: bad.status, code: bad.body.code, pointer: bad.body.errors?.[0]?.pointer }).toEqual({ near, status: 400, code: 'VALIDATION_FAILED', pointer: '/query/near' });
+  }
+});

@@ -565,6 +565,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await pending.first().waitFor({ state: 'detached', timeout: 15000 });
     const card = anna.locator('li.connector', { hasText: clientId });
     await card.getByText('No keys yet.').waitFor({ timeout: 15000 });
+    await card.getByText('May: see trucks').waitFor();
     await card.getByRole('button', { name: 'New client secret' }).click();
     const shown = anna.locator('#shown-secret');
     await shown.waitFor({ timeout: 15000 });
@@ -770,6 +771,8 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(Math.abs(Number(circle.split(' ')[0]) - 40)).toBeLessThanOrEqual(3);
     await form.getByRole('button', { name: 'Save changes' }).click();
     await alice.locator('#notice').getByText(/Saved: truck Gdansk → \d+ km around/).waitFor({ timeout: 15000 });
+    // In the list the circle is named by the place nearest its centre (GET /console/places?near=...).
+    await alice.locator('#grid-rows').getByText(/Gdansk → \d+ km around Antwerpen/).first().waitFor({ timeout: 15000 });
     const edited = (await alpine.offers.get(draftId)) as any;
     expect(edited.status).toBe('draft');
     expect(edited.destinationArea).toMatchObject({ kind: 'circle', radiusKm: Number(circle.split(' ')[0]) });

@@ -498,7 +498,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/webhook-subscriptions': ['cursor', 'limit'],
   '/webhook-subscriptions/{id}/deliveries': ['status', 'cursor', 'limit'],
   '/sandbox/connector-requests': ['clientId', 'after', 'limit'],
-  '/console/places': ['codes'],
+  '/console/places': ['codes', 'near'],
   '/console/place-search': ['q'],
   '/reports/exchange-impact': ['from', 'to', 'format'],
 };

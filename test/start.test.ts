@@ -1,7 +1,12 @@
 // `npm start` end to end: the start script brings up the Temporal dev server (SQLite file), the
 // broker on PGlite and the adapter gateway beside it, Ctrl-C stops every child, and a second start
-// finds the state again.
-import { copyFileSync, existsSync, readFileSync } from 'node:fs';
+// finds the state again. Then the whole data folder restored from a backup taken between the two
+// (`npm run backup`, `npm run restore`; docs/deployment.md, "Backup and restore"): the read model
+// and Temporal agree on the earlier point, a command acknowledged after the backup and retried with
+// its Idempotency-Key is applied once in the restored world, and a feed cursor from after the
+// backup is told so (410).
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, interrupt, ROOT, startEmbedded } from './stack';
 import { sleep, testEnv } from './helpers';
@@ -61,18 +66,65 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   expect(await portOpen(Number(env.PORT))).toBe(false);
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(false);
   expect(await portOpen(Number(env.GATEWAY_PORT))).toBe(false);
+  // A backup of the stopped folder, as docs/deployment.md says.
+  const backup = `${env.DATA_DIR}-backup.tgz`;
+  const script = (name: string, ...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, encoding: 'utf8' });
+  expect(script('backup', '--data-dir', env.DATA_DIR, '--into', backup).status).toBe(0);
 
   // Started again as one restarts: the bundles the first start built are in the data folder.
-  child = await startEmbedded({ ...env, WORKFLOW_BUNDLE_FILE: join(env.DATA_DIR, 'workflow-bundle.js'), GATEWAY_WORKFLOW_BUNDLE_FILE: join(env.DATA_DIR, 'gateway-workflow-bundle.js') });
+  const again = { ...env, WORKFLOW_BUNDLE_FILE: join(env.DATA_DIR, 'workflow-bundle.js'), GATEWAY_WORKFLOW_BUNDLE_FILE: join(env.DATA_DIR, 'gateway-workflow-bundle.js') };
+  child = await startEmbedded(again);
+  const request = async () => {
+    const res = await fetch(`${base}/partner-relationships/${id}/request`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'if-match': '"1"', 'idempotency-key': 'request-after-backup' } });
+    return { status: res.status, version: ((await res.json()) as any).resourceVersion, replayed: res.headers.get('idempotent-replayed') };
+  };
+  let afterBackup: string;
   try {
     // The read model (PGlite) and the workflow (Temporal's SQLite file) both survived.
-    const requested = await fetch(`${base}/partner-relationships/${id}/request`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'if-match': '"1"' } });
-    expect(requested.status).toBe(200);
-    expect(((await requested.json()) as any).resourceVersion).toBe(2);
+    expect(await request()).toEqual({ status: 200, version: 2, replayed: null });
     // The gateway's own database survived too.
     const health = (await (await fetch(`${gateway}/health`)).json()) as any;
     expect(health.organizations.find((o: any) => o.organizationId === 'org-baltic-shippers').adapters).toEqual([expect.objectContaining({ format: 'edifact', waiting: 0, lastReceivedAt: expect.any(String) })]);
+    afterBackup = await cursorPast(base, await token(), id, 2);
   } finally {
     expect(await interrupt(child)).toBe(0);
   }
-}, 150000);
+
+  // The whole folder restored to the backup (never over a folder: the newer one moved aside).
+  renameSync(env.DATA_DIR, `${env.DATA_DIR}-moved-aside`);
+  const restored = script('restore', '--from', backup, '--data-dir', env.DATA_DIR);
+  expect({ status: restored.status, stderr: restored.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/feed history \S+ started/) });
+  child = await startEmbedded(again);
+  try {
+    const bearer = await token();
+    // Both stores are back at the backup's instant: the relationship as it was then.
+    const read = await fetch(`${base}/partner-relationships/${id}`, { headers: { authorization: `Bearer ${bearer}` } });
+    expect(((await read.json()) as any).resourceVersion).toBe(1);
+    // A cursor from after the backup names events that are gone: told so, with where to resume.
+    const refused = await fetch(`${base}/events?cursor=${afterBackup}`, { headers: { authorization: `Bearer ${bearer}` } });
+    expect({ status: refused.status, code: ((await refused.json()) as any).code }).toEqual({ status: 410, code: 'FEED_HISTORY_CHANGED' });
+    // The command never happened in either store: its retry is applied once (Temporal takes the
+    // If-Match 1 it was sent with), and the next retry is recognized.
+    expect(await request()).toEqual({ status: 200, version: 2, replayed: null });
+    expect(await request()).toEqual({ status: 200, version: 2, replayed: 'true' });
+  } finally {
+    expect(await interrupt(child)).toBe(0);
+  }
+}, 240000);
+
+/** Reads the organization's feed to its end, until the resource's event at `version` is in it: the cursor after it. */
+async function cursorPast(base: string, bearer: string, id: string, version: number): Promise<string> {
+  for (let attempt = 0; attempt < 60; attempt++) {
+    let cursor: string | undefined;
+    let seen = false;
+    for (;;) {
+      const page = (await (await fetch(`${base}/events?limit=200${cursor ? `&cursor=${cursor}` : ''}`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as any;
+      seen ||= page.items.some((e: any) => e.data?.id === id && e.data?.resourceVersion === version);
+      if (!page.items.length || !page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    if (seen && cursor) return cursor;
+    await sleep(250);
+  }
+  throw new Error(`the feed never showed ${id} at version ${version}`);
+}

@@ -2,6 +2,8 @@
 // (pinned here), capacity in units, money, criteria and reasons as sentences.
 // The console's files are plain browser modules without type declarations (served as they are).
 // @ts-ignore
+import { codesOf, loadPlaces } from '../../console/places.js';
+// @ts-ignore
 import { countryOf, flag, capacityOf, explanationOf, laneOf, moneyOf, placeOf, settings, statusOf, when, windowOf, criterionName, addressOf } from '../../console/format.js';
 
 beforeAll(() => Object.assign(settings, { locale: 'en-GB', timeZone: 'Europe/Berlin' }));
@@ -16,6 +18,9 @@ test('places by name, with the country their flag is drawn for; circles in degre
   // With the shipped names (GET /console/places): the name, not the code.
   expect(placeOf({ kind: 'subdivision', code: 'DE-BY' }, { 'DE-BY': { names: { en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' } } })).toBe('Bavaria, Germany');
   expect(placeOf({ kind: 'circle', center: [4.47, 51.92], radiusKm: 50 })).toBe('50 km around 51.92° N, 4.47° E');
+  // A circle whose centre has a named place near it (GET /console/places?near=..., console/places.js): by that name.
+  expect(placeOf({ kind: 'circle', center: [4.47, 51.92], radiusKm: 50 }, { '@4.47,51.92': { code: 'NLRTM', name: 'Rotterdam', distanceKm: 0.4 } })).toBe('50 km around Rotterdam');
+  expect(placeOf({ kind: 'circle', center: [4.47, 51.92], radiusKm: 50 }, { '@4.47,51.92': null })).toBe('50 km around 51.92° N, 4.47° E');
   expect(placeOf({ kind: 'list', areas: [{ kind: 'unlocode', code: 'DEHAM' }, { kind: 'country', code: 'NL' }] }, places)).toBe('Hamburg or Netherlands');
   expect(laneOf({ kind: 'request', pickupArea: { kind: 'unlocode', code: 'DEHAM' }, deliveryArea: { kind: 'unlocode', code: 'NLRTM' } }, places)).toBe('Hamburg → Rotterdam');
   expect([countryOf({ kind: 'unlocode', code: 'DEHAM' }), countryOf({ kind: 'subdivision', code: 'NL-ZH' }), countryOf({ kind: 'circle', center: [0, 0], radiusKm: 5 })]).toEqual(['DE', 'NL', undefined]);
@@ -60,4 +65,21 @@ test('the explanation as sentences with units, places and local times, failing c
     { ok: true, applies: true, criterion: 'equipment', text: 'Equipment: equipment available.' },
     { ok: true, applies: false, criterion: 'temperature', text: 'No temperature control is needed.' },
   ]);
+});
+
+test('places.js: what a page asks GET /console/places for, circles by their centres, each asked once', async () => {
+  const listings = [
+    { kind: 'offer', originArea: { kind: 'unlocode', code: 'DEHAM' }, destinationArea: { kind: 'circle', center: [4.4, 51.22], radiusKm: 40 } },
+    { kind: 'request', pickupArea: { kind: 'list', areas: [{ kind: 'country', code: 'NL' }, { kind: 'circle', center: [1e-7, 0], radiusKm: 10 }] }, deliveryArea: { kind: 'subdivision', code: 'DE-BY' } },
+  ];
+  // A centre the broker's parameter cannot carry ("1e-7") is left to show its coordinates.
+  expect(codesOf(listings)).toEqual(['DEHAM', '@4.4,51.22', 'NL', 'DE-BY']);
+  const asked: string[] = [];
+  const api = { get: async (path: string) => (asked.push(path), { places: { DEHAM: { name: 'Hamburg' } }, nearby: { '4.4,51.22': { code: 'BEANR', name: 'Antwerpen', distanceKm: 1.2 } } }) };
+  const known: Record<string, unknown> = { NL: {}, 'DE-BY': {} };
+  await loadPlaces(api, listings, known);
+  expect(asked).toEqual(['/console/places?codes=DEHAM&near=4.4,51.22']);
+  expect(placeOf(listings[0].destinationArea, known)).toBe('40 km around Antwerpen');
+  await loadPlaces(api, listings, known);
+  expect(asked).toHaveLength(1);
 });

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // The console's files are plain browser modules without type declarations (served as they are).
 // @ts-ignore
-import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, criterionName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
+import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, connectorScopesOf, criterionName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
 // @ts-ignore
 import { rowOf, filterRows } from '../../console/grid-model.js';
 // @ts-ignore
@@ -286,6 +286,13 @@ describe('the converted modules in German and Polish', () => {
     expect(statusWord('pending')).toBe('Oczekuje na weryfikację');
     expect(heldTitle({ format: 'epcis', name: 'events.json' })).toBe('Zdarzenia EPCIS: events.json');
     expect(scopeWords('something:new')).toBe('something:new');
+    // A connector's own scopes in words on its card, not the relationship phrasing ("offer ... to you").
+    speak('en-GB');
+    expect(connectorScopesOf(['relationships:manage', 'capacity:publish', 'exchange:admin'])).toBe('manage partner relationships, publish trucks, administer the exchange');
+    speak('de-DE');
+    expect(connectorScopesOf(['loads:publish', 'matches:decide'])).toBe('Ladungen veröffentlichen, Vorschläge annehmen oder ablehnen');
+    speak('pl-PL');
+    expect(connectorScopesOf(['capacity:read', 'something:new'])).toBe('widzieć pojazdy, something:new');
   });
 
   test('delivered.js: kilometres and CO2e in the locale\'s numbers', () => {

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { placeName } from '../../core/place-names';
+import { nearestPlace, placeName } from '../../core/place-names';
 
 test('well-known places by their UN/LOCODE names; unknown codes have none', () => {
   expect(placeName('DEHAM')).toBe('Hamburg');
@@ -33,4 +33,14 @@ test('place search: by the start of a name or of one of its words, without diacr
   expect(searchPlaces('')).toEqual([]);
   expect(searchPlaces('a').length).toBe(15);
   expect(searchPlaces('zzzzqqq')).toEqual([]);
+});
+
+test('nearestPlace: the named place nearest a point within reach (how a drawn circle is named), none in open sea or beyond reach', () => {
+  expect(nearestPlace(4.4, 51.22, 10)).toMatchObject({ code: 'BEANR', name: 'Antwerpen' });
+  expect(nearestPlace(4.4, 51.22, 10)!.km).toBeCloseTo(1.2, 1);
+  expect(nearestPlace(4.47, 51.92, 10)).toMatchObject({ code: 'NLRTM', name: 'Rotterdam' });
+  expect(nearestPlace(-30.5, 45, 10)).toBeUndefined();
+  expect(nearestPlace(4.4, 51.22, 0.1)).toBeUndefined();
+  // Near a pole and across the antimeridian: searched without error.
+  expect(() => [nearestPlace(0, 89.999, 10), nearestPlace(179.99, -16.5, 50)]).not.toThrow();
 });
