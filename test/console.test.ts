@@ -33,6 +33,12 @@ describe('the planner console, against npm start in Chromium', () => {
     await launching;
   }, 150000);
 
+  // Each test's pages closed after it: an open console keeps following the feed and drawing its
+  // map (WebGL in software), which took the CPU the later tests and the other test processes need.
+  afterEach(async () => {
+    await Promise.all(pages.splice(0).map((p) => p.close()));
+  });
+
   afterAll(async () => {
     await Promise.all(pages.map((p) => p.close()));
     await browser?.close();

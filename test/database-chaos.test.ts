@@ -280,3 +280,53 @@ test('PostgreSQL restarted and killed under four connectors: 503 with Retry-Afte
     stop = true;
   }
 }, 240_000);
+
+// The writing activities retry a failed write (workflows/entity.ts, SIDE_EFFECT_OPTIONS). A command
+// whose write is under way when the database goes away for longer than a few retries must still be
+// applied once when it comes back, and its retries (the same Idempotency-Key, so the same Update id)
+// answered 503 meanwhile, then with its outcome. Made certain here: the events table is locked, so
+// the publish's write (its transition and its matching flow, one activity) waits in its Update when
+// the server is stopped, for 45 s.
+test('a command whose write is under way when PostgreSQL goes away for 45 s is applied once when it is back, and its retry then answered', async () => {
+  const env = testEnv();
+  const [org] = freshOrgs(1);
+  broker ??= await within(90_000, 'the broker start', startBroker({ ...env.brokerEnv, TEMPORAL_TASK_QUEUE: `${env.taskQueue}-dbchaos`, DATABASE_URL: `postgres://postgres@127.0.0.1:${port}/postgres` }, join(dir, 'data'), join(dir, 'broker.log')));
+  const base = broker.baseUrl;
+  const token = ((await (await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: org.clientId, client_secret: org.secret }) })).json()) as any).access_token as string;
+  const created = await call(base, token, 'POST', '/capacity-offers', offerBody(), { 'idempotency-key': 'long-outage-create' });
+  expect(created.status).toBe(201);
+  const publish = () => call(base, token, 'POST', `/capacity-offers/${created.body.id}/publish`, {}, { 'idempotency-key': 'long-outage-publish', 'if-match': '"1"' }).catch(() => ({ status: 0, headers: new Headers(), body: undefined }) as Reply);
+
+  const locker = await openDb({ databaseUrl: `postgres://postgres@127.0.0.1:${port}/postgres`, dataDir: join(dir, 'unused'), poolSize: 1 });
+  const held = locker.transaction(async (tx) => {
+    await tx.query('lock table events in exclusive mode');
+    await sleep(60_000); // ended by the server's stop
+  }).catch(() => undefined);
+  await sleep(500);
+  const first = publish();
+  await sleep(2000); // the API has claimed the key and sent the Update; its write waits on the lock
+  const stoppedAt = Date.now();
+  await asPostgresAsync('pg_ctl', ['-D', pgData, '-m', 'fast', 'stop']);
+  await held;
+  await locker.close().catch(() => undefined);
+  const answers: number[] = [(await first).status];
+  while (Date.now() - stoppedAt < 45_000) {
+    answers.push((await publish()).status);
+    await sleep(2000);
+  }
+  await pgStart();
+  // The connector's retries, once a second, until answered (at most 60 s once the database is back).
+  let last: Reply = await publish();
+  for (const until = Date.now() + 60_000; (last.status === 503 || last.status === 0 || (last.status === 409 && last.body?.code === 'IDEMPOTENCY_IN_PROGRESS')) && Date.now() < until; last = await publish()) {
+    answers.push(last.status);
+    await sleep(1000);
+  }
+  // Never a 500 while away; then the publish's outcome: applied once, at version 2.
+  expect(answers.filter((s) => s >= 500 && s !== 503)).toEqual([]);
+  expect({ status: last.status, version: last.body?.resourceVersion, state: last.body?.status, code: last.body?.code }).toEqual({ status: 200, version: 2, state: 'published', code: undefined });
+  const read = await call(base, token, 'GET', `/capacity-offers/${created.body.id}`);
+  expect({ version: read.body.resourceVersion, status: read.body.status }).toEqual({ version: 2, status: 'published' });
+  const events = (await call(base, token, 'GET', '/events?limit=200')).body.items.filter((e: any) => e.subject === `capacity-offers/${created.body.id}`);
+  // Its publication in the feed once (a draft's creation is not an event of the feed).
+  expect(events.map((e: any) => e.resourceversion)).toEqual([2]);
+}, 180_000);

@@ -72,9 +72,18 @@ const RECENT_COMMANDS = 64;
  */
 const FLUSH_AFTER_TRANSITIONS = 16;
 
+/**
+ * The writing activities retry until they succeed, every 2 s at most: a write that gave up would
+ * fail its Update, and Temporal answers a failed Update's id with that failure ever after, so the
+ * command's retries (the same Idempotency-Key, the same Update id) would be refused 503 for good,
+ * though the command was never applied. Waiting instead, the Update completes once the database is
+ * back and the retries get its outcome (test/database-chaos.test.ts: 45 s away under a command).
+ * An error that never passes (a bug) shows as the activity's last failure in Temporal's UI and
+ * clears with the fix, as Temporal means activities to.
+ */
 const SIDE_EFFECT_OPTIONS = {
   startToCloseTimeout: PERSISTENCE_ACTIVITY_TIMEOUT,
-  retry: { initialInterval: '100ms', maximumInterval: '2 seconds', maximumAttempts: 20 },
+  retry: { initialInterval: '100ms', maximumInterval: '2 seconds' }, // no maximumAttempts: unlimited
 } as const;
 // A local activity runs inside the workflow task, before the server has accepted it: when that
 // task is lost (a speculative Update task dropped, "Task not found when completing"), its writes
