@@ -68,6 +68,7 @@ async function main() {
       consoleOrigins: [],
       operatorOrganizations: [],
       feedPollMs: 1000,
+      contentRetentionDays: 365,
     };
     const gateway = await startGateway(config);
     cleanups.push(() => gateway.stop());

@@ -91,6 +91,11 @@ export interface GatewayConfig {
   feedPollMs: number;
   /** A workflow bundle built beforehand (gateway/bundle.ts); without it the gateway bundles at start. */
   workflowBundleFile?: string;
+  /**
+   * Days after which a finished message's content is erased (GATEWAY_CONTENT_RETENTION_DAYS, 365:
+   * the default retention policy's personal data period; store.ts, eraseOldContent).
+   */
+  contentRetentionDays: number;
 }
 
 const int = (name: string, fallback: number, env: NodeJS.ProcessEnv) => {
@@ -131,6 +136,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       ...(env.WEBHOOK_CA_FILE ? { caFile: env.WEBHOOK_CA_FILE } : {}),
     },
     feedPollMs: int('GATEWAY_FEED_POLL_MS', 1000, env),
+    contentRetentionDays: int('GATEWAY_CONTENT_RETENTION_DAYS', 365, env),
     operatorOrganizations: (env.GATEWAY_OPERATOR_ORGANIZATIONS || '').split(',').map((o) => o.trim()).filter(Boolean),
     consoleOrigins: (env.GATEWAY_CONSOLE_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),

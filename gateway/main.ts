@@ -19,7 +19,7 @@ import { gatewayApp } from './http';
 import { formatOfFile } from './formats';
 import { createIntake } from './intake';
 import { ensureMailbox, mailboxEntryId, takeFiles } from './mailbox';
-import { openGatewayDb } from './store';
+import { eraseOldContent, openGatewayDb } from './store';
 
 export async function startGateway(config: GatewayConfig) {
   // The worker's state changes are not news; warnings and errors are (once per process).
@@ -83,6 +83,14 @@ export async function startGateway(config: GatewayConfig) {
   const follower = createFollower(db, config.organizations, clientOf, { pollMs: config.feedPollMs, onNotice: deliver });
   const deliveries = setInterval(deliver, config.feedPollMs);
   deliver();
+  // Old messages' content erased at start and hourly (store.ts, eraseOldContent).
+  const erase = () =>
+    void eraseOldContent(db, config.contentRetentionDays).then(
+      (erased) => (erased.inbox || erased.outbox) && process.stderr.write(`[gateway] erased the content of ${erased.inbox} received and ${erased.outbox} sent messages older than ${config.contentRetentionDays} days\n`),
+      (err) => process.stderr.write(`[gateway] erasing old content failed (tried again in an hour): ${String(err)}\n`),
+    );
+  const erasures = setInterval(erase, 3_600_000);
+  erase();
   const reconciled = (async () => {
     for (const org of config.organizations) {
       try {
@@ -117,6 +125,7 @@ export async function startGateway(config: GatewayConfig) {
       polling = false;
       await polled;
       clearInterval(deliveries);
+      clearInterval(erasures);
       await reconciled;
       await follower.stop();
       await new Promise((resolve) => server.close(resolve));

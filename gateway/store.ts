@@ -10,6 +10,8 @@
 // - gateway_mapping: the external reference (system, type, value) of each organization to the
 //   exchange resource it became, both ways.
 // - gateway_outbox: what the gateway sends back (acknowledgements), by organization, in order.
+// Messages carry contact persons and addresses: their content is erased once they are done and
+// older than GATEWAY_CONTENT_RETENTION_DAYS (eraseOldContent); their digest and status stay.
 import { openDb, type Db, type Queryable } from '../core/db';
 
 export const SCHEMA: readonly string[] = [
@@ -66,6 +68,9 @@ export const SCHEMA: readonly string[] = [
   `alter table gateway_outbox add column if not exists pushed_at timestamptz`,
   `alter table gateway_outbox add column if not exists push_attempts integer not null default 0`,
   `alter table gateway_outbox add column if not exists push_error text`,
+  // When a message's content was erased for its age (eraseOldContent): '' since, the digest kept.
+  `alter table gateway_inbox add column if not exists content_erased_at timestamptz`,
+  `alter table gateway_outbox add column if not exists content_erased_at timestamptz`,
   // Where the gateway stands in each organization's event feed (gateway/follower.ts).
   `create table if not exists gateway_cursor (
     organization_id text primary key,
@@ -192,6 +197,27 @@ export async function listQuarantine(db: Queryable, organizationId: string | und
     receivedAt: new Date(row.received_at).toISOString(),
     ...(row.released_as ? { releasedAs: row.released_as } : {}),
   }));
+}
+
+/**
+ * Erases the content of messages older than `days` that are done with: received messages answered
+ * (acknowledged) and not held in quarantine (a held one waits for its planner, who may release it),
+ * and messages sent back once delivered to the mailbox. Their rows stay, with the content's digest
+ * (a message sent again is still recognized), the status and the result. Answers how many of each.
+ */
+export async function eraseOldContent(db: Queryable, days: number): Promise<{ inbox: number; outbox: number }> {
+  const inbox = await db.query(
+    `update gateway_inbox i set content = '', content_erased_at = now()
+      where i.content_erased_at is null and i.status = 'acknowledged' and i.updated_at < now() - make_interval(days => $1::int)
+        and not exists (select 1 from gateway_quarantine q where q.inbox_id = i.id and q.state = 'held')`,
+    [days],
+  );
+  const outbox = await db.query(
+    `update gateway_outbox set content = '', content_erased_at = now()
+      where content_erased_at is null and delivered_at is not null and created_at < now() - make_interval(days => $1::int)`,
+    [days],
+  );
+  return { inbox: inbox.rowCount, outbox: outbox.rowCount };
 }
 
 /** Ends a held quarantine entry of the organization: released as another inbox entry, or discarded. Answers whether it was held. */

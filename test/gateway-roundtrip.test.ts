@@ -54,6 +54,7 @@ const config: GatewayConfig = {
   consoleOrigins: [],
   operatorOrganizations: [],
   feedPollMs: 200,
+  contentRetentionDays: 365,
   organizations: [shipperSettings, carrierSettings],
 };
 

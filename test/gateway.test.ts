@@ -45,6 +45,7 @@ const config: GatewayConfig = {
   consoleOrigins: [],
   operatorOrganizations: ['org-operator'],
   feedPollMs: 200,
+  contentRetentionDays: 365,
   organizations: [
     {
       organizationId: shipper.id,
