@@ -112,7 +112,13 @@ test('a connection killed under a query (its backend SIGKILLed) is the database 
       for (const until = Date.now() + 10_000; !backend && Date.now() < until; ) await sleep(50);
       expect(backend).toBeGreaterThan(0);
       await sleep(300); // into pg_sleep
-      process.kill(backend, 'SIGKILL');
+      try {
+        process.kill(backend, 'SIGKILL');
+      } catch (err) {
+        // Gone already: under load the crash recovery of the kill before can end a backend it
+        // handed out as it finished; the query then fails the same way, which is what is checked.
+        if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+      }
       return within(20_000, 'the killed query', running);
     };
     const inQuery = await killUnder(async (pidOf) => {
