@@ -9,6 +9,7 @@ import { createApi, ProblemError } from './api.js';
 import { createOrganizationPages } from './organization.js';
 import { createMap, focusListing, showListings } from './map.js';
 import { loadPlaces } from './places.js';
+import { oneAtATime } from './latest.js';
 import { createGrid } from './grid.js';
 import { createPartnersPage } from './partners.js';
 import { createDelivered } from './delivered.js';
@@ -195,7 +196,14 @@ async function partnerNames(api) {
   }
 }
 
-async function refresh(api) {
+/**
+ * Reads the views again, one reading at a time (console/latest.js): a reading that started before
+ * an event and ended after a later one's would put its older lists on screen last (seen under
+ * load: a proposal made while a reading was under way never appeared).
+ */
+const refresh = oneAtATime(readViews);
+
+async function readViews(api) {
   try {
     const [offers, requests, proposals] = await Promise.all([api.all('/capacity-offers'), api.all('/load-requests'), api.all('/match-proposals')]);
     state.listings = [...offers.map((o) => ({ ...o, kind: 'offer' })), ...requests.map((r) => ({ ...r, kind: 'request' }))];
