@@ -31,19 +31,22 @@ const common = {
 const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
 const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
-// `npm test` (scripts/test.mjs) runs the files against `npm start` in a jest process of their own:
-// PCX_TEST_FILES=npm-start selects only them, PCX_TEST_FILES=others leaves them out.
+// `npm test` (scripts/test.mjs) runs the postgres project in two jest processes: the files
+// against `npm start`, with the database and process crash tests (brokers of their own, outages
+// waited out on purpose) to even out the two processes' times, in the second; the rest in the
+// first. PCX_TEST_FILES=second selects only the second's files, PCX_TEST_FILES=others leaves them out.
 const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'start'];
+const SECOND_FILES = [...NPM_START_FILES, 'crash-retry', 'database-chaos'];
 const split = process.env.PCX_TEST_FILES;
-const npmStartOnly = NPM_START_FILES.map((name) => `<rootDir>/test/${name}.test.ts`);
-const withoutNpmStart = split === 'others' ? NPM_START_FILES.map((name) => `/test/${name}\\.test\\.ts$`) : [];
+const secondOnly = SECOND_FILES.map((name) => `<rootDir>/test/${name}.test.ts`);
+const withoutSecond = split === 'others' ? SECOND_FILES.map((name) => `/test/${name}\\.test\\.ts$`) : [];
 
 const integration = (engine, ignore) => ({
   ...common,
   displayName: engine,
   roots: ['<rootDir>/test'],
-  testMatch: split === 'npm-start' ? npmStartOnly : ['<rootDir>/test/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', ...ignore, ...withoutNpmStart],
+  testMatch: split === 'second' ? secondOnly : ['<rootDir>/test/*.test.ts'],
+  testPathIgnorePatterns: ['/node_modules/', ...ignore, ...withoutSecond],
   globals: { PCX_ENGINE: engine },
   globalSetup: `<rootDir>/test/setup/${engine}.ts`,
   globalTeardown: `<rootDir>/test/setup/teardown-${engine}.ts`,
