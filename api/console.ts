@@ -295,17 +295,17 @@ publicOperation(consoleApp, {
   },
 }, (c) => staticFile(c, 'basemap', 'application/geo+json', basemap));
 
-/**
- * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
- * country's shape (Natural Earth, simplified; core/area-shapes.ts) and bounding box. Public
- * reference data, as the index it comes from.
- */
 /** A point of `near`: `lon,lat` in degrees, as the console writes a circle's centre. */
 const POINT = '-?[0-9]{1,3}(\\.[0-9]{1,12})?,-?[0-9]{1,2}(\\.[0-9]{1,12})?';
 const NEAR = new RegExp(`^(${POINT}(;${POINT})*)?$`);
 /** How far from a circle's centre a place may lie and still name it. */
 const NEARBY_KM = 10;
 
+/**
+ * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
+ * country's shape (Natural Earth, simplified; core/area-shapes.ts) and bounding box. Public
+ * reference data, as the index it comes from.
+ */
 publicOperation(consoleApp, {
   method: 'GET', path: '/console/places', answers: [200],
   doc: {
@@ -336,7 +336,7 @@ publicOperation(consoleApp, {
         description:
           'Up to 50 points `lon,lat` (degrees), separated by `;`: the centres of circles drawn on the map. Each is ' +
           `answered in \`nearby\` with the named UN/LOCODE place nearest to it within ${NEARBY_KM} km, if any (how the console names a circle).`,
-        schema: { type: 'string', maxLength: 2000, pattern: `^(${POINT}(;${POINT})*)?$` },
+        schema: { type: 'string', maxLength: 2000, pattern: NEAR.source },
       },
     ],
     responses: {
