@@ -4,6 +4,7 @@
 // catalogue (CATALOGUE below: English, German, Polish, the same keys in each) through t();
 // numbers, dates, money, country names and lists through Intl in the chosen locale. Pure functions
 // of data (test/unit/console-format.test.ts, test/unit/console-i18n.test.ts).
+import { pointKey } from './places.js';
 
 /** The locale and time zone the console speaks in: the browser's, unless a test pins them. */
 export const settings = { locale: undefined, timeZone: undefined };
@@ -180,7 +181,7 @@ export function placeOf(area, places = {}) {
     }
     case 'circle': {
       // Named by the place nearest its centre where the broker found one (console/places.js).
-      const near = places[`@${area.center?.[0]},${area.center?.[1]}`];
+      const near = places[`@${pointKey(area.center)}`];
       if (near?.name) return t('place.circleNear', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), name: near.name });
       return t('place.circle', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), latitude: degrees(area.center[1], 'N', 'S'), longitude: degrees(area.center[0], 'E', 'W') });
     }
