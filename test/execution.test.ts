@@ -203,7 +203,16 @@ describe('the outcome chain', () => {
     expectProblem(await m.carrier.post(`/execution-outcomes/${disputed.body.id}/corrections`, { observedOutcomeVersion: 1, deduplicationKey: 'c-9', status: 'inProgress', schemaVersion: 'v0' }), 400, 'VALIDATION_FAILED');
 
     // Twenty concurrent corrections of one head: one winner, the rest 409, one head, acyclic.
-    const racers = await Promise.all(Array.from({ length: 20 }, (_, i) => correct(i % 2 ? m.carrier : m.shipper, disputed.body, `c-${i}`, 'inProgress', { correctionReasonCode: 'DISPUTE_RESOLVED', correctionReason: `resolution ${i}` })));
+    // Each sent as a connector sends it: a 503 (the broker busy: nothing decided) tried again after a
+    // second with the same deduplicationKey, until it has its answer.
+    const race = async (i: number) => {
+      for (let attempt = 0; ; attempt++) {
+        const r = await correct(i % 2 ? m.carrier : m.shipper, disputed.body, `c-${i}`, 'inProgress', { correctionReasonCode: 'DISPUTE_RESOLVED', correctionReason: `resolution ${i}` });
+        if (r.status !== 503 || attempt === 20) return r;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    };
+    const racers = await Promise.all(Array.from({ length: 20 }, (_, i) => race(i)));
     const won = racers.filter((r) => r.status === 201);
     expect(won).toHaveLength(1);
     for (const r of racers.filter((x) => x.status !== 201)) expect([r.status, ['STALE_RESOURCE_VERSION', 'IDEMPOTENCY_CONFLICT'].includes(r.body.code)]).toEqual([409, true]);
