@@ -23,6 +23,8 @@ import { purgeExpiredIdempotencyKeys } from './read-model/idempotency-keys';
 import { purgeOldRateCounters } from './read-model/rate-counters';
 import { purgeExpiredAssertions } from './read-model/client-assertions';
 import { managedRegistry, type ManagedRegistry } from './read-model/managed-registry';
+import { purgeExpiredRevocations } from './read-model/revoked-tokens';
+import { createOAuthState, type OAuthState } from './api/oauth-state';
 import { createWorker, eventSource } from './worker';
 import { createTransitionStore } from './read-model/transition-store';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
@@ -96,6 +98,7 @@ export async function startBroker(config: Config) {
   let housekeeping: NodeJS.Timeout | undefined;
   let intentSweep: NodeJS.Timeout | undefined;
   let managed: ManagedRegistry | undefined;
+  let oauthState: OAuthState | undefined;
   if (config.role !== 'worker') {
     const registry = loadRegistry(config);
     for (const warning of registry.warnings) log.warn(warning);
@@ -119,7 +122,8 @@ export async function startBroker(config: Config) {
         .finally(() => (sweeping = false));
     }, 1000);
     intentSweep.unref();
-    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, secrets, log });
+    oauthState = await createOAuthState({ config, db, signingKey, log });
+    const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, oauth: oauthState, secrets, log });
     // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
     if (config.registry.seedRecords) {
       importSeed({ registry, entities, db, organizationsFile: config.registry.organizationsFile, connectorsFile: config.registry.connectorsFile, usersFile: config.registry.usersFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
@@ -141,11 +145,14 @@ export async function startBroker(config: Config) {
     });
     // The mutual-TLS listener (RFC 8705): the same API over HTTPS, asking each client for a
     // certificate without requiring one from a known authority (self_signed_tls_client_auth: the
-    // key is trusted because a connector registered it; api/token.ts, api/gates.ts).
+    // key is trusted because a connector registered it); a certificate that chains to one of the
+    // operator's trust anchors (CLIENT_CA_FILE) is marked so by the handshake (tls_client_auth;
+    // api/client-authentication.ts, api/gates.ts).
     if (config.mtls) {
       const { port, certFile, keyFile } = config.mtls;
+      const ca = config.auth.clientTrustAnchors.map((anchor) => anchor.toString());
       await new Promise<void>((resolve) => {
-        mtlsServer = serve({ fetch: app.fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: readFileSync(certFile), key: readFileSync(keyFile), requestCert: true, rejectUnauthorized: false } }, () => resolve());
+        mtlsServer = serve({ fetch: app.fetch, port, hostname: config.host, createServer: createHttpsServer, serverOptions: { cert: readFileSync(certFile), key: readFileSync(keyFile), requestCert: true, rejectUnauthorized: false, ...(ca.length ? { ca } : {}) } }, () => resolve());
         (mtlsServer as HttpServer).keepAliveTimeout = 65_000;
         (mtlsServer as HttpServer).headersTimeout = 66_000;
         (mtlsServer as HttpServer).on('clientError', (err, socket) => answerClientError(err, socket, log));
@@ -153,7 +160,7 @@ export async function startBroker(config: Config) {
       log.info({ url: config.mtls.baseUrl }, 'mutual-TLS listener');
     }
     housekeeping = setInterval(() => {
-      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db), purgeExpiredAssertions(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
+      Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db), purgeExpiredAssertions(db), purgeExpiredRevocations(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
     }, 10 * 60 * 1000);
     housekeeping.unref();
     log.info({ url: `http://${config.host}:${config.port}`, role: config.role, database: db.engine }, 'broker listening');
@@ -164,6 +171,7 @@ export async function startBroker(config: Config) {
       cluster.stop();
       workerRecords?.stop();
       managed?.stop();
+      oauthState?.revocations.stop();
       if (housekeeping) clearInterval(housekeeping);
       if (intentSweep) clearInterval(intentSweep);
       if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));

@@ -11,7 +11,7 @@ const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },
   // jose 6, uuid 14 and canonicalize 5 ship ESM only; let swc turn them into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(jose|uuid|canonicalize)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(jose|uuid|canonicalize|oauth4webapi|openid-client)/)'],
   // The conformance kit imports the SDK as the package it declares (tsconfig.json "paths" for tsc and tsx).
   moduleNameMapper: { '^@pcx/sdk$': '<rootDir>/sdk/src' },
 };
@@ -29,13 +29,13 @@ const common = {
 // over HTTP only: its own database is PostgreSQL in the first, PGlite (its default) in the second.
 // gateway-roundtrip.test.ts is the embedded set-up's round trip (PGlite under broker and gateway).
 const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
-const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'console', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
+const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'console', 'oauth-clients', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 // `npm test` (scripts/test.mjs) runs the postgres project in two jest processes: the files
 // against `npm start`, with the database and process crash tests (brokers of their own, outages
 // waited out on purpose) to even out the two processes' times, in the second; the rest in the
 // first. PCX_TEST_FILES=second selects only the second's files, PCX_TEST_FILES=others leaves them out.
-const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'start'];
+const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'oauth-clients', 'start'];
 const SECOND_FILES = [...NPM_START_FILES, 'crash-retry', 'database-chaos'];
 const split = process.env.PCX_TEST_FILES;
 const secondOnly = SECOND_FILES.map((name) => `<rootDir>/test/${name}.test.ts`);

@@ -17,6 +17,11 @@ import { asyncapi } from './asyncapi';
 import { docs } from './docs';
 import { consoleApp } from './console';
 import { oauth } from './token';
+import { tokenLifecycle } from './token-lifecycle';
+import { oauthMetadata } from './oauth-metadata';
+
+/** The broker's authorization server for connectors (present unless its token endpoint is off). */
+const OAUTH_ROUTERS: Array<Hono<AppEnv>> = [oauth, tokenLifecycle, oauthMetadata];
 import { webhookSubscriptions } from './webhook-subscriptions';
 import { connectors } from './connectors';
 import { organizations } from './organizations';
@@ -112,7 +117,7 @@ function safeDecode(url: string): string {
  */
 export function declaredOperations(): Array<Declared & { documentPath: string }> {
   // The document's order: the public routes, the development token endpoint, then the resources.
-  const mounted: Array<[string, Hono<AppEnv>]> = [...[...PUBLIC_ROUTERS, oauth].map((r): [string, Hono<AppEnv>] => ['', r]), ...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router])];
+  const mounted: Array<[string, Hono<AppEnv>]> = [...[...PUBLIC_ROUTERS, ...OAUTH_ROUTERS].map((r): [string, Hono<AppEnv>] => ['', r]), ...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router])];
   // A router's operations are listed under its collection's tag unless their doc names another.
   const tagOf = (mount: string) => mount.split(/[/-]/).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
   return mounted.flatMap(([mount, router]) =>
@@ -198,7 +203,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   // The broker's token endpoint, in every mode unless turned off (an external identity provider only).
   if (services.config.auth.tokenEndpoint) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));
-    app.route('/', oauth);
+    for (const router of OAUTH_ROUTERS) app.route('/', router);
   }
   if (services.config.auth.devServer) {
     // The sandbox: what each connector sent, and faults to answer it with (the conformance kit's).

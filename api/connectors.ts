@@ -4,7 +4,10 @@
 // is the machine's; this router gathers the ceiling and the environment, checks that a public key
 // is one (and only public), and derives the resource id from the client id, so that a client id
 // is taken once in the whole exchange, on every replica at once (the workflow id is the claim).
-import { createHash, createPublicKey } from 'node:crypto';
+import { createHash } from 'node:crypto';
+import { checkPublicJwk } from '../core/public-keys';
+import { canonicalDn } from '../core/certificate-binding';
+import { KeySetUnavailable } from '../core/client-key-sets';
 import { checkCertificateChain } from '../core/certificate-chain';
 import { generateClientSecret, hashClientSecret } from '../core/client-secrets';
 import { forgetSecretHash, storeSecretHash } from '../read-model/client-secrets';
@@ -35,36 +38,59 @@ function context(c: Ctx, organizationId: string): ConnectorContext {
   const { registry, config } = c.get('services');
   const organization = registry.organization(organizationId);
   const scopeCeiling = organization?.scopeCeiling ?? SCOPES.filter((s) => organization?.role === 'operator' || s !== 'exchange:admin');
-  return { scopeCeiling, environment: config.registry.environment };
+  const tokenLimits = { maxAccessTokenLifetimeSeconds: config.auth.maxTokenLifetimeSeconds, maxAssertionLifetimeSeconds: config.auth.maxAssertionLifetimeSeconds };
+  return { scopeCeiling, environment: config.registry.environment, tokenLimits };
 }
 
 /**
- * A public key the broker can verify with: it imports, it is not weak, it holds no private member;
- * with its certificate chain (x5c), the chain certifies it and holds together (core/certificate-chain.ts).
- * Answers the leaf certificate's end, which the credential's expiry may not pass.
+ * A public key the broker can verify with: not weak, no private member (core/public-keys.ts);
+ * with its certificate chain (x5c), the chain certifies it and holds together
+ * (core/certificate-chain.ts). Answers the leaf certificate's end, which the credential's expiry
+ * may not pass.
  */
 function checkPublicKey(jwk: Record<string, unknown> | undefined, pointer: string): { certificateNotAfter?: string } {
   if (jwk === undefined) return {};
   const bad = (message: string, at = pointer) => new Problem('VALIDATION_FAILED', `${at.slice(1)}: ${message}`, { errors: [{ pointer: at, message }] });
+  const key = checkPublicJwk(jwk);
+  if (!key.ok) throw bad(key.reason);
   const { x5c, ...members } = jwk;
-  let key;
-  try {
-    key = createPublicKey({ key: members as any, format: 'jwk' });
-  } catch {
-    throw bad('is not a public key this broker can read');
-  }
-  const modulus = key.asymmetricKeyDetails?.modulusLength;
-  if (jwk.kty === 'RSA' && (!modulus || modulus < 2048)) throw bad('an RSA key needs at least 2048 bits');
   if (x5c === undefined) return {};
   const chain = checkCertificateChain(members, x5c);
   if (!chain.ok) throw bad(chain.reason, `${pointer}/x5c`);
   return { certificateNotAfter: chain.notAfter };
 }
 
-/** A body with a public key, checked, and the leaf certificate's end beside it for the machine. */
-function withKeyChecked<T extends { publicJwk?: unknown }>(body: T): T {
+type MaterialBody = { publicJwk?: unknown; generateClientSecret?: boolean; tlsClientAuthSubjectDn?: string; jwksUri?: string };
+
+/**
+ * A body's credential material made ready for the machine: a public key checked (and its leaf
+ * certificate's end beside it); a certificate subject parsed (tls_client_auth needs the operator's
+ * trust anchors and the mutual-TLS address); a jwks_uri fetched once (the SSRF-safe way) to show
+ * it holds usable keys. The ids of the last two derive from their values.
+ */
+async function withMaterialChecked<T extends MaterialBody>(c: Ctx, body: T): Promise<T> {
   const { certificateNotAfter } = checkPublicKey(body.publicJwk as Record<string, unknown> | undefined, '/publicJwk');
-  return certificateNotAfter ? { ...body, certificateNotAfter } : body;
+  const { tlsClientAuthSubjectDn, jwksUri, ...rest } = body;
+  const out: Record<string, unknown> = { ...rest, ...(certificateNotAfter ? { certificateNotAfter } : {}) };
+  const idOf = (prefix: string, value: string) => `${prefix}-${createHash('sha256').update(value).digest('hex').slice(0, 20)}`;
+  if (tlsClientAuthSubjectDn !== undefined) {
+    const { config } = c.get('services');
+    if (!config.auth.clientTrustAnchors.length || !config.mtls) throw new Problem('CREDENTIAL_KIND_NOT_ALLOWED', 'this broker accepts no CA-issued client certificates (tls_client_auth): its operator configured no trust anchors (CLIENT_CA_FILE) or no mutual-TLS address; register a public key instead');
+    const canonical = canonicalDn(tlsClientAuthSubjectDn);
+    if (!canonical) throw new Problem('VALIDATION_FAILED', 'tlsClientAuthSubjectDn: not a distinguished name as RFC 4514 writes it (for example CN=tms.example.com,O=Alpine Freight,C=AT)', { errors: [{ pointer: '/tlsClientAuthSubjectDn', message: 'is not an RFC 4514 distinguished name' }] });
+    out.tlsClientAuth = { credentialId: idOf('dn', canonical), value: tlsClientAuthSubjectDn.trim() };
+  }
+  if (jwksUri !== undefined) {
+    try {
+      const set = await c.get('services').oauth.keySets.keys(jwksUri);
+      if (!set.keys.length) throw new KeySetUnavailable(jwksUri, `it holds no usable signing key${set.refused.length ? ` (${set.refused.join('; ')})` : ''}`);
+    } catch (err) {
+      if (err instanceof KeySetUnavailable) throw new Problem('VALIDATION_FAILED', `jwksUri: ${err.message}`, { errors: [{ pointer: '/jwksUri', message: err.message }] });
+      throw err;
+    }
+    out.jwksUri = { credentialId: idOf('ju', jwksUri), value: jwksUri };
+  }
+  return out as T;
 }
 
 /**
@@ -108,13 +134,13 @@ const lastUses: Decorate = async (c, views) => {
   );
 };
 
-const bothMaterials = () => new Problem('VALIDATION_FAILED', 'a credential is a public key (publicJwk) or a generated client secret (generateClientSecret), not both', { errors: [{ pointer: '/generateClientSecret', message: 'not beside publicJwk' }] });
+const MATERIALS = ['publicJwk', 'generateClientSecret', 'tlsClientAuthSubjectDn', 'jwksUri'] as const;
 
-/** The material of a credential to add or roll to: exactly one of a public key and a generated secret. */
-function oneMaterial<T extends { publicJwk?: unknown; generateClientSecret?: boolean }>(body: T): T {
-  if (body.publicJwk && body.generateClientSecret) throw bothMaterials();
-  if (!body.publicJwk && !body.generateClientSecret) throw new Problem('VALIDATION_FAILED', 'give a public key (publicJwk) or ask for a client secret (generateClientSecret: true)', { errors: [{ pointer: '/publicJwk', message: 'is required without generateClientSecret' }] });
-  return withKeyChecked(body);
+/** The material of a credential: at most one kind (exactly one where a credential is to be added or rolled to). */
+function oneMaterial(body: MaterialBody, required: boolean): void {
+  const given = MATERIALS.filter((m) => body[m] !== undefined && body[m] !== false);
+  if (given.length > 1) throw new Problem('VALIDATION_FAILED', `a credential is one of ${MATERIALS.join(', ')}, not ${given.join(' and ')}`, { errors: [{ pointer: `/${given[1]}`, message: `not beside ${given[0]}` }] });
+  if (required && !given.length) throw new Problem('VALIDATION_FAILED', 'give a public key (publicJwk), a certificate subject (tlsClientAuthSubjectDn) or a key set address (jwksUri), or ask for a client secret (generateClientSecret: true)', { errors: [{ pointer: '/publicJwk', message: 'one kind of credential is required' }] });
 }
 
 const access = participantAccess<Connector>(resource, MANAGE);
@@ -133,19 +159,19 @@ operation(connectors, {
       "A machine client of the caller's organization in this broker's environment, with scopes within the " +
       "organization's ceiling. A protocol operator may name another organization (`organizationId`): the first " +
       "connector of an organization it registered, with the public key that organization's admin sent, so that " +
-      'its admin can manage the rest itself. Optionally with its first key (`publicJwk`, for private_key_jwt at ' +
-      '`POST /oauth2/token`). The client id is taken for good: it is never given again, also after the ' +
+      'its admin can manage the rest itself. Optionally with its first credential (`publicJwk`, for private_key_jwt at ' +
+      '`POST /oauth2/token`; or `generateClientSecret`, `tlsClientAuthSubjectDn`, `jwksUri`) and its token policy (`tokenPolicy`: access-token and assertion lifetimes within the operator\u2019s limits, DPoP-bound tokens). The client id is taken for good: it is never given again, also after the ' +
       'connector is retired. Needs `connectors:manage` (`exchange:admin` for the operator naming another organization).',
     responses: {
       '201': 'Created, active.',
-      '400': '`VALIDATION_FAILED`: the body, a clientId that is not one, a key that is not a public key this broker can read, an RSA key under 2048 bits, an expiry in the past.',
+      '400': '`VALIDATION_FAILED`: the body, a clientId that is not one, a key that is not a public key this broker can read or is weak (an RSA key under 2048 bits, an exponent other than an odd one of at least 65537, a modulus with a small factor, of close primes or of a ROCA-broken library; an Ed25519 point of small order), an expiry in the past, a token policy beyond the operator\u2019s limits.',
       '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE`, `ORGANIZATION_SUSPENDED` or `ORGANIZATION_BINDING_VIOLATION` (organizationId of another organization, not by the operator).',
       '409': '`RESOURCE_EXISTS` (the client id is taken), `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
       '422': "`SCOPE_ABOVE_CEILING`: a scope the organization may not give its connectors.",
     },
   },
 }, async ({ c, principal, body }) => {
-  const checked = withKeyChecked(body);
+  oneMaterial(body, false);
   // A client id of the connectors file is taken too (tokens name their connector by it alone).
   if (c.get('services').registry.connector(body.clientId, { fileOnly: true })) throw new Problem('RESOURCE_EXISTS', `the client id ${body.clientId} is taken`);
   // An organization's first connector may come from the operator, who registered it (onboarding).
@@ -160,7 +186,7 @@ operation(connectors, {
   }
   const actor = forAnother ? { kind: 'operator' as const, organizationId: principal.organizationId, clientId: principal.clientId, ...(principal.userId ? { userId: principal.userId } : {}) } : undefined;
   const ctx = context(c, organizationId);
-  if (body.publicJwk && body.generateClientSecret) throw bothMaterials();
+  const checked = await withMaterialChecked(c, body);
   precheckCreate(c, resource, checked, ctx, actor);
   return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: checked, context: ctx, actor, view: viewFor(resource, principal), ...secretPreparation(c, body.clientId, checked) });
 });
@@ -203,7 +229,7 @@ const commandDoc = (summary: string, description: string, extra: Record<string, 
 commandRoute(connectors, resource, 'update', {
   method: 'PATCH', body: 'ConnectorUpdateRequest', access,
   context: (c, doc) => context(c, doc.organizationId),
-  doc: commandDoc('Change a connector', "Its name, its scopes (within the organization's ceiling; tokens issued before count only as far as the new scopes allow) and its actor roles.", { '422': '`INVALID_STATE_TRANSITION` (retired) or `SCOPE_ABOVE_CEILING`.' }),
+  doc: commandDoc('Change a connector', "Its name, its scopes (within the organization's ceiling; tokens issued before count only as far as the new scopes allow), its actor roles and its token policy (a merge: a member given as null goes back to the operator's default; tokens issued before keep their lifetime).", { '422': '`INVALID_STATE_TRANSITION` (retired) or `SCOPE_ABOVE_CEILING`.' }),
 });
 commandRoute(connectors, resource, 'disable', {
   body: 'CommonReasonedCommand', access,
@@ -219,16 +245,16 @@ commandRoute(connectors, resource, 'retire', {
 });
 commandRoute(connectors, resource, 'addCredential', {
   path: 'credentials', body: 'ConnectorCredentialAddRequest', access,
-  payload: (_c, body) => oneMaterial(body),
+  payload: (c, body) => (oneMaterial(body, true), withMaterialChecked(c, body)),
   hooks: (c, doc, payload) => secretPreparation(c, doc.clientId, payload),
-  doc: commandDoc('Add a key to a connector', 'A public key (its kid names the credential) for private_key_jwt, beside the others; optionally with an expiry.', { '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS` (a credential with this kid), `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.' }),
+  doc: commandDoc('Add a credential to a connector', 'Beside the others, optionally with an expiry: a public key (its kid names the credential) for private_key_jwt and self_signed_tls_client_auth, a generated client secret (where allowed), a certificate subject for tls_client_auth (where the operator configured trust anchors), or a jwks_uri the client publishes its keys at (fetched now to check it).', { '400': '`VALIDATION_FAILED`: the body, a weak or private key, a subject that is not an RFC 4514 name, a jwks_uri that cannot be fetched or holds no usable key.', '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS` (a credential with this kid), `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.', '422': '`INVALID_STATE_TRANSITION` (retired) or `CREDENTIAL_KIND_NOT_ALLOWED` (a client secret or a certificate subject this broker does not accept).' }),
 });
 commandRoute(connectors, resource, 'rollCredential', {
   path: 'roll-credential', body: 'ConnectorCredentialRollRequest', access,
-  payload: (_c, body) => oneMaterial(body),
+  payload: (c, body) => (oneMaterial(body, true), withMaterialChecked(c, body)),
   hooks: (c, doc, payload) => secretPreparation(c, doc.clientId, payload),
   doc: commandDoc(
-    'Roll a key: a new one now, the old one until an expiry',
+    'Roll a credential: a new one now, the old one until an expiry',
     'The new key works at once; the old one (credentialId) keeps working until oldExpiresAt (at most 90 days ahead), then stops at that second: the overlap in which the connector switches.',
     { '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS`, `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.', '422': '`INVALID_STATE_TRANSITION` (the old credential is not active, or the connector is retired).' },
   ),

@@ -10,6 +10,7 @@ import type { Entities } from '../core/entities';
 import type { KeyRing } from '../core/secrets';
 
 import type { SandboxRecord } from '../core/sandbox';
+import type { OAuthState } from './oauth-state';
 
 export interface Services {
   config: Config;
@@ -21,6 +22,8 @@ export interface Services {
   schemas: SchemaRegistry;
   verifyToken: TokenVerifier;
   signingKey?: SigningKey;
+  /** Revoked tokens, jwks_uri key sets, DPoP nonces and trust anchors (api/oauth-state.ts). */
+  oauth: OAuthState;
   /** Seals and opens the secrets the broker reads back (webhook signing secrets; core/secrets.ts). */
   secrets: KeyRing;
   log: Logger;

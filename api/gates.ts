@@ -34,15 +34,23 @@ import { purgedRecordFor } from '../read-model/purged-records';
 import { isUuid } from '../domain/ids';
 import { clientCertificate } from './client-certificate';
 import { certificateThumbprint } from '../core/certificate-binding';
+import { DPOP_ALGORITHMS, dpopChallenge, normalizedUrl, ProofRefused, verifyDpopProof } from '../core/dpop';
+import { rememberAssertion } from '../read-model/client-assertions';
 
 /** Gates 1-3. Runs before anything else on protected routes, so a wrong audience is a 401 first. */
 export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
   const services = c.get('services');
-  // Gate 1: a bearer token signed by the configured key set, for this broker's audience.
+  // Gate 1: a token signed by the configured key set, for this broker's audience: a bearer token,
+  // or a DPoP-bound one with its proof (RFC 9449 section 7).
   const header = c.req.header('authorization') ?? '';
-  const m = /^Bearer ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header.trim());
-  if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 bearer token in the Authorization header', {}, { 'www-authenticate': 'Bearer' });
-  const claims = await services.verifyToken(m[1]);
+  const m = /^(Bearer|DPoP) ([A-Za-z0-9_.~+/-]+=*)$/i.exec(header.trim());
+  if (!m) throw new Problem('UNAUTHENTICATED', 'send an OAuth 2.0 access token in the Authorization header (Bearer, or DPoP with a DPoP proof)', {}, { 'www-authenticate': `Bearer, DPoP algs="${DPOP_ALGORITHMS.join(' ')}"` });
+  const scheme = m[1].toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer';
+  const claims = await services.verifyToken(m[2]);
+  // Revoked by its connector (RFC 7009, api/token-lifecycle.ts): refused on every replica.
+  if (typeof claims.jti === 'string' && services.oauth.revocations.has(claims.jti)) {
+    throw new Problem('INVALID_TOKEN', 'the token was revoked: get a new one', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+  }
   // A certificate-bound token (RFC 8705 section 3) counts only with its certificate.
   const boundTo = claims.cnf?.['x5t#S256'];
   if (boundTo !== undefined) {
@@ -51,14 +59,52 @@ export const authenticate: MiddlewareHandler<AppEnv> = async (c, next) => {
       throw new Problem('INVALID_TOKEN', 'the token is bound to a client certificate (RFC 8705): send it over the mutual-TLS address with that certificate', {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
     }
   }
+  await checkDpopBinding(c, scheme, m[2], claims);
   const principal = claims.kind === 'user' ? await userPrincipal(services, claims) : connectorPrincipal(services, claims);
   organizationMayAct(services, principal.organizationId, c.req.method, c.req.path);
   c.set('principal', principal);
   await next();
 };
 
+/**
+ * RFC 9449 section 7: a DPoP-bound token (cnf.jkt) is presented as `Authorization: DPoP` with a
+ * proof of its key for this request (htm, htu, ath, a jti used once, the nonce where the broker
+ * asks for one); a bearer token is not presented as DPoP. Answers carry the next nonce.
+ */
+async function checkDpopBinding(c: Ctx, scheme: 'Bearer' | 'DPoP', token: string, claims: TokenClaims): Promise<void> {
+  const { config, oauth: state, db } = c.get('services');
+  const jkt = claims.cnf?.jkt;
+  const nonce = config.auth.dpop.nonce ? state.nonces.current() : undefined;
+  const refused = (error: string, description: string, code: 'INVALID_TOKEN' | 'DPOP_PROOF_REFUSED' = 'DPOP_PROOF_REFUSED') =>
+    new Problem(code, description, {}, { 'www-authenticate': dpopChallenge(error, description), ...(nonce ? { 'dpop-nonce': nonce } : {}) });
+  if (jkt === undefined) {
+    if (scheme === 'DPoP') throw refused('invalid_token', 'the token is not bound to a DPoP key: send it as Authorization: Bearer', 'INVALID_TOKEN');
+    return;
+  }
+  if (scheme !== 'DPoP') throw refused('invalid_token', 'the token is bound to a DPoP key (RFC 9449): send it as Authorization: DPoP with a DPoP proof', 'INVALID_TOKEN');
+  const proof = c.req.header('dpop');
+  if (!proof) throw refused('invalid_dpop_proof', 'send a DPoP proof header with the DPoP-bound token');
+  if (proof.includes(',')) throw refused('invalid_dpop_proof', 'send exactly one DPoP header');
+  try {
+    const path = new URL(c.req.url).pathname;
+    const verified = await verifyDpopProof(proof, {
+      method: c.req.method,
+      urls: [`${config.publicBaseUrl}${path}`, ...(config.mtls ? [`${config.mtls.baseUrl}${path}`] : [])].map(normalizedUrl),
+      accessToken: token,
+      ...(config.auth.dpop.nonce ? { nonce: (value: unknown) => state.nonces.valid(value) } : {}),
+      skewSeconds: config.auth.clockSkewSeconds,
+    });
+    if (verified.jkt !== jkt) throw new ProofRefused('invalid_dpop_proof', "the DPoP proof is signed by another key than the one the token is bound to");
+    if (!(await rememberAssertion(db, `dpop:${verified.jkt}`, verified.jti, verified.rememberUntil))) throw new ProofRefused('invalid_dpop_proof', 'the DPoP proof was used before (its jti): make a new proof for every request');
+  } catch (err) {
+    if (err instanceof ProofRefused) throw refused(err.kind, err.message);
+    throw err;
+  }
+  if (nonce) c.header('dpop-nonce', nonce);
+}
+
 /** Gates 2-3 for a connector: registered, active, of this environment, bound to org_id; its organization active. */
-function connectorPrincipal(services: Services, claims: TokenClaims): Principal {
+export function connectorPrincipal(services: Services, claims: TokenClaims): Principal {
   // Gate 2: the client is a registered, active connector of this environment, bound to org_id.
   const connector = services.registry.connector(claims.sub);
   if (!connector || connector.status !== 'active' || connector.environment !== services.config.registry.environment) {
@@ -92,10 +138,7 @@ function connectorPrincipal(services: Services, claims: TokenClaims): Principal 
  * allow, checked on every request (a role taken away or a user disabled takes effect at once).
  */
 async function userPrincipal(services: Services, claims: TokenClaims): Promise<Principal> {
-  const user = services.registry.user(claims.sub);
-  if (!user || (user.status !== 'active' && user.status !== 'invited')) throw new Problem('USER_INACTIVE', 'the user is not an active user of this broker');
-  if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
-  if (claims.org_id !== user.organizationId) throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the user belongs to');
+  const user = registeredUser(services, claims);
   // An invited user's first signed-in request accepts the invitation (the identity provider proved who it is).
   if (user.status === 'invited') await acceptInvitation(services, user);
   const organization = activeOrganization(services, user.organizationId, 'user');
@@ -103,7 +146,7 @@ async function userPrincipal(services: Services, claims: TokenClaims): Promise<P
   const scopes = new Set([...parseScopeClaim(claims.scope)].filter((s) => allowed.includes(s)));
   return {
     organizationId: user.organizationId,
-    clientId: claims.client_id,
+    clientId: claims.client_id!,
     userId: user.userId,
     scopes,
     // A user with the operator role acts as the protocol operator only in the operator's organization.
@@ -112,6 +155,21 @@ async function userPrincipal(services: Services, claims: TokenClaims): Promise<P
     expiresAt: expiryOf(claims),
     actorRoles: user.roles,
   };
+}
+
+/** Gate 2 for a user's token, without effects (introspection asks it too): a registered user, active or invited, bound to org_id, the token the console's. */
+export function registeredUser(services: Services, claims: TokenClaims): User {
+  const user = services.registry.user(claims.sub);
+  if (!user || (user.status !== 'active' && user.status !== 'invited')) throw new Problem('USER_INACTIVE', 'the user is not an active user of this broker');
+  if (claims.client_id !== services.config.auth.users!.clientId) throw new Problem('INVALID_TOKEN', 'the token was not issued to the console client this broker accepts');
+  if (claims.org_id !== user.organizationId) throw new Problem('INVALID_TOKEN', 'the token org_id does not match the organization the user belongs to');
+  return user;
+}
+
+/** Gate 3's first part for introspection: the organization of the token's subject exists and has not ended. */
+export function organizationActive(services: Services, organizationId: string): boolean {
+  const organization = services.registry.organization(organizationId);
+  return organization !== undefined && organization.status !== 'inactive';
 }
 
 /** The invitation of a managed user accepted by its own first request; refused if it has ended meanwhile. */

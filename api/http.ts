@@ -98,9 +98,11 @@ export function etagOf(resourceVersion: number): string {
 
 /**
  * The version a command was issued against: If-Match (the ETag) or the body's
- * observedResourceVersion. Missing both: 428. Both present and different: 400.
+ * observedResourceVersion. Missing both: 428, whose advice names what this command's body
+ * accepts (`member`: the body member that may carry the version; none: If-Match only). Both
+ * present and different: 400.
  */
-export function observedVersion(c: Ctx, body: Record<string, unknown>): number {
+export function observedVersion(c: Ctx, body: Record<string, unknown>, member: string | undefined): number {
   const header = c.req.header('if-match');
   let fromHeader: number | undefined;
   if (header !== undefined) {
@@ -113,7 +115,7 @@ export function observedVersion(c: Ctx, body: Record<string, unknown>): number {
     throw new Problem('VALIDATION_FAILED', 'If-Match and observedResourceVersion disagree', { errors: [{ pointer: '/observedResourceVersion', message: 'differs from If-Match' }] });
   }
   const version = fromHeader ?? fromBody;
-  if (version === undefined) throw new Problem('PRECONDITION_REQUIRED', 'send If-Match with the ETag you observed, or observedResourceVersion');
+  if (version === undefined) throw new Problem('PRECONDITION_REQUIRED', member ? `send If-Match with the ETag you observed, or ${member} in the body` : 'send If-Match with the ETag you observed (this command takes no version in its body)');
   return version;
 }
 
@@ -127,7 +129,11 @@ export function isDatabaseUnavailable(err: unknown): boolean {
 export function problemResponse(c: Ctx, problem: Problem): Response {
   const correlationId = c.get('correlationId');
   problems.inc({ code: problem.code, status: problem.status });
-  const headers: Record<string, string> = { 'content-type': 'application/problem+json', ...problem.headers };
+  // The OAuth endpoints answer errors as RFC 6749 section 5.2 says, application/json (the body is the
+  // same problem document, with `error` and `error_description`): OAuth client libraries refuse
+  // another media type (docs/decisions.md, "OAuth errors as application/json").
+  const type = c.req.path.startsWith('/oauth2/') ? 'application/json' : 'application/problem+json';
+  const headers: Record<string, string> = { 'content-type': type, ...problem.headers };
   if (correlationId) headers['x-correlation-id'] = correlationId;
   return new Response(JSON.stringify(problem.body(correlationId)), { status: problem.status, headers });
 }

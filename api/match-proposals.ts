@@ -118,7 +118,7 @@ operation(matchProposals, {
   },
 }, async ({ c, resource: doc, principal, body }) => {
   const { observedProposalVersion, ...payload } = body;
-  const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion });
+  const expectedVersion = observedVersion(c, { observedResourceVersion: observedProposalVersion }, 'observedProposalVersion');
   const context: DecisionContext = { actorRoles: principal.actorRoles };
   // Only an accept needs it (reject and withdraw end the proposal whatever the relationship).
   if (payload.decision === 'accept') {

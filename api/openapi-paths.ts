@@ -12,7 +12,7 @@
 // an operation is not of the standard shape, the part that differs (docs/decisions.md, "The
 // OpenAPI paths from the declarations").
 import type { BodyName, Declared, OperationDoc } from './operations';
-import { schemaRefOf } from './operations';
+import { observedVersionMember, schemaRefOf } from './operations';
 
 type Json = any;
 
@@ -119,7 +119,8 @@ export function operationObject(op: Declared): Json {
   const security = op.public ? [] : op.anyScope ? op.anyScope.map((s) => ({ oauth2: [s] })) : [{ oauth2: [...op.scopes] }];
   const parameters = [
     ...(doc.parameters ?? []).map((p) => (typeof p === 'string' ? parameter(p) : p)),
-    ...(op.versioned ? [parameter('IfMatchHeader')] : []),
+    // If-Match is optional where the body may carry the observed version instead, required elsewhere.
+    ...(op.versioned ? [parameter(observedVersionMember(op.body) ? 'IfMatchHeader' : 'IfMatchHeaderRequired')] : []),
     ...(op.idempotent ? [parameter('IdempotencyKeyHeader')] : []),
     parameter('CorrelationIdHeader'),
   ];

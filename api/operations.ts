@@ -116,9 +116,25 @@ export function resourceSchema(resource: { kind: string }, definition?: string):
 // Component name -> schema reference, for the files' roots and their definitions (the names
 // api/openapi-bundle.ts gives them).
 const COMPONENTS = new Map<string, string>();
+/** The body member that carries the observed version (the alternative to If-Match), per component that has one. */
+const OBSERVED_MEMBERS = new Map<string, string>();
+const MEMBERS = ['observedResourceVersion', 'observedProposalVersion'];
 for (const [file, schema] of loadSchemaFiles(FILE_SCHEMA_BASE)) {
   COMPONENTS.set(componentName(file, ''), file);
-  for (const def of Object.keys(schema.$defs ?? {})) COMPONENTS.set(componentName(file, `/$defs/${def}`), `${file}#/$defs/${def}`);
+  for (const [def, body] of Object.entries<any>(schema.$defs ?? {})) {
+    COMPONENTS.set(componentName(file, `/$defs/${def}`), `${file}#/$defs/${def}`);
+    const member = MEMBERS.find((m) => body?.properties?.[m] !== undefined);
+    if (member) OBSERVED_MEMBERS.set(componentName(file, `/$defs/${def}`), member);
+  }
+}
+
+/**
+ * The member of a command's body that may carry the observed version instead of If-Match
+ * (`observedResourceVersion`, `observedProposalVersion`), or undefined: then If-Match is required,
+ * and the document says so (api/openapi-paths.ts).
+ */
+export function observedVersionMember(name: BodyName | undefined): string | undefined {
+  return name === undefined ? undefined : OBSERVED_MEMBERS.get(name);
 }
 
 /** Mounts one operation on `router`: authorization, then the body validated and typed, then the handler. */

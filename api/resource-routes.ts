@@ -11,7 +11,7 @@ import type { Resource } from '../domain/resource';
 import { runCommand, type CommandRequest } from './commands';
 import type { AppEnv, Principal } from './context';
 import type { AccessPolicy } from './gates';
-import { operation, resourceSchema, type Body, type BodyName, type OperationDoc, type RouteDoc } from './operations';
+import { operation, resourceSchema, type Body, type BodyName, type OperationDoc, type RouteDoc, observedVersionMember } from './operations';
 import { encodeCursor, etagOf, observedVersion, pageParams, querySingle, queryValues, type Ctx } from './http';
 import { viewOf } from '../domain/views';
 
@@ -170,7 +170,7 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   /** Claims and quotas around the command (CommandRequest.before / refused). */
   hooks?: (c: Ctx, resource: R, payload: Record<string, unknown>) => Pick<CommandRequest, 'before' | 'refused' | 'prepare' | 'settle'>;
   /** Rewrites the validated payload (e.g. into the resource form). */
-  payload?: (c: Ctx, body: Body<N>, resource: R) => Body<N>;
+  payload?: (c: Ctx, body: Body<N>, resource: R) => Body<N> | Promise<Body<N>>;
   /** Waits for what the command started before answering (CommandRequest.settle). */
   settle?: (c: Ctx, snapshot: Envelope, commandId: string) => Promise<Envelope>;
   /** Its doc; named `<command><Kind>` (`publishCapacityOffer`) unless it says otherwise. */
@@ -183,8 +183,8 @@ export function commandRoute<R extends Envelope, N extends BodyName>(router: Hon
   const path = method === 'PATCH' ? '/:id' : `/:id/${route.path ?? name}`;
   const declaration = { method, path, access: route.access, body: route.body, answers: [200], versioned: true, idempotent: true, returns: resourceSchema(resource), doc: { id: `${name}${kindName(resource)}`, ...route.doc } };
   operation(router, declaration, async ({ c, resource: doc, principal, body }) => {
-    const { observedResourceVersion, ...rest } = (route.payload ? route.payload(c, body as Body<N>, doc) : body) as Record<string, any>;
-    const expectedVersion = observedVersion(c, { observedResourceVersion });
+    const expectedVersion = observedVersion(c, body as Record<string, unknown>, observedVersionMember(route.body));
+    const { observedResourceVersion: _observed, ...rest } = (route.payload ? await route.payload(c, body as Body<N>, doc) : body) as Record<string, any>;
     return runCommand(c, {
       ...(route.hooks?.(c, doc, rest) ?? {}),
       resource,

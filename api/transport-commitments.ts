@@ -115,7 +115,7 @@ operation(transportCommitments, {
   checkTerms(payload.terms, '/terms');
   // If-Match names the commitment version amended; the revision goes to its tender, whose machine
   // decides against the commitment as the read model holds it (AmendmentContext).
-  const context: AmendmentContext = { commitment: { id: doc.id, status: doc.status, resourceVersion: doc.resourceVersion }, observedCommitmentVersion: observedVersion(c, { observedResourceVersion }) };
+  const context: AmendmentContext = { commitment: { id: doc.id, status: doc.status, resourceVersion: doc.resourceVersion }, observedCommitmentVersion: observedVersion(c, { observedResourceVersion }, 'observedResourceVersion') };
   const tender = await loadDocument<TransportTender>(c.get('services').db, transportTender, doc.tenderId);
   if (!tender) throw new Problem('SERVICE_UNAVAILABLE', 'the commitment\u2019s tender is not readable yet; retry', {}, { 'retry-after': '1' });
   return runCommand(c, {

@@ -200,7 +200,7 @@ operation(webhookSubscriptions, {
     },
   },
 }, async ({ c, resource, body }) => {
-  const expected = observedVersion(c, {});
+  const expected = observedVersion(c, {}, undefined);
   requireKnownTypes(body.eventTypes);
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'update', resource.id, expected, body]), async () => {
     if (body.url !== undefined) await requireTarget(c, body.url);
@@ -228,7 +228,7 @@ operation(webhookSubscriptions, {
     },
   },
 }, async ({ c, resource }) => {
-  const expected = observedVersion(c, {});
+  const expected = observedVersion(c, {}, undefined);
   const stored = await idempotent(c, fingerprint(['webhook-subscription', 'delete', resource.id, expected]), async () => {
     const deleted = await deleteSubscription(c.get('services').db, resource.id, expected);
     if (!deleted) throw await stale(c, resource.id);

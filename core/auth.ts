@@ -28,8 +28,8 @@ export interface TokenClaims extends JWTPayload {
   client_id?: string;
   /** The credential (a managed connector's key id) the token was issued to (api/token.ts). */
   cred?: string;
-  /** RFC 8705 section 3.1: a token bound to the client certificate with this SHA-256 thumbprint (gate 1 asks for it). */
-  cnf?: { 'x5t#S256'?: string };
+  /** RFC 8705 section 3.1: a token bound to the client certificate with this SHA-256 thumbprint; RFC 9449 section 6: to the DPoP key with this thumbprint (gate 1 asks for each). */
+  cnf?: { 'x5t#S256'?: string; jkt?: string };
   /** Whose token: a connector's (the authorization server's) or a user's (the users' identity provider). */
   kind: 'connector' | 'user';
 }
@@ -85,18 +85,20 @@ async function signingKeyOf(jwk: JWK): Promise<SigningKey> {
 export async function signToken(
   key: SigningKey,
   config: Config,
-  claims: { sub: string; org_id: string; scope: string; cred?: string; certificateThumbprint?: string },
+  claims: { sub: string; org_id: string; scope: string; cred?: string; certificateThumbprint?: string; jkt?: string; lifetimeSeconds?: number },
 ): Promise<string> {
   const privateKey = await importJWK(key.privateJwk, ALG);
   // cred: the credential (a managed connector's key id) the token was issued to; gate 2 refuses
   // the token once that credential is revoked or has expired.
-  // cnf: a token issued to a client that authenticated with its certificate (RFC 8705) works
-  // only with that certificate, so a stolen token is of no use without the client's key.
+  // cnf: a token issued to a client that authenticated with its certificate (RFC 8705), or that
+  // sent a DPoP proof (RFC 9449), works only with that certificate or with proofs of that key, so a
+  // stolen token is of no use without the client's key.
+  const cnf = { ...(claims.certificateThumbprint ? { 'x5t#S256': claims.certificateThumbprint } : {}), ...(claims.jkt ? { jkt: claims.jkt } : {}) };
   return new SignJWT({
     scope: claims.scope,
     org_id: claims.org_id,
     ...(claims.cred ? { cred: claims.cred } : {}),
-    ...(claims.certificateThumbprint ? { cnf: { 'x5t#S256': claims.certificateThumbprint } } : {}),
+    ...(Object.keys(cnf).length ? { cnf } : {}),
   })
     .setProtectedHeader({ alg: ALG, kid: key.privateJwk.kid, typ: 'at+jwt' })
     .setIssuer(config.auth.tokenEndpoint!.issuer)
@@ -104,7 +106,7 @@ export async function signToken(
     .setSubject(claims.sub)
     .setJti(randomUUID())
     .setIssuedAt()
-    .setExpirationTime(`${config.auth.tokenTtlSeconds}s`)
+    .setExpirationTime(`${claims.lifetimeSeconds ?? config.auth.tokenTtlSeconds}s`)
     .sign(privateKey);
 }
 

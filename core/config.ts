@@ -55,6 +55,16 @@ export interface Config {
     clockSkewSeconds: number;
     /** Longest accepted token lifetime: exp - iat, or exp - now when iat is absent. */
     maxTokenLifetimeSeconds: number;
+    /** How long a client assertion may live (exp - iat) unless its connector's token policy says otherwise (ASSERTION_LIFETIME_SECONDS, 60). */
+    assertionLifetimeSeconds: number;
+    /** The most a connector's token policy may allow an assertion (AUTH_MAX_ASSERTION_LIFETIME_SECONDS, 300). */
+    maxAssertionLifetimeSeconds: number;
+    /** Failed client authentications at the OAuth endpoints before a client id or an address is answered 429 (api/token-throttle.ts). */
+    throttle: { windowSeconds: number; perClient: number; perAddress: number };
+    /** DPoP (RFC 9449): whether proofs must carry a nonce the broker gave (DPOP_NONCE, on by default). */
+    dpop: { nonce: boolean };
+    /** CLIENT_CA_FILE: trust anchors (PEM) for tls_client_auth certificates and the x5c of client assertions; none by default. */
+    clientTrustAnchors: X509Certificate[];
     /**
      * Interactive users' tokens (OIDC Authorization Code with PKCE): the one identity provider whose
      * tokens name users of the users file, its key set and the console's client id at it. In
@@ -399,6 +409,10 @@ function authOf(r: EnvReader, mode: Config['mode'], role: Config['role'], public
   if (tokenEndpointOn && tokenTtlSeconds > maxTokenLifetimeSeconds) {
     r.problems.push(`TOKEN_TTL_SECONDS=${tokenTtlSeconds} must not exceed AUTH_MAX_TOKEN_LIFETIME_SECONDS=${maxTokenLifetimeSeconds}`);
   }
+  // iSHARE asks 30 s, FAPI 2.0 60 s: a short life keeps a captured assertion from being of use.
+  const maxAssertionLifetimeSeconds = r.int('AUTH_MAX_ASSERTION_LIFETIME_SECONDS', 300, 5, 3600);
+  const assertionLifetimeSeconds = r.int('ASSERTION_LIFETIME_SECONDS', Math.min(60, maxAssertionLifetimeSeconds), 5, 3600);
+  if (assertionLifetimeSeconds > maxAssertionLifetimeSeconds) r.problems.push(`ASSERTION_LIFETIME_SECONDS=${assertionLifetimeSeconds} must not exceed AUTH_MAX_ASSERTION_LIFETIME_SECONDS=${maxAssertionLifetimeSeconds}`);
   return {
     audience: r.str('AUTH_AUDIENCE', 'pcx-broker'),
     issuer,
@@ -409,8 +423,26 @@ function authOf(r: EnvReader, mode: Config['mode'], role: Config['role'], public
     tokenTtlSeconds,
     clockSkewSeconds: r.int('AUTH_CLOCK_SKEW_SECONDS', 60, 0, 300),
     maxTokenLifetimeSeconds,
+    assertionLifetimeSeconds,
+    maxAssertionLifetimeSeconds,
+    throttle: {
+      windowSeconds: r.int('TOKEN_THROTTLE_WINDOW_SECONDS', 60, 1, 3600),
+      perClient: r.int('TOKEN_THROTTLE_CLIENT_FAILURES', 10, 1, 100_000),
+      perAddress: r.int('TOKEN_THROTTLE_ADDRESS_FAILURES', 50, 1, 1_000_000),
+    },
+    dpop: { nonce: r.bool('DPOP_NONCE', true) },
+    clientTrustAnchors: trustAnchorsOf(r),
     users: usersAuthOf(r, devServer, publicBaseUrl),
   };
+}
+
+/** CLIENT_CA_FILE: one or more PEM certificates, each a trust anchor for client certificates. */
+function trustAnchorsOf(r: EnvReader): X509Certificate[] {
+  const file = r.file('CLIENT_CA_FILE');
+  if (!file) return [];
+  const pems = file.text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+  if (!pems.length) r.problems.push(`CLIENT_CA_FILE=${JSON.stringify(r.env.CLIENT_CA_FILE)} holds no PEM certificate`);
+  return pems.map((pem) => certificateOf(r, 'CLIENT_CA_FILE', pem)).filter((c): c is X509Certificate => c !== undefined);
 }
 
 function usersAuthOf(r: EnvReader, devServer: boolean, publicBaseUrl: string): Config['auth']['users'] {

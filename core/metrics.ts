@@ -31,6 +31,27 @@ export const problems = new Counter({
   registers: [registry],
 });
 
+export const tokenAuthFailures = new Counter({
+  name: 'pcx_token_auth_failures_total',
+  help: 'Failed client authentications at the token, introspection and revocation endpoints, by endpoint and reason (unknown_client, secret, assertion, certificate, dpop, inactive)',
+  labelNames: ['endpoint', 'reason'] as const,
+  registers: [registry],
+});
+
+export const tokenAuthThrottled = new Counter({
+  name: 'pcx_token_auth_throttled_total',
+  help: 'Token endpoint requests answered 429 because their client id or source address failed to authenticate too often, by endpoint and by what was throttled (client, address)',
+  labelNames: ['endpoint', 'by'] as const,
+  registers: [registry],
+});
+
+export const tokensIssued = new Counter({
+  name: 'pcx_tokens_issued_total',
+  help: 'Access tokens issued by the broker\'s token endpoint, by client authentication method and token type (Bearer, DPoP)',
+  labelNames: ['method', 'token_type'] as const,
+  registers: [registry],
+});
+
 export const idempotencyTakeovers = new Counter({
   name: 'pcx_idempotency_takeovers_total',
   help: 'Idempotency claims taken over from a holder whose lease expired (a retry after a crashed or stuck request)',

@@ -10,6 +10,8 @@
 // "Connector registration").
 import { existsSync, readFileSync } from 'node:fs';
 import type { JWK } from 'jose';
+import { checkPublicJwk } from './public-keys';
+import type { TokenPolicy } from '../domain/connector';
 import { RELATIONSHIP_SCOPES, SCOPES } from '../domain/scopes';
 
 export interface Organization {
@@ -45,7 +47,20 @@ export interface Connector {
    * now, and its generated client secrets valid now (their ids and hints; the hashes are in the
    * read model's secret store).
    */
-  managed?: { credentialValid(credentialId: string): boolean; secrets: Array<{ credentialId: string; hint: string }> };
+  managed?: {
+    credentialValid(credentialId: string): boolean;
+    secrets: Array<{ credentialId: string; hint: string }>;
+    /** Why a key it had may not sign now ("was revoked at ...", "expired at ..."), by kid; undefined for a valid or unknown one. */
+    unusableKey(kid: string): string | undefined;
+    /** The certificate chains its keys were registered with (x5c), by kid. */
+    registeredChains: Record<string, string[]>;
+    /** Its tls_client_auth certificate subjects valid now (RFC 4514), with their credential ids. */
+    certificateSubjects: Array<{ credentialId: string; subjectDn: string }>;
+    /** Its jwks_uri credentials valid now. */
+    keySetUris: Array<{ credentialId: string; uri: string }>;
+  };
+  /** How its tokens are issued (a managed connector's token policy; the operator's defaults otherwise). */
+  tokenPolicy?: TokenPolicy;
   organizationId: string;
   name: string;
   scopes: string[];
@@ -314,9 +329,6 @@ function connectorOf(c: any, at: string, options: { clientSecrets: ClientSecretP
   };
 }
 
-/** Members of a JWK that only a private or symmetric key has: never in a registry of public keys. */
-const PRIVATE_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'k', 'oth'];
-
 /** A connector's `jwks` (public keys for private_key_jwt), checked key by key; undefined when absent or empty. */
 function publicKeysOf(value: unknown, at: string, problems: string[]): { keys: JWK[] } | undefined {
   if (value === undefined) return undefined;
@@ -329,7 +341,11 @@ function publicKeysOf(value: unknown, at: string, problems: string[]): { keys: J
   keys.forEach((k: any, i: number) => {
     const where = `${at}.keys[${i}]`;
     if (!k || typeof k !== 'object' || !['EC', 'RSA', 'OKP'].includes(k.kty)) problems.push(`${where} must be a public EC, RSA or OKP key`);
-    else if (PRIVATE_MEMBERS.some((m) => m in k)) problems.push(`${where} holds private key material (${PRIVATE_MEMBERS.filter((m) => m in k).join(', ')}): register the public key only`);
+    else {
+      // The same checks as a key registered through the API (a weak key in a seed is no better).
+      const check = checkPublicJwk(k);
+      if (!check.ok) problems.push(`${where} ${check.reason}`);
+    }
     if (k?.kid !== undefined) {
       if (typeof k.kid !== 'string' || kids.has(k.kid)) problems.push(`${where}.kid must be a string unique among the connector's keys`);
       kids.add(k.kid);

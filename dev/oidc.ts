@@ -111,6 +111,10 @@ function providerConfiguration(options: { config: Config; registry: Registry; si
       },
     ],
     pkce: { required: () => true },
+    // Only the console, a public client: the provider's discovery then names no client authentication
+    // a connector might mistake for the connectors' token endpoint's (that is /oauth2, RFC 8414 metadata
+    // at /.well-known/oauth-authorization-server/oauth2).
+    clientAuthMethods: ['none'],
     // The console (a public client) gets a refresh token at every sign-in without asking for
     // offline_access: it lives as long as the sign-in (rotated at each use, as oidc-provider does
     // for public clients), and a user disabled meanwhile is refused at the next refresh

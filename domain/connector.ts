@@ -11,7 +11,12 @@
 // disabled  disable (its tokens are refused at once; enable brings it back)
 // retired   retire: for good; its client id is never given again (terminal)
 //
-// A credential: active -> expired (its expiresAt passed) | revoked (revokeCredential).
+// A credential: active -> expired (its expiresAt passed) | revoked (revokeCredential). Its kinds:
+// a public key (private_key_jwt, and self_signed_tls_client_auth with a certificate of that key),
+// a generated client secret, a certificate subject under the operator's trust anchors
+// (tls_client_auth, RFC 8705 section 2.1) or a key set the client publishes itself (jwks_uri, RFC
+// 7591), fetched by the broker. Its token policy: the lifetime of its access tokens and of its
+// assertions within the operator's limits, and whether its tokens are bound to a DPoP key (RFC 9449).
 import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
 import { defineResource } from './resource';
 
@@ -33,11 +38,22 @@ export interface PublicJwk {
   x5c?: string[];
 }
 
+export type CredentialKind = 'privateKeyJwt' | 'clientSecret' | 'tlsClientAuth' | 'jwksUri';
+
 export interface Credential {
   credentialId: string;
-  /** privateKeyJwt: a public key (its kid is the credential id); clientSecret: a secret the broker generated and keeps only as a slow hash (core/client-secrets.ts). */
-  kind: 'privateKeyJwt' | 'clientSecret';
+  /**
+   * privateKeyJwt: a public key (its kid is the credential id); clientSecret: a secret the broker
+   * generated and keeps only as a slow hash (core/client-secrets.ts); tlsClientAuth: the subject
+   * of a certificate issued under the operator's trust anchors; jwksUri: where the client
+   * publishes its keys.
+   */
+  kind: CredentialKind;
   publicJwk?: PublicJwk;
+  /** tls_client_auth (RFC 8705 section 2.1.2): the certificate subject, as RFC 4514 writes it. */
+  tlsClientAuthSubjectDn?: string;
+  /** jwks_uri (RFC 7591): the HTTPS address of the client's key set. */
+  jwksUri?: string;
   /** A client secret's last four characters, to tell secrets apart (never the secret). */
   secretHint?: string;
   status: CredentialStatus;
@@ -63,10 +79,22 @@ export interface Connector extends Envelope {
   /** Actor roles for decision policies (gate 10), as in the connectors file. */
   actorRoles: string[];
   credentials: Credential[];
+  /** How its tokens are issued; absent members take the operator's defaults. */
+  tokenPolicy?: TokenPolicy;
   disabledAt?: string;
   retiredAt?: string;
   /** Why it was last disabled or retired, and by whom. */
   statusReason?: { reason: string; organizationId: string; clientId?: string; userId?: string; at: string };
+}
+
+/** A connector's token policy (docs/security.md, "Token lifecycle"). */
+export interface TokenPolicy {
+  /** Seconds its access tokens live (at most the operator's AUTH_MAX_TOKEN_LIFETIME_SECONDS). */
+  accessTokenLifetimeSeconds?: number;
+  /** Seconds its client assertions may live, exp - iat (at most AUTH_MAX_ASSERTION_LIFETIME_SECONDS). */
+  assertionLifetimeSeconds?: number;
+  /** RFC 9449 `dpop_bound_access_tokens`: every token request carries a DPoP proof, every token is bound to its key. */
+  dpopBoundAccessTokens?: boolean;
 }
 
 export const KIND = 'connector';
@@ -76,10 +104,12 @@ export const MAX_ACTIVE_CREDENTIALS = 5;
 /** The longest overlap a roll may leave the old credential working. */
 export const MAX_OVERLAP_DAYS = 90;
 
-/** What the API looked up for the machine: the organization's scope ceiling and the broker's environment. */
+/** What the API looked up for the machine: the organization's scope ceiling, the broker's environment and the operator's token limits. */
 export interface ConnectorContext {
   scopeCeiling: readonly string[];
   environment: string;
+  /** The operator's limits on a token policy (absent in commands recorded before token policies). */
+  tokenLimits?: { maxAccessTokenLifetimeSeconds: number; maxAssertionLifetimeSeconds: number };
 }
 
 export interface CreatePayload {
@@ -93,6 +123,11 @@ export interface CreatePayload {
   publicJwk?: PublicJwk;
   /** Or a generated client secret: its id and hint, which the API sets (the secret never reaches the workflow). */
   clientSecret?: SecretCredential;
+  /** Or a certificate subject (tls_client_auth), its credential id the API's. */
+  tlsClientAuth?: NamedCredential;
+  /** Or a key set's address (jwks_uri), its credential id the API's. */
+  jwksUri?: NamedCredential;
+  tokenPolicy?: TokenPolicy;
   /** Set by the API for a key with a certificate chain: the leaf's end, past which the credential cannot live. */
   certificateNotAfter?: string;
   expiresAt?: string;
@@ -106,8 +141,14 @@ export interface SecretCredential {
   hint: string;
 }
 
-/** A credential's material: a public key or a generated secret. */
-type Material = { publicJwk?: PublicJwk; clientSecret?: SecretCredential; certificateNotAfter?: string };
+/** A credential named by a value the API checked (a certificate subject, a key set's address): its id and that value. */
+export interface NamedCredential {
+  credentialId: string;
+  value: string;
+}
+
+/** A credential's material: a public key, a generated secret, a certificate subject or a key set's address. */
+type Material = { publicJwk?: PublicJwk; clientSecret?: SecretCredential; tlsClientAuth?: NamedCredential; jwksUri?: NamedCredential; certificateNotAfter?: string };
 
 const CLIENT_ID = /^[a-z0-9][a-z0-9._-]{2,63}$/;
 const ROLE = /^[a-z][a-zA-Z0-9-]{0,39}$/;
@@ -148,16 +189,58 @@ function checkExpiry(expiresAt: unknown, now: string, pointer: string, maxDays?:
 }
 
 function credentialOf(command: Command, material: Material, now: string, expiresAt: string | undefined, c?: Pick<Connector, 'credentials'>, by = actorRef(command)): Credential {
-  const { publicJwk, clientSecret } = material;
-  if (!publicJwk === !clientSecret) refuse('VALIDATION_FAILED', 'a credential is a public key (publicJwk) or a generated client secret (generateClientSecret), one of them', { errors: [{ pointer: '/publicJwk', message: 'give a public key or ask for a client secret' }] });
-  // The credential id is the key's kid (the header of every assertion it signs names it), or the secret's id.
-  const credentialId = publicJwk ? publicJwk.kid : clientSecret!.credentialId;
+  const { publicJwk, clientSecret, tlsClientAuth, jwksUri } = material;
+  if ([publicJwk, clientSecret, tlsClientAuth, jwksUri].filter(Boolean).length !== 1) refuse('VALIDATION_FAILED', 'a credential is one of: a public key (publicJwk), a generated client secret (generateClientSecret), a certificate subject (tlsClientAuthSubjectDn) or a key set address (jwksUri)', { errors: [{ pointer: '/publicJwk', message: 'give exactly one kind of credential' }] });
+  // The credential id is the key's kid (the header of every assertion it signs names it), or the id the API gave.
+  const credentialId = publicJwk ? publicJwk.kid : (clientSecret ?? tlsClientAuth ?? jwksUri)!.credentialId;
   if (c?.credentials.some((k) => k.credentialId === credentialId)) refuse('CREDENTIAL_EXISTS', `the connector has a credential ${credentialId} already`);
-  const kind = publicJwk ? { kind: 'privateKeyJwt' as const, publicJwk } : { kind: 'clientSecret' as const, secretHint: clientSecret!.hint };
+  const kind = publicJwk
+    ? { kind: 'privateKeyJwt' as const, publicJwk }
+    : clientSecret
+      ? { kind: 'clientSecret' as const, secretHint: clientSecret.hint }
+      : tlsClientAuth
+        ? { kind: 'tlsClientAuth' as const, tlsClientAuthSubjectDn: tlsClientAuth.value }
+        : { kind: 'jwksUri' as const, jwksUri: jwksUri!.value };
   // A key with a certificate chain ends no later than its certificate (the API read its notAfter).
   const cap = material.certificateNotAfter;
   const until = cap && (!expiresAt || Date.parse(cap) < Date.parse(expiresAt)) ? cap : expiresAt;
   return { credentialId, ...kind, status: 'active', createdAt: now, createdBy: by, ...(until ? { expiresAt: until } : {}) };
+}
+
+/** A token policy within the operator's limits (whole seconds; an assertion lives 5 s at least, a token 60 s). */
+function checkTokenPolicy(policy: unknown, limits: ConnectorContext['tokenLimits']): TokenPolicy | undefined {
+  if (policy === undefined) return undefined;
+  const bad = (member: string, message: string): never => refuse('VALIDATION_FAILED', `tokenPolicy.${member} ${message}`, { errors: [{ pointer: `/tokenPolicy/${member}`, message }] });
+  if (!policy || typeof policy !== 'object' || Array.isArray(policy)) return bad('', 'must be an object');
+  const p = policy as Record<string, unknown>;
+  const out: TokenPolicy = {};
+  const seconds = (member: 'accessTokenLifetimeSeconds' | 'assertionLifetimeSeconds', min: number, max: number | undefined) => {
+    const v = p[member];
+    if (v === undefined) return;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) bad(member, `must be a whole number of seconds, at least ${min}`);
+    if (max !== undefined && (v as number) > max) bad(member, `may be at most ${max} s, the operator's limit`);
+    out[member] = v as number;
+  };
+  seconds('accessTokenLifetimeSeconds', 60, limits?.maxAccessTokenLifetimeSeconds);
+  seconds('assertionLifetimeSeconds', 5, limits?.maxAssertionLifetimeSeconds);
+  if (p.dpopBoundAccessTokens !== undefined) {
+    if (typeof p.dpopBoundAccessTokens !== 'boolean') bad('dpopBoundAccessTokens', 'must be true or false');
+    out.dpopBoundAccessTokens = p.dpopBoundAccessTokens as boolean;
+  }
+  return out;
+}
+
+function mergedTokenPolicy(current: TokenPolicy | undefined, patch: unknown, limits: ConnectorContext['tokenLimits']): TokenPolicy {
+  if (!patch || typeof patch !== 'object' || Array.isArray(patch)) return checkTokenPolicy(patch, limits)!;
+  const merged: Record<string, unknown> = { ...(current ?? {}) };
+  for (const [member, value] of Object.entries(patch)) {
+    if (value === null) delete merged[member];
+    else merged[member] = value;
+  }
+  const known = ['accessTokenLifetimeSeconds', 'assertionLifetimeSeconds', 'dpopBoundAccessTokens'];
+  const unknown = Object.keys(merged).filter((m) => !known.includes(m));
+  if (unknown.length) refuse('VALIDATION_FAILED', `tokenPolicy has no member ${unknown.join(', ')}`, { errors: [{ pointer: `/tokenPolicy/${unknown[0]}`, message: 'is not a member of a token policy' }] });
+  return checkTokenPolicy(merged, limits)!;
 }
 
 function withRoom(c: Connector): void {
@@ -191,7 +274,7 @@ export const connectorMachine = {
     if (seeded) {
       // Created on the organization's behalf: the organization is the one on record.
       for (const material of p.seedCredentials ?? []) credentials.push(credentialOf(command, material, now, undefined, { credentials }, { organizationId }));
-    } else if (p.publicJwk || p.clientSecret) {
+    } else if (p.publicJwk || p.clientSecret || p.tlsClientAuth || p.jwksUri) {
       credentials.push(credentialOf(command, p, now, checkExpiry(p.expiresAt, now, '/expiresAt')));
     }
     const state: Connector = {
@@ -209,12 +292,14 @@ export const connectorMachine = {
       actorRoles: checkRoles(p.actorRoles),
       credentials,
     };
+    const tokenPolicy = checkTokenPolicy(p.tokenPolicy, context.tokenLimits);
+    if (tokenPolicy) state.tokenPolicy = tokenPolicy;
     return { state, events: [event(state, 'created')] };
   },
 
   commands: {
     // PATCH-like: its name, scopes (within the ceiling) and actor roles.
-    update(c: Connector, command: Command<{ name?: string; scopes?: string[]; actorRoles?: string[] }, ConnectorContext>, now: string): Transition<Connector> {
+    update(c: Connector, command: Command<{ name?: string; scopes?: string[]; actorRoles?: string[]; tokenPolicy?: TokenPolicy }, ConnectorContext>, now: string): Transition<Connector> {
       requireOwner(c, command);
       requireLive(c, 'be changed');
       const p = command.payload ?? {};
@@ -225,6 +310,8 @@ export const connectorMachine = {
       }
       if (p.scopes !== undefined) changes.scopes = checkScopes(p.scopes, command.context!.scopeCeiling, '/scopes');
       if (p.actorRoles !== undefined) changes.actorRoles = checkRoles(p.actorRoles);
+      // A merge: members given replace the connector's, a member given as null goes back to the default.
+      if (p.tokenPolicy !== undefined) changes.tokenPolicy = mergedTokenPolicy(c.tokenPolicy, p.tokenPolicy, command.context!.tokenLimits);
       const next = bump(c, now, changes);
       return { state: next, events: [event(next, 'updated')] };
     },
@@ -308,7 +395,7 @@ export function credentialValid(k: Credential, now = Date.now()): boolean {
 
 const FIELDS = [
   'id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'externalReferences', 'extensions', 'status',
-  'clientId', 'organizationId', 'name', 'environment', 'scopes', 'actorRoles', 'credentials', 'disabledAt', 'retiredAt', 'statusReason',
+  'clientId', 'organizationId', 'name', 'environment', 'scopes', 'actorRoles', 'credentials', 'tokenPolicy', 'disabledAt', 'retiredAt', 'statusReason',
 ];
 
 export const connector = defineResource({

@@ -8,11 +8,13 @@ export const PROBLEM_BASE = 'urn:exchange:protocol:error';
 export const PROBLEMS = {
   VALIDATION_FAILED: { status: 400, name: 'validation-failed', title: 'The request is not valid' },
   MALFORMED_REQUEST: { status: 400, name: 'malformed-request', title: 'The request could not be read' },
+  DPOP_PROOF_INVALID: { status: 400, name: 'dpop-proof-invalid', title: 'The DPoP proof of the token request was not accepted' },
   UNAUTHENTICATED: { status: 401, name: 'unauthenticated', title: 'Authentication is required' },
   TOKEN_AUDIENCE_MISMATCH: { status: 401, name: 'token-audience-mismatch', title: 'The token is not for this broker' },
   INVALID_TOKEN: { status: 401, name: 'invalid-token', title: 'The token is not valid' },
   CONNECTOR_INACTIVE: { status: 401, name: 'connector-inactive', title: 'The connector is not registered or not active' },
   CREDENTIAL_INVALID: { status: 401, name: 'credential-invalid', title: 'The credential the token was issued to was revoked or has expired' },
+  DPOP_PROOF_REFUSED: { status: 401, name: 'dpop-proof-refused', title: 'The DPoP proof sent with the token was not accepted' },
   USER_INACTIVE: { status: 401, name: 'user-inactive', title: 'The user is not registered or not active' },
   ORGANIZATION_INACTIVE: { status: 403, name: 'organization-inactive', title: 'The organization is not active' },
   ORGANIZATION_UNVERIFIED: { status: 403, name: 'organization-unverified', title: 'The organization is not verified yet: it may only manage itself' },

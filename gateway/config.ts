@@ -85,6 +85,13 @@ export interface GatewayConfig {
    * organization's held messages (a released message is still processed for its own organization).
    */
   operatorOrganizations: string[];
+  /**
+   * The credential the gateway introspects callers' tokens with (RFC 7662, POST /oauth2/introspect;
+   * GATEWAY_INTROSPECTION_CLIENT_ID and _SECRET): a client of the protocol operator's, which may
+   * introspect every organization's tokens (npm start: the demo operator's). Without it the gateway
+   * asks the broker by reading the caller's feed with the token (GET /events).
+   */
+  introspection?: { clientId: string; clientSecret: string };
   /** Origins of the planner console allowed to call the gateway from a browser (GATEWAY_CONSOLE_ORIGINS, comma-separated; npm start sets the broker's). */
   consoleOrigins: string[];
   /** How often each organization's event feed is read, in ms (GATEWAY_FEED_POLL_MS). */
@@ -138,6 +145,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
     feedPollMs: int('GATEWAY_FEED_POLL_MS', 1000, env),
     contentRetentionDays: int('GATEWAY_CONTENT_RETENTION_DAYS', 365, env),
     operatorOrganizations: (env.GATEWAY_OPERATOR_ORGANIZATIONS || '').split(',').map((o) => o.trim()).filter(Boolean),
+    ...(env.GATEWAY_INTROSPECTION_CLIENT_ID && env.GATEWAY_INTROSPECTION_CLIENT_SECRET ? { introspection: { clientId: env.GATEWAY_INTROSPECTION_CLIENT_ID, clientSecret: env.GATEWAY_INTROSPECTION_CLIENT_SECRET } } : {}),
     consoleOrigins: (env.GATEWAY_CONSOLE_ORIGINS || '').split(',').map((o) => o.trim()).filter(Boolean),
     ...(env.METRICS_TOKEN ? { metricsToken: env.METRICS_TOKEN } : {}),
   };

@@ -57,25 +57,49 @@ const problem = (c: Context, status: number, code: string, detail: string) =>
   c.json({ type: `urn:exchange:protocol:error:${code.toLowerCase().replace(/_/g, '-')}`, title: TITLES[code] ?? code, status, code, detail }, status as any, { 'content-type': 'application/problem+json' });
 
 /**
- * Asks the broker whether a token is one of its valid connector tokens (GET /events?limit=1 needs
- * no scope, only gates 1 to 3), remembered for a minute; its claims are then read as the broker read them.
+ * Asks the broker whether a token is valid and whose it is: by introspection (RFC 7662) with the
+ * gateway's own credential where one is configured, otherwise by reading the caller's feed with the
+ * token (GET /events?limit=1 needs no scope, only gates 1 to 3). An answer is remembered for
+ * REMEMBER_MS at most (and never past the token's expiry), so a revoked token stops working here
+ * within seconds. A token bound to a certificate or a DPoP key (introspection names its `cnf`) is
+ * refused: the gateway cannot check the binding, and accepting it would make it a bearer token.
  */
-function brokerAuthority(brokerUrl: string, operators: readonly string[]) {
+const REMEMBER_MS = 10_000;
+
+function brokerAuthority(brokerUrl: string, operators: readonly string[], introspection: GatewayConfig['introspection']) {
   const known = new Map<string, { caller: Caller; until: number }>();
+  const callerOf = (orgId: unknown, scope: unknown): Caller => {
+    const scopes = String(scope ?? '').split(' ').filter(Boolean);
+    return { organizationId: String(orgId), scopes, operator: operators.includes(String(orgId)) && scopes.includes('exchange:admin') };
+  };
+  const ask = async (token: string): Promise<{ caller: Caller; exp?: number } | undefined> => {
+    if (introspection) {
+      const answer = await fetch(`${brokerUrl}/oauth2/introspect`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from(`${encodeURIComponent(introspection.clientId)}:${encodeURIComponent(introspection.clientSecret)}`).toString('base64')}` },
+        body: new URLSearchParams({ token }),
+      });
+      if (answer.status !== 200) throw new Error(`the broker's introspection answered ${answer.status}`);
+      const state = (await answer.json()) as { active?: boolean; org_id?: string; scope?: string; exp?: number; cnf?: unknown };
+      if (!state.active || state.cnf !== undefined) return undefined;
+      return { caller: callerOf(state.org_id, state.scope), exp: state.exp };
+    }
+    const answer = await fetch(`${brokerUrl}/events?limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    await answer.body?.cancel();
+    if (answer.status !== 200) return undefined;
+    const claims = decodeJwt(token);
+    return { caller: callerOf(claims.org_id, claims.scope), exp: claims.exp };
+  };
   return async (token: string): Promise<Caller | undefined> => {
     const key = sha256(token);
     const hit = known.get(key);
     if (hit && hit.until > Date.now()) return hit.caller;
     // Forget what has expired (a long-running gateway sees many tokens), then ask the broker.
     if (known.size > 1000) for (const [k, v] of known) if (v.until <= Date.now()) known.delete(k);
-    const answer = await fetch(`${brokerUrl}/events?limit=1`, { headers: { authorization: `Bearer ${token}` } });
-    await answer.body?.cancel();
-    if (answer.status !== 200) return undefined;
-    const claims = decodeJwt(token);
-    const scopes = String(claims.scope ?? '').split(' ').filter(Boolean);
-    const caller = { organizationId: String(claims.org_id), scopes, operator: operators.includes(String(claims.org_id)) && scopes.includes('exchange:admin') };
-    known.set(key, { caller, until: Date.now() + 60_000 });
-    return caller;
+    const found = await ask(token);
+    if (!found) return undefined;
+    known.set(key, { caller: found.caller, until: Math.min(Date.now() + REMEMBER_MS, (found.exp ?? Infinity) * 1000) });
+    return found.caller;
   };
 }
 
@@ -86,7 +110,7 @@ const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish', e
 
 export function gatewayApp({ db, config, intake, ready, follower, delivery, reconcile }: GatewayParts): Hono<Env> {
   const app = new Hono<Env>();
-  const authority = brokerAuthority(config.brokerUrl, config.operatorOrganizations);
+  const authority = brokerAuthority(config.brokerUrl, config.operatorOrganizations, config.introspection);
   const organizationIds = config.organizations.map((o) => o.organizationId);
   const metrics = gatewayMetrics(db, follower, delivery, organizationIds);
 

@@ -92,7 +92,17 @@ function asRegistryConnector(doc: Connector): RegistryConnector {
     managed: {
       credentialValid: (id) => doc.credentials.some((k) => k.credentialId === id && credentialValid(k)),
       secrets: valid.filter((k) => k.kind === 'clientSecret').map((k) => ({ credentialId: k.credentialId, hint: k.secretHint ?? '' })),
+      unusableKey: (kid) => {
+        const k = doc.credentials.find((c) => c.credentialId === kid && c.kind === 'privateKeyJwt');
+        if (!k || credentialValid(k, now)) return undefined;
+        if (k.status === 'revoked') return `was revoked at ${k.revokedAt}`;
+        return `expired at ${k.expiredAt ?? k.expiresAt}`;
+      },
+      registeredChains: Object.fromEntries(valid.filter((k) => k.publicJwk?.x5c).map((k) => [k.credentialId, k.publicJwk!.x5c!])),
+      certificateSubjects: valid.filter((k) => k.kind === 'tlsClientAuth').map((k) => ({ credentialId: k.credentialId, subjectDn: k.tlsClientAuthSubjectDn! })),
+      keySetUris: valid.filter((k) => k.kind === 'jwksUri').map((k) => ({ credentialId: k.credentialId, uri: k.jwksUri! })),
     },
+    ...(doc.tokenPolicy ? { tokenPolicy: doc.tokenPolicy } : {}),
   };
 }
 

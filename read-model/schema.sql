@@ -88,6 +88,16 @@ create table if not exists client_assertion_jtis (
 );
 create index if not exists client_assertion_jtis_expiry on client_assertion_jtis (expires_at);
 
+-- Access tokens revoked before their expiry (RFC 7009, POST /oauth2/revoke), by jti, until they
+-- expire: gate 1 refuses them on every replica (read-model/revoked-tokens.ts keeps them in memory).
+create table if not exists revoked_tokens (
+  jti text primary key,
+  client_id text not null,
+  expires_at timestamptz not null,
+  revoked_at timestamptz not null default now()
+);
+create index if not exists revoked_tokens_expiry on revoked_tokens (expires_at);
+
 -- When each key of a managed connector last got a token (its admins read it as lastUsedAt): a
 -- fact of use, not of the connector's lifecycle, so kept beside its read model, not in it.
 create table if not exists credential_uses (

@@ -7,7 +7,7 @@
 // every `node` the command starts is that one) and exits with its code. Plain Node, no
 // dependencies, because it runs before node_modules exists, on whatever Node the machine has.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname, delimiter } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,6 +101,22 @@ function temporalTestServer() {
   );
 }
 
+// Python's OAuth client libraries, for test/oauth-clients.test.ts (third-party clients against
+// npm start): authlib (private_key_jwt, client_secret_basic, mutual TLS through requests) and
+// joserfc (its JOSE library, for DPoP proofs, which authlib's clients do not make), into a
+// virtual environment of their own under .tools/, pinned (test/oauth-clients/requirements.txt).
+function pythonClients() {
+  const venv = join(root, '.tools', 'python-clients');
+  const requirements = join(root, 'test', 'oauth-clients', 'requirements.txt');
+  const stamp = join(venv, 'installed-requirements.txt');
+  const wanted = readFileSync(requirements, 'utf8');
+  if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
+  log('installing the Python OAuth clients of the tests (authlib, joserfc, requests) into .tools/python-clients');
+  if (!existsSync(join(venv, 'bin', 'python'))) execFileSync('python3', ['-m', 'venv', venv], { cwd: root, stdio: 'inherit' });
+  execFileSync(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { cwd: root, stdio: 'inherit' });
+  writeFileSync(stamp, wanted);
+}
+
 // The TypeScript types of the API's schemas (api/generated/contract.ts, sdk/src/generated/; not checked in): made from
 // the document whenever a schema file, an operation declaration (api/, dev/) or the generator is newer than the types.
 function contractTypes() {
@@ -143,6 +159,7 @@ temporalCli();
 if (process.argv.includes('--test')) {
   temporalTestServer();
   chromium();
+  pythonClients();
 }
 
 // `-- COMMAND ARGS...`: the command on the project's runtime. Ctrl-C reaches the command from the

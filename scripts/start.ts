@@ -5,7 +5,7 @@
 // the adapter gateway (gateway/main.ts; GATEWAY=off leaves it out), and says when they are ready
 // and where to go next. Ctrl-C stops every child cleanly.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigOrExit } from '../core/config';
 import { SEARCH_ATTRIBUTES } from '../core/temporal';
@@ -79,6 +79,12 @@ async function main() {
     env.GATEWAY_CONSOLE_ORIGINS ??= new URL(config.publicBaseUrl).origin;
     // The demo's protocol operator (config/organizations.json) sees every organization's held messages.
     env.GATEWAY_OPERATOR_ORGANIZATIONS ??= 'org-pcx-operator';
+    // The gateway introspects callers' tokens (RFC 7662) as a resource server of the operator's, with the
+    // demo operator's connector (config/demo-clients.json), unless another credential is configured.
+    if (!env.GATEWAY_INTROSPECTION_CLIENT_ID && config.auth.devServer) {
+      const operator = (JSON.parse(readFileSync(config.registry.connectorsFile, 'utf8')) as Array<{ clientId: string; clientSecret?: string; organizationId: string }>).find((c) => c.organizationId === 'org-pcx-operator' && c.clientSecret);
+      if (operator) Object.assign(env, { GATEWAY_INTROSPECTION_CLIENT_ID: operator.clientId, GATEWAY_INTROSPECTION_CLIENT_SECRET: operator.clientSecret });
+    }
   }
 
   // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.

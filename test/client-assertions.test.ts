@@ -24,12 +24,12 @@ async function token(fields: Record<string, string>, headers: Record<string, str
 const withAssertion = (assertion: string, extra: Record<string, string> = {}) => token({ client_assertion_type: ASSERTION_TYPE, client_assertion: assertion, ...extra });
 
 /** An assertion as an attacker or a broken client makes it: claims and header chosen freely, signed with `key` (jose). */
-async function signed(claims: Record<string, unknown>, options: { key?: PrivateJwk; alg?: string; kid?: string } = {}): Promise<string> {
+async function signed(claims: Record<string, unknown>, options: { key?: PrivateJwk; alg?: string; kid?: string; header?: Record<string, unknown> } = {}): Promise<string> {
   const key = options.key ?? keys.es256;
   const alg = options.alg ?? (key.kty === 'OKP' ? 'EdDSA' : 'ES256');
   const now = Math.floor(Date.now() / 1000);
   const base = { iss: 'client-keys', sub: 'client-keys', aud: tokenUrl, jti: randomUUID(), iat: now, exp: now + 60 };
-  return new SignJWT({ ...base, ...claims } as any).setProtectedHeader({ alg, kid: options.kid ?? key.kid }).sign(await importJWK(key as JWK, alg));
+  return new SignJWT({ ...base, ...claims } as any).setProtectedHeader({ alg, kid: options.kid ?? key.kid, ...options.header } as any).sign(await importJWK(key as JWK, alg));
 }
 
 const refused = (answer: { status: number; body: any }, pattern: RegExp) => {
@@ -67,7 +67,10 @@ test('attacks and mistakes: each refused with its reason, no token', async () =>
   refused(await withAssertion(await signed({ iat: now - 120, exp: now - 60 })), /expired/);
   refused(await withAssertion(await signed({ nbf: now + 600, exp: now + 660, iat: now })), /not valid yet/);
   refused(await withAssertion(await signed({ iat: now + 600, exp: now + 660 })), /issued in the future/);
-  refused(await withAssertion(await signed({ exp: now + 3600 })), /at most 300 s/);
+  refused(await withAssertion(await signed({ exp: now + 3600 })), /lives 3600 s; at most 60 s are accepted/);
+  refused(await withAssertion(await signed({ exp: String(now + 60) })), /exp must be a NumericDate .* not a string/);
+  refused(await withAssertion(await signed({}, { header: { typ: 'at+jwt' } })), /typ "at\+jwt" is not a client assertion/);
+  refused(await withAssertion(await signed({}, { header: { jku: 'https://attacker.example/keys' } })), /jku header is not accepted/);
   refused(await withAssertion(await signed({ exp: undefined })), /no exp/);
   refused(await withAssertion(await signed({ jti: undefined })), /needs a jti/);
   refused(await withAssertion(await signed({ iss: 'client-keys-other' })), /iss and sub/);

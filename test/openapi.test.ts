@@ -14,9 +14,9 @@ import { SCOPES } from '../domain/scopes';
 import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/vendor/{file}', '/console/vendor/flags/{file}', '/console/basemap.geojson', '/console/places', '/console/place-search', '/oauth2/token', '/.well-known/jwks.json'];
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/vendor/{file}', '/console/vendor/flags/{file}', '/console/basemap.geojson', '/console/places', '/console/place-search', '/oauth2/token', '/oauth2/introspect', '/oauth2/revoke', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/oauth2', '/oauth2/.well-known/oauth-authorization-server'];
 /** Routes registered only while the development authorization server is on (and the sandbox with it). */
-const DEV_AUTH_ONLY = ['POST /oauth2/token', 'GET /.well-known/jwks.json', 'GET /sandbox/connector-requests', 'POST /sandbox/faults', 'POST /sandbox/event-disorder', 'POST /sandbox/reset'];
+const DEV_AUTH_ONLY = ['POST /oauth2/token', 'POST /oauth2/introspect', 'POST /oauth2/revoke', 'GET /.well-known/jwks.json', 'GET /.well-known/oauth-authorization-server', 'GET /.well-known/oauth-authorization-server/oauth2', 'GET /oauth2/.well-known/oauth-authorization-server', 'GET /sandbox/connector-requests', 'POST /sandbox/faults', 'POST /sandbox/event-disorder', 'POST /sandbox/reset'];
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
 
 type Json = any;
@@ -207,7 +207,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('answers every failure of every operation with a problem document', () => {
-    for (const { key, op } of operations(doc)) {
+    for (const { key, path, op } of operations(doc)) {
       const responses = op.responses ?? {};
       expect({ key, default: 'default' in responses }).toEqual({ key, default: true });
       expect({ key, uses412: '412' in responses }).toEqual({ key, uses412: false });
@@ -216,7 +216,8 @@ describe('the OpenAPI document', () => {
         expect({ key, status, resolved: Boolean(response) }).toEqual({ key, status, resolved: true });
         const isFailure = status === 'default' || /^4\d\d$/.test(status);
         if (!isFailure) continue;
-        const problem = response.content?.['application/problem+json']?.schema;
+        // The OAuth endpoints answer their problems as application/json (RFC 6749 section 5.2; docs/decisions.md).
+        const problem = (response.content?.['application/problem+json'] ?? (path.startsWith('/oauth2/') ? response.content?.['application/json'] : undefined))?.schema;
         expect({ key, status, problem: isProblemSchema(doc, problem) }).toEqual({ key, status, problem: true });
         expect({ key, status, correlationHeader: 'X-Correlation-Id' in (response.headers ?? {}) }).toEqual({ key, status, correlationHeader: true });
       }

@@ -134,7 +134,7 @@ test('429 and 503 are retried after Retry-After; other 4xx never; exhausted retr
   const pcx = clientOf(org, {
     retry: { baseDelayMs: 10 },
     fetch: async (input, init) => {
-      if (String(input).includes('/oauth2/')) return fetch(input, init);
+      if (/\/oauth2\/|\/\.well-known\//.test(String(input))) return fetch(input, init);
       calls++;
       return answers.shift() ?? fetch(input, init);
     },
@@ -147,7 +147,7 @@ test('429 and 503 are retried after Retry-After; other 4xx never; exhausted retr
   expect(refused).toBeInstanceOf(ValidationError);
   expect(calls).toBe(1);
 
-  const down = clientOf(org, { retry: { maxRetries: 2, baseDelayMs: 10 }, fetch: async (input, init) => (String(input).includes('/oauth2/') ? fetch(input, init) : new Response('', { status: 503 })) });
+  const down = clientOf(org, { retry: { maxRetries: 2, baseDelayMs: 10 }, fetch: async (input, init) => (/\/oauth2\/|\/\.well-known\//.test(String(input)) ? fetch(input, init) : new Response('', { status: 503 })) });
   const error = await down.offers.get(randomUUID()).catch((e) => e);
   expect(error).toMatchObject({ status: 503, code: 'SERVICE_UNAVAILABLE' });
 });
@@ -158,7 +158,7 @@ test('every call takes an AbortSignal and a timeout', async () => {
     timeoutMs: 200,
     retry: { maxRetries: 1, baseDelayMs: 10 },
     fetch: (input, init) =>
-      String(input).includes('/oauth2/')
+      /\/oauth2\/|\/\.well-known\//.test(String(input))
         ? fetch(input, init)
         : new Promise((_, reject) => {
             const signal = init!.signal!;

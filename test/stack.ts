@@ -232,6 +232,8 @@ export async function startEmbedded(env: Record<string, string>, options: { deta
 export interface EmbeddedPlace {
   base: string;
   gatewayUrl?: string;
+  /** Its mutual-TLS address (with `mtlsDir`): the test authority's server certificate, and its CA as CLIENT_CA_FILE. */
+  mtlsBaseUrl?: string;
   dataDir: string;
   /** What startEmbedded is given: the ports and the folder. */
   env: Record<string, string>;
@@ -244,16 +246,23 @@ export interface EmbeddedPlace {
  * (test/start.test.ts starts npm start with it, as does the suite's shared start;
  * test/gateway*.test.ts a gateway of their own): one process less per start on a two-core machine.
  */
-export async function embeddedOnFreePorts(dataDir: string, options: { gateway?: boolean } = {}): Promise<EmbeddedPlace> {
+export async function embeddedOnFreePorts(dataDir: string, options: { gateway?: boolean; mtlsDir?: string } = {}): Promise<EmbeddedPlace> {
   const port = await freePort();
   const base = `http://localhost:${port}`;
   const gatewayPort = String(await freePort());
-  const env = { PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir, ...(options.gateway ? { GATEWAY_PORT: gatewayPort } : { GATEWAY: 'off' }) };
-  return { base, dataDir, env, ...(options.gateway ? { gatewayUrl: `http://localhost:${gatewayPort}` } : {}) };
+  const env: Record<string, string> = { PORT: String(port), PUBLIC_BASE_URL: base, TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()), DATA_DIR: dataDir, ...(options.gateway ? { GATEWAY_PORT: gatewayPort } : { GATEWAY: 'off' }) };
+  let mtlsBaseUrl: string | undefined;
+  if (options.mtlsDir) {
+    // The mutual-TLS address an operator adds to npm start (RFC 8705): the third-party clients' test uses it.
+    const mtlsPort = await freePort();
+    mtlsBaseUrl = `https://localhost:${mtlsPort}`;
+    Object.assign(env, { MTLS_PORT: String(mtlsPort), MTLS_CERT_FILE: join(options.mtlsDir, 'server.pem'), MTLS_KEY_FILE: join(options.mtlsDir, 'server.key'), MTLS_BASE_URL: mtlsBaseUrl, CLIENT_CA_FILE: join(options.mtlsDir, 'ca.pem') });
+  }
+  return { base, dataDir, env, ...(options.gateway ? { gatewayUrl: `http://localhost:${gatewayPort}` } : {}), ...(mtlsBaseUrl ? { mtlsBaseUrl } : {}) };
 }
 
 /** `npm start` on free ports with a data folder of its own (embeddedOnFreePorts), started. */
-export async function startEmbeddedOnFreePorts(dataDir: string, options: { gateway?: boolean } = {}): Promise<{ child: ChildProcess & { output(): string }; base: string; gatewayUrl?: string; dataDir: string }> {
+export async function startEmbeddedOnFreePorts(dataDir: string, options: { gateway?: boolean; mtlsDir?: string } = {}): Promise<{ child: ChildProcess & { output(): string }; base: string; gatewayUrl?: string; mtlsBaseUrl?: string; dataDir: string }> {
   const { env, ...place } = await embeddedOnFreePorts(dataDir, options);
   return { child: await startEmbedded(env), ...place };
 }
@@ -297,6 +306,9 @@ function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
 export interface NpmStartForFile {
   base: string;
   gatewayUrl: string;
+  /** Its mutual-TLS address, and the folder of the test authority whose CA it trusts for client certificates. */
+  mtlsBaseUrl: string;
+  tlsDir: string;
   dataDir: string;
   /** Nothing for the shared start (the global teardown stops it); a start of the file's own is interrupted: its exit code. */
   stop(): Promise<number | null>;
@@ -309,16 +321,16 @@ export interface NpmStartForFile {
  * `<dir>/<name>`. Either way, what other files left among the demo organizations is ended first
  * (endDemoLeftovers): the files may run in any order.
  */
-export async function npmStartFor(env: { dir: string; npmStart?: SharedStartValues }, name: string): Promise<NpmStartForFile> {
+export async function npmStartFor(env: { dir: string; npmStart?: SharedStartValues; webhooks: { tlsDir: string } }, name: string): Promise<NpmStartForFile> {
   const shared = env.npmStart;
   let start: NpmStartForFile;
   if (shared) {
     const { pid } = await sharedStartReady(shared);
     const testPath = expect.getState().testPath ?? name;
-    start = { base: shared.baseUrl, gatewayUrl: shared.gatewayUrl, dataDir: shared.dataDir, stop: async () => (doneWithSharedStart(shared, testPath, pid), 0) };
+    start = { base: shared.baseUrl, gatewayUrl: shared.gatewayUrl, mtlsBaseUrl: shared.mtlsBaseUrl, tlsDir: shared.tlsDir, dataDir: shared.dataDir, stop: async () => (doneWithSharedStart(shared, testPath, pid), 0) };
   } else {
-    const own = await startEmbeddedOnFreePorts(join(env.dir, name), { gateway: true });
-    start = { base: own.base, gatewayUrl: own.gatewayUrl!, dataDir: own.dataDir, stop: () => interrupt(own.child) };
+    const own = await startEmbeddedOnFreePorts(join(env.dir, name), { gateway: true, mtlsDir: env.webhooks.tlsDir });
+    start = { base: own.base, gatewayUrl: own.gatewayUrl!, mtlsBaseUrl: own.mtlsBaseUrl!, tlsDir: env.webhooks.tlsDir, dataDir: own.dataDir, stop: () => interrupt(own.child) };
   }
   try {
     await endDemoLeftovers(start.base);
@@ -333,6 +345,9 @@ export async function npmStartFor(env: { dir: string; npmStart?: SharedStartValu
 export interface SharedStartValues {
   baseUrl: string;
   gatewayUrl: string;
+  /** Its mutual-TLS address, and the test authority's folder (its server certificate, and its CA trusted for client certificates). */
+  mtlsBaseUrl: string;
+  tlsDir: string;
   dataDir: string;
   /** Written by the setup once the start is ready ({"ready":true,"pid":...}) or has failed ({"error":...}). */
   statusFile: string;

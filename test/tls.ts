@@ -93,6 +93,25 @@ export function selfSignedCertificate(privateKeyPem: string, commonName: string,
   }
 }
 
+/**
+ * A client certificate issued by the test authority in `dir` (its ca.key; testCertificates(dir)
+ * made it) for a key, with a subject (OpenSSL's `-subj` form, `/C=AT/O=Alpine Freight/CN=tms`):
+ * what a connector gets from a CA for tls_client_auth (RFC 8705 section 2.1).
+ */
+export function issuedClientCertificate(dir: string, privateKeyPem: string, subject: string, days = 1): string {
+  const where = fs.mkdtempSync(join(tmpdir(), 'pcx-test-issued-cert-'));
+  try {
+    fs.writeFileSync(join(where, 'client.key'), privateKeyPem, { mode: 0o600 });
+    fs.writeFileSync(join(where, 'client.cnf'), '[client]\nbasicConstraints = critical, CA:FALSE\nkeyUsage = critical, digitalSignature\nextendedKeyUsage = clientAuth\n');
+    const openssl = (...args: string[]) => execFileSync(OPENSSL, args, { cwd: where, stdio: ['ignore', 'ignore', 'pipe'] });
+    openssl('req', '-new', '-key', 'client.key', '-out', 'client.csr', '-subj', subject);
+    openssl('x509', '-req', '-in', 'client.csr', '-CA', join(dir, 'ca.pem'), '-CAkey', join(dir, 'ca.key'), '-set_serial', `0x${Date.now().toString(16)}${Math.floor(Math.random() * 1e6).toString(16)}`, '-out', 'client.pem', '-days', String(days), '-sha256', '-extfile', 'client.cnf', '-extensions', 'client');
+    return fs.readFileSync(join(where, 'client.pem'), 'utf8');
+  } finally {
+    fs.rmSync(where, { recursive: true, force: true });
+  }
+}
+
 /** One HTTPS request that trusts `ca` and presents a client certificate when given one: status, headers and the JSON body. */
 export function httpsRequest(
   url: string,

@@ -1,5 +1,7 @@
 // One webhook POST to a checked target (core/webhooks/target.ts), and the per-host concurrency
-// limit deliveries run under (issue "Webhook subscriptions and delivery", part 2).
+// limit deliveries run under (issue "Webhook subscriptions and delivery", part 2). The same
+// request, as a GET whose bounded body is kept, fetches a connector's jwks_uri
+// (core/client-key-sets.ts): one SSRF-safe way out of the broker.
 //
 // The socket connects to the address the check judged, through the `lookup` hook: the URL's
 // host name is used only for SNI, the certificate check and the Host header, never looked up
@@ -21,6 +23,10 @@ export interface SendResult {
   /** Retry-After of a 429 or 503, in seconds from now. */
   retryAfterSeconds?: number;
   error?: 'timeout' | 'connection' | 'tls' | 'redirect' | 'status' | 'target-refused' | 'response-too-large';
+  /** The body, when asked for (keepBody) and within maxResponseBytes. */
+  body?: Buffer;
+  /** The response headers, when the body was asked for. */
+  headers?: Record<string, string | string[] | undefined>;
 }
 
 export interface SendInput {
@@ -36,6 +42,10 @@ export interface SendInput {
   maxResponseBytes?: number;
   /** An extra certificate authority (PEM) trusted besides the system's roots. */
   ca?: string;
+  /** POST (a webhook, the default) or GET (a key set). */
+  method?: 'POST' | 'GET';
+  /** Keep the response body (up to maxResponseBytes; beyond it, 'response-too-large') instead of discarding it. */
+  keepBody?: boolean;
 }
 
 const TIMEOUT_MS = 15_000;
@@ -48,6 +58,11 @@ const MAX_HEADER_BYTES = 16_384;
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO$)/;
 
 export async function sendWebhook(input: SendInput): Promise<SendResult> {
+  return requestChecked(input);
+}
+
+/** A request to a checked target: a webhook's POST, or a GET whose body is kept. */
+export async function requestChecked(input: SendInput): Promise<SendResult> {
   const { target } = input;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -67,7 +82,7 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
   };
 
   const headers: Record<string, string> = { ...input.headers };
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(input.body));
+  if (input.method !== 'GET' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(input.body));
 
   return new Promise<SendResult>((resolve) => {
     let settled = false;
@@ -76,7 +91,7 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
     let connectTimer: NodeJS.Timeout | undefined;
 
     const req = https.request({
-      method: 'POST',
+      method: input.method ?? 'POST',
       host,
       port: target.url.port ? Number(target.url.port) : 443,
       path: `${target.url.pathname}${target.url.search}`,
@@ -129,18 +144,20 @@ export async function sendWebhook(input: SendInput): Promise<SendResult> {
         if (retryAfter !== undefined) result.retryAfterSeconds = retryAfter;
       }
       answer = result;
-      // Read and discard: the bytes are counted, never kept.
+      // Read and discard: the bytes are counted, never kept (unless the caller asked for them).
       let received = 0;
+      const kept: Buffer[] = [];
       res.on('data', (chunk: Buffer) => {
         received += chunk.length;
-        if (received > (input.maxResponseBytes ?? MAX_RESPONSE_BYTES)) finish(result);
+        if (received > (input.maxResponseBytes ?? MAX_RESPONSE_BYTES)) return finish(input.keepBody ? { ...result, ok: false, error: 'response-too-large' } : result);
+        if (input.keepBody) kept.push(chunk);
       });
-      res.on('end', () => finish(result));
+      res.on('end', () => finish(input.keepBody ? { ...result, body: Buffer.concat(kept), headers: res.headers } : result));
       res.on('error', () => finish(result));
       res.on('close', () => finish(result));
     });
 
-    req.end(input.body);
+    req.end(input.method === 'GET' ? undefined : input.body);
   });
 }
 

@@ -15,6 +15,9 @@ import { isProblem, PcxProblemError, problemError, problemOfStatus, type Problem
 import { ClientCredentials, createTransport, DEFAULT_RETRY, StaticToken, type RetryInfo, type RetryPolicy, type TokenSource } from './transport';
 import { FeedConsumer, type FeedOptions } from './feed';
 import type { PrivateJwk } from './keys';
+import { DpopKey } from './dpop';
+import { discover, tokenEndpointOf } from './discovery';
+import { mutualTlsFetch } from './mutual-tls';
 
 export const SDK_VERSION = '0.1.0';
 
@@ -26,6 +29,16 @@ export interface PcxClientOptions {
   clientSecret?: string;
   /** Instead of clientSecret: the connector's private key (a JWK), for private_key_jwt (sdk/src/keys.ts). */
   privateKey?: PrivateJwk;
+  /**
+   * Instead of clientSecret or privateKey: a TLS client certificate (PEM) and its key, for mutual
+   * TLS (RFC 8705; `ca` an extra authority for the broker's server certificate). `baseUrl` is then
+   * the broker's mutual-TLS address, where its certificate-bound tokens work.
+   */
+  certificate?: { cert: string | Buffer; key: string | Buffer; ca?: string | Buffer };
+  /** DPoP (RFC 9449): tokens bound to a key of the connector's (true: a new P-256 key for this client; or the private JWK to use). */
+  dpop?: boolean | PrivateJwk;
+  /** The token endpoint; by default the one the broker's metadata names (`/.well-known/oauth-authorization-server`), else `/oauth2/token`. */
+  tokenUrl?: string;
   /** Narrows the token to these scopes (space-separated), when given. */
   scope?: string;
   /** A token, or a function giving the current one (an interactive user's). */
@@ -139,12 +152,16 @@ export class PcxClient {
 
   constructor(options: PcxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    const fetchImpl = options.fetch ?? globalThis.fetch;
+    const fetchImpl = options.fetch ?? (options.certificate ? mutualTlsFetch(options.certificate) : globalThis.fetch);
     let tokens: TokenSource;
     if (options.accessToken !== undefined) tokens = new StaticToken(options.accessToken);
-    else if (options.clientId && (options.clientSecret || options.privateKey))
-      tokens = new ClientCredentials({ tokenUrl: `${this.baseUrl}/oauth2/token`, clientId: options.clientId, ...(options.privateKey ? { privateKey: options.privateKey } : { clientSecret: options.clientSecret }), scope: options.scope, fetch: fetchImpl });
-    else throw new TypeError('PcxClient needs clientId and clientSecret (or privateKey), or accessToken');
+    else if (options.clientId && (options.clientSecret || options.privateKey || options.certificate)) {
+      const method = options.privateKey ? { privateKey: options.privateKey } : options.clientSecret ? { clientSecret: options.clientSecret } : { certificate: true };
+      // The token endpoint as given, or as the broker's metadata names it (RFC 8414; its mutual-TLS alias for a client with a certificate).
+      const tokenUrl = options.tokenUrl ?? (async () => tokenEndpointOf(await discover(this.baseUrl, fetchImpl), this.baseUrl, options.certificate !== undefined));
+      const dpop = options.dpop === true ? new DpopKey() : options.dpop ? new DpopKey(options.dpop) : undefined;
+      tokens = new ClientCredentials({ tokenUrl, clientId: options.clientId, ...method, ...(dpop ? { dpop } : {}), scope: options.scope, fetch: fetchImpl });
+    } else throw new TypeError('PcxClient needs clientId and clientSecret (or privateKey, or certificate), or accessToken');
     this.tokens = tokens;
     this.transport = createTransport({
       tokens,

@@ -29,3 +29,6 @@ export { generateConnectorKey, publicOf, clientAssertion, thumbprint, algorithmO
 export type { WebhookEvent, AppliedStore, ReceiveResult, WebhookReceiver, WebhookReceiverOptions, WebhookHeaders } from './webhooks';
 export type { paths, components, operations } from './generated/openapi';
 export { OPERATIONS, type OperationInfo } from './generated/operations';
+export { DpopKey } from './dpop';
+export { discover, tokenEndpointOf, type AuthorizationServerMetadata } from './discovery';
+export { mutualTlsFetch } from './mutual-tls';

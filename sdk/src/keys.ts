@@ -48,9 +48,14 @@ export function clientAssertion(options: { clientId: string; tokenUrl: string; p
   const iat = Math.floor((options.now ?? Date.now()) / 1000);
   const header = { alg, typ: 'JWT', ...(options.privateJwk.kid ? { kid: options.privateJwk.kid } : {}) };
   const claims = { iss: options.clientId, sub: options.clientId, aud: options.tokenUrl, jti: randomUUID(), iat, exp: iat + (options.lifetimeSeconds ?? 60) };
+  return signJws(header, claims, options.privateJwk);
+}
+
+/** A compact JWS of `claims` with `header`, signed with the private JWK by header.alg. */
+export function signJws(header: Record<string, unknown> & { alg: string }, claims: Record<string, unknown>, privateJwk: PrivateJwk): string {
   const input = `${b64(header)}.${b64(claims)}`;
-  const key = createPrivateKey({ key: options.privateJwk, format: 'jwk' });
-  return `${input}.${signWith(alg, key, Buffer.from(input)).toString('base64url')}`;
+  const key = createPrivateKey({ key: privateJwk, format: 'jwk' });
+  return `${input}.${signWith(header.alg, key, Buffer.from(input)).toString('base64url')}`;
 }
 
 const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');

@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { PcxConnectionError, PcxTimeoutError, problemError, problemOfStatus, type Problem } from './errors';
 import { clientAssertion, type PrivateJwk } from './keys';
+import type { DpopKey } from './dpop';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 4). */
@@ -38,29 +39,67 @@ export interface TokenSource {
   token(): Promise<string>;
   /** Forget the current token (a 401 answered it); false when the source cannot get another. */
   invalidate(): boolean;
+  /** The headers that authorize one request: `Authorization` (Bearer or DPoP) and, for a DPoP-bound token, its proof. */
+  authorize?(method: string, url: URL): Promise<Record<string, string>>;
+  /** Learns from an answer (a DPoP nonce); true when the request should be sent again at once with a new proof. */
+  learn?(res: Response, url: URL): boolean;
+}
+
+export interface ClientCredentialsOptions {
+  /** The token endpoint, or how to find it (discovery, sdk/src/discovery.ts). */
+  tokenUrl: string | (() => Promise<string>);
+  clientId: string;
+  /** client_secret_post. */
+  clientSecret?: string;
+  /** private_key_jwt (RFC 7523): a new assertion per request. */
+  privateKey?: PrivateJwk;
+  /** The client authenticates with the TLS client certificate of `fetch` (RFC 8705): the form names the client only. */
+  certificate?: boolean;
+  /** DPoP (RFC 9449): tokens bound to this key, each request with a proof. */
+  dpop?: DpopKey;
+  scope?: string;
+  fetch: typeof fetch;
+  now?: () => number;
 }
 
 /**
- * OAuth 2.0 client credentials at `${baseUrl}/oauth2/token`: one request in flight, renewed before
- * expiry. The client authenticates with its secret (client_secret_post) or, given its private key,
- * with a new client assertion per request (private_key_jwt, RFC 7523; sdk/src/keys.ts).
+ * OAuth 2.0 client credentials at the broker's token endpoint: one request in flight, renewed
+ * before expiry. The client authenticates with its secret (client_secret_post), with a new client
+ * assertion per request given its private key (private_key_jwt, RFC 7523; sdk/src/keys.ts), or
+ * with its TLS client certificate (RFC 8705: self_signed_tls_client_auth or tls_client_auth). With
+ * a DPoP key its tokens are bound to that key and every call carries a proof (RFC 9449).
  */
 export class ClientCredentials implements TokenSource {
-  private current: { token: string; renewAt: number } | undefined;
+  private current: { token: string; type: 'Bearer' | 'DPoP'; renewAt: number } | undefined;
   private pending: Promise<string> | undefined;
-  constructor(
-    private readonly opts: { tokenUrl: string; clientId: string; clientSecret?: string; privateKey?: PrivateJwk; scope?: string; fetch: typeof fetch; now?: () => number },
-  ) {
-    if (!opts.clientSecret === !opts.privateKey) throw new TypeError('client credentials need a clientSecret or a privateKey, not both');
+  private resolvedTokenUrl: string | undefined;
+  constructor(private readonly opts: ClientCredentialsOptions) {
+    if ([opts.clientSecret, opts.privateKey, opts.certificate].filter(Boolean).length !== 1) throw new TypeError('client credentials need one of a clientSecret, a privateKey or a certificate');
+  }
+
+  private async tokenUrl(): Promise<string> {
+    this.resolvedTokenUrl ??= typeof this.opts.tokenUrl === 'string' ? this.opts.tokenUrl : await this.opts.tokenUrl();
+    return this.resolvedTokenUrl;
   }
 
   /** The client's authentication, made anew for every attempt (an assertion is accepted once). */
-  private authentication(): Record<string, string> {
+  private authentication(tokenUrl: string): Record<string, string> {
     if (this.opts.privateKey) {
-      const assertion = clientAssertion({ clientId: this.opts.clientId, tokenUrl: this.opts.tokenUrl, privateJwk: this.opts.privateKey, now: (this.opts.now ?? Date.now)() });
+      const assertion = clientAssertion({ clientId: this.opts.clientId, tokenUrl, privateJwk: this.opts.privateKey, now: (this.opts.now ?? Date.now)() });
       return { client_assertion_type: 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer', client_assertion: assertion };
     }
+    if (this.opts.certificate) return { client_id: this.opts.clientId };
     return { client_id: this.opts.clientId, client_secret: this.opts.clientSecret! };
+  }
+
+  async authorize(method: string, url: URL): Promise<Record<string, string>> {
+    const token = await this.token();
+    if (this.current?.type !== 'DPoP' || !this.opts.dpop) return { authorization: `Bearer ${token}` };
+    return { authorization: `DPoP ${token}`, dpop: this.opts.dpop.proof({ method, url, accessToken: token }) };
+  }
+
+  learn(res: Response, url: URL): boolean {
+    return this.opts.dpop?.learn(res, url) ?? false;
   }
 
   async token(): Promise<string> {
@@ -77,23 +116,38 @@ export class ClientCredentials implements TokenSource {
 
   private async request(): Promise<string> {
     let lastError: unknown;
+    let tokenUrl: string;
+    try {
+      tokenUrl = await this.tokenUrl();
+    } catch (err) {
+      throw new PcxConnectionError(`the broker's token endpoint could not be discovered: ${describe(err)}`, { cause: err });
+    }
+    let nonceRetried = false;
     for (let attempt = 0; attempt <= DEFAULT_RETRY.maxRetries; attempt++) {
       if (attempt > 0) await sleep(backoff(attempt - 1, DEFAULT_RETRY));
-      const form = new URLSearchParams({ grant_type: 'client_credentials', ...this.authentication() });
+      const form = new URLSearchParams({ grant_type: 'client_credentials', ...this.authentication(tokenUrl) });
       if (this.opts.scope) form.set('scope', this.opts.scope);
+      const headers: Record<string, string> = this.opts.dpop ? { dpop: this.opts.dpop.proof({ method: 'POST', url: tokenUrl }) } : {};
       let res: Response;
       try {
-        res = await this.opts.fetch(this.opts.tokenUrl, { method: 'POST', body: form, signal: AbortSignal.timeout(15_000) });
+        res = await this.opts.fetch(tokenUrl, { method: 'POST', body: form, headers, signal: AbortSignal.timeout(15_000) });
       } catch (err) {
         lastError = err;
         continue;
       }
-      const body = (await res.json().catch(() => undefined)) as { access_token?: string; expires_in?: number; code?: string; detail?: string } | undefined;
+      // The broker asked for a DPoP nonce: the same request again at once, with it (RFC 9449 section 8).
+      if (this.opts.dpop && !nonceRetried && this.opts.dpop.learn(res, new URL(tokenUrl))) {
+        nonceRetried = true;
+        await res.body?.cancel();
+        attempt--;
+        continue;
+      }
+      const body = (await res.json().catch(() => undefined)) as { access_token?: string; token_type?: string; expires_in?: number; code?: string; detail?: string } | undefined;
       if (res.ok && body?.access_token) {
         const lifetimeMs = (body.expires_in ?? 300) * 1000;
         // Renewed at 80 % of its life and at least a minute early (a clock a little off, a slow call).
         const renewIn = Math.max(0, Math.min(lifetimeMs * 0.8, lifetimeMs - 60_000));
-        this.current = { token: body.access_token, renewAt: (this.opts.now ?? Date.now)() + renewIn };
+        this.current = { token: body.access_token, type: body.token_type?.toLowerCase() === 'dpop' ? 'DPoP' : 'Bearer', renewAt: (this.opts.now ?? Date.now)() + renewIn };
         return body.access_token;
       }
       if (res.status >= 500 || res.status === 429) {
@@ -102,13 +156,13 @@ export class ClientCredentials implements TokenSource {
       }
       // A refusal of the credentials is an answer, not a lost connection: the broker's problem
       // (invalid_client is 401 UNAUTHENTICATED), so that callers and pcx's exit code see it as such.
-      const path = new URL(this.opts.tokenUrl).pathname;
+      const path = new URL(tokenUrl).pathname;
       const problem = body && typeof body.code === 'string' && typeof (body as { status?: unknown }).status === 'number'
         ? (body as unknown as Problem)
         : problemOfStatus(res.status, `the token endpoint refused the client credentials of ${this.opts.clientId}`);
       throw problemError(problem, { method: 'POST', path });
     }
-    throw new PcxConnectionError(`no token from ${this.opts.tokenUrl}: ${describe(lastError)}`, { cause: lastError });
+    throw new PcxConnectionError(`no token from ${tokenUrl}: ${describe(lastError)}`, { cause: lastError });
   }
 }
 
@@ -149,9 +203,11 @@ export function createTransport(opts: TransportOptions): (request: Request) => P
     const body = unsafe && request.body ? await request.arrayBuffer() : undefined;
     const callerSignal = request.signal;
     let renewedToken = false;
+    let nonceRetried = false;
     for (let attempt = 0; ; attempt++) {
       callerSignal.throwIfAborted();
-      headers.set('authorization', `Bearer ${await opts.tokens.token()}`);
+      const authorization = opts.tokens.authorize ? await opts.tokens.authorize(method, url) : { authorization: `Bearer ${await opts.tokens.token()}` };
+      for (const [name, value] of Object.entries(authorization)) headers.set(name, value);
       callerSignal.throwIfAborted();
       // Our own timer, not AbortSignal.timeout: that one is unref'd (a pending call would not keep
       // a script alive) and does not fire under some test runners' module sandboxes.
@@ -163,6 +219,13 @@ export function createTransport(opts: TransportOptions): (request: Request) => P
         const res = await opts.fetch(url, { method, headers, body, signal: AbortSignal.any([callerSignal, timeout.signal]), redirect: 'manual' });
         // The timer covers the answer's head; reading its body is the caller's.
         clearTimeout(timer);
+        // A DPoP nonce asked for (or renewed): the same call again with a proof that carries it.
+        if (opts.tokens.learn?.(res, url) && !nonceRetried) {
+          nonceRetried = true;
+          await res.body?.cancel();
+          attempt--;
+          continue;
+        }
         if (res.status === 401 && !renewedToken && opts.tokens.invalidate()) {
           renewedToken = true;
           await res.body?.cancel();

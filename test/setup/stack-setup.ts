@@ -43,7 +43,7 @@ interface Shared {
  * ENGINE_INDEPENDENT) and stopped by the last teardown. Each begins by ending what the others left
  * among the demo organizations (endDemoLeftovers in test/stack.ts), so their order does not matter.
  */
-export const NPM_START_FILES = ['walkthrough', 'conformance-connectors', 'console'].map((name) => join(ROOT, 'test', `${name}.test.ts`));
+export const NPM_START_FILES = ['walkthrough', 'conformance-connectors', 'console', 'oauth-clients'].map((name) => join(ROOT, 'test', `${name}.test.ts`));
 
 /** What a global setup is given of jest's configuration (the parts read here). */
 export interface JestConfigs {
@@ -96,9 +96,9 @@ export interface SharedStart {
  * test/stack.ts). A start that fails is reported by those files, not by the setup: the rest of
  * the run goes on.
  */
-async function startSharedNpmStart(root: string, files: string[]): Promise<SharedStart> {
-  const { env, base, gatewayUrl, dataDir } = await embeddedOnFreePorts(join(root, 'npm-start'), { gateway: true });
-  const values: SharedStartValues = { baseUrl: base, gatewayUrl: gatewayUrl!, dataDir, statusFile: join(root, 'npm-start.status.json'), files, doneFile: join(root, 'npm-start.done') };
+async function startSharedNpmStart(root: string, tlsDir: string, files: string[]): Promise<SharedStart> {
+  const { env, base, gatewayUrl, mtlsBaseUrl, dataDir } = await embeddedOnFreePorts(join(root, 'npm-start'), { gateway: true, mtlsDir: tlsDir });
+  const values: SharedStartValues = { baseUrl: base, gatewayUrl: gatewayUrl!, mtlsBaseUrl: mtlsBaseUrl!, tlsDir, dataDir, statusFile: join(root, 'npm-start.status.json'), files, doneFile: join(root, 'npm-start.done') };
   const shared: SharedStart = { values, booting: Promise.resolve() };
   shared.booting = startEmbedded(env, { detached: true, onSpawn: (child) => ((shared.child = child), stopWithThisProcess(child)) }).then(
     (child) => {
@@ -174,7 +174,7 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
   s.users++;
   // The shared npm start boots (10-20 s) while this project's broker does, and after.
   const npmStartFiles = s.npmStart ? [] : npmStartFilesToRun(configs);
-  const npmStart = npmStartFiles.length ? (s.npmStart = await startSharedNpmStart(s.root, npmStartFiles)) : undefined;
+  const npmStart = npmStartFiles.length ? (s.npmStart = await startSharedNpmStart(s.root, s.webhooks.tlsDir, npmStartFiles)) : undefined;
   const dir = join(s.root, engine);
   let databaseUrl = '';
   let schema: string | undefined;
@@ -219,6 +219,14 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     WEBHOOK_DNS_MIN_TTL_SECONDS: '1',
     LOG_LEVEL: 'info',
     SECRETS_KEY_FILE: secretsKeyFile,
+    // The token endpoint's throttle (api/token-throttle.ts) in a short window, so that its tests
+    // see a lock end; per address well above what the suite's failures from 127.0.0.1 add up to
+    // (test/oauth-abuse.test.ts throttles an address of its own).
+    TOKEN_THROTTLE_WINDOW_SECONDS: '10',
+    TOKEN_THROTTLE_CLIENT_FAILURES: '25',
+    TOKEN_THROTTLE_ADDRESS_FAILURES: '200',
+    // tls_client_auth: certificates issued by the test authority (test/tls.ts) are CA-issued ones.
+    CLIENT_CA_FILE: s.webhooks.caFile,
   };
   // The mutual-TLS listener (RFC 8705), its server certificate the test authority's: the stack's
   // broker only (not in brokerEnv, so that a second replica a test starts does not take its port).

@@ -42,6 +42,7 @@ import { createTransitionStore } from '../../read-model/transition-store';
 import { createWorker } from '../../worker';
 import { startWebhookWatcher } from '../../delivery/webhook-watcher';
 import { writeTestRegistry } from '../stack';
+import { createOAuthState } from '../../api/oauth-state';
 
 const ROOT = join(__dirname, '..', '..');
 /** Where scripts/setup.mjs installs the test server (TEMPORAL_TEST_SERVER overrides it). */
@@ -211,6 +212,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const brokerRegistry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
   const managed = await managedRegistry(db);
   brokerRegistry.useManaged(managed);
+  const oauth = await createOAuthState({ config, db, signingKey, log: createLogger(config.log) });
   const app = createApp({
     config,
     db,
@@ -220,6 +222,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     schemas: new SchemaRegistry(config.schemaBase),
     verifyToken: createTokenVerifier(config, signingKey),
     signingKey,
+    oauth,
     secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring,
     log: createLogger(config.log),
   });
@@ -265,6 +268,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     },
     async stop() {
       managed.stop();
+      oauth.revocations.stop();
       workerRecords.stop();
       await watcher.stop();
       worker.shutdown();

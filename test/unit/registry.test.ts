@@ -1,6 +1,7 @@
 // Connector registry rules (core/registry.ts): who holds a clientSecret. The development
 // authorization server needs one per connector; in production connectors authenticate to the
 // external identity provider (private_key_jwt or mutual TLS) and the registry holds no secret.
+import { generateKeyPairSync } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +41,10 @@ test('with the development authorization server every connector needs a clientSe
   // Public keys only: loaded; private key material or a symmetric key: refused with the place.
   const publicKey = { kty: 'EC', crv: 'P-256', x: 'f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU', y: 'x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0', kid: 'k1' };
   expect(Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [publicKey] } })]), 'sandbox', 'required').connector('alpine-tms')?.jwks?.keys).toEqual([publicKey]);
-  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [{ ...publicKey, d: 'secret' }] } })]), 'sandbox', 'required')).toThrow(/\[0\]\.jwks\.keys\[0\] holds private key material \(d\)/);
+  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [{ ...publicKey, d: 'secret' }] } })]), 'sandbox', 'required')).toThrow(/\[0\]\.jwks\.keys\[0\] holds private members \(d\)/);
+  // A weak key in a seed is refused as through the API (core/public-keys.ts): an RSA exponent of 1 lets anyone sign.
+  const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({ format: 'jwk' }) as Record<string, string>;
+  expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [{ ...rsa, e: 'AQ', kid: 'weak' }] } })]), 'sandbox', 'required')).toThrow(/\[0\]\.jwks\.keys\[0\] the RSA public exponent must be at least 65537 \(this one is 1\)/);
   expect(() => Registry.load(ORGANIZATIONS, connectorsFile([entry({ jwks: { keys: [{ kty: 'oct', k: 'abc' }] } })]), 'sandbox', 'required')).toThrow(/must be a public EC, RSA or OKP key/);
 });
 

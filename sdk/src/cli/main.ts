@@ -4,13 +4,13 @@ import { Command, CommanderError, Option } from 'commander';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { PcxClient, SDK_VERSION, type Collection } from '../client';
+import { PcxClient, SDK_VERSION, type Collection, type PcxClientOptions } from '../client';
 import { StaleResourceVersionError } from '../errors';
 import { generateConnectorKey, publicOf, type PrivateJwk } from '../keys';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { gatewayCommands } from './gateway';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
-import { profilesPath, readProfiles, resolveProfile, writeProfiles } from './profiles';
+import { profilesPath, readProfiles, resolveProfile, writeProfiles, type Profile } from './profiles';
 
 /** The CLI's names of the collections and the columns of their tables, as the document gives them (x-pcx-client). */
 export const RESOURCES: Record<string, { collection: Collection; columns: readonly string[] }> = Object.fromEntries(
@@ -79,13 +79,13 @@ function cliContext(program: Command, io: Cli['io']): Cli {
   const client = (out: Output): PcxClient => {
     const { name, profile } = resolveProfile(globals().profile, io.env);
     const baseUrl = globals().baseUrl ?? profile.baseUrl;
-    if (!baseUrl || !profile.clientId || !(profile.clientSecret || profile.privateKeyFile)) {
+    if (!baseUrl || !profile.clientId || !(profile.clientSecret || profile.privateKeyFile || profile.certificateFile)) {
       throw new UsageError(`no credentials for profile "${name}": run \`pcx login --profile ${name}\` or set PCX_BASE_URL, PCX_CLIENT_ID and PCX_CLIENT_SECRET (or PCX_PRIVATE_KEY_FILE)`);
     }
     return new PcxClient({
       baseUrl,
       clientId: profile.clientId,
-      ...(profile.privateKeyFile ? { privateKey: readPrivateKey(profile.privateKeyFile) } : { clientSecret: profile.clientSecret }),
+      ...credentialsOf(profile),
       userAgent: `pcx/${SDK_VERSION}`,
       onRetry: (r) => out.progress(`retrying ${r.method} ${r.path} in ${r.delayMs} ms (${r.reason}, attempt ${r.attempt + 1})`),
     });
@@ -108,6 +108,24 @@ function cliContext(program: Command, io: Cli['io']): Cli {
       }
     };
   return { io, globals, client, run };
+}
+
+/** The SDK's options for a profile's credentials: a private key, a certificate or a secret, and DPoP. */
+function credentialsOf(profile: Partial<Profile>): Pick<PcxClientOptions, 'privateKey' | 'clientSecret' | 'certificate' | 'dpop'> {
+  const dpop = profile.dpop ? { dpop: true } : {};
+  if (profile.privateKeyFile) return { privateKey: readPrivateKey(profile.privateKeyFile), ...dpop };
+  if (profile.certificateFile) {
+    const read = (file: string, what: string) => {
+      try {
+        return readFileSync(file);
+      } catch (err) {
+        throw new UsageError(`cannot read the ${what} ${file}: ${(err as Error).message}`);
+      }
+    };
+    if (!profile.certificateKeyFile) throw new UsageError('a certificate needs its key (--certificate-key)');
+    return { certificate: { cert: read(profile.certificateFile, 'certificate'), key: read(profile.certificateKeyFile, 'certificate key'), ...(profile.caFile ? { ca: read(profile.caFile, 'CA file') } : {}) }, ...dpop };
+  }
+  return { clientSecret: profile.clientSecret, ...dpop };
 }
 
 /** A private JWK from its file (`pcx keys generate` writes one), or a usage error saying what is wrong with it. */
@@ -164,19 +182,24 @@ function loginCommands(program: Command, cli: Cli): void {
     .requiredOption('--client-id <id>', 'the connector\'s client id')
     .option('--client-secret-stdin', 'read the client secret from stdin (else PCX_CLIENT_SECRET, else a prompt)')
     .option('--private-key <file>', "authenticate with the connector's private key instead of a secret (private_key_jwt; `pcx keys generate`): the profile names the file")
+    .option('--certificate <file>', 'authenticate with a TLS client certificate (PEM; mutual TLS, RFC 8705) at the broker\'s mutual-TLS address (--base-url): the profile names the file')
+    .option('--certificate-key <file>', "the certificate's private key (PEM)")
+    .option('--ca <file>', "an extra CA (PEM) for the broker's server certificate")
+    .option('--dpop', "bind every token to a key of the command's run (DPoP, RFC 9449): a stolen token is of no use")
     .option('--default', 'make this profile the default')
     .action(
-      run(async (out, opts: { clientId: string; clientSecretStdin?: boolean; privateKey?: string; default?: boolean }) => {
+      run(async (out, opts: { clientId: string; clientSecretStdin?: boolean; privateKey?: string; certificate?: string; certificateKey?: string; ca?: string; dpop?: boolean; default?: boolean }) => {
         const baseUrl = globals().baseUrl ?? io.env.PCX_BASE_URL;
         if (!baseUrl) throw new UsageError('--base-url (or PCX_BASE_URL) is required to log in');
-        if (opts.privateKey && opts.clientSecretStdin) throw new UsageError('--private-key and --client-secret-stdin: one way to authenticate, not both');
+        if ([opts.privateKey, opts.clientSecretStdin, opts.certificate].filter(Boolean).length > 1) throw new UsageError('--private-key, --certificate and --client-secret-stdin: one way to authenticate, not two');
         const keyFile = opts.privateKey ? resolve(opts.privateKey) : undefined;
-        const secret = keyFile ? undefined : opts.clientSecretStdin ? (await readStdin()).trim() : io.env.PCX_CLIENT_SECRET ?? (await prompt(`client secret for ${opts.clientId}: `));
-        if (!keyFile && !secret) throw new UsageError('no client secret given');
+        const certificate = opts.certificate ? { certificateFile: resolve(opts.certificate), ...(opts.certificateKey ? { certificateKeyFile: resolve(opts.certificateKey) } : {}), ...(opts.ca ? { caFile: resolve(opts.ca) } : {}) } : undefined;
+        const secret = keyFile || certificate ? undefined : opts.clientSecretStdin ? (await readStdin()).trim() : io.env.PCX_CLIENT_SECRET ?? (await prompt(`client secret for ${opts.clientId}: `));
+        if (!keyFile && !certificate && !secret) throw new UsageError('no client secret given');
         const name = globals().profile ?? io.env.PCX_PROFILE ?? 'default';
-        const credentials = keyFile ? { privateKeyFile: keyFile } : { clientSecret: secret };
+        const credentials: Partial<Profile> = { ...(keyFile ? { privateKeyFile: keyFile } : certificate ? certificate : { clientSecret: secret }), ...(opts.dpop ? { dpop: true } : {}) };
         // The credentials must work before they are kept.
-        await new PcxClient({ baseUrl, clientId: opts.clientId, ...(keyFile ? { privateKey: readPrivateKey(keyFile) } : { clientSecret: secret }) }).request('GET', '/events', { query: { limit: 1 } });
+        await new PcxClient({ baseUrl, clientId: opts.clientId, ...credentialsOf(credentials) }).request('GET', '/events', { query: { limit: 1 } });
         const file = readProfiles(io.env);
         file.profiles[name] = { baseUrl, clientId: opts.clientId, ...credentials };
         if (opts.default || !file.default) file.default = name;

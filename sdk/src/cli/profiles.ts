@@ -11,6 +11,12 @@ export interface Profile {
   /** A client secret, or instead the file of the connector's private key (private_key_jwt; `pcx keys generate`): the key stays in its file. */
   clientSecret?: string;
   privateKeyFile?: string;
+  /** Or a TLS client certificate and its key (mutual TLS, RFC 8705; baseUrl is then the broker's mutual-TLS address), and an extra CA for the broker's certificate. */
+  certificateFile?: string;
+  certificateKeyFile?: string;
+  caFile?: string;
+  /** DPoP (RFC 9449): every token bound to a key made for the command's run. */
+  dpop?: boolean;
 }
 
 export interface ProfileFile {
@@ -57,8 +63,8 @@ export function resolveProfile(name: string | undefined, env: NodeJS.ProcessEnv 
       ...stored,
       ...(env.PCX_BASE_URL ? { baseUrl: env.PCX_BASE_URL } : {}),
       ...(env.PCX_CLIENT_ID ? { clientId: env.PCX_CLIENT_ID } : {}),
-      ...(env.PCX_CLIENT_SECRET ? { clientSecret: env.PCX_CLIENT_SECRET, privateKeyFile: undefined } : {}),
-      ...(env.PCX_PRIVATE_KEY_FILE ? { privateKeyFile: env.PCX_PRIVATE_KEY_FILE, clientSecret: undefined } : {}),
+      ...(env.PCX_CLIENT_SECRET ? { clientSecret: env.PCX_CLIENT_SECRET, privateKeyFile: undefined, certificateFile: undefined } : {}),
+      ...(env.PCX_PRIVATE_KEY_FILE ? { privateKeyFile: env.PCX_PRIVATE_KEY_FILE, clientSecret: undefined, certificateFile: undefined } : {}),
     },
   };
 }
