@@ -55,7 +55,8 @@ export async function countFailure(db: Db, log: Logger, attempt: Attempt, settin
   tokenAuthFailures.inc({ endpoint, reason });
   const reached = (await countIn(db, bucketsOf(attempt, settings), nowMs)).filter((e) => e.estimate >= e.bucket.limit && e.estimate - 1 < e.bucket.limit);
   if (reached.length) {
-    log.warn({ endpoint, clientId: attempt.clientId, address: attempt.address, by: byOf(reached), windowSeconds: settings.windowSeconds, limit: reached[0].bucket.limit }, 'token endpoint: failed client authentications reached the limit; further attempts are throttled (429)');
+    // sourceIp, not `address`: the logger redacts fields named like a postal address (core/log.ts).
+    log.warn({ endpoint, clientId: attempt.clientId, sourceIp: attempt.address, by: byOf(reached), windowSeconds: settings.windowSeconds, limit: reached[0].bucket.limit }, 'token endpoint: failed client authentications reached the limit; further attempts are throttled (429)');
   }
 }
 

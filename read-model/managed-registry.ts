@@ -40,14 +40,8 @@ function mirror<T>(db: Db, table: string, keyOf: (doc: T) => string) {
   };
 }
 
-export async function managedRegistry(db: Db, options: { refreshMs?: number; onError?: (err: unknown) => void } = {}): Promise<ManagedRegistry> {
-  const connectors = mirror<Connector>(db, 'connectors', (d) => d.clientId);
-  const organizations = mirror<Organization>(db, 'organizations', (d) => d.organizationId);
-  const users = mirror<User>(db, 'users', (d) => d.userId);
-  const refresh = async () => {
-    await Promise.all([connectors.refresh(), organizations.refresh(), users.refresh()]);
-  };
-  await refresh();
+/** Runs `refresh` every REFRESH_MS (one at a time: a slow one is not overtaken); the timer does not keep the process alive. */
+export function everyFewMoments(refresh: () => Promise<void>, options: { refreshMs?: number; onError?: (err: unknown) => void } = {}): NodeJS.Timeout {
   let running = false;
   const timer = setInterval(() => {
     if (running) return;
@@ -57,6 +51,18 @@ export async function managedRegistry(db: Db, options: { refreshMs?: number; onE
       .finally(() => (running = false));
   }, options.refreshMs ?? REFRESH_MS);
   timer.unref();
+  return timer;
+}
+
+export async function managedRegistry(db: Db, options: { refreshMs?: number; onError?: (err: unknown) => void } = {}): Promise<ManagedRegistry> {
+  const connectors = mirror<Connector>(db, 'connectors', (d) => d.clientId);
+  const organizations = mirror<Organization>(db, 'organizations', (d) => d.organizationId);
+  const users = mirror<User>(db, 'users', (d) => d.userId);
+  const refresh = async () => {
+    await Promise.all([connectors.refresh(), organizations.refresh(), users.refresh()]);
+  };
+  await refresh();
+  const timer = everyFewMoments(refresh, options);
   return {
     connector(clientId) {
       const doc = connectors.get(clientId);

@@ -4,7 +4,7 @@
 // managed registry; a replica learns of a revocation another one wrote within a second, and the one
 // that wrote it at once. A row is kept until the token would have expired anyway.
 import type { Db } from '../core/db';
-import { REFRESH_MS } from './managed-registry';
+import { everyFewMoments } from './managed-registry';
 
 export interface RevokedTokens {
   /** Whether the token with this jti was revoked (as of the last refresh). */
@@ -27,15 +27,7 @@ export async function revokedTokens(db: Db, options: { refreshMs?: number; onErr
     mark = now;
   };
   await refresh();
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    refresh()
-      .catch((err) => options.onError?.(err))
-      .finally(() => (running = false));
-  }, options.refreshMs ?? REFRESH_MS);
-  timer.unref();
+  const timer = everyFewMoments(refresh, options);
   return {
     has: (jti) => revoked.has(jti),
     async revoke({ jti, clientId, expiresAt }) {

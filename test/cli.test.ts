@@ -2,7 +2,9 @@
 // a profile file only its owner reads, JSON on stdout and messages on stderr, exit codes by
 // problem category, a help text for every command.
 import { spawn } from 'node:child_process';
+import { createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { selfSignedCertificate } from './tls';
 import { dirname, join } from 'node:path';
 import { freshOrgs, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
@@ -173,4 +175,28 @@ test('pcx keys generate writes a private key only its owner reads and never over
   expect(wrong.code).not.toBe(0);
   expect(wrong.stderr).toMatch(/no key of client-keys has the kid/);
   expect(readFileSync(join(dir, 'profiles.json'), 'utf8')).not.toContain('"wrong"');
+});
+
+test('pcx login --dpop binds every token to a key of the run; --certificate authenticates at the mutual-TLS address', async () => {
+  const dir = mkdtempSync(join(testEnv().dir, 'pcx-bound-'));
+  const own = { PCX_CONFIG_DIR: dir, NO_COLOR: '1' };
+  const keys = JSON.parse(readFileSync(join(dirname(testEnv().registry.connectorsFile), 'connector-keys.json'), 'utf8'));
+  const keyFile = join(dir, 'client-keys.json');
+  writeFileSync(keyFile, JSON.stringify(keys.es256), { mode: 0o600 });
+  const dpop = await pcx(['--base-url', testEnv().baseUrl, '-p', 'dpop', 'login', '--client-id', 'client-keys', '--private-key', keyFile, '--dpop'], own);
+  expect(dpop).toMatchObject({ code: 0 });
+  expect(JSON.parse(readFileSync(join(dir, 'profiles.json'), 'utf8')).profiles.dpop).toEqual(expect.objectContaining({ dpop: true, privateKeyFile: keyFile }));
+  expect((await pcx(['-p', 'dpop', 'relationships', 'list'], own)).code).toBe(0);
+  // A certificate of the registered key (self_signed_tls_client_auth), at the mutual-TLS address.
+  const keyPem = createPrivateKey({ key: keys.es256, format: 'jwk' }).export({ format: 'pem', type: 'pkcs8' }) as string;
+  const certFile = join(dir, 'client.pem');
+  const certKeyFile = join(dir, 'client.key');
+  writeFileSync(certFile, selfSignedCertificate(keyPem, 'client-keys'));
+  writeFileSync(certKeyFile, keyPem, { mode: 0o600 });
+  const ca = join(testEnv().webhooks.tlsDir, 'ca.pem');
+  const mtls = await pcx(['--base-url', testEnv().mtls.baseUrl, '-p', 'mtls', 'login', '--client-id', 'client-keys', '--certificate', certFile, '--certificate-key', certKeyFile, '--ca', ca], own);
+  expect(mtls).toMatchObject({ code: 0 });
+  const listed = await pcx(['-p', 'mtls', '--json', 'relationships', 'list'], own);
+  expect(listed.code).toBe(0);
+  expect(Array.isArray(JSON.parse(listed.stdout))).toBe(true);
 });

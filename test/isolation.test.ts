@@ -347,6 +347,25 @@ describe('connectors', () => {
   });
 });
 
+describe('the OAuth endpoints (introspection, revocation)', () => {
+  test("another organization's client, a partner's included, learns nothing of a token by introspection and cannot revoke it", async () => {
+    const orgs = freshOrgs(3);
+    const [owner, partner] = await Promise.all(orgs.slice(0, 2).map((o) => Connector.of(o)));
+    await createRelationship(owner, partner);
+    const basic = (o: { clientId: string; secret: string }) => ({ authorization: `Basic ${Buffer.from(`${o.clientId}:${o.secret}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' });
+    const oauth = (path: string, as: { clientId: string; secret: string }) => fetch(`${testEnv().baseUrl}/oauth2/${path}`, { method: 'POST', headers: basic(as), body: new URLSearchParams({ token: owner.token }) });
+    for (const other of orgs.slice(1)) {
+      expect(await (await oauth('introspect', other)).json()).toEqual({ active: false });
+      const revoked = await oauth('revoke', other);
+      expect(revoked.status).toBe(400);
+      expect(((await revoked.json()) as any).error).toBe('unauthorized_client');
+    }
+    // The owner's own client sees it active, and it still works: nobody else ended it.
+    expect(await (await oauth('introspect', orgs[0])).json()).toEqual(expect.objectContaining({ active: true, org_id: orgs[0].id }));
+    expect((await owner.get('/partner-relationships?limit=1')).status).toBe(200);
+  });
+});
+
 describe('organizations', () => {
   test("an organization's record is invisible and untouchable for every other organization, a partner and a participant holding the admin scope included; its events reach it and the operator alone", async () => {
     const [partner, outsider] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));

@@ -153,6 +153,9 @@ describe('abuse resistance at the token endpoint', () => {
     const metricsAfter = await (await fetch(`${env.baseUrl}/metrics`)).text();
     expect(metricValue(metricsAfter, 'pcx_token_auth_failures_total', { endpoint: 'token', reason: 'assertion' }) - metricValue(metricsBefore, 'pcx_token_auth_failures_total', { endpoint: 'token', reason: 'assertion' })).toBeGreaterThanOrEqual(throttle.perClient);
     expect(metricValue(metricsAfter, 'pcx_token_auth_throttled_total', { endpoint: 'token', by: 'client' })).toBeGreaterThanOrEqual(1);
+    // The operator's signal: a warn line naming the client id and the address when the lock began.
+    const lines = readFileSync(join(env.dir, 'broker.log'), 'utf8').split('\n').filter((l) => l.includes(clientId) && l.includes('reached the limit'));
+    expect(lines.map((l) => JSON.parse(l))).toEqual([expect.objectContaining({ level: 'warn', clientId, sourceIp: expect.any(String), by: 'client' })]);
     // Never for good: once the window has slid past the failures, the legitimate client gets its token.
     await sleep(retryAfter * 1000 + 200);
     expect((await tokenRequest(assertionOf(clientId, key.privateJwk))).status).toBe(200);
@@ -322,6 +325,19 @@ describe('tls_client_auth (RFC 8705 section 2.1) under the operator\u2019s trust
     // A subject that is no distinguished name is refused at registration.
     const current = (await adminA.get(`/connectors/${doc.id}`)).body;
     expectProblem(await adminA.command(`/connectors/${doc.id}/credentials`, current.resourceVersion, { tlsClientAuthSubjectDn: 'just words' }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('the SDK with a certificate (self_signed_tls_client_auth)', () => {
+  test('given the mutual-TLS address, it finds the alias by discovery, gets a certificate-bound token and reads there', async () => {
+    const { clientId, key } = await connectorWithKey('sdk-mtls');
+    const keyPem = createPrivateKey({ key: key.privateJwk as any, format: 'jwk' }).export({ format: 'pem', type: 'pkcs8' }) as string;
+    const pcx = new PcxClient({ baseUrl: env.mtls.baseUrl, clientId, certificate: { cert: selfSignedCertificate(keyPem, clientId), key: keyPem, ca } });
+    expect((await pcx.request('GET', '/capacity-offers')).response.status).toBe(200);
+    const claims = JSON.parse(Buffer.from((await pcx.accessToken()).split('.')[1], 'base64url').toString());
+    expect(claims.cnf['x5t#S256']).toEqual(expect.any(String));
+    // Without the certificate, on the plain address, the same token is refused.
+    expect((await call('GET', '/capacity-offers', await pcx.accessToken())).status).toBe(401);
   });
 });
 
