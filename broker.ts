@@ -213,6 +213,8 @@ if (require.main === module) {
       };
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
+      // Started by npm start (an IPC channel to it): stops itself when npm start is gone (scripts/start.ts).
+      if (process.send) process.on('disconnect', () => (setTimeout(() => process.exit(1), 15_000).unref(), stop()));
     },
     (err) => {
       process.stderr.write(`broker failed to start: ${(err as Error).message}\n`);

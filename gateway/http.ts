@@ -13,7 +13,7 @@ import type { Delivery } from './delivery';
 import type { Follower } from './follower';
 import { FORMATS, formatOf } from './formats';
 import { gatewayMetrics, healthOf } from './health';
-import { sha256, type Intake } from './intake';
+import { screen, sha256, type Intake } from './intake';
 import type { ReconcileReport } from './reconcile';
 import { listQuarantine, outboundFor, readEntry, readQuarantine, referencesOf, resolveQuarantine } from './store';
 
@@ -182,12 +182,14 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     if (!caller.scopes.includes(SCOPE_OF[format])) return problem(c, 403, 'INSUFFICIENT_SCOPE', `a ${format} message needs scope ${SCOPE_OF[format]}`);
     const bytes = Buffer.from(await c.req.arrayBuffer());
     if (bytes.length > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
-    const content = formatOf(format).decode(bytes);
-    if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'the message is empty');
+    // What no format could read (a binary body) is held with its reason, as from a mailbox.
+    const { content, refusal } = screen(bytes, bytes.length, formatOf(format), config.maxMessageBytes);
+    if (!refusal && content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'the message is empty');
     // A retry with the same Idempotency-Key (or, without one, the same content) is the same entry.
-    const key = c.req.header('idempotency-key') ?? sha256(content);
+    const digest = sha256(refusal ? bytes : content);
+    const key = c.req.header('idempotency-key') ?? digest;
     const id = `ht-${sha256(`${caller.organizationId}\0${format}\0${key}`).slice(0, 32)}`;
-    const { entry, created } = await intake.take({ id, organizationId: caller.organizationId, transport: 'http', format, name: c.req.header('x-message-name') ?? null, content });
+    const { entry, created } = await intake.take({ id, organizationId: caller.organizationId, transport: 'http', format, name: c.req.header('x-message-name') ?? null, content, ...(refusal ? { refusal } : {}) });
     if (!created && entry.contentSha256 !== sha256(content)) return problem(c, 409, 'IDEMPOTENCY_CONFLICT', 'this Idempotency-Key was used for another message');
     const done = await intake.settled(id, 10_000);
     return c.json(await entryView(entry.organizationId, id), done ? 200 : 202, { location: `/messages/${format}/${id}` });
@@ -235,11 +237,14 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     if (held.state !== 'held') return problem(c, 409, 'INVALID_STATE_TRANSITION', `the message is ${held.state}`);
     const bytes = Buffer.from(await c.req.arrayBuffer());
     if (bytes.length > config.maxMessageBytes) return problem(c, 413, 'PAYLOAD_TOO_LARGE', `a message may have at most ${config.maxMessageBytes} bytes`);
-    const content = formatOf(held.format).decode(bytes);
+    const { content, refusal } = screen(bytes, bytes.length, formatOf(held.format), config.maxMessageBytes);
+    if (refusal) return problem(c, 400, 'VALIDATION_FAILED', `the corrected message cannot be read: ${refusal.message}`);
     if (content.trim() === '') return problem(c, 400, 'VALIDATION_FAILED', 'send the corrected message as the body');
     const id = `rl-${sha256(`${held.inboxId}\0${content}`).slice(0, 32)}`;
-    // Processed for the organization it arrived for, whoever releases it.
-    await intake.take({ id, organizationId: held.organizationId, transport: 'http', format: held.format, name: held.name, content });
+    // Processed for the organization it arrived for, whoever releases it, and answered where the
+    // held message was: a message from a mailbox gets its answers (CONTRL, APERAK, result file) in out/ too.
+    const original = await readEntry(db, held.inboxId);
+    await intake.take({ id, organizationId: held.organizationId, transport: original?.transport ?? 'http', format: held.format, name: held.name, content });
     await resolveQuarantine(db, held.organizationId, held.inboxId, { state: 'released', as: id });
     const done = await intake.settled(id, 10_000);
     return c.json(await entryView(held.organizationId, id), done ? 200 : 202, { location: `/messages/${held.format}/${id}` });

@@ -17,9 +17,12 @@ import { gatewayWorkflowBundle } from './bundle';
 import { loadGatewayConfig, type GatewayConfig } from './config';
 import { gatewayApp } from './http';
 import { formatOfFile } from './formats';
-import { createIntake } from './intake';
-import { ensureMailbox, mailboxEntryId, takeFiles } from './mailbox';
+import { createIntake, screen } from './intake';
+import { ensureMailbox, mailboxEntryId, takeFiles, type DroppedFile } from './mailbox';
 import { eraseOldContent, openGatewayDb } from './store';
+
+/** How often a mailbox file may fail to be taken in (its database answering) before it is moved to failed/. */
+const POISON_ATTEMPTS = 3;
 
 export async function startGateway(config: GatewayConfig) {
   // The worker's state changes are not news; warnings and errors are (once per process).
@@ -51,26 +54,49 @@ export async function startGateway(config: GatewayConfig) {
   const intake = createIntake(db, client, config.temporal.taskQueue);
   await intake.resume();
 
-  // The mailboxes: looked at every GATEWAY_MAILBOX_POLL_MS; a file is recorded, then removed.
+  // The mailboxes: looked at every GATEWAY_MAILBOX_POLL_MS; a file is screened, recorded, then
+  // removed. Nothing a file holds stops the loop: a failure is logged and the file tried again at
+  // the next round, and a file that fails POISON_ATTEMPTS times while the database answers is
+  // moved to failed/ with its reason (mailbox.ts), so that one bad file never holds up the others.
   for (const org of config.organizations) ensureMailbox(config.mailboxRoot, org.organizationId);
   let polling = true;
+  const failures = new Map<string, number>();
+  const takeFile = async (org: (typeof config.organizations)[number], file: DroppedFile) => {
+    const format = formatOfFile(file.name);
+    const { content, refusal } = screen(file.content, file.size, format, config.maxMessageBytes);
+    await intake.take({ id: mailboxEntryId(org.organizationId, file.name, file.content, file.size), organizationId: org.organizationId, transport: 'mailbox', format: format.name, name: file.name, content, ...(refusal ? { refusal } : {}) });
+    file.done();
+  };
   const poll = async () => {
     while (polling) {
       for (const org of config.organizations) {
-        for (const file of takeFiles(config.mailboxRoot, org.organizationId, config.maxMessageBytes)) {
-          const format = formatOfFile(file.name);
-          const content = format.decode(file.content);
-          await intake.take({ id: mailboxEntryId(org.organizationId, file.name, file.content), organizationId: org.organizationId, transport: 'mailbox', format: format.name, name: file.name, content });
-          file.done();
+        let files: DroppedFile[] = [];
+        try {
+          files = takeFiles(config.mailboxRoot, org.organizationId, config.maxMessageBytes);
+        } catch (err) {
+          process.stderr.write(`[gateway] the mailbox of ${org.organizationId} could not be read (tried again): ${String(err)}\n`);
+        }
+        for (const file of files) {
+          const key = `${org.organizationId}/${file.name}`;
+          try {
+            await takeFile(org, file);
+            failures.delete(key);
+          } catch (err) {
+            const databaseUp = await db.query('select 1').then(() => true, () => false);
+            const count = databaseUp ? (failures.get(key) ?? 0) + 1 : failures.get(key) ?? 0;
+            failures.set(key, count);
+            process.stderr.write(`[gateway] ${key} could not be taken in (attempt ${count} of ${POISON_ATTEMPTS}): ${String(err)}\n`);
+            if (count >= POISON_ATTEMPTS) {
+              file.fail(`the gateway could not take this file in after ${count} attempts: ${String(err)}`);
+              failures.delete(key);
+            }
+          }
         }
       }
       await new Promise((resolve) => setTimeout(resolve, config.mailboxPollMs));
     }
   };
-  const polled = poll().catch((err) => {
-    process.stderr.write(`[gateway] mailbox stopped: ${String(err)}\n`);
-    process.exit(1);
-  });
+  const polled = poll();
 
   // The exchange's side: each organization's feed followed, notices delivered as they are written,
   // and every organization reconciled once at start (what happened while the gateway was down).
@@ -145,6 +171,8 @@ if (require.main === module) {
       const stop = () => void gateway.stop().then(() => process.exit(0));
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // Started by npm start (an IPC channel to it): stops itself when npm start is gone (scripts/start.ts).
+      if (process.send) process.once('disconnect', () => (setTimeout(() => process.exit(1), 15_000).unref(), stop()));
     },
     (err) => {
       process.stderr.write(`[gateway] could not start: ${String(err?.stack ?? err)}\n`);

@@ -4,6 +4,12 @@
 // then the broker (worker + API; read models in PGlite unless DATABASE_URL is set) and beside it
 // the adapter gateway (gateway/main.ts; GATEWAY=off leaves it out), and says when they are ready
 // and where to go next. Ctrl-C stops every child cleanly.
+//
+// Supervision: the gateway is restarted on its own when it exits (with back-off), so that no input
+// it chokes on stops the exchange; the broker or Temporal exiting stops everything (nothing works
+// without them). Every child has an IPC channel to this process and stops itself when it closes
+// (the broker and the gateway watch it; Temporal runs under scripts/child-guard.mjs): killed or
+// crashed, npm start leaves nothing running behind it.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -49,9 +55,10 @@ async function main() {
       }
     }
     env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
-    // detached: its own process group, so Ctrl-C reaches only us and we stop the children in order.
-    const temporal = spawn(temporalCli(), devServerArgs({ port, uiPort, dbFile: join(config.dataDir, 'temporal.sqlite') }), {
-      stdio: ['ignore', 'inherit', 'inherit'],
+    // detached: its own process group, so Ctrl-C reaches only us and we stop the children in order;
+    // under the guard, which stops it when we are gone.
+    const temporal = spawn(process.execPath, [join(__dirname, 'child-guard.mjs'), temporalCli(), ...devServerArgs({ port, uiPort, dbFile: join(config.dataDir, 'temporal.sqlite') })], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true,
     });
     children.push(temporal);
@@ -88,27 +95,36 @@ async function main() {
   }
 
   // One process (`node --import tsx`), so signals reach the broker itself, not a wrapper.
-  const broker = spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'broker.ts')], {
-    env,
-    stdio: ['ignore', 'inherit', 'inherit'],
-    detached: true,
-  });
+  const node = (script: string) =>
+    spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', script)], { env, stdio: ['ignore', 'inherit', 'inherit', 'ipc'], detached: true });
+  const broker = node('broker.ts');
   children.push(broker);
   process.stderr.write(`[start] broker starting on ${config.publicBaseUrl} (data in ${config.dataDir})\n`);
-  // The adapter gateway talks to the broker over its public API only (docs/adapters.md).
-  const gateway = withGateway
-    ? spawn(process.execPath, ['--import', 'tsx', join(__dirname, '..', 'gateway', 'main.ts')], { env, stdio: ['ignore', 'inherit', 'inherit'], detached: true })
-    : undefined;
-  if (gateway) children.push(gateway);
-
+  // The adapter gateway talks to the broker over its public API only (docs/adapters.md); it is
+  // restarted when it exits, and never takes the broker with it.
+  let gateway: ChildProcess | undefined;
   let stopping = false;
+  const superviseGateway = (attempt = 0) => {
+    const startedAt = Date.now();
+    gateway = node(join('gateway', 'main.ts'));
+    gateway.once('exit', (code, signal) => {
+      if (stopping) return;
+      // A gateway that ran a while starts over from the shortest wait.
+      const next = Date.now() - startedAt > GATEWAY_STABLE_MS ? 0 : attempt + 1;
+      const waitMs = Math.min(GATEWAY_MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, next - 1));
+      process.stderr.write(`[start] the adapter gateway exited (${signal ?? `code ${code}`}); restarting it in ${Math.round(waitMs / 1000)} s (the broker keeps running)\n`);
+      setTimeout(() => stopping || superviseGateway(next), waitMs);
+    });
+  };
+  if (withGateway) superviseGateway();
+
   const stop = (code: number) => {
     if (stopping) return;
     stopping = true;
     // The gateway and the broker first (each drains its worker), then Temporal.
     gateway?.kill('SIGTERM');
     broker.kill('SIGTERM');
-    const temporal = children.find((c) => c !== broker && c !== gateway);
+    const temporal = children.find((c) => c !== broker);
     const done = () => {
       // Wait for Temporal to close its ports and its SQLite file before we exit, so that an
       // immediate restart finds both free.
@@ -121,22 +137,34 @@ async function main() {
     if (exited(broker) && exited(gateway)) done();
     else for (const child of [broker, gateway]) child?.once('exit', whenBoth);
     setTimeout(() => {
-      for (const child of children) child.kill('SIGKILL');
+      // Each child's whole process group (the guard and Temporal under it).
+      for (const child of [...children, gateway]) {
+        try {
+          if (child?.pid) process.kill(-child.pid, 'SIGKILL');
+        } catch {
+          // gone already
+        }
+      }
       process.exit(code);
     }, 15000).unref();
   };
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
   announceWhenReady(config, withGateway, () => stopping);
+  // Without the broker or Temporal nothing works: either exiting stops everything.
   for (const child of children) {
     child.once('exit', (code) => {
       if (!stopping) {
-        process.stderr.write(`[start] a child process exited (code ${code}); stopping\n`);
+        process.stderr.write(`[start] ${child === broker ? 'the broker' : 'the Temporal dev server'} exited (code ${code}); stopping\n`);
         stop(code || 1);
       }
     });
   }
 }
+
+/** The gateway's restarts wait 1, 2, 4 ... s, at most this long; after this long running it counts as stable again. */
+const GATEWAY_MAX_BACKOFF_MS = 60_000;
+const GATEWAY_STABLE_MS = 60_000;
 
 /** The host a browser reaches the gateway on: the broker's public host (the gateway listens beside it). */
 const consoleHost = (publicBaseUrl: string) => new URL(publicBaseUrl).hostname;

@@ -8,7 +8,7 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, interrupt, ROOT, startEmbedded } from './stack';
+import { freePort, interrupt, ROOT, startEmbedded, stopEmbedded } from './stack';
 import { sleep, testEnv } from './helpers';
 
 async function portOpen(port: number) {
@@ -128,3 +128,101 @@ async function cursorPast(base: string, bearer: string, id: string, version: num
   }
   throw new Error(`the feed never showed ${id} at version ${version}`);
 }
+
+/** The processes below `pid` (from /proc), with their command lines. */
+function descendants(pid: number): Array<{ pid: number; cmd: string }> {
+  const { readdirSync } = require('node:fs') as typeof import('node:fs');
+  const parentOf = new Map<number, number>();
+  for (const name of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
+    try {
+      // The fields after the command's closing parenthesis: state, then the parent's pid.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parentOf.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const found: Array<{ pid: number; cmd: string }> = [];
+  const walk = (parent: number) => {
+    for (const [child, ppid] of parentOf) {
+      if (ppid !== parent) continue;
+      let cmd = '';
+      try {
+        cmd = readFileSync(`/proc/${child}/cmdline`, 'utf8').replace(/\0/g, ' ');
+      } catch {
+        // gone meanwhile
+      }
+      found.push({ pid: child, cmd });
+      walk(child);
+    }
+  };
+  walk(pid);
+  return found;
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+test('a hostile mailbox and a killed gateway never stop the exchange; npm start killed leaves nothing running', async () => {
+  const env = {
+    PORT: String(await freePort()),
+    TEMPORAL_PORT: String(await freePort()),
+    TEMPORAL_UI_PORT: String(await freePort()),
+    DATA_DIR: join(testEnv().dir, 'npm-start-supervision'),
+    GATEWAY_PORT: String(await freePort()),
+    GATEWAY_MAX_MESSAGE_BYTES: '200000',
+  };
+  const base = `http://127.0.0.1:${env.PORT}`;
+  const gateway = `http://127.0.0.1:${env.GATEWAY_PORT}`;
+  const child = await startEmbedded(env, { detached: true });
+  const processes = () => descendants(child.pid!);
+  try {
+    // Poison in the mailbox: NUL bytes, a file over the limit, and a good instruction after them.
+    const mailbox = join(env.DATA_DIR, 'mailboxes', 'org-baltic-shippers');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(join(mailbox, 'in', 'a-binary.edi'), Buffer.concat([Buffer.from("UNA:+.? 'UNB+UNOC:3+5790000000005+PCX+261206:0900+1'"), Buffer.alloc(64), Buffer.from('garbage')]));
+    writeFileSync(join(mailbox, 'in', 'b-huge.edi'), Buffer.alloc(300_000, 'A'));
+    copyFileSync(join(ROOT, 'examples', 'edifact', 'transport-instruction.edi'), join(mailbox, 'in', 'c-instruction.edi'));
+    const out = (name: string) => join(mailbox, 'out', name);
+    for (let i = 0; i < 300 && !existsSync(out('c-instruction.aperak.edi')); i++) await sleep(100);
+    // Each bad file is held with its reason and answered (CONTRL rejected: 21 invalid characters, 18 too large); the good one is acted on.
+    expect(readFileSync(out('a-binary.contrl.edi'), 'utf8')).toMatch(/UCI\+[^']*\+4\+21'/);
+    expect(readFileSync(out('b-huge.contrl.edi'), 'utf8')).toMatch(/UCI\+[^']*\+4\+18'/);
+    expect(readFileSync(out('c-instruction.aperak.edi'), 'utf8')).toMatch(/BGM\+313\+[^']*\+29'/);
+    expect(existsSync(join(mailbox, 'taken', 'a-binary.edi'))).toBe(false);
+
+    // The gateway killed: the broker keeps answering, and the gateway is back on its own.
+    const before = processes().find((p) => p.cmd.includes('gateway/main.ts'))!;
+    process.kill(before.pid, 'SIGKILL');
+    let brokerDown = 0;
+    let back = false;
+    for (let i = 0; i < 60 && !back; i++) {
+      await sleep(500);
+      if (!(await fetch(`${base}/health/ready`).then((r) => r.ok, () => false))) brokerDown++;
+      back = await fetch(`${gateway}/health/live`).then((r) => r.ok, () => false);
+    }
+    expect({ back, brokerDown }).toEqual({ back: true, brokerDown: 0 });
+    expect(child.output()).toMatch(/the adapter gateway exited \(SIGKILL\); restarting it in \d+ s \(the broker keeps running\)/);
+  } catch (err) {
+    await stopEmbedded(child);
+    throw err;
+  }
+
+  // npm start itself killed (no chance to stop its children): the broker, the gateway, the guard
+  // and Temporal each notice and stop.
+  const running = processes();
+  const start = running.find((p) => p.cmd.includes('scripts/start.ts') && p.cmd.includes('preflight')) ?? running.find((p) => p.cmd.includes('scripts/start.ts'))!;
+  const children = running.filter((p) => /broker\.ts|gateway\/main\.ts|child-guard|start-dev/.test(p.cmd));
+  expect(children.length).toBeGreaterThanOrEqual(4);
+  process.kill(start.pid, 'SIGKILL');
+  for (let i = 0; i < 60 && children.some((p) => alive(p.pid)); i++) await sleep(500);
+  expect(children.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
+  expect(await portOpen(Number(env.PORT))).toBe(false);
+  expect(await portOpen(Number(env.GATEWAY_PORT))).toBe(false);
+}, 240000);

@@ -226,8 +226,10 @@ export const edifact: Format = {
     // Each answer is an interchange with a control reference of its own (0020, at most 14 characters).
     const reference = entry.id.slice(-13);
     const received = result.received ?? { reference: 'UNKNOWN', sender: { id: org.edifact?.senderIds[0] ?? org.organizationId, qualifier: undefined }, recipient: { id: gatewayOf(org).id, qualifier: undefined }, messages: [] };
-    // A result quarantined after mapping (by the gateway: a milestone's movement unknown) has no syntax problems.
-    const problems = (result.kind === 'quarantined' ? result.problems : undefined) ?? [];
+    // A result quarantined after mapping (by the gateway: a milestone's movement unknown) has no syntax problems;
+    // one screened out before it was read (too large, not text) is rejected whole: 21 invalid characters, else 18 unspecified.
+    const screened = (result as { screened?: boolean }).screened ? ((result as { reasons?: QuarantineReason[] }).reasons ?? []).map((r): SyntaxProblem => ({ code: r.code === 'NOT_TEXT' ? '21' : '18', message: r.message })) : undefined;
+    const problems = screened ?? (result.kind === 'quarantined' ? result.problems : undefined) ?? [];
     const out = [{ kind: 'contrl', name: `${base}.contrl.edi`, content: contrl({ received, problems }, gatewayOf(org), `${reference}C`, now) }];
     // An APERAK only for messages read without a syntax error.
     if (problems.length || !result.received) return out;
