@@ -10,7 +10,7 @@ import type { Mapped, ReportedMilestone, Submitted } from './format';
 import { formatOf } from './formats';
 import { writeOutbound } from './mailbox';
 import { recordMilestones, resolveMilestones, type ResolvedMilestone } from './milestones';
-import { addOutbound, advance, quarantine, readEntry, recordMappings, type InboxEntry } from './store';
+import { addOutbound, advance, claimSenderReference, quarantine, releaseSenderReference, readEntry, recordMappings, type InboxEntry } from './store';
 
 export type GatewayActivities = ReturnType<typeof createGatewayActivities>;
 
@@ -39,10 +39,20 @@ export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf:
         const { resolved, reasons } = await resolveMilestones(db, entry.organizationId, reported);
         outcome = reasons.length ? { ...outcome, kind: 'quarantined', reasons } : { ...outcome, kind: 'mapped', milestones: resolved };
       }
+      // A transmission whose sender reference was acted on before is a resend: held, naming the first.
+      if (outcome.kind === 'mapped' && outcome.senderReference) {
+        const { value, label, position } = outcome.senderReference;
+        const first = await claimSenderReference(db, entry, value);
+        if (first.inboxId !== id) {
+          const reason = { code: 'DUPLICATE_TRANSMISSION', message: `${label} was received before, as message ${first.inboxId} (${first.receivedAt}), and acted on; a new transmission needs a reference of its own`, position };
+          outcome = { ...outcome, kind: 'quarantined', reasons: [reason], duplicateOf: first.inboxId };
+        }
+      }
       if (outcome.kind === 'quarantined') {
+        const held = outcome;
         await db.transaction(async (tx) => {
-          await quarantine(tx, entry, outcome.reasons);
-          await advance(tx, id, ['received'], 'quarantined', outcome);
+          await quarantine(tx, entry, held.reasons);
+          await advance(tx, id, ['received'], 'quarantined', held);
         });
         return 'quarantined';
       }
@@ -75,6 +85,8 @@ export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf:
       }
       await db.transaction(async (tx) => {
         if (submitted.kind !== 'refused') await recordMappings(tx, entry.organizationId, id, submitted.mappings);
+        // Refused by the exchange, it was not acted on: the sender may resend it, corrected, under the same reference.
+        else await releaseSenderReference(tx, id);
         await advance(tx, id, ['mapped'], 'submitted', { ...mapped, submitted });
       });
     },

@@ -18,12 +18,19 @@ export interface Profile {
 /** What a message became, kept on its inbox entry (JSON). */
 export interface Mapped {
   kind: 'mapped';
+  /**
+   * The sender's own reference of this transmission, where its format has one (EDIFACT: UNB sender
+   * and interchange control reference): a later message with the same one is held as a duplicate.
+   */
+  senderReference?: { value: string; label: string; position: string };
   [detail: string]: unknown;
 }
 
 export interface Quarantined {
   kind: 'quarantined';
   reasons: QuarantineReason[];
+  /** Held because its sender reference was acted on before, in this entry (the format's answer says so: CONTRL 26). */
+  duplicateOf?: string;
   [detail: string]: unknown;
 }
 
@@ -46,6 +53,16 @@ export interface ReportedMilestone {
   unLocode?: string;
   /** Why (a delay's or a failure's reason), as the message says it. */
   reason?: string;
+  /** Estimates the report carries (a delay's new arrival): the exchange's ExecutionUpdate.estimatedTimes. */
+  estimatedTimes?: { pickupAt?: string; deliveryAt?: string };
+  /** Where, as a position without a place code (a coordinate the message gives): a circle of at least 1 km, so that it stays coarse. */
+  position?: { lon: number; lat: number };
+  /**
+   * The report corrects what was reported before (a replacing IFTSTA, BGM function 5; an EPCIS error
+   * declaration): the movement's outcome is corrected (POST /execution-outcomes/{head}/corrections)
+   * to `status`, saying why; `only`: nothing else is recorded (an error declaration is no new milestone).
+   */
+  correction?: { status: 'completed' | 'failed' | 'disputed' | 'cancelled'; reason: string; reasonCode: 'DATA_ENTRY_ERROR' | 'LATE_INFORMATION' | 'OTHER'; only?: boolean };
   /** Where in the message it was read (segment and element, JSON Pointer), for quarantine reasons. */
   source: string;
 }
@@ -57,6 +74,8 @@ export interface MilestoneResult {
   problem?: { status: number; code: string; detail: string };
   /** A final milestone (delivered, failed) also reports the execution outcome, when it can. */
   outcome?: { reported: true; outcomeId: string; status: string } | { reported: false; why: string };
+  /** A correcting report's correction of the movement's outcome (ReportedMilestone.correction). */
+  correction?: { corrected: true; outcomeId: string; status: string } | { corrected: false; why: string };
 }
 
 export type Submitted =

@@ -19,13 +19,18 @@ export interface ResolvedMilestone extends ReportedMilestone {
   executionReferenceId: string;
 }
 
-/** The execution references of an organization that any of these reference values names. */
+/**
+ * The execution references of an organization that any of these reference values names. Values
+ * compare as systems write the same number differently: spaces around it and letter case do not
+ * count (`ab-4711 ` names the movement known as `AB-4711`).
+ */
 async function referencesNamed(db: Queryable, organizationId: string, values: readonly string[]): Promise<string[]> {
-  if (!values.length) return [];
+  const keys = [...new Set(values.map((v) => v.trim().toLowerCase()).filter(Boolean))];
+  if (!keys.length) return [];
   const r = await db.query<{ resource_id: string }>(
     `select distinct resource_id from gateway_mapping
-      where organization_id = $1 and resource_kind = 'execution-reference' and value = any($2::text[]) order by resource_id`,
-    [organizationId, [...new Set(values)]],
+      where organization_id = $1 and resource_kind = 'execution-reference' and lower(btrim(value)) = any($2::text[]) order by resource_id`,
+    [organizationId, keys],
   );
   return r.rows.map((row) => row.resource_id);
 }
@@ -76,6 +81,15 @@ export async function resolveMilestones(db: Queryable, organizationId: string, m
   return { resolved, reasons };
 }
 
+/**
+ * A coordinate as the exchange keeps a milestone's position: a circle of 1 km around it, the centre
+ * rounded to two decimals (about a kilometre): a coarse position, never an exact location.
+ */
+export function coarse(point: { lon: number; lat: number }) {
+  const round = (v: number) => Math.round(v * 100) / 100;
+  return { kind: 'circle', center: [round(point.lon), round(point.lat)], radiusKm: 1 };
+}
+
 /** An answer of the exchange that is final for this request (retrying would get it again). */
 const refusal = (err: unknown): err is PcxProblemError => err instanceof PcxProblemError && err.status < 500 && err.status !== 429 && err.code !== 'IDEMPOTENCY_IN_PROGRESS';
 
@@ -113,6 +127,36 @@ async function reportOutcome(m: ResolvedMilestone, client: PcxClient, key: strin
 }
 
 /**
+ * The correction a correcting report makes (ReportedMilestone.correction): the head of the
+ * movement's outcome chain corrected to the report's status, with its reason; a completed one ends
+ * at the report's time. Without an outcome to correct, nothing is done and the answer says so.
+ */
+async function correctOutcome(m: ResolvedMilestone, client: PcxClient, key: string): Promise<MilestoneResult['correction']> {
+  const correction = m.correction!;
+  type Outcome = { id: string; resourceVersion: number; supersededByOutcomeId?: string | null; actualTimeRange?: { start: string; end: string } };
+  const chain = (await client.request<{ items: Outcome[] }>('GET', '/execution-outcomes', { query: { executionReferenceId: m.executionReferenceId } })).data.items;
+  const head = chain.find((o) => !o.supersededByOutcomeId);
+  if (!head) return { corrected: false, why: 'no outcome of the movement was recorded to correct' };
+  const start = head.actualTimeRange?.start;
+  const body = {
+    status: correction.status,
+    deduplicationKey: `${m.deduplicationKey.slice(0, 180)}:correction`,
+    schemaVersion: 'v0',
+    observedOutcomeVersion: head.resourceVersion,
+    correctionReason: correction.reason.slice(0, 1000),
+    correctionReasonCode: correction.reasonCode,
+    ...(correction.status === 'completed' && start && start <= m.occurredAt ? { actualTimeRange: { start, end: m.occurredAt } } : {}),
+  };
+  try {
+    const answer = await client.request<{ id: string }>('POST', '/execution-outcomes/{id}/corrections', { path: { id: head.id }, body: body as never, idempotencyKey: key });
+    return { corrected: true, outcomeId: answer.data.id, status: correction.status };
+  } catch (err) {
+    if (!refusal(err)) throw err;
+    return { corrected: false, why: `the exchange refused it (${err.status} ${err.code}: ${err.problem.detail ?? err.message})` };
+  }
+}
+
+/**
  * Records the milestones at the exchange, each under an Idempotency-Key of its own (`key`); a
  * refusal of one (the reference completed, a conflicting key) is that milestone's answer, not the
  * message's. Anything else (the broker unreachable) throws, for the workflow to retry.
@@ -120,18 +164,25 @@ async function reportOutcome(m: ResolvedMilestone, client: PcxClient, key: strin
 export async function recordMilestones(milestones: readonly ResolvedMilestone[], client: PcxClient, key: (step: string) => string, options: { reportOutcomes: boolean }): Promise<MilestoneResult[]> {
   const results: MilestoneResult[] = [];
   for (const [i, m] of milestones.entries()) {
+    const correction = m.correction ? await correctOutcome(m, client, key(`correction-${i}`)) : undefined;
+    if (m.correction?.only) {
+      results.push({ executionReferenceId: m.executionReferenceId, ...(correction ? { correction } : {}) });
+      continue;
+    }
     const body = {
       executionReferenceId: m.executionReferenceId,
       milestone: m.milestone,
       occurredAt: m.occurredAt,
       deduplicationKey: m.deduplicationKey,
       ...(m.reason ? { reason: m.reason.slice(0, 500) } : {}),
-      ...(m.unLocode ? { position: { kind: 'unlocode', code: m.unLocode } } : {}),
+      ...(m.estimatedTimes ? { estimatedTimes: m.estimatedTimes } : {}),
+      ...(m.unLocode ? { position: { kind: 'unlocode', code: m.unLocode } } : m.position ? { position: coarse(m.position) } : {}),
     };
     try {
       const answer = await client.request<{ id: string }>('POST', '/execution-updates', { body, idempotencyKey: key(`milestone-${i}`) });
-      const outcome = options.reportOutcomes ? await reportOutcome(m, client, key(`outcome-${i}`)) : undefined;
-      results.push({ executionReferenceId: m.executionReferenceId, updateId: answer.data.id, ...(outcome ? { outcome } : {}) });
+      // A correcting report's final status corrects the outcome (above) rather than reporting a second one.
+      const outcome = options.reportOutcomes && !correction?.corrected ? await reportOutcome(m, client, key(`outcome-${i}`)) : undefined;
+      results.push({ executionReferenceId: m.executionReferenceId, updateId: answer.data.id, ...(outcome ? { outcome } : {}), ...(correction ? { correction } : {}) });
     } catch (err) {
       if (!refusal(err)) throw err;
       results.push({ executionReferenceId: m.executionReferenceId, problem: { status: err.status, code: err.code, detail: err.problem.detail ?? err.message } });

@@ -10,6 +10,8 @@
 // - gateway_mapping: the external reference (system, type, value) of each organization to the
 //   exchange resource it became, both ways.
 // - gateway_outbox: what the gateway sends back (acknowledgements), by organization, in order.
+// - gateway_sender_reference: the sender's own reference of each transmission acted on (EDIFACT:
+//   the UNB sender and interchange control reference), so that a resend is found as a duplicate.
 // Messages carry contact persons and addresses: their content is erased once they are done and
 // older than GATEWAY_CONTENT_RETENTION_DAYS (eraseOldContent); their digest and status stay.
 import { openDb, type Db, type Queryable } from '../core/db';
@@ -86,6 +88,17 @@ export const SCHEMA: readonly string[] = [
     error text not null,
     created_at timestamptz not null default now(),
     primary key (organization_id, event_id)
+  )`,
+  // A transmission's reference as its sender gave it, once per organization, format and sender: the
+  // first message acted on with it. Only messages that were acted on (mapped) claim one: a sender
+  // may resend a quarantined interchange, corrected, under its old reference.
+  `create table if not exists gateway_sender_reference (
+    organization_id text not null,
+    format text not null,
+    reference text not null,
+    inbox_id text not null,
+    created_at timestamptz not null default now(),
+    primary key (organization_id, format, reference)
   )`,
 ];
 
@@ -164,6 +177,28 @@ export async function quarantine(db: Queryable, entry: InboxEntry, reasons: read
     `insert into gateway_quarantine (inbox_id, organization_id, reasons) values ($1, $2, $3) on conflict (inbox_id) do nothing`,
     [entry.id, entry.organizationId, JSON.stringify(reasons)],
   );
+}
+
+/**
+ * Claims a sender's reference for an entry: answers the entry that had it first, with when it was
+ * received (itself when this is the first, or the same entry again after a crash).
+ */
+export async function claimSenderReference(db: Queryable, entry: InboxEntry, reference: string): Promise<{ inboxId: string; receivedAt: string }> {
+  await db.query(
+    `insert into gateway_sender_reference (organization_id, format, reference, inbox_id) values ($1, $2, $3, $4) on conflict do nothing`,
+    [entry.organizationId, entry.format, reference, entry.id],
+  );
+  const r = await db.query<{ inbox_id: string; received_at: Date | string }>(
+    `select s.inbox_id, i.received_at from gateway_sender_reference s join gateway_inbox i on i.id = s.inbox_id
+      where s.organization_id = $1 and s.format = $2 and s.reference = $3`,
+    [entry.organizationId, entry.format, reference],
+  );
+  return { inboxId: r.rows[0].inbox_id, receivedAt: new Date(r.rows[0].received_at).toISOString() };
+}
+
+/** Gives up the sender reference an entry claimed (the exchange refused what it became). */
+export async function releaseSenderReference(db: Queryable, inboxId: string): Promise<void> {
+  await db.query(`delete from gateway_sender_reference where inbox_id = $1`, [inboxId]);
 }
 
 export interface QuarantineItem {

@@ -14,6 +14,7 @@ import { d04a } from './directory';
 import { mapIftmin, type LoadMapping } from './iftmin';
 import { iftstaFor, mapIftsta, type StatusMapping, type StatusMilestone } from './iftsta';
 import { readInterchange, type Interchange, type SyntaxProblem } from './syntax';
+import { decodeInterchange } from './service';
 
 /** IFTMIN and IFTSTA of these directories are read with the D.04A definitions (the segments the mappings read are the same in each). */
 const DIRECTORIES = /^D(9[6-9][AB]|0[0-4][AB])$/;
@@ -119,7 +120,10 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
   }
   if (reasons.length) return quarantined(reasons, [], received, messages);
   const spans = interchange.messages.map((m): [number, number] => [m.segments[0].position, m.segments[m.segments.length - 1].position]);
-  return { kind: 'mapped', received, loads, milestones, statuses, order, spans };
+  // ISO 9735: the interchange control reference (0020) is unique per sender; a second interchange with it is a resend.
+  const sender = `${interchange.sender.id}${interchange.sender.qualifier ? `:${interchange.sender.qualifier}` : ''}`;
+  const senderReference = { value: `${sender}/${interchange.reference}`, label: `interchange ${interchange.reference} of sender ${sender} (UNB control reference)`, position: 'segment 1 (UNB), element 5' };
+  return { kind: 'mapped', received, loads, milestones, statuses, order, spans, senderReference };
 }
 
 /** Where a reason is: the segment position it names. */
@@ -181,6 +185,7 @@ function answersOf(result: (EdifactMapped | EdifactQuarantined) & { submitted?: 
       const what = `${milestone.milestone} (status ${milestone.status?.code ?? '?'}, ${milestone.source})`;
       if (answer?.updateId) notes.push(`${what} recorded as update ${answer.updateId} of execution reference ${answer.executionReferenceId}`);
       else if (answer?.problem) reasons.push({ code: answer.problem.code, message: `the exchange refused ${what} (${answer.problem.status}): ${answer.problem.detail}`, position: milestone.source });
+      if (answer?.correction) notes.push(answer.correction.corrected ? `the outcome of execution reference ${answer.executionReferenceId} corrected to ${answer.correction.status} (record ${answer.correction.outcomeId})` : `the outcome not corrected: ${answer.correction.why}`);
     }
     for (const ignored of status.ignored) notes.push(`status ${ignored.code} (${ignored.source}) not recorded: ${ignored.why}`);
     return { messageReference: status.messageReference, documentNumber: status.documentNumber, accepted: reasons.length === 0, notes, reasons };
@@ -196,12 +201,8 @@ export const edifact: Format = {
     { id: 'IFTSTA D.04A', version: '1', description: "UN/EDIFACT status report (directories D.96A to D.04A read with D.04A): a carrier's statuses (UN/ECE Rec 24) to milestones, APERAK per message; a shipper told its movements' milestones as IFTSTA D.04A" },
   ],
 
-  // UNOW and UNOY are UTF-8 (ISO 10646); every other UN/EDIFACT set is a single-byte ISO 8859 one,
-  // read byte for byte (the tokenizer then checks each character against the set the UNB names).
-  decode(bytes) {
-    const head = bytes.subarray(0, 64).toString('latin1');
-    return /UNB\+UNO[WY]/.test(head) ? bytes.toString('utf8') : bytes.toString('latin1');
-  },
+  // In the character set the UNB names (service.ts: UNOD as ISO 8859-2, UNOW and UNOY as UTF-8, ...).
+  decode: decodeInterchange,
 
   map(entry, org, others) {
     return map(entry, org, new Set(others.flatMap((o) => o.edifact?.senderIds ?? [])));
@@ -228,7 +229,9 @@ export const edifact: Format = {
     const received = result.received ?? { reference: 'UNKNOWN', sender: { id: org.edifact?.senderIds[0] ?? org.organizationId, qualifier: undefined }, recipient: { id: gatewayOf(org).id, qualifier: undefined }, messages: [] };
     // A result quarantined after mapping (by the gateway: a milestone's movement unknown) has no syntax problems;
     // one screened out before it was read (too large, not text) is rejected whole: 21 invalid characters, else 18 unspecified.
-    const screened = (result as { screened?: boolean }).screened ? ((result as { reasons?: QuarantineReason[] }).reasons ?? []).map((r): SyntaxProblem => ({ code: r.code === 'NOT_TEXT' ? '21' : '18', message: r.message })) : undefined;
+    // A resend of an interchange acted on before (its control reference seen): 26, duplicate detected.
+    const whole = (result as { screened?: boolean }).screened || (result as { duplicateOf?: string }).duplicateOf;
+    const screened = whole ? ((result as { reasons?: QuarantineReason[] }).reasons ?? []).map((r): SyntaxProblem => ({ code: r.code === 'NOT_TEXT' ? '21' : r.code === 'DUPLICATE_TRANSMISSION' ? '26' : '18', message: r.message })) : undefined;
     const problems = screened ?? (result.kind === 'quarantined' ? result.problems : undefined) ?? [];
     const out = [{ kind: 'contrl', name: `${base}.contrl.edi`, content: contrl({ received, problems }, gatewayOf(org), `${reference}C`, now) }];
     // An APERAK only for messages read without a syntax error.

@@ -7,6 +7,7 @@ import type { ServedOrganization } from '../config';
 import type { QuarantineReason } from '../store';
 import { periodOf, type Period } from './dates';
 import type { EdifactMessage, Segment } from './syntax';
+import { numberOf } from './service';
 
 export interface ExternalReference {
   system: string;
@@ -36,6 +37,8 @@ const PICKUP_TIMES = { earliest: '234', latest: '235', single: ['200', '10', '13
 const DELIVERY_TIMES = { earliest: '64', latest: '63', single: ['2', '17', '69', '132'] };
 const WEIGHT_UNITS: Readonly<Record<string, string>> = { KGM: 'KGM', TNE: 'TNE', GRM: 'GRM', LBR: 'LBR' };
 const VOLUME_UNITS: Readonly<Record<string, string>> = { MTQ: 'MTQ', LTR: 'LTR', DMQ: 'DMQ', FTQ: 'FTQ' };
+/** Packing groups (DGS 8339) as the exchange names them. */
+const PACKING_GROUPS: Readonly<Record<string, string>> = { '1': 'I', '2': 'II', '3': 'III', I: 'I', II: 'II', III: 'III' };
 /** ADR classes as the exchange names them: divisions of 1 and 2 are their class. */
 const ADR_CLASS = /^(1|2|3|4\.[123]|5\.[12]|6\.[12]|7|8|9)(\.\d+)?$/;
 
@@ -94,7 +97,8 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   const pickupWindow = timeZone ? window(r, PICKUP_TIMES, 'pickup', timeZone) : undefined;
   const deliveryWindow = timeZone ? window(r, DELIVERY_TIMES, 'delivery', timeZone) : undefined;
   const requiredCapacity = capacity(r);
-  const handling = handlingRequirements(r);
+  const restricted: Record<string, unknown> = {};
+  const handling = handlingRequirements(r, restricted);
   const goodsProfile = goods(r, handling);
   const vehicleRequirements = settings.bodyTypes?.length ? { bodyTypes: [...settings.bodyTypes] } : undefined;
   if (settings.publish && !vehicleRequirements) quarantine('VEHICLE_REQUIREMENTS_MISSING', 'an IFTMIN names no body type and the organization sets none (loadRequests.bodyTypes) to publish with');
@@ -119,6 +123,7 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
     ...(vehicleRequirements ? { vehicleRequirements } : {}),
     ...(goodsProfile ? { goodsProfile } : {}),
     ...(Object.keys(handling).length ? { handlingRequirements: handling } : {}),
+    ...(Object.keys(restricted).length ? { restrictedDetails: restricted } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     ...(settings.publish ? { visibility: settings.visibility ?? { mode: 'open' } } : {}),
     externalReferences: references,
@@ -205,15 +210,26 @@ function window(r: Reader, times: { earliest: string; latest: string; single: re
   return undefined;
 }
 
-/** Gross weight and volume: the message's totals (CNT), else the sum of its goods items' measures. */
+/**
+ * MEA measured attributes (6313) read as the capacity a load needs: gross weight as senders write
+ * it (G, and AAD "total gross weight", the standard's and most guides' choice), volume (AAW gross
+ * volume, ABJ volume) and loading metres (LMT), under the purposes AAE (measurement) and the older
+ * WT, VOL and LMT. Totals (CNT 7 gross weight, 15 volume) win over the goods items' sum.
+ */
+const WEIGHT_ATTRIBUTES = ['G', 'AAD'];
+const VOLUME_ATTRIBUTES = ['AAW', 'ABJ', ''];
+const LENGTH_UNITS: Readonly<Record<string, string>> = { MTR: 'MTR', LM: 'MTR', LMT: 'MTR' };
+
+/** Gross weight, volume and loading metres: the message's totals (CNT), else the sum of its goods items' measures. */
 function capacity(r: Reader) {
   const out: Record<string, unknown> = {};
-  const measure = (kind: 'weight' | 'volume', total: string, purposes: readonly string[], attributes: readonly string[], units: Readonly<Record<string, string>>) => {
-    const cnt = r.all('CNT', total)[0];
+  const measure = (kind: 'weight' | 'volume' | 'loadingMetres', total: string | undefined, purposes: readonly string[], attributes: readonly string[], units: Readonly<Record<string, string>>) => {
+    const cnt = total ? r.all('CNT', total)[0] : undefined;
     if (cnt) {
       const unit = value(cnt, 0, 2);
-      const amount = Number(value(cnt, 0, 1));
+      const amount = numberOf(value(cnt, 0, 1));
       if (!unit || !units[unit]) return r.quarantine('UNIT_UNKNOWN', `CNT+${total} has unit ${unit ?? '(none)'}; the ${kind} units read are ${Object.keys(units).join(', ')}`, cnt, 0);
+      if (!Number.isFinite(amount)) return r.quarantine('VALUE_INVALID', `CNT+${total} ${value(cnt, 0, 1) ?? '(no value)'} is not a number`, cnt, 0);
       if (amount > 0) out[kind] = { value: amount, unitCode: units[unit] };
       return;
     }
@@ -221,19 +237,26 @@ function capacity(r: Reader) {
     if (!meas.length) return;
     const unitsUsed = new Set(meas.map((m) => value(m, 2)));
     if (unitsUsed.size > 1 || !units[[...unitsUsed][0] ?? '']) return r.quarantine('UNIT_UNKNOWN', `the goods items' ${kind} is given in ${[...unitsUsed].join(' and ')}; one of ${Object.keys(units).join(', ')} is read`, meas[0], 2);
-    const sum = meas.reduce((acc, m) => acc + Number(value(m, 2, 1) ?? 0), 0);
+    const bad = meas.find((m) => !Number.isFinite(numberOf(value(m, 2, 1))));
+    if (bad) return r.quarantine('VALUE_INVALID', `MEA+${value(bad, 0)}+${value(bad, 1) ?? ''} ${value(bad, 2, 1) ?? '(no value)'} is not a number (the decimal mark may be . or ,)`, bad, 2);
+    const sum = meas.reduce((acc, m) => acc + numberOf(value(m, 2, 1)), 0);
     if (sum > 0) out[kind] = { value: Math.round(sum * 1000) / 1000, unitCode: units[[...unitsUsed][0]!] };
   };
-  measure('weight', '7', ['AAE', 'WT'], ['G'], WEIGHT_UNITS);
-  measure('volume', '15', ['AAE', 'VOL'], ['AAW', 'ABJ', ''], VOLUME_UNITS);
-  if (!out.weight && !out.volume && !r.reasons.some((r) => r.code === 'UNIT_UNKNOWN')) r.quarantine('CAPACITY_MISSING', 'no gross weight or volume: CNT+7, CNT+15, or MEA gross weight (G) or volume (AAW, ABJ) on the goods items');
+  measure('weight', '7', ['AAE', 'WT'], WEIGHT_ATTRIBUTES, WEIGHT_UNITS);
+  measure('volume', '15', ['AAE', 'VOL'], VOLUME_ATTRIBUTES, VOLUME_UNITS);
+  measure('loadingMetres', undefined, ['AAE', 'LMT'], ['LMT'], LENGTH_UNITS);
+  if (!out.weight && !out.volume && !out.loadingMetres && !r.reasons.some((r) => r.code === 'UNIT_UNKNOWN' || r.code === 'VALUE_INVALID')) {
+    r.quarantine('CAPACITY_MISSING', 'no gross weight, volume or loading metres: CNT+7, CNT+15, or MEA gross weight (G, AAD), volume (AAW, ABJ) or loading metres (LMT) on the goods items');
+  }
   return out;
 }
 
-/** Dangerous goods (DGS under ADR) and a temperature range (TMP, RNG). */
-function handlingRequirements(r: Reader) {
+/** Dangerous goods (DGS under ADR: classes for everyone, UN numbers and packing groups into `restricted`) and a temperature range (TMP, RNG). */
+function handlingRequirements(r: Reader, restricted: Record<string, unknown>) {
   const out: Record<string, unknown> = {};
   const classes = new Set<string>();
+  const unNumbers = new Set<string>();
+  const packingGroups = new Set<string>();
   for (const dgs of r.all('DGS')) {
     const regulation = value(dgs, 0);
     const hazard = value(dgs, 1);
@@ -244,18 +267,25 @@ function handlingRequirements(r: Reader) {
       continue;
     }
     classes.add(m[1]); // 2.1 is class 2, 4.1 its own
+    // The UN number (C234 7124: four digits, sometimes written UN1203) and the packing group (8339: 1 to 3, or I to III).
+    const un = /^(?:UN)?(\d{4})$/i.exec(value(dgs, 2) ?? '')?.[1];
+    if (un) unNumbers.add(un);
+    const group = PACKING_GROUPS[(value(dgs, 4) ?? '').toUpperCase()];
+    if (group) packingGroups.add(group);
   }
   if (classes.size) out.dangerousGoods = { adrClasses: [...classes].sort() };
+  // The substances themselves are exact goods details: restricted until a match is accepted (LoadRequest rule 8).
+  if (unNumbers.size || packingGroups.size) restricted.goodsDetails = { ...(unNumbers.size ? { unNumbers: [...unNumbers].sort() } : {}), ...(packingGroups.size ? { packingGroups: [...packingGroups].sort() } : {}) };
   const range = r.all('RNG')[0];
   const tmp = r.all('TMP')[0];
   const celsius = (v: number, unit: string | undefined) => (unit === 'FAH' ? Math.round(((v - 32) * 5) / 9 * 10) / 10 : v);
   if (range && value(range, 1) && ['CEL', 'FAH'].includes(value(range, 1)!)) {
-    const min = celsius(Number(value(range, 1, 1)), value(range, 1));
-    const max = celsius(Number(value(range, 1, 2)), value(range, 1));
+    const min = celsius(numberOf(value(range, 1, 1)), value(range, 1));
+    const max = celsius(numberOf(value(range, 1, 2)), value(range, 1));
     if (Number.isFinite(min) && Number.isFinite(max) && min <= max) out.temperature = { minCelsius: min, maxCelsius: max };
     else r.quarantine('TEMPERATURE_INVALID', 'RNG gives no minimum and maximum temperature', range, 1);
   } else if (tmp && value(tmp, 1)) {
-    const t = celsius(Number(value(tmp, 1)), value(tmp, 1, 1));
+    const t = celsius(numberOf(value(tmp, 1)), value(tmp, 1, 1));
     if (Number.isFinite(t)) out.temperature = { minCelsius: t, maxCelsius: t };
     else r.quarantine('TEMPERATURE_INVALID', `TMP ${value(tmp, 1)} is not a temperature`, tmp, 1);
   }

@@ -15,7 +15,7 @@ import type { QuarantineReason } from '../store';
 import { interchange, segment, text, type Party } from './acknowledgements';
 import { zonedTime } from './dates';
 import type { EdifactMessage, Segment } from './syntax';
-import { ARRIVAL_PLACES, isRec24, MILESTONE_CODE, REASONS, REC24, REFERENCE_QUALIFIERS } from './status-codes';
+import { ARRIVAL_PLACES, DELAY_REASONS, isRec24, MILESTONE_CODE, REASONS, REC24, REFERENCE_QUALIFIERS } from './status-codes';
 
 /** A milestone read from a status: what the gateway records, with the status it came from. */
 export interface StatusMilestone extends ReportedMilestone {
@@ -53,12 +53,32 @@ const at = (s: Segment, e?: number) => `segment ${s.position} (${s.tag})${e === 
 const UNLOCODE = /^[A-Z]{2}[A-Z2-9]{3}$/;
 const iso = (d: Date) => d.toISOString().replace('.000Z', 'Z');
 
-/** BGM message functions (1225) read: original, status, duplicate (a resend: its milestones deduplicate). */
-const FUNCTIONS = ['9', '8', '7'];
+/**
+ * BGM message functions (1225) read: original, status, duplicate (a resend: its milestones
+ * deduplicate), and replace (5): its statuses are recorded, and a final one corrects the
+ * movement's outcome (milestones are append-only; the outcome has a correction chain).
+ */
+const FUNCTIONS = ['9', '8', '7', '5'];
+const REPLACE = '5';
 /** The segments of a status group that start its sub-groups (transport, equipment, goods item). */
 const SUB_GROUPS = new Set(['TDT', 'EQD', 'GID']);
-/** DTM qualifiers (2005) read as when a status happened, in this order: status change, event actual. */
+/**
+ * DTM qualifiers (2005) read as when a status happened, in this order: status change, event
+ * actual, then the actual arrival (178) or departure (186) ocean and rail carriers write, the
+ * arrival first for a status at a place, the departure first for one on the way.
+ */
 const STATUS_TIMES = ['334', '78'];
+const ARRIVING: ReadonlySet<string> = new Set(['atPickup', 'atDelivery', 'delivered', 'failed']);
+const timesFor = (milestone: string) => [...STATUS_TIMES, ...(ARRIVING.has(milestone) ? ['178', '186'] : ['186', '178'])];
+/** DTM qualifiers of estimates a status carries: arrival or delivery (132, 17), departure or pick-up (133). */
+const ESTIMATES: Readonly<Record<string, 'deliveryAt' | 'pickupAt'>> = { '132': 'deliveryAt', '17': 'deliveryAt', '133': 'pickupAt' };
+/**
+ * FTX text subject qualifiers (4451) whose text explains a status and travels with it as its
+ * reason. Others (DEL delivery information, where carriers write who signed; SIN special
+ * instructions, with names and telephone numbers) are kept only in the gateway's record of the
+ * message (erased with its content), never sent to the other organization.
+ */
+const REASON_TEXTS: ReadonlySet<string> = new Set(['AHN', 'AAI', 'ACB', 'AAO', 'AEA']);
 
 /**
  * A status time as an instant: 203 and 204 are local times (read in the organization's zone), 303
@@ -119,7 +139,7 @@ export function mapIftsta(message: EdifactMessage, context: StatusContext): { st
   const documentNumber = (bgm && value(bgm, 1)) ?? '';
   const functionCode = bgm && value(bgm, 2);
   if (bgm && functionCode && !FUNCTIONS.includes(functionCode)) {
-    quarantine('UNSUPPORTED_FUNCTION', `BGM message function ${functionCode}: a status report is read as an original (9), status (8) or duplicate (7); a milestone recorded cannot be cancelled or replaced`, bgm, 2);
+    quarantine('UNSUPPORTED_FUNCTION', `BGM message function ${functionCode}: a status report is read as an original (9), status (8), duplicate (7) or replacement (5); a recorded milestone cannot be cancelled`, bgm, 2);
   }
 
   // The message's own references (SG3, before the first consignment) apply to every status in it.
@@ -164,9 +184,12 @@ export function mapIftsta(message: EdifactMessage, context: StatusContext): { st
     if (!entry) return void ignored.push({ source, code, why: `UN/ECE Rec 24 status ${code} is no baseline milestone` });
     const loc = own.find((s) => s.tag === 'LOC');
     const placeQualifier = loc && value(loc, 0);
-    const milestone =
+    const placed =
       entry.milestone !== 'arrival' ? entry.milestone : (Object.keys(ARRIVAL_PLACES) as Array<keyof typeof ARRIVAL_PLACES>).find((m) => placeQualifier !== undefined && ARRIVAL_PLACES[m].includes(placeQualifier));
-    if (!milestone) return void ignored.push({ source, code, why: `an arrival (Rec 24 status 1) ${placeQualifier ? `at a LOC+${placeQualifier} place` : 'without a LOC'}: neither the pick-up, the delivery nor a place on the way` });
+    if (!placed) return void ignored.push({ source, code, why: `an arrival (Rec 24 status 1) ${placeQualifier ? `at a LOC+${placeQualifier} place` : 'without a LOC'}: neither the pick-up, the delivery nor a place on the way` });
+    // An en route status with a reason that says it is late reports a delay (its reason and estimate kept).
+    const delayReason = sts.elements.slice(2).find(([reasonCode, , reasonAgency]) => reasonCode && (!reasonAgency || reasonAgency === '6') && DELAY_REASONS.has(reasonCode));
+    const milestone = placed === 'inTransit' && delayReason ? 'delayed' : placed;
 
     // Which movement: the consignment's number and the references of the status and of the message.
     const references: Array<{ type: string; value: string }> = [];
@@ -179,10 +202,11 @@ export function mapIftsta(message: EdifactMessage, context: StatusContext): { st
     referencesOf(headerReferences).forEach(add);
     if (!references.length) quarantine('REFERENCE_MISSING', `the status names no consignment number (CNI C503) and no reference (RFF ${REFERENCE_QUALIFIERS.join(', ')}) the movement could be found by`, sts);
 
-    // When: the status's own DTM (334 status change, else 78 event actual).
-    const times = STATUS_TIMES.map((q) => own.filter((s) => s.tag === 'DTM' && value(s, 0) === q)).find((list) => list.length);
+    // When: the status's own DTM (334 status change, else 78 event actual, else the actual arrival or departure).
+    const qualifiers = timesFor(milestone);
+    const times = qualifiers.map((q) => own.filter((s) => s.tag === 'DTM' && value(s, 0) === q)).find((list) => list.length);
     let occurredAt: string | undefined;
-    if (!times) quarantine('TIME_MISSING', `the status has no DTM+${STATUS_TIMES.join(' or DTM+')} (when it happened)`, sts);
+    if (!times) quarantine('TIME_MISSING', `the status has no DTM+${qualifiers.join(' or DTM+')} (when it happened)${own.some((s) => s.tag === 'DTM') ? `; its DTM ${own.filter((s) => s.tag === 'DTM').map((s) => `+${value(s, 0)}`).join(', ')} do not say when it happened` : ''}`, sts);
     else {
       const read = times.map((dtm) => ({ dtm, time: statusTime(value(dtm, 0, 1) ?? '', value(dtm, 0, 2), organization.edifact?.timeZone ?? organization.loadRequests?.timeZone) }));
       const bad = read.find((r) => r.time.problem);
@@ -211,9 +235,18 @@ export function mapIftsta(message: EdifactMessage, context: StatusContext): { st
     }
     for (const ftx of own.filter((s) => s.tag === 'FTX')) {
       const said = (ftx.elements[3] ?? []).filter(Boolean).join(' ');
-      if (said) why.push(said);
+      if (!said) continue;
+      if (REASON_TEXTS.has(value(ftx, 0) ?? '')) why.push(said);
+      else dropped.add(`FTX+${value(ftx, 0) ?? ''} (kept in the gateway's record of the message, not sent: it may name people)`);
     }
     const reason = why.join('; ').slice(0, 500) || undefined;
+    // Estimates the status carries (a delay's new arrival, above all), in the same time formats.
+    const estimatedTimes: Record<string, string> = {};
+    for (const dtm of own.filter((s) => s.tag === 'DTM' && Object.hasOwn(ESTIMATES, value(s, 0) ?? ''))) {
+      const estimate = statusTime(value(dtm, 0, 1) ?? '', value(dtm, 0, 2), organization.edifact?.timeZone ?? organization.loadRequests?.timeZone);
+      if (estimate.instant) estimatedTimes[ESTIMATES[value(dtm, 0)!]] ??= estimate.instant;
+      else dropped.add(`DTM+${value(dtm, 0)} ${value(dtm, 0, 1) ?? ''} (an estimate not read: ${estimate.problem})`);
+    }
     milestones.push({
       references,
       milestone,
@@ -221,6 +254,8 @@ export function mapIftsta(message: EdifactMessage, context: StatusContext): { st
       deduplicationKey: deduplicationKeyOf(organization.organizationId, references, code, milestone, occurredAt),
       ...(unLocode ? { unLocode } : {}),
       ...(reason ? { reason } : {}),
+      ...(Object.keys(estimatedTimes).length ? { estimatedTimes } : {}),
+      ...(functionCode === REPLACE && entry.outcome ? { correction: { status: entry.outcome, reason: `replaced by IFTSTA ${documentNumber || message.reference} (BGM message function 5): ${entry.name} at ${occurredAt}`, reasonCode: 'DATA_ENTRY_ERROR' as const } } : {}),
       source,
       status: { code, name: entry.name },
       ...(entry.outcome ? { outcome: entry.outcome } : {}),

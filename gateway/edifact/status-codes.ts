@@ -205,6 +205,12 @@ export const REASONS: Readonly<Record<string, string>> = {
 };
 
 /**
+ * UNCL 9013 reasons that say a movement is late: an en route or departure status (inTransit)
+ * carrying one of them reports a delay, and is read as `delayed` with that reason (and its estimate).
+ */
+export const DELAY_REASONS: ReadonlySet<string> = new Set(['8', '10', '17', '18', '20', '23', '31', '34', '35', '36', '50', '51', '58', '63', '88']);
+
+/**
  * RFF qualifiers (1153) read as references of the movement: those that name one consignment or
  * one transport. Others (IT internal customer number, OP original purchase order, AAN delivery
  * schedule, VON voyage, …) name something wider or narrower and are not offered for the lookup,

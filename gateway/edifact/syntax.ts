@@ -1,22 +1,16 @@
-// UN/EDIFACT syntax (ISO 9735): an interchange tokenized by node-edifact (the `edifact` package:
-// UNA service characters, the release character, the character set the UNB names), then checked
-// here against the directory: each segment's elements and components (how many, which are
-// mandatory, their representation: an..35, n..15), the envelope (UNB and UNZ, each message's UNH
-// and UNT, their references and counts) and each message's segment table. node-edifact's own
-// element validation is not used: it miscounts composites whose leading components are empty
-// (`TDT+20+123+1+13++++:::BARGE`, valid and common). Every problem names where it is: the
-// segment's position in the interchange (1 for the first after UNA), its tag, and the element and
-// component where known.
-import { Parser, Tracker, Validator, type ElementDefinition, type SegmentDefinition, type SegmentTableEntry } from 'edifact';
+// UN/EDIFACT syntax (ISO 9735): an interchange tokenized by the service layer (service.ts: the
+// UNA service characters or the level's defaults, the release character, syntax 4's repetitions,
+// the character set the UNB names), then checked here against the directory: each segment's
+// elements and components (how many, which are mandatory, their representation: an..35, n..15),
+// the envelope (UNB and UNZ, functional groups UNG and UNE, each message's UNH and UNT, their
+// references and counts) and each message's segment table (node-edifact's Tracker over the
+// directory's tables). Every problem names where it is: the segment's position in the
+// interchange (1 for the first after UNA), its tag, and the element and component where known.
+import { Tracker, type ElementDefinition, type SegmentDefinition, type SegmentTableEntry } from 'edifact';
+import { CHARACTER_SETS, tokenize, TokenizeError, type ServiceCharacters, type Token } from './service';
 
-
-export interface Segment {
-  /** Position in the interchange, from 1 (UNA not counted). */
-  position: number;
-  tag: string;
-  /** Elements, each a list of components (a simple element has one). */
-  elements: string[][];
-}
+/** A segment: its position in the interchange (from 1, UNA not counted), tag, and elements (each a list of components; of a repeated element, syntax 4, its first occurrence, the rest in `repetitions`). */
+export type Segment = Token;
 
 export interface EdifactMessage {
   reference: string;
@@ -31,6 +25,8 @@ export interface EdifactMessage {
 
 export interface Interchange {
   syntax: { identifier: string; version: string };
+  /** The service characters it was written with (its UNA, or the level's defaults): the decimal mark among them. */
+  characters: ServiceCharacters;
   sender: { id: string; qualifier: string | undefined };
   recipient: { id: string; qualifier: string | undefined };
   preparedAt: { date: string; time: string };
@@ -82,45 +78,24 @@ const SERVICE: Record<string, SegmentDefinition | ElementDefinition> = {
   '0074': { requires: 1, components: ['n..10'] },
 };
 
-/** Character sets (UNB S001) and the tokenizer's level for each: the ISO 8859 ones as 8859-1, UTF-8 and ISO 10646 as UNOY. */
-const CHARSETS: Readonly<Record<string, string>> = { UNOA: 'UNOA', UNOB: 'UNOB', UNOC: 'UNOC', UNOD: 'UNOC', UNOE: 'UNOC', UNOF: 'UNOC', UNOW: 'UNOY', UNOY: 'UNOY' };
-
 /** Reads an interchange: its segments and messages, or the problems that keep it from being read. */
 export function readInterchange(text: string, directory: Directory): { interchange?: Interchange; problems: SyntaxProblem[] } {
-  const segments: Segment[] = [];
-  let elements: string[][] = [];
-  let components: string[] = [];
-  let position = 0;
-  let expectCharset = false;
-  // A validator without definitions: the tokenizer's character checks only (see the header).
-  const parser = new Parser(new Validator());
-  parser.onopensegment = (tag) => {
-    position += 1;
-    expectCharset = tag === 'UNB';
-    segments.push({ position, tag, elements: (elements = []) });
-  };
-  parser.onelement = () => void elements.push((components = []));
-  parser.oncomponent = function (this: Parser, value) {
-    // The first component of UNB names the character set the rest is read in.
-    if (expectCharset) {
-      expectCharset = false;
-      if (!CHARSETS[value]) throw new Error(`the character set ${value} is not one of UN/EDIFACT's`);
-      this.encoding(CHARSETS[value]);
-    }
-    components.push(value);
-  };
-  // A byte order mark (as UTF-8, or its bytes read as ISO 8859-1) is not part of the interchange.
-  const body = text.replace(/^(\uFEFF|\u00EF\u00BB\u00BF)/, '').replace(/[\r\n]+$/g, '');
+  let tokenized;
   try {
-    parser.write(body);
-    parser.end();
+    tokenized = tokenize(text);
   } catch (err) {
-    const at = segments[segments.length - 1];
-    const problem: SyntaxProblem = { code: SYNTAX_CODE.invalid, message: String((err as Error).message), ...(at ? { position: `segment ${at.position} (${at.tag}), element ${at.elements.length}` } : {}) };
-    return { problems: [problem] };
+    if (!(err instanceof TokenizeError)) throw err;
+    return { problems: [{ code: err.code, message: err.message, ...(err.position ? { position: err.position } : {}) }] };
+  }
+  const { segments, characters } = tokenized;
+  const unb = segments[0];
+  // The character set was applied when the bytes were read (service.ts, decodeInterchange): here it must be one the gateway knows.
+  const identifier = unb?.tag === 'UNB' ? unb.elements[0]?.[0] : undefined;
+  if (identifier !== undefined && !CHARACTER_SETS[identifier]) {
+    return { problems: [{ code: SYNTAX_CODE.unsupported, message: `the character set ${identifier} is not supported (UNOA to UNOK, UNOW and UNOY are)`, position: 'segment 1 (UNB), element 1' }] };
   }
   const elementErrors = segments.flatMap((segment) => elementProblems(segment, directory));
-  const result = envelope(segments, directory);
+  const result = envelope(segments, directory, characters);
   return { ...result, problems: [...elementErrors, ...result.problems] };
 }
 
@@ -176,7 +151,7 @@ export const SYNTAX_CODE = {
   notSupported: '22', // message type not supported (unknown)
 } as const;
 
-function envelope(segments: Segment[], directory: Directory): { interchange?: Interchange; problems: SyntaxProblem[] } {
+function envelope(segments: Segment[], directory: Directory, characters: ServiceCharacters): { interchange?: Interchange; problems: SyntaxProblem[] } {
   const problems: SyntaxProblem[] = [];
   const at = (s: Segment) => `segment ${s.position} (${s.tag})`;
   const unb = segments[0];
@@ -186,6 +161,7 @@ function envelope(segments: Segment[], directory: Directory): { interchange?: In
   const value = (s: Segment, e: number, c = 0) => s.elements[e]?.[c] || undefined;
   const interchange: Interchange = {
     syntax: { identifier: value(unb, 0)!, version: value(unb, 0, 1) ?? '' },
+    characters,
     sender: { id: value(unb, 1) ?? '', qualifier: value(unb, 1, 1) },
     recipient: { id: value(unb, 2) ?? '', qualifier: value(unb, 2, 1) },
     preparedAt: { date: value(unb, 3) ?? '', time: value(unb, 3, 1) ?? '' },
@@ -195,8 +171,27 @@ function envelope(segments: Segment[], directory: Directory): { interchange?: In
   if (!['1', '2', '3', '4'].includes(interchange.syntax.version)) problems.push({ code: SYNTAX_CODE.unsupported, message: `syntax version ${interchange.syntax.version} is not supported`, position: `${at(unb)}, element 1` });
   if (value(unz, 1) !== interchange.reference) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNZ names interchange ${value(unz, 1)}, UNB ${interchange.reference}`, position: `${at(unz)}, element 2` });
   let open: { unh: Segment; segments: Segment[] } | undefined;
+  // Functional groups (UNG ... UNE): their messages are the interchange's; the UNE counts them, and
+  // the UNZ counts groups instead of messages where there are groups.
+  let group: { ung: Segment; messages: number } | undefined;
+  let groups = 0;
   for (const segment of segments.slice(1, -1)) {
-    if (segment.tag === 'UNG' || segment.tag === 'UNE') continue; // functional groups: read through
+    if (segment.tag === 'UNG') {
+      if (group) problems.push({ code: SYNTAX_CODE.missing, message: `group ${value(group.ung, 4)} has no UNE before the next UNG`, position: at(segment) });
+      group = { ung: segment, messages: 0 };
+      groups++;
+      continue;
+    }
+    if (segment.tag === 'UNE') {
+      if (!group) {
+        problems.push({ code: SYNTAX_CODE.invalid, message: 'UNE without a UNG', position: at(segment) });
+        continue;
+      }
+      if (Number(value(segment, 0)) !== group.messages) problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNE counts ${value(segment, 0)} messages, the group has ${group.messages}`, position: `${at(segment)}, element 1` });
+      if (value(segment, 1) !== value(group.ung, 4)) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNE names group ${value(segment, 1)}, UNG ${value(group.ung, 4)}`, position: `${at(segment)}, element 2` });
+      group = undefined;
+      continue;
+    }
     if (segment.tag === 'UNH') {
       if (open) problems.push({ code: SYNTAX_CODE.missing, message: `message ${value(open.unh, 0)} has no UNT before the next UNH`, position: at(segment) });
       open = { unh: segment, segments: [segment] };
@@ -215,11 +210,14 @@ function envelope(segments: Segment[], directory: Directory): { interchange?: In
     if (value(segment, 1) !== message.reference) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNT names message ${value(segment, 1)}, UNH ${message.reference}`, position: `${at(segment)}, element 2`, messageReference: message.reference });
     problems.push(...structureProblems(message, directory));
     interchange.messages.push(message);
+    if (group) group.messages++;
     open = undefined;
   }
   if (open) problems.push({ code: SYNTAX_CODE.missing, message: `message ${value(open.unh, 0)} has no UNT`, position: at(open.unh) });
-  if (Number(value(unz, 0)) !== interchange.messages.length) {
-    problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNZ counts ${value(unz, 0)} messages, the interchange has ${interchange.messages.length}`, position: `${at(unz)}, element 1` });
+  if (group) problems.push({ code: SYNTAX_CODE.missing, message: `group ${value(group.ung, 4)} has no UNE`, position: at(group.ung) });
+  const counted = groups ? { n: groups, what: 'groups' } : { n: interchange.messages.length, what: 'messages' };
+  if (Number(value(unz, 0)) !== counted.n) {
+    problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNZ counts ${value(unz, 0)} ${counted.what}, the interchange has ${counted.n}`, position: `${at(unz)}, element 1` });
   }
   return { interchange, problems };
 }

@@ -32,6 +32,9 @@ export const BIZ_STEP_MILESTONES: Readonly<Record<string, Milestone>> = {
 export const PCX_VOCABULARY = 'https://schemas.pcx.example/v0/epcis/';
 export const pcxBizStep = (milestone: Milestone) => `${PCX_VOCABULARY}BizStep-${milestone}`;
 
+/** Milestones that end a movement: the ones an error declaration corrects the outcome of. */
+const FINAL_MILESTONES: ReadonlySet<Milestone> = new Set(['delivered', 'failed']);
+
 /** Types of business transaction read as references when the organization names none. */
 export const DEFAULT_REFERENCE_TYPES: readonly string[] = ['bol', 'desadv'];
 const MAX_REFERENCES = 20;
@@ -143,6 +146,17 @@ export function deduplicationKeyOf(event: Json): string {
   return `epcis-sha256:${sha256(canonical(rest))}`;
 }
 
+/** The last path segment of an http(s) URI (`https://erp.example.com/bol/4711` names 4711), decoded. */
+function lastSegmentOf(uri: string): string | undefined {
+  if (!/^https?:\/\//i.test(uri)) return undefined;
+  try {
+    const segment = new URL(uri).pathname.split('/').filter(Boolean).pop();
+    return segment ? decodeURIComponent(segment) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The references of the movement an event names: business transactions of the organization's types, and GINC and GSIN among its EPCs. */
 export function referencesOf(event: Json, organization: ServedOrganization): Array<{ type: string; value: string }> {
   const types = new Set((organization.epcis?.referenceTypes ?? DEFAULT_REFERENCE_TYPES).map((t) => cbvTerm(t, 'bizTransactionType') ?? t));
@@ -157,8 +171,9 @@ export function referencesOf(event: Json, organization: ServedOrganization): Arr
     const value = text(bt, 'bizTransaction');
     if (!type || !types.has(type) || !value) continue;
     add(type, value);
-    // `urn:epcglobal:cbv:bt:<GLN of the issuer>:<its number>`: the number is what the organization's systems know.
-    add(type, transactionIdOf(value));
+    // `urn:epcglobal:cbv:bt:<GLN of the issuer>:<its number>`, or a Web URI ending in the number:
+    // the number is what the organization's systems know.
+    add(type, transactionIdOf(value) ?? lastSegmentOf(value));
   }
   const parent = text(event, 'parentID');
   for (const epc of [...(parent ? [parent] : []), ...list(event, 'epcList'), ...list(event, 'childEPCs')]) {
@@ -190,18 +205,36 @@ function identitiesOf(event: Json, pointer: string): Array<{ uri: string; pointe
   return named;
 }
 
-/** The UN/LOCODE of the first of readPoint and bizLocation the organization's `places` know by GLN; a note for what they do not. */
-function placeOf(event: Json, organization: ServedOrganization): { unLocode?: string; notes: string[] } {
+/** A `geo:` URI (RFC 5870, as CBV 2.0 allows for readPoint and bizLocation): its latitude and longitude. */
+export function geoOf(uri: string): { lon: number; lat: number } | undefined {
+  const m = /^geo:(-?\d+(?:\.\d+)?),(-?\d+(?:\.\d+)?)(?:,-?\d+(?:\.\d+)?)?(?:;.*)?$/i.exec(uri.trim());
+  if (!m) return undefined;
+  const [lat, lon] = [Number(m[1]), Number(m[2])];
+  return Math.abs(lat) <= 90 && Math.abs(lon) <= 180 ? { lon, lat } : undefined;
+}
+
+/**
+ * Where: the UN/LOCODE of the first of readPoint and bizLocation the organization's `places` know
+ * by GLN, else the first `geo:` coordinate (kept coarse by the gateway: gateway/milestones.ts); a
+ * note for what is left out.
+ */
+function placeOf(event: Json, organization: ServedOrganization): { unLocode?: string; position?: { lon: number; lat: number }; notes: string[] } {
   const notes: string[] = [];
+  let position: { lon: number; lat: number } | undefined;
   for (const key of ['readPoint', 'bizLocation']) {
     const id = idOf(event, key);
     if (!id) continue;
+    const point = geoOf(id);
+    if (point) {
+      position ??= point;
+      continue;
+    }
     const gln = glnOfUri(id, ['location']);
     const code = gln ? organization.places?.[`9:${gln}`] : undefined;
     if (code && UNLOCODE.test(code)) return { unLocode: code, notes };
     notes.push(gln ? `${key} GLN ${gln} is not one of the organization's places: left out` : `${key} ${id.slice(0, 100)} names no GLN: left out`);
   }
-  return { notes };
+  return { ...(position ? { position } : {}), notes };
 }
 
 function reasonOf(event: Json, pcxPrefixes: readonly string[]): string | undefined {
@@ -259,11 +292,34 @@ export function mapEvents(events: readonly unknown[], base: string, context: Map
       outcome.dropped = 'a TransactionEvent with action DELETE dissociates objects from a transaction: reports no milestone';
       return;
     }
-    if (own(event, 'errorDeclaration') !== undefined) {
-      reasons.push({ code: 'ERROR_DECLARATION', message: 'the event declares an earlier one in error; the exchange cannot withdraw a recorded milestone: correct it there', position: `${pointer}/errorDeclaration` });
+    const milestone = refined(found, text(event, 'disposition'));
+    // An error declaration (EPCIS 2.0, 7.4.1) says the event with this eventID was wrong. A recorded
+    // milestone stays (append-only); a final one's outcome is corrected to disputed, with the
+    // declaration's reason; corrective events in the document are read as events of their own.
+    const declaration = own(event, 'errorDeclaration');
+    if (declaration !== undefined) {
+      if (!FINAL_MILESTONES.has(milestone)) {
+        outcome.dropped = `an error declaration of a ${milestone} event: a milestone recorded is never withdrawn, and it reported no outcome to correct`;
+        return;
+      }
+      const said = isObject(declaration) ? [text(declaration, 'reason'), text(declaration, 'declarationTime')].filter(Boolean).join(', declared ') : '';
+      const references = referencesOf(event, context.organization);
+      if (!references.length) {
+        reasons.push({ code: 'REFERENCE_MISSING', message: 'the error declaration names no movement (no business transaction, GINC or GSIN)', position: pointer });
+        return;
+      }
+      outcome.milestone = milestone;
+      outcome.index = milestones.length;
+      milestones.push({
+        references,
+        milestone,
+        occurredAt: utcOf(text(event, 'eventTime') ?? '') ?? new Date(0).toISOString(),
+        deduplicationKey: `${deduplicationKeyOf(event).slice(0, 170)}:declared`,
+        source: `${pointer}/errorDeclaration`,
+        correction: { status: 'disputed', reason: `EPCIS error declaration of event ${eventID ?? pointer}${said ? ` (${said.slice(0, 300)})` : ''}`, reasonCode: 'DATA_ENTRY_ERROR', only: true },
+      });
       return;
     }
-    const milestone = refined(found, text(event, 'disposition'));
     const occurredAt = utcOf(text(event, 'eventTime') ?? '');
     if (!occurredAt) {
       reasons.push({ code: 'TIME_INVALID', message: `eventTime ${(text(event, 'eventTime') ?? '').slice(0, 40)} is a leap second or outside 1970-9999, which the exchange cannot record`, position: `${pointer}/eventTime` });
@@ -275,7 +331,7 @@ export function mapEvents(events: readonly unknown[], base: string, context: Map
       reasons.push({ code: 'REFERENCE_MISSING', message: `the event reports ${milestone} but names no movement: no business transaction of a type read as a reference (${types}), no GINC or GSIN`, position: pointer });
       return;
     }
-    const { unLocode, notes } = placeOf(event, context.organization);
+    const { unLocode, position, notes } = placeOf(event, context.organization);
     const deduplicationKey = deduplicationKeyOf(event);
     const reason = reasonOf(event, [...context.pcxPrefixes, ...pcxPrefixesOf(own(event, '@context'))]);
     const earlier = keys.get(deduplicationKey);
@@ -292,7 +348,7 @@ export function mapEvents(events: readonly unknown[], base: string, context: Map
     outcome.milestone = milestone;
     outcome.index = milestones.length;
     if (notes.length) outcome.notes = notes;
-    milestones.push({ references, milestone, occurredAt, deduplicationKey, ...(unLocode ? { unLocode } : {}), ...(reason ? { reason } : {}), source: pointer });
+    milestones.push({ references, milestone, occurredAt, deduplicationKey, ...(unLocode ? { unLocode } : position ? { position } : {}), ...(reason ? { reason } : {}), source: pointer });
   });
   return { milestones, outcomes, reasons };
 }

@@ -111,7 +111,7 @@ export function resultOf(entry: InboxEntry, now: Date): Record<string, unknown> 
     if (index === undefined || result.kind === 'quarantined') return event;
     if (submitted?.kind === 'refused') return { ...event, problem: submitted.problem };
     const answer = recorded[index];
-    return { ...event, ...(answer ? { executionReferenceId: answer.executionReferenceId, ...(answer.updateId ? { updateId: answer.updateId } : {}), ...(answer.problem ? { problem: answer.problem } : {}) } : {}) };
+    return { ...event, ...(answer ? { executionReferenceId: answer.executionReferenceId, ...(answer.updateId ? { updateId: answer.updateId } : {}), ...(answer.problem ? { problem: answer.problem } : {}), ...(answer.correction ? { correction: answer.correction } : {}) } : {}) };
   });
   const acted = events.filter((e) => e.milestone !== undefined);
   const refused = acted.filter((e) => e.problem !== undefined);

@@ -112,7 +112,11 @@ describe('real documents', () => {
     const r = mapped(fixture('gs1_Example_9.6.1-ObjectEvent.jsonld'), reading);
     expect(summary(r)).toEqual(['pickedUp 2005-04-04T02:33:31.116Z USCHI', 'delivered 2005-04-05T02:33:31.116Z']);
     expect(r.milestones[0]).toEqual({
-      references: [{ type: 'po', value: 'http://transaction.acme.com/po/12345678' }],
+      // The Web URI and the number it ends in: the number is what the carrier's systems know.
+      references: [
+        { type: 'po', value: 'http://transaction.acme.com/po/12345678' },
+        { type: 'po', value: '12345678' },
+      ],
       milestone: 'pickedUp',
       occurredAt: '2005-04-04T02:33:31.116Z',
       deduplicationKey: 'ni:///sha-256;df7bb3c352fef055578554f09f5e2aa41782150ced7bd0b8af24dd3ccb30ba69?ver=CBV2.0',
@@ -122,6 +126,7 @@ describe('real documents', () => {
     // The despatch advice is named by its URN and by its number; the receiving dock is no place of the carrier's.
     expect(r.milestones[1].references).toEqual([
       { type: 'po', value: 'http://transaction.acme.com/po/12345678' },
+      { type: 'po', value: '12345678' },
       { type: 'desadv', value: 'urn:epcglobal:cbv:bt:0614141073467:1152' },
       { type: 'desadv', value: '1152' },
     ]);
@@ -150,7 +155,10 @@ describe('real documents', () => {
     expect(reasons(map(fixture('gs1_Example-TransactionEvents-2020_07_03y.jsonld')))).toEqual(['REFERENCE_MISSING /epcisBody/eventList/1']);
     const r = mapped(fixture('gs1_Example-TransactionEvents-2020_07_03y.jsonld'), carrier({ referenceTypes: ['urn:gs1:epcisapp:rail:btt:passage'] }));
     expect(summary(r)).toEqual(['inTransit 2014-12-12T10:00:00Z']);
-    expect(r.milestones[0].references).toEqual([{ type: 'urn:gs1:epcisapp:rail:btt:passage', value: 'http://transaction.examplerail.com/passage/xyz12345' }]);
+    expect(r.milestones[0].references).toEqual([
+      { type: 'urn:gs1:epcisapp:rail:btt:passage', value: 'http://transaction.examplerail.com/passage/xyz12345' },
+      { type: 'urn:gs1:epcisapp:rail:btt:passage', value: 'xyz12345' },
+    ]);
     expect(r.events[0]).toEqual(expect.objectContaining({ dropped: 'business step http://epcis.example.org/hc/bizstep/summarising_discharge reports no milestone' }));
     // No eventID: the key is a digest of the event's canonical JSON.
     expect(r.milestones[0].deduplicationKey).toMatch(/^epcis-sha256:[0-9a-f]{64}$/);
@@ -163,9 +171,21 @@ describe('real documents', () => {
     expect(r.events[1]).toEqual(expect.objectContaining({ bizStep: 'inspecting', dropped: expect.any(String) }));
   });
 
-  it("GS1's error declarations are quarantined: the exchange cannot withdraw a milestone", () => {
-    expect(reasons(map(fixture('gs1_Example_9.6.1-ObjectEvent-with-error-declaration.jsonld'), reading))).toEqual(['ERROR_DECLARATION /epcisBody/eventList/0/errorDeclaration']);
-    expect(reasons(map(fixture('gs1_transaction_event_all_possible_fields.jsonld'), reading))).toEqual(['ERROR_DECLARATION /epcisBody/eventList/0/errorDeclaration']);
+  it("GS1's error declarations of shipping events: a milestone is never withdrawn, so they are listed, and the rest of the document is read", () => {
+    const declared = mapped(fixture('gs1_Example_9.6.1-ObjectEvent-with-error-declaration.jsonld'), reading);
+    expect(declared.events[0]).toEqual(expect.objectContaining({ dropped: expect.stringMatching(/error declaration of a pickedUp event/) }));
+    expect(summary(declared)).toEqual(['delivered 2005-04-05T02:33:31.116Z']);
+    // A document of nothing but such a declaration reports nothing: held, as any document without a milestone.
+    expect(reasons(map(fixture('gs1_transaction_event_all_possible_fields.jsonld'), reading))).toEqual(['NO_MILESTONE /epcisBody/eventList']);
+  });
+
+  it("an error declaration of a delivery (GS1's 9.6.1 receiving event, declared in error): the outcome is corrected to disputed, no milestone recorded", () => {
+    const document = JSON.parse(fixture('gs1_Example_9.6.1-ObjectEvent.jsonld'));
+    const receiving = document.epcisBody.eventList[1];
+    receiving.errorDeclaration = { declarationTime: '2005-04-06T10:00:00Z', reason: 'incorrect_data' };
+    const r = mapped(JSON.stringify(document), reading);
+    const declared = r.milestones.find((m) => m.correction)!;
+    expect(declared).toEqual(expect.objectContaining({ milestone: 'delivered', source: '/epcisBody/eventList/1/errorDeclaration', correction: { status: 'disputed', reason: expect.stringMatching(/EPCIS error declaration of event .*incorrect_data, declared 2005-04-06T10:00:00Z/), reasonCode: 'DATA_ENTRY_ERROR', only: true } }));
   });
 
   it("RalphTro's departing and transporting: the transport is read by its SSCC and a geo point only, so the document is held", () => {
