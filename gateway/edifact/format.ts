@@ -10,15 +10,14 @@ import type { ServedOrganization } from '../config';
 import type { Format, Mapped, MilestoneResult, Quarantined, Submitted } from '../format';
 import type { InboxEntry, QuarantineReason } from '../store';
 import { aperak, contrl, type AperakInput, type Party } from './acknowledgements';
-import { d04a } from './directory';
-import { mapIftmin, type LoadMapping } from './iftmin';
-import { iftstaFor, mapIftsta, type StatusMapping, type StatusMilestone } from './iftsta';
-import { readInterchange, type Interchange, type SyntaxProblem } from './syntax';
+import { IFTMIN_READS, mapIftmin, type LoadMapping } from './iftmin';
+import { IFTSTA_READS, iftstaFor, mapIftsta, type StatusMapping, type StatusMilestone } from './iftsta';
+import { differences, directoryOf, knownRange } from './directory';
+import { readInterchange, type EdifactMessage, type Interchange, type SyntaxProblem } from './syntax';
 import { decodeInterchange } from './service';
 
-/** IFTMIN and IFTSTA of these directories are read with the D.04A definitions (the segments the mappings read are the same in each). */
-const DIRECTORIES = /^D(9[6-9][AB]|0[0-4][AB])$/;
-const READ = ['IFTMIN', 'IFTSTA'];
+/** The messages the gateway maps, and where each mapping reads them (those data elements must be D.04A's). */
+const READ: Readonly<Record<string, ReadonlyArray<readonly [string, number, number]>>> = { IFTMIN: IFTMIN_READS, IFTSTA: IFTSTA_READS };
 
 interface Received {
   reference: string;
@@ -70,7 +69,7 @@ const gatewayOf = (org: ServedOrganization): Party => ({ id: org.edifact?.gatewa
 
 function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<string>): EdifactMapped | EdifactQuarantined {
   const quarantined = (reasons: QuarantineReason[], problems: SyntaxProblem[] = [], received?: Received, messages: EdifactQuarantined['messages'] = []): EdifactQuarantined => ({ kind: 'quarantined', reasons, problems, ...(received ? { received } : {}), messages });
-  const { interchange, problems } = readInterchange(entry.content, d04a());
+  const { interchange, problems } = readInterchange(entry.content);
   if (!interchange || problems.length) {
     return quarantined(
       problems.map((p) => ({ code: 'SYNTAX_ERROR', message: `${p.message} (CONTRL error ${p.code})`, ...(p.position ? { position: p.position } : {}) })),
@@ -90,12 +89,11 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
   const messages: EdifactQuarantined['messages'] = [];
   const reasons: QuarantineReason[] = [];
   for (const message of interchange.messages) {
-    const directory = `${message.version}${message.release}`;
     const documentNumber = message.segments.find((s) => s.tag === 'BGM')?.elements[1]?.[0] ?? '';
-    if (!READ.includes(message.type) || !DIRECTORIES.test(directory)) {
-      const reason = { code: 'UNSUPPORTED_MESSAGE', message: `${message.type} ${directory}: the gateway reads IFTMIN and IFTSTA of directories D.96A to D.04A`, position: `segment ${message.segments[0].position} (UNH), element 2` };
-      messages.push({ reference: message.reference, documentNumber, reasons: [reason] });
-      reasons.push(reason);
+    const refused = refusalOf(message);
+    if (refused) {
+      messages.push({ reference: message.reference, documentNumber, reasons: [refused] });
+      reasons.push(refused);
       continue;
     }
     if (message.type === 'IFTSTA') {
@@ -124,6 +122,25 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
   const sender = `${interchange.sender.id}${interchange.sender.qualifier ? `:${interchange.sender.qualifier}` : ''}`;
   const senderReference = { value: `${sender}/${interchange.reference}`, label: `interchange ${interchange.reference} of sender ${sender} (UNB control reference)`, position: 'segment 1 (UNB), element 5' };
   return { kind: 'mapped', received, loads, milestones, statuses, order, spans, senderReference };
+}
+
+/**
+ * Why a message is not mapped at all: a type the gateway does not read, a directory it does not
+ * know, or one that defines a segment the mapping reads otherwise than D.04A (naming the segment
+ * and how it differs). Undefined when it is mapped.
+ */
+function refusalOf(message: EdifactMessage): QuarantineReason | undefined {
+  const position = `segment ${message.segments[0].position} (UNH), element 2`;
+  const name = `${message.type} ${message.version}.${message.release}`;
+  const read = READ[message.type];
+  if (!read) return { code: 'UNSUPPORTED_MESSAGE', message: `${name}: the gateway reads IFTMIN and IFTSTA`, position };
+  const directory = directoryOf(message.version, message.release);
+  if (!directory) return { code: 'UNSUPPORTED_DIRECTORY', message: `${name}: the gateway knows the UN/EDIFACT directories ${knownRange()}`, position };
+  const differs = differences(directory, read);
+  if (differs.length) {
+    return { code: 'DIRECTORY_DIFFERS', message: `${name}: the mapping reads ${message.type} as D.04A defines it, and ${differs.map((d) => d.difference).join('; ')}`, position };
+  }
+  return undefined;
 }
 
 /** Where a reason is: the segment position it names. */
@@ -197,8 +214,8 @@ export const edifact: Format = {
   // A drop without a known ending is read as EDIFACT too (EDI drops often have none, or .txt).
   extensions: ['.edi', '.edifact', '.txt'],
   profiles: [
-    { id: 'IFTMIN D.04A', version: '1', description: 'UN/EDIFACT transport instruction (directories D.96A to D.04A read with D.04A) to a load request; CONTRL (syntax 3) and APERAK (D.04A) answers' },
-    { id: 'IFTSTA D.04A', version: '1', description: "UN/EDIFACT status report (directories D.96A to D.04A read with D.04A): a carrier's statuses (UN/ECE Rec 24) to milestones, APERAK per message; a shipper told its movements' milestones as IFTSTA D.04A" },
+    { id: 'IFTMIN D.04A', version: '2', description: 'UN/EDIFACT transport instruction to a load request: each message checked against its own directory (D.93A to D.10B) and mapped where the segments read agree with D.04A; CONTRL (syntax 3) and APERAK (D.04A) answers' },
+    { id: 'IFTSTA D.04A', version: '2', description: "UN/EDIFACT status report (checked against its own directory, D.93A to D.10B, mapped where the segments read agree with D.04A): a carrier's statuses (UN/ECE Rec 24) to milestones, delays with estimates, a replacing report as an outcome correction, APERAK per message; a shipper told its movements' milestones as IFTSTA D.04A" },
   ],
 
   // In the character set the UNB names (service.ts: UNOD as ISO 8859-2, UNOW and UNOY as UTF-8, ...).

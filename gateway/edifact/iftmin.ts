@@ -71,6 +71,23 @@ function readerOf(message: EdifactMessage, context: MappingContext): Reader {
   };
 }
 
+/**
+ * Where the mapping reads an IFTMIN (segment, element, component; from 0), for reading a message
+ * of another directory only where these are the same data elements as in D.04A (directory.ts).
+ */
+export const IFTMIN_READS: ReadonlyArray<readonly [string, number, number]> = [
+  ['BGM', 0, 0], ['BGM', 1, 0], ['BGM', 2, 0],
+  ['NAD', 0, 0], ['NAD', 1, 0],
+  ['RFF', 0, 0], ['RFF', 0, 1],
+  ['LOC', 0, 0], ['LOC', 1, 0], ['LOC', 1, 2],
+  ['DTM', 0, 0], ['DTM', 0, 1], ['DTM', 0, 2],
+  ['CNT', 0, 0], ['CNT', 0, 1], ['CNT', 0, 2],
+  ['MEA', 0, 0], ['MEA', 1, 0], ['MEA', 2, 0], ['MEA', 2, 1],
+  ['DGS', 0, 0], ['DGS', 1, 0], ['DGS', 2, 0], ['DGS', 4, 0],
+  ['TMP', 0, 0], ['TMP', 1, 0], ['TMP', 1, 1],
+  ['RNG', 0, 0], ['RNG', 1, 0], ['RNG', 1, 1], ['RNG', 1, 2],
+];
+
 /** One IFTMIN message to one load request, or the reasons it cannot be. */
 export function mapIftmin(message: EdifactMessage, context: MappingContext): { load?: LoadMapping; reasons: QuarantineReason[] } {
   const r = readerOf(message, context);

@@ -122,6 +122,19 @@ function deduplicationKeyOf(organizationId: string, references: ReadonlyArray<{ 
   return `iftsta-${digest.slice(0, 40)}`;
 }
 
+/** Where the mapping reads an IFTSTA (segment, element, component; from 0): see IFTMIN_READS. */
+export const IFTSTA_READS: ReadonlyArray<readonly [string, number, number]> = [
+  ['BGM', 0, 0], ['BGM', 1, 0], ['BGM', 2, 0],
+  ['NAD', 0, 0], ['NAD', 1, 0],
+  ['RFF', 0, 0], ['RFF', 0, 1],
+  ['CNI', 0, 0], ['CNI', 1, 0],
+  ['STS', 0, 0], ['STS', 1, 0], ['STS', 1, 2], ['STS', 1, 3],
+  ...[2, 3, 4, 5, 6].flatMap((e) => [['STS', e, 0], ['STS', e, 2], ['STS', e, 3]] as const),
+  ['DTM', 0, 0], ['DTM', 0, 1], ['DTM', 0, 2],
+  ['LOC', 0, 0], ['LOC', 1, 0], ['LOC', 1, 2],
+  ['FTX', 0, 0], ['FTX', 3, 0],
+];
+
 /** One IFTSTA message to its milestones (and the statuses listed, not recorded), or the reasons it cannot be. */
 export function mapIftsta(message: EdifactMessage, context: StatusContext): { statuses?: StatusMapping; reasons: QuarantineReason[] } {
   const reasons: QuarantineReason[] = [];

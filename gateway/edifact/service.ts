@@ -13,7 +13,8 @@
 //   UNOD (8859-2), UNOE (8859-5), UNOF (8859-7), UNOG (8859-3), UNOH (8859-4), UNOI (8859-6),
 //   UNOJ (8859-8), UNOK (8859-9), UNOW and UNOY (UTF-8: ISO 10646 as it travels). UNOX (ISO 2022
 //   code extension) is refused as not supported.
-// - Line breaks after a segment terminator (how files are usually written) are not data.
+// - Line breaks are not data: after a segment terminator (how files are usually written) nor inside
+//   a segment (a mail transport's wrapping at 998 characters).
 import iconv from 'iconv-lite';
 
 export interface ServiceCharacters {
@@ -79,7 +80,13 @@ export class TokenizeError extends Error {
 
 /** The service characters of an interchange and where its segments begin (after the UNA). */
 export function serviceCharactersOf(text: string): { characters: ServiceCharacters; start: number } {
-  const body = text.replace(/^(\uFEFF|\u00EF\u00BB\u00BF)/, '');
+  let body = text.replace(/^(\uFEFF|\u00EF\u00BB\u00BF)/, '');
+  // What some exporters write before the UNA or UNB (Sage COALA's DOC+ header segment) is no part
+  // of the interchange: it begins at the first UNA or UNB after a line break or a terminator.
+  if (!/^UN[AB]/.test(body)) {
+    const found = /(?:\r?\n|')(?=UN[AB])/.exec(body.slice(0, 64 * 1024));
+    if (found) body = body.slice(found.index + found[0].length);
+  }
   const skipped = text.length - body.length;
   if (body.startsWith('UNA')) {
     if (body.length < 9) throw new TokenizeError('the UNA service string advice is cut short: it has six characters after UNA', '12', 'UNA');
@@ -133,11 +140,23 @@ export function tokenize(text: string): Tokenized {
   };
   const newline = terminator === '\n' || terminator === '\r';
   let inSegment = false;
+  let lineStart = true; // no segment has begun on this line yet
   for (let i = start; i < text.length; i++) {
     const ch = text[i];
-    // Between segments, line breaks (and the spaces some writers indent with) are layout, not data.
-    if (!inSegment && !newline && (ch === '\r' || ch === '\n' || ((ch === ' ' || ch === '\t') && endsInLineBreak(text, i)))) continue;
+    // Between segments, line breaks (and the spaces some writers indent with, or leave at a line's
+    // end) are layout, not data: no tag begins with a space.
+    if (!inSegment && !newline) {
+      if (ch === '\r' || ch === '\n') {
+        lineStart = true;
+        continue;
+      }
+      if ((ch === ' ' || ch === '\t') && (lineStart || endsInLineBreak(text, i))) continue;
+    }
+    // A line break inside a segment is a transport's wrapping (mail gateways break lines at 998
+    // characters), never data: the character sets have no line break to carry.
+    if (!newline && (ch === '\r' || ch === '\n')) continue;
     inSegment = true;
+    lineStart = false;
     if (ch === release) {
       i++;
       if (i >= text.length) throw new TokenizeError('the interchange ends with a release character', '12', `segment ${segments.length + 1}`);

@@ -7,6 +7,7 @@
 // directory's tables). Every problem names where it is: the segment's position in the
 // interchange (1 for the first after UNA), its tag, and the element and component where known.
 import { Tracker, type ElementDefinition, type SegmentDefinition, type SegmentTableEntry } from 'edifact';
+import { directoryOf } from './directory';
 import { CHARACTER_SETS, tokenize, TokenizeError, type ServiceCharacters, type Token } from './service';
 
 /** A segment: its position in the interchange (from 1, UNA not counted), tag, and elements (each a list of components; of a repeated element, syntax 4, its first occurrence, the rest in `repetitions`). */
@@ -48,6 +49,8 @@ export interface Directory {
   id: string;
   segments: Record<string, SegmentDefinition>;
   elements: Record<string, ElementDefinition>;
+  /** The data element ids of each composite's components (C502: 6313, 6321, 6155, 6154). */
+  components?: Record<string, string[]>;
   messages: Record<string, SegmentTableEntry[]>;
 }
 
@@ -78,8 +81,15 @@ const SERVICE: Record<string, SegmentDefinition | ElementDefinition> = {
   '0074': { requires: 1, components: ['n..10'] },
 };
 
-/** Reads an interchange: its segments and messages, or the problems that keep it from being read. */
-export function readInterchange(text: string, directory: Directory): { interchange?: Interchange; problems: SyntaxProblem[] } {
+/** Finds the directory of a message by its UNH's version and release (directory.ts's directoryOf). */
+export type Directories = (version: string, release: string) => Directory | undefined;
+
+/**
+ * Reads an interchange: its segments and messages, or the problems that keep it from being read.
+ * Each message is checked against its own directory (the version and release its UNH names); a
+ * message of a directory `directories` does not know is read but not checked (the format refuses it).
+ */
+export function readInterchange(text: string, directories: Directories = directoryOf): { interchange?: Interchange; problems: SyntaxProblem[] } {
   let tokenized;
   try {
     tokenized = tokenize(text);
@@ -94,12 +104,14 @@ export function readInterchange(text: string, directory: Directory): { interchan
   if (identifier !== undefined && !CHARACTER_SETS[identifier]) {
     return { problems: [{ code: SYNTAX_CODE.unsupported, message: `the character set ${identifier} is not supported (UNOA to UNOK, UNOW and UNOY are)`, position: 'segment 1 (UNB), element 1' }] };
   }
-  const elementErrors = segments.flatMap((segment) => elementProblems(segment, directory));
-  const result = envelope(segments, directory, characters);
+  // The service segments against ISO 9735; each message's against its directory, in envelope().
+  const elementErrors = segments.filter((s) => SERVICE_SEGMENTS.has(s.tag) && s.tag !== 'UNH' && s.tag !== 'UNT').flatMap((segment) => elementProblems(segment, undefined));
+  const result = envelope(segments, directories, characters);
   return { ...result, problems: [...elementErrors, ...result.problems] };
 }
 
-const definitionOf = (directory: Directory, id: string) => (SERVICE[id] as ElementDefinition | undefined) ?? directory.elements[id];
+const SERVICE_SEGMENTS = new Set(['UNB', 'UNZ', 'UNG', 'UNE', 'UNH', 'UNT']);
+const definitionOf = (directory: Directory | undefined, id: string) => (SERVICE[id] as ElementDefinition | undefined) ?? directory?.elements[id];
 
 /** A component's value against its representation (a, n, an; fixed or up to a length). */
 function representationProblem(value: string, formatString: string): string | undefined {
@@ -113,11 +125,11 @@ function representationProblem(value: string, formatString: string): string | un
   return undefined;
 }
 
-/** A segment's elements and components against the directory: counts, mandatory ones, representation. */
-function elementProblems(segment: Segment, directory: Directory): SyntaxProblem[] {
-  const definition = (SERVICE[segment.tag] as SegmentDefinition | undefined) ?? directory.segments[segment.tag];
+/** A segment's elements and components against the directory (a service segment's against ISO 9735): counts, mandatory ones, representation. */
+function elementProblems(segment: Segment, directory: Directory | undefined): SyntaxProblem[] {
+  const definition = (SERVICE[segment.tag] as SegmentDefinition | undefined) ?? directory?.segments[segment.tag];
   const at = (e: number, c?: number) => `segment ${segment.position} (${segment.tag}), element ${e + 1}${c === undefined ? '' : `, component ${c + 1}`}`;
-  if (!definition) return [{ code: '14', message: `${segment.tag} is not a segment of directory ${directory.id}`, position: `segment ${segment.position} (${segment.tag})` }];
+  if (!definition) return directory ? [{ code: '14', message: `${segment.tag} is not a segment of directory ${directory.id}`, position: `segment ${segment.position} (${segment.tag})` }] : [];
   const problems: SyntaxProblem[] = [];
   if (segment.elements.length > definition.elements.length) problems.push({ code: '16', message: `${segment.tag} has ${segment.elements.length} elements, at most ${definition.elements.length}`, position: at(definition.elements.length) });
   definition.elements.forEach((id, e) => {
@@ -151,7 +163,7 @@ export const SYNTAX_CODE = {
   notSupported: '22', // message type not supported (unknown)
 } as const;
 
-function envelope(segments: Segment[], directory: Directory, characters: ServiceCharacters): { interchange?: Interchange; problems: SyntaxProblem[] } {
+function envelope(segments: Segment[], directories: Directories, characters: ServiceCharacters): { interchange?: Interchange; problems: SyntaxProblem[] } {
   const problems: SyntaxProblem[] = [];
   const at = (s: Segment) => `segment ${s.position} (${s.tag})`;
   const unb = segments[0];
@@ -208,7 +220,13 @@ function envelope(segments: Segment[], directory: Directory, characters: Service
       problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNT counts ${value(segment, 0)} segments, the message has ${open.segments.length}`, position: `${at(segment)}, element 1`, messageReference: message.reference });
     }
     if (value(segment, 1) !== message.reference) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNT names message ${value(segment, 1)}, UNH ${message.reference}`, position: `${at(segment)}, element 2`, messageReference: message.reference });
-    problems.push(...structureProblems(message, directory));
+    // Checked against its directory where the gateway has the message's table (IFTMIN, IFTSTA,
+    // APERAK); another message is refused by type, its envelope checked all the same.
+    const directory = directories(message.version, message.release);
+    if (directory?.messages[message.type]) {
+      problems.push(...message.segments.flatMap((s) => elementProblems(s, directory)).map((p) => ({ ...p, messageReference: message.reference })));
+      problems.push(...structureProblems(message, directory));
+    } else problems.push(...message.segments.filter((s) => s.tag === 'UNH' || s.tag === 'UNT').flatMap((s) => elementProblems(s, undefined)).map((p) => ({ ...p, messageReference: message.reference })));
     interchange.messages.push(message);
     if (group) group.messages++;
     open = undefined;

@@ -4,9 +4,10 @@
 import type { ServedOrganization } from '../../gateway/config';
 import { aperak, contrl } from '../../gateway/edifact/acknowledgements';
 import { periodOf, zonedTime } from '../../gateway/edifact/dates';
-import { d04a } from '../../gateway/edifact/directory';
 import { edifact } from '../../gateway/edifact/format';
-import { mapIftmin } from '../../gateway/edifact/iftmin';
+import { differences, directoryOf, knownDirectories, knownRange } from '../../gateway/edifact/directory';
+import { IFTMIN_READS, mapIftmin } from '../../gateway/edifact/iftmin';
+import { IFTSTA_READS } from '../../gateway/edifact/iftsta';
 import { readInterchange } from '../../gateway/edifact/syntax';
 import type { InboxEntry } from '../../gateway/store';
 import { BARGE, fixture, moved } from '../edifact-fixtures';
@@ -22,7 +23,7 @@ const entry = (content: string, organizationId = 'org-shipper'): InboxEntry => (
 
 describe('readInterchange', () => {
   it('reads a real IFTMIN into its messages and segments, with no problem', () => {
-    const { interchange, problems } = readInterchange(fixture(BARGE), d04a());
+    const { interchange, problems } = readInterchange(fixture(BARGE));
     expect(problems).toEqual([]);
     expect(interchange!.sender).toEqual({ id: 'ICT', qualifier: undefined });
     expect(interchange!.messages.map((m) => `${m.type} ${m.version}${m.release}`)).toEqual(['IFTMIN D99B']);
@@ -30,31 +31,31 @@ describe('readInterchange', () => {
   });
 
   it('finds the wrong UNT count of a real message, and where it is', () => {
-    const { problems } = readInterchange(fixture('iftmin_d96a_nl-road-delivery_assimbly.edi'), d04a());
+    const { problems } = readInterchange(fixture('iftmin_d96a_nl-road-delivery_assimbly.edi'));
     expect(problems).toEqual([expect.objectContaining({ code: '29', position: 'segment 25 (UNT), element 1', messageReference: '24546' })]);
   });
 
   it('finds an invalid time in a real UNB', () => {
-    const { problems } = readInterchange(fixture('iftmin_s93a_postnord-pn001_chemaclass.edi'), d04a());
+    const { problems } = readInterchange(fixture('iftmin_s93a_postnord-pn001_chemaclass.edi'));
     expect(problems[0]).toEqual(expect.objectContaining({ code: '12', position: 'segment 1 (UNB), element 4, component 2' }));
   });
 
   it('reads the D.04A status reports of Posti/Bring', () => {
-    const { interchange, problems } = readInterchange(fixture('iftsta_d04a_posti-bring-big07_omniparser.edi'), d04a());
+    const { interchange, problems } = readInterchange(fixture('iftsta_d04a_posti-bring-big07_omniparser.edi'));
     expect(problems).toEqual([]);
     expect(interchange!.messages).toHaveLength(5);
   });
 
   it('takes a release character as part of the value, and refuses a segment the directory lacks', () => {
     const text = "UNA:+.? 'UNB+UNOC:3+S+R+200101:1200+1'UNH+1+IFTMIN:D:04A:UN'BGM+610+A?+B?'C+9'XYZ+1'UNT+4+1'UNZ+1+1'";
-    const { interchange, problems } = readInterchange(text, d04a());
+    const { interchange, problems } = readInterchange(text);
     expect(interchange!.messages[0].segments[1].elements[1]).toEqual(["A+B'C"]);
     expect(problems).toEqual(expect.arrayContaining([expect.objectContaining({ code: '14', position: 'segment 4 (XYZ)' })]));
   });
 
   it('answers hostile input with a problem, never a crash', () => {
     for (const text of ['', "UNA:+.? '", 'UNB', "UNB+UNOC:3'".repeat(1000), '?'.repeat(10_000), "UNB+UNOX:3+S+R+200101:1200+1'UNZ+0+1'", '\u0000\u0001']) {
-      expect(readInterchange(text, d04a()).problems.length).toBeGreaterThan(0);
+      expect(readInterchange(text).problems.length).toBeGreaterThan(0);
     }
   });
 });
@@ -75,7 +76,7 @@ describe('dates', () => {
 });
 
 describe('mapIftmin', () => {
-  const message = (text: string) => readInterchange(text, d04a()).interchange!.messages[0];
+  const message = (text: string) => readInterchange(text).interchange!.messages[0];
   const context = { organization: shipper, system: 'edifact:ICT', othersIdentities: new Set<string>() };
 
   it('maps the barge instruction, dates moved and its contradicting latest delivery dropped, to a publishable load request', () => {
@@ -95,6 +96,33 @@ describe('mapIftmin', () => {
     expect((load!.body.pickupWindow as any).end).toBe(new Date(Date.parse((load!.body.pickupWindow as any).start) + 2 * 3600_000).toISOString().replace('.000Z', 'Z'));
     expect(load!.body.externalReferences).toEqual(expect.arrayContaining([{ system: 'edifact:ICT', type: 'BGM+340', value: '467332' }, { system: 'edifact:ICT', type: 'RFF+FF', value: '910/USKC/73986' }]));
     expect(load!.dropped).toEqual(expect.arrayContaining(['TDT', 'NAD', 'GID']));
+  });
+
+  describe('the measures senders write (the barge instruction, its total CNT+7 left out, its goods measured another way)', () => {
+    const base = moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/, /CNT\+7:[^']*'\n?/, /MEA\+WT\+AAL[^']*'\n?/]);
+    const measured = (mea: string, una = "UNA:+.? '") => mapIftmin(message(base.replace("UNA:+.? '", una).replace(/MEA\+WT\+AAE\+KGM:10010/, mea)), context);
+
+    it('reads the gross weight under AAD (total gross weight, the standard) and G, with either purpose (AAE or WT)', () => {
+      expect(measured('MEA+AAE+AAD+KGM:10010').load!.body.requiredCapacity).toEqual({ weight: { value: 10010, unitCode: 'KGM' } });
+      expect(measured('MEA+WT+G+TNE:10.01').load!.body.requiredCapacity).toEqual({ weight: { value: 10.01, unitCode: 'TNE' } });
+    });
+
+    it('reads a decimal comma (declared in the UNA or not), loading metres and volume', () => {
+      expect(measured('MEA+AAE+AAD+KGM:10010,5', "UNA:+,? '").load!.body.requiredCapacity).toEqual({ weight: { value: 10010.5, unitCode: 'KGM' } });
+      expect(measured('MEA+AAE+LMT+MTR:13,6').load!.body.requiredCapacity).toEqual({ loadingMetres: { value: 13.6, unitCode: 'MTR' } });
+      expect(measured('MEA+AAE+AAW+MTQ:80').load!.body.requiredCapacity).toEqual({ volume: { value: 80, unitCode: 'MTQ' } });
+    });
+
+    it('names the segment and the value that is no number, and says which measures it reads when there are none', () => {
+      expect(measured('MEA+AAE+AAD+KGM:ten').reasons).toEqual([expect.objectContaining({ code: 'VALUE_INVALID', message: expect.stringContaining('ten'), position: expect.stringMatching(/^segment \d+ \(MEA\), element 3$/) })]);
+      expect(measured('MEA+AAE+AAL+KGM:10010').reasons).toEqual([expect.objectContaining({ code: 'CAPACITY_MISSING', message: expect.stringContaining('AAD') })]);
+    });
+
+    it("carries Bring's dangerous goods line (ADR 5.1, UN 1463, packing group II): the class for partners, the substance restricted", () => {
+      const { load } = measured("MEA+AAE+AAD+KGM:10010'\nDGS+ADR+5.1:(6.1?+8)+1463++2+(E)");
+      expect(load!.body.handlingRequirements).toEqual({ dangerousGoods: { adrClasses: ['5.1'] } });
+      expect(load!.body.restrictedDetails).toEqual({ goodsDetails: { unNumbers: ['1463'], packingGroups: ['II'] } });
+    });
   });
 
   it('quarantines the barge instruction as it is: its estimated arrival is after its latest delivery', () => {
@@ -148,14 +176,14 @@ describe('the EDIFACT format', () => {
     expect(answers[1].content).toContain("FTX+AAI+++load request lr-1 published'");
     expect(answers[1].content).toContain("RFF+ACW:467332'");
     // What the gateway writes, the gateway (and so a sender's parser) reads back without a syntax error of its own.
-    expect(readInterchange(answers[1].content, d04a()).problems).toEqual([]);
+    expect(readInterchange(answers[1].content).problems).toEqual([]);
   });
 
   it('escapes what the sender wrote when it answers', () => {
     const text = aperak([{ messageReference: '1', documentNumber: "A'B+C", accepted: false, notes: [], reasons: [{ code: 'PLACE_MISSING', message: 'no place: LOC+9' }] }], { id: 'S' }, { id: 'G' }, 'R1', new Date('2026-11-27T10:00:00Z'));
     expect(text).toContain("RFF+ACW:A?'B?+C'");
     expect(text).toContain("ERC+13'");
-    expect(readInterchange(text, d04a()).problems).toEqual([]);
+    expect(readInterchange(text).problems).toEqual([]);
     expect(contrl({ received: { reference: 'X', sender: { id: 'S', qualifier: undefined }, recipient: { id: 'G', qualifier: undefined }, messages: [] }, problems: [] }, { id: 'G' }, 'R2', new Date())).toContain("UCI+X+S+G+7'");
   });
 });
@@ -209,5 +237,27 @@ describe('decode', () => {
     expect(edifact.decode(utf8)).toContain('BGM+610+Köln+9');
     const latin1 = Buffer.from("UNB+UNOC:3+S+R+200101:1200+1'BGM+610+Köln+9'", 'latin1');
     expect(edifact.decode(latin1)).toContain('BGM+610+Köln+9');
+  });
+});
+
+describe('directories', () => {
+  it('checks each message against its own directory, D.93A to D.10B, and maps the ones whose read data elements are D.04A’s', () => {
+    expect(knownDirectories()).toHaveLength(35);
+    expect(knownRange()).toBe('D.93A to D.10B');
+    // The UN renamed the status event code (9011 until D.99A, 4405 since): the same data, read the same.
+    expect(differences(directoryOf('D', '96A')!, IFTSTA_READS)).toEqual([]);
+    expect(differences(directoryOf('D', '93A')!, IFTMIN_READS)).toEqual([]);
+  });
+
+  it('refuses a message of a directory whose read data elements differ, naming the segment and how', () => {
+    const d96a = directoryOf('D', '96A')!;
+    const changed = { ...d96a, components: { ...d96a.components, C174: ['6411', '6162', '6314'] } };
+    expect(differences(changed, IFTMIN_READS)).toEqual([{ segment: 'MEA', difference: 'MEA element 3 component 2 is data element 6162 in D.96A, 6314 in D.04A' }]);
+  });
+
+  it('refuses a message of a directory it does not know, saying which it knows', () => {
+    const later = moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/]).replace('IFTMIN:D:99B:UN', 'IFTMIN:D:21A:UN');
+    const result = edifact.map(entry(later), shipper, []);
+    expect(result.reasons).toEqual([{ code: 'UNSUPPORTED_DIRECTORY', message: 'IFTMIN D.21A: the gateway knows the UN/EDIFACT directories D.93A to D.10B', position: 'segment 2 (UNH), element 2' }]);
   });
 });
