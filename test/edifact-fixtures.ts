@@ -17,3 +17,13 @@ export function moved(text: string, days: number, drop: RegExp[] = []): string {
   const segments = out.slice(out.indexOf('UNH+'), out.indexOf('UNT+')).split("'").filter((s) => s.trim()).length + 1;
   return out.replace(/UNT\+\d+/, `UNT+${segments}`);
 }
+
+/**
+ * A message as a new interchange: its UNB and UNZ interchange control reference (0020) set to
+ * `reference` (at most 14 characters), as a sender numbers each interchange it sends; the gateway
+ * acts on one reference of a sender once.
+ */
+export function asInterchange(text: string, reference: string): string {
+  const ref = reference.slice(-14);
+  return text.replace(/(UNB\+(?:[^+']*\+){4})[^+']*/, `$1${ref}`).replace(/(UNZ\+[^+']*\+)[^+']*/, `$1${ref}`);
+}

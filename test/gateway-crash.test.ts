@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BARGE, fixture, moved } from './edifact-fixtures';
+import { asInterchange, BARGE, fixture, moved } from './edifact-fixtures';
 import { Connector, freshOrgs, listAll, sleep, testEnv } from './helpers';
 import { freePort, ROOT, startBroker, type BrokerHandle } from './stack';
 
@@ -29,7 +29,7 @@ writeFileSync(
   ]),
 );
 const days = Math.ceil((Date.now() - Date.UTC(2019, 8, 20)) / 86_400_000) + 10;
-const instruction = (reference: string) => moved(fixture(BARGE), days, [/DTM\+63:[^']*'\n?/]).replace('BGM+340+467332+9', `BGM+340+${reference}+9`);
+const instruction = (reference: string) => asInterchange(moved(fixture(BARGE), days, [/DTM\+63:[^']*'\n?/]).replace('BGM+340+467332+9', `BGM+340+${reference}+9`), reference);
 const mailbox = join(dir, 'mailboxes', shipper.id);
 
 let port: number;

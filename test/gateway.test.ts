@@ -13,17 +13,17 @@ import { Webhook } from 'standardwebhooks';
 import { Connector, db, ENGINE, freshOrgs, listAll, sleep, testEnv } from './helpers';
 import { testCertificates } from './tls';
 import { startReceiver, type Receiver } from './webhook-receiver';
-import { BARGE, fixture, moved } from './edifact-fixtures';
+import { asInterchange, BARGE, fixture, moved } from './edifact-fixtures';
 
 jest.setTimeout(120_000);
 
 /** The barge instruction moved into the coming weeks, its contradicting latest delivery (DTM+63) left out. */
 const bargeNextMonth = (reference: string) => {
   const days = Math.ceil((Date.now() - Date.UTC(2019, 8, 20)) / 86_400_000) + 10;
-  return moved(fixture(BARGE), days, [/DTM\+63:[^']*'\n?/]).replace('BGM+340+467332+9', `BGM+340+${reference}+9`);
+  return asInterchange(moved(fixture(BARGE), days, [/DTM\+63:[^']*'\n?/]).replace('BGM+340+467332+9', `BGM+340+${reference}+9`), reference);
 };
 
-const [shipper, other] = freshOrgs(2);
+const [shipper, other, lonely] = freshOrgs(3);
 const dir = mkdtempSync(join(tmpdir(), 'pcx-gateway-'));
 // Push targets: a local HTTPS receiver (a test authority's certificate; 127.0.0.1 allowed as the webhooks' rules allow it in tests).
 const certificates = testCertificates();
@@ -63,6 +63,14 @@ const config: GatewayConfig = {
       loadRequests: { publish: false },
       epcis: { glns: ['9110000000007'] },
       spreadsheet: { publish: false, timeZone: 'Europe/Vienna', columns: { reference: 'Truck', origin: 'From', destination: 'To', availableFrom: 'Free from', availableUntil: 'Free until', pallets: 'Pallets' }, bodyType: 'curtainsider' },
+    },
+    {
+      // Publishes to named partners it has no relationship with: the exchange refuses the publish.
+      organizationId: lonely.id,
+      clientId: lonely.clientId,
+      clientSecret: lonely.secret,
+      edifact: { senderIds: ['LONELY'] },
+      loadRequests: { publish: true, visibility: { mode: 'partners', organizationIds: [shipper.id] }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
     },
   ],
 };
@@ -111,7 +119,7 @@ test('an IFTMIN dropped into the mailbox becomes the published load request; CON
   const out = join(config.mailboxRoot, shipper.id, 'out');
   const contrl = await waitForFile(join(out, 'barge.contrl.edi'));
   const aperak = await waitForFile(join(out, 'barge.aperak.edi'));
-  expect(contrl).toContain("UCI+025647+ICT+DCH+7'");
+  expect(contrl).toContain(`UCI+${reference.slice(-14)}+ICT+DCH+7'`);
   expect(aperak).toMatch(/BGM\+313\+[^']*\+29'/);
   const [request] = await requestsOf(a, reference);
   expect(aperak).toContain(`load request ${request.id} published`);
@@ -173,6 +181,40 @@ test('a message that cannot be acted on is quarantined with its reason and posit
   // Or discarded, for good.
   const discarded = await gw(`/quarantine/${nl.id}/discard`, a.token, { method: 'POST' });
   expect(((await discarded.json()) as any).state).toBe('discarded');
+});
+
+test('the same interchange again under another file name is held as a duplicate (CONTRL 26) and creates nothing more', async () => {
+  const reference = `DUP${Date.now()}`;
+  const out = join(config.mailboxRoot, shipper.id, 'out');
+  drop(shipper.id, 'first.edi', bargeNextMonth(reference));
+  await waitForFile(join(out, 'first.aperak.edi'));
+  // The sender's system resends it, regenerated (another preparation time) under another name.
+  drop(shipper.id, 'again.edi', bargeNextMonth(reference).replace(/(UNB\+[^+]*\+[^+]*\+[^+]*\+)\d{6}:\d{4}/, '$1261206:2359'));
+  const contrl = await waitForFile(join(out, 'again.contrl.edi'));
+  expect(contrl).toContain(`UCI+${reference.slice(-14)}+ICT+DCH+4+26'`);
+  expect(existsSync(join(out, 'again.aperak.edi'))).toBe(false);
+  expect(await requestsOf(a, reference)).toHaveLength(1);
+  const held = (await (await gw('/quarantine', a.token)).json()).items.find((i: any) => i.name === 'again.edi' && i.reasons[0].code === 'DUPLICATE_TRANSMISSION');
+  expect(held.reasons[0]).toEqual(expect.objectContaining({ position: 'segment 1 (UNB), element 5', message: expect.stringContaining(`interchange ${reference.slice(-14)} of sender ICT`) }));
+  // Over HTTP, the same: one interchange reference of a sender is acted on once, whatever the channel.
+  const http = await (await gw('/messages/edifact', a.token, { method: 'POST', body: bargeNextMonth(reference), headers: { 'idempotency-key': `${reference}-http` } })).json();
+  expect(http.quarantine).toEqual([expect.objectContaining({ code: 'DUPLICATE_TRANSMISSION' })]);
+  expect(await requestsOf(a, reference)).toHaveLength(1);
+});
+
+test('a load request the exchange refuses to publish is withdrawn before the refusal is answered: no draft stays behind', async () => {
+  const reference = `NP${Date.now()}`;
+  const c = await Connector.of(lonely);
+  // The barge instruction as the lonely shipper's own (its identity wherever the shipper's ICT was).
+  const message = bargeNextMonth(reference).replace(/([+:])ICT([+:'])/g, '$1LONELY$2');
+  const entry = await (await gw('/messages/edifact', c.token, { method: 'POST', body: message, headers: { 'idempotency-key': reference } })).json();
+  expect({ quarantine: entry.quarantine, submitted: entry.submitted }).toEqual({ quarantine: undefined, submitted: expect.objectContaining({ kind: 'refused', problem: expect.objectContaining({ code: 'RELATIONSHIP_INACTIVE' }) }) });
+  expect(entry.acknowledgements.find((x: any) => x.kind === 'aperak').content).toMatch(/BGM\+313\+[^']*\+27'/);
+  const left = await requestsOf(c, reference);
+  expect(left.map((r: any) => r.status)).toEqual(['withdrawn']);
+  // The sender corrects its partners and resends under the same interchange reference: it was not acted on, so it is no duplicate.
+  const again = await (await gw('/messages/edifact', c.token, { method: 'POST', body: message, headers: { 'idempotency-key': `${reference}-2` } })).json();
+  expect(again.quarantine ?? []).toEqual([]);
 });
 
 test('isolation: a message acts only for the organization of its credential or mailbox; nobody sees another organization\'s messages', async () => {

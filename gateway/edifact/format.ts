@@ -5,7 +5,7 @@
 // milestones of the movements its IFTMIN started as IFTSTA (`notify`). An interchange is processed
 // as a whole: one message that cannot be read or mapped quarantines it all (the sender corrects and
 // resends one file), so that no interchange is ever half acted on.
-import type { CreateBody } from '@pcx/sdk';
+import { PcxProblemError, type CreateBody } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
 import type { Format, Mapped, MilestoneResult, Quarantined, Submitted } from '../format';
 import type { InboxEntry, QuarantineReason } from '../store';
@@ -108,7 +108,7 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
       }
       continue;
     }
-    const mapped = mapIftmin(message, { organization: org, system: systemOf(org, interchange.sender.id), othersIdentities: others });
+    const mapped = mapIftmin(message, { organization: org, system: systemOf(org, interchange.sender.id), othersIdentities: others, receivedAt: entry.receivedAt || undefined });
     messages.push({ reference: message.reference, documentNumber, reasons: mapped.reasons });
     reasons.push(...mapped.reasons);
     if (mapped.load) {
@@ -225,15 +225,30 @@ export const edifact: Format = {
     return map(entry, org, new Set(others.flatMap((o) => o.edifact?.senderIds ?? [])));
   },
 
+  // An interchange is acted on whole or not at all: when the exchange refuses one of its load
+  // requests (a check only the exchange can make, such as an inactive partnership), those it
+  // created for the interchange are withdrawn before the refusal is answered, never left behind.
   async submit(mapped, client, key): Promise<Submitted> {
     const { loads } = mapped as EdifactMapped;
     const resources: Array<{ kind: string; id: string; status: string }> = [];
+    const created: Array<{ id: string; resourceVersion: number }> = [];
     const mappings = [];
-    for (const [i, load] of loads.entries()) {
-      const created = await client.requests.create(load.body as CreateBody<'load-requests'>, { idempotencyKey: key(`create-${i}`) });
-      const request = load.publish ? await client.requests.publish(created, {}, { idempotencyKey: key(`publish-${i}`) }) : created;
-      resources.push({ kind: 'load-request', id: request.id, status: request.status });
-      for (const ref of (load.body.externalReferences as Array<{ system: string; type: string; value: string }>) ?? []) mappings.push({ ...ref, resourceKind: 'load-request', resourceId: request.id });
+    try {
+      for (const [i, load] of loads.entries()) {
+        const draft = await client.requests.create(load.body as CreateBody<'load-requests'>, { idempotencyKey: key(`create-${i}`) });
+        created.push(draft);
+        const request = load.publish ? await client.requests.publish(draft, {}, { idempotencyKey: key(`publish-${i}`) }) : draft;
+        created[created.length - 1] = request;
+        resources.push({ kind: 'load-request', id: request.id, status: request.status });
+        for (const ref of (load.body.externalReferences as Array<{ system: string; type: string; value: string }>) ?? []) mappings.push({ ...ref, resourceKind: 'load-request', resourceId: request.id });
+      }
+    } catch (err) {
+      // Not a refusal (unreachable, 5xx, 429, a key in progress): the step is retried and its keys find what was done.
+      if (!(err instanceof PcxProblemError) || err.status >= 500 || err.status === 429 || err.code === 'IDEMPOTENCY_IN_PROGRESS') throw err;
+      for (const [i, resource] of created.entries()) {
+        await client.requests.withdraw(resource, { reason: `not acted on: the exchange refused another load request of the same interchange (${err.code})` }, { idempotencyKey: key(`withdraw-${i}`) });
+      }
+      throw err;
     }
     return { kind: 'created', resources, mappings };
   },

@@ -3,7 +3,10 @@
 // exchange needs that the message lacks comes from the organization's own adapter settings or
 // nowhere: the message is then quarantined with the reason and where it should have been, never
 // completed by a guess. Pure: no I/O.
+import { loadAreaIndex } from '../../core/areas';
+import { placesNamed } from '../../core/place-names';
 import type { ServedOrganization } from '../config';
+import { EXECUTION_LEAD_MINUTES } from '../listings';
 import type { QuarantineReason } from '../store';
 import { periodOf, type Period } from './dates';
 import type { EdifactMessage, Segment } from './syntax';
@@ -48,6 +51,12 @@ export interface MappingContext {
   system: string;
   /** Identities (EDIFACT party ids) of the other organizations the gateway serves. */
   othersIdentities: ReadonlySet<string>;
+  /**
+   * When the message arrived (its inbox entry's receivedAt): a window that ends too soon after it
+   * for a transport to be arranged is refused here, as the exchange would refuse to publish it,
+   * before anything is created.
+   */
+  receivedAt?: string;
 }
 
 /** What the steps of a mapping share: the message's segments, and the reasons found so far. */
@@ -113,6 +122,7 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   if (!timeZone) quarantine('TIME_ZONE_UNKNOWN', 'EDIFACT times carry no zone and the organization has no timeZone setting');
   const pickupWindow = timeZone ? window(r, PICKUP_TIMES, 'pickup', timeZone) : undefined;
   const deliveryWindow = timeZone ? window(r, DELIVERY_TIMES, 'delivery', timeZone) : undefined;
+  if (pickupWindow && deliveryWindow) windowsChecked(r, pickupWindow, deliveryWindow);
   const requiredCapacity = capacity(r);
   const restricted: Record<string, unknown> = {};
   const handling = handlingRequirements(r, restricted);
@@ -130,7 +140,7 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   }
   if (reasons.length) return { reasons };
 
-  const expiresAt = settings.publish && pickupWindow ? new Date(Date.parse(pickupWindow.start) - (settings.expiresBeforePickupHours ?? 0) * 3_600_000).toISOString().replace('.000Z', 'Z') : undefined;
+  const expiresAt = settings.publish && pickupWindow ? expiryOf(pickupWindow, settings.expiresBeforePickupHours ?? 0, context.receivedAt) : undefined;
   const body: Record<string, unknown> = {
     pickupArea,
     pickupWindow: { start: pickupWindow!.start, end: pickupWindow!.end, timeZone },
@@ -159,9 +169,25 @@ function place(r: Reader, qualifiers: readonly string[], side: string) {
     for (const loc of locs) {
       const id = value(loc, 1);
       const agency = value(loc, 1, 2);
-      const mapped = id && (agency === '6' || (!agency && UNLOCODE.test(id)) ? (UNLOCODE.test(id) ? id : undefined) : r.context.organization.places?.[`${agency ?? ''}:${id}`]);
+      const name = value(loc, 1, 3);
+      const asCode = id && (agency === '6' || (!agency && UNLOCODE.test(id)));
+      let mapped = id && (asCode ? (UNLOCODE.test(id) ? id : undefined) : r.context.organization.places?.[`${agency ?? ''}:${id}`]);
+      // A code of the UN/LOCODE's form that the list does not have: the exchange would refuse it.
+      if (mapped && asCode && !loadAreaIndex().unlocode(mapped)) {
+        r.quarantine('PLACE_UNKNOWN', `LOC+${qualifier} ${mapped} is not in the UN/LOCODE list the exchange uses (${name ? `named ${name}; ` : ''}check the code, or map it in the organization's places)`, loc, 1);
+        return undefined;
+      }
+      // Only a name (C517 3224): the place of that name, when there is exactly one.
+      if (!mapped && name && !(id && r.context.organization.places)) {
+        const named = placesNamed(name);
+        if (named.length === 1) mapped = named[0].code;
+        else if (named.length > 1) {
+          r.quarantine('PLACE_AMBIGUOUS', `LOC+${qualifier} names "${name}", which is ${named.length} places: ${named.slice(0, 10).map((p) => p.code).join(', ')}${named.length > 10 ? ', …' : ''}; send its UN/LOCODE`, loc, 1);
+          return undefined;
+        }
+      }
       if (!mapped) {
-        r.quarantine('PLACE_UNMAPPED', `LOC+${qualifier} ${id ?? '(no id)'} (agency ${agency ?? 'none'}) is neither a UN/LOCODE nor one of the organization's places`, loc, 1);
+        r.quarantine('PLACE_UNMAPPED', `LOC+${qualifier} ${id ?? '(no id)'}${name ? ` (${name})` : ''}, agency ${agency ?? 'none'}, is neither a UN/LOCODE, one of the organization's places, nor a place name of the UN/LOCODE list`, loc, 1);
         return undefined;
       }
       codes.add(mapped);
@@ -177,7 +203,10 @@ function place(r: Reader, qualifiers: readonly string[], side: string) {
 }
 
 /** The window: an earliest and latest pair, else the first single time present. */
-function window(r: Reader, times: { earliest: string; latest: string; single: readonly string[] }, side: string, zone: string): Period | undefined {
+/** A window and the DTM that ends it (for reasons that name where). */
+type Window = Period & { at?: Segment };
+
+function window(r: Reader, times: { earliest: string; latest: string; single: readonly string[] }, side: string, zone: string): Window | undefined {
   const read = (qualifier: string): { period: Period; segment: Segment } | undefined | null => {
     const dtms = r.all('DTM', qualifier);
     if (!dtms.length) return undefined;
@@ -199,17 +228,17 @@ function window(r: Reader, times: { earliest: string; latest: string; single: re
   if (earliest && latest) {
     const period = { start: earliest.period.start, end: latest.period.precision === 'day' ? latest.period.end : latest.period.start, precision: 'minute' as const };
     if (period.start >= period.end) r.quarantine('WINDOW_INVALID', `the ${side} window ends (DTM+${times.latest}) before it starts (DTM+${times.earliest})`, latest.segment, 0);
-    return period.start < period.end ? period : undefined;
+    return period.start < period.end ? { ...period, at: latest.segment } : undefined;
   }
   // A lone earliest or latest bound is not a window, but a window that breaks it is a contradiction.
   const bound = earliest ?? latest;
   const breaks = (p: Period) => (earliest ? p.start < earliest.period.start : latest ? p.end > (latest.period.precision === 'day' ? latest.period.end : latest.period.start) : false);
-  const checked = (p: Period, segment: Segment) => {
+  const checked = (p: Period, segment: Segment): Window | undefined => {
     if (bound && breaks(p)) {
       r.quarantine('WINDOW_CONFLICT', `the ${side} window from ${at(segment)} (${p.start} to ${p.end}) breaks DTM+${earliest ? times.earliest : times.latest} at ${at(bound.segment)}`, bound.segment, 0);
       return undefined;
     }
-    return p;
+    return { ...p, at: segment };
   };
   for (const qualifier of times.single) {
     const single = read(qualifier);
@@ -223,8 +252,54 @@ function window(r: Reader, times: { earliest: string; latest: string; single: re
     }
     return checked({ start: single.period.start, end: new Date(Date.parse(single.period.start) + minutes * 60_000).toISOString().replace('.000Z', 'Z'), precision: 'minute' }, single.segment);
   }
+  // Only an earliest or only a latest time: a requested time from it (the organization's
+  // pointTimeMinutes after the earliest, or before the latest); a date is its whole day.
+  if (bound) {
+    const qualifier = earliest ? times.earliest : times.latest;
+    if (bound.period.precision === 'day') return { ...bound.period, at: bound.segment };
+    const minutes = r.context.organization.loadRequests?.pointTimeMinutes;
+    if (!minutes) {
+      r.quarantine('WINDOW_INCOMPLETE', `DTM+${qualifier} gives only the ${earliest ? 'earliest' : 'latest'} ${side} time, with no ${earliest ? `DTM+${times.latest} latest` : `DTM+${times.earliest} earliest`} time or requested time (DTM+${times.single.join(', DTM+')}), and the organization sets no pointTimeMinutes for what one time means`, bound.segment, 0);
+      return undefined;
+    }
+    const t = Date.parse(bound.period.start);
+    const [start, end] = earliest ? [t, t + minutes * 60_000] : [t - minutes * 60_000, t];
+    return { start: iso(start), end: iso(end), precision: 'minute', at: bound.segment };
+  }
   r.quarantine('WINDOW_MISSING', `no DTM with qualifier ${[times.earliest, times.latest, ...times.single].join(', ')} for the ${side} window`);
   return undefined;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+
+/**
+ * What the exchange would refuse at publish, refused here before anything is created: a delivery
+ * window that ends before the pickup window starts, and a window that ends less than the
+ * exchange's lead time after the message arrived (no transport could be arranged in it).
+ */
+function windowsChecked(r: Reader, pickup: Window, delivery: Window) {
+  if (Date.parse(delivery.end) <= Date.parse(pickup.start)) {
+    r.quarantine('WINDOW_CONFLICT', `the delivery window (${delivery.start} to ${delivery.end}${delivery.at ? `, ${at(delivery.at)}` : ''}) ends before the pickup window starts (${pickup.start}${pickup.at ? `, ${at(pickup.at)}` : ''})`, delivery.at, 0);
+  }
+  const received = r.context.receivedAt ? Date.parse(r.context.receivedAt) : NaN;
+  if (!Number.isFinite(received)) return;
+  for (const [side, w] of [['pickup', pickup], ['delivery', delivery]] as const) {
+    if (Date.parse(w.end) - EXECUTION_LEAD_MINUTES * 60_000 <= received) {
+      r.quarantine('WINDOW_PASSED', `the ${side} window ends at ${w.end}${w.at ? ` (${at(w.at)})` : ''}, less than ${EXECUTION_LEAD_MINUTES} minutes after the message arrived (${r.context.receivedAt}): no transport could be arranged in it`, w.at, 0);
+    }
+  }
+}
+
+/**
+ * When the load request stops being offered: the organization's hours before the pickup window
+ * starts; when that moment is already past on arrival (a pickup today), the latest moment a match
+ * can still be executed in the pickup window (its end less the exchange's lead time).
+ */
+function expiryOf(pickup: Period, hoursBefore: number, receivedAt: string | undefined): string {
+  const wanted = Date.parse(pickup.start) - hoursBefore * 3_600_000;
+  const received = receivedAt ? Date.parse(receivedAt) : NaN;
+  if (Number.isFinite(received) && wanted <= received) return iso(Date.parse(pickup.end) - EXECUTION_LEAD_MINUTES * 60_000);
+  return iso(wanted);
 }
 
 /**

@@ -10,6 +10,8 @@ import { IFTMIN_READS, mapIftmin } from '../../gateway/edifact/iftmin';
 import { IFTSTA_READS } from '../../gateway/edifact/iftsta';
 import { readInterchange } from '../../gateway/edifact/syntax';
 import type { InboxEntry } from '../../gateway/store';
+import { EXECUTION_LEAD_MINUTES } from '../../gateway/listings';
+import { EXECUTION_LEAD_MINUTES as BROKER_LEAD_MINUTES } from '../../domain/listing';
 import { BARGE, fixture, moved } from '../edifact-fixtures';
 
 const shipper: ServedOrganization = {
@@ -259,5 +261,61 @@ describe('directories', () => {
     const later = moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/]).replace('IFTMIN:D:99B:UN', 'IFTMIN:D:21A:UN');
     const result = edifact.map(entry(later), shipper, []);
     expect(result.reasons).toEqual([{ code: 'UNSUPPORTED_DIRECTORY', message: 'IFTMIN D.21A: the gateway knows the UN/EDIFACT directories D.93A to D.10B', position: 'segment 2 (UNH), element 2' }]);
+  });
+});
+
+describe('nothing half done: what the exchange would refuse at publish is refused before anything is created', () => {
+  const context = { organization: shipper, system: 'edifact:ICT', othersIdentities: new Set<string>() };
+  const message = (text: string) => readInterchange(text).interchange!.messages[0];
+  // The barge instruction ten days ahead of today (its pick-up on 2019-10-01 moved).
+  const days = Math.ceil((Date.now() - Date.UTC(2019, 8, 20)) / 86_400_000) + 10;
+  const barge = moved(fixture(BARGE), days, [/DTM\+63:[^']*'\n?/]);
+  const pickupAt = /DTM\+200:(\d{12})/.exec(barge)![1];
+  const now = new Date().toISOString();
+
+  it('the lead time is the broker’s', () => {
+    expect(EXECUTION_LEAD_MINUTES).toBe(BROKER_LEAD_MINUTES);
+  });
+
+  it('refuses windows that end less than the lead time after the message arrived, naming the DTM', () => {
+    const late = new Date(Date.UTC(Number(pickupAt.slice(0, 4)), Number(pickupAt.slice(4, 6)) - 1, Number(pickupAt.slice(6, 8)) + 60)).toISOString();
+    const { load, reasons } = mapIftmin(message(barge), { ...context, receivedAt: late });
+    expect(load).toBeUndefined();
+    expect(reasons.map((r) => `${r.code} ${r.position}`)).toEqual(['WINDOW_PASSED segment 31 (DTM), element 1', 'WINDOW_PASSED segment 20 (DTM), element 1']);
+    expect(reasons[0].message).toContain('less than 60 minutes after the message arrived');
+  });
+
+  it('refuses a delivery window that ends before the pickup window starts, naming both', () => {
+    const dayBefore = new Date(Date.UTC(Number(pickupAt.slice(0, 4)), Number(pickupAt.slice(4, 6)) - 1, Number(pickupAt.slice(6, 8)) - 1)).toISOString().slice(0, 10).replace(/-/g, '');
+    const early = barge.replace(/DTM\+132:(\d{8})/, `DTM+132:${dayBefore}`);
+    const { reasons } = mapIftmin(message(early), { ...context, receivedAt: now });
+    expect(reasons).toEqual([expect.objectContaining({ code: 'WINDOW_CONFLICT', message: expect.stringContaining('ends before the pickup window starts') })]);
+  });
+
+  it('sets the expiry to the last moment a match can be executed when the organization’s hours before pickup are already past', () => {
+    const org = { ...shipper, loadRequests: { ...shipper.loadRequests!, expiresBeforePickupHours: 24 * 365 } };
+    const { load } = mapIftmin(message(barge), { ...context, organization: org, receivedAt: now });
+    const pickup = load!.body.pickupWindow as { end: string };
+    expect(load!.body.expiresAt).toBe(new Date(Date.parse(pickup.end) - 60 * 60_000).toISOString().replace('.000Z', 'Z'));
+  });
+
+  it('names the place it cannot use: a code the UN/LOCODE list lacks, a name of several places; and resolves a name of one place', () => {
+    const unknown = barge.replace('LOC+9+NLRTM::6:ROTTERDAM', 'LOC+9+NLZZZ::6:NOWHERE');
+    expect(mapIftmin(message(unknown), context).reasons).toEqual([expect.objectContaining({ code: 'PLACE_UNKNOWN', message: expect.stringContaining('NLZZZ'), position: 'segment 17 (LOC), element 2' })]);
+    const byName = barge.replace('LOC+12+ZADUR::6:DURBAN', 'LOC+12+:::Durban');
+    expect(mapIftmin(message(byName), context).load!.body.deliveryArea).toEqual({ kind: 'unlocode', code: 'ZADUR' });
+    const several = barge.replace('LOC+12+ZADUR::6:DURBAN', 'LOC+12+:::Newport');
+    expect(mapIftmin(message(several), context).reasons).toEqual([expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringMatching(/"Newport", which is \d+ places: [A-Z]{5}, /) })]);
+    const none = barge.replace('LOC+12+ZADUR::6:DURBAN', 'LOC+12+:::Frankfurt');
+    expect(mapIftmin(message(none), context).reasons).toEqual([expect.objectContaining({ code: 'PLACE_UNMAPPED', message: expect.stringContaining('(Frankfurt)') })]);
+  });
+
+  it('reads a lone latest delivery time as a requested time, and says which DTM is there when a window cannot be made of it', () => {
+    const lone = barge.replace(/DTM\+132:(\d{8}):102/, 'DTM+63:$11200:203');
+    const { load } = mapIftmin(message(lone), context);
+    const delivery = load!.body.deliveryWindow as { start: string; end: string };
+    expect(Date.parse(delivery.end) - Date.parse(delivery.start)).toBe(120 * 60_000);
+    const bare = { ...shipper, loadRequests: { ...shipper.loadRequests!, pointTimeMinutes: undefined } };
+    expect(mapIftmin(message(lone), { ...context, organization: bare }).reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'WINDOW_INCOMPLETE', message: expect.stringContaining('DTM+63 gives only the latest delivery time') })]));
   });
 });
