@@ -14,9 +14,10 @@ import { addOutbound, advance, claimSenderReference, quarantine, releaseSenderRe
 
 export type GatewayActivities = ReturnType<typeof createGatewayActivities>;
 
-export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf: ClientOf = createClients(config)) {
+/** `organizations`: the served organizations with their settings in force (settings.ts), read at each step: a change through the API applies to the next message. */
+export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf: ClientOf = createClients(config), organizations: () => readonly ServedOrganization[] = () => config.organizations) {
   const organization = (id: string): ServedOrganization => {
-    const org = config.organizations.find((o) => o.organizationId === id);
+    const org = organizations().find((o) => o.organizationId === id);
     if (!org) throw ApplicationFailure.nonRetryable(`the gateway does not serve ${id}`, 'NotServed');
     return org;
   };
@@ -31,7 +32,7 @@ export function createGatewayActivities(db: Db, config: GatewayConfig, clientOf:
     async mapMessage(id: string): Promise<'mapped' | 'quarantined' | 'done'> {
       const entry = await entryOf(id);
       if (entry.status !== 'received') return entry.status === 'quarantined' ? 'quarantined' : entry.status === 'acknowledged' ? 'done' : 'mapped';
-      const others = config.organizations.filter((o) => o.organizationId !== entry.organizationId);
+      const others = organizations().filter((o) => o.organizationId !== entry.organizationId);
       let outcome = formatOf(entry.format).map(entry, organization(entry.organizationId), others);
       // Milestones are found on their movements here, from the organization's own mapping state.
       const reported = outcome.kind === 'mapped' ? (outcome.milestones as ReportedMilestone[] | undefined) : undefined;

@@ -31,7 +31,8 @@ export interface PushState {
   nextAttemptAt?: string;
 }
 
-export function createDelivery(db: Db, organizations: readonly ServedOrganization[], mailboxRoot: string, policy: PushPolicy) {
+/** `organizations`: the served organizations with their settings in force (settings.ts: a push target changed through the API applies at the next round). */
+export function createDelivery(db: Db, organizations: () => readonly ServedOrganization[], mailboxRoot: string, policy: PushPolicy) {
   const backoff = new Map<string, { until: number; attempts: number; error: string }>();
 
   /** Writes every notice not yet in its organization's mailbox. */
@@ -75,7 +76,7 @@ export function createDelivery(db: Db, organizations: readonly ServedOrganizatio
     deliver(): Promise<void> {
       round ??= (async () => {
         await toMailboxes();
-        for (const org of organizations) await push(org);
+        for (const org of organizations()) await push(org);
       })().finally(() => {
         round = undefined;
       });
@@ -83,7 +84,7 @@ export function createDelivery(db: Db, organizations: readonly ServedOrganizatio
     },
     async pushStates(): Promise<PushState[]> {
       const states: PushState[] = [];
-      for (const org of organizations) {
+      for (const org of organizations()) {
         if (!org.outbound?.push) continue;
         const waiting = backoff.get(org.organizationId);
         states.push({

@@ -76,8 +76,9 @@ export interface Follower {
   stop(): Promise<void>;
 }
 
-export function createFollower(db: Db, organizations: readonly ServedOrganization[], clientOf: (org: ServedOrganization) => PcxClient, options: { pollMs: number; onNotice: () => void }): Follower {
-  const states = new Map(organizations.map((o) => [o.organizationId, { organizationId: o.organizationId, lagSeconds: 0, eventsApplied: 0, mappingsLearnt: 0, noticesWritten: 0, deadLetters: 0 } as FollowerState]));
+/** `organizations`: the served organizations with their settings in force (settings.ts), read at each round. */
+export function createFollower(db: Db, organizations: () => readonly ServedOrganization[], clientOf: (org: ServedOrganization) => PcxClient, options: { pollMs: number; onNotice: () => void }): Follower {
+  const states = new Map(organizations().map((o) => [o.organizationId, { organizationId: o.organizationId, lagSeconds: 0, eventsApplied: 0, mappingsLearnt: 0, noticesWritten: 0, deadLetters: 0 } as FollowerState]));
   let running = true;
   let wake: (() => void) | undefined;
 
@@ -200,7 +201,7 @@ export function createFollower(db: Db, organizations: readonly ServedOrganizatio
   async function readAll(): Promise<number> {
     // The organizations' feeds side by side: one's busy feed does not hold back another's notices.
     const counts = await Promise.all(
-      organizations.map((org) =>
+      organizations().map((org) =>
         follow(org).catch((err) => {
           states.get(org.organizationId)!.error = String((err as Error)?.message ?? err);
           return 0;

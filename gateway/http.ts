@@ -15,6 +15,7 @@ import { FORMATS, formatOf } from './formats';
 import { gatewayMetrics, healthOf } from './health';
 import { screen, sha256, type Intake } from './intake';
 import type { ReconcileReport } from './reconcile';
+import { SettingsConflict, settingsProblems, type EditableSettings, type Settings } from './settings';
 import { listQuarantine, outboundFor, readEntry, readQuarantine, referencesOf, resolveQuarantine } from './store';
 
 export interface GatewayParts {
@@ -25,6 +26,8 @@ export interface GatewayParts {
   follower: Follower;
   delivery: Delivery;
   reconcile: (org: ServedOrganization) => Promise<ReconcileReport>;
+  /** The organizations' adapter settings in force, and their changes through PUT /settings. */
+  settings: Settings;
 }
 
 export const GATEWAY_VERSION = '0.1.0';
@@ -51,6 +54,8 @@ const TITLES: Readonly<Record<string, string>> = {
   IDEMPOTENCY_CONFLICT: 'The Idempotency-Key was used for another message',
   INVALID_STATE_TRANSITION: 'Not possible in this state',
   INTERNAL_ERROR: 'The gateway could not complete the request',
+  STALE_RESOURCE_VERSION: 'The settings changed since they were read',
+  PRECONDITION_REQUIRED: 'If-Match is required',
 };
 
 const problem = (c: Context, status: number, code: string, detail: string) =>
@@ -108,7 +113,7 @@ function brokerAuthority(brokerUrl: string, operators: readonly string[], intros
 // the exchange refuses each without it, and the APERAK says so.)
 const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish', epcis: 'execution:update', spreadsheet: 'capacity:publish' };
 
-export function gatewayApp({ db, config, intake, ready, follower, delivery, reconcile }: GatewayParts): Hono<Env> {
+export function gatewayApp({ db, config, intake, ready, follower, delivery, reconcile, settings }: GatewayParts): Hono<Env> {
   const app = new Hono<Env>();
   const authority = brokerAuthority(config.brokerUrl, config.operatorOrganizations, config.introspection);
   const organizationIds = config.organizations.map((o) => o.organizationId);
@@ -148,6 +153,7 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   app.use('/status', authenticate);
   app.use('/reconcile', authenticate);
   app.use('/mappings', authenticate);
+  app.use('/settings', authenticate);
   // A body over the limit is refused while it streams in, not after it was held in memory.
   // The answer comes before the body has been read: the connection is closed after it (and says
   // so), or a client would send its next request on a socket the server then drops.
@@ -218,8 +224,39 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
 
   // Catch up and check the mapping state against the exchange now; the report says what was repaired.
   app.post('/reconcile', async (c) => {
-    const org = config.organizations.find((o) => o.organizationId === c.get('caller').organizationId)!;
+    const org = settings.of(c.get('caller').organizationId)!;
     return c.json(await reconcile(org));
+  });
+
+  // The organization's adapter settings (settings.ts): read by any of its tokens, replaced as a
+  // whole by one with connectors:manage, against the version read (If-Match), in force for the
+  // next message. Identities stay the operator's.
+  app.get('/settings', (c) => {
+    const view = settings.view(c.get('caller').organizationId)!;
+    return c.json(view, 200, { etag: `"${view.version}"` });
+  });
+  app.put('/settings', async (c) => {
+    const caller = c.get('caller');
+    if (!caller.scopes.includes('connectors:manage')) return problem(c, 403, 'INSUFFICIENT_SCOPE', "changing the organization's adapter settings needs scope connectors:manage");
+    const ifMatch = c.req.header('if-match');
+    if (!ifMatch) return problem(c, 428, 'PRECONDITION_REQUIRED', 'send the ETag of the settings you changed as If-Match (GET /settings answers it; "0" while only the operator\'s file is there)');
+    const expected = /^(?:W\/)?"(\d+)"$/.exec(ifMatch.trim())?.[1];
+    if (expected === undefined) return problem(c, 400, 'VALIDATION_FAILED', 'If-Match must be the ETag GET /settings answered, for example "3"');
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return problem(c, 400, 'VALIDATION_FAILED', 'the body must be the settings as JSON (what GET /settings answers under "settings")');
+    }
+    const problems = settingsProblems(body);
+    if (problems.length) return c.json({ type: 'urn:exchange:protocol:error:validation-failed', title: TITLES.VALIDATION_FAILED, status: 400, code: 'VALIDATION_FAILED', detail: `the settings cannot be used: ${problems.map((p) => `${p.pointer} ${p.message}`).join('; ')}`, errors: problems }, 400, { 'content-type': 'application/problem+json' });
+    try {
+      const view = await settings.put(caller.organizationId, body as EditableSettings, Number(expected), caller.organizationId);
+      return c.json(view, 200, { etag: `"${view.version}"` });
+    } catch (err) {
+      if (!(err instanceof SettingsConflict)) throw err;
+      return problem(c, 409, 'STALE_RESOURCE_VERSION', `the settings are at version ${err.current}, not ${expected}: read them again (GET /settings) and apply your change to what is there`);
+    }
   });
 
   // The mapping state of one exchange resource: the organization's external references of it.

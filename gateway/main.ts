@@ -19,6 +19,7 @@ import { gatewayApp } from './http';
 import { formatOfFile } from './formats';
 import { createIntake, screen } from './intake';
 import { ensureMailbox, mailboxEntryId, takeFiles, type DroppedFile } from './mailbox';
+import { createSettings } from './settings';
 import { eraseOldContent, openGatewayDb } from './store';
 
 /** How often a mailbox file may fail to be taken in (its database answering) before it is moved to failed/. */
@@ -32,6 +33,8 @@ export async function startGateway(config: GatewayConfig) {
     // a runtime is already installed (another worker in this process): keep it
   }
   const db = await openGatewayDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // Each organization's adapter settings in force: the file's, or what it set through the API since (settings.ts).
+  const settings = await createSettings(db, config.organizations);
   const clientOf = createClients(config);
   const connection = await connectTemporal({ address: config.temporal.address });
   const client = new Client({ connection, namespace: config.temporal.namespace });
@@ -41,7 +44,7 @@ export async function startGateway(config: GatewayConfig) {
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: await gatewayWorkflowBundle(config.workflowBundleFile),
-    activities: createGatewayActivities(db, config, clientOf),
+    activities: createGatewayActivities(db, config, clientOf, settings.current),
     // A killed worker polls no more: its cached workflows' tasks go to another within a second.
     stickyQueueScheduleToStartTimeout: '1 second',
   });
@@ -100,13 +103,13 @@ export async function startGateway(config: GatewayConfig) {
 
   // The exchange's side: each organization's feed followed, notices delivered as they are written,
   // and every organization reconciled once at start (what happened while the gateway was down).
-  const delivery = createDelivery(db, config.organizations, config.mailboxRoot, {
+  const delivery = createDelivery(db, settings.current, config.mailboxRoot, {
     allowCidrs: config.push.allowCidrs,
     resolve: createResolver(),
     ...(config.push.caFile ? { ca: readFileSync(config.push.caFile, 'utf8') } : {}),
   });
   const deliver = () => void delivery.deliver().catch((err) => process.stderr.write(`[gateway] delivery failed: ${String(err)}\n`));
-  const follower = createFollower(db, config.organizations, clientOf, { pollMs: config.feedPollMs, onNotice: deliver });
+  const follower = createFollower(db, settings.current, clientOf, { pollMs: config.feedPollMs, onNotice: deliver });
   const deliveries = setInterval(deliver, config.feedPollMs);
   deliver();
   // Old messages' content erased at start and hourly (store.ts, eraseOldContent).
@@ -118,7 +121,7 @@ export async function startGateway(config: GatewayConfig) {
   const erasures = setInterval(erase, 3_600_000);
   erase();
   const reconciled = (async () => {
-    for (const org of config.organizations) {
+    for (const org of settings.current()) {
       try {
         const report = await reconcile(db, org, clientOf(org), follower);
         if (report.repaired.mappingsAdded || report.repaired.noticesWritten || report.missing.length) process.stderr.write(`[gateway] reconciled ${org.organizationId}: ${JSON.stringify(report)}\n`);
@@ -137,7 +140,7 @@ export async function startGateway(config: GatewayConfig) {
       return false;
     }
   };
-  const app = gatewayApp({ db, config, intake, ready, follower, delivery, reconcile: (org) => reconcile(db, org, clientOf(org), follower) });
+  const app = gatewayApp({ db, config, intake, ready, follower, delivery, settings, reconcile: (org) => reconcile(db, org, clientOf(org), follower) });
   const server = await new Promise<Server>((resolve) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s as Server));
   });
@@ -154,6 +157,7 @@ export async function startGateway(config: GatewayConfig) {
       clearInterval(erasures);
       await reconciled;
       await follower.stop();
+      settings.stop();
       await new Promise((resolve) => server.close(resolve));
       // The worker stops by itself on SIGINT and SIGTERM (the SDK's own handlers): only one still running is told.
       if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -217,6 +217,42 @@ test('a load request the exchange refuses to publish is withdrawn before the ref
   expect(again.quarantine ?? []).toEqual([]);
 });
 
+test('settings through the API: read by the organization, replaced against their version, in force for the next message without a restart; identities stay the operator’s', async () => {
+  const first = await gw('/settings', a.token);
+  expect(first.headers.get('etag')).toMatch(/^"\d+"$/);
+  const view = await first.json();
+  expect(view).toEqual(expect.objectContaining({ organizationId: shipper.id, identities: expect.objectContaining({ edifactSenderIds: ['ICT'], epcisGlns: ['4012345000009'] }) }));
+  expect(view.settings.loadRequests).toEqual(expect.objectContaining({ publish: true, timeZone: 'Europe/Amsterdam' }));
+  expect(view.settings.edifact).toBeUndefined(); // its sender ids are identities, not settings
+  // The other organization sees its own.
+  expect((await (await gw('/settings', b.token)).json()).organizationId).toBe(other.id);
+
+  const version = first.headers.get('etag')!;
+  const drafts = { ...view.settings, loadRequests: { ...view.settings.loadRequests, publish: false } };
+  const put = (body: unknown, headers: Record<string, string> = { 'if-match': version }, token = a.token) => gw('/settings', token, { method: 'PUT', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  const readOnly = await Connector.of(shipper, 'loads:read');
+  expect((await put(drafts, { 'if-match': version }, readOnly.token)).status).toBe(403);
+  expect((await put(drafts, {})).status).toBe(428);
+  const claim = await put({ ...drafts, edifact: { senderIds: ['OTHER-GLN'] } });
+  expect(claim.status).toBe(400);
+  expect((await claim.json()).errors).toEqual([expect.objectContaining({ pointer: '/edifact/senderIds' })]);
+  const zone = await put({ ...drafts, loadRequests: { ...drafts.loadRequests, timeZone: 'Mars/Olympus' } });
+  expect((await zone.json()).errors).toEqual([expect.objectContaining({ pointer: '/loadRequests/timeZone' })]);
+  expect((await gw('/settings', a.token, { method: 'PUT', headers: { 'if-match': version, 'content-type': 'application/json' }, body: '{' })).status).toBe(400);
+
+  const changed = await put(drafts);
+  expect(changed.status).toBe(200);
+  const next = changed.headers.get('etag')!;
+  expect(next).not.toBe(version);
+  expect((await put(drafts)).status).toBe(409); // the version read is gone
+  // The next instruction becomes a draft: the change is in force, no restart.
+  const reference = `ST${Date.now()}`;
+  const entry = await (await gw('/messages/edifact', a.token, { method: 'POST', body: bargeNextMonth(reference), headers: { 'idempotency-key': reference } })).json();
+  expect(entry.submitted).toEqual(expect.objectContaining({ kind: 'created', resources: [expect.objectContaining({ status: 'draft' })] }));
+  // And back, for the tests after this one.
+  expect((await put(view.settings, { 'if-match': next })).status).toBe(200);
+});
+
 test('isolation: a message acts only for the organization of its credential or mailbox; nobody sees another organization\'s messages', async () => {
   const reference = `ISO${Date.now()}`;
   // The shipper's interchange (sender ICT) sent with the other organization's token: quarantined for the other, nothing created.
