@@ -141,7 +141,7 @@ test('every command has its --help', async () => {
   const top = await pcx(['--help'], env);
   expect(top.code).toBe(0);
   expect(top.stdout).toContain('Exit codes:');
-  for (const command of ['login', 'offers', 'offers publish', 'proposals decide', 'events tail', 'wait proposal', 'request', 'webhooks redeliver']) {
+  for (const command of ['login', 'offers', 'offers publish', 'proposals decide', 'events tail', 'wait proposal', 'request', 'webhooks redeliver', 'gateway settings set']) {
     const help = await pcx([...command.split(' '), '--help'], env);
     expect({ command, code: help.code }).toEqual({ command, code: 0 });
     expect(help.stdout).toContain(`Usage: pcx ${command}`);

@@ -25,10 +25,11 @@ export function gatewayCommands(program: Command, cli: GatewayCli): void {
   const { run } = cli;
 
   /** A call to the gateway with the profile's token; a refusal becomes the same error as the broker's. */
-  const call = async (out: Output, method: string, path: string, body?: { bytes: Buffer; name?: string }): Promise<any> => {
+  const call = async (out: Output, method: string, path: string, body?: { bytes: Buffer; name?: string; type?: string }, more: Record<string, string> = {}): Promise<any> => {
     const base = (gateway.opts<{ gatewayUrl?: string }>().gatewayUrl ?? cli.io.env.PCX_GATEWAY_URL ?? DEFAULT_GATEWAY_URL).replace(/\/+$/, '');
-    const headers: Record<string, string> = { authorization: `Bearer ${await cli.client(out).accessToken()}`, accept: 'application/json' };
+    const headers: Record<string, string> = { authorization: `Bearer ${await cli.client(out).accessToken()}`, accept: 'application/json', ...more };
     if (body?.name) headers['x-message-name'] = body.name;
+    if (body?.type) headers['content-type'] = body.type;
     const answer = await fetch(`${base}${path}`, { method, headers, ...(body ? { body: new Uint8Array(body.bytes) } : {}) });
     const text = await answer.text();
     const data = text ? JSON.parse(text) : undefined;
@@ -70,6 +71,23 @@ export function gatewayCommands(program: Command, cli: GatewayCli): void {
     .command('discard <id>')
     .description('close a held message without acting on it')
     .action(run(async (out, id: string) => out.data(await call(out, 'POST', `/quarantine/${encodeURIComponent(id)}/discard`))));
+
+  const settings = gateway.command('settings').description("your organization's adapter settings: what its messages become and how they are read");
+  settings
+    .command('show', { isDefault: true })
+    .description('the settings in force, their version, and the identities the operator set')
+    .action(run(async (out) => out.data(await call(out, 'GET', '/settings'))));
+  settings
+    .command('set <file>')
+    .description('replace the settings with a JSON file (what `settings show` prints under "settings"; - for stdin); needs connectors:manage')
+    .option('--version <n>', 'the version you changed (refused if another change came first); default: the version in force now')
+    .action(
+      run(async (out, path: string, options: { version?: string }) => {
+        const version = options.version ?? String((await call(out, 'GET', '/settings')).version);
+        const bytes = readFileSync(path === '-' ? 0 : path);
+        out.data(await call(out, 'PUT', '/settings', { bytes, type: 'application/json' }, { 'if-match': `"${version}"` }));
+      }),
+    );
 
   gateway
     .command('status')
