@@ -1,6 +1,7 @@
 // The names of UN/LOCODE places (data/unlocode-names.json.gz, built with the area index by
-// scripts/build-unlocode.ts): "DEHAM" -> "Hamburg", for people (the console). Matching never
-// reads them. Loaded on first use: 116,000 names, about 6 MB in memory.
+// scripts/build-unlocode.ts): "DEHAM" -> "Hamburg", for people (the console), and the other way
+// for the gateway's spreadsheets, whose place cells may hold a city's name (placesNamed). Matching
+// never reads them. Loaded on first use: 116,000 names, about 6 MB in memory.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -108,4 +109,29 @@ export function nearestPlace(lon: number, lat: number, withinKm: number): { code
     }
   }
   return best && { ...best, name: placeName(best.code)! };
+}
+
+/** Letters that Unicode does not take apart into a letter and a mark (ł is no l with a mark), as UN/LOCODE's names without diacritics write them. */
+const LETTERS: Readonly<Record<string, string>> = { ł: 'l', đ: 'd', ð: 'd', ø: 'o', ß: 'ss', æ: 'ae', œ: 'oe', ı: 'i', þ: 'th', ħ: 'h', ŀ: 'l' };
+/** A name as placesNamed compares it: as search does, and with those letters spelt out ("Łódź" is "lodz"). */
+const foldName = (s: string) => fold(s.toLowerCase().replace(/[łđðøßæœıþħŀ]/g, (c) => LETTERS[c]));
+let byName: Map<string, string[]> | undefined;
+
+/**
+ * The places whose name is `name`, case, diacritics and punctuation aside ("Kraków" is PLKRK's
+ * "Krakow", "Frankfurt (Oder)" DEFFO's "Frankfurt/Oder"), in `country` (ISO 3166-1) when given.
+ * Exactly: a name that only starts another ("Frankfurt") names none. Ordered by code.
+ */
+export function placesNamed(name: string, country?: string): Array<{ code: string; name: string }> {
+  const key = foldName(name);
+  if (!key) return [];
+  placeName('DEHAM');
+  if (!byName) {
+    byName = new Map();
+    for (const [code, spelt] of Object.entries(names!).sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const folded = foldName(spelt);
+      (byName.get(folded) ?? byName.set(folded, []).get(folded)!).push(code);
+    }
+  }
+  return (byName.get(key) ?? []).filter((code) => country === undefined || code.slice(0, 2) === country).map((code) => ({ code, name: names![code] }));
 }

@@ -6,19 +6,35 @@
 import { parse } from 'csv-parse/sync';
 import { LIMITS, columnName, type Cell, type Row, type Sheet, type SheetError } from './sheet';
 
-/** The text of a CSV file's bytes: UTF-8 (with or without BOM), UTF-16 with its BOM, else Windows-1252 (Excel's "CSV" on Western Windows). */
+/** A control character but tab, line and page breaks: a binary file's, never a CSV's. */
+const CONTROL = /[\x00-\x08\x0e-\x1f\x7f]/;
+/** A DOS end-of-file mark is not content. */
+export const withoutEofMark = (text: string) => text.replace(/\x1a+$/, '');
+
+/**
+ * The text of a CSV file whose bytes say their encoding themselves: UTF-16 with its BOM, UTF-8
+ * (with or without BOM; a text in a single-byte encoding with a letter beyond ASCII is, in
+ * practice, never valid UTF-8). Undefined for any other bytes: a single-byte encoding, which the
+ * organization's setting or detection decides when the file is mapped (encoding.ts), or a binary.
+ */
 export function csvText(bytes: Buffer): string | undefined {
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return new TextDecoder('utf-16le').decode(bytes.subarray(2));
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return new TextDecoder('utf-16be').decode(bytes.subarray(2));
   let text: string;
-  try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
-  } catch {
-    text = new TextDecoder('windows-1252').decode(bytes);
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) text = new TextDecoder('utf-16le').decode(bytes.subarray(2));
+  else if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) text = new TextDecoder('utf-16be').decode(bytes.subarray(2));
+  else {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false }).decode(bytes);
+    } catch {
+      return undefined;
+    }
   }
-  // A DOS end-of-file mark is not content; any other control character (but tab, line and page breaks) is a binary file's.
-  text = text.replace(/\x1a+$/, '');
-  return /[\x00-\x08\x0e-\x1f\x7f]/.test(text.slice(0, 65_536)) ? undefined : text;
+  text = withoutEofMark(text);
+  return CONTROL.test(text.slice(0, 65_536)) ? undefined : text;
+}
+
+/** Bytes that may be a text in a single-byte encoding (each read is ASCII's superset): no control character in its first 64 KiB. */
+export function isSingleByteText(bytes: Buffer): boolean {
+  return !CONTROL.test(withoutEofMark(bytes.subarray(0, 65_536).toString('latin1')));
 }
 
 export const DELIMITERS = [',', ';', '\t'] as const;

@@ -4,17 +4,20 @@
 // read or mapped quarantines the file (the carrier corrects its export and drops one file again),
 // so that no file is ever half acted on by the gateway's own choice.
 //
-// The inbox keeps text: a CSV is kept as its text, an XLSX (or anything else binary) as a data URL
-// of its exact bytes, read when it is mapped, with the organization's settings (its sheet).
+// The inbox keeps text: a CSV whose bytes say their encoding (a BOM, valid UTF-8) is kept as its
+// text; a CSV in a single-byte encoding as a data URL of its exact bytes (text/csv), decoded when it
+// is mapped, since the organization's settings (its encoding) decide how; an XLSX (or anything else
+// binary) as a data URL of its exact bytes, read when it is mapped, with the settings (its sheet).
 import type { CreateBody } from '@pcx/sdk';
 import { PcxProblemError } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
 import type { Format, Mapped, Quarantined, Submitted } from '../format';
 import type { InboxEntry, Mapping } from '../store';
-import { csvText, DELIMITERS, readCsv } from './csv';
+import { csvText, DELIMITERS, isSingleByteText, readCsv, withoutEofMark } from './csv';
+import { decodeCsv } from './encoding';
 import { mapSheet, systemOf, type OfferMapping, type RowReason, type SheetMapping } from './offers';
 import { resultCsv, type ResultLine } from './result';
-import { settingsProblems } from './settings';
+import { settingsProblems, type SpreadsheetSettings } from './settings';
 import type { Sheet, SheetError } from './sheet';
 import { isZip } from './zip';
 import { readXlsx } from './xlsx';
@@ -22,6 +25,7 @@ import { readXlsx } from './xlsx';
 export const PROFILE = { id: 'Free trucks CSV/XLSX', version: '1', description: 'A carrier\'s CSV or XLSX list of free trucks, one row each, to capacity offers (draft or published) by the organization\'s column mapping; a result file answers each row' };
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+const CSV_TYPE = 'text/csv';
 const BINARY = /^data:([a-z0-9.+/-]+)((?:;[a-z0-9-]+(?:=[a-z0-9-]+)?)*);base64,/;
 
 /** The largest message the gateway takes (its GATEWAY_MAX_MESSAGE_BYTES): a mailbox file at this size may have been cut. */
@@ -31,6 +35,8 @@ interface Source {
   kind: 'csv' | 'xlsx';
   sheet?: string;
   delimiter?: string;
+  /** A CSV not in UTF-8: the encodings it was read in (alike), as the organization sets or as detected. */
+  encoding?: { read: string[]; by: 'settings' | 'detection' };
 }
 
 interface SpreadsheetMapped extends Mapped {
@@ -73,38 +79,49 @@ const quarantined = (reasons: RowReason[], rows: SheetMapping['rows'] = [], sour
 });
 const fromError = (e: SheetError): RowReason => ({ code: e.code, message: e.message, ...(e.position ? { position: e.position } : {}) });
 
-function map(entry: InboxEntry, org: ServedOrganization, others: readonly ServedOrganization[]): SpreadsheetMapped | SpreadsheetQuarantined {
+type Outcome = SpreadsheetMapped | SpreadsheetQuarantined;
+
+function map(entry: InboxEntry, org: ServedOrganization, others: readonly ServedOrganization[]): Outcome {
   const settings = org.spreadsheet;
   const problems = settingsProblems(settings);
   if (problems.length) return quarantined(problems.map((p) => ({ code: settings ? 'SETTINGS_INVALID' : 'SETTINGS_MISSING', message: p.message, position: p.path })));
   const context = { organization: org, others, receivedAt: entry.receivedAt || undefined, entryId: entry.id };
-  const done = (sheet: Sheet, result: SheetMapping): SpreadsheetMapped | SpreadsheetQuarantined => {
-    const source: Source = { kind: sheet.kind, ...(sheet.name ? { sheet: sheet.name } : {}), ...(sheet.delimiter ? { delimiter: sheet.delimiter } : {}) };
+  const done = (sheet: Sheet, result: SheetMapping, extra: Partial<Source> = {}): Outcome => {
+    const source: Source = { kind: sheet.kind, ...(sheet.name ? { sheet: sheet.name } : {}), ...(sheet.delimiter ? { delimiter: sheet.delimiter } : {}), ...extra };
     if (result.reasons.length) return quarantined(result.reasons, result.rows, source);
     return { kind: 'mapped', profile: `${PROFILE.id} ${PROFILE.version}`, source, publish: settings!.publish, offers: result.offers, dropped: result.dropped };
   };
 
   const binary = BINARY.exec(entry.content);
-  if (binary) {
-    const [, type, parameters] = binary;
-    if (/;truncated/.test(parameters)) return quarantined([{ code: 'INPUT_TOO_LARGE', message: `the file reached the gateway's size limit (${maxMessageBytes()} bytes) and may have been cut: send fewer rows per file` }]);
-    if (type !== XLSX_TYPE) {
-      const what = type === 'application/vnd.ms-excel' ? 'an Excel 97-2003 workbook (XLS), which is not read: save it as XLSX or CSV' : 'neither CSV text nor an XLSX workbook';
-      return quarantined([{ code: 'NOT_A_SPREADSHEET', message: `the file is ${what}` }]);
-    }
-    const read = readXlsx(Buffer.from(entry.content.slice(binary[0].length), 'base64'), settings!.sheet);
-    if ('error' in read) return quarantined([fromError(read.error)], [], { kind: 'xlsx', ...(settings!.sheet ? { sheet: settings!.sheet } : {}) });
-    return done(read.sheet, mapSheet(read.sheet, context));
+  if (!binary) return mapCsv(entry.content, settings!, (sheet) => done(sheet, mapSheet(sheet, context)));
+  const [, type, parameters] = binary;
+  if (/;truncated/.test(parameters)) return quarantined([{ code: 'INPUT_TOO_LARGE', message: `the file reached the gateway's size limit (${maxMessageBytes()} bytes) and may have been cut: send fewer rows per file` }]);
+  const bytes = Buffer.from(entry.content.slice(binary[0].length), 'base64');
+  if (type === CSV_TYPE) {
+    // Not UTF-8: in the organization's encoding, or the one plausible reading (encoding.ts).
+    const decoded = decodeCsv(bytes, settings!.encoding);
+    if ('code' in decoded) return quarantined([{ code: decoded.code, message: decoded.message }], [], { kind: 'csv' });
+    const encoding: Source['encoding'] = { read: decoded.encodings, by: decoded.detected ? 'detection' : 'settings' };
+    return mapCsv(withoutEofMark(decoded.text), settings!, (sheet) => done(sheet, mapSheet(sheet, context), { encoding }));
   }
+  if (type !== XLSX_TYPE) {
+    const what = type === 'application/vnd.ms-excel' ? 'an Excel 97-2003 workbook (XLS), which is not read: save it as XLSX or CSV' : 'neither CSV text nor an XLSX workbook';
+    return quarantined([{ code: 'NOT_A_SPREADSHEET', message: `the file is ${what}` }]);
+  }
+  const read = readXlsx(bytes, settings!.sheet);
+  if ('error' in read) return quarantined([fromError(read.error)], [], { kind: 'xlsx', ...(settings!.sheet ? { sheet: settings!.sheet } : {}) });
+  return done(read.sheet, mapSheet(read.sheet, context));
+}
 
-  // CSV: with the organization's delimiter, or the one of `,` `;` and tab that finds the header row.
-  const candidates = settings!.delimiter ? [settings!.delimiter] : [...DELIMITERS];
-  const firstLine = entry.content.split(/\r?\n/).find((l) => l.trim()) ?? '';
+/** A CSV text with the organization's delimiter, or the one of `,` `;` and tab that finds the header row. */
+function mapCsv(text: string, settings: SpreadsheetSettings, mapped: (sheet: Sheet) => Outcome): Outcome {
+  const candidates = settings.delimiter ? [settings.delimiter] : [...DELIMITERS];
+  const firstLine = text.split(/\r?\n/).find((l) => l.trim()) ?? '';
   const sniffed = [...candidates].sort((a, b) => firstLine.split(b).length - firstLine.split(a).length)[0];
-  let fallback: SpreadsheetMapped | SpreadsheetQuarantined | undefined;
+  let fallback: Outcome | undefined;
   for (const delimiter of [sniffed, ...candidates.filter((d) => d !== sniffed)]) {
-    const read = readCsv(entry.content, delimiter);
-    const outcome = 'error' in read ? quarantined([fromError(read.error)], [], { kind: 'csv', delimiter }) : done(read.sheet, mapSheet(read.sheet, context));
+    const read = readCsv(text, delimiter);
+    const outcome = 'error' in read ? quarantined([fromError(read.error)], [], { kind: 'csv', delimiter }) : mapped(read.sheet);
     const headerFound = !('error' in read) && !(outcome.kind === 'quarantined' && outcome.reasons.some((r) => r.code === 'COLUMN_MISSING' || r.code === 'COLUMN_AMBIGUOUS'));
     if (headerFound) return outcome;
     fallback ??= outcome;
@@ -144,15 +161,18 @@ export const spreadsheet: Format = {
   extensions: ['.csv', '.xlsx'],
   profiles: [PROFILE],
 
-  // Text stays text (UTF-8, UTF-16 with a BOM, else Windows-1252); an XLSX, or anything binary, is
-  // kept as a data URL of its exact bytes. Never throws: what it cannot tell is the mapping's to refuse.
+  // Text that says its encoding stays text (UTF-8, UTF-16 with a BOM); text in a single-byte
+  // encoding, an XLSX, or anything binary is kept as a data URL of its exact bytes (the first two
+  // read with the organization's settings). Never throws: what it cannot tell is the mapping's to refuse.
   decode(bytes) {
     const truncated = bytes.length >= maxMessageBytes() ? ';truncated' : '';
     const dataUrl = (type: string) => `data:${type}${truncated};base64,${bytes.toString('base64')}`;
     if (isZip(bytes)) return dataUrl(XLSX_TYPE);
     if (bytes.length >= 8 && bytes.readUInt32BE(0) === 0xd0cf11e0) return dataUrl('application/vnd.ms-excel');
-    const text = truncated ? undefined : csvText(bytes);
-    return text === undefined ? dataUrl('application/octet-stream') : text;
+    if (truncated) return dataUrl('application/octet-stream');
+    const text = csvText(bytes);
+    if (text !== undefined) return text;
+    return dataUrl(isSingleByteText(bytes) ? CSV_TYPE : 'application/octet-stream');
   },
 
   map(entry, org, others) {

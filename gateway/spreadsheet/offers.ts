@@ -6,7 +6,7 @@ import type { ServedOrganization } from '../config';
 import type { QuarantineReason } from '../store';
 import { BODY_TYPES, COLUMN_FIELDS, DEFAULT_MAX_ROWS, headerKey, settingsProblems, type BodyType, type ColumnField, type SpreadsheetSettings } from './settings';
 import { cellText, isEmpty, positionOf, LIMITS, type Cell, type Sheet } from './sheet';
-import { instantOf, isFormulaText, quoted, readDate, readNumber, readPlace, readTime, type Area, type DateValue, type LocalTime, type PlaceContext, type Read } from './values';
+import { instantOf, isFormulaText, quoted, readCountry, readDate, readNumber, readPlace, readTime, type Area, type DateValue, type LocalTime, type PlaceContext, type Read } from './values';
 
 /** A quarantine reason with the row it is about (none: the file, its header or the settings). */
 export interface RowReason extends QuarantineReason {
@@ -126,21 +126,22 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
     return out;
   }
 
-  const placeContext: PlaceContext = { places: org.places ?? {}, othersPlaces };
+  const placeContext: PlaceContext = { places: org.places ?? {}, othersPlaces, ...(settings.countries ? { countries: settings.countries } : {}) };
   const references = new Map<string, string>();
   const receivedAt = context.receivedAt ? Date.parse(context.receivedAt) : NaN;
   for (const row of dataRows) {
     const r = row.r;
     const before = reasons.length;
     const fail = (position: string, read: { code: string; message: string }) => reason(read.code, read.message, position, r);
-    /** The cell of a field, checked as every cell read is: not too long, not a formula, not another organization's identity. */
+    /** The cell of a field, checked as every cell read is: not a formula saved without its value, not too long, not a formula as text, not another organization's identity. */
     const take = (field: ColumnField): { cell?: Cell; position: string; given: boolean } => {
       const column = columns.get(field);
       const cell = column ? row.cells[column] : undefined;
       const position = at(column, r);
-      if (!cell || isEmpty(cell)) return { position, given: false };
       const refuse = (code: string, message: string) => (reason(code, message, position, r), { position, given: true });
-      if (cell.fx !== undefined) return refuse('FORMULA_CELL', `the cell holds a formula (${quoted(cell.fx)}); write the value itself: a formula is never evaluated`);
+      // A formula's value is the one the program that saved the file computed; the gateway never computes one.
+      if (cell?.uncomputed) return refuse('FORMULA_CELL', `the cell holds a formula${cell.fx ? ` (${quoted(`=${cell.fx}`)})` : ''}, and the file was saved without its computed value (as openpyxl and other programs that write formulas save it): open the file in Excel or LibreOffice and save it again, or write the value itself`);
+      if (!cell || isEmpty(cell)) return { position, given: false };
       if ((cell.t === 's' || cell.t === 'e') && cell.v.length > LIMITS.cellChars) return refuse('CELL_TOO_LONG', `the cell holds more than ${LIMITS.cellChars} characters`);
       // A number is a number (-5 is refused as negative, not as a formula); any other text leading with a formula character is one.
       const isNumber = ([...QUANTITY_FIELDS, 'price'] as readonly string[]).includes(field) && 'value' in readNumber(cell, settings.decimalSeparator);
@@ -177,17 +178,20 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
     }
     out.rows.push({ row: r, ...(ref.value !== undefined ? { reference: ref.value } : {}) });
 
-    // Where.
-    const origin = value('origin', (cell) => readPlace(cell, placeContext, false));
+    // Where: a place's name is looked up in the row's country when a country column gives one.
+    const originCountry = value('originCountry', readCountry);
+    const origin = value('origin', (cell) => readPlace(cell, { ...placeContext, country: originCountry.value }, false));
     if (!origin.given) reason('VALUE_MISSING', `no origin (${settings.columns.origin})`, origin.position, r);
-    const destinationCell = value('destination', (cell) => readPlace(cell, placeContext, true));
-    let destination: Area | undefined = destinationCell.value;
-    if (!destinationCell.given && settings.destination !== undefined) {
+    const destinationCountry = value('destinationCountry', readCountry);
+    const destinationCell = value('destination', (cell) => readPlace(cell, { ...placeContext, country: destinationCountry.value }, true));
+    // A country and no place in it is the destination: "to Italy".
+    let destination: Area | undefined = destinationCell.value ?? (destinationCountry.value && !destinationCell.given ? { kind: 'country', code: destinationCountry.value } : undefined);
+    if (!destinationCell.given && !destinationCountry.given && settings.destination !== undefined) {
       const read = readPlace({ t: 's', v: settings.destination }, placeContext, true);
       if ('code' in read) reason('SETTINGS_INVALID', `settings.spreadsheet.destination: ${read.message}`, 'settings.spreadsheet.destination', r);
       else destination = read.value;
     }
-    if (!destinationCell.given && !destination && settings.publish) reason('VALUE_MISSING', `no destination${settings.columns.destination ? ` (${settings.columns.destination})` : ''}, and the organization sets none (destination) to publish with`, destinationCell.position, r);
+    if (!destinationCell.given && !destinationCountry.given && !destination && settings.publish) reason('VALUE_MISSING', `no destination${settings.columns.destination ? ` (${settings.columns.destination})` : ''}, and the organization sets none (destination) to publish with`, destinationCell.position, r);
 
     // When.
     const date1904 = sheet.date1904 === true;

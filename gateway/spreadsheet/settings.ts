@@ -3,6 +3,7 @@
 // (publish or draft, to whom, the time zone of its local dates, how its dates and numbers are
 // written, when an offer expires). The organization decides these once; nothing here is guessed
 // per file, and a file its settings cannot read is quarantined, saying which setting or cell.
+import { ENCODINGS, type Encoding } from './encoding';
 
 /** The exchange's body types (schemas/logistics.json, VehicleBodyType). */
 export const BODY_TYPES = ['box', 'curtainsider', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van', 'other'] as const;
@@ -10,10 +11,14 @@ export type BodyType = (typeof BODY_TYPES)[number];
 
 /** The columns a row may carry, each named by its header text in the organization's export. */
 export interface SpreadsheetColumns {
-  /** Where the truck is free: a UN/LOCODE ("DEHAM", "DE HAM") or one of the organization's `places`. Required. */
+  /** Where the truck is free: a UN/LOCODE ("DEHAM", "DE HAM"), one of the organization's `places`, or a UN/LOCODE place's name ("Hamburg"). Required. */
   origin: string;
-  /** Where it may go: a UN/LOCODE, one of `places`, an ISO 3166-1 country ("AT") or ISO 3166-2 subdivision ("AT-9"). */
+  /** The ISO 3166-1 country of the origin ("DE"): a place's name is looked up in it. */
+  originCountry?: string;
+  /** Where it may go: as the origin, or an ISO 3166-1 country ("AT") or ISO 3166-2 subdivision ("AT-9"). */
   destination?: string;
+  /** The ISO 3166-1 country of the destination: a name is looked up in it; with no destination, it is the destination. */
+  destinationCountry?: string;
   /** The day (and time) it is free from. Required. */
   availableFrom: string;
   /** The time of day it is free from, when the export keeps it in a column of its own. */
@@ -37,7 +42,7 @@ export interface SpreadsheetColumns {
   price?: string;
 }
 
-export const COLUMN_FIELDS = ['origin', 'destination', 'availableFrom', 'availableFromTime', 'availableUntil', 'availableUntilTime', 'bodyType', 'pallets', 'weight', 'loadingMetres', 'volume', 'reference', 'price'] as const satisfies ReadonlyArray<keyof SpreadsheetColumns>;
+export const COLUMN_FIELDS = ['origin', 'originCountry', 'destination', 'destinationCountry', 'availableFrom', 'availableFromTime', 'availableUntil', 'availableUntilTime', 'bodyType', 'pallets', 'weight', 'loadingMetres', 'volume', 'reference', 'price'] as const satisfies ReadonlyArray<keyof SpreadsheetColumns>;
 export type ColumnField = (typeof COLUMN_FIELDS)[number];
 
 export interface SpreadsheetSettings {
@@ -58,6 +63,14 @@ export interface SpreadsheetSettings {
   decimalSeparator?: ',' | '.';
   /** CSV field delimiter; without it, the one of `,` `;` and tab with which the header row is found. */
   delimiter?: ',' | ';' | '\t';
+  /**
+   * The character encoding of its CSV files when they are not UTF-8 (which a BOM or valid UTF-8
+   * shows): windows-1250, iso-8859-2, windows-1252, iso-8859-1; or utf-8, to read nothing else.
+   * Without it, a file that reads in one plausible way only is read so (encoding.ts).
+   */
+  encoding?: Encoding;
+  /** The ISO 3166-1 countries in which a place's name ("Hamburg") is looked up, unless the row's country column says; without them, every country. */
+  countries?: readonly string[];
   /** The columns, by header text (matched ignoring case and surrounding or repeated spaces). */
   columns: SpreadsheetColumns;
   /** Its own words for body types, to the exchange's ("Plane": "curtainsider", "Kühler": "refrigerated"), matched ignoring case. */
@@ -105,6 +118,8 @@ export function settingsProblems(s: SpreadsheetSettings | undefined): Array<{ pa
   if (s.dateFormat !== undefined && !datePattern(s.dateFormat)) bad('dateFormat', `${JSON.stringify(s.dateFormat)} is not a date pattern of YYYY (or YY), MM or M, DD or D`);
   if (s.decimalSeparator !== undefined && s.decimalSeparator !== ',' && s.decimalSeparator !== '.') bad('decimalSeparator', 'must be "," or "."');
   if (s.delimiter !== undefined && ![',', ';', '\t'].includes(s.delimiter)) bad('delimiter', 'must be ",", ";" or a tab');
+  if (s.encoding !== undefined && !(ENCODINGS as readonly string[]).includes(s.encoding)) bad('encoding', `must be one of ${ENCODINGS.join(', ')}`);
+  if (s.countries !== undefined && !(Array.isArray(s.countries) && s.countries.length > 0 && s.countries.length <= 250 && s.countries.every(isCountry))) bad('countries', 'must be a list of ISO 3166-1 alpha-2 countries (["AT", "DE"])');
   if (!s.columns || typeof s.columns !== 'object') bad('columns', 'must name the header of each column read');
   else {
     for (const required of ['origin', 'availableFrom'] as const) if (!s.columns[required]) bad(`columns.${required}`, 'is required');
@@ -131,6 +146,10 @@ export function settingsProblems(s: SpreadsheetSettings | undefined): Array<{ pa
   if (s.visibility !== undefined && (typeof s.visibility !== 'object' || s.visibility === null || typeof s.visibility.mode !== 'string')) bad('visibility', 'must be the exchange\'s Visibility ({ "mode": "open" }, partners or groups)');
   return out;
 }
+
+const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+/** An ISO 3166-1 alpha-2 country as the platform's CLDR knows it (not EU, UN, ZZ or other groupings). */
+export const isCountry = (code: unknown): code is string => typeof code === 'string' && /^[A-Z]{2}$/.test(code) && !['EU', 'EZ', 'UN', 'QO', 'ZZ', 'XA', 'XB'].includes(code) && regions.of(code) !== code;
 
 /** How headers are compared: case, surrounding and repeated spaces (and a BOM) do not count. */
 export const headerKey = (text: string) => text.replace(/^\uFEFF/, '').trim().replace(/\s+/g, ' ').toLowerCase();

@@ -4,8 +4,10 @@
 
 /** A cell's value: text, a number (with the date kind its number format shows), a boolean, an error (#N/A), or an ISO date (t="d"). */
 export type Cell = ({ t: 's'; v: string } | { t: 'n'; v: number; d?: 'date' | 'datetime' | 'time' } | { t: 'b'; v: boolean } | { t: 'e'; v: string } | { t: 'd'; v: string }) & {
-  /** The cell holds a formula (XLSX), with its text (cut to 100 characters). */
+  /** The cell holds a formula (XLSX), with its text (cut to 100 characters; empty for a shared formula's other cells); its value is the one last computed. */
   fx?: string;
+  /** A formula cell whose value was not computed when the file was saved (openpyxl writes none; a writer asking for a full calculation on load): unknown. */
+  uncomputed?: true;
 };
 
 export interface Row {
@@ -74,4 +76,5 @@ export function cellText(cell: Cell | undefined): string {
   return String(cell.v);
 }
 
-export const isEmpty = (cell: Cell | undefined) => !cell || (cell.t === 's' && cell.v.trim() === '');
+/** A cell with nothing in it (a formula whose value is unknown is not empty: its value may be anything). */
+export const isEmpty = (cell: Cell | undefined) => !cell || (cell.t === 's' && cell.v.trim() === '' && !cell.uncomputed);

@@ -2,8 +2,9 @@
 // reader answers the value, or the reason (code and message) it cannot: the mapping adds the cell.
 // Only values with one reading are read; the organization's settings decide what a file leaves
 // open (its date pattern, decimal mark, time zone, its words for places and body types).
+import { placeName, placesNamed, searchPlaces } from '../../core/place-names';
 import { zonedTime } from '../edifact/dates';
-import { datePattern } from './settings';
+import { datePattern, isCountry } from './settings';
 import type { Cell } from './sheet';
 
 export type Read<T> = { value: T } | { code: string; message: string };
@@ -33,17 +34,48 @@ export interface PlaceContext {
   places: Readonly<Record<string, string>>;
   /** Another served organization's place keys (lower case), none of which is also this one's. */
   othersPlaces: ReadonlySet<string>;
+  /** The countries in which a place's name is looked up (the organization's `countries`); none: every country. */
+  countries?: readonly string[];
+  /** The row's own country for the place (its country column): names are looked up in it, and a place elsewhere contradicts it. */
+  country?: string;
 }
 
 const UNLOCODE = /^([A-Z]{2}) ?([A-Z0-9]{3})$/;
 const SCHEMA_UNLOCODE = /^[A-Z]{2}[A-Z0-9]{3}$/;
-const regions = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
-/** An ISO 3166-1 alpha-2 country as the platform's CLDR knows it (not EU, UN, ZZ or other groupings). */
-const isCountry = (code: string) => /^[A-Z]{2}$/.test(code) && !['EU', 'EZ', 'UN', 'QO', 'ZZ', 'XA', 'XB'].includes(code) && regions.of(code) !== code;
 
 const placeKey = (text: string) => text.trim().replace(/\s+/g, ' ').toLowerCase();
+const countriesOf = (context: PlaceContext) => (context.country ? [context.country] : context.countries);
+const inCountries = (context: PlaceContext) => (countriesOf(context) ? ` in ${countriesOf(context)!.join(', ')}` : '');
+/** Places as a reason lists them: at most 8, with their names. */
+const listed = (places: ReadonlyArray<{ code: string; name: string }>) => `${places.slice(0, 8).map((p) => `${p.code} (${p.name})`).join(', ')}${places.length > 8 ? ` and ${places.length - 8} more` : ''}`;
 
-/** One place by what a cell says: its own key, a UN/LOCODE, or (where areas are allowed) a country or subdivision. */
+/** The UN/LOCODE places named so (core/place-names.ts: case, diacritics and punctuation aside), in the row's or the organization's countries. */
+function named(text: string, context: PlaceContext): Array<{ code: string; name: string }> {
+  const countries = countriesOf(context);
+  return placesNamed(text).filter((p) => !countries || countries.includes(p.code.slice(0, 2)));
+}
+
+/** A place by its name: the one place so named, or the candidates when there are several. */
+function byName(text: string, found: ReadonlyArray<{ code: string; name: string }>, context: PlaceContext): Read<Area> {
+  if (found.length === 1) return ok({ kind: 'unlocode', code: found[0].code });
+  const narrow = countriesOf(context) ? '' : ', or let the organization set the countries its names are looked up in (countries) or map a country column';
+  return no('PLACE_AMBIGUOUS', `${quoted(text)} is the name of ${found.length} UN/LOCODE places${inCountries(context)}: ${listed(found)}; write the UN/LOCODE${narrow}`);
+}
+
+/**
+ * A UN/LOCODE as written: a code the list knows is that place, unless the text is also the name
+ * of another ("ESSEN" is Spain's Senegue, and Essen): then it is ambiguous. A code the list does
+ * not know is read as a name when it is one ("PARIS"), else left to the exchange to answer.
+ */
+function byCode(text: string, code: string, context: PlaceContext): Read<Area> {
+  const found = named(text, context);
+  const spelt = placeName(code);
+  if (spelt !== undefined && found.some((p) => p.code !== code)) return no('PLACE_AMBIGUOUS', `${quoted(text)} is the UN/LOCODE of ${spelt} (${code.slice(0, 2)}) and the name of ${listed(found.filter((p) => p.code !== code))}: write the other place's UN/LOCODE`);
+  if (spelt === undefined && found.length) return byName(text, found, context);
+  return ok({ kind: 'unlocode', code });
+}
+
+/** One place by what a cell says: its own key, a UN/LOCODE, (where areas are allowed) a country or subdivision, or a UN/LOCODE place's name. */
 function onePlace(text: string, context: PlaceContext, areas: boolean): Read<Area> | undefined {
   const key = placeKey(text);
   const own = new Set(Object.entries(context.places).filter(([k]) => placeKey(k) === key).map(([, code]) => code));
@@ -57,23 +89,48 @@ function onePlace(text: string, context: PlaceContext, areas: boolean): Read<Are
     return ok({ kind: 'unlocode', code: mapped });
   }
   if (context.othersPlaces.has(key)) return no('NAMES_OTHER_ORGANIZATION', `${quoted(text)} is another organization's place`);
-  if (code) return ok({ kind: 'unlocode', code });
+  if (code) return byCode(text, code, context);
   const trimmed = text.trim();
   if (areas && isCountry(trimmed)) return ok({ kind: 'country', code: trimmed });
   if (areas && /^[A-Z]{2}-[A-Z0-9]{1,3}$/.test(trimmed) && isCountry(trimmed.slice(0, 2))) return ok({ kind: 'subdivision', code: trimmed });
-  return undefined;
+  const found = named(trimmed, context);
+  return found.length ? byName(trimmed, found, context) : undefined;
 }
 
-/** A place cell: exactly one place (several named in one cell is ambiguous); anything else is unknown, never looked up or guessed. */
+/**
+ * A place cell: exactly one place (several named in one cell is ambiguous), in the row's country
+ * when its country column says one; anything else is unknown, never geocoded or guessed (a name
+ * only starting a place's, "Frankfurt", is no name of it: the reason lists those).
+ */
 export function readPlace(cell: Cell, context: PlaceContext, areas: boolean): Read<Area> {
-  if (cell.t !== 's') return no('PLACE_UNKNOWN', `a ${cell.t === 'n' ? 'number' : 'value'} is not a place: write a UN/LOCODE (DEHAM) or one of the organization's places`);
+  if (cell.t !== 's') return no('PLACE_UNKNOWN', `a ${cell.t === 'n' ? 'number' : 'value'} is not a place: write a UN/LOCODE (DEHAM), a place's name or one of the organization's places`);
   const one = onePlace(cell.v, context, areas);
+  if (one && 'value' in one && context.country && one.value.code.slice(0, 2) !== context.country) {
+    return no('PLACE_AMBIGUOUS', `${quoted(cell.v)} is ${one.value.code}, in ${one.value.code.slice(0, 2)}, and the row's country is ${context.country}`);
+  }
   if (one) return one;
   const parts = cell.v.split(/\s*[,;/|+&]\s*|\s+-\s+|\s+(?:and|und|or|oder)\s+/i).filter((p) => p.trim());
   if (parts.length > 1 && parts.every((p) => onePlace(p, context, areas) && 'value' in onePlace(p, context, areas)!)) {
     return no('PLACE_AMBIGUOUS', `${quoted(cell.v)} names ${parts.length} places; one cell names one`);
   }
-  return no('PLACE_UNKNOWN', `${quoted(cell.v)} is neither a UN/LOCODE (DEHAM, "DE HAM")${areas ? ', a country (AT), a subdivision (AT-9)' : ''} nor one of the organization's places`);
+  return no('PLACE_UNKNOWN', `${quoted(cell.v)} is neither a UN/LOCODE (DEHAM, "DE HAM")${areas ? ', a country (AT), a subdivision (AT-9)' : ''}, one of the organization's places, nor the name of a UN/LOCODE place${inCountries(context)}${beginning(cell.v, context)}`);
+}
+
+/** A country cell: an ISO 3166-1 alpha-2 code, in either case ("DE", "de"); a vehicle's country letter (D, A) or a name is not one. */
+export function readCountry(cell: Cell): Read<string> {
+  const code = cell.t === 's' ? cell.v.trim().toUpperCase() : '';
+  return isCountry(code) ? ok(code) : no('VALUE_INVALID', `${cell.t === 's' ? quoted(cell.v) : 'the cell'} is not an ISO 3166-1 country (DE, AT, PL)`);
+}
+
+const bare = (text: string) => text.normalize('NFD').replace(/[\u0300-\u036f]/g, '').trim().toLowerCase();
+
+/** The UN/LOCODE places whose names begin with a text that names none (at most 5), for the reason: "Frankfurt" is no place's whole name. */
+function beginning(text: string, context: PlaceContext): string {
+  if (!/\p{L}{3}/u.test(text)) return '';
+  const countries = countriesOf(context);
+  const start = bare(text);
+  const found = searchPlaces(text, 100).filter((p) => (!countries || countries.includes(p.country)) && bare(p.name).startsWith(start));
+  return found.length ? `; names that begin so: ${listed(found.slice(0, 5))}` : '';
 }
 
 // Dates and times --------------------------------------------------------------------------------
@@ -125,7 +182,8 @@ function serial(value: number, date1904: boolean): DateValue | undefined {
 /** A date cell: an XLSX date (or date and time), ISO 8601, or text in the organization's pattern, with an optional time after a space. */
 export function readDate(cell: Cell, settings: { dateFormat?: string }, date1904: boolean): Read<DateValue> {
   if (cell.t === 'n') {
-    if (!cell.d || cell.d === 'time') return no('DATE_INVALID', `${cell.v} is a number${cell.d === 'time' ? ' shown as a time' : ''}, not a date: format the cell as a date, or write the date as text`);
+    if (!cell.d) return serialDate(cell.v, date1904);
+    if (cell.d === 'time') return no('DATE_INVALID', `${cell.v} is a number shown as a time, not a date: format the cell as a date, or write the date as text`);
     const at = serial(cell.v, date1904);
     if (!at || !validDate(at.date)) return no('DATE_INVALID', `${cell.v} is not a date from 1970 to 9999`);
     // A date-only format shows the day: a time it hides (a fraction) would be a time the row does not show.
@@ -135,6 +193,18 @@ export function readDate(cell: Cell, settings: { dateFormat?: string }, date1904
   if (cell.t === 'd') return textDate(cell.v, {});
   if (cell.t !== 's') return no('DATE_INVALID', `a ${cell.t === 'b' ? 'TRUE/FALSE' : 'error'} cell is not a date`);
   return textDate(cell.v, settings);
+}
+
+/**
+ * A number with no date format in a date column: Excel's serial day number (46000 is 9 December
+ * 2025; from 1904 when the workbook counts so), as a program that writes a date without its format
+ * leaves it, its fraction the time of day. Only numbers below 100000 (to 2173) from 1970 on: a
+ * larger one is a date written as digits (170331, 20310317), which has no one reading.
+ */
+function serialDate(value: number, date1904: boolean): Read<DateValue> {
+  const at = value < 100_000 ? serial(value, date1904) : undefined;
+  if (!at || !validDate(at.date)) return no('DATE_INVALID', `${value} is a number, not a date (read as Excel's serial day number, as 47924 is 17 March 2031, it is none from 1970 to 2173): format the cell as a date, or write the date as text`);
+  return ok(at.time!.h || at.time!.mi ? at : { date: at.date });
 }
 
 function textDate(raw: string, settings: { dateFormat?: string }): Read<DateValue> {

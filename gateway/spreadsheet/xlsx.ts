@@ -4,7 +4,9 @@
 // Read: the workbook's sheets and date system, the relationships to the sheet's part, shared
 // strings (rich text runs joined, phonetic runs left out), cell styles' number formats (to know a
 // number shown as a date or time), and each cell's type, value and formula. Nothing is evaluated:
-// a formula cell is kept as one (the mapping refuses it), with the value it last had.
+// a formula cell has the value the program that saved it computed, or, when the file holds none
+// (openpyxl writes formulas without values; a writer that asks for a full calculation on opening,
+// fullCalcOnLoad, holds none it computed), is marked so: the mapping refuses it where it is read.
 import { XMLParser } from 'fast-xml-parser';
 import { LIMITS, columnIndex, columnName, positionOf, type Cell, type Row, type Sheet, type SheetError } from './sheet';
 import { isZip, readEntry, zipEntries, ZipError, type ZipEntry } from './zip';
@@ -151,6 +153,8 @@ function read(bytes: Buffer, sheetName?: string): Sheet {
   if (!chosen) throw new XlsxError('SHEET_MISSING', `the workbook has no sheet named ${JSON.stringify(sheetName)} (it has ${sheets.map((s) => JSON.stringify(unescapeXml(String(s['@name'] ?? '')))).join(', ')})`, workbookPath);
   const name = unescapeXml(String(chosen['@name'] ?? 'Sheet1'));
   const date1904 = ['1', 'true'].includes(String(workbook.workbookPr?.['@date1904'] ?? '').toLowerCase());
+  // The writer asks the program opening the file to compute every formula: the values it wrote are not computed ones (XlsxWriter writes 0).
+  const calcOnLoad = ['1', 'true'].includes(String(workbook.calcPr?.['@fullCalcOnLoad'] ?? '').toLowerCase());
 
   // The workbook's relationships: the chosen sheet's part, shared strings and styles.
   const rels: Node[] = part(relsOf(workbookPath))?.Relationships?.Relationship ?? [];
@@ -206,7 +210,7 @@ function read(bytes: Buffer, sheetName?: string): Sheet {
       previousColumn = index;
       const column = ref ? ref[1] : columnName(index);
       const at = positionOf({ kind: 'xlsx', name }, column, r);
-      const cell = cellOf(c, strings, dateStyles, `${column}${r}`, sheetPath);
+      const cell = cellOf(c, { strings, dateStyles, calcOnLoad }, `${column}${r}`, sheetPath);
       if (!cell) continue;
       if (index > LIMITS.columns) throw new XlsxError('TOO_MANY_COLUMNS', `a value in column ${column}: at most ${LIMITS.columns} columns (to ${columnName(LIMITS.columns)}) are read`, at);
       if (cell.t === 's' || cell.t === 'e' || cell.t === 'd') {
@@ -221,20 +225,37 @@ function read(bytes: Buffer, sheetName?: string): Sheet {
   return { kind: 'xlsx', name, ...(date1904 ? { date1904 } : {}), rows };
 }
 
+interface Workbook {
+  strings: readonly string[];
+  dateStyles: ReadonlyMap<number, 'date' | 'datetime' | 'time'>;
+  /** The workbook asks for every formula to be computed on opening (calcPr fullCalcOnLoad). */
+  calcOnLoad: boolean;
+}
+
+/**
+ * A formula cell holds no computed value: none written (`<v/>` or none, as openpyxl writes them;
+ * an empty text result is `t="str"` with an empty value), or the workbook computes on load.
+ */
+function uncomputed(c: Node, type: string, raw: string | undefined, book: Workbook): boolean {
+  if (c.f === undefined) return false;
+  if (book.calcOnLoad) return true;
+  if (type === 'inlineStr') return c.is === undefined;
+  return raw === undefined || (raw.trim() === '' && type !== 'str');
+}
+
 /** One `<c>`: undefined for a cell with no value (only a style). */
-function cellOf(c: Node, strings: readonly string[], dateStyles: ReadonlyMap<number, 'date' | 'datetime' | 'time'>, ref: string, part: string): Cell | undefined {
+function cellOf(c: Node, book: Workbook, ref: string, part: string): Cell | undefined {
   const type = String(c['@t'] ?? 'n');
   const raw = c.v === undefined ? undefined : unescapeXml(textOf(c.v));
   const formula = c.f !== undefined ? { fx: unescapeXml(textOf(c.f)).slice(0, 100) } : {};
+  if (uncomputed(c, type, raw, book)) return { t: 's', v: '', ...formula, uncomputed: true };
   let cell: Cell;
   if (type === 'inlineStr') cell = { t: 's', v: richText(c.is) };
-  else if (raw === undefined) {
-    if (c.f === undefined) return undefined;
-    cell = { t: 's', v: '' };
-  } else if (type === 's') {
+  else if (raw === undefined) return undefined;
+  else if (type === 's') {
     const index = Number(raw);
-    if (!Number.isInteger(index) || index < 0 || index >= strings.length) throw new XlsxError('XLSX_UNREADABLE', `cell ${ref} names shared string ${raw}, which the workbook does not have`, part);
-    cell = { t: 's', v: strings[index] };
+    if (!Number.isInteger(index) || index < 0 || index >= book.strings.length) throw new XlsxError('XLSX_UNREADABLE', `cell ${ref} names shared string ${raw}, which the workbook does not have`, part);
+    cell = { t: 's', v: book.strings[index] };
   } else if (type === 'str') cell = { t: 's', v: unescapeText(raw) };
   else if (type === 'b') cell = { t: 'b', v: raw.trim() === '1' || raw.trim().toLowerCase() === 'true' };
   else if (type === 'e') cell = { t: 'e', v: raw };
@@ -242,7 +263,7 @@ function cellOf(c: Node, strings: readonly string[], dateStyles: ReadonlyMap<num
   else if (type === 'n') {
     const value = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(value)) throw new XlsxError('XLSX_UNREADABLE', `cell ${ref} holds ${JSON.stringify(raw.slice(0, 40))}, which is not a number`, part);
-    const kind = dateStyles.get(Number(c['@s'] ?? 0));
+    const kind = book.dateStyles.get(Number(c['@s'] ?? 0));
     cell = { t: 'n', v: value, ...(kind ? { d: kind } : {}) };
   } else throw new XlsxError('XLSX_UNREADABLE', `cell ${ref} has type ${JSON.stringify(type)}, which SpreadsheetML does not define`, part);
   return { ...cell, ...formula };

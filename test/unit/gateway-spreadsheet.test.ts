@@ -7,7 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { crc32, deflateRawSync } from 'node:zlib';
 import { PcxProblemError } from '@pcx/sdk';
+import iconv from 'iconv-lite';
 import { validateArea } from '../../core/areas';
+import { placesNamed } from '../../core/place-names';
 import { SchemaRegistry } from '../../core/schemas';
 import type { ServedOrganization } from '../../gateway/config';
 import { formatOf, formatOfFile } from '../../gateway/formats';
@@ -17,8 +19,9 @@ import { mapSheet } from '../../gateway/spreadsheet/offers';
 import { resultCsv } from '../../gateway/spreadsheet/result';
 import { datePattern, settingsProblems, type SpreadsheetSettings } from '../../gateway/spreadsheet/settings';
 import { columnIndex, columnName, positionOf } from '../../gateway/spreadsheet/sheet';
-import { isFormulaText, readDate, readNumber, readPlace, readTime } from '../../gateway/spreadsheet/values';
+import { isFormulaText, readCountry, readDate, readNumber, readPlace, readTime } from '../../gateway/spreadsheet/values';
 import { dateKindOf, readXlsx } from '../../gateway/spreadsheet/xlsx';
+import { decodeCsv } from '../../gateway/spreadsheet/encoding';
 import { readEntry, zipEntries } from '../../gateway/spreadsheet/zip';
 import type { InboxEntry } from '../../gateway/store';
 
@@ -198,13 +201,18 @@ describe('cells', () => {
     expect(readDate(text('17.03.31'), { dateFormat: 'DD.MM.YYYY' }, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID' }));
     expect(readDate({ t: 'n', v: 47924, d: 'date' }, {}, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 } } });
     expect(readDate({ t: 'n', v: 47924.5, d: 'datetime' }, {}, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 }, time: { h: 12, mi: 0 } } });
-    expect(readDate({ t: 'n', v: 47924 }, {}, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID' })); // a number is not a date
+    // A number with no date format is Excel's serial day number (from 1904 when the workbook says so), below 100000 and from 1970.
+    expect(readDate({ t: 'n', v: 47924 }, {}, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 } } });
+    expect(readDate({ t: 'n', v: 46462 }, {}, true)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 } } });
+    expect(readDate({ t: 'n', v: 47924.25 }, {}, false)).toEqual({ value: { date: { y: 2031, m: 3, d: 17 }, time: { h: 6, mi: 0 } } });
+    for (const digits of [170331, 20310317, 1000]) expect(readDate({ t: 'n', v: digits }, {}, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID', message: expect.stringContaining('serial day number') }));
+    expect(readDate({ t: 'n', v: 0.5, d: 'time' }, {}, false)).toEqual(expect.objectContaining({ code: 'DATE_INVALID' })); // a time is not a date
     expect(readDate({ t: 'n', v: 47924.5, d: 'date' }, {}, false)).toEqual(expect.objectContaining({ code: 'DATE_AMBIGUOUS' })); // a time the cell hides
     expect(readTime({ t: 'n', v: 0.3333333333, d: 'time' })).toEqual({ value: { h: 8, mi: 0 } });
     expect(readTime({ t: 's', v: '25:00' })).toEqual(expect.objectContaining({ code: 'DATE_INVALID' }));
   });
 
-  it('reads a place as a UN/LOCODE or one of the organization\'s places, and nothing else', () => {
+  it('reads a place as a UN/LOCODE, one of the organization\'s places, or a UN/LOCODE place\'s name, and nothing else', () => {
     const context = { places: { 'Depot Linz': 'ATLNZ' }, othersPlaces: new Set(['9:5790000000012']) };
     const text = (v: string) => ({ t: 's' as const, v });
     expect(readPlace(text('DEHAM'), context, false)).toEqual({ value: { kind: 'unlocode', code: 'DEHAM' } });
@@ -213,12 +221,52 @@ describe('cells', () => {
     expect(readPlace(text('AT'), context, true)).toEqual({ value: { kind: 'country', code: 'AT' } });
     expect(readPlace(text('AT-4'), context, true)).toEqual({ value: { kind: 'subdivision', code: 'AT-4' } });
     expect(readPlace(text('AT'), context, false)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' })); // an origin is a place, not a country
-    expect(readPlace(text('Wien'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' })); // never geocoded
     expect(readPlace(text('deham'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' }));
     expect(readPlace(text('XX'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' }));
+    expect(readPlace(text('Norditalien'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN', message: expect.stringContaining('"Norditalien"') })); // never geocoded
     expect(readPlace(text('DEHAM / DEBRE'), context, true)).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS' }));
     expect(readPlace(text('9:5790000000012'), context, true)).toEqual(expect.objectContaining({ code: 'NAMES_OTHER_ORGANIZATION' }));
     expect(readPlace({ t: 'n', v: 1010 }, context, true)).toEqual(expect.objectContaining({ code: 'PLACE_UNKNOWN' }));
+  });
+
+  it("reads a city's name as the one UN/LOCODE place so named, in the row's country or the organization's countries", () => {
+    const text = (v: string) => ({ t: 's' as const, v });
+    const world = { places: {}, othersPlaces: new Set<string>() };
+    const europe = { ...world, countries: ['AT', 'DE', 'PL', 'CZ'] };
+    const place = (v: string, context: any = europe, areas = false) => readPlace(text(v), context, areas);
+    // Case, diacritics and punctuation aside, and letters that are no letter with a mark (ł, ß) spelt out.
+    expect(place('Wien', world)).toEqual({ value: { kind: 'unlocode', code: 'ATVIE' } }); // the only Wien
+    expect(place('Hamburg')).toEqual({ value: { kind: 'unlocode', code: 'DEHAM' } });
+    expect(place('Kraków')).toEqual({ value: { kind: 'unlocode', code: 'PLKRK' } });
+    expect(place('ŁÓDŹ')).toEqual({ value: { kind: 'unlocode', code: 'PLLOD' } });
+    expect(place('  frankfurt (oder) ')).toEqual({ value: { kind: 'unlocode', code: 'DEFFO' } });
+    expect(place('Gießen')).toEqual({ value: { kind: 'unlocode', code: 'DEGIE' } });
+    expect(place('České Budějovice')).toEqual({ value: { kind: 'unlocode', code: 'CZCKB' } });
+    // Several places of the name: the candidates, never one of them.
+    expect(place('Hamburg', world)).toEqual({ code: 'PLACE_AMBIGUOUS', message: expect.stringMatching(/^"Hamburg" is the name of 10 UN\/LOCODE places: DEHAM \(Hamburg\), USH9G \(Hamburg\), .* and 2 more; write the UN\/LOCODE, or let the organization set the countries/) });
+    expect(place('Kraków', world)).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('PLKRK (Krakow), USKK3 (Krakow)') }));
+    expect(place('Halle')).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('in AT, DE, PL, CZ: DEHAE (Halle), DEHAL (Halle)') }));
+    // No place has the whole name: unknown, with the names that begin so.
+    expect(place('Frankfurt')).toEqual({ code: 'PLACE_UNKNOWN', message: expect.stringContaining('nor the name of a UN/LOCODE place in AT, DE, PL, CZ; names that begin so: DEFRA (Frankfurt am Main), DEFFH (Frankfurt-Hochst), DEFFO (Frankfurt/Oder)') });
+    // The row's country narrows, and contradicts a place elsewhere.
+    expect(place('Salzburg')).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('ATSZG (Salzburg), DELZB (Salzburg)') }));
+    expect(place('Salzburg', { ...europe, country: 'AT' })).toEqual({ value: { kind: 'unlocode', code: 'ATSZG' } });
+    expect(place('DEHAM', { ...europe, country: 'AT' })).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining("the row's country is AT") }));
+    // The organization's places and real UN/LOCODEs first; a code-shaped name that is also a real code is ambiguous.
+    expect(place('Salzburg', { ...europe, places: { salzburg: 'ATSZG' } })).toEqual({ value: { kind: 'unlocode', code: 'ATSZG' } });
+    expect(place('ESSEN')).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('UN/LOCODE of Senegue (ES) and the name of DEEEN (Essen), DEESS (Essen), DEONU (Essen)') }));
+    expect(place('PRAHA')).toEqual({ value: { kind: 'unlocode', code: 'CZPRG' } }); // no UN/LOCODE PRAHA: the name
+    expect(place('DEHAN')).toEqual({ value: { kind: 'unlocode', code: 'DEHAN' } }); // a code (Hameln), though no name
+    // A country column holds an ISO 3166-1 code.
+    expect(readCountry(text(' de '))).toEqual({ value: 'DE' });
+    for (const bad of ['D', 'Deutschland', 'EU']) expect(readCountry(text(bad))).toEqual(expect.objectContaining({ code: 'VALUE_INVALID' }));
+  });
+
+  it('names places exactly (core/place-names.ts placesNamed)', () => {
+    expect(placesNamed('Wrocław')).toEqual([{ code: 'PLWRO', name: 'Wroclaw' }]);
+    expect(placesNamed('salzburg', 'AT')).toEqual([{ code: 'ATSZG', name: 'Salzburg' }]);
+    expect(placesNamed('Frankfurt')).toEqual([]);
+    expect(placesNamed(' -- ')).toEqual([]);
   });
 
   it('tells a formula from a number: =, +, -, @, tab or CR lead a formula, unless the text is a number', () => {
@@ -411,8 +459,11 @@ describe('quarantine: the whole file, each reason with its cell', () => {
     ['NUMBER_INVALID', withCell('L2', '-5'), 'L2'], // a negative price, not a formula
     ['NUMBER_INVALID', withCell('L3', 'abc'), 'L3'],
     ['NUMBER_INVALID', withCell('L6', '950 €'), 'L6'],
-    ['PLACE_UNKNOWN', withCell('C2', 'Wien'), 'C2'],
+    ['PLACE_UNKNOWN', withCell('C2', 'Lager Süd'), 'C2'],
     ['PLACE_UNKNOWN', withCell('D2', 'Norditalien'), 'D2'],
+    ['PLACE_UNKNOWN', withCell('C2', 'Frankfurt'), 'C2', withSettings({ countries: ['AT', 'DE'] })], // no place of that whole name
+    ['PLACE_AMBIGUOUS', withCell('C2', 'Hamburg'), 'C2'], // ten places, in Germany and the United States
+    ['PLACE_AMBIGUOUS', withCell('C2', 'Halle'), 'C2', withSettings({ countries: ['AT', 'DE'] })],
     ['PLACE_AMBIGUOUS', withCell('D2', 'DEHAM/DEBRE'), 'D2'],
     ['BODY_TYPE_UNKNOWN', withCell('H3', 'Tieflader'), 'H3'],
     ['FORMULA_INJECTION', withCell('A2', '"=HYPERLINK(""http://evil.test"";""T-101"")"'), 'A2'],
@@ -464,7 +515,7 @@ describe('quarantine: the whole file, each reason with its cell', () => {
   });
 
   it('answers a quarantined file with each reason at its cell, and every other row not sent', () => {
-    const result = mapText(withCell('C3', 'Wien'));
+    const result = mapText(withCell('C3', 'Frankfurt'));
     const answers = spreadsheet.acknowledge({ ...entry(''), result }, alpine, new Date('2031-03-10T08:00:05Z'));
     expect(answers.map((a) => [a.kind, a.name])).toEqual([['result', 'free-trucks.result.csv']]);
     const rows = answers[0].content.replace(/^\uFEFF/, '').trimEnd().split('\r\n');
@@ -472,7 +523,7 @@ describe('quarantine: the whole file, each reason with its cell', () => {
     expect(rows.slice(1)).toEqual([
       'row;reference;outcome;offer;status;cell;code;message',
       '2;T-101;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
-      '3;T-102;quarantined;;;C3;PLACE_UNKNOWN;"""Wien"" is neither a UN/LOCODE (DEHAM, ""DE HAM"") nor one of the organization\'s places"',
+      '3;T-102;quarantined;;;C3;PLACE_UNKNOWN;"""Frankfurt"" is neither a UN/LOCODE (DEHAM, ""DE HAM""), one of the organization\'s places, nor the name of a UN/LOCODE place; names that begin so: DEFRA (Frankfurt am Main), DEFFH (Frankfurt-Hochst), DEFFO (Frankfurt/Oder)"',
       '4;T-105;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
       '5;T-110;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
       '6;T-120;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
@@ -502,14 +553,20 @@ describe('XLSX', () => {
     expect(readDate(sheet.rows[1].cells.A, {}, true)).toEqual({ value: { date: { y: 2018, m: 5, d: 5 } } });
   });
 
-  it('quarantines a formula cell, a formula written as text, and a date where a number belongs, at the sheet\'s cell', () => {
+  it('reads a formula cell as the value saved with it, and quarantines one saved without, a formula written as text, and a date where a number belongs, at the sheet\'s cell', () => {
     const rows = (row2: string) => workbook(`${HEADER}<row r="2">${row2}</row>`);
     const map = (bytes: Buffer) => mapBytes(bytes, carrier, 'trucks.xlsx');
     expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}`)).kind).toBe('mapped');
-    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}<c r="E2"><f>30+3</f><v>33</v></c>`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_CELL', position: 'Trucks!E2' })]);
+    const computed = map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}<c r="E2"><f>30+3</f><v>33</v></c>`));
+    expect(computed.offers[0].body.availableCapacity).toEqual({ palletSpaces: 33 });
+    for (const uncomputed of ['<c r="E2"><f>30+3</f><v/></c>', '<c r="E2"><f>30+3</f></c>', '<c r="E2" t="b"><f>TRUE()</f><v></v></c>']) {
+      expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${uncomputed}`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_CELL', position: 'Trucks!E2', message: expect.stringContaining('saved without its computed value') })]);
+    }
+    // A formula whose value is an empty text is computed: the cell is empty.
+    expect(codes(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}<c r="E2" t="str"><f>""</f><v></v></c>`)))).toEqual(['CAPACITY_MISSING']);
     expect(map(rows(`${s('A2', '=cmd|&apos; /C calc&apos;!A0')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_INJECTION', position: 'Trucks!A2' })]);
     expect(map(rows(`${s('A2', '_x000D_=1+1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'FORMULA_INJECTION', position: 'Trucks!A2' })]);
-    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'DATE_INVALID', position: 'Trucks!D2' })]);
+    expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 170331)}${n('E2', 33)}`)).reasons).toEqual([expect.objectContaining({ code: 'DATE_INVALID', position: 'Trucks!D2' })]);
     expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', 47924, 1)}`)).reasons).toEqual([expect.objectContaining({ code: 'NUMBER_INVALID', position: 'Trucks!E2' })]);
     expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}<c r="E2" t="e"><v>#N/A</v></c>`)).reasons).toEqual([expect.objectContaining({ code: 'NUMBER_INVALID', position: 'Trucks!E2' })]);
     expect(map(rows(`${s('A2', 'T1')}${s('B2', 'DEHAM')}${s('C2', 'NLRTM')}${n('D2', 47924, 1)}${n('E2', -33)}`)).reasons).toEqual([expect.objectContaining({ code: 'NUMBER_INVALID', position: 'Trucks!E2' })]);
@@ -559,10 +616,219 @@ describe('XLSX', () => {
   });
 });
 
+// Spreadsheets as integrators' carriers export them (issue 49): CSV in the Windows code page of a
+// Polish or Czech Excel, written with Python's codecs and iconv; workbooks whose formulas openpyxl
+// and XlsxWriter saved without values, and LibreOffice with them; dates as Excel's serial numbers.
+describe('as exported: encodings', () => {
+  /** A Polish carrier (Wrocław): its Excel's "CSV", its own words, city names looked up in Poland and Germany. */
+  const polish = withSettings({
+    timeZone: 'Europe/Warsaw',
+    currency: undefined,
+    countries: ['PL', 'DE'],
+    columns: { reference: 'Nr auta', origin: 'Miejsce załadunku', destination: 'Kierunek', availableFrom: 'Wolny od', availableFromTime: 'Godzina', availableUntil: 'Wolny do', bodyType: 'Nadwozie', pallets: 'Miejsca paletowe', weight: 'Ładowność kg', loadingMetres: 'Metry ładowne' },
+    bodyTypes: { Firanka: 'curtainsider', Chłodnia: 'refrigerated', Izoterma: 'insulated', Wywrotka: 'tipper' },
+  });
+  /** A Czech carrier (Brno): its exonyms for places abroad as its own places. */
+  const czech = (changes: Partial<SpreadsheetSettings> = {}): ServedOrganization => ({
+    ...withSettings({
+      timeZone: 'Europe/Prague',
+      currency: undefined,
+      countries: ['CZ', 'AT', 'DE', 'PL'],
+      columns: { reference: 'Číslo vozu', origin: 'Místo nakládky', destination: 'Místo vykládky', availableFrom: 'Volné od', availableFromTime: 'Čas', availableUntil: 'Volné do', bodyType: 'Nástavba', pallets: 'Palety', weight: 'Užitečná hmotnost kg', loadingMetres: 'Ložné metry' },
+      bodyTypes: { plachta: 'curtainsider', skříň: 'box', chladírenský: 'refrigerated', sklápěč: 'tipper' },
+      ...changes,
+    }),
+    places: { Vídeň: 'ATVIE', Mnichov: 'DEMUC' },
+  });
+  const places = (result: any) => result.offers.map((o: any) => [o.reference, o.body.originArea.code, o.body.destinationArea.code]);
+
+  it('reads a Polish Windows-1250 export without a setting: the one plausible reading, its city names, its words', () => {
+    const bytes = fixture('free-trucks_pl_windows-1250.csv');
+    // Kept as its exact bytes: how to read them is the organization's settings' to say.
+    expect(spreadsheet.decode(bytes)).toBe(`data:text/csv;base64,${bytes.toString('base64')}`);
+    const result = mapBytes(bytes, polish);
+    expect(result.kind).toBe('mapped');
+    expect(result.source).toEqual({ kind: 'csv', delimiter: ';', encoding: { read: ['windows-1250'], by: 'detection' } });
+    expect(places(result)).toEqual([
+      ['P-301', 'PLPOZ', 'DE'],
+      ['P-302', 'PLWRO', 'PLKRK'],
+      ['P-305', 'PLKRK', 'DEHAM'],
+      ['P-310', 'PLSZZ', 'DEBER'],
+      ['P-320', 'PLGDN', 'PLLOD'],
+    ]);
+    expect(result.offers.map((o: any) => o.body.vehicleProfile.bodyType)).toEqual(['curtainsider', 'refrigerated', 'insulated', 'tipper', 'curtainsider']);
+    // Weights grouped with a no-break space (0xA0), as Polish Excel writes them.
+    expect(result.offers.map((o: any) => o.body.availableCapacity.weight.value)).toEqual([24000, 22000, 12500, 8000, 24000]);
+    expect(result.offers[0].body.availabilityWindow).toEqual({ start: '2031-03-17T06:00:00Z', end: '2031-03-18T23:00:00Z', timeZone: 'Europe/Warsaw' });
+    expect(result.dropped).toEqual(['Nr rejestracyjny', 'Kierowca', 'Uwagi']);
+    expectValidBodies(result.offers);
+    expectKnownAreas(result.offers);
+  });
+
+  it('reads a Czech ISO-8859-2 export without a setting; quarantines a shorter one that reads two ways, naming both, until the organization sets its encoding', () => {
+    const bytes = fixture('free-trucks_cs_iso-8859-2.csv');
+    // Windows-1250 reads "Kříž" as "Kříľ" (ř is Czech, ľ Slovak): a word of no language, so ISO 8859-2.
+    const result = mapBytes(bytes, czech());
+    expect(result.kind).toBe('mapped');
+    expect(result.source.encoding).toEqual({ read: ['iso-8859-2'], by: 'detection' });
+    // Names looked up in its countries, its own words for places abroad, a country.
+    expect(places(result)).toEqual([
+      ['V-11', 'CZPRG', 'ATVIE'],
+      ['V-12', 'CZBRQ', 'ATLNZ'],
+      ['V-15', 'CZOSR', 'PLKTW'],
+      ['V-20', 'CZPLZ', 'DEMUC'],
+      ['V-21', 'CZCKB', 'AT'],
+    ]);
+    expect(result.offers.map((o: any) => o.body.vehicleProfile.bodyType)).toEqual(['curtainsider', 'box', 'refrigerated', 'tipper', 'curtainsider']);
+    expectValidBodies(result.offers);
+    expectKnownAreas(result.offers);
+    // The same export with its first two trucks only: both readings spell every word, and chardet tells ISO 8859-2 from Windows-1250 only by bytes 0x80-0x9F.
+    const short = Buffer.from(bytes.toString('latin1').split('\r\n').slice(0, 3).join('\r\n'), 'latin1');
+    const ambiguous = mapBytes(short, czech());
+    expect(ambiguous.reasons).toEqual([{ code: 'ENCODING_AMBIGUOUS', message: expect.stringContaining('"Uľitečná" in windows-1250, "Užitečná" in iso-8859-2 (line 1)') }]);
+    expect(ambiguous.reasons[0].message).toContain('settings.spreadsheet.encoding');
+    const set = mapBytes(short, czech({ encoding: 'iso-8859-2' }));
+    expect(set.source.encoding).toEqual({ read: ['iso-8859-2'], by: 'settings' });
+    expect(places(set)).toEqual(places(result).slice(0, 2));
+  });
+
+  it('reads the same Czech export in Windows-1250 without a setting, to the same offers', () => {
+    const detected = mapBytes(fixture('free-trucks_cs_windows-1250.csv'), czech());
+    expect(detected.source.encoding).toEqual({ read: ['windows-1250'], by: 'detection' });
+    expect(detected.offers.map((o: any) => o.body)).toEqual(mapBytes(fixture('free-trucks_cs_iso-8859-2.csv'), czech()).offers.map((o: any) => o.body));
+  });
+
+  it("prefers the organization's encoding, and quarantines a file its bytes say is in another", () => {
+    const wrong = mapBytes(fixture('free-trucks_cs_windows-1250.csv'), czech({ encoding: 'iso-8859-2' }));
+    expect(wrong.reasons).toEqual([{ code: 'ENCODING_INVALID', message: 'the file is not iso-8859-2, which settings.spreadsheet.encoding names: byte 0x9E on line 1 is no character in iso-8859-2; it reads as windows-1250 ("Užitečná")' }]);
+    const notUtf8 = mapBytes(fixture('free-trucks_pl_windows-1250.csv'), withSettings({ encoding: 'utf-8' }, polish));
+    expect(notUtf8.reasons).toEqual([{ code: 'ENCODING_INVALID', message: expect.stringContaining('byte 0xB3 on line 1 begins no UTF-8 character; it reads as windows-1250 ("załadunku")') }]);
+    // The setting is taken as it is: read as Windows-1252, the Polish headers are not the organization's.
+    expect(codes(mapBytes(fixture('free-trucks_pl_windows-1250.csv'), withSettings({ encoding: 'windows-1252' }, polish)))).toContain('COLUMN_MISSING');
+    // UTF-8 is UTF-8, whatever the setting: the carrier saved its export as "CSV UTF-8".
+    const utf8 = Buffer.from(iconv.decode(fixture('free-trucks_pl_windows-1250.csv'), 'windows-1250'), 'utf8');
+    expect(mapBytes(utf8, withSettings({ encoding: 'windows-1250' }, polish)).offers).toHaveLength(5);
+  });
+
+  it('reads text every encoding reads alike (German in Windows-1252) and decides between Western and Central European by chardet', () => {
+    const german = mapBytes(Buffer.from(EXAMPLE_CSV, 'latin1'));
+    expect(german.offers).toHaveLength(5);
+    expect(german.source.encoding).toEqual({ read: ['windows-1250', 'iso-8859-2', 'windows-1252', 'iso-8859-1'], by: 'detection' });
+    const french = iconv.encode('Camion;Départ;Arrivée;Remarques\r\nT-1;Lyon;Genève;chauffeur très expérimenté, hayon élévateur\r\n', 'windows-1252');
+    expect(decodeCsv(french)).toEqual(expect.objectContaining({ encodings: ['windows-1252', 'iso-8859-1'], text: expect.stringContaining('Genève') }));
+    expect(decodeCsv(Buffer.from([0x41, 0x81, 0x90, 0x0d, 0x0a]))).toEqual(expect.objectContaining({ code: 'ENCODING_INVALID' }));
+  });
+
+  it('never reads a part of these exports in a wrong encoding: each random subset of rows is read right or quarantined', () => {
+    // A small seeded generator (mulberry32), as the fuzz tests below use: the same subsets on every run.
+    let seed = 49;
+    const next = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const files: Array<[Buffer, string]> = [
+      [fixture('free-trucks_pl_windows-1250.csv'), 'windows-1250'],
+      [fixture('free-trucks_cs_windows-1250.csv'), 'windows-1250'],
+      [fixture('free-trucks_cs_iso-8859-2.csv'), 'iso-8859-2'],
+      [Buffer.from(EXAMPLE_CSV, 'latin1'), 'windows-1252'],
+    ];
+    for (const [bytes, truth] of files) {
+      const records = bytes.toString('latin1').split('\r\n').filter((l) => l);
+      for (let i = 0; i < 200; i++) {
+        const subset = Buffer.from(records.filter((_, j) => (j === 0 && next() < 0.7) || next() < 0.5).join('\r\n'), 'latin1');
+        const decoded = decodeCsv(subset);
+        if ('text' in decoded) expect(decoded.text).toBe(iconv.decode(subset, truth));
+        else if (subset.some((b) => b >= 0x80)) expect(decoded.code).toBe('ENCODING_AMBIGUOUS');
+      }
+    }
+  });
+
+  it('names a wrong encoding or countries setting', () => {
+    expect(settingsProblems({ ...alpine.spreadsheet!, encoding: 'latin2' as any })).toEqual([expect.objectContaining({ path: 'settings.spreadsheet.encoding' })]);
+    for (const countries of [[], ['DE', 'de'], ['XX'], 'DE']) expect(settingsProblems({ ...alpine.spreadsheet!, countries: countries as any })).toEqual([expect.objectContaining({ path: 'settings.spreadsheet.countries' })]);
+  });
+});
+
+describe('as exported: place names', () => {
+  const org = (changes: Partial<SpreadsheetSettings> = {}) => ({ ...carrier, places: {}, spreadsheet: { ...carrier.spreadsheet!, ...changes, columns: { ...carrier.spreadsheet!.columns, originCountry: 'From country', destinationCountry: 'To country' } } });
+  const csv = (...rows: string[]) => ['Truck,From,From country,To,To country,Available,Pallets', ...rows].join('\r\n');
+
+  it("looks a name up in the row's country column, and takes a country with no place as the destination", () => {
+    const result = mapText(csv('T1,Salzburg,AT,Frankfurt am Main,DE,2031-03-17,33', 'T2,Linz,at,,IT,2031-03-17,33', 'T3,DEHAM,,Hamburg,DE,2031-03-17,33'), org());
+    expect(result.offers.map((o: any) => [o.body.originArea, o.body.destinationArea])).toEqual([
+      [{ kind: 'unlocode', code: 'ATSZG' }, { kind: 'unlocode', code: 'DEFRA' }],
+      [{ kind: 'unlocode', code: 'ATLNZ' }, { kind: 'country', code: 'IT' }],
+      [{ kind: 'unlocode', code: 'DEHAM' }, { kind: 'unlocode', code: 'DEHAM' }],
+    ]);
+    expectValidBodies(result.offers);
+  });
+
+  it('quarantines a place the row contradicts, a country that is no ISO code, and a name of several places', () => {
+    const result = mapText(csv('T1,DEHAM,AT,NLRTM,,2031-03-17,33', 'T2,Salzburg,A,NLRTM,,2031-03-17,33', 'T3,Salzburg,,NLRTM,,2031-03-17,33'), org());
+    expect(result.reasons).toEqual([
+      expect.objectContaining({ code: 'PLACE_AMBIGUOUS', position: 'B2', message: expect.stringContaining("the row's country is AT") }),
+      expect.objectContaining({ code: 'VALUE_INVALID', position: 'C3' }),
+      expect.objectContaining({ code: 'PLACE_AMBIGUOUS', position: 'B3', message: expect.stringContaining('ATSZG (Salzburg), DELZB (Salzburg)') }),
+      expect.objectContaining({ code: 'PLACE_AMBIGUOUS', position: 'B4' }),
+    ]);
+    // The organization's countries narrow where the row says none.
+    expect(mapText(csv('T3,Salzburg,,NLRTM,,2031-03-17,33'), org({ countries: ['AT', 'NL'] })).offers[0].body.originArea).toEqual({ kind: 'unlocode', code: 'ATSZG' });
+  });
+});
+
+describe('as exported: XLSX', () => {
+  const csvOffers = () => mapBytes(example('free-trucks.csv')).offers;
+  const withoutRows = (offers: any[]) => offers.map((o) => ({ ...o.body, externalReferences: o.body.externalReferences.filter((r: any) => r.type !== 'row') }));
+
+  it('quarantines the formulas openpyxl saved without values, each at its cell, saying to open and save the file', () => {
+    const result = mapBytes(fixture('free-trucks_openpyxl-formulas.xlsx'), alpine, 'x.xlsx');
+    expect(result.kind).toBe('quarantined');
+    expect(new Set(codes(result))).toEqual(new Set(['FORMULA_CELL']));
+    expect(result.reasons.map((r: any) => r.position)).toEqual([4, 5, 6, 7, 8].flatMap((r) => [`'Freie LKW'!G${r}`, `'Freie LKW'!J${r}`]));
+    expect(result.reasons[0].message).toBe('the cell holds a formula ("=E4+1"), and the file was saved without its computed value (as openpyxl and other programs that write formulas save it): open the file in Excel or LibreOffice and save it again, or write the value itself');
+    expect(result.reasons.some((r: any) => /not a number/.test(r.message))).toBe(false);
+  });
+
+  it('reads the same workbook once LibreOffice saved it, with the values it computed, to the CSV\'s offers', () => {
+    const result = mapBytes(fixture('free-trucks_openpyxl-formulas_libreoffice.xlsx'), alpine, 'x.xlsx');
+    expect(result.kind).toBe('mapped');
+    expect(withoutRows(result.offers)).toEqual(withoutRows(csvOffers()));
+  });
+
+  it("distrusts the values of a workbook that asks for its formulas to be computed on opening (XlsxWriter's 0)", () => {
+    const result = mapBytes(fixture('free-trucks_xlsxwriter-formulas.xlsx'), alpine, 'x.xlsx');
+    expect(result.reasons).toHaveLength(10);
+    expect(new Set(codes(result))).toEqual(new Set(['FORMULA_CELL']));
+  });
+
+  it("reads dates written as Excel's serial day numbers, from 1900 and from 1904, to the CSV's windows", () => {
+    for (const name of ['free-trucks_openpyxl-serial-dates.xlsx', 'free-trucks_openpyxl-serial-dates-1904.xlsx']) {
+      const result = mapBytes(fixture(name), alpine, 'x.xlsx');
+      expect({ name, windows: result.offers?.map((o: any) => o.body.availabilityWindow) }).toEqual({ name, windows: csvOffers().map((o: any) => o.body.availabilityWindow) });
+    }
+    expect((readXlsx(fixture('free-trucks_openpyxl-serial-dates-1904.xlsx')) as any).sheet.date1904).toBe(true);
+  });
+
+  it("maps the 1904 dates Excel for Mac wrote by formulas (read-excel-file's workbook) as the dates they show", () => {
+    // Its one column of dates (A2 a value, A3 to A6 formulas with their values), with a place and pallets beside each.
+    const { sheet } = readXlsx(fixture('read-excel-file_1904-based-dates.xlsx')) as { sheet: any };
+    expect(sheet.rows[0].cells.A.v).toBe('Date');
+    for (const row of sheet.rows) Object.assign(row.cells, row.r === 1 ? { B: { t: 's', v: 'From' }, C: { t: 's', v: 'Pallets' } } : { B: { t: 's', v: 'DEHAM' }, C: { t: 'n', v: 33 } });
+    const org: ServedOrganization = { ...carrier, spreadsheet: { publish: false, timeZone: 'UTC', columns: { origin: 'From', availableFrom: 'Date', pallets: 'Pallets' } } };
+    const result = mapSheet(sheet, { organization: org, others: [], entryId: 'x', receivedAt: '2018-05-01T00:00:00Z' });
+    expect(result.reasons).toEqual([]);
+    expect(result.offers.map((o) => [o.row, (o.body.availabilityWindow as any).start])).toEqual([2, 3, 4, 5, 6].map((r) => [r, '2018-05-05T00:00:00Z']));
+  });
+});
+
 describe('decode', () => {
-  it('keeps text as text (UTF-8 with or without BOM, UTF-16, Windows-1252), and an XLSX as a data URL of its bytes', () => {
+  it('keeps text that says its encoding as text (UTF-8 with or without BOM, UTF-16), and a single-byte CSV or an XLSX as a data URL of its bytes', () => {
     expect(spreadsheet.decode(Buffer.from('\uFEFFStellplätze;x\r\n', 'utf8'))).toBe('Stellplätze;x\r\n');
-    expect(spreadsheet.decode(Buffer.from('Stellplätze;x', 'latin1'))).toBe('Stellplätze;x');
+    expect(spreadsheet.decode(Buffer.from('Stellplätze;x', 'utf8'))).toBe('Stellplätze;x');
+    // Its encoding is the organization's setting's to decide, or detection's, when it is mapped.
+    expect(spreadsheet.decode(Buffer.from('Stellplätze;x', 'latin1'))).toBe(`data:text/csv;base64,${Buffer.from('Stellplätze;x', 'latin1').toString('base64')}`);
     expect(spreadsheet.decode(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Stellplätze\tx', 'utf16le')]))).toBe('Stellplätze\tx');
     const xlsx = example('free-trucks.xlsx');
     const content = spreadsheet.decode(xlsx);
