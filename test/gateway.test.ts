@@ -71,6 +71,7 @@ const config: GatewayConfig = {
       clientSecret: lonely.secret,
       edifact: { senderIds: ['LONELY'] },
       loadRequests: { publish: true, visibility: { mode: 'partners', organizationIds: [shipper.id] }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
+      spreadsheet: { publish: true, visibility: { mode: 'partners', organizationIds: [shipper.id] }, timeZone: 'Europe/Vienna', columns: { reference: 'Truck', origin: 'From', destination: 'To', availableFrom: 'Free from', availableUntil: 'Free until', pallets: 'Pallets' }, bodyType: 'curtainsider' },
     },
   ],
 };
@@ -212,6 +213,13 @@ test('a load request the exchange refuses to publish is withdrawn before the ref
   expect(entry.acknowledgements.find((x: any) => x.kind === 'aperak').content).toMatch(/BGM\+313\+[^']*\+27'/);
   const left = await requestsOf(c, reference);
   expect(left.map((r: any) => r.status)).toEqual(['withdrawn']);
+  // A spreadsheet's row the same: its offer's publish refused, its draft withdrawn.
+  const truck = `T${Date.now()}`;
+  const sheet = `Truck;From;To;Free from;Free until;Pallets\n${truck};DEHAM;NLRTM;2031-06-01;2031-06-02;33\n`;
+  const rows = await (await gw('/messages/spreadsheet', c.token, { method: 'POST', body: sheet, headers: { 'x-message-name': 'trucks.csv' } })).json();
+  expect(rows.submitted).toEqual(expect.objectContaining({ kind: 'refused', problem: expect.objectContaining({ code: 'RELATIONSHIP_INACTIVE' }) }));
+  const offers = (await listAll(c, '/capacity-offers')).filter((o: any) => (o.externalReferences ?? []).some((x: any) => x.value === truck));
+  expect(offers.map((o: any) => o.status)).toEqual(['withdrawn']);
   // The sender corrects its partners and resends under the same interchange reference: it was not acted on, so it is no duplicate.
   const again = await (await gw('/messages/edifact', c.token, { method: 'POST', body: message, headers: { 'idempotency-key': `${reference}-2` } })).json();
   expect(again.quarantine ?? []).toEqual([]);

@@ -151,7 +151,7 @@ function resultLines(entry: InboxEntry): ResultLine[] {
     if (submitted?.kind === 'refused') return { ...base, outcome: 'refused', code: submitted.problem.code, message: `the exchange refused the file (${submitted.problem.status}): ${submitted.problem.detail}` };
     const outcome = (submitted as SpreadsheetSubmitted | undefined)?.rows?.find((r) => r.row === offer.row);
     if (!outcome) return { ...base, outcome: 'not sent', message: 'not sent to the exchange' };
-    if (outcome.problem) return { ...base, outcome: 'refused', offer: outcome.offerId, status: outcome.status, code: outcome.problem.code, message: `the exchange refused it (${outcome.problem.status}): ${outcome.problem.detail}${outcome.offerId ? '; the offer stays a draft' : ''}` };
+    if (outcome.problem) return { ...base, outcome: 'refused', offer: outcome.offerId, status: outcome.status, code: outcome.problem.code, message: `the exchange refused it (${outcome.problem.status}): ${outcome.problem.detail}${outcome.offerId ? '; its draft was withdrawn' : ''}` };
     return { ...base, outcome: outcome.status === 'draft' ? 'draft' : 'published', offer: outcome.offerId, status: outcome.status };
   });
 }
@@ -190,23 +190,30 @@ export const spreadsheet: Format = {
     const mappings: Mapping[] = [];
     const rows: RowOutcome[] = [];
     let firstRefusal: PcxProblemError | undefined;
-    // Row by row; a refusal of one row (an unknown UN/LOCODE, a relationship missing) is that row's
-    // answer and the next rows are still sent: what was created is recorded, and said, either way.
+    // Row by row; a refusal of one row (a relationship missing) is that row's answer and the next
+    // rows are still sent: what was created is recorded, and said, either way; a row whose publish
+    // was refused has its draft withdrawn.
     for (const offer of offers) {
       const outcome: RowOutcome = { row: offer.row, ...(offer.reference !== undefined ? { reference: offer.reference } : {}) };
       rows.push(outcome);
+      let draft: { id: string; resourceVersion: number; status: string } | undefined;
       try {
-        const created = await client.offers.create(offer.body as CreateBody<'capacity-offers'>, { idempotencyKey: key(`offer-${offer.row}`) });
-        outcome.offerId = created.id;
-        outcome.status = created.status;
-        const resource = publish ? await client.offers.publish(created, {}, { idempotencyKey: key(`publish-${offer.row}`) }) : created;
+        draft = await client.offers.create(offer.body as CreateBody<'capacity-offers'>, { idempotencyKey: key(`offer-${offer.row}`) });
+        outcome.offerId = draft.id;
+        outcome.status = 'draft';
+        const resource = publish ? await client.offers.publish(draft, {}, { idempotencyKey: key(`publish-${offer.row}`) }) : draft;
         outcome.status = resource.status;
       } catch (err) {
         if (!isRefusal(err)) throw err; // the broker unreachable, 5xx: the workflow retries, the keys make it safe
         firstRefusal ??= err;
         outcome.problem = { status: err.status, code: err.code, detail: err.problem.detail ?? err.message };
+        // Its publish refused: the draft is withdrawn, never left behind for nobody to clean up.
+        if (draft) {
+          await client.offers.withdraw(draft, { reason: `not published: the exchange refused it (${err.code})` }, { idempotencyKey: key(`withdraw-${offer.row}`) });
+          outcome.status = 'withdrawn';
+        }
       }
-      if (outcome.offerId) {
+      if (outcome.offerId && outcome.status !== 'withdrawn') {
         resources.push({ kind: 'capacity-offer', id: outcome.offerId, status: outcome.status! });
         for (const ref of (offer.body.externalReferences as Array<{ system: string; type: string; value: string }>) ?? []) mappings.push({ ...ref, resourceKind: 'capacity-offer', resourceId: outcome.offerId });
       }

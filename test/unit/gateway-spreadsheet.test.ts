@@ -878,6 +878,10 @@ describe('submit', () => {
           if (refusal) throw refusal;
           return { ...target, status: 'published' };
         },
+        async withdraw(target: any, body: { reason: string }, options: { idempotencyKey?: string }) {
+          calls.push({ step: 'withdraw', key: options.idempotencyKey });
+          return { ...target, status: 'withdrawn', withdrawal: body };
+        },
       },
     };
   }
@@ -912,12 +916,15 @@ describe('submit', () => {
       { row: 2, reference: 'T-101', offerId: 'offer-1', status: 'published' },
       { row: 3, reference: 'T-102', problem: { status: 422, code: 'VALIDATION_FAILED', detail: 'VALIDATION_FAILED detail' } },
       { row: 4, reference: 'T-105', offerId: 'offer-2', status: 'published' },
-      { row: 5, reference: 'T-110', offerId: 'offer-3', status: 'draft', problem: { status: 403, code: 'RELATIONSHIP_INACTIVE', detail: 'RELATIONSHIP_INACTIVE detail' } },
+      { row: 5, reference: 'T-110', offerId: 'offer-3', status: 'withdrawn', problem: { status: 403, code: 'RELATIONSHIP_INACTIVE', detail: 'RELATIONSHIP_INACTIVE detail' } },
       { row: 6, reference: 'T-120', offerId: 'offer-4', status: 'published' },
     ]);
     const answer = spreadsheet.acknowledge({ ...entry(''), result: { ...mapped(), submitted } }, alpine, new Date())[0].content;
     expect(answer).toContain('3;T-102;refused;;;;VALIDATION_FAILED;the exchange refused it (422): VALIDATION_FAILED detail');
-    expect(answer).toContain('5;T-110;refused;offer-3;draft;;RELATIONSHIP_INACTIVE;"the exchange refused it (403): RELATIONSHIP_INACTIVE detail; the offer stays a draft"');
+    // Its publish refused, its draft was withdrawn (with a key of its own): nothing left behind.
+    expect(c.calls).toContainEqual({ step: 'withdraw', key: 'gw-mb-test-withdraw-5' });
+    expect(submitted.resources.map((r: any) => r.id)).not.toContain('offer-3');
+    expect(answer).toContain('5;T-110;refused;offer-3;withdrawn;;RELATIONSHIP_INACTIVE;"the exchange refused it (403): RELATIONSHIP_INACTIVE detail; its draft was withdrawn"');
 
     await expect(spreadsheet.submit(mapped(), client(() => problem(403, 'INSUFFICIENT_SCOPE')) as any, key)).rejects.toThrow(PcxProblemError);
     const refused = { kind: 'refused', problem: { status: 403, code: 'INSUFFICIENT_SCOPE', detail: 'needs capacity:publish' } };
