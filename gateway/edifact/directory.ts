@@ -12,8 +12,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import type { SegmentTableEntry } from 'edifact';
-import type { Directory } from './syntax';
+import type { ElementDefinition, SegmentDefinition, SegmentTableEntry } from 'edifact';
+
+/** Segment and element definitions (node-edifact's form) and message segment tables. */
+export interface Directory {
+  id: string;
+  segments: Record<string, SegmentDefinition>;
+  elements: Record<string, ElementDefinition>;
+  /** The data element ids of each composite's components (C502: 6313, 6321, 6155, 6154). */
+  components?: Record<string, string[]>;
+  messages: Record<string, SegmentTableEntry[]>;
+}
 
 const BUNDLE = join(__dirname, 'directories.json.gz');
 

@@ -6,8 +6,8 @@
 // references and counts) and each message's segment table (node-edifact's Tracker over the
 // directory's tables). Every problem names where it is: the segment's position in the
 // interchange (1 for the first after UNA), its tag, and the element and component where known.
-import { Tracker, type ElementDefinition, type SegmentDefinition, type SegmentTableEntry } from 'edifact';
-import { directoryOf } from './directory';
+import { Tracker, type ElementDefinition, type SegmentDefinition } from 'edifact';
+import { directoryOf, type Directory } from './directory';
 import { CHARACTER_SETS, tokenize, TokenizeError, type ServiceCharacters, type Token } from './service';
 
 /** A segment: its position in the interchange (from 1, UNA not counted), tag, and elements (each a list of components; of a repeated element, syntax 4, its first occurrence, the rest in `repetitions`). */
@@ -44,15 +44,6 @@ export interface SyntaxProblem {
   messageReference?: string;
 }
 
-/** Segment and element definitions (node-edifact's form) and message segment tables. */
-export interface Directory {
-  id: string;
-  segments: Record<string, SegmentDefinition>;
-  elements: Record<string, ElementDefinition>;
-  /** The data element ids of each composite's components (C502: 6313, 6321, 6155, 6154). */
-  components?: Record<string, string[]>;
-  messages: Record<string, SegmentTableEntry[]>;
-}
 
 /** The service segments of syntax versions 3 and 4, as far as the gateway reads them. */
 const SERVICE: Record<string, SegmentDefinition | ElementDefinition> = {
