@@ -102,6 +102,16 @@ export const SCHEMA: readonly string[] = [
   )`,
 ];
 
+/**
+ * Text as the database can hold it: no NUL (PostgreSQL's text and jsonb have none) and no lone
+ * UTF-16 surrogate (jsonb refuses its escape), each replaced by U+FFFD. A message's own text never
+ * has either (screening refuses a NUL, decoding makes no lone surrogate), but what a mapping quotes
+ * of it (a JSON string's escape, an XML part's bytes) may.
+ */
+export const storable = (text: string): string => text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]|\u0000/g, '\uFFFD');
+/** A value as JSON the database can hold (storable strings all through). */
+export const storableJson = (value: unknown): string => JSON.stringify(value, (_key, v) => (typeof v === 'string' ? storable(v) : v));
+
 export type InboxStatus = 'received' | 'mapped' | 'submitted' | 'quarantined' | 'acknowledged';
 
 export interface InboxEntry {
@@ -161,7 +171,7 @@ export async function readEntry(db: Queryable, id: string): Promise<InboxEntry |
 export async function advance(db: Queryable, id: string, from: readonly InboxStatus[], to: InboxStatus, result?: unknown): Promise<boolean> {
   const r = await db.query(
     `update gateway_inbox set status = $3, updated_at = now(), result = coalesce($4::jsonb, result) where id = $1 and status = any($2::text[])`,
-    [id, from, to, result === undefined ? null : JSON.stringify(result)],
+    [id, from, to, result === undefined ? null : storableJson(result)],
   );
   return r.rowCount > 0;
 }
@@ -175,7 +185,7 @@ export async function unfinished(db: Queryable): Promise<string[]> {
 export async function quarantine(db: Queryable, entry: InboxEntry, reasons: readonly QuarantineReason[]): Promise<void> {
   await db.query(
     `insert into gateway_quarantine (inbox_id, organization_id, reasons) values ($1, $2, $3) on conflict (inbox_id) do nothing`,
-    [entry.id, entry.organizationId, JSON.stringify(reasons)],
+    [entry.id, entry.organizationId, storableJson(reasons)],
   );
 }
 
@@ -316,7 +326,7 @@ export interface OutboundMessage {
 export async function addOutbound(db: Queryable, message: Omit<OutboundMessage, 'id' | 'createdAt'>): Promise<OutboundMessage & { created: boolean }> {
   const inserted = await db.query(
     `insert into gateway_outbox (organization_id, inbox_id, kind, name, content) values ($1, $2, $3, $4, $5) on conflict (inbox_id, kind) do nothing returning *`,
-    [message.organizationId, message.inboxId, message.kind, message.name, message.content],
+    [message.organizationId, message.inboxId, message.kind, storable(message.name), storable(message.content)],
   );
   if (inserted.rows[0]) return { ...outboundOf(inserted.rows[0]), created: true };
   const r = await db.query(`select * from gateway_outbox where inbox_id = $1 and kind = $2`, [message.inboxId, message.kind]);

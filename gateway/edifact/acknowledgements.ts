@@ -37,11 +37,17 @@ export function interchange(from: Party, to: Party, reference: string, now: Date
   const lines = [`UNA:+.? '`, segment('UNB', syntax, [from.id, from.qualifier], [to.id, to.qualifier], [date, when.time], reference)];
   messages.forEach((message, i) => {
     const ref = String(i + 1);
-    lines.push(segment('UNH', ref, message.type), ...message.body, segment('UNT', String(message.body.length + 2), ref));
+    // One by one: a CONTRL of a broken interchange can have more lines than a call has room for arguments.
+    lines.push(segment('UNH', ref, message.type));
+    for (const line of message.body) lines.push(line);
+    lines.push(segment('UNT', String(message.body.length + 2), ref));
   });
   lines.push(segment('UNZ', String(messages.length), reference));
   return lines.join('\n') + '\n';
 }
+
+/** The problems a CONTRL reports of one message, at most. */
+const MAX_PROBLEMS = 99;
 
 /** Where a problem is, as CONTRL's UCS (segment position) and UCD (element position). */
 const positionOf = (p: SyntaxProblem) => {
@@ -60,8 +66,17 @@ export function contrl(input: ContrlInput, gateway: Party, reference: string, no
   const { received, problems } = input;
   const envelopeProblems = problems.filter((p) => !p.messageReference);
   const body = [segment('UCI', received.reference, [received.sender.id, received.sender.qualifier], [received.recipient.id, received.recipient.qualifier], problems.length ? '4' : '7', envelopeProblems[0]?.code ?? '')];
-  for (const message of received.messages) {
-    const own = problems.filter((p) => p.messageReference === message.reference);
+  // Each problem under the message it is in (by its index: a broken interchange repeats references),
+  // at most MAX_PROBLEMS of a message (the first say where to look; a thousand more say no more).
+  const byMessage = new Map<number | string, SyntaxProblem[]>();
+  for (const p of problems) {
+    if (!p.messageReference) continue;
+    const key = p.messageIndex ?? p.messageReference;
+    const list = byMessage.get(key) ?? byMessage.set(key, []).get(key)!;
+    if (list.length < MAX_PROBLEMS) list.push(p);
+  }
+  for (const [index, message] of received.messages.entries()) {
+    const own = byMessage.get(index) ?? (problems.some((p) => p.messageIndex !== undefined) ? [] : (byMessage.get(message.reference) ?? []));
     body.push(segment('UCM', message.reference, [message.type, message.version, message.release, message.agency], own.length || envelopeProblems.length ? '4' : '7', own[0]?.code ?? ''));
     for (const problem of own) {
       const at = positionOf(problem);

@@ -99,18 +99,18 @@ function map(entry: InboxEntry, org: ServedOrganization, others: ReadonlySet<str
     if (message.type === 'IFTSTA') {
       const mapped = mapIftsta(message, { organization: org, othersIdentities: others });
       messages.push({ reference: message.reference, documentNumber, reasons: mapped.reasons });
-      reasons.push(...mapped.reasons);
+      for (const r of mapped.reasons) reasons.push(r);
       if (mapped.statuses) {
         const { milestones: own, ...rest } = mapped.statuses;
         order.push({ kind: 'status', index: statuses.length });
         statuses.push({ ...rest, first: milestones.length, count: own.length });
-        milestones.push(...own);
+        for (const m of own) milestones.push(m);
       }
       continue;
     }
     const mapped = mapIftmin(message, { organization: org, system: systemOf(org, interchange.sender.id), othersIdentities: others, receivedAt: entry.receivedAt || undefined });
     messages.push({ reference: message.reference, documentNumber, reasons: mapped.reasons });
-    reasons.push(...mapped.reasons);
+    for (const r of mapped.reasons) reasons.push(r);
     if (mapped.load) {
       order.push({ kind: 'load', index: loads.length });
       loads.push(mapped.load);

@@ -42,6 +42,8 @@ export interface SyntaxProblem {
   position?: string;
   /** The message the problem is in, when it is in one. */
   messageReference?: string;
+  /** Which message of the interchange it is in, from 0 (references repeat in broken interchanges). */
+  messageIndex?: number;
 }
 
 
@@ -96,9 +98,11 @@ export function readInterchange(text: string, directories: Directories = directo
     return { problems: [{ code: SYNTAX_CODE.unsupported, message: `the character set ${identifier} is not supported (UNOA to UNOK, UNOW and UNOY are)`, position: 'segment 1 (UNB), element 1' }] };
   }
   // The service segments against ISO 9735; each message's against its directory, in envelope().
-  const elementErrors = segments.filter((s) => SERVICE_SEGMENTS.has(s.tag) && s.tag !== 'UNH' && s.tag !== 'UNT').flatMap((segment) => elementProblems(segment, undefined));
+  const problems: SyntaxProblem[] = [];
+  for (const segment of segments) if (SERVICE_SEGMENTS.has(segment.tag) && segment.tag !== 'UNH' && segment.tag !== 'UNT') for (const p of elementProblems(segment, undefined)) problems.push(p);
   const result = envelope(segments, directories, characters);
-  return { ...result, problems: [...elementErrors, ...result.problems] };
+  for (const p of result.problems) problems.push(p);
+  return { ...result, problems };
 }
 
 const SERVICE_SEGMENTS = new Set(['UNB', 'UNZ', 'UNG', 'UNE', 'UNH', 'UNT']);
@@ -207,17 +211,22 @@ function envelope(segments: Segment[], directories: Directories, characters: Ser
     open.segments.push(segment);
     if (segment.tag !== 'UNT') continue;
     const message = messageOf(open.unh, open.segments, value);
+    // Added one at a time: a broken interchange may have more problems than a call has room for arguments.
+    const inMessage = { messageReference: message.reference, messageIndex: interchange.messages.length };
+    const add = (found: Iterable<SyntaxProblem>) => {
+      for (const p of found) problems.push({ ...p, ...inMessage });
+    };
     if (Number(value(segment, 0)) !== open.segments.length) {
-      problems.push({ code: SYNTAX_CODE.countMismatch, message: `UNT counts ${value(segment, 0)} segments, the message has ${open.segments.length}`, position: `${at(segment)}, element 1`, messageReference: message.reference });
+      add([{ code: SYNTAX_CODE.countMismatch, message: `UNT counts ${value(segment, 0)} segments, the message has ${open.segments.length}`, position: `${at(segment)}, element 1` }]);
     }
-    if (value(segment, 1) !== message.reference) problems.push({ code: SYNTAX_CODE.referenceMismatch, message: `UNT names message ${value(segment, 1)}, UNH ${message.reference}`, position: `${at(segment)}, element 2`, messageReference: message.reference });
+    if (value(segment, 1) !== message.reference) add([{ code: SYNTAX_CODE.referenceMismatch, message: `UNT names message ${value(segment, 1)}, UNH ${message.reference}`, position: `${at(segment)}, element 2` }]);
     // Checked against its directory where the gateway has the message's table (IFTMIN, IFTSTA,
     // APERAK); another message is refused by type, its envelope checked all the same.
     const directory = directories(message.version, message.release);
     if (directory?.messages[message.type]) {
-      problems.push(...message.segments.flatMap((s) => elementProblems(s, directory)).map((p) => ({ ...p, messageReference: message.reference })));
-      problems.push(...structureProblems(message, directory));
-    } else problems.push(...message.segments.filter((s) => s.tag === 'UNH' || s.tag === 'UNT').flatMap((s) => elementProblems(s, undefined)).map((p) => ({ ...p, messageReference: message.reference })));
+      for (const s of message.segments) add(elementProblems(s, directory));
+      add(structureProblems(message, directory));
+    } else for (const s of message.segments) if (s.tag === 'UNH' || s.tag === 'UNT') add(elementProblems(s, undefined));
     interchange.messages.push(message);
     if (group) group.messages++;
     open = undefined;

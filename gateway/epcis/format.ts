@@ -94,7 +94,7 @@ function map(entry: InboxEntry, organization: ServedOrganization, others: readon
   const senderGln = sender !== undefined ? glnOfIdentity(sender) : undefined;
   if (senderGln && othersGlns.has(senderGln)) reasons.push({ code: 'NAMES_OTHER_ORGANIZATION', message: `the sender, GLN ${senderGln}, is another organization's`, position: '/sender' });
   const mapped = mapEvents(events, base, { organization, othersGlns, pcxPrefixes: pcxPrefixesOf(document['@context']) });
-  reasons.push(...mapped.reasons);
+  for (const r of mapped.reasons) reasons.push(r);
   if (reasons.length) return quarantined(reasons, { document: summary, events: mapped.outcomes });
   if (!mapped.milestones.length) {
     return quarantined([{ code: 'NO_MILESTONE', message: `none of the ${events.length} events reports a milestone (business steps: ${[...new Set(mapped.outcomes.map((o) => o.bizStep ?? 'none'))].join(', ').slice(0, 300)})`, position: base }], { document: summary, events: mapped.outcomes });

@@ -40,7 +40,10 @@ const ALPHABETS: ReadonlyArray<ReadonlySet<string>> = Object.values({
 
 /** A text with a word whose letters beyond ASCII no one language has together. */
 function hasMisspeltWord(text: string): boolean {
-  for (const word of text.toLowerCase().match(/\p{L}*[^\p{ASCII}\P{L}]\p{L}*/gu) ?? []) {
+  // Words first, then those with a letter beyond ASCII: one pass (a pattern that finds the letter
+  // inside a word backtracks over every long run of letters, seconds on a large file).
+  for (const word of text.toLowerCase().match(/\p{L}+/gu) ?? []) {
+    if (!/[^\x00-\x7f]/.test(word)) continue;
     const own = new Set(word.replace(/[a-z]/g, ''));
     if (!ALPHABETS.some((alphabet) => [...own].every((c) => alphabet.has(c)))) return true;
   }
@@ -95,7 +98,7 @@ function readingsOf(bytes: Buffer): Reading[] {
  * Otherwise the readings left.
  */
 function choose(bytes: Buffer, readings: Reading[]): { chosen: Reading } | { candidates: Reading[] } {
-  if (readings.length === 1) return { chosen: readings[0] };
+  if (readings.length <= 1) return readings.length ? { chosen: readings[0] } : { candidates: [] };
   const plausible = readings.filter((r) => !MISREAD_WORD.test(r.text) && !hasMisspeltWord(r.text));
   if (plausible.length === 1) return { chosen: plausible[0] };
   const candidates = plausible.length ? plausible : readings;
@@ -105,7 +108,7 @@ function choose(bytes: Buffer, readings: Reading[]): { chosen: Reading } | { can
     if (part) confidence.set(part, Math.max(confidence.get(part) ?? 0, match.confidence));
   }
   const ranked = candidates.map((reading) => ({ reading, score: Math.max(...reading.encodings.map((e) => confidence.get(PART[e]) ?? 0)) })).sort((a, b) => b.score - a.score);
-  return ranked[0].score > 0 && ranked[0].score >= CONFIDENCE_RATIO * ranked[1].score ? { chosen: ranked[0].reading } : { candidates };
+  return ranked[0].score > 0 && ranked[0].score >= CONFIDENCE_RATIO * (ranked[1]?.score ?? 0) ? { chosen: ranked[0].reading } : { candidates };
 }
 
 /** Each reading with its word where the readings first differ: `"Dąbrowa" in windows-1250, "Dšbrowa" in iso-8859-2 (line 3)`. */

@@ -319,3 +319,17 @@ describe('nothing half done: what the exchange would refuse at publish is refuse
     expect(mapIftmin(message(lone), { ...context, organization: bare }).reasons).toEqual(expect.arrayContaining([expect.objectContaining({ code: 'WINDOW_INCOMPLETE', message: expect.stringContaining('DTM+63 gives only the latest delivery time') })]));
   });
 });
+
+describe('what the fuzz run found (scripts/fuzz-adapters.ts)', () => {
+  it('answers an interchange of a thousand broken messages under one reference with a CONTRL of each message once, at most 99 problems each', () => {
+    const message = "UNH+1+IFTSTA:D:04A:UN'BGM+77+S1+9'XYZ+1'STS+1+21'UNT+9+1'";
+    const text = `UNA:+.? 'UNB+UNOC:3+ICT+PCX+261206:1200+R1'${message.repeat(1000)}UNZ+1000+R1'`;
+    const result = edifact.map(entry(text), shipper, []);
+    expect(result.kind).toBe('quarantined');
+    const [contrlText] = edifact.acknowledge({ ...entry(text), result }, shipper, new Date()).map((a) => a.content);
+    expect(contrlText.match(/^UCM\+/gm)).toHaveLength(1000);
+    // Each message's own three problems (its unknown XYZ where its table has none, its wrong count), not every message's.
+    expect(contrlText.match(/^UCS\+/gm)).toHaveLength(3 * 1000);
+    expect(contrlText.length).toBeLessThan(200_000);
+  });
+});

@@ -7,7 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Db } from '../../core/db';
-import { addOutbound, advance, eraseOldContent, markDelivered, openGatewayDb, quarantine, readEntry, receive } from '../../gateway/store';
+import { addOutbound, advance, eraseOldContent, markDelivered, openGatewayDb, quarantine, readEntry, receive, storable, storableJson } from '../../gateway/store';
 
 let db: Db;
 beforeAll(async () => {
@@ -43,4 +43,11 @@ test('content older than the period and done with is erased; held, undelivered a
   expect((await receive(db, message('old-done'))).created).toBe(false);
   expect((await readEntry(db, 'old-done'))!.content).toBe('');
   expect(await eraseOldContent(db, 365)).toEqual({ inbox: 0, outbox: 0 });
+});
+
+describe('storable text (what the fuzz run found: a quoted NUL or lone surrogate failed the step that stores a result)', () => {
+  it('replaces NUL and lone surrogates with U+FFFD, and keeps every well-formed character', () => {
+    expect(storable('a\u0000b\ud800c\udc00d😀é')).toBe('a\uFFFDb\uFFFDc\uFFFDd😀é');
+    expect(JSON.parse(storableJson({ document: { subscriptionID: 'UQ`\ud800Um' }, list: ['\u0000'] }))).toEqual({ document: { subscriptionID: 'UQ`\uFFFDUm' }, list: ['\uFFFD'] });
+  });
 });

@@ -1013,3 +1013,20 @@ describe('hostile input, from the real files mutated', () => {
     expect(new Set(mapSheet(sheet.sheet, { organization: carrier, others: [], entryId: 'x' }).reasons.map((r) => r.code))).toEqual(new Set(['COLUMN_MISSING']));
   });
 });
+
+describe('what the fuzz run found (scripts/fuzz-adapters.ts)', () => {
+  it('reads a file with a long run of letters in linear time (a backtracking word pattern took minutes)', () => {
+    const letters = `LKW-Nr.;Standort\r\nT-1;${'a'.repeat(200_000)}é\r\n`;
+    const started = process.hrtime.bigint();
+    expect(decodeCsv(iconv.encode(letters, 'windows-1250'))).toEqual(expect.objectContaining({ encodings: expect.any(Array) }));
+    // Not a timing test: the old pattern took minutes here, far beyond the test's own timeout.
+    expect(Number(process.hrtime.bigint() - started) / 1e9).toBeLessThan(30);
+  }, 60_000);
+
+  it('answers a file no encoding reads, with none configured or another configured, with a reason, never an exception', () => {
+    // 0x81 is no character in Windows-1250 or -1252, and in ISO 8859 a C1 control: no reading is left.
+    const bytes = Buffer.from([0x4c, 0x4b, 0x57, 0x3b, 0x81, 0x0d, 0x0a, 0x98, 0x3b, 0x90]);
+    expect(decodeCsv(bytes)).toEqual(expect.objectContaining({ code: 'ENCODING_INVALID' }));
+    expect(decodeCsv(bytes, 'utf-8')).toEqual(expect.objectContaining({ code: 'ENCODING_INVALID' }));
+  });
+});
