@@ -150,7 +150,16 @@ export function tokenize(text: string): Tokenized {
         lineStart = true;
         continue;
       }
-      if ((ch === ' ' || ch === '\t') && (lineStart || endsInLineBreak(text, i))) continue;
+      if (ch === ' ' || ch === '\t') {
+        if (lineStart) continue;
+        // A run of spaces up to a line break (or the end) is layout: skipped whole, in one pass.
+        let j = i;
+        while (j < text.length && (text[j] === ' ' || text[j] === '\t')) j++;
+        if (j >= text.length || text[j] === '\r' || text[j] === '\n') {
+          i = j - 1;
+          continue;
+        }
+      }
     }
     // A line break inside a segment is a transport's wrapping (mail gateways break lines at 998
     // characters), never data: the character sets have no line break to carry.
@@ -183,13 +192,6 @@ export function tokenize(text: string): Tokenized {
   // The last segment's terminator is often missing in files cut from logs or emails: tolerated.
   if (inSegment && (current !== '' || elements.length || components.length)) endSegment();
   return { characters, segments };
-}
-
-/** Whether the spaces or tabs from `i` run up to a line break (indentation between segments). */
-function endsInLineBreak(text: string, i: number): boolean {
-  const layout = /[ \t]*\r?\n/y;
-  layout.lastIndex = i;
-  return layout.test(text);
 }
 
 /** A numeric value with either decimal mark (ISO 9735: no triad separators, so a comma is only ever the decimal mark); NaN when it is none. */

@@ -332,4 +332,9 @@ describe('what the fuzz run found (scripts/fuzz-adapters.ts)', () => {
     expect(contrlText.match(/^UCS\+/gm)).toHaveLength(3 * 1000);
     expect(contrlText.length).toBeLessThan(200_000);
   });
+
+  it('reads long runs of spaces between segments in one pass (each space looked ahead to the line break: minutes)', () => {
+    const spaced = fixture(BARGE).replace(/'\n/g, `'${' '.repeat(30_000)}\n`);
+    expect(readInterchange(spaced).problems).toEqual([]);
+  }, 60_000);
 });
