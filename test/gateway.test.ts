@@ -283,6 +283,14 @@ test('isolation: a message acts only for the organization of its credential or m
   expect((await huge.json()).code).toBe('PAYLOAD_TOO_LARGE');
   expect((await gw('/messages/edifact', a.token, { method: 'POST', body: '   ' })).status).toBe(400);
   expect((await gw('/messages/x12', a.token, { method: 'POST', body: 'ISA*00*' })).status).toBe(404);
+  // Binary bytes (a NUL among them) over HTTP: held as no text and answered, never a 500.
+  for (const format of ['edifact', 'epcis', 'spreadsheet']) {
+    const binary = await gw(`/messages/${format}`, a.token, { method: 'POST', body: Buffer.concat([Buffer.from("UNA:+.? 'UNB+UNOC:3+ICT+PCX+261206:1200+B1'"), Buffer.alloc(32), Buffer.from('x')]) as any, headers: { 'idempotency-key': `binary-${format}-${Date.now()}`, 'x-message-name': format === 'spreadsheet' ? 'trucks.csv' : 'x' } });
+    expect({ format, status: binary.status }).toEqual({ format, status: 200 });
+    const held = await binary.json();
+    expect(held.status).toBe('acknowledged');
+    if (format !== 'spreadsheet') expect(held.quarantine).toEqual([expect.objectContaining({ code: 'NOT_TEXT' })]);
+  }
   // Without a token, with a token the exchange refuses, or of an organization the gateway does not serve.
   expect((await fetch(`${gateway.url}/quarantine`)).status).toBe(401);
   expect((await gw('/quarantine', 'not-a-token')).status).toBe(401);
