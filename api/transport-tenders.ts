@@ -34,13 +34,13 @@ const access = (scope: string) => participantAccess<TransportTender>(resource, s
  * as the caller may see them in the accepted phase: cargo, equipment, the two stops' areas and
  * windows, the price.
  */
-export function prefilledTerms(offer: CapacityOffer, request: LoadRequest): TenderTerms | undefined {
+export function prefilledTerms(offer: CapacityOffer, request: LoadRequest, givenPrice?: unknown): TenderTerms | undefined {
   const capacity = (request.requiredCapacity ?? {}) as Record<string, any>;
   const handling = (request.handlingRequirements ?? {}) as Record<string, any>;
   const goods = (request.goodsProfile ?? {}) as Record<string, any>;
   const requirements = (request.vehicleRequirements ?? {}) as Record<string, any>;
   const price = ((request.restrictedDetails as any)?.price ?? (offer.restrictedDetails as any)?.price) as TenderTerms['commercialTerms'];
-  if (!price || !request.pickupWindow || !request.deliveryWindow) return undefined;
+  if ((!price && !givenPrice) || !request.pickupWindow || !request.deliveryWindow) return undefined;
   return {
     cargo: {
       ...(goods.category ? { goodsCategory: goods.category } : {}),
@@ -56,7 +56,7 @@ export function prefilledTerms(offer: CapacityOffer, request: LoadRequest): Tend
       { sequence: 1, role: 'pickup', area: request.pickupArea, timeWindow: request.pickupWindow },
       { sequence: 2, role: 'delivery', area: request.deliveryArea, timeWindow: request.deliveryWindow },
     ],
-    commercialTerms: { amount: price.amount, currency: price.currency },
+    ...(price ? { commercialTerms: { amount: price.amount, currency: price.currency } } : {}),
   };
 }
 
@@ -79,8 +79,8 @@ operation(transportTenders, {
     description:
       'A draft by the issuing organization (the caller): from an accepted match proposal the caller ' +
       "takes part in (`originatingProposalId`; the executing organization is the proposal's " +
-      "counterpart; without `terms` they are prefilled from the request's cargo, equipment, areas " +
-      "and windows and the request's or the offer's price), or directly to a partner (`terms` " +
+      "counterpart; the terms not given in `terms` (a price alone, say) are prefilled from the " +
+      "request's cargo, equipment, areas and windows and the request's or the offer's price), or directly to a partner (`terms` " +
       'required). Needs an active relationship with the executing organization granting ' +
       '`tenders:read` and `tenders:decide` (403 `RELATIONSHIP_INACTIVE`). Stops name coarse areas ' +
       'and windows; exact addresses travel in the execution handover. A first pickup window ending ' +
@@ -101,21 +101,25 @@ operation(transportTenders, {
     const participants = proposal ? [proposal.offerOwnerOrganizationId, proposal.requestOwnerOrganizationId] : [];
     if (proposal && participants.includes(principal.organizationId)) {
       context.proposal = { id: proposal.id, status: proposal.status, capacityOfferId: proposal.capacityOfferId, loadRequestId: proposal.loadRequestId, participants };
-      if (!body.terms && proposal.status === 'accepted') {
+      if (!body.terms?.stops && proposal.status === 'accepted') {
         const [offer, request] = await Promise.all([
           loadDocument<CapacityOffer>(db, capacityOffer, proposal.capacityOfferId),
           loadDocument<LoadRequest>(db, loadRequest, proposal.loadRequestId),
         ]);
-        const terms = offer && request ? prefilledTerms(offer, request) : undefined;
-        if (!terms) throw new Problem('VALIDATION_FAILED', 'the proposal\u2019s listings name no price: give the terms', { errors: [{ pointer: '/terms', message: 'is required' }] });
-        // Made of the listings' validated terms (their units the listing schemas allow).
-        body.terms = terms as Body<'TransportTenderTerms'>;
+        const given = body.terms ?? {};
+        const prefilled = offer && request ? prefilledTerms(offer, request, given.commercialTerms ?? given.externalTermsReference) : undefined;
+        if (!prefilled) throw new Problem('VALIDATION_FAILED', 'the proposal\u2019s listings name no price: give the terms', { errors: [{ pointer: '/terms', message: 'is required' }] });
+        // The terms given replace the prefilled ones term by term (a price alone, as the console
+        // sends it); the rest are made of the listings' validated terms (units the listing schemas allow).
+        const { commercialTerms: _price, ...rest } = prefilled;
+        body.terms = { ...(given.externalTermsReference ? rest : prefilled), ...given } as Body<'TransportTenderCreateRequest'>['terms'];
       }
     }
   }
   // Gate 4 for the proposal: a proposal the caller takes no part in does not exist for it.
   if (body.originatingProposalId && !context.proposal) throw notFound('match proposal');
   if (!body.terms) throw new Problem('VALIDATION_FAILED', 'terms are required unless the tender follows an accepted proposal', { errors: [{ pointer: '/terms', message: 'is required' }] });
+  if (!body.terms.stops) throw new Problem('VALIDATION_FAILED', 'stops are required unless the tender follows an accepted proposal', { errors: [{ pointer: '/terms/stops', message: 'is required' }] });
   checkTerms(body.terms, '/terms');
   const relationship = await relationshipInForce(db, principal.organizationId, body.executingOrganizationId);
   if (relationship) context.relationship = relationship;

@@ -87,6 +87,18 @@ describe('from an accepted proposal to a commitment', () => {
     expect(types).toEqual(expect.arrayContaining(['pcx.transport-tender.issued.v1', 'pcx.transport-tender.countered.v1', 'pcx.transport-commitment.created.v1']));
   });
 
+  test('a price given with the tender replaces the prefilled one; the other terms are still prefilled from the match', async () => {
+    const m = await acceptedMatch();
+    const { draft, tender } = await issuedTender(m, { terms: { commercialTerms: { amount: 875, currency: 'EUR' } } });
+    expect(draft.draftTerms).toMatchObject({ commercialTerms: { amount: 875, currency: 'EUR' }, stops: [{ role: 'pickup' }, { role: 'delivery' }], cargo: { weight: { value: 12000, unitCode: 'KGM' }, palletSpaces: 12 } });
+    expect(tender.revisions[0].terms.commercialTerms).toEqual({ amount: 875, currency: 'EUR' });
+    // An external terms reference instead of a price: no price is prefilled beside it.
+    const referenced = await m.shipper.post('/transport-tenders', { executingOrganizationId: m.carrier.id, originatingProposalId: m.proposal.id, movementScope: 'fullTransport', expiresAt: iso(DAY), terms: { externalTermsReference: { system: 'erp', type: 'contract', value: 'C-7' } } });
+    expect(referenced.status).toBe(201);
+    expect(referenced.body.draftTerms.commercialTerms).toBeUndefined();
+    expect(referenced.body.draftTerms).toMatchObject({ externalTermsReference: { value: 'C-7' }, stops: [{ role: 'pickup' }, { role: 'delivery' }] });
+  });
+
   test('an amendment is a linked revision; accepted, it makes the next commitment version; the old one stays readable; cancel releases', async () => {
     const m = await acceptedMatch();
     const { tender } = await issuedTender(m);
@@ -132,6 +144,10 @@ describe('direct tenders and policies', () => {
     await activeRelationship(issuer, executor, { decisionPolicy: { mode: 'INITIATOR_ONLY' } });
     expectProblem(await issuer.post('/transport-tenders', { executingOrganizationId: stranger.id, movementScope: 'routeLeg', expiresAt: iso(DAY), terms: directTerms() }), 403, 'RELATIONSHIP_INACTIVE');
     expectProblem(await issuer.post('/transport-tenders', { executingOrganizationId: executor.id, movementScope: 'routeLeg', expiresAt: iso(DAY) }), 400, 'VALIDATION_FAILED');
+    // Without a proposal nothing is prefilled: a price alone names no movement.
+    const priceOnly = await issuer.post('/transport-tenders', { executingOrganizationId: executor.id, movementScope: 'routeLeg', expiresAt: iso(DAY), terms: { commercialTerms: { amount: 700, currency: 'EUR' } } });
+    expectProblem(priceOnly, 400, 'VALIDATION_FAILED');
+    expect(priceOnly.body.errors).toEqual([expect.objectContaining({ pointer: '/terms/stops' })]);
     expectProblem(await issuer.post('/transport-tenders', { executingOrganizationId: executor.id, movementScope: 'routeLeg', expiresAt: iso(DAY), terms: { ...directTerms(), externalTermsReference: { system: 'x', type: 'contract', value: 'C1' } } }), 400, 'VALIDATION_FAILED');
     const created = await issuer.post('/transport-tenders', { executingOrganizationId: executor.id, movementScope: 'routeLeg', expiresAt: iso(DAY), terms: directTerms(), cancellationPolicy: { mode: 'issuerOnly' } });
     expect(created.status).toBe(201);
