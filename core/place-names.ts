@@ -34,6 +34,14 @@ export function subdivisionNames(code: string): { en: string; de?: string; pl?: 
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 
 let searchIndex: Array<{ key: string; code: string }> | undefined;
+const WEIGHTS_FILE = resolve(__dirname, '..', 'data', 'unlocode-weights.json.gz');
+let weights: Record<string, number> | undefined;
+
+/** A place's weight as a transport place (scripts/build-unlocode.ts placeWeight): 0 or 1 when not listed. */
+export function placeWeight(code: string): number {
+  weights ??= JSON.parse(gunzipSync(readFileSync(WEIGHTS_FILE)).toString('utf8')) as Record<string, number>;
+  return Object.hasOwn(weights, code) ? weights[code] : 0;
+}
 
 export interface PlaceMatch {
   code: string;
@@ -43,7 +51,8 @@ export interface PlaceMatch {
 
 /**
  * Places whose name starts with `query` (or any word of it does: "Rotterdam" for "rotter", "Den
- * Haag" for "haag"), or whose code is `query`; those the area index can place first, then by name.
+ * Haag" for "haag"), or whose code is `query`; those the area index can place first, then the
+ * larger transport place (placeWeight), then by name.
  */
 export function searchPlaces(query: string, limit = 15, located: (code: string) => boolean = () => true): PlaceMatch[] {
   const q = fold(query);
@@ -73,9 +82,11 @@ export function searchPlaces(query: string, limit = 15, located: (code: string) 
     const rank = (key === q ? 0 : 1) + (fold(names![code]) === key ? 0 : 2);
     if (!found.has(code) || found.get(code)! > rank) found.set(code, rank);
   }
+  // Among equal matches the larger transport place first (Hamburg DE, a port with rail, road and an
+  // airport, before nine US towns of one road function each; Antwerpen BE before Antwerp NY).
   return [...found]
-    .map(([code, rank]) => ({ code, rank: rank + (located(code) ? 0 : 10), name: names![code] }))
-    .sort((a, b) => a.rank - b.rank || a.name.localeCompare(b.name) || a.code.localeCompare(b.code))
+    .map(([code, rank]) => ({ code, rank: rank + (located(code) ? 0 : 10), weight: placeWeight(code), name: names![code] }))
+    .sort((a, b) => a.rank - b.rank || b.weight - a.weight || a.name.localeCompare(b.name) || a.code.localeCompare(b.code))
     .slice(0, limit)
     .map(({ code, name }) => ({ code, name, country: code.slice(0, 2) }));
 }

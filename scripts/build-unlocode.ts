@@ -85,6 +85,18 @@ export interface Row {
   country: string; location: string; subdivision: string; lon: number | null; lat: number | null; geocoded: boolean;
   /** The place's name as UN/LOCODE spells it (diacritics kept). */
   name: string;
+  /** How much of a transport place it is (placeWeight): what place search ranks a common name by. */
+  weight: number;
+}
+
+/**
+ * A place's weight for ranking a common name ("Hamburg": the port city before nine US towns): one
+ * for each transport function UN/LOCODE lists (port, rail, road, airport, postal, depot, fixed
+ * installation, border crossing), two more for a status approved by a government agency or
+ * customs (A...), one for an IATA code. Hamburg DE weighs 7, Hamburg NJ 1.
+ */
+export function placeWeight(status: string, functions: string, iata: string): number {
+  return (functions.match(/[1-7B]/g)?.length ?? 0) + (/^A/.test(status) ? 2 : 0) + (/^[A-Z]{3}$/.test(iata) ? 1 : 0);
 }
 
 /** Maps a repaired record to the columns we keep, whatever of the three layouts it has. */
@@ -105,7 +117,9 @@ export function toRow(f: string[]): Row | string {
   const spelled = (splitName ? unquote(f[2], f[3]) : f[2]).trim();
   const plain = (splitName ? unquote(f[4], f[5]) : f[3]).trim();
   const name = spelled.includes('\uFFFD') && plain ? plain : spelled;
-  return { country: f[0], location: f[1], subdivision, lon, lat, geocoded: f[10] === 'true', name };
+  // status, function and iata are fields 5-7; a split name's layout has the function at 7 only.
+  const weight = splitName ? placeWeight('', f[7] ?? '', '') : placeWeight(f[5] ?? '', f[6] ?? '', f[7] ?? '');
+  return { country: f[0], location: f[1], subdivision, lon, lat, geocoded: f[10] === 'true', name, weight };
 }
 
 // Boxes. UN/LOCODE has a few hundred coordinate typos (swapped lat/lon, a dropped decimal point,
@@ -190,7 +204,7 @@ export interface BuildStats { records: number; duplicates: number; skipped: numb
 
 export async function buildIndex(
   csvGz: string, warn: (message: string) => void = console.warn,
-): Promise<{ index: UnlocodeIndex; names: Record<string, string>; stats: BuildStats }> {
+): Promise<{ index: UnlocodeIndex; names: Record<string, string>; weights: Record<string, number>; stats: BuildStats }> {
   const lines = createInterface({ input: createReadStream(csvGz).pipe(createGunzip()), crlfDelay: Infinity });
   // The source lists some codes more than once (alternative names of the same place, e.g.
   // USPHF three times). Keep one entry per code, preferring coordinates from the UN/LOCODE
@@ -227,14 +241,18 @@ export async function buildIndex(
   stats.outliers = outliers;
   for (const entries of codes.values()) entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
   const names = sorted(new Map([...rows].filter(([, row]) => row.name).map(([code, row]) => [code, row.name])));
-  return { index: { version: 1, countries: sorted(countries), subdivisions: sorted(subdivisions), codes: sorted(codes) }, names, stats };
+  // Weights above 1 only (most of the list is one road function): the rest weigh 0 or 1 alike.
+  const weights = sorted(new Map([...rows].filter(([, row]) => row.weight > 1).map(([code, row]) => [code, row.weight])));
+  return { index: { version: 1, countries: sorted(countries), subdivisions: sorted(subdivisions), codes: sorted(codes) }, names, weights, stats };
 }
 
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..');
   const source = resolve(process.argv[2] ?? resolve(root, '..', 'shared', 'data', 'unlocode', 'unlocode.csv.gz'));
   const target = resolve(root, 'data', 'unlocode-index.json.gz');
-  const { index, names, stats } = await buildIndex(source);
+  const { index, names, weights, stats } = await buildIndex(source);
+  // The weights, for ranking place search (core/place-names.ts searchPlaces): { "DEHAM": 7, ... }.
+  writeFileSync(resolve(root, 'data', 'unlocode-weights.json.gz'), gzipSync(JSON.stringify(weights), { level: 9 }));
   // The names, a file of their own (the console shows them; matching never reads them): { "DEHAM": "Hamburg", ... }.
   const namesTarget = resolve(root, 'data', 'unlocode-names.json.gz');
   writeFileSync(namesTarget, gzipSync(JSON.stringify(names), { level: 9 }));

@@ -275,7 +275,7 @@ describe('scripts/build-unlocode.ts (the source CSV is not uniform)', () => {
 
   it('reads rows whose name was split in two fields, and NaN or missing coordinates', () => {
     const split = parseCsvLine('AT,MLD,"""Mollersdorf"," Baden""","""Mollersdorf"," Baden""",3,--3-----,48.3602791,16.0063566,true');
-    expect(toRow(split)).toEqual({ country: 'AT', location: 'MLD', subdivision: '3', lon: 16.0064, lat: 48.3603, geocoded: true, name: 'Mollersdorf, Baden' });
+    expect(toRow(split)).toEqual({ country: 'AT', location: 'MLD', subdivision: '3', lon: 16.0064, lat: 48.3603, geocoded: true, name: 'Mollersdorf, Baden', weight: 1 });
     expect(toRow(parseCsvLine('BW,DUK,Dukwi,Dukwi,,RL,--3-----,,NaN,75.4833'))).toMatchObject({ lon: null, lat: null });
     expect(toRow(parseCsvLine('DE,CLE,Cable,Cable,BE,RQ,--3-----,,,,'))).toMatchObject({ subdivision: 'BE', lon: null, lat: null });
   });

@@ -35,6 +35,18 @@ test('place search: by the start of a name or of one of its words, without diacr
   expect(searchPlaces('zzzzqqq')).toEqual([]);
 });
 
+test('place search ranks a common name as a planner expects: the larger transport place first', () => {
+  const { searchPlaces, placeWeight } = require('../../core/place-names');
+  // Hamburg the port (rail, road, airport, postal, approved) before nine US towns of one road function.
+  expect(placeWeight('DEHAM')).toBeGreaterThan(placeWeight('USHAM'));
+  expect(searchPlaces('hamburg').map((p: any) => p.country).slice(0, 1)).toEqual(['DE']);
+  // "Antwer": Antwerpen BE (a port) before Antwerp NY, though "Antwerp" sorts first by name.
+  const antwer = searchPlaces('antwer').map((p: any) => p.code);
+  expect(antwer.indexOf('BEANR')).toBeLessThan(antwer.indexOf('USA6N'));
+  // Among several Frankfurts, Frankfurt am Main (airport, rail, road) comes first.
+  expect(searchPlaces('frankfurt')[0].code).toBe('DEFRA');
+});
+
 test('nearestPlace: the named place nearest a point within reach (how a drawn circle is named), none in open sea or beyond reach', () => {
   expect(nearestPlace(4.4, 51.22, 10)).toMatchObject({ code: 'BEANR', name: 'Antwerpen' });
   expect(nearestPlace(4.4, 51.22, 10)!.km).toBeCloseTo(1.2, 1);
