@@ -29,7 +29,7 @@ const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'geometry.js': JS, 'delivered.js': JS, 'series.js': JS, 'places.js': JS, 'latest.js': JS };
+const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'geometry.js': JS, 'delivered.js': JS, 'series.js': JS, 'places.js': JS, 'latest.js': JS, 'work.js': JS, 'work-view.js': JS };
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -85,6 +85,10 @@ const PAGE = `<!DOCTYPE html>
     <summary><h2 id="post-title" data-i18n="page.post">Post a truck or a load</h2></summary>
     <div id="post-slot"></div>
   </details>
+  <section id="work" class="wide" aria-labelledby="work-title">
+    <h2 id="work-title" data-i18n="page.work">Your work</h2>
+    <div id="work-slot"></div>
+  </section>
   <section id="market" aria-labelledby="market-title">
     <h2 id="market-title" data-i18n="page.market">Partner market</h2>
     <div id="map"></div>
@@ -94,7 +98,6 @@ const PAGE = `<!DOCTYPE html>
     <h2 id="inbox-title"><span data-i18n="page.proposals">Proposals</span> <span id="new-count" class="badge new-count"></span> <span id="live" class="live connecting" data-i18n="live.connecting">connecting…</span></h2>
     <button id="notify" type="button" hidden data-i18n="page.notify">Notify me of new proposals</button>
     <ul id="proposals" class="proposals"></ul>
-    <div id="proposal" class="detail" aria-live="polite"></div>
     <details id="whynot">
       <summary data-i18n="page.whynot">Why not? Evaluate a pair</summary>
       <form id="whynot-form">
@@ -104,6 +107,10 @@ const PAGE = `<!DOCTYPE html>
       </form>
       <div id="whynot-result" aria-live="polite"></div>
     </details>
+  </section>
+  <section id="detail-pane" aria-labelledby="detail-title">
+    <h2 id="detail-title" class="visually-hidden" data-i18n="page.detail">The selected proposal</h2>
+    <div id="proposal" class="detail" aria-live="polite"><p class="muted" data-i18n="page.detail.empty">Choose a proposal or a transport to see it here, from its explanation to its outcome.</p></div>
   </section>
   <section id="freight" class="wide" aria-labelledby="freight-title">
     <h2 id="freight-title" data-i18n="page.freight">Trucks and loads</h2>

@@ -16,13 +16,14 @@ import { createDelivered } from './delivered.js';
 import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { concernsSeries, createSeriesView } from './series.js';
-import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
+import { explanationOf, has, laneOf, moneyOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
 import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
+import { readWork, renderWork } from './work-view.js';
 
 const $ = (id) => document.getElementById(id);
 const SCOPES = 'openid profile relationships:manage capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read handovers:write handovers:acknowledge execution:update outcomes:write outcomes:review connectors:manage exchange:admin';
 
-const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), disclosedPrices: new Map(), loaded: false };
+const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), notifiedWork: new Set(), workLoaded: false, waiting: 0, disclosedPrices: new Map(), loaded: false };
 
 function showProblem(err) {
   const box = $('problem');
@@ -119,6 +120,11 @@ async function main() {
   await resumeKept(api, session);
   state.names = await partnerNames(api);
   $('who').textContent = who();
+  // Colleagues by name where the user may read them (an admin); others' decisions say "a colleague".
+  state.people = new Map();
+  if (state.scopes.has('connectors:manage')) {
+    api.all('/users', 2000).then((users) => void (state.people = new Map(users.filter((u) => u.name).map((u) => [u.userId, u.name])))).catch(() => undefined);
+  }
   if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
     state.posting = createPosting({ api, state, notice, onPosted: () => refresh(api) });
     $('post-slot').replaceChildren(state.posting.form);
@@ -210,10 +216,11 @@ async function readViews(api) {
     state.byId = new Map(state.listings.map((l) => [l.id, l]));
     state.proposals = proposals.sort((a, b) => (a.status === 'open') - (b.status === 'open') || a.createdAt.localeCompare(b.createdAt)).reverse();
     await loadPlaces(api, state.listings, state.places);
-    const owners = [...new Set([...state.listings.map((l) => l.ownerOrganizationId), ...state.proposals.flatMap((p) => [p.offerOwnerOrganizationId, p.requestOwnerOrganizationId])])];
-    if (owners.some((o) => !(o in state.names))) state.names = await partnerNames(api);
+    // Read every time: names of new partners, and whether the organization has an active partner at all.
+    state.names = await partnerNames(api);
     renderMarket();
     renderInbox(api);
+    await renderWorkQueue(api);
     if (state.selected) await renderProposal(api, state.selected);
     state.delivered?.refresh();
     // The series are read again when an event concerned them (a series' own, an occurrence's listing's).
@@ -239,7 +246,7 @@ function showListing(id) {
   document.querySelector(`#grid-rows tr[data-listing="${CSS.escape(id)}"] button.choose`)?.focus();
 }
 
-const ctx = () => ({ me: state.me, names: state.names, places: state.places, listings: state.byId, priceOf });
+const ctx = () => ({ me: state.me, userId: state.userId, people: state.people, names: state.names, places: state.places, listings: state.byId, priceOf });
 
 /** The truck's price as far as this organization knows it: its own offer's, or the one an accepted match disclosed. */
 function priceOf(p) {
@@ -270,11 +277,47 @@ function renderMarket() {
 /** New: open, not yet decided by the organization, not yet opened by this user. */
 const isNew = (p) => p.status === 'open' && !(p.decisions ?? []).some((d) => d.organizationId === state.me) && !state.seen.has(p.id);
 
+/**
+ * The work queue: what waits for the organization and what it waits for, with the count of the
+ * former in the tab's title; a notification for each item newly waiting (after the first reading).
+ */
+async function renderWorkQueue(api) {
+  const facts = await readWork(api, state.scopes);
+  const queue = renderWork($('work-slot'), { ...facts, proposals: state.proposals }, { ...ctx(), proposals: state.proposals, onOpen: (id) => openProposal(api, id) });
+  // No partner, no market: said where the planner looks first, with what to do about it.
+  const partnered = (state.partnerList ?? []).some((p) => p.relationship === 'active');
+  if (state.partnerList && !partnered) {
+    $('work-slot').prepend(el('p', { class: 'notice no-partner', role: 'status' }, t(state.scopes.has('relationships:manage') ? 'work.noPartner.admin' : 'work.noPartner.planner')));
+  }
+  state.waiting = queue.forYou.length;
+  document.title = state.waiting ? t('console.title.waiting', { count: state.waiting }) : t('page.title');
+  for (const item of queue.forYou) {
+    if (state.workLoaded && !state.notifiedWork.has(item.key) && item.kind !== 'proposal') notifyWork(item);
+    state.notifiedWork.add(item.key);
+  }
+  state.workLoaded = true;
+}
+
+/** Opens a proposal's detail from the queue and brings it into view, its heading focused. */
+async function openProposal(api, id) {
+  await renderProposal(api, id);
+  const heading = $('proposal').querySelector('h3');
+  if (heading) {
+    heading.tabIndex = -1;
+    heading.focus();
+    heading.scrollIntoView({ block: 'nearest' });
+  }
+}
+
+function notifyWork(item) {
+  if (!('Notification' in window) || Notification.permission !== 'granted') return;
+  new Notification(t('notify.work.title'), { body: t(`work.forYou.${item.kind}`, { partner: nameOf(item.partner, state.names), revision: item.revision ?? '' }), tag: item.key });
+}
+
 function renderInbox(api) {
   const list = $('proposals');
   const fresh = state.proposals.filter(isNew);
   $('new-count').textContent = fresh.length ? t('console.newCount', { count: fresh.length }) : '';
-  document.title = fresh.length ? t('console.title.new', { count: fresh.length }) : t('page.title');
   for (const p of fresh) if (state.loaded && !state.notified.has(p.id)) notify(p);
   for (const p of fresh) state.notified.add(p.id);
   if (!state.proposals.length) return void list.replaceChildren(el('li', { class: 'muted' }, t('console.noProposals')));
@@ -324,10 +367,14 @@ async function renderProposal(api, id) {
         onReport: state.scopes.has('execution:update')
           ? async (kind, fields) => {
               const key = crypto.randomUUID();
-              const label = kind === 'milestone' ? t('action.reportMilestone', { milestone: statusOf(fields.milestone) }) : t('action.reportOutcome', { outcome: statusOf(fields.status) });
+              const label = { milestone: () => t('action.reportMilestone', { milestone: statusOf(fields.milestone) }), outcome: () => t('action.reportOutcome', { outcome: statusOf(fields.status) }), correction: () => t('action.correctOutcome', { outcome: statusOf(fields.status) }) }[kind]();
               if (kind === 'milestone') await api.post('/execution-updates', { executionReferenceId: facts.reference.id, deduplicationKey: key, ...fields }, undefined, label);
-              else await api.post('/execution-outcomes', { executionReferenceId: facts.reference.id, deduplicationKey: key, schemaVersion: 'v0', ...fields }, undefined, label);
-              notice(el('strong', {}, `${t('notice.reported')}: `), `${statusOf(kind === 'milestone' ? fields.milestone : fields.status)}.`);
+              else if (kind === 'outcome') await api.post('/execution-outcomes', { executionReferenceId: facts.reference.id, deduplicationKey: key, schemaVersion: 'v0', ...fields }, undefined, label);
+              else {
+                const { outcomeId, ...correction } = fields;
+                await api.post(`/execution-outcomes/${outcomeId}/corrections`, { deduplicationKey: key, schemaVersion: 'v0', ...correction }, undefined, label);
+              }
+              notice(el('strong', {}, `${t(kind === 'correction' ? 'notice.corrected' : 'notice.reported')}: `), `${statusOf(kind === 'milestone' ? fields.milestone : fields.status)}.`);
               await renderProposal(api, p.id);
             }
           : undefined,
@@ -354,21 +401,24 @@ async function renderProposal(api, id) {
           : undefined,
         // The negotiation: a tender for the match (the load's owner issues it to the carrier), decisions and counters.
         onIssueTender: state.scopes.has('tenders:publish')
-          ? async ({ expiresAt }) => {
+          ? async ({ expiresAt, price }) => {
               const carrier = p.offerOwnerOrganizationId;
               const label = t('action.issueTender', { partner: nameOf(carrier, state.names) });
-              const created = await api.post('/transport-tenders', { executingOrganizationId: carrier, originatingProposalId: p.id, movementScope: 'fullTransport', expiresAt }, undefined, label);
+              // The price the planner set; the other terms are prefilled from the match by the broker.
+              const created = await api.post('/transport-tenders', { executingOrganizationId: carrier, originatingProposalId: p.id, movementScope: 'fullTransport', expiresAt, terms: { commercialTerms: price } }, undefined, label);
               await api.post(`/transport-tenders/${created.id}/issue`, {}, created.resourceVersion, label);
               notice(el('strong', {}, `${t('notice.issued')}: `), t('notice.issued.text', { partner: nameOf(carrier, state.names) }));
               await renderProposal(api, p.id);
             }
           : undefined,
+        tenderPrice: p.offerOwnerOrganizationId === state.me ? undefined : state.disclosedPrices.get(p.id),
         onCommitment: state.scopes.has('tenders:decide')
           ? async (commitment, what, fields) => {
-              // The price as typed ("950 EUR"), not regrouped as a number of the locale.
-              const label = what === 'amend' ? t('action.amendPrice', { price: String(fields.price) }) : t('action.cancelCommitment');
+              const label = what === 'amend' ? t('action.amendPrice', { price: moneyOf(fields.price) }) : t('action.cancelCommitment');
               if (what === 'amend') {
-                await api.post(`/transport-commitments/${commitment.id}/amendments`, { terms: { commercialTerms: { amount: fields.price, currency: 'EUR' } }, reason: fields.reason }, commitment.resourceVersion, label);
+                await api.post(`/transport-commitments/${commitment.id}/amendments`, { terms: { commercialTerms: fields.price }, reason: fields.reason }, commitment.resourceVersion, label);
+                // Proposing is agreeing: the author's accept of its own revision goes with it.
+                await acceptOwnRevision(api, commitment.tenderId, label);
               } else {
                 await api.post(`/transport-commitments/${commitment.id}/cancel`, { reason: fields.reason }, commitment.resourceVersion, label);
               }
@@ -378,9 +428,11 @@ async function renderProposal(api, id) {
           : undefined,
         onTender: state.scopes.has('tenders:decide')
           ? async (tender, what, fields = {}) => {
-              const label = what === 'counter' ? t('action.counter', { price: String(fields.price) }) : t(what === 'accept' ? 'action.acceptRevision' : 'action.rejectRevision', { revision: tender.currentRevision });
+              const label = what === 'counter' ? t('action.counter', { price: moneyOf(fields.price) }) : t(what === 'accept' ? 'action.acceptRevision' : 'action.rejectRevision', { revision: tender.currentRevision });
               if (what === 'counter') {
-                await api.post(`/transport-tenders/${tender.id}/counterproposals`, { revision: tender.currentRevision, terms: { commercialTerms: { amount: fields.price, currency: 'EUR' } }, reason: fields.reason }, tender.resourceVersion, label);
+                await api.post(`/transport-tenders/${tender.id}/counterproposals`, { revision: tender.currentRevision, terms: { commercialTerms: fields.price }, reason: fields.reason }, tender.resourceVersion, label);
+                // Proposing is agreeing: the author's accept of its own revision goes with it.
+                await acceptOwnRevision(api, tender.id, label);
               } else {
                 const decideOn = (version) => api.post(`/transport-tenders/${tender.id}/decisions`, { decision: what, revision: tender.currentRevision }, version, label);
                 try {
@@ -404,6 +456,21 @@ async function renderProposal(api, id) {
   } catch (err) {
     showProblem(err);
   }
+}
+
+/**
+ * The author's accept of the revision it just proposed (a counter or an amendment): the protocol
+ * asks every organization of the policy to accept the current revision, its author included
+ * (docs/decisions.md, "One click to propose and agree"); the console sends it with the proposal so
+ * the planner does not click twice. Sent only while the revision is still the author's current one.
+ */
+async function acceptOwnRevision(api, tenderId, label) {
+  if (!tenderId) return;
+  const tender = await api.get(`/transport-tenders/${tenderId}`);
+  const current = (tender.revisions ?? []).find((r) => r.number === tender.currentRevision);
+  if (tender.status !== 'issued' && tender.status !== 'amending') return;
+  if (current?.authorOrganizationId !== state.me || (tender.decisions ?? []).some((d) => d.organizationId === state.me && d.revision === tender.currentRevision)) return;
+  await api.post(`/transport-tenders/${tenderId}/decisions`, { decision: 'accept', revision: tender.currentRevision }, tender.resourceVersion, label);
 }
 
 async function timelineOf(api, p) {

@@ -24,7 +24,7 @@ export function rowOf(l, ctx) {
     dates: windowOf(window),
     weightKg: capacity.weight ? capacity.weight.value * (KG_PER[capacity.weight.unitCode] ?? 1) : undefined,
     pallets: capacity.palletSpaces,
-    capacity: capacityOf(capacity),
+    capacity: l.kind === 'offer' && remainingOf(l, capacity) ? t('grid.capacityLeft', { capacity: capacityOf(capacity), left: capacityOf(remainingOf(l, capacity)) }) : capacityOf(capacity),
     bodies,
     body: bodies.length ? anyOf(bodies.map(statusOf)) : '',
     status: l.status,
@@ -33,6 +33,21 @@ export function rowOf(l, ctx) {
     partner: nameOf(l.ownerOrganizationId, ctx.names),
     ours: l.ownerOrganizationId === ctx.me,
   };
+}
+
+/**
+ * What is left of a truck once its matches hold part of it (its allocations, in base units;
+ * visible to its owner): undefined when nothing is held. Weight in tonnes, pallets, loading metres.
+ */
+export function remainingOf(l, capacity = l.availableCapacity ?? {}) {
+  const held = (l.allocations ?? []).map((a) => a.capacity ?? {});
+  if (!held.length) return undefined;
+  const sum = (key) => held.reduce((n, c) => n + (c[key] ?? 0), 0);
+  const left = {};
+  if (capacity.weight) left.weight = { value: Math.max(0, Math.round((capacity.weight.value * (KG_PER[capacity.weight.unitCode] ?? 1) - sum('weightKg')) / 10) / 100), unitCode: 'TNE' };
+  if (capacity.palletSpaces !== undefined) left.palletSpaces = Math.max(0, capacity.palletSpaces - sum('palletSpaces'));
+  if (capacity.loadingMetres) left.loadingMetres = { value: Math.max(0, Math.round((capacity.loadingMetres.value - sum('loadingMetres')) * 10) / 10), unitCode: 'MTR' };
+  return left;
 }
 
 /** Great-circle distance in km. */

@@ -6,7 +6,7 @@
 // form with it; "Save changes" sends a PATCH (JSON merge patch, If-Match its version). The
 // broker's problems are shown next to the fields their pointers name.
 import { el } from './views.js';
-import { nameOf, placeOf, statusOf, t } from './format.js';
+import { countryName, nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
 
 const BODY_TYPES = ['curtainsider', 'box', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van'];
@@ -57,7 +57,8 @@ export function createPosting({ api, state, onPosted, notice }) {
       timer = setTimeout(async () => {
         try {
           const { items } = await api.get(`/console/place-search?q=${encodeURIComponent(q)}`);
-          list.replaceChildren(...items.map((p) => el('option', { value: `${p.name} (${p.code})` })));
+          // The country named: "Hamburg, Germany (DEHAM)" is told from "Hamburg, United States (USHAM)".
+          list.replaceChildren(...items.map((p) => el('option', { value: `${p.name}, ${countryName(p.country)} (${p.code})` })));
         } catch {
           // A search that failed leaves the list as it was; typing a code still works.
         }
@@ -349,14 +350,25 @@ export function createPosting({ api, state, onPosted, notice }) {
       if (publish) await api.post(`${made.path}/${created.id}/publish`, undefined, created.resourceVersion, label);
       notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.draftNotice')}: `), t(`post.noticeText.${listingKind}`, lane));
       form.querySelector('#post-problem').textContent = '';
+      // Posted: the form is empty again for the next truck or load (its kind kept).
+      const kind = kindOf();
+      form.reset();
+      for (const radio of form.querySelectorAll('input[name="post-kind"]')) radio.checked = radio.value === kind;
+      adapt();
+      renderPartners();
       chosen.from = chosen.to = null;
       drawDrafts();
       await onPosted();
     } catch (err) {
       if (err?.sessionEnded) return;
       showProblems(err?.problem ?? { title: String(err?.message ?? err) });
-      // A draft that could not be published stays a draft: say so, it is in the market list.
-      if (created) form.querySelector('#post-problem').append(` ${t('post.leftDraft')}`);
+      // Nothing half done: a draft whose publication the broker refused is discarded (its own key),
+      // and the form keeps what was typed, to be corrected and posted again.
+      if (created && publish) {
+        await api.post(`${made.path}/${created.id}/withdraw`, { reason: t('post.discardedAfterRefusal') }, created.resourceVersion, t('post.discardLabel')).catch(() => {
+          form.querySelector('#post-problem').append(` ${t('post.leftDraft')}`);
+        });
+      }
       await onPosted();
     }
   });
@@ -416,6 +428,8 @@ export function listingActions(l, { api, onDone, names }) {
       { class: 'listing-actions' },
       current ? el('button', { type: 'button', 'aria-label': t(`post.editLabel.${l.kind}`, owner), onclick: () => current.edit(l) }, t('post.edit')) : '',
       el('button', { type: 'button', onclick: () => act('publish', undefined, t(`post.publishLabel.${l.kind}`, owner), slot) }, t('post.publish')),
+      // A draft partners never saw can be discarded (withdrawn from draft).
+      el('button', { type: 'button', class: 'reject', onclick: () => act('withdraw', { reason: t('post.discardedByPlanner') }, t('post.discardLabel'), slot) }, t('post.discard')),
       slot,
     );
   }

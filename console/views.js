@@ -81,7 +81,7 @@ export function proposalItem(p, ctx) {
       isNew ? el('span', { class: 'badge new' }, t('proposal.new')) : '',
       el('span', { class: 'lane' }, lane ? laneView(lane, ctx.places) : t('proposal.title')),
       el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', ctx.priceOf?.(p) ? moneyOf(ctx.priceOf(p)) : '', t('proposal.with', { partner: nameOf(counterpart, names) }), p.score !== undefined ? t('proposal.score', { percent: Math.round(p.score * 100) }) : ''].filter(Boolean).join(' · ')),
-      el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? t('proposal.yourDecision') : statusOf(p.status)),
+      el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? t('proposal.yourDecision') : p.status === 'accepted' ? t('proposal.short.matched') : p.status === 'open' ? t('proposal.short.waitingForThem') : statusOf(p.status)),
     ),
   );
 }
@@ -101,11 +101,45 @@ function disclosedView(details) {
   return el('dl', { class: 'disclosed' }, rows.flatMap(([k, v]) => [el('dt', {}, k), el('dd', {}, v)]));
 }
 
-/** A decision on the proposal in one line: "Baltic Shippers AB accepted on 28 Nov 2026, 10:00 CET, by bruno: “fine”". */
-function decisionLine(d, names) {
-  const by = d.decidedBy?.userId ? t('proposal.decision.byUser', { user: d.decidedBy.userId }) : t('proposal.decision.bySystem', { client: d.decidedBy?.clientId ?? '' });
+/**
+ * Who decided, as a person and never a user id: "by you", a colleague by name where the console
+ * knows it (an admin reads the organization's users) else "by a colleague", a partner's planner
+ * unnamed (people of another organization are not disclosed), a system by its connector.
+ */
+function deciderOf(d, ctx) {
+  const userId = d.decidedBy?.userId;
+  if (!userId) return t('proposal.decision.bySystem', { client: d.decidedBy?.clientId ?? '' });
+  if (d.organizationId !== ctx.me) return t('proposal.decision.byTheirPlanner');
+  if (userId === ctx.userId) return t('proposal.decision.byYou');
+  const name = ctx.people?.get?.(userId);
+  return name ? t('proposal.decision.byUser', { user: name }) : t('proposal.decision.byColleague');
+}
+
+/** A decision on the proposal in one line: "Baltic Shippers AB accepted on 28 Nov 2026, 10:00 CET, by you: “fine”". */
+function decisionLine(d, ctx) {
+  const names = ctx.names;
+  const by = deciderOf(d, ctx);
   const line = t(d.decision === 'accept' ? 'proposal.decision.accept' : 'proposal.decision.reject', { organization: nameOf(d.organizationId, names), when: when(d.decidedAt), by });
   return d.comment ? `${line}: ${t('common.quote', { text: d.comment })}` : line;
+}
+
+/**
+ * Where the proposal stands, from the reader's side, in words that never contradict its state: who
+ * still has to decide and until when while open; "matched" once both accepted (a match is not
+ * binding: a tender agreed makes the commitment); else the final state.
+ */
+export function proposalState(p, me, names) {
+  const mine = p.offerOwnerOrganizationId === me ? 'offer' : 'request';
+  const partner = nameOf(mine === 'offer' ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId, names);
+  if (p.status === 'accepted') return t('proposal.state.matched');
+  if (p.status !== 'open') return t('proposal.state.closed', { status: statusOf(p.status) });
+  if (p.decisionState === 'COMMITTING') return t('proposal.state.committing');
+  const ours = (p.decisions ?? []).some((d) => d.organizationId === me);
+  const theirs = (p.decisions ?? []).some((d) => d.organizationId !== me);
+  const until = when(p.validUntil);
+  if (ours) return t('proposal.state.waitingForThem', { partner, until });
+  if (theirs) return t('proposal.state.theyAccepted', { partner, until });
+  return t('proposal.state.open', { until });
 }
 
 /** The proposal with its explanation in sentences (the criteria as data for the curious) and the decisions the user may take. */
@@ -121,7 +155,7 @@ export function proposalDetail(p, ctx) {
   const parts = [
     el('h3', {}, request || offer ? laneView(request ?? offer, ctx.places) : t('proposal.title'), t(mine === 'offer' ? 'proposal.heading.offer' : 'proposal.heading.request', { partner: nameOf(counterpart, names) })),
     el('p', { class: 'facts' }, [request ? t('proposal.facts.load', { load: loadLine(request, ctx) }) : '', offer ? ` ${t('proposal.facts.truck', { truck: [statusOf(offer.vehicleProfile?.bodyType), capacityOf(offer.availableCapacity), windowOf(offer.availabilityWindow)].filter(Boolean).join(', ') })}` : ''].join('')),
-    el('p', {}, el('strong', {}, statusOf(p.status)), ` ${t('proposal.state', { decisionState: statusOf(p.decisionState), score: p.score !== undefined ? `${Math.round(p.score * 100)} %` : t('proposal.score.none'), until: when(p.validUntil) })}`),
+    el('p', { class: 'proposal-state' }, el('strong', {}, proposalState(p, me, names)), ` ${t('proposal.scoreLine', { score: p.score !== undefined ? `${Math.round(p.score * 100)} %` : t('proposal.score.none') })}`),
     el('h4', {}, t('proposal.why')),
     el('ul', { class: 'explanation' }, sentences.map((s) => el('li', { class: !s.ok ? 'fail' : s.applies ? 'pass' : 'not-applicable' }, el('span', { class: 'mark', 'aria-label': t(!s.ok ? 'proposal.mark.fail' : s.applies ? 'proposal.mark.pass' : 'proposal.mark.notApplicable') }, !s.ok ? '✗' : s.applies ? '✓' : '–'), ` ${s.text}`))),
     el('p', { class: 'route' }, t('proposal.route', { offer: km(route.offerDistanceKm), load: km(route.loadDistanceKm), model: route.distanceModel ?? '' })),
@@ -143,7 +177,7 @@ export function proposalDetail(p, ctx) {
       'ul',
       { class: 'decisions' },
       (p.decisions ?? []).length
-        ? p.decisions.map((d) => el('li', {}, decisionLine(d, names)))
+        ? p.decisions.map((d) => el('li', {}, decisionLine(d, ctx)))
         : el('li', {}, t('proposal.decisions.none')),
     ),
   ];
@@ -185,7 +219,7 @@ export function timelineView(facts, ctx) {
   for (const tender of facts.tenders) {
     const all = facts.revisions[tender.id] ?? [];
     const revisions = all.map((r) =>
-      el('li', { class: 'revision' }, t(r.number === 1 ? 'timeline.revision.issued' : 'timeline.revision.changed', { number: r.number, author: nameOf(r.authorOrganizationId, names), when: when(r.createdAt), terms: termsOf(r.changes, ctx).join('; ') || t('timeline.noTerm') }), r.outcome ? ` (${statusOf(r.outcome)})` : ''),
+      el('li', { class: 'revision' }, t(r.number === 1 ? 'timeline.revision.issued' : 'timeline.revision.changed', { number: r.number, author: nameOf(r.authorOrganizationId, names), when: when(r.createdAt), terms: termsOf(r.changes, ctx).join('; ') || t('timeline.noTerm') }), r.reason ? ` ${t('timeline.revision.reason', { reason: r.reason })}` : '', r.outcome ? ` (${statusOf(r.outcome)})` : ''),
     );
     steps.push(el('li', {}, t('timeline.tender', { issuer: nameOf(tender.issuingOrganizationId, names), status: statusOf(tender.status), revision: tender.currentRevision }), revisions.length ? el('ol', { class: 'sub' }, revisions) : '', all.length > 1 ? revisionDiff(all, ctx) : '', ctx.onTender && ['issued', 'amending'].includes(tender.status) ? tenderActions(tender, ctx) : ''));
   }
@@ -194,7 +228,12 @@ export function timelineView(facts, ctx) {
     const revision = c.acceptedRevision?.number ?? c.acceptedRevision;
     const price = moneyOf(c.acceptedRevision?.terms?.commercialTerms);
     const sealed = price ? t('timeline.commitment.price', { status: statusOf(c.status), revision: revision ?? '?', price }) : t('timeline.commitment', { status: statusOf(c.status), revision: revision ?? '?' });
-    steps.push(el('li', {}, `${sealed} `, el('code', { class: 'digest', title: t('timeline.digest', { algorithm: c.digest?.algorithm ?? '', canonicalization: c.digest?.canonicalization ?? '' }) }, c.digest?.value ?? ''), ctx.onCommitment && c.status === 'active' ? commitmentActions(c, ctx) : ''));
+    // The order numbers a planner knows in front; the digest behind "verify" for whoever checks the seal.
+    const refs = referencesOf(c, facts, ctx);
+    steps.push(el('li', {}, sealed, refs ? ` · ${refs}` : '',
+      el('details', { class: 'seal' }, el('summary', {}, t('timeline.commitment.verify')),
+        el('p', {}, t('timeline.digest', { algorithm: c.digest?.algorithm ?? '', canonicalization: c.digest?.canonicalization ?? '' }), ' ', el('code', { class: 'digest' }, c.digest?.value ?? ''))),
+      ctx.onCommitment && c.status === 'active' ? commitmentActions(c, ctx) : ''));
   }
   for (const h of facts.handovers) steps.push(el('li', {}, handoverView(h, ctx)));
   // The shipper hands over the active commitment's execution package (one per commitment version).
@@ -202,12 +241,44 @@ export function timelineView(facts, ctx) {
   if (active && ctx.onHandover && active.issuingOrganizationId === ctx.me && !facts.handovers.some((h) => h.commitmentId === active.id)) steps.push(el('li', {}, handoverForm(active, ctx)));
   if (facts.reference) {
     const milestones = facts.updates.map((u) => el('li', {}, `${when(u.occurredAt)}: ${statusOf(u.milestone ?? u.kind ?? 'update')}`));
-    const outcomes = facts.outcomes.map((o) => el('li', {}, o.supersedes ? t('timeline.outcome.corrects', { status: statusOf(o.status), reason: o.correctionReason ?? '' }) : t('timeline.outcome', { status: statusOf(o.status) })));
-    steps.push(el('li', {}, t('timeline.execution', { status: statusOf(facts.reference.status) }), milestones.length || outcomes.length ? el('ol', { class: 'sub' }, milestones, outcomes) : ''));
+    const outcomes = facts.outcomes.map((o) => el('li', { class: o.supersededByOutcomeId ? 'superseded' : '' }, outcomeLine(o)));
+    steps.push(el('li', {}, executionStep(facts.reference, facts.updates), milestones.length || outcomes.length ? el('ol', { class: 'sub' }, milestones, outcomes) : ''));
   }
   // The carrier without a TMS reports here (the broker decides who may: its problem is shown).
   const report = facts.reference && ctx.onReport && facts.reference.carrierOrganizationId === ctx.me && !['completed', 'cancelled'].includes(facts.reference.status) ? reportForm(facts, ctx) : '';
   return el('section', { class: 'timeline', 'aria-label': t('timeline.label') }, el('h4', {}, t('timeline.title')), steps.length ? el('ol', {}, steps) : el('p', { class: 'muted' }, t('timeline.none')), report);
+}
+
+/** An outcome in words: "Completed: 12 Dec, 08:10 – 18:40 CET", a correction with its reason, a note. */
+function outcomeLine(o) {
+  const range = o.actualTimeRange?.start && o.actualTimeRange?.end ? windowOf(o.actualTimeRange) : '';
+  const notes = (o.operationalDeviations ?? []).map((d) => d.description).filter(Boolean).join('; ');
+  const line = t(range ? 'timeline.outcome.times' : 'timeline.outcome', { status: statusOf(o.status), times: range });
+  const said = o.supersedes ? ` ${t('timeline.outcome.corrects', { reason: o.correctionReason ?? '' })}` : notes ? `: ${notes}` : '';
+  return `${line}${said}${o.supersededByOutcomeId ? ` ${t('timeline.outcome.superseded')}` : ''}`;
+}
+
+/**
+ * The movement's step in words, never a bare record status: "Completed", "Cancelled", "Last
+ * milestone: delivered, 12 Dec 18:40: the outcome is still to be reported", or "Planned".
+ */
+function executionStep(reference, updates = []) {
+  if (reference.status === 'completed') return t('timeline.execution.completed');
+  if (reference.status === 'cancelled') return t('timeline.execution.cancelled');
+  const last = reference.currentMilestone ?? [...updates].reverse().find((u) => u.milestone);
+  if (!last) return t('timeline.execution.planned');
+  return t(last.milestone === 'delivered' ? 'timeline.execution.awaitingOutcome' : 'timeline.execution.underway', { milestone: statusOf(last.milestone), when: when(last.occurredAt) });
+}
+
+/** A commitment's order and trip numbers from either side ("your order O-9, their trip T-1"), from its handovers. */
+function referencesOf(c, facts, ctx) {
+  const parts = [];
+  for (const h of facts.handovers.filter((x) => x.commitmentId === c.id)) {
+    const ours = h.issuingOrganizationId === ctx.me;
+    for (const r of h.sourceExternalReferences ?? []) parts.push(t(ours ? 'timeline.ref.yours' : 'timeline.ref.theirs', { type: referenceType(r.type), value: r.value }));
+    for (const a of (h.acknowledgements ?? []).filter((x) => x.destinationExternalReference)) parts.push(t(ours ? 'timeline.ref.theirs' : 'timeline.ref.yours', { type: referenceType(a.destinationExternalReference.type), value: a.destinationExternalReference.value }));
+  }
+  return [...new Set(parts)].join(', ');
 }
 
 /** The last two revisions side by side, term by term: what the counterproposal changed. */
@@ -248,7 +319,8 @@ function tenderActions(tender, ctx) {
   const decided = (tender.decisions ?? []).some((d) => d.organizationId === ctx.me && d.revision === tender.currentRevision);
   const [problem, run] = guarded();
   if (decided) return el('p', { class: 'muted' }, t('tender.waiting', { revision: tender.currentRevision, partner: nameOf(tender.issuingOrganizationId === ctx.me ? tender.executingOrganizationId : tender.issuingOrganizationId, ctx.names) }));
-  const price = el('input', { id: `counter-price-${tender.id}`, type: 'number', min: '0', step: '1' });
+  const currency = tenderCurrency(tender);
+  const price = el('input', { id: `counter-price-${tender.id}`, type: 'number', min: '0', step: '0.01', required: true });
   const reason = el('input', { id: `counter-reason-${tender.id}`, placeholder: t('common.why') });
   return el(
     'div',
@@ -256,8 +328,8 @@ function tenderActions(tender, ctx) {
     el('div', { class: 'actions' },
       el('button', { type: 'button', class: 'accept', onclick: run(() => ctx.onTender(tender, 'accept')) }, t('tender.acceptRevision', { revision: tender.currentRevision })),
       el('button', { type: 'button', class: 'reject', onclick: run(() => ctx.onTender(tender, 'reject')) }, t('tender.reject'))),
-    el('form', { class: 'action', onsubmit: run(() => ctx.onTender(tender, 'counter', { price: Number(price.value), reason: reason.value.trim() || t('tender.counter.defaultReason') })) },
-      el('label', { for: price.id }, t('tender.counterPrice')), price, el('label', { for: reason.id }, t('common.reason')), reason, el('button', { type: 'submit' }, t('tender.counter'))),
+    el('form', { class: 'action', onsubmit: run(() => ctx.onTender(tender, 'counter', { price: { amount: Number(price.value), currency }, reason: reason.value.trim() || t('tender.counter.defaultReason') })) },
+      el('label', { for: price.id }, t('tender.counterPrice', { currency: currencyName(currency) })), price, el('label', { for: reason.id }, t('common.reason')), reason, el('button', { type: 'submit' }, t('tender.counter'))),
     problem,
   );
 }
@@ -265,28 +337,48 @@ function tenderActions(tender, ctx) {
 /** Amend the committed price (a new revision both decide on), or cancel the commitment, with a reason. */
 function commitmentActions(c, ctx) {
   const [problem, run] = guarded();
-  const price = el('input', { id: `amend-price-${c.id}`, type: 'number', min: '0', step: '1' });
+  const currency = c.acceptedRevision?.terms?.commercialTerms?.currency ?? 'EUR';
+  const price = el('input', { id: `amend-price-${c.id}`, type: 'number', min: '0', step: '0.01', required: true });
   const why = el('input', { id: `amend-reason-${c.id}`, placeholder: t('common.why') });
   const cancelWhy = el('input', { id: `cancel-reason-${c.id}`, placeholder: t('common.why') });
   return el(
     'div',
     { class: 'commitment-actions tender-actions' },
-    el('form', { class: 'action', onsubmit: run(() => ctx.onCommitment(c, 'amend', { price: Number(price.value), reason: why.value.trim() || t('commitment.amend.defaultReason') })) },
-      el('label', { for: price.id }, t('commitment.amendPrice')), price, el('label', { for: why.id }, t('common.reason')), why, el('button', { type: 'submit' }, t('commitment.amend'))),
+    el('form', { class: 'action', onsubmit: run(() => ctx.onCommitment(c, 'amend', { price: { amount: Number(price.value), currency }, reason: why.value.trim() || t('commitment.amend.defaultReason') })) },
+      el('label', { for: price.id }, t('commitment.amendPrice', { currency: currencyName(currency) })), price, el('label', { for: why.id }, t('common.reason')), why, el('button', { type: 'submit' }, t('commitment.amend'))),
     el('form', { class: 'action', onsubmit: run(() => ctx.onCommitment(c, 'cancel', { reason: cancelWhy.value.trim() || t('commitment.cancel.defaultReason') })) },
       el('label', { for: cancelWhy.id }, t('commitment.cancelReason')), cancelWhy, el('button', { type: 'submit', class: 'reject' }, t('commitment.cancel'))),
     problem,
   );
 }
 
-/** A tender for the accepted match (its terms from the match; listed until a time). */
+/**
+ * A tender for the accepted match: its price (the truck's price the match disclosed, else empty:
+ * never one's own load price unasked), open until a time; the other terms come from the match.
+ */
 function issueForm(ctx) {
   const until = new Date(Date.now() + 24 * 3600_000);
-  const expires = el('input', { id: 'tender-expires', type: 'datetime-local', value: new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) });
+  const offered = ctx.tenderPrice;
+  const currency = offered?.currency ?? ctx.currency ?? 'EUR';
+  const price = el('input', { id: 'tender-price', type: 'number', min: '0', step: '0.01', required: true, value: offered ? String(offered.amount) : '' });
+  const expires = el('input', { id: 'tender-expires', type: 'datetime-local', value: localInput(until) });
   const [problem, run] = guarded(t('tender.notIssued'));
-  return el('form', { class: 'action issue-tender', onsubmit: run(() => ctx.onIssueTender({ expiresAt: new Date(expires.value).toISOString() })) },
+  return el('form', { class: 'action issue-tender', onsubmit: run(() => ctx.onIssueTender({ expiresAt: new Date(expires.value).toISOString(), price: { amount: Number(price.value), currency } })) },
+    el('label', { for: price.id }, t('tender.price', { currency: currencyName(currency) })), price,
     el('label', { for: 'tender-expires' }, t('tender.openUntil')), expires, el('button', { type: 'submit' }, t('tender.issue')), problem);
 }
+
+/** A currency as the planner writes it: "€", "zł", else its code. */
+export function currencyName(code) {
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency: code, currencyDisplay: 'narrowSymbol' }).formatToParts(0).find((p) => p.type === 'currency')?.value ?? code;
+  } catch {
+    return code;
+  }
+}
+
+/** The currency the tender is negotiated in: its current revision's price, else euro. */
+const tenderCurrency = (tender) => [...(tender.revisions ?? [])].reverse().find((r) => r.terms?.commercialTerms)?.terms.commercialTerms.currency ?? 'EUR';
 
 /** A stop of the package in one line: "Pickup at Hafen DC, Kaistraße 7, 20457 Hamburg, Germany; 27 Nov, 10:00–12:00; Gate desk +49 40 123456". */
 const stopRole = (role) => (has(`handover.stop.${role}`) ? t(`handover.stop.${role}`) : statusOf(role));
@@ -319,7 +411,7 @@ function handoverView(h, ctx) {
       cargo ? el('li', {}, t('handover.cargo', { cargo })) : '',
       pkg.instructions ? el('li', {}, t('handover.instructions', { text: pkg.instructions })) : '',
       (pkg.contacts ?? []).length ? el('li', {}, t('handover.contacts', { contacts: pkg.contacts.map((c) => `${statusOf(c.role)} ${[c.name, c.phone, c.email].filter(Boolean).join(' ')}`).join(', ') })) : '',
-      (h.sourceExternalReferences ?? []).length ? el('li', {}, t('handover.theirReference', { references: h.sourceExternalReferences.map((r) => `${referenceType(r.type)} ${r.value}`).join(', ') })) : '',
+      (h.sourceExternalReferences ?? []).length ? el('li', {}, t(h.issuingOrganizationId === ctx.me ? 'handover.yourReference' : 'handover.theirReference', { references: h.sourceExternalReferences.map((r) => `${referenceType(r.type)} ${r.value}`).join(', ') })) : '',
       acks),
     mayAcknowledge ? acknowledgeForm(h, ctx) : '',
   );
@@ -402,22 +494,77 @@ function handoverForm(c, ctx) {
 
 const MILESTONES = ['atPickup', 'pickedUp', 'inTransit', 'delayed', 'atDelivery', 'delivered', 'failed'];
 const OUTCOMES = ['completed', 'failed', 'disputed', 'cancelled'];
+/** Why a head is corrected, in the specification's vocabulary (CorrectionRequest.correctionReasonCode). */
+const CORRECTION_CODES = ['DATA_ENTRY_ERROR', 'LATE_INFORMATION', 'DISPUTE_RESOLVED', 'PARTIAL_EXECUTION', 'CLAIM_SETTLED', 'OTHER'];
 
-/** What the carrier's planner reports: a milestone when it happened (now by default), the outcome. */
+/** A time as a datetime-local input holds it (the browser's zone, to the minute). */
+export const localInput = (date) => (date ? new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
+
+/**
+ * A time field that means "now" until the planner touches it: its value is filled when the form
+ * is drawn, but a form left open for an hour still reports the moment it is sent, not when it was drawn.
+ */
+function timeField(id, initial) {
+  const input = el('input', { id, type: 'datetime-local', value: localInput(initial ?? new Date()) });
+  let touched = Boolean(initial);
+  input.addEventListener('input', () => void (touched = true));
+  return { input, iso: () => (touched && input.value ? new Date(input.value).toISOString() : new Date().toISOString()) };
+}
+
+/** When a milestone of the reference last happened, as a Date (undefined when never reported). */
+function lastMilestone(facts, names) {
+  const u = [...facts.updates].reverse().find((x) => names.includes(x.milestone));
+  return u ? new Date(u.occurredAt) : undefined;
+}
+
+/**
+ * What the carrier's planner reports: a milestone when it happened (now by default), and the
+ * outcome: completed with when the movement actually started and ended (the broker requires both,
+ * filled from the pickup and delivery milestones), failed, disputed or cancelled with a note. Once
+ * an outcome is recorded, the form corrects it: the same fields with a reason the other side reads.
+ */
 function reportForm(facts, ctx) {
   const id = facts.reference.id;
   const milestone = el('select', { id: `report-milestone-${id}` }, MILESTONES.map((m) => el('option', { value: m }, statusOf(m))));
-  const now = new Date();
-  const at = el('input', { id: `report-at-${id}`, type: 'datetime-local', value: new Date(now.getTime() - now.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) });
+  const at = timeField(`report-at-${id}`);
+  const head = facts.outcomes.find((o) => !o.supersededByOutcomeId);
   const outcome = el('select', { id: `report-outcome-${id}` }, OUTCOMES.map((o) => el('option', { value: o }, statusOf(o))));
+  // The movement's times: from the first pickup milestone (else the match) to the delivery (else now).
+  const created = facts.reference.createdAt ? new Date(facts.reference.createdAt) : undefined;
+  const pickedUp = lastMilestone(facts, ['pickedUp', 'atPickup']) ?? created;
+  const delivered = lastMilestone(facts, ['delivered', 'atDelivery']);
+  const start = el('input', { id: `outcome-start-${id}`, type: 'datetime-local', value: localInput(pickedUp) });
+  const end = timeField(`outcome-end-${id}`, delivered);
+  const times = el('fieldset', { class: 'outcome-times' }, el('legend', {}, t('report.actualTimes')),
+    el('label', { for: start.id }, t('report.started')), start, el('label', { for: end.input.id }, t('report.ended')), end.input);
+  const note = el('input', { id: `outcome-note-${id}`, placeholder: t(head ? 'report.correctionReasonPlaceholder' : 'report.notePlaceholder') });
+  const code = el('select', { id: `outcome-code-${id}` }, CORRECTION_CODES.map((c) => el('option', { value: c }, t(`report.correctionCode.${c}`))));
+  const showTimes = () => void (times.hidden = outcome.value !== 'completed');
+  outcome.addEventListener('change', showTimes);
+  showTimes();
   const [problem, run] = guarded(t('report.notReported'));
-  const send = (kind) => run(() => ctx.onReport(kind, kind === 'milestone' ? { milestone: milestone.value, occurredAt: new Date(at.value).toISOString() } : { status: outcome.value }));
+  const outcomeFields = () => ({
+    status: outcome.value,
+    ...(outcome.value === 'completed' ? { actualTimeRange: { start: new Date(start.value).toISOString(), end: end.iso() } } : {}),
+    ...(!head && note.value.trim() ? { operationalDeviations: [{ code: `CONSOLE_${outcome.value.toUpperCase()}`, description: note.value.trim() }] } : {}),
+  });
+  const sendMilestone = run(() => ctx.onReport('milestone', { milestone: milestone.value, occurredAt: at.iso() }));
+  const sendOutcome = run(() =>
+    head
+      ? ctx.onReport('correction', { ...outcomeFields(), outcomeId: head.id, observedOutcomeVersion: head.resourceVersion, correctionReason: note.value.trim() || t('report.correction.defaultReason'), correctionReasonCode: code.value })
+      : ctx.onReport('outcome', outcomeFields()),
+  );
   return el(
     'div',
     { class: 'report' },
     el('h4', {}, t('report.title')),
-    el('form', { class: 'action', onsubmit: send('milestone') }, el('label', { for: milestone.id }, t('report.milestone')), milestone, el('label', { for: at.id }, t('report.at')), at, el('button', { type: 'submit' }, t('report.sendMilestone'))),
-    el('form', { class: 'action', onsubmit: send('outcome') }, el('label', { for: outcome.id }, t('report.outcome')), outcome, el('button', { type: 'submit' }, t('report.sendOutcome'))),
+    el('form', { class: 'action', onsubmit: sendMilestone }, el('label', { for: milestone.id }, t('report.milestone')), milestone, el('label', { for: at.input.id }, t('report.at')), at.input, el('button', { type: 'submit' }, t('report.sendMilestone'))),
+    el('form', { class: 'action outcome-form', onsubmit: sendOutcome },
+      el('h5', {}, t(head ? 'report.correctTitle' : 'report.outcomeTitle')),
+      el('label', { for: outcome.id }, t('report.outcome')), outcome, times,
+      head ? [el('label', { for: code.id }, t('report.correctionCode')), code] : '',
+      el('label', { for: note.id }, t(head ? 'report.correctionReason' : 'report.note')), note,
+      el('button', { type: 'submit' }, t(head ? 'report.sendCorrection' : 'report.sendOutcome'))),
     problem,
   );
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's "Trying it with pcx" walkthrough as one script: bash scripts/walkthrough-pcx.sh
 # against a running `npm start` (B names another broker). Like the curl walkthrough, it can run
-# again and again on the same stack: it ends a relationship between Alpine and Baltic that an
-# earlier run left open, and ends the one it opens. test/walkthrough.test.ts runs it twice.
+# again and again on the same stack: it ends a relationship between Alpine and Baltic that is
+# open, ends the one it opens, and leaves them partners again if they were.
+# test/walkthrough.test.ts runs it twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,14 +21,16 @@ at() { python3 -c 'import datetime as d, sys; print((d.datetime.now(d.timezone.u
 PCX_CLIENT_SECRET=alpine-demo-secret pcx --base-url "$B" -p alpine login --client-id alpine-tms
 PCX_CLIENT_SECRET=baltic-demo-secret pcx --base-url "$B" -p baltic login --client-id baltic-erp
 
-# End what an earlier run left open between Alpine and Baltic (commands read the version they need)
+# End what is open between Alpine and Baltic (commands read the version they need); a
+# partnership's scopes are remembered: at the end they are partners again, as found
+FOUND=
 for OLD in $(pcx -p alpine --json relationships list --counterpart org-baltic-shippers --status draft,requested,active,suspended | python3 -c 'import json, sys; print(" ".join(r["id"] for r in json.load(sys.stdin)))'); do
   case "$(pcx -p alpine --json relationships get "$OLD" | python3 -c 'import json, sys; r = json.load(sys.stdin); print(r["status"] + "/" + r["requestingOrganizationId"])')" in
     draft/org-alpine-freight | requested/org-alpine-freight) END=withdraw ;;
     requested/*) END=reject ;;
-    *) END=terminate ;;
+    *) END=terminate; FOUND=$(pcx -p alpine --json relationships get "$OLD" | j scopes) ;;
   esac
-  pcx -p alpine relationships "$END" "$OLD" --data '{"reason":"left over from an earlier walkthrough"}' > /dev/null
+  pcx -p alpine relationships "$END" "$OLD" --data '{"reason":"ended by the walkthrough, to open its own"}' > /dev/null
   echo "ended relationship $OLD ($END)"
 done
 
@@ -65,4 +68,10 @@ pcx -p alpine references list --proposal "$PROPOSAL"
 pcx -p baltic events tail | tail -n 4
 pcx -p alpine relationships terminate "$REL" --data '{"reason":"walkthrough done"}' > /dev/null
 echo "relationship $REL terminated"
+# Leave the demo as found: partners again, with the scopes they had, if they were
+if [ -n "$FOUND" ]; then
+  AGAIN=$(pcx -p alpine --json relationships create --data "{\"requestingOrganizationId\":\"org-alpine-freight\",\"acceptingOrganizationId\":\"org-baltic-shippers\",\"scopes\":$FOUND}" | j id)
+  pcx -p alpine relationships request "$AGAIN" > /dev/null
+  echo "partners again, as found: relationship $AGAIN $(pcx -p baltic --json relationships accept "$AGAIN" | j status)"
+fi
 # pcx:end

@@ -59,21 +59,24 @@ expect 200 -H "Authorization: Bearer $BALTIC" "$B/events?limit=200"
 until [ "$(field items)" = "[]" ]; do expect 200 -H "Authorization: Bearer $BALTIC" "$B/events?limit=200&cursor=$(field nextCursor)"; done
 CURSOR=$(field nextCursor)
 
-# Only one relationship between two organizations may be open at a time. A run that was
-# interrupted may have left one (draft, requested, active or suspended): end it first, so the
-# walkthrough can always run again. An invite is withdrawn by its sender (or rejected by Alpine
-# if Baltic sent it); a partnership is terminated. Each command carries the ETag just read.
+# Only one relationship between two organizations may be open at a time. Alpine and Baltic may
+# be partners already (the console's planners, the examples, a run that was interrupted): end what
+# is open (draft, requested, active or suspended) first, so the walkthrough can always run again,
+# and remember a partnership's scopes: at the end they are partners again, as the walkthrough
+# found them. An invite is withdrawn by its sender (or rejected by Alpine if Baltic sent it); a
+# partnership is terminated. Each command carries the ETag just read.
+FOUND=
 expect 200 -H "Authorization: Bearer $ALPINE" "$B/partner-relationships?counterpart=org-baltic-shippers&status=draft,requested,active,suspended"
 for OLD in $(printf '%s' "$BODY" | python3 -c 'import json, sys; print(" ".join(r["id"] for r in json.load(sys.stdin)["items"]))'); do
   expect 200 -H "Authorization: Bearer $ALPINE" "$B/partner-relationships/$OLD"
   case "$(field status)/$(field requestingOrganizationId)" in
     draft/org-alpine-freight | requested/org-alpine-freight) END=withdraw ;;
     requested/*) END=reject ;;
-    *) END=terminate ;;
+    *) END=terminate; FOUND=$(field scopes) ;;
   esac
   expect 200 -H "Authorization: Bearer $ALPINE" -H "If-Match: $ETAG" -H 'Content-Type: application/json' \
-    -d '{"reason":"left over from an interrupted walkthrough"}' -X POST "$B/partner-relationships/$OLD/$END"
-  echo "ended the relationship $OLD left over from an earlier run ($END)"
+    -d '{"reason":"ended by the walkthrough, to open its own"}' -X POST "$B/partner-relationships/$OLD/$END"
+  echo "ended the relationship $OLD that was open ($END)"
 done
 
 # Alpine invites Baltic: a draft, visible only to Alpine. The scopes let them share offers and
@@ -276,12 +279,21 @@ expect 200 -H "Authorization: Bearer $BALTIC" -H "If-Match: $ETAG" -H 'Content-T
 echo "relationship $REL: $(field status) by $(field suspendedByOrganizationId)"
 expect 200 -H "Authorization: Bearer $BALTIC" -H "If-Match: $ETAG" -X POST "$B/partner-relationships/$REL/reactivate"
 echo "relationship $REL: $(field status)"
-# Alpine ends it (a reason is required); the next run starts from no relationship again
+# Alpine ends it (a reason is required)
 expect 200 -H "Authorization: Bearer $ALPINE" -H "If-Match: $ETAG" -H 'Content-Type: application/json' \
   -d '{"reason":"contract ended"}' -X POST "$B/partner-relationships/$REL/terminate"
 echo "relationship $REL: $(field status) ($(field terminationCause))"
 expect 200 -H "Authorization: Bearer $ALPINE" "$B/partner-relationships?counterpart=org-baltic-shippers&status=draft,requested,active,suspended"
 echo "open relationships between Alpine and Baltic: $(field items)"
+# Leave the demo as the walkthrough found it: partners again, with the scopes they had, if they were
+if [ -n "$FOUND" ]; then
+  expect 201 -H "Authorization: Bearer $ALPINE" -H 'Content-Type: application/json' -H "Idempotency-Key: again-$RUN" \
+    -d "{\"requestingOrganizationId\":\"org-alpine-freight\",\"acceptingOrganizationId\":\"org-baltic-shippers\",\"scopes\":$FOUND}" "$B/partner-relationships"
+  AGAIN=$(field id)
+  expect 200 -H "Authorization: Bearer $ALPINE" -H "If-Match: $ETAG" -X POST "$B/partner-relationships/$AGAIN/request"
+  expect 200 -H "Authorization: Bearer $BALTIC" -H "If-Match: $ETAG" -X POST "$B/partner-relationships/$AGAIN/accept"
+  echo "Alpine and Baltic are partners again, as the walkthrough found them: relationship $AGAIN $(field status)"
+fi
 
 # Where to look in the Temporal UI (npm start: http://localhost:8233): each resource is a workflow
 # with the id <kind>/<id>, with search attributes PcxResourceKind, PcxOwnerOrganizationId,

@@ -149,7 +149,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await bruno.locator('#notice').getByText(/Done after signing in again: Accept the proposal Hamburg/).waitFor({ timeout: 30000 });
     await bruno.locator('#live.on').waitFor({ timeout: 30000 });
     await proposalButton(bruno, proposalId).click();
-    await detail.getByText(/Baltic Shippers AB accepted on .* by bruno/).waitFor();
+    await detail.getByText(/Baltic Shippers AB accepted on .* by you/).waitFor();
     expect(((await baltic.proposals.get(proposalId)) as any).decisions.filter((d: any) => d.organizationId === 'org-baltic-shippers')).toHaveLength(1);
     await screenshot(bruno, 'console-2c-accept-completed-after-sign-in');
 
@@ -180,21 +180,25 @@ describe('the planner console, against npm start in Chromium', () => {
     await screenshot(alice, 'console-4c-alice-reported-pickup');
     // The negotiation in the console: Bruno tenders the match, Alice counters with her price, Bruno
     // reads the two revisions side by side and accepts, Alice accepts: the commitment is made.
+    // The tender's price starts at the truck's disclosed price (€875), never silently the load's own.
+    await expect(bruno.locator('#proposal').getByLabel('Price (€)').inputValue()).resolves.toBe('875');
     await bruno.locator('#proposal').getByRole('button', { name: 'Issue a tender for this match' }).click();
     await bruno.locator('#notice').getByText('Issued: a tender to Alpine Freight GmbH.').waitFor({ timeout: 15000 });
     const aliceTender = alice.locator('#proposal .tender-actions');
     await aliceTender.waitFor({ timeout: 30000 });
-    await aliceTender.getByLabel('Counter with price (EUR)').fill('950');
+    await aliceTender.getByLabel('Counter with price (€)').fill('950');
     await aliceTender.getByLabel('Reason').fill('diesel went up');
     await aliceTender.getByRole('button', { name: 'Counter' }).click();
-    await alice.locator('#notice').getByText('Done: Counter the tender with 950 EUR.').waitFor({ timeout: 15000 });
+    await alice.locator('#notice').getByText('Done: Counter the tender with €950.00.').waitFor({ timeout: 15000 });
+    // Proposing is agreeing: Alice's counter carries her accept of it; she waits for Bruno.
+    await alice.locator('#proposal').getByText(/You accepted revision 2; waiting for Baltic Shippers AB/).waitFor({ timeout: 15000 });
     const diff = bruno.locator('#proposal table.revision-diff');
     await diff.waitFor({ timeout: 30000 });
     await expect(diff.locator('tbody').textContent()).resolves.toMatch(/commercial terms.*€875\.00.*€950\.00/);
+    // Bruno reads why Alice countered.
+    await bruno.locator('#proposal .timeline').getByText(/because: “diesel went up”/).waitFor({ timeout: 15000 });
     await screenshot(bruno, 'console-4d-bruno-counter-side-by-side');
     await bruno.locator('#proposal').getByRole('button', { name: 'Accept revision 2' }).click();
-    await bruno.locator('#proposal').getByText(/You accepted revision 2; waiting for Alpine Freight GmbH/).waitFor({ timeout: 15000 });
-    await alice.locator('#proposal').getByRole('button', { name: 'Accept revision 2' }).click();
     await alice.locator('#proposal .timeline').getByText(/Tender issued by Baltic Shippers AB: accepted/).waitFor({ timeout: 30000 }).catch(async (err) => {
       await screenshot(alice, 'console-debug-tender');
       throw new Error(`${err}\n${await alice.locator('#proposal .timeline').textContent()}`);
@@ -204,10 +208,10 @@ describe('the planner console, against npm start in Chromium', () => {
     await screenshot(alice, 'console-4e-committed');
     // An amendment: Bruno proposes another price; both accept the new revision; the commitment's next version holds it.
     const amend = bruno.locator('#proposal .commitment-actions');
-    await amend.getByLabel('Amend the price (EUR)').fill('900');
+    await amend.getByLabel('Amend the price (€)').fill('900');
     await amend.getByLabel('Reason', { exact: true }).fill('a shorter route');
     await amend.getByRole('button', { name: 'Propose the amendment' }).click();
-    await bruno.locator('#notice').getByText('Done: Propose to amend the price to 900 EUR.').waitFor({ timeout: 15000 });
+    await bruno.locator('#notice').getByText('Done: Propose to amend the price to €900.00.').waitFor({ timeout: 15000 });
     for (const planner of [alice, bruno]) {
       const accept = planner.locator('#proposal').getByRole('button', { name: 'Accept revision 3' });
       await Promise.race([accept.waitFor({ timeout: 30000 }), planner.locator('#proposal').getByText(/You accepted revision 3/).waitFor({ timeout: 30000 })]);
@@ -397,7 +401,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await screenshot(phone, 'console-phone-1-notified');
     await (await tabTo(item)).press('Enter');
     await (await tabTo(phone.locator('#proposal').getByRole('button', { name: 'Accept' }))).press('Enter');
-    await phone.locator('#proposal').getByText(/Alpine Freight GmbH accepted on .* by alice/).waitFor({ timeout: 30000 });
+    await phone.locator('#proposal').getByText(/Alpine Freight GmbH accepted on .* by you/).waitFor({ timeout: 30000 });
     const proposalId = await item.getAttribute('data-proposal');
     const proposal = (await baltic.proposals.get(proposalId!)) as any;
     await (baltic.proposals as any).decisions(proposal, { decision: 'accept' }, { redecideOnStale: true });
@@ -408,6 +412,22 @@ describe('the planner console, against npm start in Chromium', () => {
     await phone.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 30000 });
     await expect(overflow()).resolves.toEqual([]);
     await screenshot(phone, 'console-phone-2-reported');
+    // And finishes the transport from the phone: delivered, then completed, with when it actually
+    // happened filled from the milestones (the broker requires both times for a completed outcome).
+    const report = phone.locator('#proposal .report');
+    await (await tabTo(report.getByLabel('Milestone', { exact: true }))).selectOption('delivered');
+    await (await tabTo(report.getByRole('button', { name: 'Report milestone' }))).press('Enter');
+    await phone.locator('#proposal .timeline').getByText(/^Delivered .*: the outcome is still to be reported/).waitFor({ timeout: 30000 });
+    await (await tabTo(report.getByLabel('Outcome', { exact: true }))).selectOption('completed');
+    expect(await report.getByLabel('started').inputValue()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    expect(await report.getByLabel('ended').inputValue()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    await expect(overflow()).resolves.toEqual([]);
+    await screenshot(phone, 'console-phone-3-finishing');
+    await (await tabTo(report.getByRole('button', { name: 'Report outcome' }))).press('Enter');
+    await phone.locator('#proposal .timeline').getByText('Transport completed').waitFor({ timeout: 30000 });
+    await phone.locator('#proposal .timeline').getByText(/^Outcome: completed, /).waitFor({ timeout: 30000 });
+    expect(await report.count()).toBe(0);
+    await screenshot(phone, 'console-phone-4-completed');
     const axe = await new AxeBuilder({ page: phone as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await alpine.offers.withdraw((await alpine.offers.get(offer.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
@@ -447,7 +467,7 @@ describe('the planner console, against npm start in Chromium', () => {
       await bruno.locator('#proposal').getByRole('button', { name: 'Accept' }).click();
       // Live, without a reload: tender, commitment, handover, the reference completed, the outcome.
       const timeline = bruno.locator('#proposal .timeline');
-      await timeline.getByText(/Execution: completed/).waitFor({ timeout: 120000 });
+      await timeline.getByText(/Transport completed/).waitFor({ timeout: 120000 });
       const text = (await timeline.textContent())!;
       expect(text).toMatch(/Tender issued by Baltic Shippers AB: accepted/);
       expect(text).toMatch(/Revision 1 by Baltic Shippers AB, .*: issued with .*pickup in /);
@@ -624,10 +644,10 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.getByText('Post a truck or a load').click();
     const form = alice.locator('#post-form');
     await form.getByLabel('From', { exact: true }).fill('Gdan');
-    await alice.locator('#post-from-list option[value="Gdansk (PLGDN)"]').waitFor({ state: 'attached', timeout: 15000 });
+    await alice.locator('#post-from-list option[value="Gdansk, Poland (PLGDN)"]').waitFor({ state: 'attached', timeout: 15000 });
     await form.getByLabel('From', { exact: true }).fill('Gdansk (PLGDN)');
     await form.getByLabel('To', { exact: true }).fill('Antwer');
-    await alice.locator('#post-to-list option[value="Antwerpen (BEANR)"]').waitFor({ state: 'attached', timeout: 15000 });
+    await alice.locator('#post-to-list option[value="Antwerpen, Belgium (BEANR)"]').waitFor({ state: 'attached', timeout: 15000 });
     await form.getByLabel('To', { exact: true }).fill('Antwerpen (BEANR)');
     await form.getByLabel('Weight (t)', { exact: true }).fill('20');
     await form.getByLabel('Pallets', { exact: true }).fill('30');
@@ -639,11 +659,17 @@ describe('the planner console, against npm start in Chromium', () => {
     await form.locator('#post-expires-error').getByText('Listed until must be in the future.').waitFor({ timeout: 15000 });
     await expect(form.locator('#post-expires').getAttribute('aria-invalid')).resolves.toBe('true');
     await screenshot(alice, 'console-12-post-problem-at-its-field');
+    // Nothing half done: the draft the refused publication left is discarded; the form keeps what was typed.
+    await alice.waitForFunction(() => !Array.from(document.querySelectorAll('#grid-rows tr')).some((r) => /Gdansk → Antwerpen/.test(r.textContent ?? '') && /draft/.test(r.textContent ?? '')), undefined, { timeout: 15000 });
+    await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('20');
     // Corrected: posted, and on the market list with a way to withdraw it.
     const until = new Date(Date.now() + 20 * 3600_000);
     await form.getByLabel('Listed until', { exact: true }).fill(new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
     await form.getByRole('button', { name: 'Post' }).click();
     await alice.locator('#notice').getByText(/Posted: truck Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
+    // The form is empty again for the next truck.
+    await expect(form.getByLabel('From', { exact: true }).inputValue()).resolves.toBe('');
+    await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('');
     const mine = alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' });
     await mine.first().waitFor({ timeout: 15000 });
     await expect(mine.first().textContent()).resolves.toMatch(/Gdansk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);

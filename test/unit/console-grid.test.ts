@@ -77,3 +77,12 @@ test('sorted by any column both ways, ties by date then id; paged', () => {
   expect(ids(page.rows)).toEqual(['l2', 't4']);
   expect(pageOf([], 3, 25)).toMatchObject({ page: 1, pages: 1, rows: [] });
 });
+
+test("a truck its matches hold part of shows what is left beside its capacity", () => {
+  // @ts-ignore
+  const { remainingOf } = require('../../console/grid-model.js');
+  const held = truck('o-held', 'DEHAM', 'NLRTM', 24, '2026-12-12T08:00:00Z', { allocations: [{ capacity: { weightKg: 8000, palletSpaces: 10 }, state: 'committed' }, { capacity: { weightKg: 4500, palletSpaces: 6 }, state: 'tentative' }] });
+  expect(remainingOf(held)).toEqual({ weight: { value: 11.5, unitCode: 'TNE' }, palletSpaces: 17 });
+  expect(rowOf(held, { places, names, me: 'org-a' }).capacity).toBe('24 t, 33 pallets (11.5 t, 17 pallets left)');
+  expect(remainingOf(truck('o-free', 'DEHAM', 'NLRTM', 24, '2026-12-12T08:00:00Z'))).toBeUndefined();
+});
