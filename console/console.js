@@ -400,7 +400,8 @@ async function renderProposal(api, id) {
             }
           : undefined,
         // The negotiation: a tender for the match (the load's owner issues it to the carrier), decisions and counters.
-        onIssueTender: state.scopes.has('tenders:publish')
+        // The load's owner tenders the match to the truck's owner (the carrier does not tender to itself).
+        onIssueTender: state.scopes.has('tenders:publish') && p.requestOwnerOrganizationId === state.me
           ? async ({ expiresAt, price }) => {
               const carrier = p.offerOwnerOrganizationId;
               const label = t('action.issueTender', { partner: nameOf(carrier, state.names) });

@@ -64,7 +64,7 @@ describe('the planner console, against npm start in Chromium', () => {
     return page;
   }
 
-  const proposalButton = (page: Page, id: string) => page.locator(`[data-proposal="${id}"]`);
+  const proposalButton = (page: Page, id: string) => page.locator(`.proposal-item[data-proposal="${id}"]`);
 
   test('two planners take a proposal from its appearance to the match, live; a viewer cannot decide; a stranger sees nothing', async () => {
     const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
@@ -110,6 +110,9 @@ describe('the planner console, against npm start in Chromium', () => {
 
     // Live: it appears in Bruno's inbox without a reload.
     await proposalButton(bruno, proposalId).waitFor({ timeout: 30000 });
+    // The work queue counts it, in the tab's title too.
+    await bruno.locator(`#work-slot button.work-item[data-proposal="${proposalId}"]`).getByText(/^Decide on the proposal with Alpine Freight GmbH/).waitFor({ timeout: 30000 });
+    expect(await bruno.title()).toMatch(/^\(\d+\) PCX planner console$/);
     await proposalButton(bruno, proposalId).click();
     const detail = bruno.locator('#proposal');
     // The inbox line in words: the lane by place names, the load, the partner by name.
@@ -195,6 +198,9 @@ describe('the planner console, against npm start in Chromium', () => {
     const diff = bruno.locator('#proposal table.revision-diff');
     await diff.waitFor({ timeout: 30000 });
     await expect(diff.locator('tbody').textContent()).resolves.toMatch(/commercial terms.*€875\.00.*€950\.00/);
+    // The counter waits for Bruno, in his queue; for Alice it waits for Bruno.
+    await bruno.locator(`#work-slot button.work-item[data-proposal="${proposalId}"]`).getByText(/^Answer the counter \(revision 2\) from Alpine Freight GmbH/).waitFor({ timeout: 30000 });
+    await alice.locator(`#work-slot button.work-item[data-proposal="${proposalId}"]`).getByText(/^Baltic Shippers AB to answer revision 2/).waitFor({ timeout: 30000 });
     // Bruno reads why Alice countered.
     await bruno.locator('#proposal .timeline').getByText(/because: “diesel went up”/).waitFor({ timeout: 15000 });
     await screenshot(bruno, 'console-4d-bruno-counter-side-by-side');
@@ -206,6 +212,10 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
     await bruno.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
     await screenshot(alice, 'console-4e-committed');
+    // The commitment is a transport of Bruno's, waiting for his handover.
+    await bruno.locator('table.transports tr', { hasText: 'Alpine Freight GmbH' }).getByText('Agreed: execution details to hand over').first().waitFor({ timeout: 30000 });
+    await bruno.locator(`#work-slot button.work-item[data-proposal="${proposalId}"]`).getByText(/^Hand over the execution details to Alpine Freight GmbH/).waitFor({ timeout: 30000 });
+    await screenshot(bruno, 'console-4e2-bruno-work-queue');
     // An amendment: Bruno proposes another price; both accept the new revision; the commitment's next version holds it.
     const amend = bruno.locator('#proposal .commitment-actions');
     await amend.getByLabel('Amend the price (€)').fill('900');
@@ -227,6 +237,13 @@ describe('the planner console, against npm start in Chromium', () => {
     // restricted details, the pickup's typed); Alice reads the package and takes it into her plan.
     const handoverForm = bruno.locator('#proposal .handover-form');
     await handoverForm.waitFor({ timeout: 30000 });
+    // Every field and the button within the panel (the form once ran 2,012 px wide in a 696 px panel).
+    const wider = await bruno.evaluate(() => {
+      const panel = document.getElementById('detail-pane')!.getBoundingClientRect();
+      return Array.from(document.querySelectorAll('#proposal *')).filter((e) => !e.closest('table') && e.getBoundingClientRect().right > panel.right + 1).map((e) => `${e.tagName}#${e.id}.${String(e.className)}`).slice(0, 5);
+    });
+    expect(wider).toEqual([]);
+    expect(await handoverForm.getByRole('button', { name: 'Hand over the execution details' }).isVisible()).toBe(true);
     await expect(handoverForm.getByLabel('Delivery 2: street').inputValue()).resolves.toBe('Kade 4');
     await handoverForm.getByLabel('Pickup 1: street').fill('Kaistraße 7, Tor 3');
     await handoverForm.getByLabel('Phone').fill('+49 40 123456');
@@ -712,9 +729,9 @@ describe('the planner console, against npm start in Chromium', () => {
 
     // The grid: searched, sorted, a row chosen is drawn highlighted on the map, and a click on its
     // lane on the map chooses its row.
-    // The search finds the truck and the draft the refused publication left.
+    // The search finds the truck (the draft the refused publication made was discarded).
     await alice.locator('#grid-text').fill('gdansk tanker');
-    await alice.locator('#grid-count').getByText(/^2 of \d+ listings/).waitFor({ timeout: 10000 });
+    await alice.locator('#grid-count').getByText(/^1 of \d+ listings/).waitFor({ timeout: 10000 });
     await alice.locator('#grid-head').getByRole('button', { name: /Capacity/ }).click();
     await expect(alice.locator('#grid-head th[aria-sort="ascending"]').textContent()).resolves.toContain('Capacity');
     const id = posted[0].id;
@@ -764,7 +781,14 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' }).waitFor({ state: 'detached', timeout: 15000 });
     const axe = await new AxeBuilder({ page: alice as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
-    // The refused publication left a draft behind (said on screen); drafts are never matched.
+    // Drafts saved by Alpine's TMS: one discarded in the console (partners never saw it), one edited.
+    const draftBody = { availabilityWindow: { start: at(24), end: at(48) }, originArea: { kind: 'unlocode', code: 'PLGDN' }, destinationArea: { kind: 'unlocode', code: 'BEANR' }, vehicleProfile: { bodyType: 'tanker' }, availableCapacity: { weight: { value: 20, unitCode: 'TNE' }, palletSpaces: 30 }, expiresAt: at(20), visibility: { mode: 'open' } };
+    const discarded = await alpine.offers.create(draftBody as never);
+    await alpine.offers.create(draftBody as never);
+    const toDiscard = alice.locator(`#grid-rows tr[data-listing="${discarded.id}"]`);
+    await toDiscard.getByRole('button', { name: 'Discard' }).click({ timeout: 30000 });
+    await toDiscard.waitFor({ state: 'detached', timeout: 15000 });
+    expect(((await alpine.offers.get(discarded.id)) as any).status).toBe('withdrawn');
     await expect(alice.locator('#grid-rows').textContent()).resolves.toMatch(/Gdansk → Antwerpen.*draft.*Publish/);
 
     // The draft edited: the form filled with it; a problem the broker finds shown at its field;

@@ -200,7 +200,9 @@ export function writeTestRegistry(dir: string): { organizationsFile: string; con
 export async function startEmbedded(env: Record<string, string>, options: { detached?: boolean; onSpawn?: (child: ChildProcess) => void } = {}): Promise<ChildProcess & { output(): string }> {
   // The adapter gateway of each start on a port of its own, unless the test says.
   const gatewayPort = env.GATEWAY_PORT ?? String(await freePort());
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, 'scripts', 'start.ts')], {
+  // `node --import tsx`, as npm start runs it: the tsx CLI relays Ctrl-C and SIGKILLs its child when
+  // the child has not confirmed the signal within 30 ms, which a busy machine misses (exit 130).
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], {
     cwd: ROOT,
     env: { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', LOG_LEVEL: 'warn', GATEWAY_PORT: gatewayPort, ...env },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -278,7 +280,7 @@ export function interrupt(child: ChildProcess): Promise<number | null> {
 
 /**
  * A detached start (a process group of its own) stopped as Ctrl-C would stop it: SIGINT to the
- * group (the tsx wrapper and scripts/start.ts, which stops Temporal, the broker and the gateway
+ * group (scripts/start.ts, which stops Temporal, the broker and the gateway
  * in order; `interrupted`: sent already, not again); SIGKILL to the group if it has not exited
  * after `ms`. Resolves with its exit code (null if it had to be killed).
  */

@@ -217,10 +217,10 @@ test('a hostile mailbox and a killed gateway never stop the exchange; npm start 
   // npm start itself killed (no chance to stop its children): the broker, the gateway, the guard
   // and Temporal each notice and stop.
   const running = processes();
-  const start = running.find((p) => p.cmd.includes('scripts/start.ts') && p.cmd.includes('preflight')) ?? running.find((p) => p.cmd.includes('scripts/start.ts'))!;
   const children = running.filter((p) => /broker\.ts|gateway\/main\.ts|child-guard|start-dev/.test(p.cmd));
   expect(children.length).toBeGreaterThanOrEqual(4);
-  process.kill(start.pid, 'SIGKILL');
+  // The start is the spawned process itself (`node --import tsx scripts/start.ts`, no wrapper).
+  process.kill(child.pid!, 'SIGKILL');
   for (let i = 0; i < 60 && children.some((p) => alive(p.pid)); i++) await sleep(500);
   expect(children.filter((p) => alive(p.pid)).map((p) => p.cmd)).toEqual([]);
   expect(await portOpen(Number(env.PORT))).toBe(false);

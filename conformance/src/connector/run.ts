@@ -13,7 +13,7 @@ import { runCheck, type CheckResult } from '../checks';
 import { buildReport, type Report } from '../report';
 import { Party, Recorder, type Credentials } from '../traffic';
 import { must } from '../broker/world';
-import { PROFILE_CHECKS, type ConnectorRequest, type ConnectorWorld } from './checks';
+import { FAULT_RETRY_AFTER_SECONDS, PROFILE_CHECKS, type ConnectorRequest, type ConnectorWorld } from './checks';
 import { Counterpart } from './counterpart';
 import { scenarioFor, type ConnectorProfile, type Scenario } from './scenario';
 
@@ -67,8 +67,8 @@ export async function runConnectorProfile(profile: ConnectorProfile, options: Co
   let baseline = 0;
   for (let page = await records(0); page.items.length; page = await records(baseline)) baseline = page.after as number;
 
-  // Every profile: the connector's first POST is answered 503, Retry-After 1 s (CX-1, CX-2).
-  const fault = (body: Record<string, unknown>) => must(operator.post('/sandbox/faults', { clientId: options.connectorClientId, count: 1, retryAfterSeconds: 1, method: 'POST', ...body }), 200, 'set a fault');
+  // Every profile: the connector's first POST is answered 503 with Retry-After (CX-1, CX-2).
+  const fault = (body: Record<string, unknown>) => must(operator.post('/sandbox/faults', { clientId: options.connectorClientId, count: 1, retryAfterSeconds: FAULT_RETRY_AFTER_SECONDS, method: 'POST', ...body }), 200, 'set a fault');
   await fault({ status: 503 });
   if (profile === 'consumer' || profile === 'full') {
     // Its first decision on a proposal: 409, as if the proposal had just changed (CON-2).
