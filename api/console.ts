@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import { Hono } from 'hono';
 import { feature } from 'topojson-client';
 import { Problem } from '../domain/problems';
+import { SCOPES } from '../domain/scopes';
 import { loadAreaIndex } from '../core/areas';
 import { loadAreaShapes, type Shape } from '../core/area-shapes';
 import { nearestPlace, placeName, searchPlaces, subdivisionNames } from '../core/place-names';
@@ -28,8 +29,13 @@ const FLAGS = new Set(readdirSync(FLAGS_DIR).filter((f) => /^[a-z]{2}\.svg$/.tes
 const JS = 'text/javascript; charset=utf-8';
 const CSS = 'text/css; charset=utf-8';
 
+/** The scripts and stylesheets of a folder of the console, as it holds them (no hand-kept list to forget a new file in). */
+const filesOf = (dir: string): Record<string, string> =>
+  Object.fromEntries(readdirSync(dir).filter((f) => /^[a-z0-9-]+\.(js|css)$/.test(f)).map((f) => [f, f.endsWith('.css') ? CSS : JS]));
 /** GET /console/app/{file}: the console's own files. */
-const APP_FILES: Record<string, string> = { 'console.js': JS, 'console.css': CSS, 'map.js': JS, 'api.js': JS, 'views.js': JS, 'adapters.js': JS, 'organization.js': JS, 'session.js': JS, 'format.js': JS, 'post.js': JS, 'grid.js': JS, 'grid-model.js': JS, 'partners.js': JS, 'geometry.js': JS, 'delivered.js': JS, 'series.js': JS, 'places.js': JS, 'latest.js': JS, 'work.js': JS, 'work-view.js': JS };
+const APP_FILES = filesOf(CONSOLE_DIR);
+/** GET /console/app/i18n/{file}: its catalogues, one per language (console/i18n/). */
+const CATALOGUE_FILES = filesOf(join(CONSOLE_DIR, 'i18n'));
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -206,7 +212,7 @@ publicOperation(consoleApp, {
     id: 'getConsoleConfig',
     summary: "The console's sign-in settings",
     description:
-      "The users' OpenID provider (`authority`), the console's client id there, an external map " +
+      "The users' OpenID provider (`authority`), the console's client id there, the scopes it asks for, an external map " +
       "style if one is configured, and the adapter gateway whose held messages the console shows (`gatewayUrl`, null without one).",
     tag: 'Console',
     responses: {
@@ -216,11 +222,12 @@ publicOperation(consoleApp, {
           'application/json': {
             schema: {
               type: 'object',
-              required: ['authority', 'clientId', 'mapStyleUrl', 'gatewayUrl'],
+              required: ['authority', 'clientId', 'scope', 'mapStyleUrl', 'gatewayUrl'],
               additionalProperties: false,
               properties: {
                 authority: { type: 'string' },
                 clientId: { type: 'string' },
+                scope: { type: 'string', description: 'What the console asks the provider for: openid, profile and every scope of the vocabulary (domain/scopes.ts); the provider grants what the user\u2019s role allows.' },
                 mapStyleUrl: { type: ['string', 'null'] },
                 gatewayUrl: { type: ['string', 'null'] },
               },
@@ -234,7 +241,7 @@ publicOperation(consoleApp, {
 }, (c) => {
   const { config } = c.get('services');
   if (!config.auth.users) throw new Problem('ROUTE_NOT_FOUND', 'no interactive users are configured on this broker');
-  return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, mapStyleUrl: config.console.mapStyleUrl ?? null, gatewayUrl: config.console.gatewayUrl ?? null }, 200, { 'cache-control': 'no-cache' });
+  return c.json({ authority: config.auth.users.issuer, clientId: config.auth.users.clientId, scope: ['openid', 'profile', ...SCOPES].join(' '), mapStyleUrl: config.console.mapStyleUrl ?? null, gatewayUrl: config.console.gatewayUrl ?? null }, 200, { 'cache-control': 'no-cache' });
 });
 
 /** A file of a fixed list: any other name answers 404. */
@@ -254,6 +261,21 @@ publicOperation(consoleApp, {
   // Own-property lookups in fixed lists: no path reaches the file system.
   if (!Object.hasOwn(APP_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
   return staticFile(c, `app/${file}`, APP_FILES[file], () => readFileSync(join(CONSOLE_DIR, file)));
+});
+
+publicOperation(consoleApp, {
+  method: 'GET', path: '/console/app/i18n/:file', answers: [200],
+  doc: {
+    id: 'getConsoleCatalogue',
+    summary: 'A catalogue of the console',
+    description: "The console's words in one language (en.js, de.js, pl.js); any other name answers 404.",
+    tag: 'Console',
+    ...namedFile(staticFileDoc({ description: 'A catalogue of the console.', content: textContent('text/javascript') }, Object.keys(CATALOGUE_FILES))),
+  },
+}, (c) => {
+  const file = c.req.param('file') ?? '';
+  if (!Object.hasOwn(CATALOGUE_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no catalogue ${file} of the console`);
+  return staticFile(c, `app/i18n/${file}`, CATALOGUE_FILES[file], () => readFileSync(join(CONSOLE_DIR, 'i18n', file)));
 });
 
 publicOperation(consoleApp, {

@@ -21,7 +21,6 @@ import { el, proposalDetail, proposalItem, replacePreserving, timelineView } fro
 import { readWork, renderWork } from './work-view.js';
 
 const $ = (id) => document.getElementById(id);
-const SCOPES = 'openid profile relationships:manage capacity:read capacity:publish loads:read loads:publish matches:read matches:decide tenders:read tenders:publish tenders:decide commitments:read handovers:read handovers:write handovers:acknowledge execution:update outcomes:write outcomes:review connectors:manage exchange:admin';
 
 const state = { selected: null, proposals: [], listings: [], byId: new Map(), places: {}, names: {}, me: null, userId: null, scopes: new Set(), map: null, cursor: undefined, seen: new Set(), notified: new Set(), notifiedWork: new Set(), workLoaded: false, waiting: 0, disclosedPrices: new Map(), loaded: false };
 
@@ -66,7 +65,8 @@ async function main() {
     redirect_uri: here,
     post_logout_redirect_uri: here,
     response_type: 'code',
-    scope: SCOPES,
+    // The scope vocabulary from the broker (domain/scopes.ts), not a second list here.
+    scope: config.scope,
     loadUserInfo: false,
     // Renewed with the refresh token a minute before it expires: a working day without a redirect.
     automaticSilentRenew: true,

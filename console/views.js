@@ -410,11 +410,27 @@ function handoverView(h, ctx) {
       (pkg.stops ?? []).map((s) => el('li', {}, stopLine(s))),
       cargo ? el('li', {}, t('handover.cargo', { cargo })) : '',
       pkg.instructions ? el('li', {}, t('handover.instructions', { text: pkg.instructions })) : '',
-      (pkg.contacts ?? []).length ? el('li', {}, t('handover.contacts', { contacts: pkg.contacts.map((c) => `${statusOf(c.role)} ${[c.name, c.phone, c.email].filter(Boolean).join(' ')}`).join(', ') })) : '',
+      (pkg.contacts ?? []).length ? el('li', {}, contactsView(pkg.contacts)) : '',
       (h.sourceExternalReferences ?? []).length ? el('li', {}, t(h.issuingOrganizationId === ctx.me ? 'handover.yourReference' : 'handover.theirReference', { references: h.sourceExternalReferences.map((r) => `${referenceType(r.type)} ${r.value}`).join(', ') })) : '',
       acks),
     mayAcknowledge ? acknowledgeForm(h, ctx) : '',
   );
+}
+
+/**
+ * The package's contacts, their phone numbers and e-mail addresses tappable (tel:, mailto:): the
+ * same words as before ("Contacts: dispatch Hafen DC +49 40 123456"), a planner on a phone calls
+ * with one tap.
+ */
+function contactsView(contacts) {
+  const [before, after = ''] = t('handover.contacts', { contacts: '\u0000' }).split('\u0000');
+  const parts = contacts.flatMap((c, i) => [
+    i ? ', ' : '',
+    [statusOf(c.role), c.name].filter(Boolean).join(' '),
+    c.phone ? [' ', el('a', { href: `tel:${c.phone.replace(/[^+0-9]/g, '')}` }, c.phone)] : '',
+    c.email ? [' ', el('a', { href: `mailto:${c.email}` }, c.email)] : '',
+  ]);
+  return [before, ...parts.flat(), after];
 }
 
 /** The carrier takes the package into its plan under its own reference, or refuses it with a reason. */

@@ -50,12 +50,12 @@ describe('the catalogue', () => {
   });
 
   test('no key written twice in a language (the later one would silently win)', () => {
-    const source = readFileSync(join(CONSOLE_DIR, 'format.js'), 'utf8');
-    const blocks = source.slice(source.indexOf('export const CATALOGUE')).split(/\n {2}(en|de|pl): \{\n/);
-    for (let i = 1; i < blocks.length; i += 2) {
-      const keys = [...blocks[i + 1].matchAll(/^ {4}'([^']+)':/gm)].map((m) => m[1]);
-      expect({ lang: blocks[i], twice: keys.filter((k, n) => keys.indexOf(k) !== n) }).toEqual({ lang: blocks[i], twice: [] });
-      expect(keys.length).toBe(Object.keys(catalogue[blocks[i]]).length);
+    // One file per language (console/i18n/): its keys as written, each once.
+    for (const lang of Object.keys(LANGUAGES)) {
+      const source = readFileSync(join(CONSOLE_DIR, 'i18n', `${lang}.js`), 'utf8');
+      const keys = [...source.matchAll(/^ {2}'([^']+)':/gm)].map((m) => m[1]);
+      expect({ lang, twice: keys.filter((k, n) => keys.indexOf(k) !== n) }).toEqual({ lang, twice: [] });
+      expect(keys.length).toBe(Object.keys(catalogue[lang]).length);
     }
   });
 
