@@ -213,7 +213,8 @@ describe('the planner console, against npm start in Chromium', () => {
     await bruno.locator('#proposal .timeline').getByText(/Commitment: \w+, on revision 2 at €950\.00/).waitFor({ timeout: 30000 });
     await screenshot(alice, 'console-4e-committed');
     // The commitment is a transport of Bruno's, waiting for his handover.
-    await bruno.locator('table.transports tr', { hasText: 'Alpine Freight GmbH' }).getByText('Agreed: execution details to hand over').first().waitFor({ timeout: 30000 });
+    // (Alice reported the pickup before the tender: it stands at its last milestone.)
+    await bruno.locator('table.transports tr', { hasText: 'Alpine Freight GmbH' }).getByText(/^Under way: picked up, /).first().waitFor({ timeout: 30000 });
     await bruno.locator(`#work-slot button.work-item[data-proposal="${proposalId}"]`).getByText(/^Hand over the execution details to Alpine Freight GmbH/).waitFor({ timeout: 30000 });
     await screenshot(bruno, 'console-4e2-bruno-work-queue');
     // An amendment: Bruno proposes another price; both accept the new revision; the commitment's next version holds it.
@@ -230,7 +231,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.locator('#proposal .timeline').getByText(/Commitment: active, on revision 3 at €900\.00/).waitFor({ timeout: 30000 });
     await screenshot(alice, 'console-4f-amended');
     await bruno.locator('#proposal').getByText('Disclosed by Alpine Freight GmbH').waitFor({ timeout: 30000 });
-    await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Price€875.00');
+    await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Listed price€875.00');
     // Once the match disclosed it, the truck's price is on Bruno's inbox line too.
     await expect(proposalButton(bruno, proposalId).textContent()).resolves.toContain('€875.00');
     // The handover: Bruno sends the execution details (the delivery address filled from his load's
@@ -785,6 +786,9 @@ describe('the planner console, against npm start in Chromium', () => {
     const draftBody = { availabilityWindow: { start: at(24), end: at(48) }, originArea: { kind: 'unlocode', code: 'PLGDN' }, destinationArea: { kind: 'unlocode', code: 'BEANR' }, vehicleProfile: { bodyType: 'tanker' }, availableCapacity: { weight: { value: 20, unitCode: 'TNE' }, palletSpaces: 30 }, expiresAt: at(20), visibility: { mode: 'open' } };
     const discarded = await alpine.offers.create(draftBody as never);
     await alpine.offers.create(draftBody as never);
+    // A draft is the owner's alone and announced to nobody's feed: the console reads it on its next reading.
+    await alice.reload();
+    await alice.locator('#live.on').waitFor({ timeout: 30000 });
     const toDiscard = alice.locator(`#grid-rows tr[data-listing="${discarded.id}"]`);
     await toDiscard.getByRole('button', { name: 'Discard' }).click({ timeout: 30000 });
     await toDiscard.waitFor({ state: 'detached', timeout: 15000 });
