@@ -220,7 +220,6 @@ async function readViews(api) {
     state.names = await partnerNames(api);
     renderMarket();
     renderInbox(api);
-    await renderWorkQueue(api);
     if (state.selected) await renderProposal(api, state.selected);
     state.delivered?.refresh();
     // The series are read again when an event concerned them (a series' own, an occurrence's listing's).
@@ -228,6 +227,8 @@ async function readViews(api) {
       state.seriesStale = false;
       await state.series?.refresh();
     }
+    // Last: its four lists take a moment, and the views above need not wait for them.
+    await renderWorkQueue(api);
     showProblem(null);
   } catch (err) {
     showProblem(err);

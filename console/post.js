@@ -22,7 +22,13 @@ const FIELD_OF = [
   [/^\/expiresAt/, 'expires'],
   [/^\/visibility/, 'visibility'],
   [/^\/restrictedDetails/, 'price'],
+  [/^\/(constraints|handlingRequirements)/, 'goods'],
 ];
+
+/** Equipment a planner ticks (the vocabulary's, without "other", which needs words of its own). */
+const EQUIPMENT = ['tailLift', 'forkliftOnBoard', 'palletJack', 'straps', 'adrEquipment', 'temperatureRecorder', 'garmentRails'];
+/** ADR classes as the vocabulary spells them ("3", "4.1"). */
+const ADR_CLASSES = ['1', '2', '3', '4.1', '4.2', '4.3', '5.1', '5.2', '6.1', '6.2', '7', '8', '9'];
 
 /** "2026-12-12T08:00" in the planner's zone, from a Date. */
 const localInput = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
@@ -124,6 +130,12 @@ export function createPosting({ api, state, onPosted, notice }) {
   const ldm = input('ldm', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
   const body = el('select', { id: 'post-body', 'aria-describedby': 'post-body-error' }, BODY_TYPES.map((b) => el('option', { value: b }, statusOf(b))));
   const price = input('price', { type: 'number', min: '0', step: '1', inputmode: 'decimal' });
+  // The goods and what they need, as the broker matches them: ADR classes, a temperature range, equipment.
+  const adr = input('adr', { placeholder: t('post.adrPlaceholder'), inputmode: 'decimal' });
+  const tempMin = input('temp-min', { type: 'number', min: '-40', max: '40', step: '1', inputmode: 'numeric' });
+  const tempMax = input('temp-max', { type: 'number', min: '-40', max: '40', step: '1', inputmode: 'numeric' });
+  const equipmentBoxes = EQUIPMENT.map((e) => el('label', { class: 'scope' }, el('input', { type: 'checkbox', value: e, name: 'post-equipment' }), ` ${statusOf(e)}`));
+  const goodsLegend = el('legend', {}, t('post.goods'));
   const expires = input('expires', { type: 'datetime-local', required: true, value: localInput(start) });
   const visibility = el('select', { id: 'post-visibility', 'aria-describedby': 'post-visibility-error' }, el('option', { value: 'open' }, t('post.allPartners')), el('option', { value: 'partners' }, t('post.tickedPartners')));
   const partnerBoxes = el('div', { class: 'partners', id: 'post-partners' });
@@ -153,6 +165,12 @@ export function createPosting({ api, state, onPosted, notice }) {
       el('span', { class: 'pair' }, el('label', { for: 'post-ldm' }, t('post.ldm')), ldm),
       el('span', { class: 'field-error', id: 'post-capacity-error', role: 'alert' })),
     el('div', { class: 'field', id: 'post-body-field' }, el('label', { for: 'post-body' }, bodyLabel), body, el('span', { class: 'field-error', id: 'post-body-error', role: 'alert' })),
+    el('fieldset', { class: 'goods', id: 'post-goods-field' }, goodsLegend,
+      el('span', { class: 'pair' }, el('label', { for: 'post-adr' }, t('post.adr')), adr),
+      el('span', { class: 'pair' }, el('label', { for: 'post-temp-min' }, t('post.tempMin')), tempMin),
+      el('span', { class: 'pair' }, el('label', { for: 'post-temp-max' }, t('post.tempMax')), tempMax),
+      el('span', { class: 'equipment' }, equipmentBoxes),
+      el('span', { class: 'field-error', id: 'post-goods-error', role: 'alert' })),
     field('price', t('post.price'), price, t('post.priceHint')),
     field('expires', t('post.expires'), expires),
     el('div', { class: 'field', id: 'post-visibility-field' }, el('label', { for: 'post-visibility' }, t('post.seenBy')), visibility, partnerBoxes, el('span', { class: 'field-error', id: 'post-visibility-error', role: 'alert' })),
@@ -167,6 +185,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     firstLabel.textContent = truck ? t('post.availableFrom') : t('post.pickupFrom');
     secondField.hidden = truck;
     bodyLabel.textContent = truck ? t('post.body') : t('post.bodyWanted');
+    goodsLegend.textContent = truck ? t('post.goodsTruck') : t('post.goods');
   }
   kind.addEventListener('change', adapt);
   // A truck's listing ends when it leaves; a load's once its pickup window has begun.
@@ -227,18 +246,29 @@ export function createPosting({ api, state, onPosted, notice }) {
     const ticked = [...partnerBoxes.querySelectorAll('input:checked')].map((b) => b.value);
     const seenBy = visibility.value === 'open' ? { mode: 'open' } : { mode: 'partners', organizationIds: ticked };
     if (visibility.value === 'partners' && !ticked.length) errors.push({ pointer: '/visibility', message: t('post.tickPartner') });
+    // ADR classes typed as "3, 8" (a comma, a semicolon or spaces between); one the vocabulary lacks is said at the field.
+    const classes = adr.value.split(/[\s,;]+/).map((c) => c.trim()).filter(Boolean);
+    const unknown = classes.filter((c) => !ADR_CLASSES.includes(c));
+    if (unknown.length) errors.push({ pointer: truck ? '/constraints/dangerousGoods' : '/handlingRequirements/dangerousGoods', message: t('post.adrUnknown', { classes: unknown.join(', ') }) });
+    if ((tempMin.value === '') !== (tempMax.value === '')) errors.push({ pointer: truck ? '/constraints/temperature' : '/handlingRequirements/temperature', message: t('post.tempBoth') });
     if (errors.length) return { errors };
+    const handling = {
+      ...(classes.length ? { dangerousGoods: { adrClasses: [...new Set(classes)] } } : {}),
+      ...(tempMin.value !== '' ? { temperature: { minCelsius: Number(tempMin.value), maxCelsius: Number(tempMax.value) } } : {}),
+    };
+    const equipment = equipmentBoxes.map((b) => b.querySelector('input')).filter((b) => b.checked).map((b) => b.value);
     const common = { expiresAt: isoOf(expires.value), visibility: seenBy, ...(price.value ? { restrictedDetails: { price: { amount: Number(price.value), currency: 'EUR' } } } : {}) };
     const firstWindow = { start: isoOf(firstStart.value), end: isoOf(firstEnd.value), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
     if (truck) {
-      return { path: '/capacity-offers', body: { availabilityWindow: firstWindow, originArea: fromArea, destinationArea: toArea, vehicleProfile: { bodyType: body.value }, availableCapacity: capacity, ...common } };
+      return { path: '/capacity-offers', body: { availabilityWindow: firstWindow, originArea: fromArea, destinationArea: toArea, vehicleProfile: { bodyType: body.value, ...(equipment.length ? { equipment } : {}) }, availableCapacity: capacity, ...(Object.keys(handling).length ? { constraints: handling } : {}), ...common } };
     }
     return {
       path: '/load-requests',
       body: {
         pickupArea: fromArea, pickupWindow: firstWindow, deliveryArea: toArea,
         deliveryWindow: { start: isoOf(secondStart.value), end: isoOf(secondEnd.value), timeZone: firstWindow.timeZone },
-        requiredCapacity: capacity, vehicleRequirements: { bodyTypes: [body.value] }, goodsProfile: { category: 'general' }, ...common,
+        requiredCapacity: capacity, vehicleRequirements: { bodyTypes: [body.value], ...(equipment.length ? { equipment } : {}) }, goodsProfile: { category: 'general' },
+        ...(Object.keys(handling).length ? { handlingRequirements: handling } : {}), ...common,
       },
     };
   }
@@ -280,6 +310,12 @@ export function createPosting({ api, state, onPosted, notice }) {
     const bodyType = truck ? l.vehicleProfile?.bodyType : l.vehicleRequirements?.bodyTypes?.[0];
     if (bodyType && BODY_TYPES.includes(bodyType)) body.value = bodyType;
     price.value = l.restrictedDetails?.price?.amount ?? '';
+    const handling = (truck ? l.constraints : l.handlingRequirements) ?? {};
+    adr.value = (handling.dangerousGoods?.adrClasses ?? []).join(', ');
+    tempMin.value = handling.temperature?.minCelsius ?? '';
+    tempMax.value = handling.temperature?.maxCelsius ?? '';
+    const fitted = (truck ? l.vehicleProfile?.equipment : l.vehicleRequirements?.equipment) ?? [];
+    for (const b of equipmentBoxes) b.querySelector('input').checked = fitted.includes(b.querySelector('input').value);
     expires.value = local(l.expiresAt);
     visibility.value = l.visibility?.mode === 'partners' ? 'partners' : 'open';
     renderPartners(l.visibility?.mode === 'partners' ? l.visibility.organizationIds ?? [] : undefined);
@@ -316,18 +352,22 @@ export function createPosting({ api, state, onPosted, notice }) {
       return merged;
     };
     const restricted = over(l.restrictedDetails, b.restrictedDetails ?? {}, ['price']);
+    // An emptied member is removed (null in a merge patch), not sent as {}.
+    const nonEmpty = (o) => (Object.keys(o).length ? o : null);
     const patch = { expiresAt: b.expiresAt, visibility: b.visibility, restrictedDetails: Object.keys(restricted).length ? restricted : null };
     if (l.kind === 'offer') {
       Object.assign(patch, {
         availabilityWindow: b.availabilityWindow, originArea: b.originArea, destinationArea: b.destinationArea,
-        vehicleProfile: over(l.vehicleProfile, b.vehicleProfile),
+        vehicleProfile: over(l.vehicleProfile, b.vehicleProfile, ['equipment']),
         availableCapacity: over(l.availableCapacity, b.availableCapacity, ['weight', 'palletSpaces', 'loadingMetres']),
+        constraints: nonEmpty(over(l.constraints, b.constraints ?? {}, ['dangerousGoods', 'temperature'])),
       });
     } else {
       Object.assign(patch, {
         pickupArea: b.pickupArea, pickupWindow: b.pickupWindow, deliveryArea: b.deliveryArea, deliveryWindow: b.deliveryWindow,
-        vehicleRequirements: over(l.vehicleRequirements, b.vehicleRequirements),
+        vehicleRequirements: over(l.vehicleRequirements, b.vehicleRequirements, ['equipment']),
         requiredCapacity: over(l.requiredCapacity, b.requiredCapacity, ['weight', 'palletSpaces', 'loadingMetres']),
+        handlingRequirements: nonEmpty(over(l.handlingRequirements, b.handlingRequirements ?? {}, ['dangerousGoods', 'temperature'])),
       });
     }
     return patch;

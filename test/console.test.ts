@@ -671,6 +671,12 @@ describe('the planner console, against npm start in Chromium', () => {
     await form.getByLabel('Pallets', { exact: true }).fill('30');
     await form.getByLabel('Body', { exact: true }).selectOption('tanker');
     await form.getByLabel('Price (EUR)', { exact: true }).fill('1150');
+    // The goods the truck can carry, as the broker matches them: a class ADR lacks is said at the field, nothing sent.
+    await form.getByLabel('ADR classes').fill('3, 11');
+    await form.getByRole('button', { name: 'Post' }).click();
+    await form.locator('#post-goods-error').getByText(/names classes ADR does not have: 11/).waitFor({ timeout: 15000 });
+    await form.getByLabel('ADR classes').fill('3, 8');
+    await form.getByLabel('tail lift').check();
     // Listed until a moment ago: the broker refuses the publication, and says so next to the field.
     await form.getByLabel('Listed until', { exact: true }).fill('2020-01-01T08:00');
     await form.getByRole('button', { name: 'Post' }).click();
@@ -693,6 +699,11 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(mine.first().textContent()).resolves.toMatch(/Gdansk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);
     await screenshot(alice, 'console-13-posted');
     const idle = () => alice.evaluate(() => new Promise((resolve) => { const map = (window as any).pcxConsole.map; if (map.loaded() && !map.isMoving()) resolve(null); else map.once('idle', resolve); }));
+    // A second truck from Gdansk (Alpine's TMS), so that two ends lie close together whatever the
+    // other tests left on the market.
+    const neighbour = await alpine.offers.create({ availabilityWindow: { start: at(24), end: at(48) }, originArea: { kind: 'unlocode', code: 'PLGDN' }, destinationArea: { kind: 'unlocode', code: 'NLRTM' }, vehicleProfile: { bodyType: 'curtainsider' }, availableCapacity: { weight: { value: 10, unitCode: 'TNE' } }, expiresAt: at(20), visibility: { mode: 'open' } } as never);
+    await alpine.offers.publish(neighbour);
+    await alice.locator(`#grid-rows tr[data-listing="${neighbour.id}"]`).waitFor({ timeout: 30000 });
     // France drawn as France (its land, not the Bay of Biscay its box covers), Bavaria as Bavaria;
     // zoomed out, the ends close together (the two Gdansk trucks') are one bubble with their count.
     await alice.evaluate(() => (window as any).pcxConsole.map.jumpTo({ center: [7.5, 49.5], zoom: 4 }));
@@ -727,6 +738,8 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(posted.length).toBeGreaterThanOrEqual(1);
     expect(posted[0].restrictedDetails).toEqual({ price: { amount: 1150, currency: 'EUR' } });
     expect(posted[0].availableCapacity).toEqual({ weight: { value: 20, unitCode: 'TNE' }, palletSpaces: 30 });
+    expect(posted[0].constraints).toEqual({ dangerousGoods: { adrClasses: ['3', '8'] } });
+    expect(posted[0].vehicleProfile).toEqual({ bodyType: 'tanker', equipment: ['tailLift'] });
 
     // The grid: searched, sorted, a row chosen is drawn highlighted on the map, and a click on its
     // lane on the map chooses its row.
@@ -776,6 +789,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await screenshot(alice, 'console-14-grid-and-map-linked');
     await alice.locator('#grid-text').fill('');
 
+    await alpine.offers.withdraw((await alpine.offers.get(neighbour.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true });
     // Withdrawn from the list.
     await mine.first().getByLabel('Reason to withdraw').fill('the truck broke down');
     await mine.first().getByRole('button', { name: 'Withdraw' }).click();

@@ -879,4 +879,12 @@ export default {
   'post.discardedByPlanner': 'vom Disponenten verworfen',
   'post.discardedAfterRefusal': 'Veröffentlichung abgelehnt; verworfen, das Formular bleibt ausgefüllt',
   'grid.capacityLeft': '{capacity} (noch {left} frei)',
+  'post.goods': 'Die Ware',
+  'post.goodsTruck': 'Was das Fahrzeug laden darf',
+  'post.adr': 'ADR-Klassen',
+  'post.adrPlaceholder': 'z. B. 3, 8',
+  'post.adrUnknown': 'nennt Klassen, die ADR nicht kennt: {classes}',
+  'post.tempMin': 'Von (°C)',
+  'post.tempMax': 'bis (°C)',
+  'post.tempBoth': 'braucht beide Temperaturen, von und bis',
 };

@@ -901,4 +901,12 @@ export default {
   'post.discardedByPlanner': 'discarded by the planner',
   'post.discardedAfterRefusal': 'its publication was refused; discarded, the form kept',
   'grid.capacityLeft': '{capacity} ({left} left)',
+  'post.goods': 'The goods',
+  'post.goodsTruck': 'What the truck can carry',
+  'post.adr': 'ADR classes',
+  'post.adrPlaceholder': 'e.g. 3, 8',
+  'post.adrUnknown': 'names classes ADR does not have: {classes}',
+  'post.tempMin': 'From (°C)',
+  'post.tempMax': 'to (°C)',
+  'post.tempBoth': 'needs both temperatures, from and to',
 };

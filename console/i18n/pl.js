@@ -879,4 +879,12 @@ export default {
   'post.discardedByPlanner': 'odrzucony przez spedytora',
   'post.discardedAfterRefusal': 'publikacja odrzucona; odrzucony, formularz zachowany',
   'grid.capacityLeft': '{capacity} (wolne: {left})',
+  'post.goods': 'Towar',
+  'post.goodsTruck': 'Co pojazd może przewozić',
+  'post.adr': 'Klasy ADR',
+  'post.adrPlaceholder': 'np. 3, 8',
+  'post.adrUnknown': 'podaje klasy, których ADR nie zna: {classes}',
+  'post.tempMin': 'Od (°C)',
+  'post.tempMax': 'do (°C)',
+  'post.tempBoth': 'wymaga obu temperatur, od i do',
 };
