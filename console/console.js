@@ -138,7 +138,7 @@ async function main() {
   state.pages = createOrganizationPages({ api, me: state.me, scopes: state.scopes, showProblem });
   state.pages.refresh();
   // What the exchange delivered: for whoever may read the commitments it counts.
-  if (state.scopes.has('commitments:read')) state.delivered = createDelivered({ api });
+  if (state.scopes.has('commitments:read')) state.delivered = createDelivered({ api, places: state.places });
   // Recurring trucks and loads: the organization's series, for whoever may publish (the API's read scopes).
   if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
     state.series = createSeriesView({ api, state, notice, onChanged: () => ((state.seriesStale = true), refresh(api)), onShow: showListing });
@@ -208,6 +208,15 @@ async function partnerNames(api) {
  * load: a proposal made while a reading was under way never appeared).
  */
 const refresh = oneAtATime(readViews);
+const refreshWork = oneAtATime(async (api) => {
+  try {
+    // Whether the organization has an active partner at all (a relationship may have changed).
+    state.names = await partnerNames(api);
+    await renderWorkQueue(api);
+  } catch (err) {
+    showProblem(err);
+  }
+});
 
 async function readViews(api) {
   try {
@@ -216,8 +225,8 @@ async function readViews(api) {
     state.byId = new Map(state.listings.map((l) => [l.id, l]));
     state.proposals = proposals.sort((a, b) => (a.status === 'open') - (b.status === 'open') || a.createdAt.localeCompare(b.createdAt)).reverse();
     await loadPlaces(api, state.listings, state.places);
-    // Read every time: names of new partners, and whether the organization has an active partner at all.
-    state.names = await partnerNames(api);
+    const owners = [...new Set([...state.listings.map((l) => l.ownerOrganizationId), ...state.proposals.flatMap((p) => [p.offerOwnerOrganizationId, p.requestOwnerOrganizationId])])];
+    if (owners.some((o) => !(o in state.names))) state.names = await partnerNames(api);
     renderMarket();
     renderInbox(api);
     if (state.selected) await renderProposal(api, state.selected);
@@ -227,8 +236,9 @@ async function readViews(api) {
       state.seriesStale = false;
       await state.series?.refresh();
     }
-    // Last: its four lists take a moment, and the views above need not wait for them.
-    await renderWorkQueue(api);
+    // Not awaited: its lists take a moment, and the next reading of the views above (a proposal
+    // just made) must not wait for them; one reading of the queue at a time, like the views.
+    refreshWork(api);
     showProblem(null);
   } catch (err) {
     showProblem(err);
@@ -362,6 +372,12 @@ async function renderProposal(api, id) {
         renderInbox(api);
       }
       const facts = await timelineOf(api, p);
+      // A tender between its last accept and its commitment ("accepting") settles without an event
+      // of its own to every reader: read the proposal again shortly, until it has settled.
+      if (facts.tenders.some((x) => x.status === 'accepting')) {
+        clearTimeout(state.settling);
+        state.settling = setTimeout(() => state.selected === p.id && renderProposal(api, p.id), 1000);
+      }
       timeline = timelineView(facts, {
         ...ctx(),
         // A milestone or the outcome, with a deduplication key per click (the Idempotency-Key's twin).

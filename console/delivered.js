@@ -4,7 +4,8 @@
 // download. Shown to whoever may read commitments; read when opened and, while open, after every
 // event of the organization's feed.
 import { el } from './views.js';
-import { settings, t } from './format.js';
+import { placeOf, settings, t } from './format.js';
+import { loadPlaces } from './places.js';
 
 /** The report's columns and the inputs' (their headings: delivered.column.<key>, delivered.input.<key>). */
 const COLUMNS = ['month', 'matches', 'emptyKm', 'tkm', 'co2e'];
@@ -37,7 +38,18 @@ const monthsBack = (month, n) => {
   return d.toISOString().slice(0, 7);
 };
 
-export function createDelivered({ api }) {
+/**
+ * A stop as the report names it ("DEHAM", "DE-BY", "FR", "DEHAM + NLRTM", a circle in words) by
+ * its place's name where the console knows the code ("Hamburg"), else as given.
+ */
+function placeText(label, places) {
+  return String(label ?? '')
+    .split(' + ')
+    .map((part) => (/^[A-Z]{2}([A-Z0-9]{3}|-[A-Z0-9]{1,3})?$/.test(part) ? placeOf(part.length === 2 ? { kind: 'country', code: part } : part.includes('-') ? { kind: 'subdivision', code: part } : { kind: 'unlocode', code: part }, places) : part))
+    .join(' + ');
+}
+
+export function createDelivered({ api, places = {} }) {
   const fromInput = el('input', { id: 'delivered-from', type: 'month', value: monthsBack(thisMonth(), 11), required: true });
   const toInput = el('input', { id: 'delivered-to', type: 'month', value: thisMonth(), required: true });
   const status = el('p', { class: 'muted', 'aria-live': 'polite' });
@@ -61,7 +73,8 @@ export function createDelivered({ api }) {
     return el('div', { class: 'grid-wrap' }, el('table', { class: 'grid delivered' },
       el('caption', {}, t('delivered.caption', { from: monthName(report.from), to: monthName(report.to) })),
       el('thead', {}, el('tr', {}, COLUMNS.map((c, i) => el('th', { scope: 'col', class: i ? 'figure' : undefined }, t(`delivered.column.${c}`))))),
-      el('tbody', {}, report.months.map((m) => el('tr', { 'data-month': m.month }, el('th', { scope: 'row' }, monthName(m.month)), cells(m).map((c) => el('td', { class: 'figure' }, c))))),
+      // Only the months with an agreed transport; the empty ones are counted in one line below.
+      el('tbody', {}, report.months.filter((m) => m.matches > 0).map((m) => el('tr', { 'data-month': m.month }, el('th', { scope: 'row' }, monthName(m.month)), cells(m).map((c) => el('td', { class: 'figure' }, c))))),
       el('tfoot', {}, el('tr', { 'data-month': 'total' }, el('th', { scope: 'row' }, t('delivered.total')), cells(report.totals).map((c) => el('td', { class: 'figure' }, c))))));
   }
 
@@ -79,7 +92,7 @@ export function createDelivered({ api }) {
     return el('details', { class: 'inputs' }, el('summary', {}, t('delivered.inputsTitle')), el('div', { class: 'grid-wrap' }, el('table', { class: 'grid' },
       el('thead', {}, el('tr', {}, INPUT_COLUMNS.map((c) => el('th', { scope: 'col' }, t(`delivered.input.${c}`))))),
       el('tbody', {}, items.map((i) => el('tr', { 'data-commitment': i.commitmentId },
-        [dateOf(i.committedAt), i.pickup, i.delivery, or(i.weightKg, (w) => t('unit.t', { value: number(w / 1000, 1) })), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, (v) => t('unit.tkm', { value: number(v) })), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
+        [dateOf(i.committedAt), placeText(i.pickup, places), placeText(i.delivery, places), or(i.weightKg, (w) => t('unit.t', { value: number(w / 1000, 1) })), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, (v) => t('unit.tkm', { value: number(v) })), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
   }
 
   async function refresh() {
@@ -88,7 +101,11 @@ export function createDelivered({ api }) {
     if (!body.childElementCount) status.textContent = t('delivered.loading');
     try {
       const report = await api.get(query());
-      body.replaceChildren(table(report), method(report.method), inputs(report));
+      // The stops' places by name: the codes the report names, asked once each.
+      const areas = report.months.flatMap((m) => m.items).flatMap((i) => [i.pickup, i.delivery]).flatMap((label) => String(label ?? '').split(' + ')).filter((c) => /^[A-Z]{2}[A-Z0-9]{3}$/.test(c));
+      await loadPlaces(api, areas.map((code) => ({ originArea: { kind: 'unlocode', code } })), places).catch(() => undefined);
+      const empty = report.months.filter((m) => m.matches === 0).length;
+      body.replaceChildren(table(report), empty ? el('p', { class: 'muted' }, t('delivered.emptyMonths', { count: empty, value: number(empty) })) : '', method(report.method), inputs(report));
       status.textContent = '';
     } catch (err) {
       status.textContent = '';

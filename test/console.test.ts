@@ -513,6 +513,11 @@ describe('the planner console, against npm start in Chromium', () => {
       expect(cells[3]).toBe(shown.co2e);
       expect(shown).toMatchObject({ km: expect.stringMatching(/^[\d.,\s]+ km$/), co2e: expect.stringMatching(/^[\d.,]+ (t|kg) CO2e$/) });
       await expect(bruno.locator('#delivered .method .factor').textContent()).resolves.toMatch(/101 g CO2e per tonne-kilometre .*GLEC Framework v3/);
+      // The inputs name the stops' places, not their codes.
+      await bruno.locator('#delivered details.inputs summary').click();
+      const inputsText = (await bruno.locator('#delivered details.inputs tbody').textContent()) ?? '';
+      expect(inputsText).toMatch(/Hamburg/);
+      expect(inputsText).not.toMatch(/DEHAM|NLRTM/);
       await screenshot(bruno, 'console-9b-delivered');
       const [download] = await Promise.all([bruno.waitForEvent('download'), bruno.locator('#delivered-download').click()]);
       expect(download.suggestedFilename()).toMatch(/^exchange-impact-org-baltic-shippers-\d{4}-\d{2}-\d{4}-\d{2}\.csv$/);

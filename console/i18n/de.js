@@ -672,7 +672,7 @@ export default {
   'post.noticeText.offer': 'LKW {from} → {to}.',
   'post.noticeText.request': 'Ladung {from} → {to}.',
 
-  'delivered.title': 'Was die Börse gebracht hat',
+  'delivered.title': 'Über die Börse vereinbarte Transporte',
   'delivered.from': 'Von',
   'delivered.to': 'Bis',
   'delivered.show': 'Anzeigen',
@@ -681,7 +681,7 @@ export default {
   'delivered.loading': 'Bericht wird gelesen…',
   'delivered.caption': 'Verbindliche Treffer Ihrer Organisation, {from} bis {to} (Monate in UTC)',
   'delivered.column.month': 'Monat',
-  'delivered.column.matches': 'Treffer',
+  'delivered.column.matches': 'Vereinbarte Transporte',
   'delivered.column.emptyKm': 'Beladene km, die sonst leer gefahren wären',
   'delivered.column.tkm': 'Tonnenkilometer',
   'delivered.column.co2e': 'Vermiedenes CO2e',
@@ -708,7 +708,7 @@ export default {
   'delivered.input.loadedKm': 'Beladene km',
   'delivered.input.tkm': 'Tonnenkilometer',
   'delivered.input.co2e': 'CO2e',
-  'delivered.noMatches': 'In diesen Monaten noch kein verbindlicher Treffer.',
+  'delivered.noMatches': 'In diesen Monaten noch kein Transport vereinbart.',
   // series.js: wiederkehrende LKW und Ladungen
   'series.title': 'Wiederkehrende LKW und Ladungen',
   'series.empty': 'Noch keine wiederkehrenden LKW oder Ladungen.',
@@ -887,4 +887,5 @@ export default {
   'post.tempMin': 'Von (°C)',
   'post.tempMax': 'bis (°C)',
   'post.tempBoth': 'braucht beide Temperaturen, von und bis',
+  'delivered.emptyMonths': { one: '{value} Monat des Zeitraums ohne vereinbarten Transport ist ausgelassen.', other: '{value} Monate des Zeitraums ohne vereinbarten Transport sind ausgelassen.' },
 };

@@ -694,7 +694,7 @@ export default {
   'post.noticeText.request': 'load {from} → {to}.',
 
   // delivered.js (its TEXT table)
-  'delivered.title': 'What the exchange delivered',
+  'delivered.title': 'Transports agreed through the exchange',
   'delivered.from': 'From',
   'delivered.to': 'To',
   'delivered.show': 'Show',
@@ -703,7 +703,7 @@ export default {
   'delivered.loading': 'Reading the report…',
   'delivered.caption': 'Committed matches of your organization, {from} to {to} (months in UTC)',
   'delivered.column.month': 'Month',
-  'delivered.column.matches': 'Matches',
+  'delivered.column.matches': 'Agreed transports',
   'delivered.column.emptyKm': 'Loaded km that would have run empty',
   'delivered.column.tkm': 'Tonne-kilometres',
   'delivered.column.co2e': 'CO2e avoided',
@@ -730,7 +730,7 @@ export default {
   'delivered.input.loadedKm': 'Loaded km',
   'delivered.input.tkm': 'Tonne-kilometres',
   'delivered.input.co2e': 'CO2e',
-  'delivered.noMatches': 'No committed match in these months yet.',
+  'delivered.noMatches': 'No transport agreed in these months yet.',
   // series.js: recurring trucks and loads
   'series.title': 'Recurring trucks and loads',
   'series.empty': 'No recurring trucks or loads yet.',
@@ -909,4 +909,5 @@ export default {
   'post.tempMin': 'From (°C)',
   'post.tempMax': 'to (°C)',
   'post.tempBoth': 'needs both temperatures, from and to',
+  'delivered.emptyMonths': { one: '{value} month of the period without an agreed transport is left out.', other: '{value} months of the period without an agreed transport are left out.' },
 };

@@ -672,7 +672,7 @@ export default {
   'post.noticeText.offer': 'pojazd {from} → {to}.',
   'post.noticeText.request': 'ładunek {from} → {to}.',
 
-  'delivered.title': 'Co dała giełda',
+  'delivered.title': 'Transporty uzgodnione przez giełdę',
   'delivered.from': 'Od',
   'delivered.to': 'Do',
   'delivered.show': 'Pokaż',
@@ -681,7 +681,7 @@ export default {
   'delivered.loading': 'Wczytywanie raportu…',
   'delivered.caption': 'Zawarte dopasowania Twojej organizacji, {from} – {to} (miesiące w UTC)',
   'delivered.column.month': 'Miesiąc',
-  'delivered.column.matches': 'Dopasowania',
+  'delivered.column.matches': 'Uzgodnione transporty',
   'delivered.column.emptyKm': 'Km z ładunkiem, które byłyby przejechane pusto',
   'delivered.column.tkm': 'Tonokilometry',
   'delivered.column.co2e': 'Uniknięte CO2e',
@@ -708,7 +708,7 @@ export default {
   'delivered.input.loadedKm': 'Km z ładunkiem',
   'delivered.input.tkm': 'Tonokilometry',
   'delivered.input.co2e': 'CO2e',
-  'delivered.noMatches': 'W tych miesiącach nie zawarto jeszcze żadnego dopasowania.',
+  'delivered.noMatches': 'W tych miesiącach nie uzgodniono jeszcze żadnego transportu.',
   // series.js: cykliczne pojazdy i ładunki
   'series.title': 'Cykliczne pojazdy i ładunki',
   'series.empty': 'Nie ma jeszcze cyklicznych pojazdów ani ładunków.',
@@ -887,4 +887,5 @@ export default {
   'post.tempMin': 'Od (°C)',
   'post.tempMax': 'do (°C)',
   'post.tempBoth': 'wymaga obu temperatur, od i do',
+  'delivered.emptyMonths': { one: 'Pominięto {value} miesiąc okresu bez uzgodnionego transportu.', few: 'Pominięto {value} miesiące okresu bez uzgodnionego transportu.', many: 'Pominięto {value} miesięcy okresu bez uzgodnionego transportu.', other: 'Pominięto {value} miesiąca okresu bez uzgodnionego transportu.' },
 };
