@@ -16,6 +16,8 @@ import { handoverBody } from './execution-handovers.fixtures';
 import { testWorkflowCode } from './workflow-code';
 
 const FIXTURES = join(__dirname, 'histories');
+/** A replay is CPU work: on a busy machine (the suite's three processes, a browser) it took over the default 60 s. */
+const REPLAY_TIMEOUT_MS = 240_000;
 /** A name for newly recorded fixtures, beside the old ones of their kind. */
 const RECORD_AS = process.env.RECORD_AS ? `${process.env.RECORD_AS}-` : '';
 /** The workflows as the worker runs them (the suite's bundle when there is one; replay has no sinks). */
@@ -161,7 +163,7 @@ test('recorded and fresh relationship histories replay without nondeterminism', 
   const old = recorded('partner-relationship-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
-});
+}, REPLAY_TIMEOUT_MS);
 
 test('recorded and fresh matching histories (offer, request, proposal, flows) replay without nondeterminism', async () => {
   const { workflowIds, flows } = await lifecycles.matching;
@@ -174,7 +176,7 @@ test('recorded and fresh matching histories (offer, request, proposal, flows) re
   const old = recorded('matching-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
-});
+}, REPLAY_TIMEOUT_MS);
 
 test('recorded and fresh execution histories (tender, commitment, handover, reference, flows) replay without nondeterminism', async () => {
   const { workflowIds, flows } = await lifecycles.execution;
@@ -187,7 +189,7 @@ test('recorded and fresh execution histories (tender, commitment, handover, refe
   const old = recorded('execution-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
-});
+}, REPLAY_TIMEOUT_MS);
 
 test('a changed workflow is caught: replaying against code with another command order fails', async () => {
   // Guard that the replay test can fail at all: a history replayed against a workflow that
@@ -199,4 +201,4 @@ test('a changed workflow is caught: replaying against code with another command 
     if (result.error) failures.push(result.error.message);
   }
   expect(failures.length).toBe(1);
-});
+}, REPLAY_TIMEOUT_MS);
