@@ -247,7 +247,7 @@ describe('cells', () => {
     expect(place('Kraków', world)).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('PLKRK (Krakow), USKK3 (Krakow)') }));
     expect(place('Halle')).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('in AT, DE, PL, CZ: DEHAE (Halle), DEHAL (Halle)') }));
     // No place has the whole name: unknown, with the names that begin so.
-    expect(place('Frankfurt')).toEqual({ code: 'PLACE_UNKNOWN', message: expect.stringContaining('nor the name of a UN/LOCODE place in AT, DE, PL, CZ; names that begin so: DEFRA (Frankfurt am Main), DEFFH (Frankfurt-Hochst), DEFFO (Frankfurt/Oder)') });
+    expect(place('Frankfurt')).toEqual({ code: 'PLACE_UNKNOWN', message: expect.stringContaining('nor the name of a UN/LOCODE place in AT, DE, PL, CZ; names that begin so: DEFRA (Frankfurt am Main), DEFFO (Frankfurt/Oder), DEFFH (Frankfurt-Hochst)') });
     // The row's country narrows, and contradicts a place elsewhere.
     expect(place('Salzburg')).toEqual(expect.objectContaining({ code: 'PLACE_AMBIGUOUS', message: expect.stringContaining('ATSZG (Salzburg), DELZB (Salzburg)') }));
     expect(place('Salzburg', { ...europe, country: 'AT' })).toEqual({ value: { kind: 'unlocode', code: 'ATSZG' } });
@@ -523,7 +523,7 @@ describe('quarantine: the whole file, each reason with its cell', () => {
     expect(rows.slice(1)).toEqual([
       'row;reference;outcome;offer;status;cell;code;message',
       '2;T-101;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
-      '3;T-102;quarantined;;;C3;PLACE_UNKNOWN;"""Frankfurt"" is neither a UN/LOCODE (DEHAM, ""DE HAM""), one of the organization\'s places, nor the name of a UN/LOCODE place; names that begin so: DEFRA (Frankfurt am Main), DEFFH (Frankfurt-Hochst), DEFFO (Frankfurt/Oder)"',
+      '3;T-102;quarantined;;;C3;PLACE_UNKNOWN;"""Frankfurt"" is neither a UN/LOCODE (DEHAM, ""DE HAM""), one of the organization\'s places, nor the name of a UN/LOCODE place; names that begin so: DEFRA (Frankfurt am Main), DEFFO (Frankfurt/Oder), DEFFH (Frankfurt-Hochst)"',
       '4;T-105;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
       '5;T-110;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
       '6;T-120;not sent;;;;;the file is quarantined for the rows named here: correct them and drop the whole file again',
