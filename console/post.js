@@ -5,7 +5,7 @@
 // draft" only creates (published later from the grid). "Edit" on a draft in the grid fills the
 // form with it; "Save changes" sends a PATCH (JSON merge patch, If-Match its version). The
 // broker's problems are shown next to the fields their pointers name.
-import { el } from './views.js';
+import { el, localInput } from './views.js';
 import { countryName, nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
 
@@ -30,8 +30,6 @@ const EQUIPMENT = ['tailLift', 'forkliftOnBoard', 'palletJack', 'straps', 'adrEq
 /** ADR classes as the vocabulary spells them ("3", "4.1"). */
 const ADR_CLASSES = ['1', '2', '3', '4.1', '4.2', '4.3', '5.1', '5.2', '6.1', '6.2', '7', '8', '9'];
 
-/** "2026-12-12T08:00" in the planner's zone, from a Date. */
-const localInput = (d) => new Date(d.getTime() - d.getTimezoneOffset() * 60_000).toISOString().slice(0, 16);
 const isoOf = (value) => (value ? new Date(value).toISOString() : undefined);
 
 /** The posting form of this page (listingActions' "Edit" fills it). */
