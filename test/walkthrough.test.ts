@@ -26,6 +26,9 @@ interface Run {
   seconds: number;
 }
 
+/** One script's cap: far above its usual 10–30 s, since on a busy two-core machine a full walkthrough has taken over 60 s (a cap is there to end a hang, not to time the script). */
+const RUN_CAP_MS = 180000;
+
 /** Runs a bash script with B pointing at the stack; stdout and stderr interleaved as printed. */
 function bash(script: string, base: string, env: Record<string, string> = {}): Promise<Run> {
   const started = Date.now();
@@ -34,7 +37,7 @@ function bash(script: string, base: string, env: Record<string, string> = {}): P
     let output = '';
     child.stdout!.on('data', (chunk) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 60000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), RUN_CAP_MS);
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
@@ -77,7 +80,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     // The first run left nothing open for the second to clean up.
     expect(second.output).not.toContain('left over');
     expect(second.output).toContain('open relationships between Alpine and Baltic: []');
-  }, 240000);
+  }, 2 * RUN_CAP_MS);
 
   test('a run interrupted after the accept leaves nothing the next run cannot end', async () => {
     // The script cut just after Baltic accepts: an active relationship stays open.
@@ -96,7 +99,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     const third = await bash(SCRIPT, base);
     succeeded(third, 'the run after that');
     expect(third.output).toMatch(/Alpine and Baltic are partners again, as the walkthrough found them: relationship \S+ active/);
-  }, 150000);
+  }, 4 * RUN_CAP_MS);
 
   test('the pcx walkthrough runs twice on the same stack, its profiles readable by their owner only', async () => {
     const config = join(testEnv().dir, 'pcx-walkthrough-config');
@@ -116,7 +119,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     expect(second.output).toMatch(/ended relationship \S+ \(terminate\)/);
     expect(second.output).toMatch(/partners again, as found: relationship \S+ active/);
     expect(second.output).toMatch(/proposal \S+: COMMITTED/);
-  }, 240000);
+  }, 2 * RUN_CAP_MS);
 
   test('the example carrier connector takes its truck from offer to a completed execution reference, across a kill and restart, doing nothing twice', async () => {
     const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
@@ -219,7 +222,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     for (const key of keys) expect(statSync(join(config, 'keys', key)).mode & 0o777).toBe(0o600);
     const profiles = readFileSync(join(config, 'profiles.json'), 'utf8');
     for (const key of keys) expect(profiles).not.toContain(JSON.parse(readFileSync(join(config, 'keys', key), 'utf8')).d);
-  }, 120000);
+  }, 2 * RUN_CAP_MS);
 
   test('a recurring corridor (the README series), twice on the same stack: dates listed ahead as offers, a date skipped, paused and resumed, ended with its offers withdrawn', async () => {
     const config = join(testEnv().dir, 'series-config');
@@ -232,7 +235,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
       expect(run.output).toMatch(/^series \S+: active again$/m);
       expect(run.output).toMatch(/^series \S+ ended: 0 of its offers still listed$/m);
     }
-  }, 120000);
+  }, 2 * RUN_CAP_MS);
 
   test('a new organization (the README onboarding), twice on the same stack: registered by its LEI, pending, its admin connector from the operator, verified, its own connector publishes', async () => {
     const config = join(testEnv().dir, 'onboard-organization-config');
@@ -248,7 +251,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     const keys = readdirSync(join(config, 'keys')).filter((f) => !f.endsWith('.public.json'));
     expect(keys.length).toBe(4);
     for (const key of keys) expect(statSync(join(config, 'keys', key)).mode & 0o777).toBe(0o600);
-  }, 120000);
+  }, 2 * RUN_CAP_MS);
 
   test("the adapter gateway's round trip, as the README runs it, twice on the same stack: IFTMIN and a spreadsheet in, the movement completed, IFTSTA out", async () => {
     const roundTrip = () =>
