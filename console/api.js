@@ -1,47 +1,42 @@
-// Calls to the broker with the signed-in user's token; a refusal becomes a ProblemError carrying
-// the RFC 9457 problem's title and detail, which the console shows as they are. A command carries
-// one Idempotency-Key per click, kept through a renewal and a new sign-in (console/session.js), so
-// that whatever happens to the session it is applied at most once.
+// The console's calls to the broker, through the SDK (sdk/src/browser.ts, served as sdk.js): the
+// signed-in user's token, one Idempotency-Key per click, retries of what may be retried, and a
+// refusal as the SDK's PcxProblemError, whose RFC 9457 problem (`err.problem`, its stable
+// `err.code`) the console shows as it is. The key is kept through a renewal and a new sign-in
+// (console/session.js), so that whatever happens to the session a command is applied at most once.
+// A path that is no operation of the broker's document is refused before it is sent.
+import { PcxClient, PcxProblemError } from './sdk.js';
 import { SessionEnded } from './session.js';
 import { t } from './format.js';
 
-export class ProblemError extends Error {
-  constructor(problem, status) {
-    super(problem.detail || problem.title || t('problem.http', { status: String(status) }));
-    this.problem = problem;
-    this.status = status;
-  }
-}
+export { PcxProblemError as ProblemError };
 
 /**
  * @param session console/session.js
  * @param onKept called with a command kept for after the next sign-in (the session had ended)
  */
 export function createApi(session, onKept = () => {}) {
-  async function send(method, path, { body, ifMatch, key }, token) {
-    const headers = { accept: 'application/json, application/problem+json', authorization: `Bearer ${token}` };
-    if (body !== undefined) headers['content-type'] = 'application/json';
-    if (ifMatch !== undefined) headers['if-match'] = `"${ifMatch}"`;
-    if (key) headers['idempotency-key'] = key;
-    return fetch(path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
-  }
+  // A 401 asks the session again with renew (a silent sign-in), then sends the same request once more.
+  const pcx = new PcxClient({ baseUrl: location.origin, accessToken: ({ renew }) => session.token(renew ? { renew: true } : undefined) });
 
   async function call(method, path, options = {}) {
     // A command's retry (a renewal, a new sign-in, a network failure) is answered once: one key per click.
     const request = { ...options, key: method === 'GET' ? undefined : (options.key ?? crypto.randomUUID()) };
-    let res;
     try {
-      res = await send(method, path, request, await session.token());
-      // A token the broker no longer takes (it expired in flight): renewed, sent once more.
-      if (res.status === 401) res = await send(method, path, request, await session.token({ renew: true }));
+      const answer = await pcx.send(method, path, {
+        ...(request.body === undefined ? {} : { body: request.body }),
+        ...(request.ifMatch === undefined ? {} : { ifMatch: `"${request.ifMatch}"` }),
+        ...(request.key ? { idempotencyKey: request.key } : {}),
+      });
+      return answer.data;
     } catch (err) {
       if (err instanceof SessionEnded && method !== 'GET') onKept({ method, path, ...request });
+      // No problem of the broker's (a proxy's error page): its status in words, never the page's text.
+      if (err instanceof PcxProblemError && err.problem.type === 'about:blank') {
+        err.problem.title = t('problem.http', { status: String(err.status) });
+        delete err.problem.detail;
+      }
       throw err;
     }
-    const text = await res.text();
-    const data = text ? JSON.parse(text) : undefined;
-    if (!res.ok) throw new ProblemError(data && typeof data === 'object' ? data : { title: t('problem.http', { status: String(res.status) }) }, res.status);
-    return data;
   }
 
   return {

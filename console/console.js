@@ -458,7 +458,7 @@ async function renderProposal(api, id) {
                 } catch (err) {
                   // The other side decided a moment ago (the version moved, the revision did not): the
                   // decision names its revision, so it is sent again on the current version.
-                  if (err?.problem?.code !== 'STALE_RESOURCE_VERSION') throw err;
+                  if (err?.code !== 'STALE_RESOURCE_VERSION') throw err;
                   const current = await api.get(`/transport-tenders/${tender.id}`);
                   if (current.currentRevision !== tender.currentRevision) throw err;
                   await decideOn(current.resourceVersion);
@@ -564,12 +564,16 @@ async function follow(api, session) {
     try {
       if (!session.ended) setLive('connecting');
       const token = await session.token();
+      // The stream is read as it arrives (Server-Sent Events): the SDK's calls answer whole JSON documents.
       const res = await fetch('/events/stream', { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', ...(state.cursor ? { 'last-event-id': state.cursor } : {}) } });
       if (res.status === 401) {
         await session.token({ renew: true });
         continue;
       }
-      if (!res.ok) throw new ProblemError(await res.json().catch(() => ({ title: t('problem.http', { status: String(res.status) }) })), res.status);
+      if (!res.ok) {
+        const problem = await res.json().catch(() => ({ title: t('problem.http', { status: String(res.status) }) }));
+        throw new ProblemError({ status: res.status, ...problem }, { method: 'GET', path: '/events/stream' });
+      }
       setLive('on');
       failures = 0;
       const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();

@@ -17,6 +17,18 @@ const number = (value, digits = 0) => new Intl.NumberFormat(settings.locale, { m
 const monthName = (month) => new Intl.DateTimeFormat(settings.locale, { year: 'numeric', month: 'long', timeZone: 'UTC' }).format(new Date(`${month}-01T00:00:00Z`));
 const dateOf = (iso) => new Intl.DateTimeFormat(settings.locale, { dateStyle: 'medium', ...(settings.timeZone ? { timeZone: settings.timeZone } : {}) }).format(new Date(iso));
 
+/**
+ * A tonnage or a tonne-kilometre figure: whole from 100 on, three significant digits below, so
+ * that a few small part loads (0.4 t and 0.45 t) are not rounded to "0 t" or "1 t".
+ */
+const amount = (value) => (Math.abs(value) >= 100 ? number(value) : new Intl.NumberFormat(settings.locale, { maximumSignificantDigits: 3 }).format(value));
+
+/** A weight given in kilograms, in tonnes. */
+export const tonneText = (kg) => t('unit.t', { value: amount(kg / 1000) });
+
+/** Tonne-kilometres in words. */
+export const tkmText = (tkm) => t('unit.tkm', { value: amount(tkm) });
+
 /** Kilometres in words, whole. */
 export const kmText = (km) => t('unit.km', { value: number(km) });
 
@@ -69,7 +81,7 @@ export function createDelivered({ api, places = {} }) {
   };
 
   function table(report) {
-    const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? ` ${t('delivered.withoutWeight', { count: m.matchesWithoutWeight, value: number(m.matchesWithoutWeight) })}` : ''), kmText(m.loadedKm), t('unit.tkm', { value: number(m.tonneKm) }), co2eText(m.kgCO2e)];
+    const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? ` ${t('delivered.withoutWeight', { count: m.matchesWithoutWeight, value: number(m.matchesWithoutWeight) })}` : ''), kmText(m.loadedKm), tkmText(m.tonneKm), co2eText(m.kgCO2e)];
     return el('div', { class: 'grid-wrap' }, el('table', { class: 'grid delivered' },
       el('caption', {}, t('delivered.caption', { from: monthName(report.from), to: monthName(report.to) })),
       el('thead', {}, el('tr', {}, COLUMNS.map((c, i) => el('th', { scope: 'col', class: i ? 'figure' : undefined }, t(`delivered.column.${c}`))))),
@@ -92,7 +104,7 @@ export function createDelivered({ api, places = {} }) {
     return el('details', { class: 'inputs' }, el('summary', {}, t('delivered.inputsTitle')), el('div', { class: 'grid-wrap' }, el('table', { class: 'grid' },
       el('thead', {}, el('tr', {}, INPUT_COLUMNS.map((c) => el('th', { scope: 'col' }, t(`delivered.input.${c}`))))),
       el('tbody', {}, items.map((i) => el('tr', { 'data-commitment': i.commitmentId },
-        [dateOf(i.committedAt), placeText(i.pickup, places), placeText(i.delivery, places), or(i.weightKg, (w) => t('unit.t', { value: number(w / 1000, 1) })), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, (v) => t('unit.tkm', { value: number(v) })), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
+        [dateOf(i.committedAt), placeText(i.pickup, places), placeText(i.delivery, places), or(i.weightKg, tonneText), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, tkmText), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
   }
 
   async function refresh() {

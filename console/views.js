@@ -212,6 +212,9 @@ function termsOf(changes, ctx) {
   return (changes ?? []).map((c) => `${statusOf(c.term)}: ${termText(c.after, ctx)}`);
 }
 
+/** The transport has its outcome (completed, failed or cancelled): the execution is closed. */
+const finished = (facts) => (facts.outcomes ?? []).length > 0 || ['completed', 'failed', 'cancelled'].includes(facts.reference?.status);
+
 /** Tenders with their revisions, the commitment, the handover, milestones and outcomes, in order. */
 export function timelineView(facts, ctx) {
   const { names } = ctx;
@@ -233,7 +236,8 @@ export function timelineView(facts, ctx) {
     steps.push(el('li', {}, sealed, refs ? ` · ${refs}` : '',
       el('details', { class: 'seal' }, el('summary', {}, t('timeline.commitment.verify')),
         el('p', {}, t('timeline.digest', { algorithm: c.digest?.algorithm ?? '', canonicalization: c.digest?.canonicalization ?? '' }), ' ', el('code', { class: 'digest' }, c.digest?.value ?? ''))),
-      ctx.onCommitment && c.status === 'active' ? commitmentActions(c, ctx) : ''));
+      // Once the transport has its outcome there is nothing left to amend or cancel: the finished transport offers neither.
+      ctx.onCommitment && c.status === 'active' && !finished(facts) ? commitmentActions(c, ctx) : ''));
   }
   for (const h of facts.handovers) steps.push(el('li', {}, handoverView(h, ctx)));
   // The shipper hands over the active commitment's execution package (one per commitment version).

@@ -3,6 +3,9 @@
 // auto-pagination, typed problem errors, re-deciding on a stale version, retries that keep one
 // Idempotency-Key (one effect), AbortSignal and timeouts, the feed consumer's delivery rules.
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { activeRelationship, Connector, freshOrgs, sleep, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
 import {
@@ -11,6 +14,7 @@ import {
   MemoryAppliedStore,
   NotFoundError,
   PcxClient,
+  operationOf,
   PcxConnectionError,
   PcxTimeoutError,
   PreconditionRequiredError,
@@ -271,4 +275,42 @@ test('pcx.request and pcx.api reach any operation; a path outside the document i
   expect(error).toBeUndefined();
   expect(data?.items).toBeDefined();
   await expect(pcx.request('GET', '/nothing-here')).rejects.toThrow(TypeError);
+});
+
+test('by URL: a concrete path with its query is sent as its operation, a literal segment before a parameter, an unknown path refused unsent', async () => {
+  const [org] = freshOrgs(1);
+  const pcx = clientOf(org);
+  const draft = (await pcx.send<{ id: string; resourceVersion: number }>('POST', '/capacity-offers', { body: offerBody() })).data;
+  const published = (await pcx.send<{ status: string }>('POST', `/capacity-offers/${draft.id}/publish`, { ifMatch: `"${draft.resourceVersion}"` })).data;
+  expect(published.status).toBe('published');
+  const page = (await pcx.send<{ items: { id: string }[] }>('GET', `/capacity-offers?owner=${encodeURIComponent(org.id)}&limit=1`)).data;
+  expect(page.items.map((o) => o.id)).toEqual([draft.id]);
+  expect(operationOf('GET', '/console/place-search')?.operation.path).toBe('/console/place-search');
+  expect(operationOf('GET', `/capacity-offers/${draft.id}`)).toMatchObject({ operation: { operationId: 'getCapacityOffer' }, path: { id: draft.id } });
+  expect(operationOf('POST', '/capacity-offers/x/fly')).toBeUndefined();
+  await expect(pcx.send('POST', `/capacity-offers/${draft.id}/fly`)).rejects.toThrow(/not an operation of the broker's document/);
+});
+
+test("the console's SDK (/console/app/sdk.js) as a browser loads it: a user's token renewed after a 401, requests by URL, refusals as problems", async () => {
+  const [org] = freshOrgs(1);
+  const res = await fetch(`${testEnv().baseUrl}/console/app/sdk.js`);
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toMatch(/^text\/javascript/);
+  const source = await res.text();
+  // Nothing for Node only: no node: imports left, and it loads as one ES module from its text.
+  expect(source).not.toMatch(/from\s*"node:/);
+  const file = join(testEnv().dir, `console-sdk-${randomUUID()}.mjs`);
+  writeFileSync(file, source);
+  const sdk = await import(pathToFileURL(file).href);
+  const token = await clientOf(org).accessToken();
+  const asked: boolean[] = [];
+  const pcx = new sdk.PcxClient({ baseUrl: testEnv().baseUrl, accessToken: ({ renew }: { renew: boolean }) => (asked.push(renew), renew ? token : 'expired') });
+  const draft = (await pcx.send('POST', '/capacity-offers', { body: offerBody() })).data;
+  expect(draft).toMatchObject({ status: 'draft', ownerOrganizationId: org.id });
+  expect(asked).toEqual([false, true]);
+  const stale = await pcx.send('POST', `/capacity-offers/${draft.id}/publish`, { ifMatch: '"7"' }).catch((e: unknown) => e);
+  expect(stale).toBeInstanceOf(sdk.PcxProblemError);
+  expect(stale).toMatchObject({ status: 409, code: 'STALE_RESOURCE_VERSION', problem: { code: 'STALE_RESOURCE_VERSION' } });
+  expect(sdk.isProblem(stale, 'STALE_RESOURCE_VERSION')).toBe(true);
+  expect([...sdk.PROBLEM_CODES].sort()).toEqual(Object.keys(PROBLEMS).sort());
 });

@@ -41,8 +41,8 @@ export interface PcxClientOptions {
   tokenUrl?: string;
   /** Narrows the token to these scopes (space-separated), when given. */
   scope?: string;
-  /** A token, or a function giving the current one (an interactive user's). */
-  accessToken?: string | (() => Promise<string> | string);
+  /** A token, or a function giving the current one (an interactive user's; asked with `renew: true` after a 401). */
+  accessToken?: string | ((options: { renew: boolean }) => Promise<string> | string);
   /** Each attempt's limit in ms (default 30,000). */
   timeoutMs?: number;
   retry?: Partial<RetryPolicy>;
@@ -152,7 +152,8 @@ export class PcxClient {
 
   constructor(options: PcxClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
-    const fetchImpl = options.fetch ?? (options.certificate ? mutualTlsFetch(options.certificate) : globalThis.fetch);
+    // Bound: a browser's fetch called as another object's method throws "Illegal invocation".
+    const fetchImpl = options.fetch ?? (options.certificate ? mutualTlsFetch(options.certificate) : globalThis.fetch.bind(globalThis));
     let tokens: TokenSource;
     if (options.accessToken !== undefined) tokens = new StaticToken(options.accessToken);
     else if (options.clientId && (options.clientSecret || options.privateKey || options.certificate)) {
@@ -220,6 +221,21 @@ export class PcxClient {
     if (!response.ok) throw await problemFrom(response, { method: request.method, path });
     const text = await response.text();
     return { data: (text ? JSON.parse(text) : undefined) as T, response };
+  }
+
+  /**
+   * An operation of the document by the URL a caller holds (`/capacity-offers/0192…/publish`, a
+   * list's path with its query, a link from an answer) rather than its template: the URL is matched
+   * to its operation (a literal segment before a parameter) and sent as `request` sends it, so it
+   * is refused before it leaves when no operation has that path.
+   */
+  async send<T = unknown>(method: string, url: string, input: { body?: unknown; ifMatch?: string } & CallOptions = {}): Promise<Answer<T>> {
+    const parsed = new URL(url, `${this.baseUrl}/`);
+    const match = operationOf(method, parsed.pathname);
+    if (!match) throw new TypeError(`${method} ${parsed.pathname} is not an operation of the broker's document`);
+    const query: Record<string, string[]> = {};
+    for (const [name, value] of parsed.searchParams) (query[name] ??= []).push(value);
+    return this.request<T>(method, match.operation.path, { ...input, path: match.path, query });
   }
 
   /**
@@ -294,6 +310,32 @@ export class PcxClient {
       }
     }
   }
+}
+
+/**
+ * The operation a concrete path belongs to and its path parameters (decoded), or undefined. Where
+ * two templates fit (`/console/places` and a `/{id}`), the one with more literal segments wins.
+ */
+export function operationOf(method: string, pathname: string): { operation: OperationInfo; path: Record<string, string> } | undefined {
+  const m = method.toUpperCase();
+  const segments = pathname.split('/');
+  let best: { operation: OperationInfo; path: Record<string, string>; literals: number } | undefined;
+  for (const operation of OPERATIONS) {
+    if (operation.method !== m) continue;
+    const template = operation.path.split('/');
+    if (template.length !== segments.length) continue;
+    const path: Record<string, string> = {};
+    let literals = 0;
+    const fits = template.every((part, i) => {
+      const parameter = /^\{(\w+)\}$/.exec(part);
+      if (!parameter) return part === segments[i] && ++literals > 0;
+      if (!segments[i]) return false;
+      path[parameter[1]] = decodeURIComponent(segments[i]);
+      return true;
+    });
+    if (fits && (!best || literals > best.literals)) best = { operation, path, literals };
+  }
+  return best && { operation: best.operation, path: best.path };
 }
 
 function findOperation(method: string, path: string): OperationInfo | undefined {

@@ -1,5 +1,5 @@
 // @pcx/sdk: the typed client of the Partner Capacity Exchange broker (sdk/README.md).
-export { PcxClient, COLLECTIONS, SDK_VERSION } from './client';
+export { PcxClient, COLLECTIONS, SDK_VERSION, operationOf } from './client';
 export type {
   PcxClientOptions,
   CallOptions,

@@ -7,7 +7,6 @@
 // when the caller gave none), so a command the broker did complete before the connection broke is
 // answered from its record, not done twice. A 401 with a token this layer obtained renews the
 // token once.
-import { randomUUID } from 'node:crypto';
 import { PcxConnectionError, PcxTimeoutError, problemError, problemOfStatus, type Problem } from './errors';
 import { clientAssertion, type PrivateJwk } from './keys';
 import type { DpopKey } from './dpop';
@@ -166,14 +165,24 @@ export class ClientCredentials implements TokenSource {
   }
 }
 
-/** A token the caller manages (an interactive user's, a test's). */
+/**
+ * A token the caller manages (an interactive user's, a test's). A function is asked again after a
+ * 401, told to `renew` (the broker no longer takes the token it gave: the planner console signs
+ * its user in again silently then).
+ */
 export class StaticToken implements TokenSource {
-  constructor(private readonly get: string | (() => Promise<string> | string)) {}
+  private renew = false;
+  constructor(private readonly get: string | ((options: { renew: boolean }) => Promise<string> | string)) {}
   async token(): Promise<string> {
-    return typeof this.get === 'string' ? this.get : this.get();
+    if (typeof this.get === 'string') return this.get;
+    const renew = this.renew;
+    this.renew = false;
+    return this.get({ renew });
   }
   invalidate(): boolean {
-    return typeof this.get !== 'string';
+    if (typeof this.get === 'string') return false;
+    this.renew = true;
+    return true;
   }
 }
 
@@ -197,7 +206,7 @@ export function createTransport(opts: TransportOptions): (request: Request) => P
     const unsafe = method !== 'GET' && method !== 'HEAD';
     const headers = new Headers(request.headers);
     headers.set('user-agent', opts.userAgent);
-    if (unsafe && !headers.has('idempotency-key')) headers.set('idempotency-key', randomUUID());
+    if (unsafe && !headers.has('idempotency-key')) headers.set('idempotency-key', globalThis.crypto.randomUUID());
     const idempotencyKey = headers.get('idempotency-key') ?? undefined;
     // Read once, sent again on every retry.
     const body = unsafe && request.body ? await request.arrayBuffer() : undefined;

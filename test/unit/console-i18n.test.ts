@@ -11,7 +11,7 @@ import { rowOf, filterRows } from '../../console/grid-model.js';
 // @ts-ignore
 import { createSession, SessionEnded } from '../../console/session.js';
 // @ts-ignore
-import { ProblemError } from '../../console/api.js';
+import { createApi, ProblemError } from '../../console/api.js';
 // @ts-ignore
 import { scopeWords } from '../../console/partners.js';
 // @ts-ignore
@@ -19,7 +19,7 @@ import { statusWord, verificationText } from '../../console/organization.js';
 // @ts-ignore
 import { heldTitle } from '../../console/adapters.js';
 // @ts-ignore
-import { co2eText, kmText } from '../../console/delivered.js';
+import { co2eText, kmText, tkmText, tonneText } from '../../console/delivered.js';
 
 const CONSOLE_DIR = join(__dirname, '..', '..', 'console');
 type Message = string | Record<string, string>;
@@ -249,7 +249,7 @@ describe('the converted modules in German and Polish', () => {
     expect(filterRows([pl], { status: 'all', text: 'ładunek firanka' }, ctx.places)).toHaveLength(1);
   });
 
-  test('session.js and api.js: an ended session and a kept command refused, in words', () => {
+  test('session.js and api.js: an ended session and a kept command refused, in words', async () => {
     const kept = new Map<string, string>();
     Object.assign(globalThis, { sessionStorage: { setItem: (k: string, v: string) => kept.set(k, v), getItem: (k: string) => kept.get(k) ?? null, removeItem: (k: string) => kept.delete(k) } });
     try {
@@ -262,9 +262,20 @@ describe('the converted modules in German and Polish', () => {
       expect(new SessionEnded().message).toBe('Twoja sesja wygasła: zaloguj się ponownie, aby kontynuować.');
       session.keep({ method: 'POST', path: '/x', userId: 'vera' });
       expect(session.takeKept('bruno').refused).toBe('kliknął to vera, a nie Ty');
-      expect(new ProblemError({}, 502).message).toBe('HTTP 502');
+      // A proxy's error page, not a problem of the broker's: its status in words, not the page.
+      const realFetch = globalThis.fetch;
+      Object.assign(globalThis, { location: { origin: 'http://broker.test' }, fetch: async () => new Response('<html>upstream broke</html>', { status: 500 }) });
+      const api = createApi({ token: async () => 'token' });
+      const refused = await api.get('/capacity-offers').catch((e: unknown) => e);
+      globalThis.fetch = realFetch;
+      expect(refused).toBeInstanceOf(ProblemError);
+      expect((refused as InstanceType<typeof ProblemError>).problem).toMatchObject({ title: 'HTTP 500', status: 500 });
+      expect((refused as InstanceType<typeof ProblemError>).problem.detail).toBeUndefined();
+      // A path that is no operation of the broker's is refused before it is sent.
+      await expect(api.get('/no-such-collection')).rejects.toThrow(/not an operation of the broker's document/);
     } finally {
       delete (globalThis as any).sessionStorage;
+      delete (globalThis as any).location;
     }
   });
 
@@ -301,5 +312,13 @@ describe('the converted modules in German and Polish', () => {
     expect([kmText(12345), co2eText(2500), co2eText(42)]).toEqual(['12.345 km', '2,5 t CO2e', '42 kg CO2e']);
     speak('pl-PL');
     expect([kmText(12345), co2eText(2500)]).toEqual(['12\u00a0345 km', '2,5 t CO2e']);
+  });
+
+  test('delivered.js: small part loads keep their tonnes and tonne-kilometres (0.4 t and 0.45 t are not "0 t" or "1 t")', () => {
+    speak('en-GB');
+    expect([tonneText(400), tonneText(450), tonneText(24000), tonneText(123456)]).toEqual(['0.4 t', '0.45 t', '24 t', '123 t']);
+    expect([tkmText(0.85), tkmText(42.46), tkmText(12345.6)]).toEqual(['0.85 t·km', '42.5 t·km', '12,346 t·km']);
+    speak('de-DE');
+    expect([tonneText(450), tkmText(42.46)]).toEqual(['0,45 t', '42,5 tkm']);
   });
 });
