@@ -13,8 +13,8 @@ const common = {
   // jose 6, uuid 14 and canonicalize 5 ship ESM only; let swc turn them into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!(jose|uuid|canonicalize|oauth4webapi|openid-client)/)'],
   // The conformance kit imports the SDK as the package it declares (tsconfig.json "paths" for tsc and tsx).
-  // The console imports the SDK as the broker serves it, ./sdk.js (api/console-sdk.ts bundles sdk/src/browser.ts); a test loads the source.
-  moduleNameMapper: { '^@pcx/sdk$': '<rootDir>/sdk/src', '^\\./sdk\\.js$': '<rootDir>/sdk/src/browser.ts' },
+  // The console imports the SDK and its UI library as the broker serves them, ./sdk.js and ./ui.js (bundled by api/console-bundles.ts); a test loads their sources.
+  moduleNameMapper: { '^@pcx/sdk$': '<rootDir>/sdk/src', '^\\./sdk\\.js$': '<rootDir>/sdk/src/browser.ts', '^\\./ui\\.js$': '<rootDir>/console/bundles/ui.js' },
 };
 
 // Integration test files that do not depend on the read-model engine and run once (postgres):

@@ -18,7 +18,7 @@ import { nearestPlace, placeName, searchPlaces, subdivisionNames } from '../core
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
-import { consoleSdk, SDK_FILE } from './console-sdk';
+import { bundle, BUNDLES } from './console-bundles';
 
 const CONSOLE_DIR = join(__dirname, '..', 'console');
 const MAPLIBRE_DIR = join(dirname(require.resolve('maplibre-gl/package.json')), 'dist');
@@ -33,8 +33,8 @@ const CSS = 'text/css; charset=utf-8';
 /** The scripts and stylesheets of a folder of the console, as it holds them (no hand-kept list to forget a new file in). */
 const filesOf = (dir: string): Record<string, string> =>
   Object.fromEntries(readdirSync(dir).filter((f) => /^[a-z0-9-]+\.(js|css)$/.test(f)).map((f) => [f, f.endsWith('.css') ? CSS : JS]));
-/** GET /console/app/{file}: the console's own files, and the SDK it calls the broker with (api/console-sdk.ts). */
-const APP_FILES: Record<string, string> = { ...filesOf(CONSOLE_DIR), [SDK_FILE]: JS };
+/** GET /console/app/{file}: the console's own files, and the modules made from packages (api/console-bundles.ts). */
+const APP_FILES: Record<string, string> = { ...filesOf(CONSOLE_DIR), ...Object.fromEntries(Object.keys(BUNDLES).map((name) => [name, JS])) };
 /** GET /console/app/i18n/{file}: its catalogues, one per language (console/i18n/). */
 const CATALOGUE_FILES = filesOf(join(CONSOLE_DIR, 'i18n'));
 /** GET /console/vendor/{file}: the packages' builds it loads. */
@@ -166,7 +166,7 @@ publicOperation(consoleApp, {
   doc: {
     id: 'getConsoleFile',
     summary: 'A file of the console',
-    description: "The console's own scripts and stylesheet, and `sdk.js`, the SDK built for the browser; any other name answers 404.",
+    description: "The console's own scripts and stylesheet, `sdk.js`, the SDK built for the browser, and `ui.js`, the UI library of its views; any other name answers 404.",
     tag: 'Console',
     ...namedFile(staticFileDoc({ description: 'A file of the console.', content: textContent('text/javascript', 'text/css') }, Object.keys(APP_FILES))),
   },
@@ -174,7 +174,7 @@ publicOperation(consoleApp, {
   const file = c.req.param('file') ?? '';
   // Own-property lookups in fixed lists: no path reaches the file system.
   if (!Object.hasOwn(APP_FILES, file)) throw new Problem('RESOURCE_NOT_FOUND', `no file ${file} of the console`);
-  return staticFile(c, `app/${file}`, APP_FILES[file], () => (file === SDK_FILE ? consoleSdk() : readFileSync(join(CONSOLE_DIR, file))));
+  return staticFile(c, `app/${file}`, APP_FILES[file], () => (Object.hasOwn(BUNDLES, file) ? bundle(file) : readFileSync(join(CONSOLE_DIR, file))));
 });
 
 publicOperation(consoleApp, {

@@ -81,7 +81,7 @@ async function main() {
     history.replaceState({}, '', here);
   }
   const session = createSession(manager);
-  $('signin').addEventListener('click', () => session.signIn());
+  $('welcome-signin').addEventListener('click', () => session.signIn());
   $('session-signin').addEventListener('click', () => session.signIn());
   $('signout').addEventListener('click', async () => {
     const user = await manager.getUser();
@@ -92,7 +92,8 @@ async function main() {
   // Back after the access token expired (a tab left for a while): renewed if the sign-in still holds.
   if (user?.expired && user.refresh_token) user = await manager.signinSilent().catch(() => null);
   if (!user || user.expired) {
-    $('signin').hidden = false;
+    // Signed out: what the console is for and how to get in (its own Sign in button), not an empty page.
+    $('welcome').hidden = false;
     $('who').textContent = t('console.notSignedIn');
     const kept = sessionStorage.getItem('pcx-console-pending-command');
     if (kept) notice(t('console.keptBeforeSignIn', { label: JSON.parse(kept).label ?? t('console.aCommand') }));
@@ -294,12 +295,10 @@ const isNew = (p) => p.status === 'open' && !(p.decisions ?? []).some((d) => d.o
  */
 async function renderWorkQueue(api) {
   const facts = await readWork(api, state.scopes);
-  const queue = renderWork($('work-slot'), { ...facts, proposals: state.proposals }, { ...ctx(), proposals: state.proposals, onOpen: (id) => openProposal(api, id) });
   // No partner, no market: said where the planner looks first, with what to do about it.
   const partnered = (state.partnerList ?? []).some((p) => p.relationship === 'active');
-  if (state.partnerList && !partnered) {
-    $('work-slot').prepend(el('p', { class: 'notice no-partner', role: 'status' }, t(state.scopes.has('relationships:manage') ? 'work.noPartner.admin' : 'work.noPartner.planner')));
-  }
+  const notice = state.partnerList && !partnered ? t(state.scopes.has('relationships:manage') ? 'work.noPartner.admin' : 'work.noPartner.planner') : undefined;
+  const queue = renderWork($('work-slot'), { ...facts, proposals: state.proposals }, { ...ctx(), proposals: state.proposals, onOpen: (id) => openProposal(api, id) }, notice);
   state.waiting = queue.forYou.length;
   document.title = state.waiting ? t('console.title.waiting', { count: state.waiting }) : t('page.title');
   for (const item of queue.forYou) {

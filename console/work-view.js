@@ -1,8 +1,11 @@
 // The work queue and "my transports" as the planner reads them (data from console/work.js): each
 // item says what is to be done, with whom, by when, and opens its proposal's detail in one click.
-import { el } from './views.js';
+// Drawn as components of the console's UI library (./ui.js, Preact and htm; docs/decisions.md):
+// a redraw after every event changes only what changed, so the item a planner has tabbed to keeps
+// its focus, and the transports table keeps the order its planner chose (its own state).
+import { html, render, useState } from './ui.js';
 import { laneOf, moneyOf, nameOf, placeOf, statusOf, t, when, windowOf } from './format.js';
-import { transportsOf, workQueue } from './work.js';
+import { sortTransports, transportsOf, TRANSPORT_COLUMNS, workQueue } from './work.js';
 
 /** The lists the queue is made of, read where the user's scopes allow (a viewer reads what it may). */
 export async function readWork(api, scopes) {
@@ -24,19 +27,33 @@ function itemText(item, side, ctx) {
   return [text, by].filter(Boolean).join(' · ');
 }
 
-function itemList(items, side, ctx) {
-  if (!items.length) return el('p', { class: 'muted' }, t(`work.${side}.none`));
-  return el('ul', { class: 'work-list' }, items.map((item) =>
-    el('li', {}, item.proposalId
-      ? el('button', { type: 'button', class: `work-item kind-${item.kind}`, 'data-proposal': item.proposalId, onclick: () => ctx.onOpen(item.proposalId) }, itemText(item, side, ctx), lane(item, ctx))
-      : el('span', { class: `work-item kind-${item.kind}` }, itemText(item, side, ctx)))));
-}
-
 /** The load's lane of the item's proposal, where the console has it. */
-function lane(item, ctx) {
+function laneText(item, ctx) {
   const p = ctx.proposals?.find((x) => x.id === item.proposalId);
   const listing = p && (ctx.listings.get(p.loadRequestId) ?? ctx.listings.get(p.capacityOfferId));
-  return listing ? el('span', { class: 'muted' }, ` · ${laneOf(listing, ctx.places)}`) : '';
+  return listing ? ` · ${laneOf(listing, ctx.places)}` : '';
+}
+
+function WorkItem({ item, side, ctx }) {
+  const className = `work-item kind-${item.kind}`;
+  if (!item.proposalId) return html`<li><span class=${className}>${itemText(item, side, ctx)}</span></li>`;
+  const lane = laneText(item, ctx);
+  return html`<li>
+    <button type="button" class=${className} data-proposal=${item.proposalId} onClick=${() => ctx.onOpen(item.proposalId)}>
+      ${itemText(item, side, ctx)}${lane ? html`<span class="muted">${lane}</span>` : ''}
+    </button>
+  </li>`;
+}
+
+/** One side of the queue ("Waiting for you" or "Waiting for them") with its count. */
+function WorkSide({ side, items, ctx }) {
+  const titleId = side === 'forYou' ? 'work-you-title' : 'work-them-title';
+  return html`<section class="work-side" aria-labelledby=${titleId}>
+    <h3 id=${titleId}>${t(`work.${side}.title`)} <span class=${side === 'forYou' ? 'badge new-count' : 'badge'} id=${side === 'forYou' ? 'work-you-count' : 'work-them-count'}>${String(items.length)}</span></h3>
+    ${items.length
+      ? html`<ul class="work-list">${items.map((item) => html`<${WorkItem} key=${item.key} item=${item} side=${side} ctx=${ctx} />`)}</ul>`
+      : html`<p class="muted">${t(`work.${side}.none`)}</p>`}
+  </section>`;
 }
 
 /** A stop as "Hamburg, 12 Dec, 08:00 – 14:00 CET". */
@@ -48,32 +65,52 @@ function stepText(tr) {
   return t(`transport.step.${tr.step}`);
 }
 
-function transportsTable(transports, ctx) {
-  if (!transports.length) return el('p', { class: 'muted' }, t('transport.none'));
-  return el('table', { class: 'grid transports' },
-    el('caption', { class: 'visually-hidden' }, t('transport.title')),
-    el('thead', {}, el('tr', {}, ['transport.col.partner', 'transport.col.role', 'transport.col.pickup', 'transport.col.delivery', 'transport.col.price', 'transport.col.step'].map((k) => el('th', { scope: 'col' }, t(k))))),
-    el('tbody', {}, transports.map((tr) => el('tr', {},
-      el('td', {}, tr.proposalId ? el('button', { type: 'button', class: 'link', 'data-proposal': tr.proposalId, onclick: () => ctx.onOpen(tr.proposalId) }, nameOf(tr.partner, ctx.names)) : nameOf(tr.partner, ctx.names)),
-      el('td', {}, t(`transport.role.${tr.role}`)),
-      el('td', {}, stopText(tr.pickup, ctx)),
-      el('td', {}, stopText(tr.delivery, ctx)),
-      el('td', {}, moneyOf(tr.price)),
-      el('td', { class: `step step-${tr.step}` }, stepText(tr))))));
+function TransportsTable({ transports, ctx }) {
+  // The table's own state: which column it is sorted by; kept across redraws.
+  const [sort, setSort] = useState(undefined);
+  if (!transports.length) return html`<p class="muted">${t('transport.none')}</p>`;
+  const toggle = (key) => setSort(sort?.key === key && sort.direction === 'ascending' ? { key, direction: 'descending' } : { key, direction: 'ascending' });
+  return html`<table class="grid transports">
+    <caption class="visually-hidden">${t('transport.title')}</caption>
+    <thead><tr>
+      ${TRANSPORT_COLUMNS.map((key) => html`<th scope="col" aria-sort=${sort?.key === key ? sort.direction : 'none'}>
+        <button type="button" class="sort" onClick=${() => toggle(key)}>${t(`transport.col.${key}`)}${sort?.key === key ? (sort.direction === 'ascending' ? ' ▲' : ' ▼') : ''}</button>
+      </th>`)}
+    </tr></thead>
+    <tbody>
+      ${sortTransports(transports, sort, (id) => nameOf(id, ctx.names)).map((tr) => html`<tr key=${tr.tenderId}>
+        <td>${tr.proposalId ? html`<button type="button" class="link" data-proposal=${tr.proposalId} onClick=${() => ctx.onOpen(tr.proposalId)}>${nameOf(tr.partner, ctx.names)}</button>` : nameOf(tr.partner, ctx.names)}</td>
+        <td>${t(`transport.role.${tr.role}`)}</td>
+        <td>${stopText(tr.pickup, ctx)}</td>
+        <td>${stopText(tr.delivery, ctx)}</td>
+        <td>${moneyOf(tr.price)}</td>
+        <td class=${`step step-${tr.step}`}>${stepText(tr)}</td>
+      </tr>`)}
+    </tbody>
+  </table>`;
+}
+
+/** The whole queue: the notice when there is no partner, both sides, then the transports. */
+function WorkQueue({ queue, notice, ctx }) {
+  return html`
+    ${notice ? html`<p class="notice no-partner" role="status">${notice}</p>` : ''}
+    <div class="work-columns">
+      <${WorkSide} side="forYou" items=${queue.forYou} ctx=${ctx} />
+      <${WorkSide} side="forThem" items=${queue.forThem} ctx=${ctx} />
+    </div>
+    <section class="transports-wrap" aria-labelledby="transports-title">
+      <h3 id="transports-title">${t('transport.title')}</h3>
+      <div class="grid-wrap"><${TransportsTable} transports=${queue.transports} ctx=${ctx} /></div>
+    </section>`;
 }
 
 /**
- * Draws the queue into the #work section and returns its counts; `onNew` is called with the items
- * waiting for the user that were not there at the last drawing (for a notification).
+ * Draws the queue into the #work section (redrawn by difference) and returns its counts; `notice`
+ * is said above it (no partner yet).
  */
-export function renderWork(container, facts, ctx) {
+export function renderWork(container, facts, ctx, notice) {
   const queue = workQueue({ ...facts, me: ctx.me });
-  container.replaceChildren(
-    el('div', { class: 'work-columns' },
-      el('section', { class: 'work-side', 'aria-labelledby': 'work-you-title' }, el('h3', { id: 'work-you-title' }, t('work.forYou.title'), ' ', el('span', { class: 'badge new-count', id: 'work-you-count' }, String(queue.forYou.length))), itemList(queue.forYou, 'forYou', ctx)),
-      el('section', { class: 'work-side', 'aria-labelledby': 'work-them-title' }, el('h3', { id: 'work-them-title' }, t('work.forThem.title'), ' ', el('span', { class: 'badge', id: 'work-them-count' }, String(queue.forThem.length))), itemList(queue.forThem, 'forThem', ctx))),
-    el('section', { class: 'transports-wrap', 'aria-labelledby': 'transports-title' }, el('h3', { id: 'transports-title' }, t('transport.title')), el('div', { class: 'grid-wrap' }, transportsTable(queue.transports, ctx))),
-  );
+  render(html`<${WorkQueue} queue=${queue} notice=${notice} ctx=${ctx} />`, container);
   return queue;
 }
 

@@ -96,7 +96,36 @@ export function transportsOf({ me, commitments = [], handovers = [], references 
       const price = c.acceptedRevision?.terms?.commercialTerms;
       const pickup = stopOf(c, 'pickup');
       const delivery = stopOf(c, 'delivery');
-      return { commitmentId: c.id, proposalId, partner: c.issuingOrganizationId === me ? c.executingOrganizationId : c.issuingOrganizationId, role: c.issuingOrganizationId === me ? 'shipper' : 'carrier', price, pickup, delivery, createdAt: c.createdAt, ...step };
+      return { tenderId: c.tenderId, commitmentId: c.id, proposalId, partner: c.issuingOrganizationId === me ? c.executingOrganizationId : c.issuingOrganizationId, role: c.issuingOrganizationId === me ? 'shipper' : 'carrier', price, pickup, delivery, createdAt: c.createdAt, ...step };
     })
     .sort((a, b) => String(b.createdAt ?? '').localeCompare(String(a.createdAt ?? '')));
+}
+
+/** The steps of a transport in the order they come (sorting by "where it stands"). */
+const STEP_ORDER = ['handover', 'handedOver', 'handoverRefused', 'planned', 'milestone', 'completed', 'cancelled'];
+
+/** What each column of "my transports" sorts by; `nameOf` gives a partner's name. */
+const SORT_VALUES = {
+  partner: (tr, nameOf) => nameOf(tr.partner),
+  role: (tr) => tr.role,
+  pickup: (tr) => tr.pickup?.timeWindow?.start ?? '',
+  delivery: (tr) => tr.delivery?.timeWindow?.start ?? '',
+  price: (tr) => tr.price?.amount ?? -1,
+  step: (tr) => STEP_ORDER.indexOf(tr.step),
+};
+export const TRANSPORT_COLUMNS = Object.keys(SORT_VALUES);
+
+/**
+ * The transports in the order the planner chose ({ key, direction } of a column), else as
+ * transportsOf gives them (newest first); ties keep that order.
+ */
+export function sortTransports(transports, sort, nameOf = (id) => id) {
+  if (!sort) return transports;
+  const value = SORT_VALUES[sort.key];
+  const sign = sort.direction === 'ascending' ? 1 : -1;
+  return [...transports].sort((a, b) => {
+    const x = value(a, nameOf);
+    const y = value(b, nameOf);
+    return sign * (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y)));
+  });
 }

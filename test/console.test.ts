@@ -217,6 +217,12 @@ describe('the planner console, against npm start in Chromium', () => {
     await bruno.locator('table.transports tr', { hasText: 'Alpine Freight GmbH' }).getByText(/^Under way: picked up, /).first().waitFor({ timeout: 30000 });
     await bruno.locator(`#work-slot button.work-item[data-proposal="${proposalId}"]`).getByText(/^Hand over the execution details to Alpine Freight GmbH/).waitFor({ timeout: 30000 });
     await screenshot(bruno, 'console-4e2-bruno-work-queue');
+    // "My transports" sorts by the column clicked, and keeps that order (the table's own state) through the redraws that follow events.
+    const priceHeader = bruno.locator('table.transports th', { hasText: 'Agreed price' });
+    await priceHeader.getByRole('button').click();
+    await expect(priceHeader.getAttribute('aria-sort')).resolves.toBe('ascending');
+    await priceHeader.getByRole('button').click();
+    await expect(priceHeader.getAttribute('aria-sort')).resolves.toBe('descending');
     // An amendment: Bruno proposes another price; both accept the new revision; the commitment's next version holds it.
     const amend = bruno.locator('#proposal .commitment-actions');
     await amend.getByLabel('Amend the price (€)').fill('900');
@@ -230,6 +236,9 @@ describe('the planner console, against npm start in Chromium', () => {
     }
     await alice.locator('#proposal .timeline').getByText(/Commitment: active, on revision 3 at €900\.00/).waitFor({ timeout: 30000 });
     await screenshot(alice, 'console-4f-amended');
+    // Bruno's table kept the order he chose through the amendment's events; its line shows the new price.
+    await bruno.locator('table.transports td', { hasText: '€900.00' }).first().waitFor({ timeout: 30000 });
+    await expect(priceHeader.getAttribute('aria-sort')).resolves.toBe('descending');
     await bruno.locator('#proposal').getByText('Disclosed by Alpine Freight GmbH').waitFor({ timeout: 30000 });
     await expect(bruno.locator('#proposal dl.disclosed').textContent()).resolves.toContain('Listed price€875.00');
     // Once the match disclosed it, the truck's price is on Bruno's inbox line too.
@@ -878,6 +887,11 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.getByRole('button', { name: /sign me out/i }).click();
     await alice.waitForURL(`${base}/console/`);
     await alice.getByRole('button', { name: 'Sign in' }).waitFor();
+    // Signed out is not a blank page: what the console is for, and the way in.
+    await alice.getByRole('heading', { name: 'Trucks and loads among your partners' }).waitFor();
+    await expect(alice.locator('#welcome').textContent()).resolves.toContain('The exchange proposes the pairs that fit');
+    const signedOutAxe = await new AxeBuilder({ page: alice as any }).analyze();
+    expect(signedOutAxe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
     await screenshot(alice, 'console-8-signed-out');
   }, 120000);
 

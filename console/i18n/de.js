@@ -385,6 +385,10 @@ export default {
 
   'page.title': 'PCX Disponenten-Konsole',
   'page.skip': 'Zum Posteingang springen',
+  'welcome.title': 'LKW und Ladungen unter Ihren Partnern',
+  'welcome.what': 'Bieten Sie einen freien LKW oder eine Ladung den Partnern an, mit denen Ihr Unternehmen arbeitet. Die Börse schlägt passende Paare vor und sagt, warum; Sie vereinbaren den Preis, übergeben die Einzelheiten und verfolgen den Transport bis zu seinem Ergebnis.',
+  'welcome.who': 'Melden Sie sich mit dem Konto an, das Ihnen die Administration Ihres Unternehmens gegeben hat. Was Sie einstellen, sehen nur die Partner, die Ihr Unternehmen gewählt hat.',
+  'welcome.api': 'Für die Systeme Ihres Unternehmens: die API-Dokumentation',
   'page.signIn': 'Anmelden',
   'page.signOut': 'Abmelden',
   'page.signInAgain': 'Erneut anmelden',

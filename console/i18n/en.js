@@ -401,6 +401,10 @@ export default {
   // The page (api/console.ts, data-i18n attributes)
   'page.title': 'PCX planner console',
   'page.skip': 'Skip to the inbox',
+  'welcome.title': 'Trucks and loads among your partners',
+  'welcome.what': 'Post a free truck or a load for the partners your organization trades with. The exchange proposes the pairs that fit and says why; you agree the price, hand the details over and follow the transport to its outcome.',
+  'welcome.who': "Sign in with the account your organization's admin gave you. What you post is seen only by the partners your organization chose.",
+  'welcome.api': "For your organization's systems: the API documentation",
   'page.signIn': 'Sign in',
   'page.signOut': 'Sign out',
   'page.signInAgain': 'Sign in again',

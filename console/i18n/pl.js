@@ -385,6 +385,10 @@ export default {
 
   'page.title': 'Konsola spedytora PCX',
   'page.skip': 'Przejdź do skrzynki propozycji',
+  'welcome.title': 'Pojazdy i ładunki wśród Twoich partnerów',
+  'welcome.what': 'Zgłoś wolny pojazd lub ładunek partnerom, z którymi współpracuje Twoja firma. Giełda proponuje pasujące pary i wyjaśnia dlaczego; uzgadniasz cenę, przekazujesz szczegóły i śledzisz transport aż do jego wyniku.',
+  'welcome.who': 'Zaloguj się kontem, które otrzymałeś od administratora swojej firmy. To, co zgłosisz, widzą tylko partnerzy wybrani przez Twoją firmę.',
+  'welcome.api': 'Dla systemów Twojej firmy: dokumentacja API',
   'page.signIn': 'Zaloguj się',
   'page.signOut': 'Wyloguj się',
   'page.signInAgain': 'Zaloguj się ponownie',

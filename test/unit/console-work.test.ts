@@ -1,7 +1,7 @@
 // The planner's work queue (console/work.js): what waits for the organization and what it waits
 // for, from either side of the same facts, and "my transports" with each one's step.
 // @ts-ignore
-import { transportsOf, workQueue } from '../../console/work.js';
+import { sortTransports, TRANSPORT_COLUMNS, transportsOf, workQueue } from '../../console/work.js';
 
 const SHIPPER = 'org-baltic';
 const CARRIER = 'org-alpine';
@@ -66,4 +66,20 @@ test('my transports: one line per tender (its newest commitment version), with i
   expect(step({ handovers: [{ ...h, status: 'imported' }], references: [reference] })).toEqual([['milestone', 900, 'shipper']]);
   expect(step({ handovers: [{ ...h, status: 'imported' }], references: [{ ...reference, status: 'completed' }] })).toEqual([['completed', 900, 'shipper']]);
   expect(transportsOf({ me: CARRIER, commitments: [{ ...amended, status: 'cancelled' }] }).map((x: any) => [x.step, x.role])).toEqual([['cancelled', 'carrier']]);
+});
+
+test('my transports sorted by the column the planner chose, up and down; unsorted as they came (newest first)', () => {
+  const line = (key: string, partner: string, pickup: string, amount: number, step: string) => ({ tenderId: key, partner, role: 'carrier', pickup: { timeWindow: { start: pickup } }, price: { amount, currency: 'EUR' }, step });
+  const lines = [line('a', 'org-z', '2026-12-14T08:00:00Z', 900, 'completed'), line('b', 'org-y', '2026-12-12T08:00:00Z', 1200, 'handover'), line('c', 'org-x', '2026-12-13T08:00:00Z', 80, 'milestone')];
+  const names: Record<string, string> = { 'org-z': 'Alpine', 'org-y': 'Cargo', 'org-x': 'Baltic' };
+  const keys = (sort?: { key: string; direction: string }) => sortTransports(lines, sort, (id: string) => names[id]).map((l: { tenderId: string }) => l.tenderId);
+  expect(keys()).toEqual(['a', 'b', 'c']);
+  expect(keys({ key: 'partner', direction: 'ascending' })).toEqual(['a', 'c', 'b']);
+  expect(keys({ key: 'pickup', direction: 'ascending' })).toEqual(['b', 'c', 'a']);
+  // Prices as numbers (80 before 900), not as text.
+  expect(keys({ key: 'price', direction: 'ascending' })).toEqual(['c', 'a', 'b']);
+  expect(keys({ key: 'price', direction: 'descending' })).toEqual(['b', 'a', 'c']);
+  // Steps in the order they come, not alphabetically.
+  expect(keys({ key: 'step', direction: 'ascending' })).toEqual(['b', 'c', 'a']);
+  expect(TRANSPORT_COLUMNS).toEqual(['partner', 'role', 'pickup', 'delivery', 'price', 'step']);
 });

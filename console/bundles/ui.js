@@ -1,0 +1,12 @@
+// The UI library of the console's views, as one module (served as /console/app/ui.js, bundled by
+// api/console-bundles.ts): Preact for components with their own state that are redrawn by
+// difference (a redraw keeps the element that has the focus, and what a planner was typing), and
+// htm for writing them as tagged templates, which a browser runs as it is (no JSX, no build step).
+// A view: `function Queue({ items }) { const [open, setOpen] = useState(false); return html`<ul>…</ul>`; }`,
+// drawn with `render(html`<${Queue} items=${items} />`, container)` (console/work-view.js).
+import { h } from 'preact';
+import htm from 'htm';
+
+export { render, Fragment } from 'preact';
+export { useState, useMemo, useRef, useEffect } from 'preact/hooks';
+export const html = htm.bind(h);
