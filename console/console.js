@@ -109,6 +109,8 @@ async function main() {
   const who = () => t('console.who', { name: user.profile.name ?? user.profile.sub, organization: nameOf(state.me, state.names), roles: roles.map(roleWord).join(', ') || t('console.noRole') });
   $('who').textContent = who();
   $('main').hidden = false;
+  // Where the keyboard was last: a focused button removed by a redraw leaves the focus on <body>.
+  document.addEventListener('focusin', (event) => (state.focusInProposal = $('proposal').contains(event.target)));
   const api = (state.api = createApi(session, (command) => {
     // The session ended under a click: kept with its key, sent after the next sign-in.
     session.keep({ ...command, userId: state.userId });
@@ -311,12 +313,16 @@ async function renderWorkQueue(api) {
 /** Opens a proposal's detail from the queue and brings it into view, its heading focused. */
 async function openProposal(api, id) {
   await renderProposal(api, id);
-  const heading = $('proposal').querySelector('h3');
-  if (heading) {
-    heading.tabIndex = -1;
-    heading.focus();
-    heading.scrollIntoView({ block: 'nearest' });
-  }
+  focusHeading($('proposal'), { scroll: true });
+}
+
+/** Focuses a section's heading (reachable by script, not in the tab order). */
+function focusHeading(box, { scroll }) {
+  const heading = box.querySelector('h3');
+  if (!heading) return;
+  heading.tabIndex = -1;
+  heading.focus({ preventScroll: !scroll });
+  if (scroll) heading.scrollIntoView({ block: 'nearest' });
 }
 
 function notifyWork(item) {
@@ -469,7 +475,12 @@ async function renderProposal(api, id) {
           : undefined,
       });
     }
-    replacePreserving($('proposal'), proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
+    const box = $('proposal');
+    // Keyboard focus is kept through an action: the button pressed may be gone from the new
+    // drawing (Accept, once accepted); focus then goes to the proposal's heading, not the page's top.
+    const hadFocus = box.contains(document.activeElement) || (state.focusInProposal && document.activeElement === document.body);
+    replacePreserving(box, proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
+    if (hadFocus && !box.contains(document.activeElement)) focusHeading(box, { scroll: false });
   } catch (err) {
     showProblem(err);
   }

@@ -429,6 +429,9 @@ describe('the planner console, against npm start in Chromium', () => {
     await (await tabTo(item)).press('Enter');
     await (await tabTo(phone.locator('#proposal').getByRole('button', { name: 'Accept' }))).press('Enter');
     await phone.locator('#proposal').getByText(/Alpine Freight GmbH accepted on .* by you/).waitFor({ timeout: 30000 });
+    // The Accept button is gone from the new drawing; the keyboard stays in the proposal (it once fell back to the page's top).
+    const focusInProposal = () => phone.evaluate(() => document.getElementById('proposal')!.contains(document.activeElement));
+    await expect(focusInProposal()).resolves.toBe(true);
     const proposalId = await item.getAttribute('data-proposal');
     const proposal = (await baltic.proposals.get(proposalId!)) as any;
     await (baltic.proposals as any).decisions(proposal, { decision: 'accept' }, { redecideOnStale: true });
@@ -437,6 +440,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await milestone.selectOption('pickedUp');
     await (await tabTo(phone.locator('#proposal .report').getByRole('button', { name: 'Report milestone' }))).press('Enter');
     await phone.locator('#proposal .timeline').getByText(/: picked up$/).waitFor({ timeout: 30000 });
+    await expect(focusInProposal()).resolves.toBe(true);
     await expect(overflow()).resolves.toEqual([]);
     await screenshot(phone, 'console-phone-2-reported');
     // And finishes the transport from the phone: delivered, then completed, with when it actually
@@ -454,6 +458,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await phone.locator('#proposal .timeline').getByText('Transport completed').waitFor({ timeout: 30000 });
     await phone.locator('#proposal .timeline').getByText(/^Outcome: completed, /).waitFor({ timeout: 30000 });
     expect(await report.count()).toBe(0);
+    await expect(focusInProposal()).resolves.toBe(true);
     await screenshot(phone, 'console-phone-4-completed');
     const axe = await new AxeBuilder({ page: phone as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
@@ -901,6 +906,10 @@ describe('the planner console, against npm start in Chromium', () => {
     const { page } = watched;
     await page.goto(`${base}/console/`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('de');
+    // The signed-out page in German, as axe finds it.
+    await page.getByRole('heading', { name: 'LKW und Ladungen unter Ihren Partnern' }).waitFor();
+    const signedOutAxe = await new AxeBuilder({ page: page as any }).analyze();
+    expect(signedOutAxe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await page.getByRole('button', { name: 'Anmelden' }).click();
     // The provider's own page (dev/oidc.ts) is English.
     await page.getByLabel('User').fill('vera');
@@ -928,6 +937,8 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(page.locator('#who').textContent()).resolves.toMatch(/, Baltic Shippers AB \(podgląd\)$/);
     await expect(page.locator('#market-title').textContent()).resolves.toBe('Giełda partnerów');
     await expect(page.getByLabel('Język').inputValue()).resolves.toBe('pl');
+    const polishAxe = await new AxeBuilder({ page: page as any }).analyze();
+    expect(polishAxe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await screenshot(page, 'console-18-polish');
   }, 60000);
 
