@@ -26,6 +26,7 @@ import { webhookSubscriptions } from './webhook-subscriptions';
 import { connectors } from './connectors';
 import { organizations } from './organizations';
 import { partners } from './partners';
+import { directory } from './directory';
 import { reports } from './reports';
 import { purgedRecords, retentionPolicies } from './retention';
 import { users } from './users';
@@ -53,7 +54,7 @@ type LimitKey = 'maxBodyBytes' | 'maxRelationshipBodyBytes';
 const ROUTERS = mountedAt(
   { partnerRelationships, capacityOffers, loadRequests, listingSeries, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
-  { organizations, connectors, users, partners, reports },
+  { organizations, connectors, users, partners, directory, reports },
   { retentionPolicies, purgedRecords },
 );
 

@@ -28,6 +28,8 @@ export interface Organization {
   partneringPolicy: { grantedScopes: string[] };
   /** The scopes its connectors may be given (a managed record's; the file's: every scope but exchange:admin, for the operator every one). */
   scopeCeiling?: string[];
+  /** Its directory listing as the file gives it (imported with the seed; the record's is the operator's from then on). */
+  directoryListing?: { listed: boolean; description?: string; country?: string };
   /** A record of the exchange (domain/organization.ts), not an entry of the file. */
   managed?: boolean;
 }
@@ -293,6 +295,7 @@ function organizationOf(o: any, at: string, problems: string[]): Organization {
     status: o.status === 'inactive' ? 'inactive' : 'active',
     role: o.role === 'operator' ? 'operator' : 'participant',
     partneringPolicy: { grantedScopes: granted },
+    ...(o.directoryListing !== undefined ? { directoryListing: o.directoryListing } : {}),
   };
 }
 

@@ -83,7 +83,7 @@ async function importOrganizations(options: SeedOptions): Promise<{ created: num
       commandId: `seed:organization:${o.organizationId}`,
       actor: BROKER,
       correlationId: `seed:${o.organizationId}`,
-      payload: { organizationId: o.organizationId, name: o.name, role: o.role, partneringPolicy: o.partneringPolicy },
+      payload: { organizationId: o.organizationId, name: o.name, role: o.role, partneringPolicy: o.partneringPolicy, ...(o.directoryListing ? { directoryListing: o.directoryListing } : {}) },
       context: organizationContext({ source }),
     };
     const answer = await withRetry(options.attempts ?? 10, () => entities.create(organization, organizationRecordId(o.organizationId), command));

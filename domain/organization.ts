@@ -51,9 +51,20 @@ export interface Organization extends Envelope {
   partneringPolicy: { grantedScopes: string[] };
   /** The scopes its connectors may be given. */
   scopeCeiling: string[];
+  /** Its entry in the exchange's directory (GET /directory), as the operator curates it; absent: not listed. */
+  directoryListing?: DirectoryListing;
   suspendedAt?: string;
   endedAt?: string;
   statusReason?: ActorRef & { reason: string; at: string };
+}
+
+/** How an organization appears in the directory where other organizations' admins find it to invite it. */
+export interface DirectoryListing {
+  listed: boolean;
+  /** Its trade or lanes, for a planner choosing whom to invite. */
+  description?: string;
+  /** Where it is established (ISO 3166-1 alpha-2). */
+  country?: string;
 }
 
 export const KIND = 'organization';
@@ -77,6 +88,7 @@ export interface CreatePayload {
   adherence?: { from?: string; until?: string };
   partneringPolicy?: { grantedScopes: string[] };
   scopeCeiling?: string[];
+  directoryListing?: DirectoryListing;
 }
 
 const ORGANIZATION_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{2,127}$/;
@@ -124,6 +136,15 @@ const listingsEnd = (o: Organization, reason: string) => [
   { flow: FLOWS.organizationEnded, input: { organizationId: o.organizationId, reason: `the organization ended: ${reason}` } satisfies OrganizationEndedInput, patch: 'organization-end-cancels-listings' },
 ];
 
+/** A directory listing as given (the API's schema checks it too; the seed's files are checked here). */
+function checkDirectoryListing(l: DirectoryListing, pointer: string): DirectoryListing {
+  const wrong = (where: string, message: string): never => refuse('VALIDATION_FAILED', `${pointer}${where}: ${message}`, { errors: [{ pointer: `${pointer}${where}`, message }] });
+  if (typeof l !== 'object' || l === null || typeof l.listed !== 'boolean') wrong('/listed', 'must be true or false');
+  if (l.description !== undefined && (typeof l.description !== 'string' || !l.description.trim() || l.description.length > 200)) wrong('/description', 'must be 1 to 200 characters');
+  if (l.country !== undefined && (typeof l.country !== 'string' || !/^[A-Z]{2}$/.test(l.country))) wrong('/country', 'must be an ISO 3166-1 alpha-2 code');
+  return { listed: l.listed, ...(l.description ? { description: l.description.trim() } : {}), ...(l.country ? { country: l.country } : {}) };
+}
+
 export const organizationMachine = {
   kind: KIND,
   brokerCommands: ['endAdherence'],
@@ -156,18 +177,19 @@ export const organizationMachine = {
       adherence: context.seed ? { from: adherence.from ?? now, ...(adherence.until ? { until: adherence.until } : {}) } : adherence,
       partneringPolicy: { grantedScopes: p.partneringPolicy ? checkScopes(p.partneringPolicy.grantedScopes, context.relationshipScopes, '/partneringPolicy/grantedScopes', 'grantedScopes') : [...context.relationshipScopes] },
       scopeCeiling: p.scopeCeiling ? checkScopes(p.scopeCeiling, connectorCeiling, '/scopeCeiling', 'scopeCeiling') : connectorCeiling,
+      ...(p.directoryListing ? { directoryListing: checkDirectoryListing(p.directoryListing, '/directoryListing') } : {}),
     };
     return { state, events: [event(state, 'registered')] };
   },
 
   commands: {
-    // PATCH. The operator changes anything but the role; the organization's admins its name and partnering policy.
+    // PATCH. The operator changes anything but the role; the organization's admins its name and partnering policy (not its directory listing: curated).
     update(o: Organization, command: Command<Partial<CreatePayload>, OrganizationContext>, now: string): Transition<Organization> {
       requireLive(o, 'be changed');
       const p = command.payload ?? {};
       const operator = isBroker(command.actor) || command.actor.kind === 'operator';
       if (!operator && command.actor.organizationId !== o.organizationId) refuse('ACTOR_NOT_PERMITTED', 'only the organization and the operator change it');
-      const operatorOnly = (['legalIdentifier', 'adherence', 'scopeCeiling'] as const).filter((f) => p[f] !== undefined);
+      const operatorOnly = (['legalIdentifier', 'adherence', 'scopeCeiling', 'directoryListing'] as const).filter((f) => p[f] !== undefined);
       if (!operator && operatorOnly.length) refuse('ACTOR_NOT_PERMITTED', `only the operator changes ${operatorOnly.join(', ')}`);
       const context = command.context!;
       const changes: Partial<Organization> = {};
@@ -178,6 +200,8 @@ export const organizationMachine = {
       if (p.partneringPolicy !== undefined) changes.partneringPolicy = { grantedScopes: checkScopes(p.partneringPolicy?.grantedScopes, context.relationshipScopes, '/partneringPolicy/grantedScopes', 'grantedScopes') };
       if (p.scopeCeiling !== undefined) changes.scopeCeiling = checkScopes(p.scopeCeiling, context.connectorScopes.filter((s) => o.role === 'operator' || s !== 'exchange:admin'), '/scopeCeiling', 'scopeCeiling');
       if (p.adherence !== undefined) changes.adherence = { ...o.adherence, ...checkAdherence(p.adherence, now, '/adherence') };
+      // The directory is curated: only the operator lists an organization (or takes it out).
+      if (p.directoryListing !== undefined) changes.directoryListing = checkDirectoryListing(p.directoryListing, '/directoryListing');
       // A new legal identifier is a new party to verify: its verification starts again.
       if (p.legalIdentifier !== undefined && (p.legalIdentifier.scheme !== o.legalIdentifier?.scheme || p.legalIdentifier.value !== o.legalIdentifier?.value)) {
         changes.legalIdentifier = p.legalIdentifier;
