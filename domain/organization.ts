@@ -284,7 +284,7 @@ export function standingOf(o: Pick<Organization, 'status' | 'adherence'>, now = 
 }
 
 const ENVELOPE = ['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'externalReferences', 'extensions', 'status', 'organizationId', 'name', 'role'];
-const FIELDS = [...ENVELOPE, 'legalIdentifier', 'verification', 'adherence', 'partneringPolicy', 'scopeCeiling', 'suspendedAt', 'endedAt', 'statusReason'];
+const FIELDS = [...ENVELOPE, 'legalIdentifier', 'verification', 'adherence', 'partneringPolicy', 'scopeCeiling', 'directoryListing', 'suspendedAt', 'endedAt', 'statusReason'];
 
 /** An organization id's record id: UUID (version 8) of its SHA-256, the same everywhere (api/organizations.ts). */
 export const organization = defineResource({

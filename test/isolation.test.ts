@@ -59,6 +59,11 @@ describe.each(['draft', 'requested', 'active', 'suspended', 'terminated'])('a re
     }
     // GET /partners names neither party to the outsider.
     expect((await outsider.get('/partners')).body.items.map((p: any) => p.organizationId)).toEqual([outsider.id]);
+    // GET /directory names only listed organizations (these are not), with the outsider's own relationships (none).
+    const directory = (await outsider.get('/directory')).body.items;
+    expect(directory.map((p: any) => p.organizationId)).not.toEqual(expect.arrayContaining([a.id]));
+    expect(directory.map((p: any) => p.organizationId)).not.toEqual(expect.arrayContaining([b.id]));
+    expect(directory.filter((p: any) => p.relationship !== 'none')).toEqual([]);
     // And nothing the outsider did changed it.
     expect((await a.get(`/partner-relationships/${id}`)).body.resourceVersion).toBe(version);
   });

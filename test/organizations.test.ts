@@ -348,3 +348,42 @@ onPostgres("matching pairs no listing of a suspended organization: its offer is 
     await db.close();
   }
 });
+
+test("the directory: the operator lists an organization; another's admin finds it by name (case and accents ignored) with the operator's words and the relationship; its own admin cannot list it; an unlisted, pending or suspended one is never named", async () => {
+  const listing = { listed: true, description: 'Kühlverkehr Skandinavien–Süd', country: 'NO' };
+  const { record, organizationId, admin } = await onboard({ name: 'Nordic Haulage AS', directoryListing: listing });
+  expect(record.directoryListing).toEqual(listing);
+  const found = async (q: string, who: Connector = stranger) => {
+    const reply = await who.get(`/directory?q=${encodeURIComponent(q)}`);
+    expect(reply.status).toBe(200);
+    return reply.body.items.filter((i: any) => i.organizationId === organizationId);
+  };
+  // Pending (not verified yet): not in the directory.
+  expect(await found(organizationId)).toEqual([]);
+  const verified = await operator.command(`/organizations/${record.id}/verify`, 1, { evidenceReference: 'case 7' });
+  expect(verified.status).toBe(200);
+  expect(await found('NORDIC')).toEqual([{ organizationId, name: 'Nordic Haulage AS', description: listing.description, country: 'NO', relationship: 'none' }]);
+  expect(await found('kuhlverkehr')).toHaveLength(1);
+  // Its own admin changes its name, not its listing: the directory is the operator's.
+  expectProblem(await call('PATCH', `/organizations/${record.id}`, admin, { directoryListing: { listed: true, description: 'The best' } }, { headers: { 'if-match': `"${verified.body.resourceVersion}"` } }), 403, 'ACTOR_NOT_PERMITTED');
+  expectProblem(await stranger.get('/directory?q='), 400, 'VALIDATION_FAILED');
+  // Invited: the inviter sees the relationship beside the name.
+  const invited = await stranger.post('/partner-relationships', { requestingOrganizationId: stranger.id, acceptingOrganizationId: organizationId, scopes: ['capacity:read'] });
+  expect(invited.status).toBe(201);
+  expect((await found('nordic'))[0].relationship).toBe('draft');
+  // Suspended, then taken out of the directory by the operator: named nowhere.
+  const suspended = await operator.command(`/organizations/${record.id}/suspend`, verified.body.resourceVersion, { reason: 'audit' });
+  expect(await found('nordic')).toEqual([]);
+  const reinstated = await operator.command(`/organizations/${record.id}/reinstate`, suspended.body.resourceVersion, { reason: 'audit done' });
+  expect(await found('nordic')).toHaveLength(1);
+  const unlisted = await operator.patch(`/organizations/${record.id}`, { directoryListing: { listed: false } }, { 'if-match': `"${reinstated.body.resourceVersion}"` });
+  expect(unlisted.status).toBe(200);
+  expect(await found('nordic')).toEqual([]);
+  expect(await found(organizationId)).toEqual([]);
+  // An organization never listed is not found even by its exact id.
+  const quiet = await onboard();
+  await operator.command(`/organizations/${quiet.record.id}/verify`, 1, { evidenceReference: 'case 8' });
+  expect(((await stranger.get(`/directory?q=${quiet.organizationId}`)).body.items as any[]).map((i) => i.organizationId)).not.toContain(quiet.organizationId);
+  // A token without relationships:manage (this admin's connector manages connectors only) is refused.
+  expectProblem(await call('GET', '/directory', admin), 403, 'INSUFFICIENT_SCOPE');
+});
