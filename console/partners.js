@@ -4,6 +4,7 @@
 // suspend, reactivate, terminate. The broker's refusals are shown as its problems.
 import { el } from './views.js';
 import { has, nameOf, statusOf, t, when } from './format.js';
+import { mountInviteForm } from './invite.js';
 
 /** What a scope lets the partner do, in words (the relationship grants it both ways). */
 export const scopeWords = (scope) => (has(`scope.${scope}`) ? t(`scope.${scope}`) : scope);
@@ -62,36 +63,22 @@ export function createPartnersPage({ api, state, notice, onChanged }) {
     );
   }
 
-  const invite = (() => {
-    const id = el('input', { id: 'invite-organization', placeholder: 'org-...', required: true });
-    const boxes = SHARING.map((s) => el('label', { class: 'scope' }, el('input', { type: 'checkbox', value: s, checked: true }), ` ${scopeWords(s)}`));
-    const slot = el('p', { class: 'field-error', role: 'alert' });
-    const form = el(
-      'form',
-      { id: 'invite-form', class: 'register', onsubmit: async (e) => {
-        e.preventDefault();
-        slot.textContent = '';
-        const scopes = boxes.map((b) => b.querySelector('input')).filter((b) => b.checked).map((b) => b.value);
-        const label = t('partners.invite.label', { organization: id.value.trim() });
-        try {
-          const created = await api.post('/partner-relationships', { requestingOrganizationId: state.me, acceptingOrganizationId: id.value.trim(), scopes }, undefined, label);
-          await api.post(`/partner-relationships/${created.id}/request`, {}, created.resourceVersion, label);
-          notice(el('strong', {}, `${t('partners.invited')}: `), t('partners.invited.text', { organization: id.value.trim() }));
-          id.value = '';
-          await onChanged();
-          await refresh();
-        } catch (err) {
-          if (err?.sessionEnded) return;
-          slot.textContent = `${err?.problem?.title ?? t('partners.notInvited')}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
-        }
-      } },
-      el('label', { for: 'invite-organization' }, t('partners.invite.organization')), id,
-      el('fieldset', { class: 'scopes' }, el('legend', {}, t('partners.mayNow')), boxes),
-      el('button', { type: 'submit' }, t('partners.invite.button')),
-      slot,
-    );
-    return form;
-  })();
+  // The invitation form: a component of its own (console/invite.js), drawn once into its slot and
+  // moved with it when the list above is redrawn, so a search half typed survives a refresh.
+  const invite = el('div', { id: 'invite-slot' });
+  mountInviteForm(invite, {
+    api,
+    scopes: SHARING,
+    scopeWords,
+    onInvite: async (organization, scopes) => {
+      const label = t('partners.invite.label', { organization: organization.name });
+      const created = await api.post('/partner-relationships', { requestingOrganizationId: state.me, acceptingOrganizationId: organization.organizationId, scopes }, undefined, label);
+      await api.post(`/partner-relationships/${created.id}/request`, {}, created.resourceVersion, label);
+      notice(el('strong', {}, `${t('partners.invited')}: `), t('partners.invited.text', { organization: organization.name }));
+      await onChanged();
+      await refresh();
+    },
+  });
 
   async function refresh() {
     try {

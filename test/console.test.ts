@@ -618,9 +618,16 @@ describe('the planner console, against npm start in Chromium', () => {
       await pending.first().getByRole('button', { name: 'Withdraw' }).click();
       await pending.first().waitFor({ state: 'detached', timeout: 15000 });
     }
-    await partners.getByLabel('Organization id').fill('org-cargo-coop');
-    await partners.getByRole('button', { name: 'Invite partner' }).click();
-    await anna.locator('#notice').getByText(/Invited: org-cargo-coop/).waitFor({ timeout: 15000 });
+    // Found by name in the operator's directory (not typed as an id): what it does and where, and Baltic already a partner.
+    await partners.getByLabel('Find the organization by name').fill('co-op');
+    const cargo = partners.getByRole('radio', { name: /Cargo Co-op Logistics · Germany · A co-operative of owner-drivers/ });
+    await cargo.waitFor({ timeout: 15000 });
+    await partners.getByLabel('Find the organization by name').fill('');
+    await expect(partners.getByRole('radio', { name: /Baltic Shippers AB .*\(already active\)/ }).isDisabled()).resolves.toBe(true);
+    await partners.getByLabel('Find the organization by name').fill('owner-driv');
+    await cargo.check();
+    await partners.getByRole('button', { name: 'Invite Cargo Co-op Logistics' }).click();
+    await anna.locator('#notice').getByText(/Invited: Cargo Co-op Logistics/).waitFor({ timeout: 15000 });
     await pending.first().getByText(/you invited them/).waitFor({ timeout: 15000 });
     await screenshot(anna, 'console-10b-admin-partners');
     await pending.first().getByLabel('Reason to withdraw').fill('invited by the test');
