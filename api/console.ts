@@ -23,6 +23,7 @@ import { bundle, BUNDLES } from './console-bundles';
 const CONSOLE_DIR = join(__dirname, '..', 'console');
 const MAPLIBRE_DIR = join(dirname(require.resolve('maplibre-gl/package.json')), 'dist');
 const OIDC_CLIENT_DIR = join(dirname(require.resolve('oidc-client-ts/package.json')), 'dist', 'browser');
+const CALENDAR_STYLES_DIR = join(dirname(require.resolve('vanilla-calendar-pro/package.json')), 'styles');
 /** Country flags (flag-icons, MIT): one 4:3 SVG per ISO 3166-1 code, lower case. */
 const FLAGS_DIR = join(dirname(require.resolve('flag-icons/package.json')), 'flags', '4x3');
 const FLAGS = new Set(readdirSync(FLAGS_DIR).filter((f) => /^[a-z]{2}\.svg$/.test(f)));
@@ -43,6 +44,9 @@ const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl-worker.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl-worker.mjs') },
   'maplibre-gl.css': { type: CSS, path: join(MAPLIBRE_DIR, 'maplibre-gl.css') },
   'oidc-client-ts.min.js': { type: JS, path: join(OIDC_CLIENT_DIR, 'oidc-client-ts.min.js') },
+  // The date picker's styles (its script is in ui.js): the calendar and its time picker.
+  'calendar.css': { type: CSS, path: join(CALENDAR_STYLES_DIR, 'core.css') },
+  'calendar-time.css': { type: CSS, path: join(CALENDAR_STYLES_DIR, 'time.css') },
 };
 
 /**

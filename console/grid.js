@@ -3,6 +3,7 @@
 // capacity in units, body, status, partner. Sortable by any column, filtered (text, kind, partner,
 // body, dates, weight, pallets, near a place), paginated, and linked both ways with the map: a row
 // chosen is drawn highlighted on the map, a line clicked on the map chooses its row.
+import { upgradeDateTimeInput } from './datetime.js';
 import { el, laneView, replacePreserving } from './views.js';
 import { filterRows, pageOf, rowOf, sortRows } from './grid-model.js';
 import { nameOf, statusOf, t } from './format.js';
@@ -17,6 +18,9 @@ const moment = (id) => ($(id).value ? Date.parse($(id).value) : undefined);
 export function createGrid({ state, api, actionsFor, onChosen }) {
   const view = { sort: 'dates', direction: 'ascending', page: 1, chosen: null, near: undefined };
   $('grid-body').replaceChildren(el('option', { value: '' }, t('grid.anyBody')), ...BODY_TYPES.map((b) => el('option', { value: b }, statusOf(b))));
+  // Between and and: dates in the planner's writing, with a calendar (console/datetime.js).
+  upgradeDateTimeInput($('grid-from'));
+  upgradeDateTimeInput($('grid-until'));
   for (const id of ['grid-status', 'grid-kind', 'grid-partner', 'grid-body', 'grid-from', 'grid-until', 'grid-weight', 'grid-pallets', 'grid-radius']) {
     $(id).addEventListener('change', () => ((view.page = 1), render()));
   }

@@ -4,7 +4,7 @@
 // list can still be invited by its id. A Preact component (./ui.js): what was typed, found and
 // chosen is its own state, kept while the partners list around it is redrawn.
 import { html, render, useEffect, useRef, useState } from './ui.js';
-import { countryName, statusOf, t } from './format.js';
+import { countryName, t } from './format.js';
 
 /** Relationships that stand in the way of a new invitation (one relationship per pair at a time). */
 const OPEN = ['draft', 'requested', 'active', 'suspended'];
@@ -15,7 +15,7 @@ function Found({ entry, chosen, onChoose }) {
   return html`<li>
     <label class=${taken ? 'choice muted' : 'choice'}>
       <input type="radio" name="invite-choice" value=${entry.organizationId} checked=${chosen === entry.organizationId} disabled=${taken} onChange=${() => onChoose(entry)} />
-      <strong>${entry.name}</strong>${facts ? ` · ${facts}` : ''}${taken ? ` (${t('invite.already', { status: statusOf(entry.relationship) })})` : ''}
+      <strong>${entry.name}</strong>${facts ? ` · ${facts}` : ''}${taken ? ` (${t(`invite.already.${entry.relationship}`)})` : ''}
     </label>
   </li>`;
 }

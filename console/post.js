@@ -5,6 +5,7 @@
 // draft" only creates (published later from the grid). "Edit" on a draft in the grid fills the
 // form with it; "Save changes" sends a PATCH (JSON merge patch, If-Match its version). The
 // broker's problems are shown next to the fields their pointers name.
+import { dateTimeInput } from './datetime.js';
 import { el, localInput } from './views.js';
 import { countryName, nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
@@ -21,6 +22,7 @@ const FIELD_OF = [
   [/^\/(vehicleProfile|vehicleRequirements)/, 'body'],
   [/^\/expiresAt/, 'expires'],
   [/^\/visibility/, 'visibility'],
+  [/^\/restrictedDetails\/goodsDetails/, 'goods'],
   [/^\/restrictedDetails/, 'price'],
   [/^\/(constraints|handlingRequirements)/, 'goods'],
 ];
@@ -41,6 +43,8 @@ export function createPosting({ api, state, onPosted, notice }) {
   const field = (id, label, input, hint, ...more) =>
     el('div', { class: 'field', id: `post-${id}-field` }, el('label', { for: input.id }, label), input, ...more, hint ? el('span', { class: 'hint', id: `post-${id}-hint` }, hint) : '', el('span', { class: 'field-error', id: `post-${id}-error`, role: 'alert' }));
   const input = (id, attrs = {}) => el('input', { id: `post-${id}`, name: id, 'aria-describedby': `post-${id}-error`, ...attrs });
+  // A date and time in the planner's writing, with a calendar (console/datetime.js).
+  const dateInput = (id, attrs = {}) => dateTimeInput({ id: `post-${id}`, name: id, 'aria-describedby': `post-${id}-error`, ...attrs });
 
   /** The areas chosen otherwise than by a UN/LOCODE (a circle drawn, a draft's area): kept while the field shows their words. */
   const chosen = { from: null, to: null };
@@ -119,10 +123,10 @@ export function createPosting({ api, state, onPosted, notice }) {
   const [to, toList] = placeInput('to');
   const start = new Date(Date.now() + 24 * 3600_000);
   start.setMinutes(0, 0, 0);
-  const firstStart = input('first-start', { type: 'datetime-local', required: true, value: localInput(start) });
-  const firstEnd = input('first-end', { type: 'datetime-local', required: true, value: localInput(new Date(start.getTime() + 8 * 3600_000)) });
-  const secondStart = input('second-start', { type: 'datetime-local', value: localInput(new Date(start.getTime() + 8 * 3600_000)) });
-  const secondEnd = input('second-end', { type: 'datetime-local', value: localInput(new Date(start.getTime() + 32 * 3600_000)) });
+  const firstStart = dateInput('first-start', { required: true, value: localInput(start) });
+  const firstEnd = dateInput('first-end', { required: true, value: localInput(new Date(start.getTime() + 8 * 3600_000)) });
+  const secondStart = dateInput('second-start', { value: localInput(new Date(start.getTime() + 8 * 3600_000)) });
+  const secondEnd = dateInput('second-end', { value: localInput(new Date(start.getTime() + 32 * 3600_000)) });
   const weight = input('weight', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
   const pallets = input('pallets', { type: 'number', min: '0', step: '1', inputmode: 'numeric' });
   const ldm = input('ldm', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
@@ -130,11 +134,14 @@ export function createPosting({ api, state, onPosted, notice }) {
   const price = input('price', { type: 'number', min: '0', step: '1', inputmode: 'decimal' });
   // The goods and what they need, as the broker matches them: ADR classes, a temperature range, equipment.
   const adr = input('adr', { placeholder: t('post.adrPlaceholder'), inputmode: 'decimal' });
+  // A load's UN numbers: the exact dangerous goods, disclosed to the carrier with the other restricted details once a match is accepted.
+  const un = input('un', { placeholder: t('post.unPlaceholder'), inputmode: 'numeric' });
+  const unPair = el('span', { class: 'pair' }, el('label', { for: 'post-un' }, t('post.un')), un);
   const tempMin = input('temp-min', { type: 'number', min: '-40', max: '40', step: '1', inputmode: 'numeric' });
   const tempMax = input('temp-max', { type: 'number', min: '-40', max: '40', step: '1', inputmode: 'numeric' });
   const equipmentBoxes = EQUIPMENT.map((e) => el('label', { class: 'scope' }, el('input', { type: 'checkbox', value: e, name: 'post-equipment' }), ` ${statusOf(e)}`));
   const goodsLegend = el('legend', {}, t('post.goods'));
-  const expires = input('expires', { type: 'datetime-local', required: true, value: localInput(start) });
+  const expires = dateInput('expires', { required: true, value: localInput(start) });
   const visibility = el('select', { id: 'post-visibility', 'aria-describedby': 'post-visibility-error' }, el('option', { value: 'open' }, t('post.allPartners')), el('option', { value: 'partners' }, t('post.tickedPartners')));
   const partnerBoxes = el('div', { class: 'partners', id: 'post-partners' });
   const firstLabel = el('span', {}, t('post.availableFrom'));
@@ -165,6 +172,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     el('div', { class: 'field', id: 'post-body-field' }, el('label', { for: 'post-body' }, bodyLabel), body, el('span', { class: 'field-error', id: 'post-body-error', role: 'alert' })),
     el('fieldset', { class: 'goods', id: 'post-goods-field' }, goodsLegend,
       el('span', { class: 'pair' }, el('label', { for: 'post-adr' }, t('post.adr')), adr),
+      unPair,
       el('span', { class: 'pair' }, el('label', { for: 'post-temp-min' }, t('post.tempMin')), tempMin),
       el('span', { class: 'pair' }, el('label', { for: 'post-temp-max' }, t('post.tempMax')), tempMax),
       el('span', { class: 'equipment' }, equipmentBoxes),
@@ -184,6 +192,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     secondField.hidden = truck;
     bodyLabel.textContent = truck ? t('post.body') : t('post.bodyWanted');
     goodsLegend.textContent = truck ? t('post.goodsTruck') : t('post.goods');
+    unPair.hidden = truck;
   }
   kind.addEventListener('change', adapt);
   // A truck's listing ends when it leaves; a load's once its pickup window has begun.
@@ -248,6 +257,10 @@ export function createPosting({ api, state, onPosted, notice }) {
     const classes = adr.value.split(/[\s,;]+/).map((c) => c.trim()).filter(Boolean);
     const unknown = classes.filter((c) => !ADR_CLASSES.includes(c));
     if (unknown.length) errors.push({ pointer: truck ? '/constraints/dangerousGoods' : '/handlingRequirements/dangerousGoods', message: t('post.adrUnknown', { classes: unknown.join(', ') }) });
+    // UN numbers typed as "1203, UN 1993": four digits each.
+    const unNumbers = truck ? [] : [...new Set(un.value.replace(/UN/gi, ' ').split(/[\s,;]+/).filter(Boolean))];
+    const notUn = unNumbers.filter((n) => !/^\d{4}$/.test(n));
+    if (notUn.length) errors.push({ pointer: '/restrictedDetails/goodsDetails/unNumbers', message: t('post.unWrong', { numbers: notUn.join(', ') }) });
     if ((tempMin.value === '') !== (tempMax.value === '')) errors.push({ pointer: truck ? '/constraints/temperature' : '/handlingRequirements/temperature', message: t('post.tempBoth') });
     if (errors.length) return { errors };
     const handling = {
@@ -255,7 +268,11 @@ export function createPosting({ api, state, onPosted, notice }) {
       ...(tempMin.value !== '' ? { temperature: { minCelsius: Number(tempMin.value), maxCelsius: Number(tempMax.value) } } : {}),
     };
     const equipment = equipmentBoxes.map((b) => b.querySelector('input')).filter((b) => b.checked).map((b) => b.value);
-    const common = { expiresAt: isoOf(expires.value), visibility: seenBy, ...(price.value ? { restrictedDetails: { price: { amount: Number(price.value), currency: 'EUR' } } } : {}) };
+    const restricted = {
+      ...(price.value ? { price: { amount: Number(price.value), currency: 'EUR' } } : {}),
+      ...(unNumbers.length ? { goodsDetails: { unNumbers } } : {}),
+    };
+    const common = { expiresAt: isoOf(expires.value), visibility: seenBy, ...(Object.keys(restricted).length ? { restrictedDetails: restricted } : {}) };
     const firstWindow = { start: isoOf(firstStart.value), end: isoOf(firstEnd.value), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
     if (truck) {
       return { path: '/capacity-offers', body: { availabilityWindow: firstWindow, originArea: fromArea, destinationArea: toArea, vehicleProfile: { bodyType: body.value, ...(equipment.length ? { equipment } : {}) }, availableCapacity: capacity, ...(Object.keys(handling).length ? { constraints: handling } : {}), ...common } };
@@ -310,6 +327,7 @@ export function createPosting({ api, state, onPosted, notice }) {
     price.value = l.restrictedDetails?.price?.amount ?? '';
     const handling = (truck ? l.constraints : l.handlingRequirements) ?? {};
     adr.value = (handling.dangerousGoods?.adrClasses ?? []).join(', ');
+    un.value = (l.restrictedDetails?.goodsDetails?.unNumbers ?? []).join(', ');
     tempMin.value = handling.temperature?.minCelsius ?? '';
     tempMax.value = handling.temperature?.maxCelsius ?? '';
     const fitted = (truck ? l.vehicleProfile?.equipment : l.vehicleRequirements?.equipment) ?? [];
@@ -349,9 +367,11 @@ export function createPosting({ api, state, onPosted, notice }) {
       for (const key of drop) if (!(key in fresh)) delete merged[key];
       return merged;
     };
-    const restricted = over(l.restrictedDetails, b.restrictedDetails ?? {}, ['price']);
     // An emptied member is removed (null in a merge patch), not sent as {}.
     const nonEmpty = (o) => (Object.keys(o).length ? o : null);
+    // The form's UN numbers within the goods details a connector may have written more of.
+    const goodsDetails = nonEmpty(over(l.restrictedDetails?.goodsDetails, b.restrictedDetails?.goodsDetails ?? {}, ['unNumbers']));
+    const restricted = over(l.restrictedDetails, { ...(b.restrictedDetails ?? {}), ...(l.kind === 'request' && goodsDetails ? { goodsDetails } : {}) }, ['price', ...(l.kind === 'request' ? ['goodsDetails'] : [])]);
     const patch = { expiresAt: b.expiresAt, visibility: b.visibility, restrictedDetails: Object.keys(restricted).length ? restricted : null };
     if (l.kind === 'offer') {
       Object.assign(patch, {

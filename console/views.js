@@ -1,5 +1,6 @@
 // What the console shows, as DOM built from data (textContent only: nothing the broker returns is
 // ever parsed as HTML), in the planner's words (console/format.js): names, places, local times, units.
+import { dateTimeInput } from './datetime.js';
 import { addressOf, capacityOf, countryName, countryOf, criterionName, endsOf, explanationOf, has, km, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, t, when, windowOf } from './format.js';
 
 const el = (tag, attrs = {}, ...children) => {
@@ -365,7 +366,7 @@ function issueForm(ctx) {
   const offered = ctx.tenderPrice;
   const currency = offered?.currency ?? ctx.currency ?? 'EUR';
   const price = el('input', { id: 'tender-price', type: 'number', min: '0', step: '0.01', required: true, value: offered ? String(offered.amount) : '' });
-  const expires = el('input', { id: 'tender-expires', type: 'datetime-local', value: localInput(until) });
+  const expires = dateTimeInput({ id: 'tender-expires', value: localInput(until) });
   const [problem, run] = guarded(t('tender.notIssued'));
   return el('form', { class: 'action issue-tender', onsubmit: run(() => ctx.onIssueTender({ expiresAt: new Date(expires.value).toISOString(), price: { amount: Number(price.value), currency } })) },
     el('label', { for: price.id }, t('tender.price', { currency: currencyName(currency) })), price,
@@ -517,7 +518,7 @@ const OUTCOMES = ['completed', 'failed', 'disputed', 'cancelled'];
 /** Why a head is corrected, in the specification's vocabulary (CorrectionRequest.correctionReasonCode). */
 const CORRECTION_CODES = ['DATA_ENTRY_ERROR', 'LATE_INFORMATION', 'DISPUTE_RESOLVED', 'PARTIAL_EXECUTION', 'CLAIM_SETTLED', 'OTHER'];
 
-/** A time as a datetime-local input holds it (the browser's zone, to the minute). */
+/** A time as the date-and-time fields hold it (console/datetime.js: the browser's zone, to the minute). */
 export const localInput = (date) => (date ? new Date(date.getTime() - date.getTimezoneOffset() * 60_000).toISOString().slice(0, 16) : '');
 
 /**
@@ -525,7 +526,7 @@ export const localInput = (date) => (date ? new Date(date.getTime() - date.getTi
  * is drawn, but a form left open for an hour still reports the moment it is sent, not when it was drawn.
  */
 function timeField(id, initial) {
-  const input = el('input', { id, type: 'datetime-local', value: localInput(initial ?? new Date()) });
+  const input = dateTimeInput({ id, value: localInput(initial ?? new Date()) });
   let touched = Boolean(initial);
   input.addEventListener('input', () => void (touched = true));
   return { input, iso: () => (touched && input.value ? new Date(input.value).toISOString() : new Date().toISOString()) };
@@ -553,7 +554,7 @@ function reportForm(facts, ctx) {
   const created = facts.reference.createdAt ? new Date(facts.reference.createdAt) : undefined;
   const pickedUp = lastMilestone(facts, ['pickedUp', 'atPickup']) ?? created;
   const delivered = lastMilestone(facts, ['delivered', 'atDelivery']);
-  const start = el('input', { id: `outcome-start-${id}`, type: 'datetime-local', value: localInput(pickedUp) });
+  const start = dateTimeInput({ id: `outcome-start-${id}`, value: localInput(pickedUp) });
   const end = timeField(`outcome-end-${id}`, delivered);
   const times = el('fieldset', { class: 'outcome-times' }, el('legend', {}, t('report.actualTimes')),
     el('label', { for: start.id }, t('report.started')), start, el('label', { for: end.input.id }, t('report.ended')), end.input);

@@ -450,8 +450,11 @@ describe('the planner console, against npm start in Chromium', () => {
     await (await tabTo(report.getByRole('button', { name: 'Report milestone' }))).press('Enter');
     await phone.locator('#proposal .timeline').getByText(/^Delivered .*: the outcome is still to be reported/).waitFor({ timeout: 30000 });
     await (await tabTo(report.getByLabel('Outcome', { exact: true }))).selectOption('completed');
-    expect(await report.getByLabel('started').inputValue()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
-    expect(await report.getByLabel('ended').inputValue()).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    // Filled (the form's value, local time to the minute), and shown in the planner's writing.
+    const formValue = (field: ReturnType<typeof report.getByLabel>) => field.evaluate((e) => (e as HTMLInputElement).value);
+    expect(await formValue(report.getByLabel('started'))).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    expect(await formValue(report.getByLabel('ended'))).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/);
+    expect(await report.getByLabel('started').inputValue()).toMatch(/^\d{2}\/\d{2}\/\d{4}, \d{2}:\d{2}/);
     await expect(overflow()).resolves.toEqual([]);
     await screenshot(phone, 'console-phone-3-finishing');
     await (await tabTo(report.getByRole('button', { name: 'Report outcome' }))).press('Enter');
@@ -623,7 +626,7 @@ describe('the planner console, against npm start in Chromium', () => {
     const cargo = partners.getByRole('radio', { name: /Cargo Co-op Logistics · Germany · A co-operative of owner-drivers/ });
     await cargo.waitFor({ timeout: 15000 });
     await partners.getByLabel('Find the organization by name').fill('');
-    await expect(partners.getByRole('radio', { name: /Baltic Shippers AB .*\(already active\)/ }).isDisabled()).resolves.toBe(true);
+    await expect(partners.getByRole('radio', { name: /Baltic Shippers AB .*\(already a partner\)/ }).isDisabled()).resolves.toBe(true);
     await partners.getByLabel('Find the organization by name').fill('owner-driv');
     await cargo.check();
     await partners.getByRole('button', { name: 'Invite Cargo Co-op Logistics' }).click();
@@ -820,6 +823,21 @@ describe('the planner console, against npm start in Chromium', () => {
     await mine.first().getByLabel('Reason to withdraw').fill('the truck broke down');
     await mine.first().getByRole('button', { name: 'Withdraw' }).click();
     await alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' }).waitFor({ state: 'detached', timeout: 15000 });
+    // A load with dangerous goods: its ADR class for everyone deciding, its UN numbers for the carrier once matched.
+    await form.getByLabel('A load (freight looking for a truck)').check();
+    await form.getByLabel('From', { exact: true }).fill('Gdansk (PLGDN)');
+    await form.getByLabel('To', { exact: true }).fill('Antwerpen (BEANR)');
+    await form.getByLabel('Weight (t)', { exact: true }).fill('8');
+    await form.getByLabel('ADR classes').fill('3');
+    await form.getByLabel('UN numbers').fill('1203, 12A4');
+    await form.getByRole('button', { name: 'Post' }).click();
+    await form.locator('#post-goods-error').getByText(/UN numbers have four digits: 12A4/).waitFor({ timeout: 15000 });
+    await form.getByLabel('UN numbers').fill('1203, UN 1993');
+    await form.getByRole('button', { name: 'Post' }).click();
+    await alice.locator('#notice').getByText(/Posted: load Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
+    const postedLoads = (await alpine.request<{ items: any[] }>('GET', '/load-requests', { query: { owner: 'org-alpine-freight', limit: 200 } })).data.items.filter((l) => l.status === 'published' && l.pickupArea?.code === 'PLGDN' && l.deliveryArea?.code === 'BEANR');
+    expect(postedLoads.map((l) => [l.handlingRequirements?.dangerousGoods?.adrClasses, l.restrictedDetails?.goodsDetails?.unNumbers])).toContainEqual([['3'], ['1203', '1993']]);
+    for (const l of postedLoads) await alpine.requests.withdraw(l, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
     const axe = await new AxeBuilder({ page: alice as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     // Drafts saved by Alpine's TMS: one discarded in the console (partners never saw it), one edited.
@@ -933,6 +951,31 @@ describe('the planner console, against npm start in Chromium', () => {
     await page.locator('#grid-head').getByRole('button', { name: /Aufbau/ }).waitFor({ timeout: 15000 });
     await expect(page.locator('#grid-head').textContent()).resolves.toContain('Relation');
     await expect(page.getByLabel('Sprache').inputValue()).resolves.toBe('de');
+    // Dates as a German planner writes them, with a calendar in German (the grid's "Zwischen"); the
+    // form's value stays the local time it was (the browser's own date input showed mm/dd/yyyy).
+    const from = page.locator('#grid-from');
+    // What the planner sees (Playwright reads the text shown) and what the form holds (the field's value).
+    const shown = () => from.inputValue();
+    const held = () => from.evaluate((e) => (e as HTMLInputElement).value);
+    await expect(from.getAttribute('placeholder')).resolves.toBe('TT.MM.JJJJ, hh:mm');
+    await from.fill('24.12.2026 8:00');
+    await from.press('Tab');
+    await expect(held()).resolves.toBe('2026-12-24T08:00');
+    await expect(shown()).resolves.toBe('24.12.2026, 08:00');
+    await from.click();
+    const calendar = page.locator('[data-vc=calendar]');
+    await calendar.waitFor({ timeout: 15000 });
+    await expect(calendar.textContent()).resolves.toMatch(/Dezember/);
+    await calendar.locator('[data-vc-date="2026-12-28"] [data-vc-date-btn]').click();
+    await expect(held()).resolves.toBe('2026-12-28T08:00');
+    await expect(shown()).resolves.toBe('28.12.2026, 08:00');
+    await page.keyboard.press('Escape');
+    // Text that is no date: the field says how to write one, and holds nothing.
+    await from.fill('31.02.2026 8:00');
+    await expect(from.evaluate((e) => (e as HTMLInputElement).validationMessage)).resolves.toContain('TT.MM.JJJJ, hh:mm');
+    await expect(held()).resolves.toBe('');
+    await from.fill('');
+    await page.locator('header h1').click();
     const axe = await new AxeBuilder({ page: page as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await screenshot(page, 'console-17-german');
