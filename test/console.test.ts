@@ -691,7 +691,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await alice.getByText('Post a truck or a load').click();
     const form = alice.locator('#post-form');
     await form.getByLabel('From', { exact: true }).fill('Gdan');
-    await alice.locator('#post-from-list option[value="Gdansk, Poland (PLGDN)"]').waitFor({ state: 'attached', timeout: 15000 });
+    await alice.locator('#post-from-list option[value="Gdańsk, Poland (PLGDN)"]').waitFor({ state: 'attached', timeout: 15000 });
     await form.getByLabel('From', { exact: true }).fill('Gdansk (PLGDN)');
     await form.getByLabel('To', { exact: true }).fill('Antwer');
     await alice.locator('#post-to-list option[value="Antwerpen, Belgium (BEANR)"]').waitFor({ state: 'attached', timeout: 15000 });
@@ -713,19 +713,19 @@ describe('the planner console, against npm start in Chromium', () => {
     await expect(form.locator('#post-expires').getAttribute('aria-invalid')).resolves.toBe('true');
     await screenshot(alice, 'console-12-post-problem-at-its-field');
     // Nothing half done: the draft the refused publication left is discarded; the form keeps what was typed.
-    await alice.waitForFunction(() => !Array.from(document.querySelectorAll('#grid-rows tr')).some((r) => /Gdansk → Antwerpen/.test(r.textContent ?? '') && /draft/.test(r.textContent ?? '')), undefined, { timeout: 15000 });
+    await alice.waitForFunction(() => !Array.from(document.querySelectorAll('#grid-rows tr')).some((r) => /Gdańsk → Antwerpen/.test(r.textContent ?? '') && /draft/.test(r.textContent ?? '')), undefined, { timeout: 15000 });
     await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('20');
     // Corrected: posted, and on the market list with a way to withdraw it.
     const until = new Date(Date.now() + 20 * 3600_000);
     await form.getByLabel('Listed until', { exact: true }).fill(new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
     await form.getByRole('button', { name: 'Post' }).click();
-    await alice.locator('#notice').getByText(/Posted: truck Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
+    await alice.locator('#notice').getByText(/Posted: truck Gdańsk → Antwerpen/).waitFor({ timeout: 15000 });
     // The form is empty again for the next truck.
     await expect(form.getByLabel('From', { exact: true }).inputValue()).resolves.toBe('');
     await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('');
-    const mine = alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' });
+    const mine = alice.locator('#grid-rows tr', { hasText: 'Gdańsk → Antwerpen' }).filter({ hasText: 'published' });
     await mine.first().waitFor({ timeout: 15000 });
-    await expect(mine.first().textContent()).resolves.toMatch(/Gdansk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);
+    await expect(mine.first().textContent()).resolves.toMatch(/Gdańsk → Antwerpen.*20 t, 30 pallets.*tanker.*Alpine Freight GmbH \(us\).*published/);
     await screenshot(alice, 'console-13-posted');
     const idle = () => alice.evaluate(() => new Promise((resolve) => { const map = (window as any).pcxConsole.map; if (map.loaded() && !map.isMoving()) resolve(null); else map.once('idle', resolve); }));
     // A second truck from Gdansk (Alpine's TMS), so that two ends lie close together whatever the
@@ -822,7 +822,7 @@ describe('the planner console, against npm start in Chromium', () => {
     // Withdrawn from the list.
     await mine.first().getByLabel('Reason to withdraw').fill('the truck broke down');
     await mine.first().getByRole('button', { name: 'Withdraw' }).click();
-    await alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'published' }).waitFor({ state: 'detached', timeout: 15000 });
+    await alice.locator('#grid-rows tr', { hasText: 'Gdańsk → Antwerpen' }).filter({ hasText: 'published' }).waitFor({ state: 'detached', timeout: 15000 });
     // A load with dangerous goods: its ADR class for everyone deciding, its UN numbers for the carrier once matched.
     await form.getByLabel('A load (freight looking for a truck)').check();
     await form.getByLabel('From', { exact: true }).fill('Gdansk (PLGDN)');
@@ -834,7 +834,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await form.locator('#post-goods-error').getByText(/UN numbers have four digits: 12A4/).waitFor({ timeout: 15000 });
     await form.getByLabel('UN numbers').fill('1203, UN 1993');
     await form.getByRole('button', { name: 'Post' }).click();
-    await alice.locator('#notice').getByText(/Posted: load Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
+    await alice.locator('#notice').getByText(/Posted: load Gdańsk → Antwerpen/).waitFor({ timeout: 15000 });
     const postedLoads = (await alpine.request<{ items: any[] }>('GET', '/load-requests', { query: { owner: 'org-alpine-freight', limit: 200 } })).data.items.filter((l) => l.status === 'published' && l.pickupArea?.code === 'PLGDN' && l.deliveryArea?.code === 'BEANR');
     expect(postedLoads.map((l) => [l.handlingRequirements?.dangerousGoods?.adrClasses, l.restrictedDetails?.goodsDetails?.unNumbers])).toContainEqual([['3'], ['1203', '1993']]);
     for (const l of postedLoads) await alpine.requests.withdraw(l, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
@@ -851,15 +851,15 @@ describe('the planner console, against npm start in Chromium', () => {
     await toDiscard.getByRole('button', { name: 'Discard' }).click({ timeout: 30000 });
     await toDiscard.waitFor({ state: 'detached', timeout: 15000 });
     expect(((await alpine.offers.get(discarded.id)) as any).status).toBe('withdrawn');
-    await expect(alice.locator('#grid-rows').textContent()).resolves.toMatch(/Gdansk → Antwerpen.*draft.*Publish/);
+    await expect(alice.locator('#grid-rows').textContent()).resolves.toMatch(/Gdańsk → Antwerpen.*draft.*Publish/);
 
     // The draft edited: the form filled with it; a problem the broker finds shown at its field;
     // its destination drawn on the map as a circle; saved with a PATCH on its version.
-    const draft = alice.locator('#grid-rows tr', { hasText: 'Gdansk → Antwerpen' }).filter({ hasText: 'draft' }).first();
+    const draft = alice.locator('#grid-rows tr', { hasText: 'Gdańsk → Antwerpen' }).filter({ hasText: 'draft' }).first();
     const draftId = (await draft.getAttribute('data-listing'))!;
     await draft.getByRole('button', { name: /^Edit the draft truck/ }).click();
-    await alice.locator('#post-title').getByText('Edit the draft truck Gdansk → Antwerpen').waitFor();
-    await expect(form.getByLabel('From', { exact: true }).inputValue()).resolves.toBe('Gdansk (PLGDN)');
+    await alice.locator('#post-title').getByText('Edit the draft truck Gdańsk → Antwerpen').waitFor();
+    await expect(form.getByLabel('From', { exact: true }).inputValue()).resolves.toBe('Gdańsk (PLGDN)');
     await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('20');
     await form.getByLabel('Weight (t)', { exact: true }).fill('-5');
     await form.getByRole('button', { name: 'Save changes' }).click();
@@ -888,9 +888,9 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(circle).toMatch(/^\d+ km around 51\.2\d° N, 4\.[34]\d° E$/);
     expect(Math.abs(Number(circle.split(' ')[0]) - 40)).toBeLessThanOrEqual(3);
     await form.getByRole('button', { name: 'Save changes' }).click();
-    await alice.locator('#notice').getByText(/Saved: truck Gdansk → \d+ km around/).waitFor({ timeout: 15000 });
+    await alice.locator('#notice').getByText(/Saved: truck Gdańsk → \d+ km around/).waitFor({ timeout: 15000 });
     // In the list the circle is named by the place nearest its centre (GET /console/places?near=...).
-    await alice.locator('#grid-rows').getByText(/Gdansk → \d+ km around Antwerpen/).first().waitFor({ timeout: 15000 });
+    await alice.locator('#grid-rows').getByText(/Gdańsk → \d+ km around Antwerpen/).first().waitFor({ timeout: 15000 });
     const edited = (await alpine.offers.get(draftId)) as any;
     expect(edited.status).toBe('draft');
     expect(edited.destinationArea).toMatchObject({ kind: 'circle', radiusKm: Number(circle.split(' ')[0]) });

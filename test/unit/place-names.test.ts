@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { nearestPlace, placeName } from '../../core/place-names';
+import { restoreDiacritics } from '../../scripts/build-unlocode';
 
 test('well-known places by their UN/LOCODE names; unknown codes have none', () => {
   expect(placeName('DEHAM')).toBe('Hamburg');
@@ -55,4 +56,32 @@ test('nearestPlace: the named place nearest a point within reach (how a drawn ci
   expect(nearestPlace(4.4, 51.22, 0.1)).toBeUndefined();
   // Near a pole and across the antimeridian: searched without error.
   expect(() => [nearestPlace(0, 89.999, 10), nearestPlace(179.99, -16.5, 50)]).not.toThrow();
+});
+
+describe('diacritics the source lost, given back from GeoNames (scripts/build-unlocode.ts)', () => {
+  const row = (country: string, name: string, lon: number | null, lat: number | null) => ({ country, location: 'XXX', subdivision: '', lon, lat, geocoded: false, name, weight: 1 });
+  const cities = [
+    { name: 'Gdańsk', country: 'PL', lon: 18.65, lat: 54.35 },
+    { name: 'Łódź', country: 'PL', lon: 19.47, lat: 51.77 },
+    { name: 'Munich', country: 'DE', lon: 11.58, lat: 48.14 },
+    { name: 'Pānīpat', country: 'IN', lon: 76.97, lat: 29.39 },
+    { name: 'Nová Ves', country: 'CZ', lon: 14.0, lat: 50.0 },
+    { name: 'Nová Ves', country: 'CZ', lon: 16.0, lat: 49.0 },
+  ];
+  test('a plain spelling takes the nearby city\'s of the same letters; no guess otherwise', () => {
+    const rows = [row('PL', 'Gdansk', 18.6, 54.4), row('PL', 'Lodz', 19.5, 51.8), row('DE', 'Munchen', 11.6, 48.1), row('PL', 'Gdansk', 21.0, 52.2), row('IN', 'Panipat', 76.97, 29.39), row('CZ', 'Nova Ves', null, null), row('PL', 'Łódź Kaliska', 19.4, 51.8)];
+    expect(restoreDiacritics(rows, cities)).toBe(2);
+    expect(rows.map((r) => r.name)).toEqual([
+      'Gdańsk', // same letters, 4 km away
+      'Łódź', // ł folds to l
+      'Munchen', // GeoNames says Munich: nothing restored
+      'Gdansk', // a Gdansk 300 km from Gdańsk is another place
+      'Panipat', // India: UN/LOCODE's romanization is the one trade writes
+      'Nova Ves', // no position and two cities of that name: which one?
+      'Łódź Kaliska', // spelled with its diacritics already
+    ]);
+  });
+  test('the built names keep them (data/unlocode-names.json.gz)', () => {
+    expect([placeName('PLGDN'), placeName('PLLOD'), placeName('DEDUS'), placeName('CHZRH'), placeName('DEHAM')]).toEqual(['Gdańsk', 'Łódź', 'Düsseldorf', 'Zürich', 'Hamburg']);
+  });
 });
