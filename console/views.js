@@ -169,7 +169,8 @@ export function proposalDetail(p, ctx) {
         { class: 'criteria' },
         el('caption', {}, t('proposal.criteria.caption')),
         el('thead', {}, el('tr', {}, el('th', { scope: 'col' }, t('proposal.criteria.criterion')), el('th', { scope: 'col' }, t('proposal.criteria.result')), el('th', { scope: 'col' }, t('proposal.criteria.reasonCode')), el('th', { scope: 'col' }, t('proposal.criteria.figures')))),
-        el('tbody', {}, (p.compatibility ?? []).map((c) => el('tr', { class: `result-${c.result}` }, el('th', { scope: 'row', title: criterionName(c.criterion) }, c.criterion), el('td', {}, c.result), el('td', {}, el('code', {}, c.reasonCode ?? '')), el('td', {}, figures(c.figures))))),
+        // Each cell names its column (data-label): on a phone the rows stack as cards, read without scrolling sideways.
+        el('tbody', {}, (p.compatibility ?? []).map((c) => el('tr', { class: `result-${c.result}` }, el('th', { scope: 'row', title: criterionName(c.criterion) }, c.criterion), el('td', { 'data-label': t('proposal.criteria.result') }, c.result), el('td', { 'data-label': t('proposal.criteria.reasonCode') }, el('code', {}, c.reasonCode ?? '')), el('td', { 'data-label': t('proposal.criteria.figures') }, figures(c.figures))))),
       ),
       el('p', {}, t('proposal.rationale', { summary: p.rationale?.summary ?? '' })),
     ),

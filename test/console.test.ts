@@ -432,6 +432,12 @@ describe('the planner console, against npm start in Chromium', () => {
     // The Accept button is gone from the new drawing; the keyboard stays in the proposal (it once fell back to the page's top).
     const focusInProposal = () => phone.evaluate(() => document.getElementById('proposal')!.contains(document.activeElement));
     await expect(focusInProposal()).resolves.toBe(true);
+    // The criteria as data read on the phone without scrolling sideways: each criterion a card.
+    await phone.locator('#proposal details.as-data summary').click();
+    const criteria = phone.locator('#proposal table.criteria').first();
+    await criteria.waitFor();
+    await expect(criteria.evaluate((table) => table.scrollWidth <= table.clientWidth + 1)).resolves.toBe(true);
+    await expect(criteria.locator('td[data-label="Reason code"]').first().isVisible()).resolves.toBe(true);
     const proposalId = await item.getAttribute('data-proposal');
     const proposal = (await baltic.proposals.get(proposalId!)) as any;
     await (baltic.proposals as any).decisions(proposal, { decision: 'accept' }, { redecideOnStale: true });
