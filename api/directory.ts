@@ -10,15 +10,12 @@ import { querySingle } from './http';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
 import { listedOrganizations } from '../read-model/directory';
-import { relationshipsSeenBy } from '../read-model/partner-relationship';
+import { currentRelationships } from '../read-model/partner-relationship';
 
 export const directory = new Hono<AppEnv>();
 
 /** At most this many entries per answer (a search, not a list to page through). */
 export const DIRECTORY_LIMIT = 50;
-
-/** Which relationship is named when there are several: the most current (as GET /partners). */
-const RANK = ['active', 'suspended', 'requested', 'draft', 'terminated'];
 
 /** Lower case, accents off: "Gdańsk" is found by "gdansk". */
 const folded = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
@@ -53,11 +50,7 @@ operation(directory, {
     .filter((o) => !needle || [o.name, o.directoryListing?.description ?? '', o.organizationId].some((text) => folded(text).includes(needle)))
     .sort((a, b) => a.name.localeCompare(b.name))
     .slice(0, DIRECTORY_LIMIT);
-  const relationships = new Map<string, string>();
-  for (const r of await relationshipsSeenBy(db, me)) {
-    const current = relationships.get(r.other);
-    if (!current || RANK.indexOf(r.status) < RANK.indexOf(current)) relationships.set(r.other, r.status);
-  }
+  const relationships = await currentRelationships(db, me);
   return c.json({
     items: found.map((o) => ({
       organizationId: o.organizationId,

@@ -6,12 +6,9 @@
 import { Hono } from 'hono';
 import type { AppEnv } from './context';
 import { operation } from './operations';
-import { relationshipsSeenBy } from '../read-model/partner-relationship';
+import { currentRelationships } from '../read-model/partner-relationship';
 
 export const partners = new Hono<AppEnv>();
-
-/** Which relationship names an organization when there are several: the most current. */
-const RANK = ['active', 'suspended', 'requested', 'draft', 'terminated'];
 
 operation(partners, {
   method: 'GET', path: '/', access: { scope: [] }, answers: [200],
@@ -29,12 +26,7 @@ operation(partners, {
 }, async ({ c, principal }) => {
   const { db, registry } = c.get('services');
   const me = principal.organizationId;
-  const rows = await relationshipsSeenBy(db, me);
-  const best = new Map<string, string>();
-  for (const r of rows) {
-    const current = best.get(r.other);
-    if (!current || RANK.indexOf(r.status) < RANK.indexOf(current)) best.set(r.other, r.status);
-  }
+  const best = await currentRelationships(db, me);
   const nameOf = (id: string) => registry.organization(id)?.name ?? id;
   const others = [...best].map(([organizationId, relationship]) => ({ organizationId, name: nameOf(organizationId), relationship }));
   others.sort((a, b) => a.name.localeCompare(b.name));

@@ -2,7 +2,8 @@
 // month, its committed matches, the kilometres that would have run empty and ran loaded, and the
 // CO2e avoided, with the method in words, the inputs of every match, and the months as a CSV
 // download. Shown to whoever may read commitments; read when opened and, while open, after every
-// event of the organization's feed.
+// event of the organization's feed. Drawn as components (./ui.js): the period and the report read are its own state.
+import { html, render, useState } from './ui.js';
 import { el } from './views.js';
 import { placeOf, settings, t } from './format.js';
 import { loadPlaces } from './places.js';
@@ -61,74 +62,80 @@ function placeText(label, places) {
     .join(' + ');
 }
 
-export function createDelivered({ api, places = {} }) {
-  const fromInput = el('input', { id: 'delivered-from', type: 'month', value: monthsBack(thisMonth(), 11), required: true });
-  const toInput = el('input', { id: 'delivered-to', type: 'month', value: thisMonth(), required: true });
-  const status = el('p', { class: 'muted', 'aria-live': 'polite' });
-  const problem = el('p', { class: 'field-error', role: 'alert' });
-  const body = el('div', { id: 'delivered-report' });
-  const download = el('button', { id: 'delivered-download', type: 'button', onclick: () => downloadCsv() }, t('delivered.download'));
-  const form = el('form', { class: 'filters', onsubmit: (e) => (e.preventDefault(), refresh()) },
-    el('label', { for: fromInput.id }, t('delivered.from')), fromInput, el('label', { for: toInput.id }, t('delivered.to')), toInput, el('button', { type: 'submit' }, t('delivered.show')), download);
-  const section = el('details', { id: 'delivered', class: 'wide', ontoggle: () => section.open && refresh() },
-    el('summary', {}, el('h2', { id: 'delivered-title' }, t('delivered.title'))), form, status, problem, body);
-  document.getElementById('main').insertBefore(section, document.getElementById('partners'));
+/** The report's table: the months with an agreed transport, then the total. */
+function ReportTable({ report }) {
+  const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? ` ${t('delivered.withoutWeight', { count: m.matchesWithoutWeight, value: number(m.matchesWithoutWeight) })}` : ''), kmText(m.loadedKm), tkmText(m.tonneKm), co2eText(m.kgCO2e)];
+  return html`<div class="grid-wrap"><table class="grid delivered">
+    <caption>${t('delivered.caption', { from: monthName(report.from), to: monthName(report.to) })}</caption>
+    <thead><tr>${COLUMNS.map((c, i) => html`<th scope="col" class=${i ? 'figure' : undefined}>${t(`delivered.column.${c}`)}</th>`)}</tr></thead>
+    <tbody>
+      ${report.months.filter((m) => m.matches > 0).map((m) => html`<tr key=${m.month} data-month=${m.month}><th scope="row">${monthName(m.month)}</th>${cells(m).map((c) => html`<td class="figure">${c}</td>`)}</tr>`)}
+    </tbody>
+    <tfoot><tr data-month="total"><th scope="row">${t('delivered.total')}</th>${cells(report.totals).map((c) => html`<td class="figure">${c}</td>`)}</tr></tfoot>
+  </table></div>`;
+}
 
-  const query = (extra = '') => `/reports/exchange-impact?from=${encodeURIComponent(fromInput.value)}&to=${encodeURIComponent(toInput.value)}${extra}`;
+/** How the figures are made, in words. */
+function Method({ method: m }) {
+  const line = (label, text) => html`<li><strong>${label}: </strong>${text}</li>`;
+  return html`<div class="method"><h3>${t('delivered.methodTitle')}</h3><ul>
+    ${line(t('delivered.baseline'), m.baseline)}${line(t('delivered.distance'), m.distance)}${line(t('delivered.formula'), m.formula)}
+    <li class="factor">${factorText(m.factor)}</li>
+    ${line(t('delivered.months'), m.months)}${line(t('delivered.omitted'), m.omitted)}
+  </ul></div>`;
+}
+
+/** Every agreed transport the figures come from. */
+function Inputs({ report, places }) {
+  const items = report.months.flatMap((m) => m.items);
+  if (items.length === 0) return html`<p class="muted">${t('delivered.noMatches')}</p>`;
+  const or = (v, f) => (v === null || v === undefined ? NONE : f(v));
+  return html`<details class="inputs"><summary>${t('delivered.inputsTitle')}</summary><div class="grid-wrap"><table class="grid">
+    <thead><tr>${INPUT_COLUMNS.map((c) => html`<th scope="col">${t(`delivered.input.${c}`)}</th>`)}</tr></thead>
+    <tbody>${items.map((i) => html`<tr key=${i.commitmentId} data-commitment=${i.commitmentId}>
+      ${[dateOf(i.committedAt), placeText(i.pickup, places), placeText(i.delivery, places), or(i.weightKg, tonneText), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, tkmText), or(i.kgCO2e, co2eText)].map((c) => html`<td>${c}</td>`)}
+    </tr>`)}</tbody>
+  </table></div></details>`;
+}
+
+/**
+ * The report as a component: the period chosen, the report read, what is being done and what went
+ * wrong are its own state. `handle.refresh` is how the page asks it to read again (opened, an event).
+ */
+function Delivered({ api, places, section, handle }) {
+  const [from, setFrom] = useState(monthsBack(thisMonth(), 11));
+  const [to, setTo] = useState(thisMonth());
+  const [report, setReport] = useState(undefined);
+  const [status, setStatus] = useState('');
+  const [problem, setProblem] = useState('');
+  const query = (extra = '') => `/reports/exchange-impact?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}${extra}`;
   const failed = (err) => {
     if (err?.sessionEnded) return;
-    problem.textContent = `${err?.problem?.title ?? t('console.error')}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+    setProblem(`${err?.problem?.title ?? t('console.error')}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`);
   };
-
-  function table(report) {
-    const cells = (m) => [number(m.matches) + (m.matchesWithoutWeight ? ` ${t('delivered.withoutWeight', { count: m.matchesWithoutWeight, value: number(m.matchesWithoutWeight) })}` : ''), kmText(m.loadedKm), tkmText(m.tonneKm), co2eText(m.kgCO2e)];
-    return el('div', { class: 'grid-wrap' }, el('table', { class: 'grid delivered' },
-      el('caption', {}, t('delivered.caption', { from: monthName(report.from), to: monthName(report.to) })),
-      el('thead', {}, el('tr', {}, COLUMNS.map((c, i) => el('th', { scope: 'col', class: i ? 'figure' : undefined }, t(`delivered.column.${c}`))))),
-      // Only the months with an agreed transport; the empty ones are counted in one line below.
-      el('tbody', {}, report.months.filter((m) => m.matches > 0).map((m) => el('tr', { 'data-month': m.month }, el('th', { scope: 'row' }, monthName(m.month)), cells(m).map((c) => el('td', { class: 'figure' }, c))))),
-      el('tfoot', {}, el('tr', { 'data-month': 'total' }, el('th', { scope: 'row' }, t('delivered.total')), cells(report.totals).map((c) => el('td', { class: 'figure' }, c))))));
-  }
-
-  function method(m) {
-    const line = (label, text) => el('li', {}, el('strong', {}, `${label}: `), text);
-    return el('div', { class: 'method' }, el('h3', {}, t('delivered.methodTitle')), el('ul', {},
-      line(t('delivered.baseline'), m.baseline), line(t('delivered.distance'), m.distance), line(t('delivered.formula'), m.formula), el('li', { class: 'factor' }, factorText(m.factor)),
-      line(t('delivered.months'), m.months), line(t('delivered.omitted'), m.omitted)));
-  }
-
-  function inputs(report) {
-    const items = report.months.flatMap((m) => m.items);
-    if (items.length === 0) return el('p', { class: 'muted' }, t('delivered.noMatches'));
-    const or = (v, f) => (v === null || v === undefined ? NONE : f(v));
-    return el('details', { class: 'inputs' }, el('summary', {}, t('delivered.inputsTitle')), el('div', { class: 'grid-wrap' }, el('table', { class: 'grid' },
-      el('thead', {}, el('tr', {}, INPUT_COLUMNS.map((c) => el('th', { scope: 'col' }, t(`delivered.input.${c}`))))),
-      el('tbody', {}, items.map((i) => el('tr', { 'data-commitment': i.commitmentId },
-        [dateOf(i.committedAt), placeText(i.pickup, places), placeText(i.delivery, places), or(i.weightKg, tonneText), kmText(i.loadKm), or(i.offerLegKm, kmText), kmText(i.loadedKm), or(i.tonneKm, tkmText), or(i.kgCO2e, co2eText)].map((c) => el('td', {}, c))))))));
-  }
 
   async function refresh() {
     if (!section.open) return;
-    problem.textContent = '';
-    if (!body.childElementCount) status.textContent = t('delivered.loading');
+    setProblem('');
+    if (!report) setStatus(t('delivered.loading'));
     try {
-      const report = await api.get(query());
+      const read = await api.get(query());
       // The stops' places by name: the codes the report names, asked once each.
-      const areas = report.months.flatMap((m) => m.items).flatMap((i) => [i.pickup, i.delivery]).flatMap((label) => String(label ?? '').split(' + ')).filter((c) => /^[A-Z]{2}[A-Z0-9]{3}$/.test(c));
+      const areas = read.months.flatMap((m) => m.items).flatMap((i) => [i.pickup, i.delivery]).flatMap((label) => String(label ?? '').split(' + ')).filter((c) => /^[A-Z]{2}[A-Z0-9]{3}$/.test(c));
       await loadPlaces(api, areas.map((code) => ({ originArea: { kind: 'unlocode', code } })), places).catch(() => undefined);
-      const empty = report.months.filter((m) => m.matches === 0).length;
-      body.replaceChildren(table(report), empty ? el('p', { class: 'muted' }, t('delivered.emptyMonths', { count: empty, value: number(empty) })) : '', method(report.method), inputs(report));
-      status.textContent = '';
+      setReport(read);
+      setStatus('');
     } catch (err) {
-      status.textContent = '';
+      setStatus('');
       failed(err);
     }
   }
+  handle.refresh = refresh;
 
   // The CSV comes with the user's token, so it is fetched and handed to the browser as a file.
   async function downloadCsv() {
-    problem.textContent = '';
-    status.textContent = t('delivered.downloading');
+    setProblem('');
+    setStatus(t('delivered.downloading'));
     try {
       const res = await fetch(query('&format=csv'), { headers: { authorization: `Bearer ${await api.token()}`, accept: 'text/csv, application/problem+json' } });
       if (!res.ok) {
@@ -137,17 +144,44 @@ export function createDelivered({ api, places = {} }) {
       }
       const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'exchange-impact.csv';
       const url = URL.createObjectURL(await res.blob());
-      const link = el('a', { href: url, download: name, hidden: true });
+      const link = Object.assign(document.createElement('a'), { href: url, download: name, hidden: true });
       document.body.append(link);
       link.click();
       link.remove();
       setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      status.textContent = '';
+      setStatus('');
     } catch (err) {
-      status.textContent = '';
+      setStatus('');
       failed(err);
     }
   }
 
-  return { section, refresh };
+  const empty = report ? report.months.filter((m) => m.matches === 0).length : 0;
+  return html`
+    <summary><h2 id="delivered-title">${t('delivered.title')}</h2></summary>
+    <form class="filters" onSubmit=${(e) => (e.preventDefault(), refresh())}>
+      <label for="delivered-from">${t('delivered.from')}</label>
+      <input id="delivered-from" type="month" required value=${from} onInput=${(e) => setFrom(e.currentTarget.value)} />
+      <label for="delivered-to">${t('delivered.to')}</label>
+      <input id="delivered-to" type="month" required value=${to} onInput=${(e) => setTo(e.currentTarget.value)} />
+      <button type="submit">${t('delivered.show')}</button>
+      <button id="delivered-download" type="button" onClick=${downloadCsv}>${t('delivered.download')}</button>
+    </form>
+    <p class="muted" aria-live="polite">${status}</p>
+    <p class="field-error" role="alert">${problem}</p>
+    <div id="delivered-report">
+      ${report ? html`
+        <${ReportTable} report=${report} />
+        ${empty ? html`<p class="muted">${t('delivered.emptyMonths', { count: empty, value: number(empty) })}</p>` : ''}
+        <${Method} method=${report.method} />
+        <${Inputs} report=${report} places=${places} />` : ''}
+    </div>`;
+}
+
+export function createDelivered({ api, places = {} }) {
+  const handle = { refresh: async () => undefined };
+  const section = el('details', { id: 'delivered', class: 'wide', ontoggle: () => section.open && handle.refresh() });
+  document.getElementById('main').insertBefore(section, document.getElementById('partners'));
+  render(html`<${Delivered} api=${api} places=${places} section=${section} handle=${handle} />`, section);
+  return { section, refresh: () => handle.refresh() };
 }

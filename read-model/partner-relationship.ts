@@ -147,3 +147,20 @@ export async function relationshipsSeenBy(db: Queryable, organizationId: string)
   );
   return rows;
 }
+
+/** Which relationship names an organization when there are several: the most current first. */
+const CURRENCY = ['active', 'suspended', 'requested', 'draft', 'terminated'];
+
+/**
+ * Each organization `organizationId` can see a relationship with, and the status of the most
+ * current of them (active before suspended before requested before draft before terminated):
+ * GET /partners and GET /directory say how the caller stands with an organization alike.
+ */
+export async function currentRelationships(db: Queryable, organizationId: string): Promise<Map<string, string>> {
+  const best = new Map<string, string>();
+  for (const r of await relationshipsSeenBy(db, organizationId)) {
+    const current = best.get(r.other);
+    if (!current || CURRENCY.indexOf(r.status) < CURRENCY.indexOf(current)) best.set(r.other, r.status);
+  }
+  return best;
+}
