@@ -480,6 +480,7 @@ describe('served bundled OpenAPI document', () => {
  * querySingle for the others and pageParams' limit and cursor): the document declares exactly these.
  */
 const LIST_QUERIES: Record<string, string[]> = {
+  '/directory': ['q'],
   '/partner-relationships': ['status', 'counterpart', 'cursor', 'limit'],
   '/capacity-offers': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
   '/load-requests': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
