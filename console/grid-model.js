@@ -68,6 +68,9 @@ export function pointOf(area, places) {
   return undefined;
 }
 
+/** Lower case without accents, and ł as l: "gdansk" finds Gdańsk, "lodz" Łódź, "Düsseldorf" Dusseldorf. */
+export const searchable = (text) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/ł/g, 'l').replace(/ø/g, 'o').replace(/ß/g, 'ss');
+
 /**
  * The rows the filters let through. Filters: status (open: open listings and our drafts; all),
  * kind (offer, request), partner (an organization id), body (a body type), text (any word of the
@@ -75,7 +78,7 @@ export function pointOf(area, places) {
  * minPallets, near ({ point, radiusKm }: the pickup or the delivery end within the radius).
  */
 export function filterRows(rows, f, places) {
-  const words = String(f.text ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const words = searchable(String(f.text ?? '')).split(/\s+/).filter(Boolean);
   return rows.filter((r) => {
     if (f.status !== 'all' && !(OPEN.includes(r.status) || (r.ours && r.status === 'draft'))) return false;
     if (f.kind && r.kind !== f.kind) return false;
@@ -90,7 +93,7 @@ export function filterRows(rows, f, places) {
       if (!ends.some((p) => distanceKm(p, f.near.point) <= f.near.radiusKm)) return false;
     }
     if (words.length) {
-      const hay = `${r.lane} ${r.partner} ${r.body} ${r.statusText} ${t(r.kind === 'offer' ? 'grid.search.offer' : 'grid.search.request')}`.toLowerCase();
+      const hay = searchable(`${r.lane} ${r.partner} ${r.body} ${r.statusText} ${t(r.kind === 'offer' ? 'grid.search.offer' : 'grid.search.request')}`);
       if (!words.every((w) => hay.includes(w))) return false;
     }
     return true;

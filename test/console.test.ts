@@ -725,7 +725,8 @@ describe('the planner console, against npm start in Chromium', () => {
     const until = new Date(Date.now() + 20 * 3600_000);
     await form.getByLabel('Listed until', { exact: true }).fill(new Date(until.getTime() - until.getTimezoneOffset() * 60_000).toISOString().slice(0, 16));
     await form.getByRole('button', { name: 'Post' }).click();
-    await alice.locator('#notice').getByText(/Posted: truck Gdańsk → Antwerpen/).waitFor({ timeout: 15000 });
+    // The notice says it as the planner typed it; the market, as UN/LOCODE names the place (with its accent).
+    await alice.locator('#notice').getByText(/Posted: truck Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
     // The form is empty again for the next truck.
     await expect(form.getByLabel('From', { exact: true }).inputValue()).resolves.toBe('');
     await expect(form.getByLabel('Weight (t)', { exact: true }).inputValue()).resolves.toBe('');
@@ -840,7 +841,7 @@ describe('the planner console, against npm start in Chromium', () => {
     await form.locator('#post-goods-error').getByText(/UN numbers have four digits: 12A4/).waitFor({ timeout: 15000 });
     await form.getByLabel('UN numbers').fill('1203, UN 1993');
     await form.getByRole('button', { name: 'Post' }).click();
-    await alice.locator('#notice').getByText(/Posted: load Gdańsk → Antwerpen/).waitFor({ timeout: 15000 });
+    await alice.locator('#notice').getByText(/Posted: load Gdansk → Antwerpen/).waitFor({ timeout: 15000 });
     const postedLoads = (await alpine.request<{ items: any[] }>('GET', '/load-requests', { query: { owner: 'org-alpine-freight', limit: 200 } })).data.items.filter((l) => l.status === 'published' && l.pickupArea?.code === 'PLGDN' && l.deliveryArea?.code === 'BEANR');
     expect(postedLoads.map((l) => [l.handlingRequirements?.dangerousGoods?.adrClasses, l.restrictedDetails?.goodsDetails?.unNumbers])).toContainEqual([['3'], ['1203', '1993']]);
     for (const l of postedLoads) await alpine.requests.withdraw(l, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);

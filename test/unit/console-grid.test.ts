@@ -7,7 +7,7 @@ import { settings } from '../../console/format.js';
 
 beforeAll(() => Object.assign(settings, { locale: 'en-GB', timeZone: 'Europe/Berlin' }));
 
-const places = { DEHAM: { name: 'Hamburg', point: [9.93, 53.55] }, NLRTM: { name: 'Rotterdam', point: [4.47, 51.92] }, PLGDN: { name: 'Gdansk', point: [18.65, 54.35] }, BEANR: { name: 'Antwerpen', point: [4.4, 51.22] } };
+const places = { DEHAM: { name: 'Hamburg', point: [9.93, 53.55] }, NLRTM: { name: 'Rotterdam', point: [4.47, 51.92] }, PLGDN: { name: 'Gdańsk', point: [18.65, 54.35] }, BEANR: { name: 'Antwerpen', point: [4.4, 51.22] } };
 const names = { 'org-a': 'Alpine Freight', 'org-b': 'Baltic Shippers' };
 const unlocode = (code: string) => ({ kind: 'unlocode', code });
 const truck = (id: string, from: string, to: string, t: number, start: string, extra: Record<string, unknown> = {}) => ({
@@ -53,7 +53,9 @@ test('filters: kind, partner, body, dates overlapping, weight and pallets at lea
   expect(ids(filterRows(rows(), { ...all, from: Date.parse('2026-12-03T00:00:00Z'), until: Date.parse('2026-12-04T00:00:00Z') }, places))).toEqual(['t2']);
   expect(ids(filterRows(rows(), { ...all, minWeightKg: 20000 }, places))).toEqual(['t1', 't3', 'l2']);
   expect(ids(filterRows(rows(), { ...all, minPallets: 30 }, places))).toEqual(['t1', 't2', 't3', 't4']);
+  // Typed without the accent (or with it), Gdańsk is found.
   expect(ids(filterRows(rows(), { ...all, text: 'gdansk TANKER' }, places))).toEqual(['t2']);
+  expect(ids(filterRows(rows(), { ...all, text: 'Gdańsk tanker' }, places))).toEqual(['t2']);
   expect(ids(filterRows(rows(), { ...all, text: 'baltic rotterdam' }, places))).toEqual(['l1', 'l2']);
 });
 
