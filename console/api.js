@@ -43,6 +43,8 @@ export function createApi(session, onKept = () => {}) {
     get: (path) => call('GET', path),
     /** A command; `label` says what it does, for the notice if it has to wait for a new sign-in. */
     post: (path, body, ifMatch, label) => call('POST', path, { body, ifMatch, label }),
+    /** A change to a resource (a JSON merge patch on the version read). */
+    patch: (path, body, ifMatch, label) => call('PATCH', path, { body, ifMatch, label }),
     /** A command kept across a sign-in, sent again as it was (same key). */
     resend: (command) => call(command.method, command.path, command),
     token: (options) => session.token(options),

@@ -139,6 +139,25 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
       el('button', { type: 'submit' }, t('org.invite.button')));
   }
 
+  /**
+   * The directory is the operator's to curate (GET /directory): whether the organization is listed,
+   * with the words and country other organizations' admins find it by; listed, updated or taken out here.
+   */
+  function directoryCell(o) {
+    const listing = o.directoryListing;
+    const shown = listing?.listed ? `${t('operator.directory.listed')}${listing.country ? ` (${listing.country})` : ''}${listing.description ? `: ${listing.description}` : ''}` : t('operator.directory.notListed');
+    if (o.status === 'ended' || o.role === 'operator') return shown;
+    const patch = (directoryListing) => act(() => api.patch(`/organizations/${o.id}`, { directoryListing }, o.resourceVersion, t('operator.directory.label', { name: o.name })));
+    const description = el('input', { id: `directory-description-${o.id}`, value: listing?.description ?? '', maxlength: '200' });
+    const country = el('input', { id: `directory-country-${o.id}`, value: listing?.country ?? '', maxlength: '2', size: '3', autocomplete: 'off' });
+    return el('div', {}, el('p', {}, shown),
+      el('form', { class: 'action', onsubmit: (e) => (e.preventDefault(), patch({ listed: true, ...(description.value.trim() ? { description: description.value.trim() } : {}), ...(country.value.trim() ? { country: country.value.trim().toUpperCase() } : {}) })) },
+        el('label', { for: description.id }, t('operator.directory.description')), description,
+        el('label', { for: country.id }, t('operator.directory.country')), country,
+        el('button', { type: 'submit' }, t(listing?.listed ? 'operator.directory.update' : 'operator.directory.list'))),
+      listing?.listed ? el('button', { type: 'button', onclick: () => patch({ listed: false }) }, t('operator.directory.unlist')) : '');
+  }
+
   function organizationRow(o) {
     const actions = [];
     if (o.status === 'pending') {
@@ -153,6 +172,7 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
       el('td', {}, o.legalIdentifier ? `${schemeWord(o.legalIdentifier.scheme)} ${o.legalIdentifier.value}` : t('operator.noIdentifier')),
       el('td', {}, statusWord(o.status), o.statusReason ? el('div', { class: 'muted' }, o.statusReason.reason) : ''),
       el('td', {}, verificationText(o), o.adherence?.until ? el('div', { class: 'muted' }, t('operator.adherenceUntil', { when: local(o.adherence.until) })) : ''),
+      el('td', { class: 'directory' }, directoryCell(o)),
       el('td', {}, ...actions),
     );
   }
@@ -172,7 +192,7 @@ export function createOrganizationPages({ api, me, scopes, showProblem }) {
         el('label', { for: 'new-organization-identifier' }, t('operator.identifier')), value,
         el('button', { type: 'submit' }, t('operator.register'))),
       el('table', { id: 'organizations', class: 'organizations' },
-        el('thead', {}, el('tr', {}, ...[t('operator.column.organization'), t('operator.column.identifier'), t('operator.column.status'), t('operator.column.verification'), ''].map((h) => el('th', { scope: 'col' }, h)))),
+        el('thead', {}, el('tr', {}, ...[t('operator.column.organization'), t('operator.column.identifier'), t('operator.column.status'), t('operator.column.verification'), t('operator.column.directory'), ''].map((h) => el('th', { scope: 'col' }, h)))),
         el('tbody', {}, ...organizations.map(organizationRow))),
     );
   }

@@ -605,6 +605,14 @@ describe('the planner console, against npm start in Chromium', () => {
     await row.getByLabel('Evidence reference').fill('Bolagsverket extract 2026-11-28');
     await row.getByRole('button', { name: 'Verify' }).click();
     await row.getByText(/Verified .* by olga \(evidence: Bolagsverket extract 2026-11-28\)/).waitFor({ timeout: 15000 });
+    // The operator lists it in the directory; another organization's admin then finds it by name (accents aside).
+    await row.getByLabel('What it does').fill('Reefer trucks Göteborg–Hamburg');
+    await row.getByLabel('Country (2 letters)').fill('se');
+    await row.getByRole('button', { name: 'List in the directory' }).click();
+    await row.getByText('Listed (SE): Reefer trucks Göteborg–Hamburg').waitFor({ timeout: 15000 });
+    const alpineTms = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const found = (await alpineTms.request<{ items: unknown[] }>('GET', '/directory', { query: { q: 'goteborg' } })).data.items;
+    expect(found).toContainEqual(expect.objectContaining({ organizationId, name: 'Fjord Freight AB', country: 'SE', relationship: 'none' }));
     await screenshot(olga, 'console-9-operator-verified');
     const axe = await new AxeBuilder({ page: olga as any }).analyze();
     expect(axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => v.id)).toEqual([]);
