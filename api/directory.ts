@@ -9,6 +9,7 @@ import type { AppEnv } from './context';
 import { querySingle } from './http';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
+import { foldName } from '../core/place-names';
 import { listedOrganizations } from '../read-model/directory';
 import { currentRelationships } from '../read-model/partner-relationship';
 
@@ -16,9 +17,6 @@ export const directory = new Hono<AppEnv>();
 
 /** At most this many entries per answer (a search, not a list to page through). */
 export const DIRECTORY_LIMIT = 50;
-
-/** Lower case, accents off: "Gdańsk" is found by "gdansk". */
-const folded = (text: string) => text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
 
 operation(directory, {
   method: 'GET', path: '/', access: { scope: [], anyScope: ['relationships:manage', 'exchange:admin'] }, answers: [200],
@@ -28,7 +26,7 @@ operation(directory, {
     summary: 'Find organizations to invite, by name',
     description:
       'The organizations the protocol operator lists in the directory (`directoryListing` of the organization, set by the ' +
-      'operator only) and that are active, whose name, description or organization id holds `q` (case and accents ignored; ' +
+      'operator only) and that are active, whose name, description or organization id holds `q` (case, accents and punctuation ignored; ' +
       `every listed one without \`q\`), by name, at most ${DIRECTORY_LIMIT}; the caller's own organization is left out. Each ` +
       "with the caller's most current relationship with it (`none` without one). Needs `relationships:manage` (an " +
       "organization's admin) or `exchange:admin`.",
@@ -44,10 +42,10 @@ operation(directory, {
   }
   const { db } = c.get('services');
   const me = principal.organizationId;
-  const needle = q === undefined ? undefined : folded(q.trim());
+  const needle = q === undefined ? undefined : foldName(q);
   const found = (await listedOrganizations(db))
     .filter((o) => o.organizationId !== me)
-    .filter((o) => !needle || [o.name, o.directoryListing?.description ?? '', o.organizationId].some((text) => folded(text).includes(needle)))
+    .filter((o) => !needle || [o.name, o.directoryListing?.description ?? '', o.organizationId].some((text) => foldName(text).includes(needle)))
     .sort((a, b) => a.name.localeCompare(b.name))
     .slice(0, DIRECTORY_LIMIT);
   const relationships = await currentRelationships(db, me);

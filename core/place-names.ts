@@ -124,8 +124,8 @@ export function nearestPlace(lon: number, lat: number, withinKm: number): { code
 
 /** Letters that Unicode does not take apart into a letter and a mark (ł is no l with a mark), as UN/LOCODE's names without diacritics write them. */
 const LETTERS: Readonly<Record<string, string>> = { ł: 'l', đ: 'd', ð: 'd', ø: 'o', ß: 'ss', æ: 'ae', œ: 'oe', ı: 'i', þ: 'th', ħ: 'h', ŀ: 'l' };
-/** A name as placesNamed compares it: as search does, and with those letters spelt out ("Łódź" is "lodz"). */
-const foldName = (s: string) => fold(s.toLowerCase().replace(/[łđðøßæœıþħŀ]/g, (c) => LETTERS[c]));
+/** A name as placesNamed compares it: as search does, and with those letters spelt out ("Łódź" is "lodz"); the directory and the names build compare so too. */
+export const foldName = (s: string) => fold(s.toLowerCase().replace(/[łđðøßæœıþħŀ]/g, (c) => LETTERS[c]));
 let byName: Map<string, string[]> | undefined;
 
 /**

@@ -30,6 +30,8 @@ import { dirname, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip, gzipSync } from 'node:zlib';
 import type { Box, CodeEntry, UnlocodeIndex } from '../core/areas';
+import { greatCircleKm } from '../core/matching/distance';
+import { foldName } from '../core/place-names';
 
 /** Splits one CSV line (RFC 4180 quoting: "" inside quotes is a literal quote). */
 export function parseCsvLine(line: string): string[] {
@@ -139,15 +141,8 @@ const NON_LATIN = new Set(('AE AF AM BD BG BH BY CN CY EG ER ET GE GR HK IL IN I
 
 export interface City { name: string; country: string; lon: number; lat: number }
 
-/** Lower case without diacritics, and the letters that fold to none (ł, ø, ß, æ, đ, ı) as their base. */
-export const foldName = (text: string): string =>
-  text.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase().replace(/ł/g, 'l').replace(/ø/g, 'o').replace(/ß/g, 'ss').replace(/æ/g, 'ae').replace(/đ/g, 'd').replace(/ı/g, 'i');
-
-const kmBetween = (aLon: number, aLat: number, bLon: number, bLat: number): number => {
-  const rad = Math.PI / 180;
-  const h = Math.sin(((bLat - aLat) * rad) / 2) ** 2 + Math.cos(aLat * rad) * Math.cos(bLat * rad) * Math.sin(((bLon - aLon) * rad) / 2) ** 2;
-  return 12742 * Math.asin(Math.sqrt(h));
-};
+/** What a name has besides letters and digits (spaces, hyphens, apostrophes), in order. */
+const punctuationOf = (name: string) => name.replace(/[\p{L}\p{M}\p{N}]/gu, '');
 
 /** Gives the rows whose names lost their diacritics the GeoNames spelling (see above); returns how many. */
 export function restoreDiacritics(rows: Iterable<Row>, cities: Iterable<City>): number {
@@ -161,8 +156,9 @@ export function restoreDiacritics(rows: Iterable<Row>, cities: Iterable<City>): 
   for (const row of rows) {
     if (!/^[\x00-\x7f]*$/.test(row.name) || NON_LATIN.has(row.country)) continue; // spelled with its diacritics already, or romanized
     const candidates = byKey.get(`${row.country}|${foldName(row.name)}`) ?? [];
-    const near = row.lon !== null && row.lat !== null ? candidates.filter((c) => kmBetween(row.lon!, row.lat!, c.lon, c.lat) <= RESTORE_KM) : candidates;
-    const spellings = new Set(near.map((c) => c.name));
+    const near = row.lon !== null && row.lat !== null ? candidates.filter((c) => greatCircleKm([row.lon!, row.lat!], [c.lon, c.lat]) <= RESTORE_KM) : candidates;
+    // The same letters and the same punctuation: only the accents are taken, never GeoNames' hyphens or apostrophes.
+    const spellings = new Set(near.filter((c) => punctuationOf(c.name) === punctuationOf(row.name)).map((c) => c.name));
     if (spellings.size !== 1 || (row.lon === null && near.length !== 1)) continue;
     row.name = [...spellings][0];
     restored++;
