@@ -5,14 +5,17 @@
 // expired) or skipped. Its planner pauses, resumes, skips a date (with a reason if any) and ends it
 // (with a reason); each command carries the series' version (If-Match) and a label (kept for after a
 // new sign-in like every command), and a refusal is shown on the series (a version that moved on:
-// read again, and said so). Refreshed by the console on the organization's events.
+// read again, and said so). Refreshed by the console on the organization's events. Drawn as
+// components (./ui.js), redrawn by difference: each card keeps the reasons typed into it, the date
+// chosen to skip, the problem its last command met and the focus through those refreshes.
 //
 // The rule in words and the series' dates are pure functions of the series' document (the RRULE
 // subset the broker accepts: FREQ=DAILY|WEEKLY|MONTHLY, INTERVAL, BYDAY with ordinals under MONTHLY,
 // BYMONTHDAY, COUNT, UNTIL, WKST; domain/recurrence.ts), tested in test/unit/console-series.test.ts
 // against the broker's own calendar.
-import { capacityOf, laneOf, settings, statusOf, t, windowOf } from './format.js';
-import { el, laneView, replacePreserving } from './views.js';
+import { html, render, useState } from './ui.js';
+import { capacityOf, countryName, countryOf, endsOf, laneOf, placeOf, settings, statusOf, t, windowOf } from './format.js';
+import { el } from './views.js';
 import { loadPlaces } from './places.js';
 
 const DAY_MS = 86_400_000;
@@ -331,134 +334,156 @@ export function concernsSeries(event) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The view
+// The view: components (./ui.js). A card keeps what its planner typed (a reason, the date chosen to
+// skip) and the problem its last command met through the redraws that follow events; the module
+// reads the series (refresh) and draws them.
 
 const STATUS_ORDER = { active: 0, paused: 1, ended: 2 };
 const LISTING_PATH = { capacityOffer: 'capacity-offers', loadRequest: 'load-requests' };
+
+/** A refusal in words; a version that moved on says that the series is shown as it is now. */
+function problemText(err) {
+  const problem = err?.problem ?? { title: String(err?.message ?? err) };
+  const stale = problem.code === 'STALE_RESOURCE_VERSION' || err?.status === 409;
+  return `${stale ? `${t('series.stale')} ` : ''}${problem.title ?? t('problem.refused')}${problem.detail ? `: ${problem.detail}` : ''}`;
+}
+
+/** An area by name after its country's flag: the component twin of views.js' placeView (the same markup, styled by img.flag). */
+function Place({ area, places }) {
+  const country = countryOf(area);
+  return html`<span class="place">${country ? html`<img class="flag" src=${`vendor/flags/${country.toLowerCase()}.svg`} alt=${countryName(country)} title=${countryName(country)} width="16" height="12" />` : ''}${placeOf(area, places)}</span>`;
+}
+
+/** A lane: from → to, each with its flag (views.js' laneView as a component). */
+function Lane({ listing, places }) {
+  const [from, to] = endsOf(listing);
+  return html`<span class="lane-text"><${Place} area=${from} places=${places} /> → <${Place} area=${to} places=${places} /></span>`;
+}
+
+/** One of the next dates: what became of it, its listing's window, and the way to its row in the list. */
+function DateRow({ row, onShow }) {
+  const show = row.listing && OPEN.includes(row.listing.status) && onShow;
+  return html`<li class=${`series-date state-${row.state}`} data-date=${row.key}>
+    <span class="date">${dateText(row.key)}</span> <span class="state">${dateStateText(row)}</span>${row.listing ? html`<span class="window muted">${` · ${windowOf(row.listing.availabilityWindow ?? row.listing.pickupWindow)}`}</span>` : ''}${show ? html`<button type="button" class="show" aria-label=${t('series.showLabel', { date: dateText(row.key) })} onClick=${() => onShow(row.listingId)}>${t('series.show')}</button>` : ''}
+  </li>`;
+}
+
+/**
+ * One series: in words, its next dates and its commands. What was typed (the reasons, the date
+ * chosen to skip) and the problem its last command met are its own state: kept through the redraws
+ * the organization's events bring, the problem until its next command.
+ */
+function SeriesCard({ series, state, onCommand, onRefused, onShow }) {
+  const [problem, setProblem] = useState('');
+  const [skipKey, setSkipKey] = useState('');
+  const [skipReason, setSkipReason] = useState('');
+  const [endReason, setEndReason] = useState('');
+  const id = series.id;
+  const places = state.places;
+  const today = todayIn(series.recurrence.timeZone);
+  const name = seriesName(series, places);
+  const rows = nextDates(series, { today, listings: state.byId });
+  const acting = state.scopes.has(series.listingKind === 'capacityOffer' ? 'capacity:publish' : 'loads:publish') && series.status !== 'ended';
+  const skippable = acting ? skippableDates(series, { today }) : [];
+  // A date chosen and since skipped (or listed) is no longer offered: the list's first takes its place.
+  const skipping = skippable.includes(skipKey) ? skipKey : skippable[0];
+
+  const act = async (path, body, label) => {
+    setProblem('');
+    try {
+      await onCommand(series, path, body, label);
+      // What was typed for it (a reason) is done with.
+      setSkipReason('');
+      setEndReason('');
+    } catch (err) {
+      if (err?.sessionEnded) return;
+      setProblem(problemText(err));
+      // A version that moved on: the series as it is now, with the problem said on it.
+      await onRefused();
+    }
+  };
+  const skip = (e) => {
+    e.preventDefault();
+    act('skips', { key: skipping, ...(skipReason.trim() ? { reason: skipReason.trim() } : {}) }, t('series.action.skip', { date: dateText(skipping), series: name }));
+  };
+  const end = (e) => (e.preventDefault(), act('end', { reason: endReason.trim() }, t('series.action.end', { series: name })));
+
+  const since =
+    series.status === 'paused' && series.pausedAt
+      ? t('series.pausedSince', { date: windowlessWhen(series.pausedAt) })
+      : series.status === 'ended'
+        ? t(series.ending?.reason ? 'series.endedBecause' : 'series.ended', { date: windowlessWhen(series.endedAt ?? series.updatedAt), reason: series.ending?.reason ?? '' })
+        : '';
+  return html`<article class=${`series-card status-${series.status}`} data-series=${id} aria-labelledby=${`series-title-${id}`}>
+    <h3 id=${`series-title-${id}`}><span class=${`series-kind ${series.listingKind}`}>${t(`series.kind.${series.listingKind}`)}</span> <${Lane} listing=${asListing(series)} places=${places} /> <span class=${`badge series-status ${series.status}`}>${statusOf(series.status)}</span></h3>
+    <p class="series-what">${whatText(series)}</p>
+    <p class="series-rule">${ruleText(series.recurrence, series.template, { today })}<br /><span class="muted">${horizonText(series.horizon)}</span>${since ? html`<span class="muted">${` · ${since}`}</span>` : ''}</p>
+    <h4 class="series-next">${t('series.next')}</h4>
+    <ol class="series-dates">
+      ${rows.length ? rows.map((row) => html`<${DateRow} key=${row.key} row=${row} onShow=${onShow} />`) : html`<li class="muted">${t('series.noDates')}</li>`}
+    </ol>
+    ${acting
+      ? html`<div class="series-actions">
+          ${series.status === 'active'
+            ? html`<button type="button" id=${`series-pause-${id}`} onClick=${() => act('pause', {}, t('series.action.pause', { series: name }))}>${t('series.pause')}</button>`
+            : series.status === 'paused'
+              ? html`<button type="button" id=${`series-resume-${id}`} onClick=${() => act('resume', {}, t('series.action.resume', { series: name }))}>${t('series.resume')}</button>`
+              : ''}
+          ${skippable.length
+            ? html`<form class="action series-skip" onSubmit=${skip}>
+                <label for=${`series-skip-${id}`}>${t('series.skipDate')}</label>
+                <select id=${`series-skip-${id}`} required value=${skipping} onChange=${(e) => setSkipKey(e.currentTarget.value)}>
+                  ${skippable.map((key) => html`<option key=${key} value=${key}>${dateText(key)}</option>`)}
+                </select>
+                <label for=${`series-skip-reason-${id}`}>${t('series.skipReason')}</label>
+                <input id=${`series-skip-reason-${id}`} maxlength="500" value=${skipReason} onInput=${(e) => setSkipReason(e.currentTarget.value)} />
+                <button type="submit">${t('series.skip')}</button>
+              </form>`
+            : ''}
+          <form class="action series-end" onSubmit=${end}>
+            <label for=${`series-end-reason-${id}`}>${t('series.endReason')}</label>
+            <input id=${`series-end-reason-${id}`} required maxlength="500" value=${endReason} onInput=${(e) => setEndReason(e.currentTarget.value)} />
+            <button type="submit" class="reject">${t('series.end')}</button>
+          </form>
+        </div>`
+      : ''}
+    <p class="field-error" role="alert" id=${`series-problem-${id}`}>${problem}</p>
+  </article>`;
+}
+
+/** The section's content: its title, how many series (or why they could not be read), a card each: active first, then paused, then ended. */
+function SeriesList({ items, failed, state, onCommand, onRefused, onShow }) {
+  const shown = [...(items ?? [])].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.createdAt.localeCompare(b.createdAt));
+  const status = failed || (items === undefined ? '' : shown.length ? t('series.count.shown', { count: shown.length }) : t('series.empty'));
+  return html`<h2 id="series-title">${t('series.title')}</h2>
+    <p class="muted" id="series-status" aria-live="polite">${status}</p>
+    <div id="series-list" class="series-list">
+      ${shown.map((s) => html`<${SeriesCard} key=${s.id} series=${s} state=${state} onCommand=${onCommand} onRefused=${onRefused} onShow=${onShow} />`)}
+    </div>`;
+}
 
 /**
  * The section "Recurring trucks and loads", below the grid, for a planner who may publish.
  * @param ctx { api, state, notice, onChanged, onShow(listingId) }
  */
 export function createSeriesView({ api, state, notice, onChanged, onShow }) {
-  const list = el('div', { id: 'series-list', class: 'series-list' });
-  const status = el('p', { class: 'muted', id: 'series-status', 'aria-live': 'polite' });
-  const section = el('section', { id: 'series', class: 'wide', 'aria-labelledby': 'series-title' }, el('h2', { id: 'series-title' }, t('series.title')), status, list);
+  const section = el('section', { id: 'series', class: 'wide', 'aria-labelledby': 'series-title' });
   const main = document.getElementById('main');
   main.insertBefore(section, document.getElementById('delivered') ?? document.getElementById('partners'));
-  /** The series as last read, and a problem a command met, per series (shown until the next command). */
-  let items = [];
-  const problems = new Map();
+  /** The series as last read (undefined until read), and why the last reading failed. */
+  let items;
+  let failed = '';
   let loading = null;
 
-  const canAct = (series) => state.scopes.has(series.listingKind === 'capacityOffer' ? 'capacity:publish' : 'loads:publish');
-
-  async function command(series, path, body, label) {
-    problems.delete(series.id);
-    try {
-      await api.post(`/listing-series/${series.id}/${path}`, body, series.resourceVersion, label);
-      notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
-      // What was typed for it (a reason) is done with: the next render must not bring it back.
-      for (const field of section.querySelectorAll(`input[id$="-${CSS.escape(series.id)}"]`)) field.value = '';
-      await onChanged();
-    } catch (err) {
-      if (err?.sessionEnded) return;
-      const problem = err?.problem ?? { title: String(err?.message ?? err) };
-      const stale = problem.code === 'STALE_RESOURCE_VERSION' || err?.status === 409;
-      problems.set(series.id, `${stale ? `${t('series.stale')} ` : ''}${problem.title ?? t('problem.refused')}${problem.detail ? `: ${problem.detail}` : ''}`);
-      // A version that moved on: the series as it is now, with the problem said on it.
-      await refresh();
-    }
+  /** A command on a series, with its version and label; a refusal is thrown to the card, which shows it. */
+  async function onCommand(series, path, body, label) {
+    await api.post(`/listing-series/${series.id}/${path}`, body, series.resourceVersion, label);
+    notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
+    await onChanged();
   }
 
-  function card(series, today) {
-    const places = state.places;
-    const id = series.id;
-    const name = seriesName(series, places);
-    const rows = nextDates(series, { today, listings: state.byId });
-    const acting = canAct(series) && series.status !== 'ended';
-    const dates = el(
-      'ol',
-      { class: 'series-dates' },
-      rows.length
-        ? rows.map((row) =>
-            el(
-              'li',
-              { class: `series-date state-${row.state}`, 'data-date': row.key },
-              el('span', { class: 'date' }, dateText(row.key)),
-              ' ',
-              el('span', { class: 'state' }, dateStateText(row)),
-              row.listing ? el('span', { class: 'window muted' }, ` · ${windowOf(row.listing.availabilityWindow ?? row.listing.pickupWindow)}`) : '',
-              row.listing && OPEN.includes(row.listing.status) && onShow
-                ? el('button', { type: 'button', class: 'show', 'aria-label': t('series.showLabel', { date: dateText(row.key) }), onclick: () => onShow(row.listingId) }, t('series.show'))
-                : '',
-            ),
-          )
-        : el('li', { class: 'muted' }, t('series.noDates')),
-    );
-    const actions = [];
-    if (acting) {
-      if (series.status === 'active') actions.push(el('button', { type: 'button', id: `series-pause-${id}`, onclick: () => command(series, 'pause', {}, t('series.action.pause', { series: name })) }, t('series.pause')));
-      if (series.status === 'paused') actions.push(el('button', { type: 'button', id: `series-resume-${id}`, onclick: () => command(series, 'resume', {}, t('series.action.resume', { series: name })) }, t('series.resume')));
-      const skippable = skippableDates(series, { today });
-      if (skippable.length) {
-        const date = el('select', { id: `series-skip-${id}`, required: true }, skippable.map((key) => el('option', { value: key }, dateText(key))));
-        const reason = el('input', { id: `series-skip-reason-${id}`, maxlength: '500' });
-        actions.push(
-          el(
-            'form',
-            { class: 'action series-skip', onsubmit: (e) => (e.preventDefault(), command(series, 'skips', { key: date.value, ...(reason.value.trim() ? { reason: reason.value.trim() } : {}) }, t('series.action.skip', { date: dateText(date.value), series: name }))) },
-            el('label', { for: date.id }, t('series.skipDate')),
-            date,
-            el('label', { for: reason.id }, t('series.skipReason')),
-            reason,
-            el('button', { type: 'submit' }, t('series.skip')),
-          ),
-        );
-      }
-      const endReason = el('input', { id: `series-end-reason-${id}`, required: true, maxlength: '500' });
-      actions.push(
-        el(
-          'form',
-          { class: 'action series-end', onsubmit: (e) => (e.preventDefault(), command(series, 'end', { reason: endReason.value.trim() }, t('series.action.end', { series: name }))) },
-          el('label', { for: endReason.id }, t('series.endReason')),
-          endReason,
-          el('button', { type: 'submit', class: 'reject' }, t('series.end')),
-        ),
-      );
-    }
-    const since =
-      series.status === 'paused' && series.pausedAt
-        ? t('series.pausedSince', { date: windowlessWhen(series.pausedAt) })
-        : series.status === 'ended'
-          ? t(series.ending?.reason ? 'series.endedBecause' : 'series.ended', { date: windowlessWhen(series.endedAt ?? series.updatedAt), reason: series.ending?.reason ?? '' })
-          : '';
-    return el(
-      'article',
-      { class: `series-card status-${series.status}`, 'data-series': id, 'aria-labelledby': `series-title-${id}` },
-      el(
-        'h3',
-        { id: `series-title-${id}` },
-        el('span', { class: `series-kind ${series.listingKind}` }, t(`series.kind.${series.listingKind}`)),
-        ' ',
-        laneView(asListing(series), places),
-        ' ',
-        el('span', { class: `badge series-status ${series.status}` }, statusOf(series.status)),
-      ),
-      el('p', { class: 'series-what' }, whatText(series)),
-      el('p', { class: 'series-rule' }, ruleText(series.recurrence, series.template, { today }), el('br'), el('span', { class: 'muted' }, horizonText(series.horizon)), since ? el('span', { class: 'muted' }, ` · ${since}`) : ''),
-      el('h4', { class: 'series-next' }, t('series.next')),
-      dates,
-      actions.length ? el('div', { class: 'series-actions' }, actions) : '',
-      el('p', { class: 'field-error', role: 'alert', id: `series-problem-${id}` }, problems.get(id) ?? ''),
-    );
-  }
-
-  function render() {
-    const shown = [...items].sort((a, b) => STATUS_ORDER[a.status] - STATUS_ORDER[b.status] || a.createdAt.localeCompare(b.createdAt));
-    status.textContent = shown.length ? t('series.count.shown', { count: shown.length }) : t('series.empty');
-    replacePreserving(list, ...shown.map((s) => card(s, todayIn(s.recurrence.timeZone))));
-  }
+  const draw = () => render(html`<${SeriesList} items=${items} failed=${failed} state=${state} onCommand=${onCommand} onRefused=${refresh} onShow=${onShow} />`, section);
+  draw();
 
   /** Reads the series and the listings of their dates that the console does not have yet, then shows them. */
   async function read() {
@@ -470,7 +495,8 @@ export function createSeriesView({ api, state, notice, onChanged, onShow }) {
     }
     await loadPlaces(api, series.map(asListing), state.places);
     items = series;
-    render();
+    failed = '';
+    draw();
   }
 
   /** One reading at a time; a request meanwhile reads once more after it. */
@@ -487,7 +513,11 @@ export function createSeriesView({ api, state, notice, onChanged, onShow }) {
           await read();
         } while (loading.again);
       } catch (err) {
-        if (!err?.sessionEnded) status.textContent = `${err?.problem?.title ?? t('console.error')}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+        if (!err?.sessionEnded) {
+          // Said where the count was; the series as last read stay shown.
+          failed = `${err?.problem?.title ?? t('console.error')}${err?.problem?.detail ? `: ${err.problem.detail}` : ''}`;
+          draw();
+        }
       } finally {
         loading = null;
       }
