@@ -42,8 +42,8 @@ export interface WatchedPage {
  * console speaks the browser's language: the tests that read its English must not depend on the
  * machine's).
  */
-export async function watchedPage(browser: Browser, options: { viewport?: { width: number; height: number }; permissions?: string[]; hasTouch?: boolean; locale?: string } = {}): Promise<WatchedPage> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, permissions: options.permissions, hasTouch: options.hasTouch, locale: options.locale ?? 'en-US' });
+export async function watchedPage(browser: Browser, options: { viewport?: { width: number; height: number }; permissions?: string[]; hasTouch?: boolean; locale?: string; timezoneId?: string } = {}): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1280, height: 900 }, permissions: options.permissions, hasTouch: options.hasTouch, locale: options.locale ?? 'en-US', timezoneId: options.timezoneId });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];

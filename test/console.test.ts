@@ -16,6 +16,21 @@ import { testEnv } from './helpers';
 import { launchBrowser, screenshot, watchedPage, WEBGL_ARGS, type WatchedPage } from './browser';
 import { PcxClient } from '../sdk/src';
 import { partnership } from '../examples/carrier/shipper';
+// The console's catalogues are plain browser modules without type declarations (served as they are).
+// @ts-ignore
+import en from '../console/i18n/en.js';
+// @ts-ignore
+import de from '../console/i18n/de.js';
+// @ts-ignore
+import pl from '../console/i18n/pl.js';
+
+type Catalogue = Record<string, string | Record<string, string>>;
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+/** A catalogue's text with its placeholders filled (the words a planner reads in that language). */
+const say = (catalogue: Catalogue, key: string, params: Record<string, string | number> = {}) => String(catalogue[key]).replace(/\{(\w+)\}/g, (_, name) => String(params[name]));
+/** A pattern for a catalogue's text: the placeholders given filled, the others matching anything. */
+const like = (catalogue: Catalogue, key: string, params: Record<string, string | number> = {}) =>
+  new RegExp(String(catalogue[key]).split(/(\{\w+\})/).map((part) => { const name = /^\{(\w+)\}$/.exec(part)?.[1]; return name === undefined ? escaped(part) : name in params ? escaped(String(params[name])) : '.*?'; }).join(''));
 
 const at = (hours: number) => new Date(Date.now() + hours * 3_600_000).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
@@ -48,14 +63,15 @@ describe('the planner console, against npm start in Chromium', () => {
   /** Pages of users whose organization the adapter gateway does not serve (config/gateway.json: Cargo Co-op's carla). */
   const unserved = new Set<WatchedPage>();
 
-  /** A user signed in through the provider's page, the console loaded and following the feed. */
-  async function signedIn(userId: string, password: string, options: Parameters<typeof watchedPage>[1] = {}): Promise<Page> {
+  /** A user signed in through the provider's page, the console loaded and following the feed (in the catalogue's language: the browser's locale says which). */
+  async function signedIn(userId: string, password: string, options: Parameters<typeof watchedPage>[1] = {}, catalogue: Catalogue = en): Promise<Page> {
     const watched = await watchedPage(browser, options);
     pages.push(watched);
     if (userId === 'carla') unserved.add(watched);
     const { page } = watched;
     await page.goto(`${base}/console/`);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: say(catalogue, 'page.signIn') }).click();
+    // The provider's own page (dev/oidc.ts) is English.
     await page.getByLabel('User').fill(userId);
     await page.getByLabel('Password').fill(password);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -1006,6 +1022,161 @@ describe('the planner console, against npm start in Chromium', () => {
     expect(polishAxe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`)).toEqual([]);
     await screenshot(page, 'console-18-polish');
   }, 60000);
+
+  /** What sticks out of the screen sideways (a phone must never scroll sideways); inside the grid or a wide table, which scroll by themselves, is allowed. */
+  const overflowIn = (page: Page) =>
+    page.evaluate(() =>
+      Array.from(document.querySelectorAll('body *'))
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && getComputedStyle(e).position !== 'fixed' && !e.parentElement?.closest('.grid-wrap, table'))
+        .map((e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.split(' ')[0]}` : ''}`)
+        .slice(0, 10)
+        .concat(document.documentElement.scrollWidth > window.innerWidth + 1 ? [`page ${document.documentElement.scrollWidth} px wide`] : []),
+    );
+  /** What in the selected proposal's detail reaches past its panel (tables scroll by themselves). */
+  const widerThanPanel = (page: Page) =>
+    page.evaluate(() => {
+      const panel = document.getElementById('detail-pane')!.getBoundingClientRect();
+      return Array.from(document.querySelectorAll('#proposal *')).filter((e) => !e.closest('table') && e.getBoundingClientRect().right > panel.right + 1).map((e) => `${e.tagName}#${e.id}.${String(e.className)}`).slice(0, 5);
+    });
+  /** English a German or Polish planner would read: a sentence of the English catalogue the others say otherwise, or an English word that has no place in either. */
+  const englishPhrases = Object.entries(en as Catalogue).filter(([key, text]) => typeof text === 'string' && !text.includes('{') && text.length >= 12 && text !== (de as Catalogue)[key] && text !== (pl as Catalogue)[key]).map(([, text]) => text as string);
+  const englishIn = (page: Page) =>
+    page.evaluate((phrases) => {
+      const text = document.body.innerText;
+      return [...phrases.filter((phrase) => text.includes(phrase)), ...new Set(text.match(/\b(the|and|your|with|waiting|accepted|proposal|tender|pickup|delivery|outcome|great-circle|planner)\b/gi) ?? [])];
+    }, englishPhrases);
+
+  test("the planner's day in German at the desk and in Polish on a phone: matched, tendered, countered, handed over, delivered and completed; every step axe-clean, within its screen, in its language", async () => {
+    const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
+    const baltic = new PcxClient({ baseUrl: base, clientId: 'baltic-erp', clientSecret: 'baltic-demo-secret' });
+    await partnership(alpine, baltic);
+    const bruno = await signedIn('bruno', 'bruno-demo', { locale: 'de-DE', timezoneId: 'Europe/Berlin', viewport: { width: 1440, height: 900 } }, de);
+    const alice = await signedIn('alice', 'alice-demo', { locale: 'pl-PL', timezoneId: 'Europe/Warsaw', viewport: { width: 390, height: 844 }, hasTouch: true }, pl);
+    const planners = [
+      { page: bruno, catalogue: de as Catalogue, name: 'de' },
+      { page: alice, catalogue: pl as Catalogue, name: 'pl' },
+    ];
+    /** After each step, on each planner's screen: no serious accessibility violation, nothing wider than the screen or the detail's panel, no English; a screenshot. */
+    const looked = async (step: string) => {
+      for (const { page, name } of planners) {
+        await screenshot(page, `console-day-${name}-${step}`);
+        const axe = await new AxeBuilder({ page: page as any }).analyze();
+        expect({ step, name, axe: axe.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id}: ${v.help}`) }).toEqual({ step, name, axe: [] });
+        expect({ step, name, overflow: await overflowIn(page), wider: await widerThanPanel(page), english: await englishIn(page) }).toEqual({ step, name, overflow: [], wider: [], english: [] });
+      }
+    };
+    const money = (locale: string, amount: number) => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(amount);
+    await looked('1-signed-in');
+
+    // Baltic's load from Bremen to Poznań and Alpine's truck on that way, through their systems.
+    const load = await baltic.requests.create({
+      pickupArea: { kind: 'unlocode', code: 'DEBRE' },
+      pickupWindow: { start: at(26), end: at(30) },
+      deliveryArea: { kind: 'unlocode', code: 'PLPOZ' },
+      deliveryWindow: { start: at(34), end: at(60) },
+      requiredCapacity: { weight: { value: 9, unitCode: 'TNE' }, palletSpaces: 12 },
+      vehicleRequirements: { bodyTypes: ['curtainsider'] },
+      goodsProfile: { category: 'retail' },
+      expiresAt: at(20),
+      visibility: { mode: 'partners', organizationIds: ['org-alpine-freight'] },
+      restrictedDetails: { deliveryAddress: { lines: ['ul. Główna 12'], postalCode: '61-005', city: 'Poznań', countryCode: 'PL' } },
+    } as never);
+    await baltic.requests.publish(load);
+    const offer = await alpine.offers.create({
+      availabilityWindow: { start: at(24), end: at(72) },
+      originArea: { kind: 'unlocode', code: 'DEBRE' },
+      destinationArea: { kind: 'unlocode', code: 'PLPOZ' },
+      vehicleProfile: { bodyType: 'curtainsider' },
+      availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
+      expiresAt: at(20),
+      visibility: { mode: 'partners', organizationIds: ['org-baltic-shippers'] },
+      restrictedDetails: { price: { amount: 875, currency: 'EUR' } },
+    } as never);
+    await alpine.offers.publish(offer);
+    let proposalId = '';
+    for (let i = 0; i < 60 && !proposalId; i++) {
+      for await (const p of baltic.proposals.list({ request: load.id, status: ['open'] } as never)) proposalId = (p as any).id;
+      if (!proposalId) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(proposalId).not.toBe('');
+
+    // Both accept the proposal in their own language, at the same moment (the second decision finds
+    // the version moved by the first, and is sent again): matched, in words that do not call it binding.
+    for (const { page } of planners) {
+      await proposalButton(page, proposalId).waitFor({ timeout: 30000 });
+      await expect(proposalButton(page, proposalId).textContent()).resolves.toMatch(/Bremen → Poznań/);
+      await proposalButton(page, proposalId).click();
+    }
+    await Promise.all(planners.map(({ page, catalogue }) => page.locator('#proposal').getByRole('button', { name: say(catalogue, 'proposal.accept'), exact: true }).click()));
+    for (const { page, catalogue, name } of planners) {
+      await page.locator('#proposal').getByText(like(catalogue, 'proposal.decision.accept', { by: say(catalogue, 'proposal.decision.byYou') })).waitFor({ timeout: 30000 }).catch(async (err) => {
+        await screenshot(page, `console-day-${name}-debug-accept`);
+        throw new Error(`${err}\n${name}: ${await page.locator('#notice').innerText()}\n${await page.locator('#proposal').innerText()}`);
+      });
+    }
+    for (const { page, catalogue, name } of planners) {
+      await page.locator('#proposal').getByText(say(catalogue, 'proposal.state.matched')).waitFor({ timeout: 30000 }).catch(async (err) => {
+        await screenshot(page, `console-day-${name}-debug-matched`);
+        throw new Error(`${err}\n${name}: ${await page.locator('#proposal').innerText()}\n${JSON.stringify(await baltic.proposals.get(proposalId))}`);
+      });
+    }
+    // The broker names its distance model as data ("great-circle x 1.3"): each reads it in words and the locale's numbers.
+    await expect(bruno.locator('#proposal .route').textContent()).resolves.toContain('Luftlinie × 1,3 für den Straßenweg');
+    await expect(alice.locator('#proposal .route').textContent()).resolves.toContain('w linii prostej × 1,3 na drogi');
+    await looked('2-matched');
+
+    // Bruno tenders at the truck's disclosed price; Alice counters from her phone with a reason; Bruno reads it and accepts.
+    const tenderPrice = bruno.locator('#proposal').getByLabel(say(de, 'tender.price', { currency: '€' }));
+    await expect(tenderPrice.inputValue()).resolves.toBe('875');
+    await bruno.locator('#proposal').getByRole('button', { name: say(de, 'tender.issue') }).click();
+    const counter = alice.locator('#proposal .tender-actions');
+    await counter.waitFor({ timeout: 30000 });
+    await counter.getByLabel(say(pl, 'tender.counterPrice', { currency: '€' })).fill('950');
+    await counter.getByLabel(say(pl, 'common.reason'), { exact: true }).fill('droższy olej napędowy');
+    await counter.getByRole('button', { name: say(pl, 'tender.counter'), exact: true }).click();
+    await alice.locator('#proposal').getByText(like(pl, 'tender.waiting', { revision: 2 })).waitFor({ timeout: 30000 });
+    await bruno.locator('#proposal .timeline').getByText(like(de, 'timeline.revision.reason', { reason: 'droższy olej napędowy' })).waitFor({ timeout: 30000 });
+    await looked('3-countered');
+    await bruno.locator('#proposal').getByRole('button', { name: say(de, 'tender.acceptRevision', { revision: 2 }) }).click();
+    for (const { page, catalogue, name } of planners) {
+      const commitment = page.locator('#proposal .timeline').getByText(like(catalogue, 'timeline.commitment.price', { revision: 2 }));
+      await commitment.waitFor({ timeout: 30000 });
+      await expect(commitment.textContent()).resolves.toContain(money(name === 'de' ? 'de-DE' : 'pl-PL', 950));
+    }
+    await looked('4-committed');
+
+    // Bruno hands the execution details over (the delivery address filled from his load); Alice takes them into her plan.
+    const handoverForm = bruno.locator('#proposal .handover-form');
+    await handoverForm.waitFor({ timeout: 30000 });
+    await expect(handoverForm.getByLabel(say(de, 'handover.street', { stop: `${de['handover.stop.delivery']} 2` })).inputValue()).resolves.toBe('ul. Główna 12');
+    await handoverForm.getByLabel(say(de, 'handover.street', { stop: `${de['handover.stop.pickup']} 1` })).fill('Am Speicher 3');
+    await handoverForm.getByLabel(say(de, 'handover.phone')).fill('+49 421 123456');
+    await handoverForm.getByRole('button', { name: say(de, 'handover.send') }).click();
+    const handover = alice.locator('#proposal .handover');
+    await handover.getByText(/Am Speicher 3, Bremen/).waitFor({ timeout: 30000 });
+    await handover.getByLabel(say(pl, 'handover.tripReference')).fill('K-2412-03');
+    await handover.getByRole('button', { name: say(pl, 'handover.take') }).click();
+    await bruno.locator('#proposal .handover').getByText(/K-2412-03/).waitFor({ timeout: 30000 });
+    await looked('5-handed-over');
+
+    // Alice reports the pickup and the delivery, and finishes the transport: completed, its times filled from the milestones, in Polish writing.
+    const report = alice.locator('#proposal .report');
+    for (const milestone of ['pickedUp', 'delivered']) {
+      await report.getByLabel(say(pl, 'report.milestone'), { exact: true }).selectOption(milestone);
+      await report.getByRole('button', { name: say(pl, 'report.sendMilestone') }).click();
+      await bruno.locator('#proposal .timeline').getByText(new RegExp(escaped(say(de, `status.${milestone}`)))).first().waitFor({ timeout: 30000 });
+    }
+    await alice.locator('#proposal .timeline').getByText(like(pl, 'timeline.execution.awaitingOutcome')).waitFor({ timeout: 30000 });
+    await report.getByLabel(say(pl, 'report.outcome'), { exact: true }).selectOption('completed');
+    await expect(report.getByLabel(say(pl, 'report.started')).inputValue()).resolves.toMatch(/^\d{2}\.\d{2}\.\d{4}, \d{2}:\d{2}$/);
+    await looked('6-finishing');
+    await report.getByRole('button', { name: say(pl, 'report.sendOutcome') }).click();
+    for (const { page, catalogue } of planners) await page.locator('#proposal .timeline').getByText(say(catalogue, 'timeline.execution.completed')).waitFor({ timeout: 30000 });
+    await expect(alice.evaluate(() => document.getElementById('proposal')!.contains(document.activeElement))).resolves.toBe(true);
+    await looked('7-completed');
+    await alpine.offers.withdraw((await alpine.offers.get(offer.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
+    await baltic.requests.withdraw((await baltic.requests.get(load.id)) as any, { reason: 'test done' } as never, { redecideOnStale: true }).catch(() => undefined);
+  }, 300000);
 
   test("a carrier's planner reads its recurring truck in words with its next dates, pauses it, skips a date, is told of a stale version, and ends it; on a phone too", async () => {
     // Alpine's TMS starts a series: Milano to Wien every Tuesday and Thursday, 08:00 to 18:00 Berlin
