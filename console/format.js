@@ -333,6 +333,16 @@ export function km(v) {
   return t('unit.km', { value: typeof v === 'number' ? number(v, 0) : '?' });
 }
 
+/**
+ * How the broker measured the distances, in words: its model is named as data ("great-circle x 1.3",
+ * core/matching/distance.ts), which a planner reads as "as the crow flies × 1.3 for the roads".
+ * A model the console does not know is shown as named.
+ */
+export function distanceModelText(model) {
+  const greatCircle = /^great-circle x ([\d.]+)$/.exec(model ?? '');
+  return greatCircle ? t('proposal.distanceModel.greatCircle', { factor: number(Number(greatCircle[1]), 2) }) : model ?? '';
+}
+
 /** Reason codes that say it all in a sentence. */
 const PLAIN = ['VISIBILITY_MUTUAL', 'LISTINGS_OPEN', 'EQUIPMENT_NOT_REQUIRED', 'DANGEROUS_GOODS_NONE', 'TEMPERATURE_NOT_REQUIRED'];
 const TIME_REASONS = ['PICKUP_WINDOW_PASSED', 'PICKUP_OUTSIDE_AVAILABILITY', 'DELIVERY_OUTSIDE_AVAILABILITY', 'TRANSIT_TOO_SHORT'];

@@ -1,7 +1,7 @@
 // What the console shows, as DOM built from data (textContent only: nothing the broker returns is
 // ever parsed as HTML), in the planner's words (console/format.js): names, places, local times, units.
 import { dateTimeInput } from './datetime.js';
-import { addressOf, capacityOf, countryName, countryOf, criterionName, endsOf, explanationOf, has, km, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, t, when, windowOf } from './format.js';
+import { addressOf, capacityOf, countryName, countryOf, criterionName, distanceModelText, endsOf, explanationOf, has, km, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, t, when, windowOf } from './format.js';
 
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -159,7 +159,7 @@ export function proposalDetail(p, ctx) {
     el('p', { class: 'proposal-state' }, el('strong', {}, proposalState(p, me, names)), ` ${t('proposal.scoreLine', { score: p.score !== undefined ? `${Math.round(p.score * 100)} %` : t('proposal.score.none') })}`),
     el('h4', {}, t('proposal.why')),
     el('ul', { class: 'explanation' }, sentences.map((s) => el('li', { class: !s.ok ? 'fail' : s.applies ? 'pass' : 'not-applicable' }, el('span', { class: 'mark', 'aria-label': t(!s.ok ? 'proposal.mark.fail' : s.applies ? 'proposal.mark.pass' : 'proposal.mark.notApplicable') }, !s.ok ? '✗' : s.applies ? '✓' : '–'), ` ${s.text}`))),
-    el('p', { class: 'route' }, t('proposal.route', { offer: km(route.offerDistanceKm), load: km(route.loadDistanceKm), model: route.distanceModel ?? '' })),
+    el('p', { class: 'route' }, t('proposal.route', { offer: km(route.offerDistanceKm), load: km(route.loadDistanceKm), model: distanceModelText(route.distanceModel) })),
     el(
       'details',
       { class: 'as-data' },

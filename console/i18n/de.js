@@ -532,6 +532,7 @@ export default {
   'proposal.mark.pass': 'erfüllt',
   'proposal.mark.notApplicable': 'entfällt',
   'proposal.route': 'Die Route des LKW ist {offer} lang, die der Ladung {load} (Entfernungen {model}).',
+  'proposal.distanceModel.greatCircle': 'Luftlinie × {factor} für den Straßenweg',
   'proposal.asData': 'Die Kriterien als Daten',
   'proposal.criteria.caption': 'Eignung, Kriterium für Kriterium',
   'proposal.criteria.criterion': 'Kriterium',

@@ -551,6 +551,7 @@ export default {
   'proposal.mark.pass': 'met',
   'proposal.mark.notApplicable': 'does not apply',
   'proposal.route': "The truck's route is {offer}, the load's {load} (distances {model}).",
+  'proposal.distanceModel.greatCircle': 'as the crow flies × {factor} for the roads',
   'proposal.asData': 'The criteria as data',
   'proposal.criteria.caption': 'Compatibility, criterion by criterion',
   'proposal.criteria.criterion': 'Criterion',

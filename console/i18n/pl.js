@@ -532,6 +532,7 @@ export default {
   'proposal.mark.pass': 'spełnione',
   'proposal.mark.notApplicable': 'nie dotyczy',
   'proposal.route': 'Trasa pojazdu ma {offer}, trasa ładunku {load} (odległości {model}).',
+  'proposal.distanceModel.greatCircle': 'w linii prostej × {factor} na drogi',
   'proposal.asData': 'Kryteria jako dane',
   'proposal.criteria.caption': 'Zgodność, kryterium po kryterium',
   'proposal.criteria.criterion': 'Kryterium',

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // The console's files are plain browser modules without type declarations (served as they are).
 // @ts-ignore
-import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, connectorScopesOf, criterionName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
+import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, connectorScopesOf, criterionName, distanceModelText, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
 // @ts-ignore
 import { rowOf, filterRows } from '../../console/grid-model.js';
 // @ts-ignore
@@ -188,6 +188,16 @@ describe('format.js in German and Polish', () => {
     expect(placeOf({ kind: 'subdivision', code: 'DE-BY' }, { 'DE-BY': { names: { en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' } } })).toBe('Bawaria, Niemcy');
     expect(placeOf({ kind: 'list', areas: [{ kind: 'country', code: 'PL' }, { kind: 'country', code: 'CZ' }] })).toBe('Polska lub Czechy');
     expect([statusOf('partiallyMatched'), statusOf('delivered'), statusOf('refrigerated')]).toEqual(['częściowo dopasowane', 'dostarczone', 'chłodnia']);
+  });
+
+  test("the broker's distance model (data: \"great-circle x 1.3\") in words and the locale's numbers; one it does not know as named", () => {
+    speak('de-DE');
+    expect(distanceModelText('great-circle x 1.3')).toBe('Luftlinie × 1,3 für den Straßenweg');
+    speak('pl-PL');
+    expect(distanceModelText('great-circle x 1.25')).toBe('w linii prostej × 1,25 na drogi');
+    speak('en-GB');
+    expect(distanceModelText('great-circle x 1.3')).toBe('as the crow flies × 1.3 for the roads');
+    expect([distanceModelText('road network (OSRM)'), distanceModelText(undefined)]).toEqual(['road network (OSRM)', '']);
   });
 
   test('the explanation in sentences, with units, places and local times', () => {
