@@ -16,9 +16,10 @@ import { createDelivered } from './delivered.js';
 import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { concernsSeries, createSeriesView } from './series.js';
-import { explanationOf, has, laneOf, moneyOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
+import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
 import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
 import { readWork, renderWork } from './work-view.js';
+import { decideOnProposal, pathCommands, readDisclosed, readPath } from './proposal-actions.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -370,13 +371,12 @@ async function renderProposal(api, id) {
     let disclosed = null;
     let timeline = null;
     if (p.status === 'accepted') {
-      const theirs = p.offerOwnerOrganizationId === state.me ? `/load-requests/${p.loadRequestId}` : `/capacity-offers/${p.capacityOfferId}`;
-      disclosed = (await api.get(theirs)).restrictedDetails ?? null;
+      disclosed = await readDisclosed(api, p, state.me);
       if (disclosed?.price && !state.disclosedPrices.has(p.id)) {
         state.disclosedPrices.set(p.id, disclosed.price);
         renderInbox(api);
       }
-      const facts = await timelineOf(api, p);
+      const facts = await readPath(api, p);
       // A tender between its last accept and its commitment ("accepting") settles without an event
       // of its own to every reader: read the proposal again shortly, until it has settled.
       if (facts.tenders.some((x) => x.status === 'accepting')) {
@@ -385,94 +385,11 @@ async function renderProposal(api, id) {
       }
       timeline = timelineView(facts, {
         ...ctx(),
-        // A milestone or the outcome, with a deduplication key per click (the Idempotency-Key's twin).
-        onReport: state.scopes.has('execution:update')
-          ? async (kind, fields) => {
-              const key = crypto.randomUUID();
-              const label = { milestone: () => t('action.reportMilestone', { milestone: statusOf(fields.milestone) }), outcome: () => t('action.reportOutcome', { outcome: statusOf(fields.status) }), correction: () => t('action.correctOutcome', { outcome: statusOf(fields.status) }) }[kind]();
-              if (kind === 'milestone') await api.post('/execution-updates', { executionReferenceId: facts.reference.id, deduplicationKey: key, ...fields }, undefined, label);
-              else if (kind === 'outcome') await api.post('/execution-outcomes', { executionReferenceId: facts.reference.id, deduplicationKey: key, schemaVersion: 'v0', ...fields }, undefined, label);
-              else {
-                const { outcomeId, ...correction } = fields;
-                await api.post(`/execution-outcomes/${outcomeId}/corrections`, { deduplicationKey: key, schemaVersion: 'v0', ...correction }, undefined, label);
-              }
-              notice(el('strong', {}, `${t(kind === 'correction' ? 'notice.corrected' : 'notice.reported')}: `), `${statusOf(kind === 'milestone' ? fields.milestone : fields.status)}.`);
-              await renderProposal(api, p.id);
-            }
-          : undefined,
-        // The handover: the shipper sends the execution package of the active commitment (its own
-        // load's addresses filled in), the carrier takes it into its plan or refuses it.
+        ...pathCommands({ api, p, facts, me: state.me, scopes: state.scopes, names: state.names, notice, reread: () => renderProposal(api, p.id) }),
+        // The shipper's own load (its addresses fill the handover) and the truck's disclosed price (the tender's starting price).
         request: state.byId.get(p.loadRequestId),
         userName: state.userName,
-        onHandover: state.scopes.has('handovers:write')
-          ? async (commitment, body) => {
-              const partner = nameOf(commitment.executingOrganizationId, state.names);
-              const label = t('action.handOver', { partner });
-              await api.post('/execution-handovers', body, undefined, label);
-              notice(el('strong', {}, `${t('notice.handedOver')}: `), t('notice.handedOver.text', { partner }));
-              await renderProposal(api, p.id);
-            }
-          : undefined,
-        onAcknowledge: state.scopes.has('handovers:acknowledge')
-          ? async (handover, body) => {
-              const label = body.outcome === 'rejected' ? t('action.refuseHandover') : t('action.takeHandover', { reference: body.destinationExternalReference.value });
-              await api.post(`/execution-handovers/${handover.id}/acknowledgements`, body, undefined, label);
-              notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
-              await renderProposal(api, p.id);
-            }
-          : undefined,
-        // The negotiation: a tender for the match (the load's owner issues it to the carrier), decisions and counters.
-        // The load's owner tenders the match to the truck's owner (the carrier does not tender to itself).
-        onIssueTender: state.scopes.has('tenders:publish') && p.requestOwnerOrganizationId === state.me
-          ? async ({ expiresAt, price }) => {
-              const carrier = p.offerOwnerOrganizationId;
-              const label = t('action.issueTender', { partner: nameOf(carrier, state.names) });
-              // The price the planner set; the other terms are prefilled from the match by the broker.
-              const created = await api.post('/transport-tenders', { executingOrganizationId: carrier, originatingProposalId: p.id, movementScope: 'fullTransport', expiresAt, terms: { commercialTerms: price } }, undefined, label);
-              await api.post(`/transport-tenders/${created.id}/issue`, {}, created.resourceVersion, label);
-              notice(el('strong', {}, `${t('notice.issued')}: `), t('notice.issued.text', { partner: nameOf(carrier, state.names) }));
-              await renderProposal(api, p.id);
-            }
-          : undefined,
         tenderPrice: p.offerOwnerOrganizationId === state.me ? undefined : state.disclosedPrices.get(p.id),
-        onCommitment: state.scopes.has('tenders:decide')
-          ? async (commitment, what, fields) => {
-              const label = what === 'amend' ? t('action.amendPrice', { price: moneyOf(fields.price) }) : t('action.cancelCommitment');
-              if (what === 'amend') {
-                await api.post(`/transport-commitments/${commitment.id}/amendments`, { terms: { commercialTerms: fields.price }, reason: fields.reason }, commitment.resourceVersion, label);
-                // Proposing is agreeing: the author's accept of its own revision goes with it.
-                await acceptOwnRevision(api, commitment.tenderId, label);
-              } else {
-                await api.post(`/transport-commitments/${commitment.id}/cancel`, { reason: fields.reason }, commitment.resourceVersion, label);
-              }
-              notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
-              await renderProposal(api, p.id);
-            }
-          : undefined,
-        onTender: state.scopes.has('tenders:decide')
-          ? async (tender, what, fields = {}) => {
-              const label = what === 'counter' ? t('action.counter', { price: moneyOf(fields.price) }) : t(what === 'accept' ? 'action.acceptRevision' : 'action.rejectRevision', { revision: tender.currentRevision });
-              if (what === 'counter') {
-                await api.post(`/transport-tenders/${tender.id}/counterproposals`, { revision: tender.currentRevision, terms: { commercialTerms: fields.price }, reason: fields.reason }, tender.resourceVersion, label);
-                // Proposing is agreeing: the author's accept of its own revision goes with it.
-                await acceptOwnRevision(api, tender.id, label);
-              } else {
-                const decideOn = (version) => api.post(`/transport-tenders/${tender.id}/decisions`, { decision: what, revision: tender.currentRevision }, version, label);
-                try {
-                  await decideOn(tender.resourceVersion);
-                } catch (err) {
-                  // The other side decided a moment ago (the version moved, the revision did not): the
-                  // decision names its revision, so it is sent again on the current version.
-                  if (err?.code !== 'STALE_RESOURCE_VERSION') throw err;
-                  const current = await api.get(`/transport-tenders/${tender.id}`);
-                  if (current.currentRevision !== tender.currentRevision) throw err;
-                  await decideOn(current.resourceVersion);
-                }
-              }
-              notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
-              await renderProposal(api, p.id);
-            }
-          : undefined,
       });
     }
     const box = $('proposal');
@@ -486,38 +403,9 @@ async function renderProposal(api, id) {
   }
 }
 
-/**
- * The author's accept of the revision it just proposed (a counter or an amendment): the protocol
- * asks every organization of the policy to accept the current revision, its author included
- * (docs/decisions.md, "One click to propose and agree"); the console sends it with the proposal so
- * the planner does not click twice. Sent only while the revision is still the author's current one.
- */
-async function acceptOwnRevision(api, tenderId, label) {
-  if (!tenderId) return;
-  const tender = await api.get(`/transport-tenders/${tenderId}`);
-  const current = (tender.revisions ?? []).find((r) => r.number === tender.currentRevision);
-  if (tender.status !== 'issued' && tender.status !== 'amending') return;
-  if (current?.authorOrganizationId !== state.me || (tender.decisions ?? []).some((d) => d.organizationId === state.me && d.revision === tender.currentRevision)) return;
-  await api.post(`/transport-tenders/${tenderId}/decisions`, { decision: 'accept', revision: tender.currentRevision }, tender.resourceVersion, label);
-}
-
-async function timelineOf(api, p) {
-  const tenders = await api.all(`/transport-tenders?proposal=${p.id}`);
-  const revisions = {};
-  for (const tender of tenders) revisions[tender.id] = (await api.get(`/transport-tenders/${tender.id}/revisions`)).items ?? [];
-  const commitments = (await Promise.all(tenders.map((tender) => api.all(`/transport-commitments?tender=${tender.id}`)))).flat();
-  const handovers = (await Promise.all(commitments.map((c) => api.all(`/execution-handovers?commitment=${c.id}`)))).flat();
-  const [reference] = await api.all(`/execution-references?proposal=${p.id}`);
-  const updates = reference ? ((await api.get(`/execution-references/${reference.id}/updates`)).items ?? []) : [];
-  const outcomes = reference ? ((await api.get(`/execution-outcomes?executionReferenceId=${reference.id}`)).items ?? []).reverse() : [];
-  return { tenders, revisions, commitments, handovers, reference, updates, outcomes };
-}
-
 async function decide(api, p, decision) {
-  const request = state.byId.get(p.loadRequestId);
-  const label = t(decision === 'accept' ? 'action.acceptProposal' : 'action.rejectProposal', { lane: request ? laneOf(request, state.places) : p.id.slice(-8) });
   try {
-    await api.post(`/match-proposals/${p.id}/decisions`, { decision }, p.resourceVersion, label);
+    await decideOnProposal(api, p, decision, { me: state.me, request: state.byId.get(p.loadRequestId), places: state.places });
     showProblem(null);
   } catch (err) {
     showProblem(err);
@@ -531,10 +419,10 @@ async function whyNot(api, event) {
     const r = await api.post('/match-evaluations', { capacityOfferId: $('whynot-offer').value, loadRequestId: $('whynot-request').value }, undefined, t('action.evaluate'));
     const failed = r.compatibility.filter((c) => c.result === 'fail');
     const sentences = explanationOf({ compatibility: failed.length ? failed : r.compatibility }, { places: state.places, request: state.byId.get($('whynot-request').value) });
-    // The summary repeats the verdict ("Not compatible: ..."): only what follows it.
-    const summary = String(r.rationale?.summary ?? '').replace(/^(not )?compatible:\s*/i, '');
+    // The verdict and the criteria in sentences of the planner's language; the broker's own summary
+    // (English, for logs and connectors) says the same and is not shown.
     $('whynot-result').replaceChildren(
-      el('p', {}, el('strong', {}, r.compatible ? t('whynot.compatible') : t('whynot.notCompatible')), summary ? `: ${summary}` : ''),
+      el('p', {}, el('strong', {}, r.compatible ? t('whynot.compatible') : t('whynot.notCompatible'))),
       el('ul', {}, sentences.map((s) => el('li', { class: s.ok ? 'pass' : 'fail' }, `${!s.ok ? '✗' : s.applies ? '✓' : '–'} ${s.text}`))),
     );
     showProblem(null);
