@@ -17,7 +17,9 @@ import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { concernsSeries, createSeriesView } from './series.js';
 import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
-import { el, proposalDetail, proposalItem, replacePreserving, timelineView } from './views.js';
+import { el, proposalItem } from './views.js';
+import { ProposalDetail } from './proposal-view.js';
+import { html, render } from './ui.js';
 import { readWork, renderWork } from './work-view.js';
 import { decideOnProposal, pathCommands, readDisclosed, readPath } from './proposal-actions.js';
 
@@ -369,34 +371,38 @@ async function renderProposal(api, id) {
   try {
     const p = await api.get(`/match-proposals/${id}`);
     let disclosed = null;
-    let timeline = null;
+    let facts = null;
+    let commands = {};
     if (p.status === 'accepted') {
       disclosed = await readDisclosed(api, p, state.me);
       if (disclosed?.price && !state.disclosedPrices.has(p.id)) {
         state.disclosedPrices.set(p.id, disclosed.price);
         renderInbox(api);
       }
-      const facts = await readPath(api, p);
+      facts = await readPath(api, p);
       // A tender between its last accept and its commitment ("accepting") settles without an event
       // of its own to every reader: read the proposal again shortly, until it has settled.
       if (facts.tenders.some((x) => x.status === 'accepting')) {
         clearTimeout(state.settling);
         state.settling = setTimeout(() => state.selected === p.id && renderProposal(api, p.id), 1000);
       }
-      timeline = timelineView(facts, {
-        ...ctx(),
+      commands = {
         ...pathCommands({ api, p, facts, me: state.me, scopes: state.scopes, names: state.names, notice, reread: () => renderProposal(api, p.id) }),
         // The shipper's own load (its addresses fill the handover) and the truck's disclosed price (the tender's starting price).
         request: state.byId.get(p.loadRequestId),
         userName: state.userName,
         tenderPrice: p.offerOwnerOrganizationId === state.me ? undefined : state.disclosedPrices.get(p.id),
-      });
+      };
     }
     const box = $('proposal');
     // Keyboard focus is kept through an action: the button pressed may be gone from the new
     // drawing (Accept, once accepted); focus then goes to the proposal's heading, not the page's top.
     const hadFocus = box.contains(document.activeElement) || (state.focusInProposal && document.activeElement === document.body);
-    replacePreserving(box, proposalDetail(p, { ...ctx(), canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d), disclosed, timeline }));
+    // The page's placeholder text goes when the first proposal is drawn; from then on each drawing
+    // is a difference, keyed by the proposal (another proposal's forms start afresh).
+    if (!box.dataset.drawn) box.replaceChildren(), (box.dataset.drawn = 'true');
+    const detailCtx = { ...ctx(), ...commands, canDecide: state.scopes.has('matches:decide'), onDecide: (x, d) => decide(api, x, d) };
+    render(html`<${ProposalDetail} key=${p.id} p=${p} ctx=${detailCtx} disclosed=${disclosed} facts=${facts} />`, box);
     if (hadFocus && !box.contains(document.activeElement)) focusHeading(box, { scroll: false });
   } catch (err) {
     showProblem(err);

@@ -8,7 +8,7 @@ import { h } from 'preact';
 import htm from 'htm';
 
 export { render, Fragment } from 'preact';
-export { useState, useMemo, useRef, useEffect } from 'preact/hooks';
+export { useState, useMemo, useRef, useEffect, useLayoutEffect } from 'preact/hooks';
 export const html = htm.bind(h);
 
 // The calendar and time picker of the date-and-time fields (console/datetime.js).
