@@ -14,8 +14,9 @@
 // BYMONTHDAY, COUNT, UNTIL, WKST; domain/recurrence.ts), tested in test/unit/console-series.test.ts
 // against the broker's own calendar.
 import { html, render, useState } from './ui.js';
-import { capacityOf, countryName, countryOf, endsOf, laneOf, placeOf, settings, statusOf, t, windowOf } from './format.js';
+import { capacityOf, laneOf, settings, statusOf, t, windowOf } from './format.js';
 import { el } from './views.js';
+import { Lane } from './lane.js';
 import { loadPlaces } from './places.js';
 
 const DAY_MS = 86_400_000;
@@ -346,18 +347,6 @@ function problemText(err) {
   const problem = err?.problem ?? { title: String(err?.message ?? err) };
   const stale = problem.code === 'STALE_RESOURCE_VERSION' || err?.status === 409;
   return `${stale ? `${t('series.stale')} ` : ''}${problem.title ?? t('problem.refused')}${problem.detail ? `: ${problem.detail}` : ''}`;
-}
-
-/** An area by name after its country's flag: the component twin of views.js' placeView (the same markup, styled by img.flag). */
-function Place({ area, places }) {
-  const country = countryOf(area);
-  return html`<span class="place">${country ? html`<img class="flag" src=${`vendor/flags/${country.toLowerCase()}.svg`} alt=${countryName(country)} title=${countryName(country)} width="16" height="12" />` : ''}${placeOf(area, places)}</span>`;
-}
-
-/** A lane: from → to, each with its flag (views.js' laneView as a component). */
-function Lane({ listing, places }) {
-  const [from, to] = endsOf(listing);
-  return html`<span class="lane-text"><${Place} area=${from} places=${places} /> → <${Place} area=${to} places=${places} /></span>`;
 }
 
 /** One of the next dates: what became of it, its listing's window, and the way to its row in the list. */
