@@ -1,6 +1,6 @@
 // A lane as the console shows it, as components (./ui.js): each end by name after its country's
 // flag, "from → to" (the component twins of views.js' placeView and laneView: the same markup,
-// styled by img.flag). Shared by the views drawn as components (console/series.js, console/grid.js).
+// styled by img.flag). Shared by the views drawn as components (console/series.js, console/grid.js, console/proposal-view.js).
 import { html } from './ui.js';
 import { countryName, countryOf, endsOf, placeOf } from './format.js';
 

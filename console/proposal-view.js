@@ -8,20 +8,9 @@
 // returns is parsed as HTML.
 import { html, useLayoutEffect, useRef, useState } from './ui.js';
 import { upgradeDateTimeInput } from './datetime.js';
-import { addressOf, capacityOf, countryName, countryOf, criterionName, distanceModelText, endsOf, explanationOf, has, km, laneOf, moneyOf, nameOf, placeOf, statusOf, t, when, windowOf } from './format.js';
+import { addressOf, capacityOf, countryOf, criterionName, distanceModelText, explanationOf, has, km, laneOf, moneyOf, nameOf, placeOf, statusOf, t, when, windowOf } from './format.js';
 import { currencyName, localInput, proposalState } from './views.js';
-
-/** An area by name, after its country's flag (an image: flag emoji are not drawn everywhere). */
-function Place({ area, places }) {
-  const country = countryOf(area);
-  return html`<span class="place">${country ? html`<img class="flag" src=${`vendor/flags/${country.toLowerCase()}.svg`} alt=${countryName(country)} title=${countryName(country)} width="16" height="12" />` : ''}${placeOf(area, places)}</span>`;
-}
-
-/** A lane: from → to, each with its flag. */
-function Lane({ listing, places }) {
-  const [from, to] = endsOf(listing);
-  return html`<span class="lane-text"><${Place} area=${from} places=${places} />${' → '}<${Place} area=${to} places=${places} /></span>`;
-}
+import { Lane } from './lane.js';
 
 /**
  * A command's runner and the slot for its refusal: `run(fn)` is a handler (a form's submit, a
