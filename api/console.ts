@@ -14,7 +14,7 @@ import { Problem } from '../domain/problems';
 import { SCOPES } from '../domain/scopes';
 import { loadAreaIndex } from '../core/areas';
 import { loadAreaShapes, type Shape } from '../core/area-shapes';
-import { nearestPlace, placeName, searchPlaces, subdivisionNames } from '../core/place-names';
+import { nearestPlace, placeExonyms, placeName, searchPlaces, subdivisionNames, type PlaceNames } from '../core/place-names';
 import type { AppEnv } from './context';
 import { page, staticFile, staticFileDoc, textContent } from './static-files';
 import { publicOperation } from './operations';
@@ -311,7 +311,7 @@ publicOperation(consoleApp, {
                       name: { type: 'string', description: "A UN/LOCODE's name as UN/LOCODE spells it (`Hamburg`)." },
                       names: {
                         type: 'object',
-                        description: "A subdivision's name in English, and in German and Polish where they differ (Natural Earth: `{ en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' }`).",
+                        description: "A subdivision's name in English, and in German and Polish where they differ (Natural Earth: `{ en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' }`); a UN/LOCODE's names in the three languages where one differs from its own name (the Unicode CLDR's city names: `PLWAW` `{ en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' }`).",
                         required: ['en'],
                         properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
                       },
@@ -328,6 +328,12 @@ publicOperation(consoleApp, {
                       code: { type: 'string', description: 'Its UN/LOCODE.' },
                       name: { type: 'string', description: 'Its name as UN/LOCODE spells it.' },
                       distanceKm: { type: 'number', description: 'Great-circle kilometres from the point, one decimal.' },
+                      names: {
+                        type: 'object',
+                        description: "Its names in English, German and Polish, where one differs from `name` (as in `places`).",
+                        required: ['en', 'de', 'pl'],
+                        properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
+                      },
                     },
                   },
                 },
@@ -351,7 +357,8 @@ publicOperation(consoleApp, {
     if (/^[A-Z]{2}[A-Z0-9]{3}$/.test(code)) {
       const position = index.unlocode(code)?.position;
       const name = placeName(code);
-      if (position || name) places[code] = { ...(position ? { point: position } : {}), ...(name ? { name } : {}) };
+      const names = placeExonyms(code);
+      if (position || name) places[code] = { ...(position ? { point: position } : {}), ...(name ? { name } : {}), ...(names ? { names } : {}) };
     } else {
       const box = code.includes('-') ? index.subdivisionBox(code) : index.countryBox(code);
       // A country's shape without the parts its box leaves out (matching compares the box).
@@ -366,10 +373,11 @@ publicOperation(consoleApp, {
   if (near.length > 50 || !NEAR.test(asked) || points.some(([lon, lat]) => Math.abs(lon) > 180 || Math.abs(lat) > 90)) {
     throw new Problem('VALIDATION_FAILED', 'near must be up to 50 points lon,lat in degrees (longitude -180 to 180, latitude -90 to 90), separated by ;', { errors: [{ pointer: '/query/near', message: 'is not valid' }] });
   }
-  const nearby: Record<string, { code: string; name: string; distanceKm: number }> = {};
+  const nearby: Record<string, { code: string; name: string; distanceKm: number; names?: PlaceNames }> = {};
   near.forEach((text, i) => {
     const found = nearestPlace(points[i][0], points[i][1], NEARBY_KM);
-    if (found) nearby[text] = { code: found.code, name: found.name, distanceKm: Math.round(found.km * 10) / 10 };
+    const names = found && placeExonyms(found.code);
+    if (found) nearby[text] = { code: found.code, name: found.name, distanceKm: Math.round(found.km * 10) / 10, ...(names ? { names } : {}) };
   });
   return c.json({ places, ...(near.length ? { nearby } : {}) }, 200, { 'cache-control': 'public, max-age=86400' });
 });
@@ -381,7 +389,7 @@ publicOperation(consoleApp, {
     id: 'searchConsolePlaces',
     summary: 'Places by name',
     description:
-      'UN/LOCODE places whose name, or one of its words, starts with `q` (diacritics and case ignored), or whose code is `q`: ' +
+      'UN/LOCODE places whose name, or one of its words, or its name in English, German or Polish (`Warschau`), starts with `q` (diacritics and case ignored), or whose code is `q`: ' +
       'at most 15, places the area index can locate first. For choosing an area by name.',
     tag: 'Console',
     parameters: [
@@ -404,7 +412,18 @@ publicOperation(consoleApp, {
                     type: 'object',
                     required: ['code', 'name', 'country'],
                     additionalProperties: false,
-                    properties: { code: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{3}$' }, name: { type: 'string' }, country: { type: 'string', pattern: '^[A-Z]{2}$' } },
+                    properties: {
+                      code: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{3}$' },
+                      name: { type: 'string', description: 'As UN/LOCODE spells it.' },
+                      country: { type: 'string', pattern: '^[A-Z]{2}$' },
+                      names: {
+                        type: 'object',
+                        description: "Its names in English, German and Polish, where one differs from `name` (the Unicode CLDR's city names): `{ en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' }`.",
+                        required: ['en', 'de', 'pl'],
+                        additionalProperties: false,
+                        properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
+                      },
+                    },
                   },
                 },
               },

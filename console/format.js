@@ -169,12 +169,15 @@ export function countryName(code) {
 const degrees = (value, positive, negative) =>
   `${intl(Intl.NumberFormat, { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(Math.abs(value))}° ${t(`compass.${value >= 0 ? positive : negative}`)}`;
 
+/** A UN/LOCODE place's name in the planner's language where the broker knows one ("Warschau" for PLWAW in German), else as UN/LOCODE spells it. */
+export const localName = (place) => place?.names?.[language()] ?? place?.name;
+
 /** An area in words: "Hamburg", "Germany", "DE-HH, Germany", "50 km around Schoten" (else "50 km around 51.92° N, 4.47° E") (its flag: countryOf). */
 export function placeOf(area, places = {}) {
   if (!area) return t('place.somewhere');
   switch (area.kind) {
     case 'unlocode':
-      return places[area.code]?.name ?? area.code;
+      return localName(places[area.code]) ?? area.code;
     case 'country':
       return countryName(area.code);
     case 'subdivision': {
@@ -185,7 +188,7 @@ export function placeOf(area, places = {}) {
     case 'circle': {
       // Named by the place nearest its centre where the broker found one (console/places.js).
       const near = places[`@${pointKey(area.center)}`];
-      if (near?.name) return t('place.circleNear', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), name: near.name });
+      if (near?.name) return t('place.circleNear', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), name: localName(near) });
       return t('place.circle', { radius: t('unit.km', { value: number(area.radiusKm, 1) }), latitude: degrees(area.center[1], 'N', 'S'), longitude: degrees(area.center[0], 'E', 'W') });
     }
     case 'list':

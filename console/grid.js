@@ -14,7 +14,7 @@ import { html, render } from './ui.js';
 import { replacePreserving } from './views.js';
 import { Lane } from './lane.js';
 import { filterRows, pageOf, rowOf, sortRows } from './grid-model.js';
-import { nameOf, statusOf, t } from './format.js';
+import { localName, nameOf, statusOf, t } from './format.js';
 
 /** The sortable columns (their headings: grid.column.<key>). */
 const COLUMNS = ['kind', 'lane', 'dates', 'capacity', 'body', 'partner', 'status'];
@@ -95,7 +95,7 @@ export function createGrid({ state, api, actionsFor, onChosen }) {
         if (text.length >= 2) {
           const { items } = await api.get(`/console/place-search?q=${encodeURIComponent(text)}`).catch(() => ({ items: [] }));
           render(
-            items.map((p) => html`<option key=${p.code} value=${`${p.name} (${p.code})`} />`),
+            items.map((p) => html`<option key=${p.code} value=${`${localName(p)} (${p.code})`} />`),
             $('grid-near-list'),
           );
         }

@@ -30,6 +30,21 @@ export function subdivisionNames(code: string): { en: string; de?: string; pl?: 
   return Object.hasOwn(subdivisions, code) ? subdivisions[code] : undefined;
 }
 
+/**
+ * A place's names in the console's languages where one differs from its UN/LOCODE name
+ * (data/unlocode-exonyms.json.gz, built by scripts/build-place-exonyms.ts from the Unicode CLDR's
+ * names of time-zone cities: "PLWAW" -> { en: "Warsaw", de: "Warschau", pl: "Warszawa" }); about
+ * 150 capitals and other large cities. Undefined for the others: their UN/LOCODE name is the name.
+ */
+export const EXONYMS_FILE = resolve(__dirname, '..', 'data', 'unlocode-exonyms.json.gz');
+export interface PlaceNames { en: string; de: string; pl: string }
+let exonyms: Record<string, PlaceNames> | undefined;
+
+export function placeExonyms(code: string): PlaceNames | undefined {
+  exonyms ??= JSON.parse(gunzipSync(readFileSync(EXONYMS_FILE)).toString('utf8')) as Record<string, PlaceNames>;
+  return Object.hasOwn(exonyms, code) ? exonyms[code] : undefined;
+}
+
 /** A name as search compares it: lower case, without diacritics or punctuation. */
 const fold = (s: string) => s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().replace(/[^a-z0-9]+/g, ' ').trim();
 
@@ -45,8 +60,11 @@ export function placeWeight(code: string): number {
 
 export interface PlaceMatch {
   code: string;
+  /** As UN/LOCODE spells it. */
   name: string;
   country: string;
+  /** Its names in the console's languages, where one differs (placeExonyms). */
+  names?: PlaceNames;
 }
 
 /**
@@ -58,12 +76,17 @@ export function searchPlaces(query: string, limit = 15, located: (code: string) 
   const q = fold(query);
   if (!q) return [];
   placeName('DEHAM');
-  searchIndex ??= Object.entries(names!)
-    .flatMap(([code, name]) => {
-      const words = fold(name).split(' ');
-      // The whole name, and each later word (for "haag" in "den haag").
-      return words.map((_, i) => ({ key: words.slice(i).join(' '), code }));
-    })
+  placeExonyms('PLWAW');
+  // Each name by its whole and each later word (for "haag" in "den haag"), and a place's names in
+  // the console's languages as whole names too ("warschau" finds PLWAW, "Warszawa").
+  const keysOf = (code: string, name: string) => {
+    const words = fold(name).split(' ');
+    return words.map((_, i) => ({ key: words.slice(i).join(' '), code }));
+  };
+  searchIndex ??= [
+    ...Object.entries(names!).flatMap(([code, name]) => keysOf(code, name)),
+    ...Object.entries(exonyms!).flatMap(([code, n]) => [...new Set([n.en, n.de, n.pl])].map((name) => ({ key: fold(name), code }))),
+  ]
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   const found = new Map<string, number>();
   const upper = query.trim().toUpperCase();
@@ -79,7 +102,8 @@ export function searchPlaces(query: string, limit = 15, located: (code: string) 
   for (let i = lo; i < searchIndex.length && searchIndex[i].key.startsWith(q) && found.size < 400; i++) {
     const { key, code } = searchIndex[i];
     // A whole-name match ranks before a later word's; an exact name before a longer one.
-    const rank = (key === q ? 0 : 1) + (fold(names![code]) === key ? 0 : 2);
+    const whole = fold(names![code]) === key || (exonyms![code] && Object.values(exonyms![code]).some((n) => fold(n) === key));
+    const rank = (key === q ? 0 : 1) + (whole ? 0 : 2);
     if (!found.has(code) || found.get(code)! > rank) found.set(code, rank);
   }
   // Among equal matches the larger transport place first (Hamburg DE, a port with rail, road and an
@@ -88,7 +112,7 @@ export function searchPlaces(query: string, limit = 15, located: (code: string) 
     .map(([code, rank]) => ({ code, rank: rank + (located(code) ? 0 : 10), weight: placeWeight(code), name: names![code] }))
     .sort((a, b) => a.rank - b.rank || b.weight - a.weight || a.name.localeCompare(b.name) || a.code.localeCompare(b.code))
     .slice(0, limit)
-    .map(({ code, name }) => ({ code, name, country: code.slice(0, 2) }));
+    .map(({ code, name }) => ({ code, name, country: code.slice(0, 2), ...(exonyms![code] ? { names: exonyms![code] } : {}) }));
 }
 
 const KM_PER_DEGREE = greatCircleKm([0, 0], [0, 1]);

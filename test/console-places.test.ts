@@ -19,6 +19,17 @@ test('places: a UN/LOCODE by name and position, a subdivision by its names and s
   expect(body.places['ZZ-ZZZ']).toBeUndefined();
 });
 
+test("places: a capital's names in English, German and Polish (CLDR's), found by any of them; a place without other names has none", async () => {
+  const { body } = await get('/console/places?codes=PLWAW,ATVIE,DEHAM');
+  expect(body.places.PLWAW).toMatchObject({ name: 'Warszawa', names: { en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' } });
+  expect(body.places.ATVIE.names).toEqual({ en: 'Vienna', de: 'Wien', pl: 'Wiedeń' });
+  expect(body.places.DEHAM.names).toBeUndefined();
+  for (const q of ['Warschau', 'warsaw', 'Warszawa']) {
+    const found = await get(`/console/place-search?q=${encodeURIComponent(q)}`);
+    expect({ q, first: found.body.items[0] }).toEqual({ q, first: { code: 'PLWAW', name: 'Warszawa', country: 'PL', names: { en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' } } });
+  }
+});
+
 test('places: a malformed code list is a 400 problem naming the parameter', async () => {
   const { status, body } = await get('/console/places?codes=DEHAM,<script>');
   expect(status).toBe(400);

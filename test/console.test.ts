@@ -1068,24 +1068,25 @@ describe('the planner console, against npm start in Chromium', () => {
     const money = (locale: string, amount: number) => new Intl.NumberFormat(locale, { style: 'currency', currency: 'EUR' }).format(amount);
     await looked('1-signed-in');
 
-    // Baltic's load from Bremen to Poznań and Alpine's truck on that way, through their systems.
+    // Baltic's load from Bremen to Warsaw and Alpine's truck on that way, through their systems; each
+    // planner reads the capital as the language writes it (Warschau, Warszawa).
     const load = await baltic.requests.create({
       pickupArea: { kind: 'unlocode', code: 'DEBRE' },
       pickupWindow: { start: at(26), end: at(30) },
-      deliveryArea: { kind: 'unlocode', code: 'PLPOZ' },
+      deliveryArea: { kind: 'unlocode', code: 'PLWAW' },
       deliveryWindow: { start: at(34), end: at(60) },
       requiredCapacity: { weight: { value: 9, unitCode: 'TNE' }, palletSpaces: 12 },
       vehicleRequirements: { bodyTypes: ['curtainsider'] },
       goodsProfile: { category: 'retail' },
       expiresAt: at(20),
       visibility: { mode: 'partners', organizationIds: ['org-alpine-freight'] },
-      restrictedDetails: { deliveryAddress: { lines: ['ul. Główna 12'], postalCode: '61-005', city: 'Poznań', countryCode: 'PL' } },
+      restrictedDetails: { deliveryAddress: { lines: ['ul. Główna 12'], postalCode: '00-001', city: 'Warszawa', countryCode: 'PL' } },
     } as never);
     await baltic.requests.publish(load);
     const offer = await alpine.offers.create({
       availabilityWindow: { start: at(24), end: at(72) },
       originArea: { kind: 'unlocode', code: 'DEBRE' },
-      destinationArea: { kind: 'unlocode', code: 'PLPOZ' },
+      destinationArea: { kind: 'unlocode', code: 'PLWAW' },
       vehicleProfile: { bodyType: 'curtainsider' },
       availableCapacity: { weight: { value: 24, unitCode: 'TNE' }, palletSpaces: 33 },
       expiresAt: at(20),
@@ -1102,9 +1103,9 @@ describe('the planner console, against npm start in Chromium', () => {
 
     // Both accept the proposal in their own language, at the same moment (the second decision finds
     // the version moved by the first, and is sent again): matched, in words that do not call it binding.
-    for (const { page } of planners) {
+    for (const { page, name } of planners) {
       await proposalButton(page, proposalId).waitFor({ timeout: 30000 });
-      await expect(proposalButton(page, proposalId).textContent()).resolves.toMatch(/Bremen → Poznań/);
+      await expect(proposalButton(page, proposalId).textContent()).resolves.toMatch(name === 'de' ? /Bremen → Warschau/ : /Bremen → Warszawa/);
       await proposalButton(page, proposalId).click();
     }
     await Promise.all(planners.map(({ page, catalogue }) => page.locator('#proposal').getByRole('button', { name: say(catalogue, 'proposal.accept'), exact: true }).click()));

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 // The console's files are plain browser modules without type declarations (served as they are).
 // @ts-ignore
-import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, connectorScopesOf, criterionName, distanceModelText, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
+import { CATALOGUE, LANGUAGES, translatePage, capacityOf, chooseLocale, connectorScopesOf, criterionName, distanceModelText, localName, explanationOf, language, languageOf, moneyOf, mountLanguagePicker, palletsOf, placeOf, settings, statusOf, t, when, windowOf } from '../../console/format.js';
 // @ts-ignore
 import { rowOf, filterRows } from '../../console/grid-model.js';
 // @ts-ignore
@@ -188,6 +188,17 @@ describe('format.js in German and Polish', () => {
     expect(placeOf({ kind: 'subdivision', code: 'DE-BY' }, { 'DE-BY': { names: { en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' } } })).toBe('Bawaria, Niemcy');
     expect(placeOf({ kind: 'list', areas: [{ kind: 'country', code: 'PL' }, { kind: 'country', code: 'CZ' }] })).toBe('Polska lub Czechy');
     expect([statusOf('partiallyMatched'), statusOf('delivered'), statusOf('refrigerated')]).toEqual(['częściowo dopasowane', 'dostarczone', 'chłodnia']);
+  });
+
+  test("a place by its name in the planner's language where the broker sent one, else as UN/LOCODE spells it", () => {
+    const places = { PLWAW: { name: 'Warszawa', names: { en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' } }, DEHAM: { name: 'Hamburg' } };
+    const said = () => [placeOf({ kind: 'unlocode', code: 'PLWAW' }, places), placeOf({ kind: 'unlocode', code: 'DEHAM' }, places), localName({ name: 'Wien', names: { en: 'Vienna', de: 'Wien', pl: 'Wiedeń' } })];
+    speak('de-DE');
+    expect(said()).toEqual(['Warschau', 'Hamburg', 'Wien']);
+    speak('pl-PL');
+    expect(said()).toEqual(['Warszawa', 'Hamburg', 'Wiedeń']);
+    speak('en-GB');
+    expect(said()).toEqual(['Warsaw', 'Hamburg', 'Vienna']);
   });
 
   test("the broker's distance model (data: \"great-circle x 1.3\") in words and the locale's numbers; one it does not know as named", () => {
