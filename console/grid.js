@@ -8,10 +8,10 @@
 // so the button a planner has tabbed to (a row's, a column's) keeps the focus and the table its
 // scroll through the redraws that follow events, a sort or a page turned. The order, the page, the
 // row chosen and the place "near" are this module's state; the filters are the page's fields
-// (index.html), read at every draw.
+// (index.html), read at every draw. A row's actions are what console.js' actionsFor gives (post.js'
+// listingActions: a component, keyed by its listing, keeping the reason typed into it).
 import { upgradeDateTimeInput } from './datetime.js';
 import { html, render } from './ui.js';
-import { replacePreserving } from './views.js';
 import { Lane } from './lane.js';
 import { filterRows, pageOf, rowOf, sortRows } from './grid-model.js';
 import { localName, nameOf, statusOf, t } from './format.js';
@@ -35,15 +35,6 @@ function GridHead({ sort, direction, onSort }) {
   </tr>`;
 }
 
-/**
- * The cell of a listing's actions: what console.js makes for it (post.js' listingActions, an
- * element of its own), put in place at every draw keeping the reason typed into it and its focus
- * (views.js' replacePreserving). Preact leaves the children it did not draw alone.
- */
-function ActionsCell({ actions }) {
-  return html`<td ref=${(td) => td && replacePreserving(td, actions ?? '')}></td>`;
-}
-
 /** One listing's row: its button chooses it (on the map too). */
 function GridRow({ row: r, chosen, places, actions, onChoose }) {
   return html`<tr class=${`row ${r.kind}${chosen ? ' chosen' : ''}`} data-listing=${r.id} aria-selected=${chosen ? 'true' : 'false'}>
@@ -54,7 +45,7 @@ function GridRow({ row: r, chosen, places, actions, onChoose }) {
     <td>${r.body}</td>
     <td>${r.ours ? t('grid.us', { name: r.partner }) : r.partner}</td>
     <td>${r.statusText}</td>
-    <${ActionsCell} actions=${actions} />
+    <td>${actions ?? ''}</td>
   </tr>`;
 }
 

@@ -7,6 +7,7 @@
 // broker's problems are shown next to the fields their pointers name.
 import { dateTimeInput } from './datetime.js';
 import { el, localInput } from './views.js';
+import { html, useState } from './ui.js';
 import { countryName, nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
 
@@ -465,42 +466,50 @@ export function createPosting({ api, state, onPosted, notice }) {
   return posting;
 }
 
-/** The actions on one of the organization's own listings: edit or publish a draft, withdraw an open one. */
-export function listingActions(l, { api, onDone, names }) {
+/**
+ * The actions on one of the organization's own listings: edit or publish a draft, withdraw an open
+ * one. A component of its own (the grid's row draws it, keyed by the listing and its status): the
+ * reason typed, the problem its last command met and the focus stay through the grid's redraws.
+ */
+function ListingActions({ l, api, onDone, names }) {
+  const [reason, setReason] = useState('');
+  const [problem, setProblem] = useState('');
   const path = `/${KIND_OF_PATH[l.kind]}/${l.id}`;
   const owner = { owner: nameOf(l.ownerOrganizationId, names) };
-  const act = async (command, body, label, problemSlot) => {
+  const act = async (command, body, label) => {
+    setProblem('');
     try {
       await api.post(`${path}/${command}`, body, l.resourceVersion, label);
       await onDone();
     } catch (err) {
       if (err?.sessionEnded) return;
-      const problem = err?.problem ?? {};
-      problemSlot.textContent = `${problem.title ?? t('problem.refused')}${problem.detail ? `: ${problem.detail}` : ''}`;
+      const p = err?.problem ?? {};
+      setProblem(`${p.title ?? t('problem.refused')}${p.detail ? `: ${p.detail}` : ''}`);
     }
   };
-  const slot = el('span', { class: 'field-error', role: 'alert' });
+  // A draft partners never saw can be discarded (withdrawn from draft).
   if (l.status === 'draft') {
-    return el(
-      'span',
-      { class: 'listing-actions' },
-      current ? el('button', { type: 'button', 'aria-label': t(`post.editLabel.${l.kind}`, owner), onclick: () => current.edit(l) }, t('post.edit')) : '',
-      el('button', { type: 'button', onclick: () => act('publish', undefined, t(`post.publishLabel.${l.kind}`, owner), slot) }, t('post.publish')),
-      // A draft partners never saw can be discarded (withdrawn from draft).
-      el('button', { type: 'button', class: 'reject', onclick: () => act('withdraw', { reason: t('post.discardedByPlanner') }, t('post.discardLabel'), slot) }, t('post.discard')),
-      slot,
-    );
+    return html`<span class="listing-actions">
+      ${current ? html`<button type="button" aria-label=${t(`post.editLabel.${l.kind}`, owner)} onClick=${() => current.edit(l)}>${t('post.edit')}</button>` : ''}
+      <button type="button" onClick=${() => act('publish', undefined, t(`post.publishLabel.${l.kind}`, owner))}>${t('post.publish')}</button>
+      <button type="button" class="reject" onClick=${() => act('withdraw', { reason: t('post.discardedByPlanner') }, t('post.discardLabel'))}>${t('post.discard')}</button>
+      <span class="field-error" role="alert">${problem}</span>
+    </span>`;
   }
-  if (['published', 'partiallyMatched', 'proposed'].includes(l.status)) {
-    const reason = el('input', { id: `withdraw-${l.id}`, placeholder: t('common.reason'), required: true });
-    return el(
-      'form',
-      { class: 'listing-actions', onsubmit: (e) => (e.preventDefault(), act('withdraw', { reason: reason.value.trim() || t('post.withdrawnByPlanner') }, t(`post.withdrawLabel.${l.kind}`, owner), slot)) },
-      el('label', { for: `withdraw-${l.id}`, class: 'visually-hidden' }, t('post.reasonLabel')),
-      reason,
-      el('button', { type: 'submit' }, t('post.withdraw')),
-      slot,
-    );
-  }
-  return null;
+  const submit = (e) => {
+    e.preventDefault();
+    act('withdraw', { reason: reason.trim() || t('post.withdrawnByPlanner') }, t(`post.withdrawLabel.${l.kind}`, owner));
+  };
+  return html`<form class="listing-actions" onSubmit=${submit}>
+    <label for=${`withdraw-${l.id}`} class="visually-hidden">${t('post.reasonLabel')}</label>
+    <input id=${`withdraw-${l.id}`} placeholder=${t('common.reason')} required value=${reason} onInput=${(e) => setReason(e.currentTarget.value)} />
+    <button type="submit">${t('post.withdraw')}</button>
+    <span class="field-error" role="alert">${problem}</span>
+  </form>`;
+}
+
+/** A listing's actions for the grid's row (a component drawn there), or null when it has none. */
+export function listingActions(l, { api, onDone, names }) {
+  if (l.status !== 'draft' && !['published', 'partiallyMatched', 'proposed'].includes(l.status)) return null;
+  return html`<${ListingActions} key=${`${l.id}:${l.status}`} l=${l} api=${api} onDone=${onDone} names=${names} />`;
 }
