@@ -3,8 +3,9 @@
 // release a corrected file (it takes the path of a new message) or discard it. The gateway is
 // another origin (config.gatewayUrl); it is called with the signed-in user's own token, and it
 // shows only the user's organization's messages. A click's outcome is always shown: the refreshed
-// list, or the problem the gateway answered.
-import { el } from './views.js';
+// list, or the problem the gateway answered. Drawn as components (./ui.js): the list of held
+// messages and the one shown, whose chosen corrected file and outcome are its own state.
+import { html, render, useState } from './ui.js';
 import { has, statusOf, t, whenShort as local } from './format.js';
 
 const formatWord = (format) => (has(`adapters.format.${format}`) ? t(`adapters.format.${format}`) : format);
@@ -12,6 +13,50 @@ const formatWord = (format) => (has(`adapters.format.${format}`) ? t(`adapters.f
 /** A held message's title: its format and its file's name ("EDIFACT: IFTMIN-2411.edi"). */
 export function heldTitle(q) {
   return `${formatWord(q.format)}: ${q.name ?? t('adapters.overHttp')}`;
+}
+
+/** One held message in the list: its title, when it came, and why it is held. */
+function HeldItem({ q, onShow }) {
+  return html`<li><button type="button" class="held-item" onClick=${onShow}>${`${heldTitle(q)}, ${local(q.receivedAt)}: `}<span class="muted">${q.reasons.map((r) => r.message).join('; ')}</span></button></li>`;
+}
+
+/** The list of the organization's held messages, or why there is none to show. */
+function HeldList({ items, failure, onShow }) {
+  if (failure) return html`<li class="muted">${t('adapters.noAnswer', { message: failure })}</li>`;
+  if (!items.length) return html`<li class="muted">${t('adapters.none')}</li>`;
+  return items.map((q) => html`<${HeldItem} key=${q.inboxId} q=${q} onShow=${() => onShow(q)} />`);
+}
+
+/**
+ * A held message: why (each reason with where in the message it is), the message as received, and
+ * for one still held the two ways out: release a corrected file, or discard it. Once either went
+ * through, only its outcome is shown.
+ */
+function HeldMessage({ held, act, call }) {
+  const [file, setFile] = useState(null);
+  const [done, setDone] = useState('');
+  if (done) return html`<p>${done}</p>`;
+  const release = () => act(async () => {
+    if (!file) throw new Error(t('adapters.chooseFile'));
+    await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/release`, await file.arrayBuffer());
+    setDone(t('adapters.released'));
+  });
+  const discard = () => act(async () => {
+    await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/discard`);
+    setDone(t('adapters.discarded'));
+  });
+  return html`<h3>${heldTitle(held)}</h3>
+    <p class="muted">${t('adapters.received', { when: local(held.receivedAt), state: statusOf(held.state) })}</p>
+    <ul class="reasons">${held.reasons.map((r, i) => html`<li key=${i}><strong>${r.message}</strong>${r.position ? ` (${t('adapters.at', { position: r.position })})` : ''}<span class="muted">${` ${r.code}`}</span></li>`)}</ul>
+    <pre class="message">${held.content}</pre>
+    ${held.state === 'held'
+      ? html`<div class="actions">
+          <label for="release-file">${`${t('adapters.correctedFile')} `}</label>
+          <input type="file" id="release-file" aria-label=${t('adapters.correctedFile')} onChange=${(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+          <button type="button" onClick=${release}>${t('adapters.release')}</button>
+          <button type="button" onClick=${discard}>${t('adapters.discard')}</button>
+        </div>`
+      : ''}`;
 }
 
 export function createAdapters({ gatewayUrl, getToken, showProblem }) {
@@ -44,50 +89,21 @@ export function createAdapters({ gatewayUrl, getToken, showProblem }) {
 
   async function show(item) {
     const held = await call('GET', `/quarantine/${encodeURIComponent(item.inboxId)}`);
-    const file = el('input', { type: 'file', id: 'release-file', 'aria-label': t('adapters.correctedFile') });
-    detail.replaceChildren(
-      el('h3', {}, heldTitle(held)),
-      el('p', { class: 'muted' }, t('adapters.received', { when: local(held.receivedAt), state: statusOf(held.state) })),
-      el('ul', { class: 'reasons' }, held.reasons.map((r) => el('li', {}, el('strong', {}, r.message), r.position ? ` (${t('adapters.at', { position: r.position })})` : '', el('span', { class: 'muted' }, ` ${r.code}`)))),
-      el('pre', { class: 'message' }, held.content),
-      held.state === 'held'
-        ? el(
-            'div',
-            { class: 'actions' },
-            el('label', { for: 'release-file' }, `${t('adapters.correctedFile')} `),
-            file,
-            el('button', { type: 'button', onclick: () => act(async () => {
-              if (!file.files?.[0]) throw new Error(t('adapters.chooseFile'));
-              await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/release`, await file.files[0].arrayBuffer());
-              detail.replaceChildren(el('p', {}, t('adapters.released')));
-            }) }, t('adapters.release')),
-            el('button', { type: 'button', onclick: () => act(async () => {
-              await call('POST', `/quarantine/${encodeURIComponent(held.inboxId)}/discard`);
-              detail.replaceChildren(el('p', {}, t('adapters.discarded')));
-            }) }, t('adapters.discard')),
-          )
-        : '',
-    );
+    // Keyed by the message: another message shown starts with no file chosen and no outcome.
+    render(html`<${HeldMessage} key=${held.inboxId} held=${held} act=${act} call=${call} />`, detail);
   }
+
+  const draw = (items, failure) => render(html`<${HeldList} items=${items} failure=${failure} onShow=${(q) => show(q).catch((err) => showProblem(err))} />`, list);
 
   async function refresh() {
     try {
       const { items } = await call('GET', '/quarantine');
       const held = items.filter((q) => q.state === 'held');
       document.getElementById('held-count').textContent = String(held.length);
-      list.replaceChildren(
-        ...(held.length
-          ? held.map((q) =>
-              el('li', {}, el('button', { type: 'button', class: 'held-item', onclick: () => show(q).catch((err) => showProblem(err)) },
-                `${heldTitle(q)}, ${local(q.receivedAt)}: `,
-                el('span', { class: 'muted' }, q.reasons.map((r) => r.message).join('; ')),
-              )),
-            )
-          : [el('li', { class: 'muted' }, t('adapters.none'))]),
-      );
+      draw(held);
     } catch (err) {
       if (err.sessionEnded) return;
-      list.replaceChildren(el('li', { class: 'muted' }, t('adapters.noAnswer', { message: err.message })));
+      draw([], err.message);
     }
   }
   return { refresh };

@@ -17,8 +17,8 @@ import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { concernsSeries, createSeriesView } from './series.js';
 import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
-import { el, proposalItem } from './views.js';
-import { ProposalDetail } from './proposal-view.js';
+import { el } from './views.js';
+import { Inbox, ProposalDetail } from './proposal-view.js';
 import { html, render } from './ui.js';
 import { readWork, renderWork } from './work-view.js';
 import { decideOnProposal, pathCommands, readDisclosed, readPath } from './proposal-actions.js';
@@ -339,8 +339,10 @@ function renderInbox(api) {
   $('new-count').textContent = fresh.length ? t('console.newCount', { count: fresh.length }) : '';
   for (const p of fresh) if (state.loaded && !state.notified.has(p.id)) notify(p);
   for (const p of fresh) state.notified.add(p.id);
-  if (!state.proposals.length) return void list.replaceChildren(el('li', { class: 'muted' }, t('console.noProposals')));
-  list.replaceChildren(...state.proposals.map((p) => proposalItem(p, { ...ctx(), selected: p.id === state.selected, isNew: isNew(p), onSelect: (id) => renderProposal(api, id) })));
+  // The page's placeholder goes when the inbox is first drawn; then each drawing is a difference
+  // (a line keeps the keyboard focus through the redraws events bring).
+  if (!list.dataset.drawn) list.replaceChildren(), (list.dataset.drawn = 'true');
+  render(html`<${Inbox} proposals=${state.proposals} ctx=${ctx()} selected=${state.selected} isNew=${isNew} onSelect=${(id) => renderProposal(api, id)} />`, list);
 }
 
 function setupNotifications() {
@@ -367,7 +369,7 @@ async function renderProposal(api, id) {
     localStorage.setItem(`pcx-seen-${state.userId}`, JSON.stringify([...state.seen].slice(-500)));
     renderInbox(api);
   }
-  for (const b of document.querySelectorAll('.proposal-item')) b.setAttribute('aria-pressed', String(b.dataset.proposal === id));
+  renderInbox(api);
   try {
     const p = await api.get(`/match-proposals/${id}`);
     let disclosed = null;

@@ -108,6 +108,28 @@ function loadLine(request, ctx) {
   return [laneOf(request, ctx.places), windowOf(request.pickupWindow), capacityOf(request.requiredCapacity)].filter(Boolean).join(' · ');
 }
 
+/** One line of the inbox: lane, dates, capacity, partner, price where disclosed, state. */
+export function ProposalItem({ p, ctx, selected, isNew, onSelect }) {
+  const counterpart = p.offerOwnerOrganizationId === ctx.me ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
+  const offer = ctx.listings?.get(p.capacityOfferId);
+  const request = ctx.listings?.get(p.loadRequestId);
+  // The load's lane, else the truck's (a partner's request is no longer listed once it is matched).
+  const lane = request ?? offer;
+  const waiting = p.status === 'open' && !(p.decisions ?? []).some((d) => d.organizationId === ctx.me);
+  const price = ctx.priceOf?.(p);
+  const line = [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', price ? moneyOf(price) : '', t('proposal.with', { partner: nameOf(counterpart, ctx.names) }), p.score !== undefined ? t('proposal.score', { percent: Math.round(p.score * 100) }) : ''];
+  const stateWord = waiting ? t('proposal.yourDecision') : p.status === 'accepted' ? t('proposal.short.matched') : p.status === 'open' ? t('proposal.short.waitingForThem') : statusOf(p.status);
+  return html`<li><button type="button" class=${`proposal-item status-${p.status}`} aria-pressed=${selected ? 'true' : 'false'} data-proposal=${p.id} onClick=${() => onSelect(p.id)}>
+    ${isNew ? html`<span class="badge new">${t('proposal.new')}</span>` : ''}<span class="lane">${lane ? html`<${Lane} listing=${lane} places=${ctx.places} />` : t('proposal.title')}</span><span class="line">${line.filter(Boolean).join(' · ')}</span><span class=${`state ${waiting ? 'waiting' : ''}`}>${stateWord}</span>
+  </button></li>`;
+}
+
+/** The inbox: the organization's proposals, newest first as read, the selected one pressed; or the word that there are none. */
+export function Inbox({ proposals, ctx, selected, isNew, onSelect }) {
+  if (!proposals.length) return html`<li class="muted">${t('console.noProposals')}</li>`;
+  return proposals.map((p) => html`<${ProposalItem} key=${p.id} p=${p} ctx=${ctx} selected=${p.id === selected} isNew=${isNew(p)} onSelect=${onSelect} />`);
+}
+
 /**
  * The proposal with its explanation in sentences (the criteria as data for the curious), the
  * decisions the user may take, what the partner disclosed and, once matched, the path to the

@@ -1,8 +1,8 @@
 // The console's older drawing helpers, as DOM built from data (textContent only: nothing the broker
-// returns is ever parsed as HTML), in the planner's words (console/format.js): `el()`, places and
-// lanes with their flags, the inbox line, a proposal's state in words. The selected proposal itself
-// is drawn as components (console/proposal-view.js).
-import { capacityOf, countryName, countryOf, endsOf, laneOf, moneyOf, nameOf, placeOf, reasonOf, statusOf, t, when, windowOf } from './format.js';
+// returns is ever parsed as HTML): `el()` and `replacePreserving` for the views not yet drawn as
+// components, and words shared by the views (a proposal's state, a currency, a local time). The
+// proposals themselves are drawn as components (console/proposal-view.js).
+import { nameOf, reasonOf, statusOf, t, when } from './format.js';
 
 const el = (tag, attrs = {}, ...children) => {
   const node = document.createElement(tag);
@@ -33,45 +33,6 @@ export function replacePreserving(container, ...children) {
   }
   for (const d of container.querySelectorAll('details')) if (open.has(d.className)) d.open = true;
   if (focused) container.querySelector(`#${CSS.escape(focused)}`)?.focus();
-}
-
-/** An area by name, after its country's flag (an image: flag emoji are not drawn everywhere). */
-export function placeView(area, places) {
-  const country = countryOf(area);
-  return el('span', { class: 'place' }, country ? el('img', { class: 'flag', src: `vendor/flags/${country.toLowerCase()}.svg`, alt: countryName(country), title: countryName(country), width: '16', height: '12' }) : '', placeOf(area, places));
-}
-
-/** A lane: from → to, each with its flag. */
-export function laneView(listing, places) {
-  const [from, to] = endsOf(listing);
-  return el('span', { class: 'lane-text' }, placeView(from, places), ' → ', placeView(to, places));
-}
-
-/** The listings a proposal pairs, as far as the console has them: { offer, request }. */
-function pairOf(p, ctx) {
-  return { offer: ctx.listings?.get(p.capacityOfferId), request: ctx.listings?.get(p.loadRequestId) };
-}
-
-/** One line of the inbox: lane, dates, capacity, partner, price where disclosed, state. */
-export function proposalItem(p, ctx) {
-  const { me, names, selected, onSelect, isNew } = ctx;
-  const counterpart = p.offerOwnerOrganizationId === me ? p.requestOwnerOrganizationId : p.offerOwnerOrganizationId;
-  const { offer, request } = pairOf(p, ctx);
-  // The load's lane, else the truck's (a partner's request is no longer listed once it is matched).
-  const lane = request ?? offer;
-  const waiting = p.status === 'open' && !(p.decisions ?? []).some((d) => d.organizationId === me);
-  return el(
-    'li',
-    {},
-    el(
-      'button',
-      { type: 'button', class: `proposal-item status-${p.status}`, 'aria-pressed': selected ? 'true' : 'false', 'data-proposal': p.id, onclick: () => onSelect(p.id) },
-      isNew ? el('span', { class: 'badge new' }, t('proposal.new')) : '',
-      el('span', { class: 'lane' }, lane ? laneView(lane, ctx.places) : t('proposal.title')),
-      el('span', { class: 'line' }, [request ? windowOf(request.pickupWindow) : '', request ? capacityOf(request.requiredCapacity) : '', ctx.priceOf?.(p) ? moneyOf(ctx.priceOf(p)) : '', t('proposal.with', { partner: nameOf(counterpart, names) }), p.score !== undefined ? t('proposal.score', { percent: Math.round(p.score * 100) }) : ''].filter(Boolean).join(' · ')),
-      el('span', { class: `state ${waiting ? 'waiting' : ''}` }, waiting ? t('proposal.yourDecision') : p.status === 'accepted' ? t('proposal.short.matched') : p.status === 'open' ? t('proposal.short.waitingForThem') : statusOf(p.status)),
-    ),
-  );
 }
 
 /**
