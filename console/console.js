@@ -132,8 +132,7 @@ async function main() {
     api.all('/users', 2000).then((users) => void (state.people = new Map(users.filter((u) => u.name).map((u) => [u.userId, u.name])))).catch(() => undefined);
   }
   if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
-    state.posting = createPosting({ api, state, notice, onPosted: () => refresh(api) });
-    $('post-slot').replaceChildren(state.posting.form);
+    state.posting = createPosting({ api, state, notice, onPosted: () => refresh(api), slot: $('post-slot') });
     state.posting.refresh();
     $('post').hidden = false;
   }

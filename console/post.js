@@ -5,461 +5,350 @@
 // draft" only creates (published later from the grid). "Edit" on a draft in the grid fills the
 // form with it; "Save changes" sends a PATCH (JSON merge patch, If-Match its version). The
 // broker's problems are shown next to the fields their pointers name.
-import { dateTimeInput } from './datetime.js';
-import { el, localInput } from './views.js';
-import { html, useState } from './ui.js';
+//
+// Drawn as components (./ui.js) with their own state: the form's values, the areas drawn, the draft
+// edited and the problems shown are the form's; a refresh of the partners keeps what was typed and
+// ticked. What the values become as the API's body, a draft as the values, the PATCH and which field
+// a problem's pointer names are console/post-model.js' pure functions.
+import { upgradeDateTimeInput } from './datetime.js';
+import { el } from './views.js';
+import { html, render, useEffect, useLayoutEffect, useRef, useState } from './ui.js';
 import { countryName, nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
-
-const BODY_TYPES = ['curtainsider', 'box', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van'];
-
-/** Which field a problem's pointer is about (offer and request fields alike). */
-const FIELD_OF = [
-  [/^\/(originArea|pickupArea)/, 'from'],
-  [/^\/(destinationArea|deliveryArea)/, 'to'],
-  [/^\/(availabilityWindow|pickupWindow)/, 'first'],
-  [/^\/deliveryWindow/, 'second'],
-  [/^\/(availableCapacity|requiredCapacity)/, 'capacity'],
-  [/^\/(vehicleProfile|vehicleRequirements)/, 'body'],
-  [/^\/expiresAt/, 'expires'],
-  [/^\/visibility/, 'visibility'],
-  [/^\/restrictedDetails\/goodsDetails/, 'goods'],
-  [/^\/restrictedDetails/, 'price'],
-  [/^\/(constraints|handlingRequirements)/, 'goods'],
-];
-
-/** Equipment a planner ticks (the vocabulary's, without "other", which needs words of its own). */
-const EQUIPMENT = ['tailLift', 'forkliftOnBoard', 'palletJack', 'straps', 'adrEquipment', 'temperatureRecorder', 'garmentRails'];
-/** ADR classes as the vocabulary spells them ("3", "4.1"). */
-const ADR_CLASSES = ['1', '2', '3', '4.1', '4.2', '4.3', '5.1', '5.2', '6.1', '6.2', '7', '8', '9'];
-
-const isoOf = (value) => (value ? new Date(value).toISOString() : undefined);
+import { BODY_TYPES, EQUIPMENT, KIND_OF_PATH, bodyOf, emptyValues, patchOf, placeText, problemsOf, valuesOf } from './post-model.js';
 
 /** The posting form of this page (listingActions' "Edit" fills it). */
 let current = null;
 
-const KIND_OF_PATH = { offer: 'capacity-offers', request: 'load-requests' };
+/** The input a field's problem marks invalid (its first). */
+const INVALID_INPUT = { from: 'from', to: 'to', first: 'first-start', second: 'second-start', capacity: 'weight', body: 'body', goods: 'adr', price: 'price', expires: 'expires', visibility: 'visibility' };
+const NO_PROBLEMS = { fields: {}, summary: '' };
 
-export function createPosting({ api, state, onPosted, notice }) {
-  const field = (id, label, input, hint, ...more) =>
-    el('div', { class: 'field', id: `post-${id}-field` }, el('label', { for: input.id }, label), input, ...more, hint ? el('span', { class: 'hint', id: `post-${id}-hint` }, hint) : '', el('span', { class: 'field-error', id: `post-${id}-error`, role: 'alert' }));
-  const input = (id, attrs = {}) => el('input', { id: `post-${id}`, name: id, 'aria-describedby': `post-${id}-error`, ...attrs });
-  // A date and time in the planner's writing, with a calendar (console/datetime.js).
-  const dateInput = (id, attrs = {}) => dateTimeInput({ id: `post-${id}`, name: id, 'aria-describedby': `post-${id}-error`, ...attrs });
+/** A field's problem, beside it (a live region: said when it changes). */
+const ErrorSlot = ({ id, text }) => html`<span class="field-error" id=${`post-${id}-error`} role="alert">${text ?? ''}</span>`;
 
-  /** The areas chosen otherwise than by a UN/LOCODE (a circle drawn, a draft's area): kept while the field shows their words. */
-  const chosen = { from: null, to: null };
+/**
+ * A date and time in the planner's writing, with a calendar (console/datetime.js' field, made of
+ * this input once drawn). Its value is the field's own property: read through the ref as the
+ * planner types or picks (`onValue`; `onCommit` once they move on), and written only when the form
+ * gives another (a draft edited, the form emptied), never as a prop.
+ */
+function DateInput({ id, value, onValue, onCommit, required = false, invalid }) {
+  const ref = useRef(null);
+  const handlers = useRef({});
+  handlers.current = { onValue, onCommit };
+  useLayoutEffect(() => {
+    const input = ref.current;
+    upgradeDateTimeInput(input, value);
+    // Registered after the field's own listeners: they hear the value just typed.
+    input.addEventListener('input', () => handlers.current.onValue(input.value));
+    input.addEventListener('change', () => handlers.current.onCommit?.(input.value));
+  }, []);
+  useLayoutEffect(() => {
+    if (ref.current.value !== value) ref.current.value = value;
+  }, [value]);
+  return html`<input ref=${ref} id=${`post-${id}`} name=${id} aria-describedby=${`post-${id}-error`} required=${required} aria-invalid=${invalid ? 'true' : undefined} autocomplete="off" spellcheck=${false} />`;
+}
 
-  /** A place field: type a name, pick from what the broker finds; the UN/LOCODE travels in brackets. */
-  function placeInput(id) {
-    const list = el('datalist', { id: `post-${id}-list` });
-    const box = input(id, { list: `post-${id}-list`, autocomplete: 'off', placeholder: t('post.placeholder'), required: true });
-    let timer;
-    box.addEventListener('input', () => {
-      clearTimeout(timer);
-      const q = box.value.trim();
-      if (chosen[id] && box.value !== chosen[id].text) {
-        chosen[id] = null;
-        drawDrafts();
+/**
+ * A place field: type a name, pick from what the broker finds; the UN/LOCODE travels in brackets.
+ * Its "Circle on the map" button draws the area instead (the words of the circle then fill it).
+ */
+function PlaceField({ id, api, value, onText, inputRef, hint, drawing, onDraw, error }) {
+  const [found, setFound] = useState([]);
+  const timer = useRef();
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const input = (e) => {
+    const text = e.currentTarget.value;
+    onText(text);
+    clearTimeout(timer.current);
+    const q = text.trim();
+    if (q.length < 2 || /\([A-Z]{2}[A-Z0-9]{3}\)$/.test(q)) return;
+    timer.current = setTimeout(async () => {
+      try {
+        const { items } = await api.get(`/console/place-search?q=${encodeURIComponent(q)}`);
+        setFound(items);
+      } catch {
+        // A search that failed leaves the list as it was; typing a code still works.
       }
-      if (q.length < 2 || /\([A-Z]{2}[A-Z0-9]{3}\)$/.test(q)) return;
-      timer = setTimeout(async () => {
-        try {
-          const { items } = await api.get(`/console/place-search?q=${encodeURIComponent(q)}`);
-          // The country named: "Hamburg, Germany (DEHAM)" is told from "Hamburg, United States (USHAM)".
-          list.replaceChildren(...items.map((p) => el('option', { value: `${p.name}, ${countryName(p.country)} (${p.code})` })));
-        } catch {
-          // A search that failed leaves the list as it was; typing a code still works.
-        }
-      }, 200);
-    });
-    return [box, list];
-  }
+    }, 200);
+  };
+  // The list names each place's country: "Hamburg, Germany (DEHAM)" is told from "Hamburg, United States (USHAM)".
+  return html`<div class="field" id=${`post-${id}-field`}>
+      <label for=${`post-${id}`}>${t(`post.${id}`)}</label>
+      <input id=${`post-${id}`} name=${id} aria-describedby=${`post-${id}-error`} aria-invalid=${error ? 'true' : undefined} list=${`post-${id}-list`} autocomplete="off" placeholder=${t('post.placeholder')} required ref=${inputRef} value=${value} onInput=${input} />
+      <button type="button" class="draw" id=${`post-${id}-draw`} aria-label=${t(`post.drawLabel.${id}`)} aria-pressed=${drawing ? 'true' : 'false'} onClick=${onDraw}>${t('post.drawCircle')}</button>
+      <span class="hint" id=${`post-${id}-hint`}>${hint}</span>
+      <${ErrorSlot} id=${id} text=${error} />
+    </div>
+    <datalist id=${`post-${id}-list`}>${found.map((p) => html`<option key=${p.code} value=${`${p.name}, ${countryName(p.country)} (${p.code})`} />`)}</datalist>`;
+}
 
-  function drawDrafts() {
-    if (state.map) showDraftAreas(state.map, [chosen.from?.area, chosen.to?.area]);
-  }
+/** A number of the form (capacity, price, temperature): its label beside it. */
+function NumberInput({ id, value, onValue, invalid, ...attrs }) {
+  return html`<input id=${`post-${id}`} name=${id} aria-describedby=${`post-${id}-error`} aria-invalid=${invalid ? 'true' : undefined} type="number" ...${attrs} value=${value} onInput=${(e) => onValue(e.currentTarget.value)} />`;
+}
+
+/** Who sees it: every partner, or those ticked (the active partners; all ticked unless chosen otherwise). */
+function Visibility({ mode, onMode, partners, ticked, onTick, error }) {
+  return html`<div class="field" id="post-visibility-field">
+    <label for="post-visibility">${t('post.seenBy')}</label>
+    <select id="post-visibility" aria-describedby="post-visibility-error" aria-invalid=${error ? 'true' : undefined} value=${mode} onChange=${(e) => onMode(e.currentTarget.value)}>
+      <option value="open">${t('post.allPartners')}</option>
+      <option value="partners">${t('post.tickedPartners')}</option>
+    </select>
+    <div class="partners" id="post-partners">
+      ${partners.length
+        ? partners.map((p) => html`<label key=${p.organizationId}><input type="checkbox" value=${p.organizationId} checked=${ticked.includes(p.organizationId)} onChange=${() => onTick(p.organizationId)} /> ${p.name}</label>`)
+        : html`<p class="muted">${t('post.noPartners')}</p>`}
+    </div>
+    <${ErrorSlot} id="visibility" text=${error} />
+  </div>`;
+}
+
+/**
+ * The goods and what they need, as the broker matches them: ADR classes, a temperature range,
+ * equipment; a load's UN numbers too (the exact dangerous goods, disclosed to the carrier with the
+ * other restricted details once a match is accepted).
+ */
+function Goods({ v, set, truck, error }) {
+  const text = (id, key, attrs) => html`<input id=${`post-${id}`} name=${id} aria-describedby=${`post-${id}-error`} ...${attrs} value=${v[key]} onInput=${(e) => set(key, e.currentTarget.value)} />`;
+  const toggle = (e) => set('equipment', v.equipment.includes(e) ? v.equipment.filter((x) => x !== e) : [...v.equipment, e]);
+  return html`<fieldset class="goods" id="post-goods-field">
+    <legend>${truck ? t('post.goodsTruck') : t('post.goods')}</legend>
+    <span class="pair"><label for="post-adr">${t('post.adr')}</label>${text('adr', 'adr', { placeholder: t('post.adrPlaceholder'), inputmode: 'decimal', 'aria-invalid': error ? 'true' : undefined })}</span>
+    <span class="pair" hidden=${truck}><label for="post-un">${t('post.un')}</label>${text('un', 'un', { placeholder: t('post.unPlaceholder'), inputmode: 'numeric' })}</span>
+    <span class="pair"><label for="post-temp-min">${t('post.tempMin')}</label><${NumberInput} id="temp-min" min="-40" max="40" step="1" inputmode="numeric" value=${v.tempMin} onValue=${(x) => set('tempMin', x)} /></span>
+    <span class="pair"><label for="post-temp-max">${t('post.tempMax')}</label><${NumberInput} id="temp-max" min="-40" max="40" step="1" inputmode="numeric" value=${v.tempMax} onValue=${(x) => set('tempMax', x)} /></span>
+    <span class="equipment">${EQUIPMENT.map((e) => html`<label key=${e} class="scope"><input type="checkbox" value=${e} name="post-equipment" checked=${v.equipment.includes(e)} onChange=${() => toggle(e)} /> ${statusOf(e)}</label>`)}</span>
+    <${ErrorSlot} id="goods" text=${error} />
+  </fieldset>`;
+}
+
+/** The form: a new truck or load, or the draft being edited. `handle` is what createPosting's object calls (edit, refresh). */
+function PostingForm({ api, state, notice, onPosted, handle }) {
+  const [values, setValues] = useState(() => emptyValues());
+  /** The areas chosen otherwise than by a UN/LOCODE (a circle drawn, a draft's area): kept while the field shows their words. */
+  const [chosen, setChosen] = useState({ from: null, to: null });
+  const [editing, setEditing] = useState(null);
+  const [problems, setProblems] = useState(NO_PROBLEMS);
+  const [hints, setHints] = useState({ from: '', to: '' });
+  const [drawing, setDrawing] = useState({ from: false, to: false });
+  const [, setRound] = useState(0);
+  const refs = { from: useRef(null), to: useRef(null) };
+  const cancels = useRef({});
+  const latest = useRef(values);
+  latest.current = values;
+
+  const set = (key, value) => setValues((v) => ({ ...v, [key]: value }));
+  const setHint = (id, text) => setHints((h) => ({ ...h, [id]: text }));
+  const truck = values.kind === 'offer';
+  const active = (state.partnerList ?? []).filter((p) => p.relationship === 'active');
+  const ticked = active.map((p) => p.organizationId).filter((id) => (values.partners ?? [id]).includes(id));
+  const invalid = (input) => Object.keys(problems.fields).some((f) => INVALID_INPUT[f] === input);
+
+  // The areas drawn or kept are shown on the map while the form holds them (and taken off once
+  // it no longer does); nothing is asked of the map before a first one (its style may still load).
+  const shown = useRef(false);
+  useEffect(() => {
+    if (!state.map || (!shown.current && !chosen.from && !chosen.to)) return;
+    shown.current = true;
+    showDraftAreas(state.map, [chosen.from?.area, chosen.to?.area]);
+  }, [chosen]);
+
+  /** A place typed: the area drawn or kept goes once its words are changed. */
+  const placeTyped = (id, text) => {
+    set(id, text);
+    setChosen((c) => (c[id] && text !== c[id].text ? { ...c, [id]: null } : c));
+  };
 
   /** "Circle on the map": the next drag on the map draws the field's area; its centre and radius are said as it grows. */
-  function drawButton(id) {
-    let cancel = null;
-    const button = el('button', { type: 'button', class: 'draw', id: `post-${id}-draw`, 'aria-label': t(`post.drawLabel.${id}`), 'aria-pressed': 'false' }, t('post.drawCircle'));
-    button.addEventListener('click', () => {
-      if (!state.map) return;
-      if (cancel) return cancel();
-      const hint = form.querySelector(`#post-${id}-hint`);
-      const box = form.querySelector(`#post-${id}`);
-      hint.textContent = t('post.drawing');
-      button.setAttribute('aria-pressed', 'true');
-      document.getElementById('map').scrollIntoView({ block: 'center' });
-      cancel = drawCircle(state.map, {
-        onChange: (circle) => {
-          hint.textContent = t('post.drawingNow', { circle: placeOf(circle) });
-          chosen[id] = { area: circle, text: placeOf(circle) };
-          drawDrafts();
-        },
-        onDone: (circle) => {
-          cancel = null;
-          button.setAttribute('aria-pressed', 'false');
-          if (circle) {
-            chosen[id] = { area: circle, text: placeOf(circle) };
-            box.value = chosen[id].text;
-            hint.textContent = t('post.drawn', { circle: placeOf(circle) });
-          } else {
-            hint.textContent = '';
-            if (chosen[id] && box.value !== chosen[id].text) chosen[id] = null;
-          }
-          drawDrafts();
-          box.scrollIntoView({ block: 'center' });
-        },
-      });
-    });
-    return button;
-  }
-
-  const kind = el('fieldset', { class: 'kind' }, el('legend', {}, t('post.what')),
-    el('label', {}, el('input', { type: 'radio', name: 'post-kind', value: 'offer', checked: true }), ` ${t('post.truck')}`),
-    el('label', {}, el('input', { type: 'radio', name: 'post-kind', value: 'request' }), ` ${t('post.load')}`));
-  const [from, fromList] = placeInput('from');
-  const [to, toList] = placeInput('to');
-  const start = new Date(Date.now() + 24 * 3600_000);
-  start.setMinutes(0, 0, 0);
-  const firstStart = dateInput('first-start', { required: true, value: localInput(start) });
-  const firstEnd = dateInput('first-end', { required: true, value: localInput(new Date(start.getTime() + 8 * 3600_000)) });
-  const secondStart = dateInput('second-start', { value: localInput(new Date(start.getTime() + 8 * 3600_000)) });
-  const secondEnd = dateInput('second-end', { value: localInput(new Date(start.getTime() + 32 * 3600_000)) });
-  const weight = input('weight', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
-  const pallets = input('pallets', { type: 'number', min: '0', step: '1', inputmode: 'numeric' });
-  const ldm = input('ldm', { type: 'number', min: '0', step: '0.1', inputmode: 'decimal' });
-  const body = el('select', { id: 'post-body', 'aria-describedby': 'post-body-error' }, BODY_TYPES.map((b) => el('option', { value: b }, statusOf(b))));
-  const price = input('price', { type: 'number', min: '0', step: '1', inputmode: 'decimal' });
-  // The goods and what they need, as the broker matches them: ADR classes, a temperature range, equipment.
-  const adr = input('adr', { placeholder: t('post.adrPlaceholder'), inputmode: 'decimal' });
-  // A load's UN numbers: the exact dangerous goods, disclosed to the carrier with the other restricted details once a match is accepted.
-  const un = input('un', { placeholder: t('post.unPlaceholder'), inputmode: 'numeric' });
-  const unPair = el('span', { class: 'pair' }, el('label', { for: 'post-un' }, t('post.un')), un);
-  const tempMin = input('temp-min', { type: 'number', min: '-40', max: '40', step: '1', inputmode: 'numeric' });
-  const tempMax = input('temp-max', { type: 'number', min: '-40', max: '40', step: '1', inputmode: 'numeric' });
-  const equipmentBoxes = EQUIPMENT.map((e) => el('label', { class: 'scope' }, el('input', { type: 'checkbox', value: e, name: 'post-equipment' }), ` ${statusOf(e)}`));
-  const goodsLegend = el('legend', {}, t('post.goods'));
-  const expires = dateInput('expires', { required: true, value: localInput(start) });
-  const visibility = el('select', { id: 'post-visibility', 'aria-describedby': 'post-visibility-error' }, el('option', { value: 'open' }, t('post.allPartners')), el('option', { value: 'partners' }, t('post.tickedPartners')));
-  const partnerBoxes = el('div', { class: 'partners', id: 'post-partners' });
-  const firstLabel = el('span', {}, t('post.availableFrom'));
-  const secondField = el('div', { class: 'field', id: 'post-second-field', hidden: true },
-    el('label', { for: 'post-second-start' }, t('post.deliveryFrom')), secondStart,
-    el('label', { for: 'post-second-end' }, t('post.until')), secondEnd,
-    el('span', { class: 'field-error', id: 'post-second-error', role: 'alert' }));
-  const bodyLabel = el('span', {}, t('post.body'));
-  const createButtons = [el('button', { type: 'submit', class: 'accept', value: 'post' }, t('post.post')), el('button', { type: 'submit', value: 'draft' }, t('post.saveDraft'))];
-  const editButtons = [
-    el('button', { type: 'submit', class: 'accept', value: 'save' }, t('post.saveChanges')),
-    el('button', { type: 'submit', value: 'save-publish' }, t('post.savePublish')),
-    el('button', { type: 'button', onclick: () => stopEditing() }, t('post.stopEditing')),
-  ];
-  for (const b of editButtons) b.hidden = true;
-
-  const form = el('form', { id: 'post-form', class: 'post', novalidate: true },
-    kind,
-    field('from', t('post.from'), from, ' ', drawButton('from')), fromList,
-    field('to', t('post.to'), to, ' ', drawButton('to')), toList,
-    el('div', { class: 'field', id: 'post-first-field' }, el('label', { for: 'post-first-start' }, firstLabel), firstStart, el('label', { for: 'post-first-end' }, t('post.until')), firstEnd, el('span', { class: 'field-error', id: 'post-first-error', role: 'alert' })),
-    secondField,
-    el('fieldset', { class: 'capacity', id: 'post-capacity-field' }, el('legend', {}, t('post.capacity')),
-      el('span', { class: 'pair' }, el('label', { for: 'post-weight' }, t('post.weight')), weight),
-      el('span', { class: 'pair' }, el('label', { for: 'post-pallets' }, t('post.pallets')), pallets),
-      el('span', { class: 'pair' }, el('label', { for: 'post-ldm' }, t('post.ldm')), ldm),
-      el('span', { class: 'field-error', id: 'post-capacity-error', role: 'alert' })),
-    el('div', { class: 'field', id: 'post-body-field' }, el('label', { for: 'post-body' }, bodyLabel), body, el('span', { class: 'field-error', id: 'post-body-error', role: 'alert' })),
-    el('fieldset', { class: 'goods', id: 'post-goods-field' }, goodsLegend,
-      el('span', { class: 'pair' }, el('label', { for: 'post-adr' }, t('post.adr')), adr),
-      unPair,
-      el('span', { class: 'pair' }, el('label', { for: 'post-temp-min' }, t('post.tempMin')), tempMin),
-      el('span', { class: 'pair' }, el('label', { for: 'post-temp-max' }, t('post.tempMax')), tempMax),
-      el('span', { class: 'equipment' }, equipmentBoxes),
-      el('span', { class: 'field-error', id: 'post-goods-error', role: 'alert' })),
-    field('price', t('post.price'), price, t('post.priceHint')),
-    field('expires', t('post.expires'), expires),
-    el('div', { class: 'field', id: 'post-visibility-field' }, el('label', { for: 'post-visibility' }, t('post.seenBy')), visibility, partnerBoxes, el('span', { class: 'field-error', id: 'post-visibility-error', role: 'alert' })),
-    el('div', { class: 'actions' }, ...createButtons, ...editButtons),
-    el('p', { id: 'post-problem', class: 'field-error', role: 'alert' }),
-  );
-  for (const id of ['from', 'to']) form.querySelector(`#post-${id}-hint`).textContent = '';
-
-  const kindOf = () => form.querySelector('input[name="post-kind"]:checked').value;
-  function adapt() {
-    const truck = kindOf() === 'offer';
-    firstLabel.textContent = truck ? t('post.availableFrom') : t('post.pickupFrom');
-    secondField.hidden = truck;
-    bodyLabel.textContent = truck ? t('post.body') : t('post.bodyWanted');
-    goodsLegend.textContent = truck ? t('post.goodsTruck') : t('post.goods');
-    unPair.hidden = truck;
-  }
-  kind.addEventListener('change', adapt);
-  // A truck's listing ends when it leaves; a load's once its pickup window has begun.
-  firstStart.addEventListener('change', () => (expires.value = firstStart.value));
-
-  function renderPartners(ticked) {
-    const active = (state.partnerList ?? []).filter((p) => p.relationship === 'active');
-    partnerBoxes.replaceChildren(
-      ...(active.length
-        ? active.map((p) => el('label', {}, el('input', { type: 'checkbox', value: p.organizationId, checked: ticked ? ticked.includes(p.organizationId) : true }), ` ${p.name}`))
-        : [el('p', { class: 'muted' }, t('post.noPartners'))]),
-    );
-  }
-
-  const codeOf = (text) => /\(([A-Z]{2}[A-Z0-9]{3})\)\s*$/.exec(text)?.[1] ?? (/^[A-Za-z]{2}[A-Za-z0-9]{3}$/.test(text.trim()) ? text.trim().toUpperCase() : undefined);
-  /** A place field's area: the one drawn or kept while the field shows its words, else its UN/LOCODE. */
-  const areaOf = (id, box) => (chosen[id] && box.value === chosen[id].text ? chosen[id].area : codeOf(box.value) ? { kind: 'unlocode', code: codeOf(box.value) } : undefined);
-  const placeText = (box) => box.value.replace(/\s*\([A-Z]{2}[A-Z0-9]{3}\)$/, '');
-
-  function clearProblems() {
-    for (const e of form.querySelectorAll('.field-error')) e.textContent = '';
-    for (const e of form.querySelectorAll('[aria-invalid]')) e.removeAttribute('aria-invalid');
-  }
-
-  function showProblems(problem, fallback = t('post.notPosted')) {
-    let placed = false;
-    // A PATCH's fields may also be null (a merge patch removes them): the schema's "must be null"
-    // and "must match exactly one schema in oneOf" beside the real problem say nothing to a planner.
-    const all = problem.errors ?? [];
-    const noise = (e) => /^must be null$|^must match exactly one schema in oneOf$/.test(e.message ?? '');
-    const errors = all.filter((e) => !noise(e) || !all.some((o) => !noise(o) && (o.pointer ?? '').startsWith(e.pointer ?? '')));
-    for (const error of errors) {
-      const match = FIELD_OF.find(([re]) => re.test(error.pointer ?? ''));
-      if (!match) continue;
-      const slot = form.querySelector(`#post-${match[1]}-error`);
-      // Said with the field's own label ("Listed until must be in the future"), the pointer's rest after it.
-      const label = form.querySelector(`#post-${match[1]}-field label, #post-${match[1]}-field legend`)?.textContent ?? '';
-      const rest = (error.pointer ?? '').split('/').slice(2).join(' ');
-      slot.textContent = `${slot.textContent ? `${slot.textContent} ` : ''}${label}${rest ? ` (${rest})` : ''} ${error.message}.`;
-      form.querySelector(`#post-${match[1]}-field input, #post-${match[1]}-field select, #post-${match[1]}`)?.setAttribute('aria-invalid', 'true');
-      placed = true;
-    }
-    form.querySelector('#post-problem').textContent = `${problem.title ?? fallback}${problem.detail && !placed ? `: ${problem.detail}` : placed ? `: ${t('post.seeFields')}` : ''}`;
-  }
-
-  /** The body of the create, from the form; a field that cannot be read is a problem of that field. */
-  function bodyOf() {
-    const truck = kindOf() === 'offer';
-    const errors = [];
-    const fromArea = areaOf('from', from);
-    const toArea = areaOf('to', to);
-    if (!fromArea) errors.push({ pointer: truck ? '/originArea' : '/pickupArea', message: t('post.choosePlace') });
-    if (!toArea) errors.push({ pointer: truck ? '/destinationArea' : '/deliveryArea', message: t('post.choosePlace') });
-    const capacity = {};
-    if (weight.value) capacity.weight = { value: Number(weight.value), unitCode: 'TNE' };
-    if (pallets.value) capacity.palletSpaces = Number(pallets.value);
-    if (ldm.value) capacity.loadingMetres = { value: Number(ldm.value), unitCode: 'MTR' };
-    const ticked = [...partnerBoxes.querySelectorAll('input:checked')].map((b) => b.value);
-    const seenBy = visibility.value === 'open' ? { mode: 'open' } : { mode: 'partners', organizationIds: ticked };
-    if (visibility.value === 'partners' && !ticked.length) errors.push({ pointer: '/visibility', message: t('post.tickPartner') });
-    // ADR classes typed as "3, 8" (a comma, a semicolon or spaces between); one the vocabulary lacks is said at the field.
-    const classes = adr.value.split(/[\s,;]+/).map((c) => c.trim()).filter(Boolean);
-    const unknown = classes.filter((c) => !ADR_CLASSES.includes(c));
-    if (unknown.length) errors.push({ pointer: truck ? '/constraints/dangerousGoods' : '/handlingRequirements/dangerousGoods', message: t('post.adrUnknown', { classes: unknown.join(', ') }) });
-    // UN numbers typed as "1203, UN 1993": four digits each.
-    const unNumbers = truck ? [] : [...new Set(un.value.replace(/UN/gi, ' ').split(/[\s,;]+/).filter(Boolean))];
-    const notUn = unNumbers.filter((n) => !/^\d{4}$/.test(n));
-    if (notUn.length) errors.push({ pointer: '/restrictedDetails/goodsDetails/unNumbers', message: t('post.unWrong', { numbers: notUn.join(', ') }) });
-    if ((tempMin.value === '') !== (tempMax.value === '')) errors.push({ pointer: truck ? '/constraints/temperature' : '/handlingRequirements/temperature', message: t('post.tempBoth') });
-    if (errors.length) return { errors };
-    const handling = {
-      ...(classes.length ? { dangerousGoods: { adrClasses: [...new Set(classes)] } } : {}),
-      ...(tempMin.value !== '' ? { temperature: { minCelsius: Number(tempMin.value), maxCelsius: Number(tempMax.value) } } : {}),
-    };
-    const equipment = equipmentBoxes.map((b) => b.querySelector('input')).filter((b) => b.checked).map((b) => b.value);
-    const restricted = {
-      ...(price.value ? { price: { amount: Number(price.value), currency: 'EUR' } } : {}),
-      ...(unNumbers.length ? { goodsDetails: { unNumbers } } : {}),
-    };
-    const common = { expiresAt: isoOf(expires.value), visibility: seenBy, ...(Object.keys(restricted).length ? { restrictedDetails: restricted } : {}) };
-    const firstWindow = { start: isoOf(firstStart.value), end: isoOf(firstEnd.value), timeZone: Intl.DateTimeFormat().resolvedOptions().timeZone };
-    if (truck) {
-      return { path: '/capacity-offers', body: { availabilityWindow: firstWindow, originArea: fromArea, destinationArea: toArea, vehicleProfile: { bodyType: body.value, ...(equipment.length ? { equipment } : {}) }, availableCapacity: capacity, ...(Object.keys(handling).length ? { constraints: handling } : {}), ...common } };
-    }
-    return {
-      path: '/load-requests',
-      body: {
-        pickupArea: fromArea, pickupWindow: firstWindow, deliveryArea: toArea,
-        deliveryWindow: { start: isoOf(secondStart.value), end: isoOf(secondEnd.value), timeZone: firstWindow.timeZone },
-        requiredCapacity: capacity, vehicleRequirements: { bodyTypes: [body.value], ...(equipment.length ? { equipment } : {}) }, goodsProfile: { category: 'general' },
-        ...(Object.keys(handling).length ? { handlingRequirements: handling } : {}), ...common,
+  function draw(id) {
+    if (!state.map) return;
+    if (cancels.current[id]) return cancels.current[id]();
+    setHint(id, t('post.drawing'));
+    setDrawing((d) => ({ ...d, [id]: true }));
+    document.getElementById('map').scrollIntoView({ block: 'center' });
+    cancels.current[id] = drawCircle(state.map, {
+      onChange: (circle) => {
+        setHint(id, t('post.drawingNow', { circle: placeOf(circle) }));
+        setChosen((c) => ({ ...c, [id]: { area: circle, text: placeOf(circle) } }));
       },
-    };
+      onDone: (circle) => {
+        cancels.current[id] = null;
+        setDrawing((d) => ({ ...d, [id]: false }));
+        if (circle) {
+          const text = placeOf(circle);
+          setChosen((c) => ({ ...c, [id]: { area: circle, text } }));
+          set(id, text);
+          setHint(id, t('post.drawn', { circle: text }));
+        } else {
+          setHint(id, '');
+          setChosen((c) => (c[id] && latest.current[id] !== c[id].text ? { ...c, [id]: null } : c));
+        }
+        refs[id].current?.scrollIntoView({ block: 'center' });
+      },
+    });
   }
-
-  // ---- editing a draft ---------------------------------------------------------------------
-
-  let editing = null;
 
   /** The form filled with a draft of ours; saved with a PATCH. */
   function edit(l) {
-    editing = l;
-    clearProblems();
-    const truck = l.kind === 'offer';
-    for (const radio of form.querySelectorAll('input[name="post-kind"]')) {
-      radio.checked = radio.value === l.kind;
-      radio.disabled = true;
-    }
-    adapt();
-    const put = (id, box, area) => {
-      const code = area?.kind === 'unlocode' ? area.code : undefined;
-      const name = code ? state.places?.[code]?.name : undefined;
-      chosen[id] = area && !code ? { area, text: placeOf(area, state.places) } : null;
-      box.value = code ? (name ? `${name} (${code})` : code) : (chosen[id]?.text ?? '');
-      form.querySelector(`#post-${id}-hint`).textContent = '';
-    };
-    put('from', from, truck ? l.originArea : l.pickupArea);
-    put('to', to, truck ? l.destinationArea : l.deliveryArea);
-    const first = truck ? l.availabilityWindow : l.pickupWindow;
-    const local = (iso) => (iso ? localInput(new Date(iso)) : '');
-    firstStart.value = local(first?.start);
-    firstEnd.value = local(first?.end);
-    secondStart.value = local(l.deliveryWindow?.start);
-    secondEnd.value = local(l.deliveryWindow?.end);
-    const capacity = (truck ? l.availableCapacity : l.requiredCapacity) ?? {};
-    const KG = { KGM: 0.001, TNE: 1, GRM: 0.000001, LBR: 0.00045359237 };
-    weight.value = capacity.weight ? String(Math.round(capacity.weight.value * (KG[capacity.weight.unitCode] ?? 0.001) * 1000) / 1000) : '';
-    pallets.value = capacity.palletSpaces ?? '';
-    ldm.value = capacity.loadingMetres?.value ?? '';
-    const bodyType = truck ? l.vehicleProfile?.bodyType : l.vehicleRequirements?.bodyTypes?.[0];
-    if (bodyType && BODY_TYPES.includes(bodyType)) body.value = bodyType;
-    price.value = l.restrictedDetails?.price?.amount ?? '';
-    const handling = (truck ? l.constraints : l.handlingRequirements) ?? {};
-    adr.value = (handling.dangerousGoods?.adrClasses ?? []).join(', ');
-    un.value = (l.restrictedDetails?.goodsDetails?.unNumbers ?? []).join(', ');
-    tempMin.value = handling.temperature?.minCelsius ?? '';
-    tempMax.value = handling.temperature?.maxCelsius ?? '';
-    const fitted = (truck ? l.vehicleProfile?.equipment : l.vehicleRequirements?.equipment) ?? [];
-    for (const b of equipmentBoxes) b.querySelector('input').checked = fitted.includes(b.querySelector('input').value);
-    expires.value = local(l.expiresAt);
-    visibility.value = l.visibility?.mode === 'partners' ? 'partners' : 'open';
-    renderPartners(l.visibility?.mode === 'partners' ? l.visibility.organizationIds ?? [] : undefined);
-    for (const b of createButtons) b.hidden = true;
-    for (const b of editButtons) b.hidden = false;
-    document.getElementById('post-title').textContent = t(`post.editTitle.${l.kind}`, { lane: `${placeText(from)} → ${placeText(to)}` });
-    drawDrafts();
+    const filled = valuesOf(l, state.places);
+    setEditing(l);
+    setValues(filled.values);
+    setChosen(filled.chosen);
+    setProblems(NO_PROBLEMS);
+    setHints({ from: '', to: '' });
+    document.getElementById('post-title').textContent = t(`post.editTitle.${l.kind}`, { lane: `${placeText(filled.values.from)} → ${placeText(filled.values.to)}` });
     const details = document.getElementById('post');
     details.open = true;
     details.scrollIntoView({ block: 'start' });
-    from.focus();
+    refs.from.current?.focus();
   }
 
+  /** Back to a new truck or load (what the form holds stays). */
   function stopEditing() {
-    editing = null;
-    for (const radio of form.querySelectorAll('input[name="post-kind"]')) radio.disabled = false;
-    for (const b of createButtons) b.hidden = false;
-    for (const b of editButtons) b.hidden = true;
+    setEditing(null);
     document.getElementById('post-title').textContent = t('post.title');
-    clearProblems();
-    chosen.from = chosen.to = null;
-    drawDrafts();
+    setProblems(NO_PROBLEMS);
+    setChosen({ from: null, to: null });
   }
 
-  /**
-   * The draft's PATCH: a JSON merge patch replaces each top-level member given as a whole, so the
-   * form's values are laid over what the draft holds beyond them (other vehicle details, volume).
-   */
-  function patchOf(l, made) {
-    const b = made.body;
-    const over = (old, fresh, drop = []) => {
-      const merged = { ...(old ?? {}), ...fresh };
-      for (const key of drop) if (!(key in fresh)) delete merged[key];
-      return merged;
-    };
-    // An emptied member is removed (null in a merge patch), not sent as {}.
-    const nonEmpty = (o) => (Object.keys(o).length ? o : null);
-    // The form's UN numbers within the goods details a connector may have written more of.
-    const goodsDetails = nonEmpty(over(l.restrictedDetails?.goodsDetails, b.restrictedDetails?.goodsDetails ?? {}, ['unNumbers']));
-    const restricted = over(l.restrictedDetails, { ...(b.restrictedDetails ?? {}), ...(l.kind === 'request' && goodsDetails ? { goodsDetails } : {}) }, ['price', ...(l.kind === 'request' ? ['goodsDetails'] : [])]);
-    const patch = { expiresAt: b.expiresAt, visibility: b.visibility, restrictedDetails: Object.keys(restricted).length ? restricted : null };
-    if (l.kind === 'offer') {
-      Object.assign(patch, {
-        availabilityWindow: b.availabilityWindow, originArea: b.originArea, destinationArea: b.destinationArea,
-        vehicleProfile: over(l.vehicleProfile, b.vehicleProfile, ['equipment']),
-        availableCapacity: over(l.availableCapacity, b.availableCapacity, ['weight', 'palletSpaces', 'loadingMetres']),
-        constraints: nonEmpty(over(l.constraints, b.constraints ?? {}, ['dangerousGoods', 'temperature'])),
-      });
-    } else {
-      Object.assign(patch, {
-        pickupArea: b.pickupArea, pickupWindow: b.pickupWindow, deliveryArea: b.deliveryArea, deliveryWindow: b.deliveryWindow,
-        vehicleRequirements: over(l.vehicleRequirements, b.vehicleRequirements, ['equipment']),
-        requiredCapacity: over(l.requiredCapacity, b.requiredCapacity, ['weight', 'palletSpaces', 'loadingMetres']),
-        handlingRequirements: nonEmpty(over(l.handlingRequirements, b.handlingRequirements ?? {}, ['dangerousGoods', 'temperature'])),
-      });
-    }
-    return patch;
-  }
+  handle.edit = edit;
+  handle.refresh = () => setRound((r) => r + 1);
+  handle.editing = editing;
 
-  form.addEventListener('submit', async (event) => {
+  async function submit(event) {
     event.preventDefault();
-    clearProblems();
+    setProblems(NO_PROBLEMS);
     const action = event.submitter?.value ?? (editing ? 'save' : 'post');
-    const made = bodyOf();
-    if (editing) return saveDraft(made, action === 'save-publish');
+    const made = bodyOf({ ...values, partners: ticked }, chosen);
+    const lane = { from: placeText(values.from), to: placeText(values.to) };
+    if (editing) return saveDraft(made, action === 'save-publish', lane);
     const publish = action !== 'draft';
-    if (made.errors) return showProblems({ title: t('post.notPosted'), errors: made.errors });
+    if (made.errors) return setProblems(problemsOf({ title: t('post.notPosted'), errors: made.errors }, values.kind));
     const listingKind = made.path === '/capacity-offers' ? 'offer' : 'request';
-    const lane = { from: placeText(from), to: placeText(to) };
     const label = publish ? t(`post.postLabel.${listingKind}`, lane) : t(`post.saveNewLabel.${listingKind}`, lane);
     let created;
     try {
       created = await api.post(made.path, made.body, undefined, label);
       if (publish) await api.post(`${made.path}/${created.id}/publish`, undefined, created.resourceVersion, label);
       notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.draftNotice')}: `), t(`post.noticeText.${listingKind}`, lane));
-      form.querySelector('#post-problem').textContent = '';
       // Posted: the form is empty again for the next truck or load (its kind kept).
-      const kind = kindOf();
-      form.reset();
-      for (const radio of form.querySelectorAll('input[name="post-kind"]')) radio.checked = radio.value === kind;
-      adapt();
-      renderPartners();
-      chosen.from = chosen.to = null;
-      drawDrafts();
+      setValues(emptyValues(values.kind));
+      setChosen({ from: null, to: null });
+      setHints({ from: '', to: '' });
       await onPosted();
     } catch (err) {
       if (err?.sessionEnded) return;
-      showProblems(err?.problem ?? { title: String(err?.message ?? err) });
+      setProblems(problemsOf(err?.problem ?? { title: String(err?.message ?? err) }, values.kind));
       // Nothing half done: a draft whose publication the broker refused is discarded (its own key),
       // and the form keeps what was typed, to be corrected and posted again.
       if (created && publish) {
         await api.post(`${made.path}/${created.id}/withdraw`, { reason: t('post.discardedAfterRefusal') }, created.resourceVersion, t('post.discardLabel')).catch(() => {
-          form.querySelector('#post-problem').append(` ${t('post.leftDraft')}`);
+          setProblems((p) => ({ ...p, summary: `${p.summary} ${t('post.leftDraft')}` }));
         });
       }
       await onPosted();
     }
-  });
+  }
 
-  async function saveDraft(made, publish) {
+  async function saveDraft(made, publish, lane) {
     const l = editing;
-    if (made.errors) return showProblems({ title: t('post.notSaved'), errors: made.errors }, t('post.notSaved'));
+    if (made.errors) return setProblems(problemsOf({ title: t('post.notSaved'), errors: made.errors }, l.kind, t('post.notSaved')));
     const path = `/${KIND_OF_PATH[l.kind]}/${l.id}`;
-    const lane = { from: placeText(from), to: placeText(to) };
     const label = t(`post.saveLabel.${l.kind}`, lane);
     try {
       // A PATCH is a command like the others: If-Match its version, one Idempotency-Key per click.
       const saved = await api.resend({ method: 'PATCH', path, body: patchOf(l, made), ifMatch: l.resourceVersion, label });
-      editing = { ...l, ...saved };
+      setEditing({ ...l, ...saved });
       if (publish) await api.post(`${path}/publish`, undefined, saved?.resourceVersion ?? l.resourceVersion + 1, t(`post.publishLabel.${l.kind}`, { owner: nameOf(l.ownerOrganizationId, state.names) }));
       notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.savedNotice')}: `), t(`post.noticeText.${l.kind}`, lane));
       stopEditing();
       await onPosted();
     } catch (err) {
       if (err?.sessionEnded) return;
-      showProblems(err?.problem ?? { title: String(err?.message ?? err) }, t('post.notSaved'));
+      setProblems(problemsOf(err?.problem ?? { title: String(err?.message ?? err) }, l.kind, t('post.notSaved')));
       await onPosted();
     }
   }
 
-  adapt();
+  const f = problems.fields;
+  const date = (id, key, more = {}) => html`<${DateInput} id=${id} value=${values[key]} onValue=${(x) => set(key, x)} invalid=${invalid(id)} ...${more} />`;
+  const tick = (id) => set('partners', ticked.includes(id) ? ticked.filter((x) => x !== id) : [...ticked, id]);
+  return html`<form id="post-form" class="post" novalidate onSubmit=${submit}>
+    <fieldset class="kind">
+      <legend>${t('post.what')}</legend>
+      <label><input type="radio" name="post-kind" value="offer" checked=${truck} disabled=${!!editing} onChange=${() => set('kind', 'offer')} />${` ${t('post.truck')}`}</label>
+      <label><input type="radio" name="post-kind" value="request" checked=${!truck} disabled=${!!editing} onChange=${() => set('kind', 'request')} />${` ${t('post.load')}`}</label>
+    </fieldset>
+    ${['from', 'to'].map((id) => html`<${PlaceField} key=${id} id=${id} api=${api} value=${values[id]} onText=${(text) => placeTyped(id, text)} inputRef=${refs[id]} hint=${hints[id]} drawing=${drawing[id]} onDraw=${() => draw(id)} error=${f[id]} />`)}
+    <div class="field" id="post-first-field">
+      <label for="post-first-start"><span>${truck ? t('post.availableFrom') : t('post.pickupFrom')}</span></label>
+      ${date('first-start', 'firstStart', { required: true, onCommit: (x) => set('expires', x) })}
+      <label for="post-first-end">${t('post.until')}</label>
+      ${date('first-end', 'firstEnd', { required: true })}
+      <${ErrorSlot} id="first" text=${f.first} />
+    </div>
+    <div class="field" id="post-second-field" hidden=${truck}>
+      <label for="post-second-start">${t('post.deliveryFrom')}</label>
+      ${date('second-start', 'secondStart')}
+      <label for="post-second-end">${t('post.until')}</label>
+      ${date('second-end', 'secondEnd')}
+      <${ErrorSlot} id="second" text=${f.second} />
+    </div>
+    <fieldset class="capacity" id="post-capacity-field">
+      <legend>${t('post.capacity')}</legend>
+      <span class="pair"><label for="post-weight">${t('post.weight')}</label><${NumberInput} id="weight" min="0" step="0.1" inputmode="decimal" invalid=${invalid('weight')} value=${values.weight} onValue=${(x) => set('weight', x)} /></span>
+      <span class="pair"><label for="post-pallets">${t('post.pallets')}</label><${NumberInput} id="pallets" min="0" step="1" inputmode="numeric" value=${values.pallets} onValue=${(x) => set('pallets', x)} /></span>
+      <span class="pair"><label for="post-ldm">${t('post.ldm')}</label><${NumberInput} id="ldm" min="0" step="0.1" inputmode="decimal" value=${values.ldm} onValue=${(x) => set('ldm', x)} /></span>
+      <${ErrorSlot} id="capacity" text=${f.capacity} />
+    </fieldset>
+    <div class="field" id="post-body-field">
+      <label for="post-body"><span>${truck ? t('post.body') : t('post.bodyWanted')}</span></label>
+      <select id="post-body" aria-describedby="post-body-error" aria-invalid=${invalid('body') ? 'true' : undefined} value=${values.body} onChange=${(e) => set('body', e.currentTarget.value)}>
+        ${BODY_TYPES.map((b) => html`<option key=${b} value=${b}>${statusOf(b)}</option>`)}
+      </select>
+      <${ErrorSlot} id="body" text=${f.body} />
+    </div>
+    <${Goods} v=${values} set=${set} truck=${truck} error=${f.goods} />
+    <div class="field" id="post-price-field">
+      <label for="post-price">${t('post.price')}</label>
+      <${NumberInput} id="price" min="0" step="1" inputmode="decimal" invalid=${invalid('price')} value=${values.price} onValue=${(x) => set('price', x)} />
+      <span class="hint" id="post-price-hint">${t('post.priceHint')}</span>
+      <${ErrorSlot} id="price" text=${f.price} />
+    </div>
+    <div class="field" id="post-expires-field">
+      <label for="post-expires">${t('post.expires')}</label>
+      ${date('expires', 'expires', { required: true })}
+      <${ErrorSlot} id="expires" text=${f.expires} />
+    </div>
+    <${Visibility} mode=${values.visibility} onMode=${(x) => set('visibility', x)} partners=${active} ticked=${ticked} onTick=${tick} error=${f.visibility} />
+    <div class="actions">
+      ${editing
+        ? html`<button key="save" type="submit" class="accept" value="save">${t('post.saveChanges')}</button>
+            <button key="save-publish" type="submit" value="save-publish">${t('post.savePublish')}</button>
+            <button key="stop" type="button" onClick=${stopEditing}>${t('post.stopEditing')}</button>`
+        : html`<button key="post" type="submit" class="accept" value="post">${t('post.post')}</button>
+            <button key="draft" type="submit" value="draft">${t('post.saveDraft')}</button>`}
+    </div>
+    <p id="post-problem" class="field-error" role="alert">${problems.summary}</p>
+  </form>`;
+}
+
+/**
+ * The posting form, drawn into `slot` (console.js' #post-slot): { form, refresh (the partners read
+ * again), edit (a draft of ours), editing }.
+ */
+export function createPosting({ api, state, onPosted, notice, slot }) {
+  const handle = {};
+  render(html`<${PostingForm} api=${api} state=${state} notice=${notice} onPosted=${onPosted} handle=${handle} />`, slot);
   const posting = {
-    form,
-    refresh: () => (editing ? undefined : renderPartners()),
-    edit,
+    form: slot.querySelector('#post-form'),
+    refresh: () => handle.refresh?.(),
+    edit: (l) => handle.edit(l),
     get editing() {
-      return editing;
+      return handle.editing;
     },
   };
   current = posting;
