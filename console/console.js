@@ -33,14 +33,16 @@ function showProblem(err) {
   // A session that ended is said by its own banner, not as an error.
   if (err?.sessionEnded) return;
   const problem = err instanceof ProblemError || err?.problem ? err.problem : { title: t('console.somethingWrong'), detail: String(err?.message ?? err) };
-  box.replaceChildren(el('strong', {}, problem.title ?? t('console.error')), problem.detail ? ` ${problem.detail}` : '', problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
+  box.replaceChildren(el('strong', {}, problem.title ?? t('console.error')), problem.detail ? ` ${problem.detail}` : '', problem.code);
   box.hidden = false;
 }
 
 /** A notice that stays until the next one: what became of a command sent after a new sign-in. */
-function notice(...children) {
-  $('notice').replaceChildren(...children);
-  $('notice').hidden = children.length === 0;
+/** What a click did, above the page: "Done: Accept revision 2." (`title` in bold, the problem's `code` muted). */
+function notice(title, text = '', code = '') {
+  const box = $('notice');
+  box.hidden = !title && !text;
+  render(html`${title ? html`<strong>${`${title}: `}</strong>` : ''}${text}${code ? html`<span class="muted">${` (${code})`}</span>` : ''}`, box);
 }
 
 /** The live marker says what is true: connected to the stream, reconnecting, or signed out. */
@@ -99,7 +101,7 @@ async function main() {
     $('welcome').hidden = false;
     $('who').textContent = t('console.notSignedIn');
     const kept = sessionStorage.getItem('pcx-console-pending-command');
-    if (kept) notice(t('console.keptBeforeSignIn', { label: JSON.parse(kept).label ?? t('console.aCommand') }));
+    if (kept) notice('', t('console.keptBeforeSignIn', { label: JSON.parse(kept).label ?? t('console.aCommand') }));
     return;
   }
   $('signout').hidden = false;
@@ -187,13 +189,13 @@ async function resumeKept(api, session) {
   const kept = session.takeKept(state.userId);
   if (!kept) return;
   const label = kept.command.label ?? `${kept.command.method} ${kept.command.path}`;
-  if (kept.refused) return notice(el('strong', {}, `${t('console.notSent')}: `), t('console.notSent.text', { label, reason: kept.refused }));
+  if (kept.refused) return notice(t('console.notSent'), t('console.notSent.text', { label, reason: kept.refused }));
   try {
     await api.resend(kept.command);
-    notice(el('strong', {}, `${t('console.doneAfterSignIn')}: `), `${label}.`);
+    notice(t('console.doneAfterSignIn'), `${label}.`);
   } catch (err) {
     const problem = err?.problem ?? { title: String(err?.message ?? err) };
-    notice(el('strong', {}, `${t('console.notDone')}: `), `${label}. ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}`, problem.code ? el('span', { class: 'muted' }, ` (${problem.code})`) : '');
+    notice(t('console.notDone'), `${label}. ${problem.title ?? ''}${problem.detail ? `: ${problem.detail}` : ''}`, problem.code);
   }
 }
 

@@ -79,7 +79,7 @@ export function createPartnersPage({ api, state, notice, onChanged }) {
   /** A command on a relationship; a refusal is thrown to the card, which shows it. */
   async function onAct(r, command, body, label) {
     await api.post(`/partner-relationships/${r.id}/${command}`, body, r.resourceVersion, label);
-    notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
+    notice(t('notice.done'), `${label}.`);
     // Names first (a newly invited organization is named from now on), then the list.
     await onChanged();
     await refresh();
@@ -93,7 +93,7 @@ export function createPartnersPage({ api, state, notice, onChanged }) {
       const label = t('partners.invite.label', { organization: organization.name });
       const created = await api.post('/partner-relationships', { requestingOrganizationId: state.me, acceptingOrganizationId: organization.organizationId, scopes }, undefined, label);
       await api.post(`/partner-relationships/${created.id}/request`, {}, created.resourceVersion, label);
-      notice(el('strong', {}, `${t('partners.invited')}: `), t('partners.invited.text', { organization: organization.name }));
+      notice(t('partners.invited'), t('partners.invited.text', { organization: organization.name }));
       await onChanged();
       await refresh();
     },

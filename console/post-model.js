@@ -3,7 +3,7 @@
 // values a draft fills the form with; the PATCH that saves a draft edited (a JSON merge patch laid
 // over what the draft holds beyond the form); which field a problem's pointer is about, and the
 // problems said there with the field's own words. Tested in test/unit/console-post.test.ts.
-import { placeOf, t } from './format.js';
+import { localName, placeOf, t } from './format.js';
 import { localInput } from './views.js';
 
 export const BODY_TYPES = ['curtainsider', 'box', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van'];
@@ -163,7 +163,7 @@ export function valuesOf(l, places) {
   const chosen = { from: null, to: null };
   const put = (id, area) => {
     const code = area?.kind === 'unlocode' ? area.code : undefined;
-    const name = code ? places?.[code]?.name : undefined;
+    const name = code ? localName(places?.[code]) : undefined;
     chosen[id] = area && !code ? { area, text: placeOf(area, places) } : null;
     return code ? (name ? `${name} (${code})` : code) : (chosen[id]?.text ?? '');
   };

@@ -11,9 +11,8 @@
 // ticked. What the values become as the API's body, a draft as the values, the PATCH and which field
 // a problem's pointer names are console/post-model.js' pure functions.
 import { upgradeDateTimeInput } from './datetime.js';
-import { el } from './views.js';
 import { html, render, useEffect, useLayoutEffect, useRef, useState } from './ui.js';
-import { countryName, nameOf, placeOf, statusOf, t } from './format.js';
+import { countryName, localName, nameOf, placeOf, statusOf, t } from './format.js';
 import { drawCircle, showDraftAreas } from './map.js';
 import { BODY_TYPES, EQUIPMENT, KIND_OF_PATH, bodyOf, emptyValues, patchOf, placeText, problemsOf, valuesOf } from './post-model.js';
 
@@ -81,7 +80,7 @@ function PlaceField({ id, api, value, onText, inputRef, hint, drawing, onDraw, e
       <span class="hint" id=${`post-${id}-hint`}>${hint}</span>
       <${ErrorSlot} id=${id} text=${error} />
     </div>
-    <datalist id=${`post-${id}-list`}>${found.map((p) => html`<option key=${p.code} value=${`${p.name}, ${countryName(p.country)} (${p.code})`} />`)}</datalist>`;
+    <datalist id=${`post-${id}-list`}>${found.map((p) => html`<option key=${p.code} value=${`${localName(p)}, ${countryName(p.country)} (${p.code})`} />`)}</datalist>`;
 }
 
 /** A number of the form (capacity, price, temperature): its label beside it. */
@@ -233,7 +232,7 @@ function PostingForm({ api, state, notice, onPosted, handle }) {
     try {
       created = await api.post(made.path, made.body, undefined, label);
       if (publish) await api.post(`${made.path}/${created.id}/publish`, undefined, created.resourceVersion, label);
-      notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.draftNotice')}: `), t(`post.noticeText.${listingKind}`, lane));
+      notice(publish ? t('post.postedNotice') : t('post.draftNotice'), t(`post.noticeText.${listingKind}`, lane));
       // Posted: the form is empty again for the next truck or load (its kind kept).
       setValues(emptyValues(values.kind));
       setChosen({ from: null, to: null });
@@ -263,7 +262,7 @@ function PostingForm({ api, state, notice, onPosted, handle }) {
       const saved = await api.resend({ method: 'PATCH', path, body: patchOf(l, made), ifMatch: l.resourceVersion, label });
       setEditing({ ...l, ...saved });
       if (publish) await api.post(`${path}/publish`, undefined, saved?.resourceVersion ?? l.resourceVersion + 1, t(`post.publishLabel.${l.kind}`, { owner: nameOf(l.ownerOrganizationId, state.names) }));
-      notice(el('strong', {}, `${publish ? t('post.postedNotice') : t('post.savedNotice')}: `), t(`post.noticeText.${l.kind}`, lane));
+      notice(publish ? t('post.postedNotice') : t('post.savedNotice'), t(`post.noticeText.${l.kind}`, lane));
       stopEditing();
       await onPosted();
     } catch (err) {

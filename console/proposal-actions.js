@@ -3,7 +3,6 @@
 // their revisions, commitments, handovers, the execution and its outcomes) and the commands the
 // planner's role allows, each with the label a kept click is shown by (session.js) and its notice.
 // A command the role does not allow is absent, and the view draws no button for it.
-import { el } from './views.js';
 import { laneOf, moneyOf, nameOf, statusOf, t } from './format.js';
 
 /** The path of a match from its tender to its outcome, as the views draw it. */
@@ -78,7 +77,7 @@ export function pathCommands({ api, p, facts, me, scopes, names, notice, reread 
             const { outcomeId, ...correction } = fields;
             await api.post(`/execution-outcomes/${outcomeId}/corrections`, { deduplicationKey: key, schemaVersion: 'v0', ...correction }, undefined, label);
           }
-          notice(el('strong', {}, `${t(kind === 'correction' ? 'notice.corrected' : 'notice.reported')}: `), `${statusOf(kind === 'milestone' ? fields.milestone : fields.status)}.`);
+          notice(t(kind === 'correction' ? 'notice.corrected' : 'notice.reported'), `${statusOf(kind === 'milestone' ? fields.milestone : fields.status)}.`);
           await reread();
         }
       : undefined,
@@ -89,7 +88,7 @@ export function pathCommands({ api, p, facts, me, scopes, names, notice, reread 
           const partner = nameOf(commitment.executingOrganizationId, names);
           const label = t('action.handOver', { partner });
           await api.post('/execution-handovers', body, undefined, label);
-          notice(el('strong', {}, `${t('notice.handedOver')}: `), t('notice.handedOver.text', { partner }));
+          notice(t('notice.handedOver'), t('notice.handedOver.text', { partner }));
           await reread();
         }
       : undefined,
@@ -97,7 +96,7 @@ export function pathCommands({ api, p, facts, me, scopes, names, notice, reread 
       ? async (handover, body) => {
           const label = body.outcome === 'rejected' ? t('action.refuseHandover') : t('action.takeHandover', { reference: body.destinationExternalReference.value });
           await api.post(`/execution-handovers/${handover.id}/acknowledgements`, body, undefined, label);
-          notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
+          notice(t('notice.done'), `${label}.`);
           await reread();
         }
       : undefined,
@@ -109,7 +108,7 @@ export function pathCommands({ api, p, facts, me, scopes, names, notice, reread 
           // The price the planner set; the other terms are prefilled from the match by the broker.
           const created = await api.post('/transport-tenders', { executingOrganizationId: carrier, originatingProposalId: p.id, movementScope: 'fullTransport', expiresAt, terms: { commercialTerms: price } }, undefined, label);
           await api.post(`/transport-tenders/${created.id}/issue`, {}, created.resourceVersion, label);
-          notice(el('strong', {}, `${t('notice.issued')}: `), t('notice.issued.text', { partner: nameOf(carrier, names) }));
+          notice(t('notice.issued'), t('notice.issued.text', { partner: nameOf(carrier, names) }));
           await reread();
         }
       : undefined,
@@ -123,7 +122,7 @@ export function pathCommands({ api, p, facts, me, scopes, names, notice, reread 
           } else {
             await api.post(`/transport-commitments/${commitment.id}/cancel`, { reason: fields.reason }, commitment.resourceVersion, label);
           }
-          notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
+          notice(t('notice.done'), `${label}.`);
           await reread();
         }
       : undefined,
@@ -147,7 +146,7 @@ export function pathCommands({ api, p, facts, me, scopes, names, notice, reread 
               await decideOn(current.resourceVersion);
             }
           }
-          notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
+          notice(t('notice.done'), `${label}.`);
           await reread();
         }
       : undefined,

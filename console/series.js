@@ -467,7 +467,7 @@ export function createSeriesView({ api, state, notice, onChanged, onShow }) {
   /** A command on a series, with its version and label; a refusal is thrown to the card, which shows it. */
   async function onCommand(series, path, body, label) {
     await api.post(`/listing-series/${series.id}/${path}`, body, series.resourceVersion, label);
-    notice(el('strong', {}, `${t('notice.done')}: `), `${label}.`);
+    notice(t('notice.done'), `${label}.`);
     await onChanged();
   }
 
