@@ -17,7 +17,6 @@ import { createSession } from './session.js';
 import { createPosting, listingActions } from './post.js';
 import { concernsSeries, createSeriesView } from './series.js';
 import { explanationOf, has, laneOf, mountLanguagePicker, nameOf, statusOf, t, translatePage } from './format.js';
-import { el } from './views.js';
 import { Inbox, ProposalDetail } from './proposal-view.js';
 import { html, render } from './ui.js';
 import { readWork, renderWork } from './work-view.js';
@@ -33,7 +32,7 @@ function showProblem(err) {
   // A session that ended is said by its own banner, not as an error.
   if (err?.sessionEnded) return;
   const problem = err instanceof ProblemError || err?.problem ? err.problem : { title: t('console.somethingWrong'), detail: String(err?.message ?? err) };
-  box.replaceChildren(el('strong', {}, problem.title ?? t('console.error')), problem.detail ? ` ${problem.detail}` : '', problem.code);
+  render(html`<strong>${problem.title ?? t('console.error')}</strong>${problem.detail ? ` ${problem.detail}` : ''}${problem.code ? html`<span class="muted">${` (${problem.code})`}</span>` : ''}`, box);
   box.hidden = false;
 }
 
@@ -281,11 +280,11 @@ function drawMap() {
 function renderMarket() {
   state.grid.render();
   drawMap();
-  const option = (l) => el('option', { value: l.id }, `${nameOf(l.ownerOrganizationId, state.names)}: ${laneOf(l, state.places)} (${statusOf(l.status)})`);
-  // The pair being chosen survives live updates.
+  const option = (l) => html`<option key=${l.id} value=${l.id}>${`${nameOf(l.ownerOrganizationId, state.names)}: ${laneOf(l, state.places)} (${statusOf(l.status)})`}</option>`;
+  // The pair being chosen survives live updates (the options are redrawn by difference).
   for (const [id, kind] of [['whynot-offer', 'offer'], ['whynot-request', 'request']]) {
     const chosen = $(id).value;
-    $(id).replaceChildren(...state.listings.filter((l) => l.kind === kind).map(option));
+    render(state.listings.filter((l) => l.kind === kind).map(option), $(id));
     if (chosen && state.byId.has(chosen)) $(id).value = chosen;
   }
   // A newcomer with nothing on the market is shown where to start.
@@ -430,10 +429,8 @@ async function whyNot(api, event) {
     const sentences = explanationOf({ compatibility: failed.length ? failed : r.compatibility }, { places: state.places, request: state.byId.get($('whynot-request').value) });
     // The verdict and the criteria in sentences of the planner's language; the broker's own summary
     // (English, for logs and connectors) says the same and is not shown.
-    $('whynot-result').replaceChildren(
-      el('p', {}, el('strong', {}, r.compatible ? t('whynot.compatible') : t('whynot.notCompatible'))),
-      el('ul', {}, sentences.map((s) => el('li', { class: s.ok ? 'pass' : 'fail' }, `${!s.ok ? '✗' : s.applies ? '✓' : '–'} ${s.text}`))),
-    );
+    render(html`<p><strong>${r.compatible ? t('whynot.compatible') : t('whynot.notCompatible')}</strong></p>
+      <ul>${sentences.map((s) => html`<li class=${s.ok ? 'pass' : 'fail'}>${`${!s.ok ? '✗' : s.applies ? '✓' : '–'} ${s.text}`}</li>`)}</ul>`, $('whynot-result'));
     showProblem(null);
   } catch (err) {
     showProblem(err);

@@ -1,7 +1,7 @@
 // The console's older drawing helpers, as DOM built from data (textContent only: nothing the broker
-// returns is ever parsed as HTML): `el()` and `replacePreserving` for the views not yet drawn as
-// components, and words shared by the views (a proposal's state, a currency, a local time). The
-// proposals themselves are drawn as components (console/proposal-view.js).
+// returns is ever parsed as HTML): `el()` for the skeletons of sections a module mounts its
+// components in, and words shared by the views (a proposal's state, a currency, a local time).
+// The views themselves are components (./ui.js: console/proposal-view.js and the others).
 import { nameOf, reasonOf, statusOf, t, when } from './format.js';
 
 const el = (tag, attrs = {}, ...children) => {
@@ -15,25 +15,6 @@ const el = (tag, attrs = {}, ...children) => {
   return node;
 };
 export { el };
-
-/**
- * Replaces a container's content without losing what the user was doing in it: typed values of
- * fields with ids, open <details> (by class), and the focus. Live updates re-render often; a
- * reason half typed or a table opened must survive them.
- */
-export function replacePreserving(container, ...children) {
-  const values = new Map([...container.querySelectorAll('input[id], select[id], textarea[id]')].map((f) => [f.id, f.value]));
-  const open = new Set([...container.querySelectorAll('details[open]')].map((d) => d.className));
-  const focused = container.contains(document.activeElement) ? document.activeElement?.id : undefined;
-  container.replaceChildren(...children);
-  for (const [id, value] of values) {
-    const field = container.querySelector(`#${CSS.escape(id)}`);
-    // A choice no longer offered (a date just skipped) leaves the list's first in its place.
-    if (field && value && (field.tagName !== 'SELECT' || [...field.options].some((o) => o.value === value))) field.value = value;
-  }
-  for (const d of container.querySelectorAll('details')) if (open.has(d.className)) d.open = true;
-  if (focused) container.querySelector(`#${CSS.escape(focused)}`)?.focus();
-}
 
 /**
  * Where the proposal stands, from the reader's side, in words that never contradict its state: who
