@@ -8,7 +8,7 @@ import { assertFeedCanGrow } from './read-model/events';
 import { createLogger } from './core/log';
 import { observeCluster } from './core/metrics';
 import { loadRegistry } from './core/registry';
-import { importSeed } from './core/seed';
+import { importSeed } from './seed';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadSigningKey } from './core/auth';
 import { connectTemporal, ensureSearchAttributes, startRetention } from './core/temporal';

@@ -33,7 +33,7 @@ export async function hashClientSecret(secret: string): Promise<string> {
 /**
  * Whether `secret` is the one `stored` was made from (in constant time for equal lengths). Any
  * secret, not only a generated one: the seed keeps the development secrets and passwords of the
- * files here too (core/seed.ts).
+ * files here too (seed.ts).
  */
 export async function clientSecretMatches(secret: string, stored: string): Promise<boolean> {
   const [scheme, N, r, p, salt, hash] = stored.split('$');

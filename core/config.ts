@@ -74,7 +74,7 @@ export interface Config {
     users: { issuer: string; jwksUrl: string | undefined; clientId: string; devProvider: boolean } | undefined;
   };
   /** usersFile: the demo users go with the demo connectors (the default CONNECTORS_FILE); with a connectors file of one's own, users only from USERS_FILE. */
-  /** seedRecords: import the organizations file as records at start (core/seed.ts; REGISTRY_SEED, on by default). */
+  /** seedRecords: import the organizations file as records at start (seed.ts; REGISTRY_SEED, on by default). */
   registry: { organizationsFile: string; connectorsFile: string; usersFile: string | undefined; environment: string; seedRecords: boolean };
   schemaBase: string;
   /** The retention policies (RETENTION_POLICIES_FILE, default config/retention-policies.json; domain/retention.ts). */

@@ -25,7 +25,7 @@ import type { CommandAnswer, TransitionRecord, UnwrittenTransitions } from '../d
 import { CONTINUING_FAILURE_TYPE, REFUSAL_FAILURE_TYPE, type Command, type Envelope, type Refusal } from '../domain/machine';
 import type { EntityInput, EntitySettings, Resource } from '../domain/resource';
 import { WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
-import { transitionsInHistory } from '../read-model/rebuild';
+import { transitionsInHistory } from './history';
 
 /** Where entity workflows run: the task queue and the settings each starts with. */
 export interface EntityPlacement {

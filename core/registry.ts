@@ -165,7 +165,7 @@ export class Registry {
   /**
    * An organization: its record (domain/organization.ts, the read model's as the last refresh saw
    * it), else the file's entry. The record wins: the files are the seed, imported as records at
-   * start (core/seed.ts), and the operator's changes are the record's.
+   * start (seed.ts), and the operator's changes are the record's.
    */
   organization(id: string): Organization | undefined {
     return this.managedSource?.organization(id) ?? this.organizations.get(id);
@@ -189,7 +189,7 @@ export class Registry {
   /**
    * A connector by client id: its record (domain/connector.ts, the read model's as the last
    * refresh saw it: useManaged), else the connectors file's entry. The record wins, as for
-   * organizations: the file is the seed (core/seed.ts) and the admin's changes are the record's.
+   * organizations: the file is the seed (seed.ts) and the admin's changes are the record's.
    * `fileOnly`: the file's alone.
    */
   connector(clientId: string, options: { fileOnly?: boolean } = {}): Connector | undefined {

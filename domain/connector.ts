@@ -131,7 +131,7 @@ export interface CreatePayload {
   /** Set by the API for a key with a certificate chain: the leaf's end, past which the credential cannot live. */
   certificateNotAfter?: string;
   expiresAt?: string;
-  /** The development seed's (the broker only, core/seed.ts): every key and the secret of a connectors file entry, at once. */
+  /** The development seed's (the broker only, seed.ts): every key and the secret of a connectors file entry, at once. */
   seedCredentials?: Material[];
 }
 

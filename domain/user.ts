@@ -66,7 +66,7 @@ export const userMachine = {
     const p = command.payload;
     if (!isBroker(command.actor) && !command.actor.organizationId) refuse('ACTOR_NOT_PERMITTED', 'a user is invited by an organization');
     if (typeof p.userId !== 'string' || !USER_ID.test(p.userId)) refuse('VALIDATION_FAILED', 'userId: 2 to 128 letters, digits and . _ @ + -', { errors: [{ pointer: '/userId', message: 'is not a user id' }] });
-    // The development seed (the broker, core/seed.ts) invites a user of the users file for the
+    // The development seed (the broker, seed.ts) invites a user of the users file for the
     // organization the file names, and accepts the invitation at once (nobody else is there to).
     const organizationId = isBroker(command.actor) ? p.organizationId : command.actor.organizationId;
     if (typeof organizationId !== 'string' || !organizationId) refuse('VALIDATION_FAILED', "the seed names the user's organization");

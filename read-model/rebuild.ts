@@ -8,8 +8,8 @@
 // writes: the rows, their versions and the outbox (the same event ids, each subject's events in
 // order, the same audiences: a listing's partners are those in force at its transition's instant).
 import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
 import type { Db } from '../core/db';
+import { transitionsInHistory } from '../core/history';
 import type { TransitionRecord } from '../domain/transition';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
@@ -31,9 +31,6 @@ export interface RebuildReport {
   seconds: number;
 }
 
-/** The activities through which a workflow writes transitions itself (their inputs hold them). */
-const WRITING_ACTIVITIES = new Set(['persistTransitions', 'persistTransition', 'startFlows']);
-
 const quote = (value: string) => `'${value.replace(/'/g, "''")}'`;
 
 /** The visibility query of the entity workflows in scope. */
@@ -41,35 +38,6 @@ export function scopeQuery(scope: RebuildScope, resources: readonly Resource<any
   const kinds = `PcxResourceKind IN (${resources.map((r) => quote(r.kind)).join(', ')})`;
   const orgs = scope.organizationIds?.length ? scope.organizationIds.map(quote).join(', ') : undefined;
   return orgs ? `${kinds} AND (PcxOwnerOrganizationId IN (${orgs}) OR PcxPartnerOrganizationId IN (${orgs}))` : kinds;
-}
-
-function isRecord(value: unknown): value is TransitionRecord {
-  const v = value as TransitionRecord | null;
-  return !!v && typeof v.kind === 'string' && !!v.snapshot && typeof v.snapshot.id === 'string' && Array.isArray(v.events);
-}
-
-/** The transition records one run's history holds, in history order. */
-export function transitionsInHistory(events: readonly any[]): TransitionRecord[] {
-  const found: TransitionRecord[] = [];
-  const decode = (payloads: any[] | null | undefined) => (payloads ?? []).map((p) => defaultPayloadConverter.fromPayload<unknown>(p));
-  for (const event of events) {
-    const completed = event.workflowExecutionUpdateCompletedEventAttributes;
-    if (completed?.outcome?.success) {
-      for (const answer of decode(completed.outcome.success.payloads)) {
-        const transition = (answer as { transition?: unknown } | null)?.transition;
-        if (isRecord(transition)) found.push(transition);
-      }
-    }
-    const scheduled = event.activityTaskScheduledEventAttributes;
-    if (scheduled && WRITING_ACTIVITIES.has(scheduled.activityType?.name ?? '')) {
-      for (const input of decode(scheduled.input?.payloads)) {
-        if (isRecord(input)) found.push(input);
-        const list = (input as { transitions?: unknown[] } | null)?.transitions;
-        for (const t of list ?? []) if (isRecord(t)) found.push(t);
-      }
-    }
-  }
-  return found;
 }
 
 /** Every transition of the workflows in scope, once each (by resource and version). */

@@ -15,7 +15,7 @@ import { generateConnectorKey } from '../sdk/src/keys';
 import { Entities } from '../core/entities';
 import { createLogger } from '../core/log';
 import { Registry } from '../core/registry';
-import { importSeed } from '../core/seed';
+import { importSeed } from '../seed';
 import { managedRegistry } from '../read-model/managed-registry';
 import { signIn } from './oidc-sign-in';
 import { activeRelationship, call, Connector, ENGINE, expectProblem, freshOrgs, listAll, testEnv, testTransitionStore, tokenByKey } from './helpers';

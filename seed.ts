@@ -12,20 +12,23 @@
 // (read-model/client-secrets.ts) before the record exists, as for a generated secret or an
 // invitation code, so a record never names a secret the broker cannot check. A connector or user
 // `inactive` in its file is imported, then disabled.
+//
+// Beside broker.ts, above core/ and read-model/: it writes records through core's entities and
+// secrets through read-model's store (docs/architecture.md, the layers).
 import { basename } from 'node:path';
-import { BROKER } from '../domain/machine';
-import { organization, organizationContext } from '../domain/organization';
-import { EntityUnavailable, type Entities, type EntityAnswer } from './entities';
-import type { Logger } from './log';
-import { nameBasedId, organizationRecordId } from './name-ids';
-import type { Registry } from './registry';
-import { connector as connectorResource, type PublicJwk } from '../domain/connector';
-import { user as userResource } from '../domain/user';
+import { BROKER } from './domain/machine';
+import { organization, organizationContext } from './domain/organization';
+import { EntityUnavailable, type Entities, type EntityAnswer } from './core/entities';
+import type { Logger } from './core/log';
+import { nameBasedId, organizationRecordId } from './core/name-ids';
+import type { Registry } from './core/registry';
+import { connector as connectorResource, type PublicJwk } from './domain/connector';
+import { user as userResource } from './domain/user';
 import { calculateJwkThumbprint, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
-import { hashClientSecret } from './client-secrets';
-import type { Db } from './db';
-import { invitationKey, storeSecretHash } from '../read-model/client-secrets';
+import { hashClientSecret } from './core/client-secrets';
+import type { Db } from './core/db';
+import { invitationKey, storeSecretHash } from './read-model/client-secrets';
 
 /** Counts a create's answer; a refusal other than "exists" is news (an entry the machine will not take): logged, not fatal. */
 function tally(answer: EntityAnswer, counts: { created: number; existing: number }, log: Logger, what: string): boolean {

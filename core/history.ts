@@ -1,0 +1,39 @@
+// The transitions an entity workflow's history holds (read by the rebuild, read-model/rebuild.ts,
+// and by a resource's own history, core/entities.ts): each transition the entity decided is in its
+// history, either as the answer of the Update that caused it or as the input of the activity
+// through which the workflow wrote it. Decoding a history is a Temporal matter, below the read
+// model: core, not read-model/, so that core never imports the layer above it.
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { TransitionRecord } from '../domain/transition';
+
+/** The activities through which a workflow writes transitions itself (their inputs hold them). */
+const WRITING_ACTIVITIES = new Set(['persistTransitions', 'persistTransition', 'startFlows']);
+
+function isRecord(value: unknown): value is TransitionRecord {
+  const v = value as TransitionRecord | null;
+  return !!v && typeof v.kind === 'string' && !!v.snapshot && typeof v.snapshot.id === 'string' && Array.isArray(v.events);
+}
+
+/** The transition records one run's history holds, in history order. */
+export function transitionsInHistory(events: readonly any[]): TransitionRecord[] {
+  const found: TransitionRecord[] = [];
+  const decode = (payloads: any[] | null | undefined) => (payloads ?? []).map((p) => defaultPayloadConverter.fromPayload<unknown>(p));
+  for (const event of events) {
+    const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+    if (completed?.outcome?.success) {
+      for (const answer of decode(completed.outcome.success.payloads)) {
+        const transition = (answer as { transition?: unknown } | null)?.transition;
+        if (isRecord(transition)) found.push(transition);
+      }
+    }
+    const scheduled = event.activityTaskScheduledEventAttributes;
+    if (scheduled && WRITING_ACTIVITIES.has(scheduled.activityType?.name ?? '')) {
+      for (const input of decode(scheduled.input?.payloads)) {
+        if (isRecord(input)) found.push(input);
+        const list = (input as { transitions?: unknown[] } | null)?.transitions;
+        for (const t of list ?? []) if (isRecord(t)) found.push(t);
+      }
+    }
+  }
+  return found;
+}
