@@ -34,7 +34,7 @@ ENV HOST=0.0.0.0 \
     PORT=8080 \
     WORKER_HEALTH_PORT=8081
 COPY --from=deps /app/node_modules ./node_modules
-COPY package.json package-lock.json tsconfig.json broker.ts worker.ts ./
+COPY package.json package-lock.json tsconfig.json broker.ts worker.ts seed.ts ./
 COPY domain ./domain
 COPY core ./core
 COPY api ./api
