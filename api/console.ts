@@ -248,6 +248,16 @@ const NEAR = new RegExp(`^(${POINT}(;${POINT})*)?$`);
 /** How far from a circle's centre a place may lie and still name it. */
 const NEARBY_KM = 10;
 
+
+/** A UN/LOCODE place's names in the console's languages, as the place operations send them (core/place-names.ts placeExonyms). */
+const PLACE_NAMES = {
+  type: 'object',
+  description: "Its names in English, German and Polish, where one differs from its UN/LOCODE name (the Unicode CLDR's city names): `{ en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' }`.",
+  required: ['en', 'de', 'pl'],
+  additionalProperties: false,
+  properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
+} as const;
+
 /**
  * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
  * country's shape (Natural Earth, simplified; core/area-shapes.ts) and bounding box. Public
@@ -328,12 +338,7 @@ publicOperation(consoleApp, {
                       code: { type: 'string', description: 'Its UN/LOCODE.' },
                       name: { type: 'string', description: 'Its name as UN/LOCODE spells it.' },
                       distanceKm: { type: 'number', description: 'Great-circle kilometres from the point, one decimal.' },
-                      names: {
-                        type: 'object',
-                        description: "Its names in English, German and Polish, where one differs from `name` (as in `places`).",
-                        required: ['en', 'de', 'pl'],
-                        properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
-                      },
+                      names: PLACE_NAMES,
                     },
                   },
                 },
@@ -416,13 +421,7 @@ publicOperation(consoleApp, {
                       code: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{3}$' },
                       name: { type: 'string', description: 'As UN/LOCODE spells it.' },
                       country: { type: 'string', pattern: '^[A-Z]{2}$' },
-                      names: {
-                        type: 'object',
-                        description: "Its names in English, German and Polish, where one differs from `name` (the Unicode CLDR's city names): `{ en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' }`.",
-                        required: ['en', 'de', 'pl'],
-                        additionalProperties: false,
-                        properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
-                      },
+                      names: PLACE_NAMES,
                     },
                   },
                 },
