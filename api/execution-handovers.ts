@@ -40,6 +40,7 @@ import { fingerprint, idempotent, type StoredResponse } from './idempotency';
 import { getRoute, listRoute, participantAccess } from './resource-routes';
 import { viewOf } from '../domain/views';
 import { answerErasure } from './erasures';
+import { HANDOVER_CONTACTS } from '../read-model/erasures';
 
 
 const resource = executionHandover;
@@ -301,6 +302,6 @@ operation(executionHandovers, {
     },
   },
 }, async ({ c, resource: doc, principal, body }) =>
-  answerErasure(c, resource, doc.id, principal, (body as { reason: string }).reason, (a, request) => a.eraseHandoverContacts({ ...request, handoverId: doc.id }), (status) =>
+  answerErasure(c, resource, doc.id, principal, (body as { reason: string }).reason, HANDOVER_CONTACTS, (status) =>
     `the handover is ${status}: its contact persons can be erased once it is imported, linked or rejected`)
 );

@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import type { AppEnv } from './context';
 import { webhookBacklog } from '../core/metrics';
 import { countIntents } from '../read-model/command-intents';
+import { databaseAnswers } from '../read-model/database';
 import { publicOperation } from './operations';
 
 export const health = new Hono<AppEnv>();
@@ -45,7 +46,7 @@ publicOperation(health, {
   const { db, temporal } = c.get('services');
   const timeout = <T>(p: Promise<T>) => Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
   const checks = await Promise.allSettled([
-    timeout(db.query('select 1')),
+    timeout(databaseAnswers(db)),
     timeout(temporal.workflowService.getSystemInfo({})),
   ]);
   const [database, temporalCheck] = checks.map((r) => (r.status === 'fulfilled' ? 'up' : 'down'));

@@ -9,7 +9,7 @@ import { operation } from './operations';
 import { Problem } from '../domain/problems';
 import { isUuid } from '../domain/ids';
 import { encodeCursor, notFound, pageParams } from './http';
-import { purgedRecordFor, type PurgedRecord } from '../read-model/purged-records';
+import { purgedRecordFor, purgedRecordPage } from '../read-model/purged-records';
 
 export const retentionPolicies = new Hono<AppEnv>();
 export const purgedRecords = new Hono<AppEnv>();
@@ -58,13 +58,7 @@ operation(purgedRecords, {
   const kind = c.req.query('kind');
   if (kind !== undefined && !/^[a-z-]{1,40}$/.test(kind)) throw new Problem('VALIDATION_FAILED', 'kind is a resource kind such as capacity-offer', { errors: [{ pointer: '/query/kind', message: 'is not a resource kind' }] });
   // The cursor names the last tombstone of the page (pageParams: an id); the next page starts after its purge.
-  const { rows } = await db.query<{ doc: PurgedRecord; id: string }>(
-    `select doc, id from purged_records
-     where ($1::boolean or $2 = any(audience)) and ($3::text is null or resource_kind = $3)
-       and ($4::uuid is null or (purged_at, id) < ((select p.purged_at from purged_records p where p.id = $4::uuid), $4::uuid))
-     order by purged_at desc, id desc limit $5`,
-    [principal.operator, principal.organizationId, kind ?? null, after ?? null, limit + 1],
-  );
+  const rows = await purgedRecordPage(db, principal, { kind, after, limit });
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
   const nextCursor = rows.length > limit && last ? encodeCursor(last.id) : null;

@@ -17,6 +17,7 @@ import type { Ctx } from './http';
 import { operation } from './operations';
 import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
 import { answerErasure } from './erasures';
+import { USER_NAME } from '../read-model/erasures';
 
 const resource = user;
 const MANAGE = 'connectors:manage';
@@ -158,6 +159,6 @@ operation(users, {
     },
   },
 }, async ({ c, resource: doc, principal, body }) =>
-  answerErasure(c, resource, doc.id, principal, (body as { reason: string }).reason, (a, request) => a.eraseUserName({ ...request, userId: doc.id }), (status) =>
+  answerErasure(c, resource, doc.id, principal, (body as { reason: string }).reason, USER_NAME, (status) =>
     `the user is ${status}: its name can be erased once it is removed`)
 );

@@ -176,6 +176,7 @@ export const capacityOfferMachine = {
 
 export const capacityOffer = defineResource({
   kind: KIND,
+  retention: { purged: 'listing' },
   collection: 'capacity-offers',
   workflowType: 'capacityOfferWorkflow',
   table: 'capacity_offers',

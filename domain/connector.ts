@@ -400,6 +400,7 @@ const FIELDS = [
 
 export const connector = defineResource({
   kind: KIND,
+  retention: { kept: 'the registry\'s record of a client: its keys and scopes are audited for as long as its organization is' },
   collection: 'connectors',
   workflowType: 'connectorWorkflow',
   table: 'connectors',

@@ -372,6 +372,7 @@ const FIELDS = [
 
 export const executionHandover = defineResource({
   kind: KIND,
+  retention: { purged: 'handover', relationship: { through: 'transport-commitment', by: ['commitmentId'] } },
   collection: 'execution-handovers',
   workflowType: 'executionHandoverWorkflow',
   table: 'execution_handovers',

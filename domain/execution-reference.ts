@@ -533,6 +533,8 @@ const FIELDS = [
 
 export const executionReference = defineResource({
   kind: KIND,
+  // Its policy is copied from the relationship when it is made (it may outlive the proposal's row).
+  retention: { purged: 'execution', relationship: { through: 'match-proposal', by: ['acceptedProposalId'] }, ownPolicyRef: true },
   collection: 'execution-references',
   workflowType: 'executionReferenceWorkflow',
   table: 'execution_references',

@@ -459,6 +459,7 @@ export const listingSeriesMachine = {
 
 export const listingSeries = defineResource({
   kind: KIND,
+  retention: { purged: 'listing' },
   collection: 'listing-series',
   workflowType: 'listingSeriesWorkflow',
   table: 'listing_series',

@@ -164,6 +164,7 @@ export const loadRequestMachine = {
 
 export const loadRequest = defineResource({
   kind: KIND,
+  retention: { purged: 'listing' },
   collection: 'load-requests',
   workflowType: 'loadRequestWorkflow',
   table: 'load_requests',

@@ -298,6 +298,7 @@ const FIELDS = [
 
 export const matchProposal = defineResource({
   kind: KIND,
+  retention: { purged: 'proposal', relationship: { field: ['requiredDecisionPolicy', 'relationshipId'] } },
   collection: COLLECTION,
   workflowType: 'matchProposalWorkflow',
   table: 'match_proposals',

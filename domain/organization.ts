@@ -289,6 +289,7 @@ const FIELDS = [...ENVELOPE, 'legalIdentifier', 'verification', 'adherence', 'pa
 /** An organization id's record id: UUID (version 8) of its SHA-256, the same everywhere (api/organizations.ts). */
 export const organization = defineResource({
   kind: KIND,
+  retention: { kept: 'the registry\'s record of a participant: the records of its relationships name it, and an operator removes it by a command' },
   collection: 'organizations',
   workflowType: 'organizationWorkflow',
   table: 'organizations',

@@ -351,6 +351,7 @@ export const partnerRelationshipMachine = {
 
 export const partnerRelationship = defineResource({
   kind: KIND,
+  retention: { purged: 'relationship', relationship: { self: true }, ownPolicyRef: true },
   collection: 'partner-relationships',
   workflowType: 'partnerRelationshipWorkflow',
   table: 'partner_relationships',

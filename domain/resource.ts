@@ -5,6 +5,7 @@
 import type { UpdateDefinition } from '@temporalio/common';
 import { defineUpdate } from '@temporalio/workflow';
 import type { Command, Envelope, Machine, SearchAttributeValues, Transition } from './machine';
+import type { Retention } from './retention';
 import type { CommandAnswer, TransitionRecord } from './transition';
 
 /**
@@ -84,6 +85,12 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
    * tables of their own (an execution reference's milestones and outcomes). Default: the state.
    */
   document?(state: S): Record<string, unknown>;
+  /**
+   * What the retention purge does with its records once final (domain/retention.ts): purged under
+   * a class of record's period, following a relationship's policy, or kept, with the reason.
+   * Required: a new kind is purged or kept by decision, never forgotten by the purge.
+   */
+  retention: Retention;
   machine: M;
 }
 
@@ -113,6 +120,8 @@ export type StateOf<M> = M extends { create(command: Command, id: string, now: s
 
 export function defineResource<M extends Machine<any>>(spec: ResourceSpec<StateOf<M>, M>): Resource<StateOf<M>, M> {
   type S = StateOf<M>;
+  // The type requires it; this stops a definition that escaped the compiler (a cast, plain JS).
+  if (!spec.retention || !('purged' in spec.retention || 'kept' in spec.retention)) throw new Error(`resource ${spec.kind}: no retention decision (purged under a class of record, or kept with the reason)`);
   const names = ['create', ...Object.keys(spec.machine.commands)];
   const updates = Object.fromEntries(names.map((name) => [name, defineUpdate<UpdateAnswer<S>, [Command]>(name)])) as UpdatesOf<S, M>;
   return { ...spec, workflowId: (id) => workflowIdOf(spec.kind, id), updates };

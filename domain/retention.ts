@@ -7,23 +7,44 @@
 // (activities/retention.ts) asks these functions what is due.
 import { DateTime, Duration } from 'luxon';
 
-/** The classes of record a policy gives a period to, and the resource kinds of each. */
-export const RECORD_CLASSES = {
-  relationship: ['partner-relationship'],
-  listing: ['capacity-offer', 'load-request', 'listing-series'],
-  proposal: ['match-proposal'],
-  tender: ['transport-tender'],
-  commitment: ['transport-commitment'],
-  handover: ['execution-handover'],
-  execution: ['execution-reference'],
-} as const satisfies Record<string, readonly string[]>;
+/**
+ * The classes of record a policy gives a period to, in the order of a chain (a relationship, then
+ * the listings it shares, ... then the execution); each kind says its class in its definition
+ * (`retention`, domain/resource.ts) and the purge goes backwards along the chain, so that a record
+ * goes before what it links to.
+ */
+export const RECORD_CLASSES = ['relationship', 'listing', 'proposal', 'tender', 'commitment', 'handover', 'execution'] as const;
 
-export type RecordClass = keyof typeof RECORD_CLASSES;
+export type RecordClass = (typeof RECORD_CLASSES)[number];
 export type Period = RecordClass | 'personalData';
-export const PERIODS: readonly Period[] = [...(Object.keys(RECORD_CLASSES) as RecordClass[]), 'personalData'];
+export const PERIODS: readonly Period[] = [...RECORD_CLASSES, 'personalData'];
 
-/** The resource kinds the purge looks at, in the order it purges them (later links of a chain first). */
-export const PURGED_KINDS: readonly string[] = ['execution-reference', 'execution-handover', 'transport-commitment', 'transport-tender', 'match-proposal', 'listing-series', 'capacity-offer', 'load-request', 'partner-relationship'];
+/**
+ * Where a record names the partner relationship whose retention policy and hold it follows:
+ * it is the relationship (`self`), a field of its document names it (`field`, a path), or it links
+ * by `by` to a record of kind `through` that names it in turn.
+ */
+export type RelationshipLink = { self: true } | { field: readonly string[] } | { through: string; by: readonly string[] };
+
+/**
+ * What the retention purge does with a kind's records, decided in its definition (a required
+ * member of defineResource, so that no kind is left out by omission):
+ *  - purged: under its class's period, counted from its final status; it follows the policy its
+ *    relationship names (or, with `ownPolicyRef`, the `retentionPolicyRef` the record carries),
+ *    the default without one, and is kept while its relationship is held;
+ *  - kept: never purged, with the reason.
+ */
+export type Retention = { purged: RecordClass; relationship?: RelationshipLink; ownPolicyRef?: boolean } | { kept: string };
+
+/** The kinds the purge removes, in the order it purges them: later links of a chain first. */
+export function purgeOrder(resources: ReadonlyArray<{ kind: string; retention: Retention }>): string[] {
+  const rank = (r: { retention: Retention }) => ('purged' in r.retention ? RECORD_CLASSES.indexOf(r.retention.purged) : -1);
+  return resources
+    .filter((r) => 'purged' in r.retention)
+    .map((r, i) => ({ kind: r.kind, rank: rank(r), i }))
+    .sort((a, b) => b.rank - a.rank || a.i - b.i)
+    .map((r) => r.kind);
+}
 
 export interface RetentionPolicy {
   ref: string;
@@ -39,13 +60,6 @@ export interface RetentionPolicies {
 }
 
 export class RetentionPolicyError extends Error {}
-
-const classOfKind = new Map<string, RecordClass>(Object.entries(RECORD_CLASSES).flatMap(([c, kinds]) => kinds.map((k) => [k, c as RecordClass])));
-
-/** The class of record of a resource kind; undefined for kinds that are never purged (organizations, connectors, users). */
-export function recordClassOf(kind: string): RecordClass | undefined {
-  return classOfKind.get(kind);
-}
 
 function durationOf(value: unknown, where: string): Duration {
   const d = typeof value === 'string' ? Duration.fromISO(value) : undefined;

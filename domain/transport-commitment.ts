@@ -141,6 +141,7 @@ const FIELDS = [
 
 export const transportCommitment = defineResource({
   kind: KIND,
+  retention: { purged: 'commitment', relationship: { field: ['relationshipId'] } },
   collection: 'transport-commitments',
   workflowType: 'transportCommitmentWorkflow',
   table: 'transport_commitments',

@@ -479,6 +479,7 @@ const FIELDS = [
 
 export const transportTender = defineResource({
   kind: KIND,
+  retention: { purged: 'tender', relationship: { field: ['requiredDecisionPolicy', 'relationshipId'] } },
   collection: 'transport-tenders',
   workflowType: 'transportTenderWorkflow',
   table: 'transport_tenders',

@@ -166,6 +166,7 @@ const FIELDS = ['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'up
 
 export const user = defineResource({
   kind: KIND,
+  retention: { kept: 'the registry\'s record of a person: once removed, the name goes after the default policy\'s personalData period (activities/retention.ts), the record stays for the audit of what they decided' },
   collection: 'users',
   workflowType: 'userWorkflow',
   table: 'users',

@@ -3,7 +3,7 @@
 // its definition: adding such a kind needs no SQL.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDb, type Db } from '../core/db';
+import { openDb, type Db, type Queryable } from '../core/db';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
 
@@ -46,4 +46,9 @@ export function schemaStatements(): string[] {
 /** The read model with every table the registry's kinds need. */
 export function openReadModel(options: Omit<Parameters<typeof openDb>[0], 'schema'>, resources: readonly Resource<any, any>[] = RESOURCES): Promise<Db> {
   return openDb({ ...options, schema: [...schemaStatements(), ...standardTables(resources)] });
+}
+
+/** Whether the database answers a trivial query (GET /health/ready). */
+export async function databaseAnswers(db: Queryable): Promise<void> {
+  await db.query('select 1');
 }

@@ -1,5 +1,5 @@
 // Retention holds on relationships (schema.sql retention_holds; api/partner-relationships.ts writes
-// them, activities/retention.ts reads them through `HELD` in its queries).
+// them, read-model/retention.ts reads them in the purge's queries: `heldSql`).
 import type { Queryable } from '../core/db';
 
 /** A hold an operator placed on a relationship: the purge keeps what is linked to it until it is lifted. */

@@ -2,7 +2,7 @@
 // in .dependency-cruiser.cjs (each rule's comment is the sentence it checks); and the rules shown to
 // bite on a small tree that breaks them, so that a rule which matches nothing cannot pass unseen.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 
@@ -66,3 +66,16 @@ test('each rule bites: core on read-model, domain on Node, a layer on api/, a wo
   // What the gateway may import is not a violation.
   expect(named.filter((v) => v.includes('gateway/http.ts → core/db.ts'))).toEqual([]);
 }, 60_000);
+
+/** SQL as it is written in this project: a statement's opening words, or a query call on a database handle. */
+const SQL = /\b(select\s+[\w*.,() ]+\s+from|insert\s+into|delete\s+from|update\s+[a-z_]+\s+set)\b|\b(db|tx|client)\.query\s*(<[^>]*>)?\(/i;
+
+test('api/ holds no SQL: it reads and writes through read-model/ (docs/architecture.md)', () => {
+  const files = execFileSync('sh', ['-c', 'ls api/*.ts api/**/*.ts 2>/dev/null | sort -u'], { cwd: ROOT, encoding: 'utf8' }).trim().split('\n').filter((f) => !f.includes('/generated/'));
+  const withSql = files.filter((f) => SQL.test(readFileSync(join(ROOT, f), 'utf8')));
+  expect(withSql).toEqual([]);
+  // The pattern finds what it is for.
+  expect(SQL.test("await db.query('select 1')")).toBe(true);
+  expect(SQL.test('`delete from events where id = $1`')).toBe(true);
+  expect(SQL.test("c.req.query('kind')")).toBe(false);
+});

@@ -2,7 +2,10 @@
 // a record follows, when it falls due (calendar arithmetic in UTC), and the bound the purge reads by.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dueAt, oldestDue, parseRetentionPolicies, policyOf, recordClassOf, RetentionPolicyError } from '../../domain/retention';
+import { dueAt, oldestDue, parseRetentionPolicies, policyOf, purgeOrder, RECORD_CLASSES, RetentionPolicyError } from '../../domain/retention';
+import { defineResource } from '../../domain/resource';
+import { capacityOffer } from '../../domain/capacity-offer';
+import { heldSql, policyRefSql, purgedKinds, relationshipSql } from '../../read-model/retention';
 import { RESOURCES } from '../../domain/registry';
 
 const shipped = parseRetentionPolicies(JSON.parse(readFileSync(join(__dirname, '..', '..', 'config', 'retention-policies.json'), 'utf8')));
@@ -15,9 +18,37 @@ test('the shipped file: a default, a pilot policy and an audit hold', () => {
   expect(shipped.policies['pcx:standard'].periods).toMatchObject({ listing: 'P1Y', relationship: 'P10Y', personalData: 'P1Y' });
 });
 
-test('every resource kind that ends is of a class, but the registry\'s own records', () => {
-  const unclassified = RESOURCES.filter((r) => recordClassOf(r.kind) === undefined).map((r) => r.kind).sort();
-  expect(unclassified).toEqual(['connector', 'organization', 'user']);
+test('every resource kind decides its retention: the registry\'s own records are kept, with a reason; every other kind is purged under a class', () => {
+  const kept = RESOURCES.filter((r) => 'kept' in r.retention);
+  expect(kept.map((r) => r.kind).sort()).toEqual(['connector', 'organization', 'user']);
+  for (const r of kept) expect((r.retention as { kept: string }).kept.length).toBeGreaterThan(20);
+  for (const r of RESOURCES.filter((k) => 'purged' in k.retention)) expect(RECORD_CLASSES).toContain((r.retention as { purged: string }).purged);
+});
+
+test('a kind without a retention decision cannot be defined (the type requires it; a cast does not get past the definition)', () => {
+  const { retention: _none, ...withoutDecision } = capacityOffer;
+  expect(() => defineResource(withoutDecision as any)).toThrow(/capacity-offer: no retention decision/);
+  expect(() => defineResource({ ...withoutDecision, retention: {} } as any)).toThrow(/no retention decision/);
+  expect(defineResource({ ...withoutDecision, retention: { kept: 'a test' } } as any).retention).toEqual({ kept: 'a test' });
+});
+
+test('the purge goes backwards along a chain: executions first, relationships last; every purged kind once, no kept kind', () => {
+  expect(purgedKinds()).toEqual(['execution-reference', 'execution-handover', 'transport-commitment', 'transport-tender', 'match-proposal', 'capacity-offer', 'load-request', 'listing-series', 'partner-relationship']);
+  expect(purgeOrder([{ kind: 'b', retention: { purged: 'listing' } }, { kind: 'k', retention: { kept: 'x' } }, { kind: 'a', retention: { purged: 'execution' } }])).toEqual(['a', 'b']);
+});
+
+test("a record's relationship, policy and hold as SQL, from its definition's link: a field, a record it links to, itself", () => {
+  expect(relationshipSql('partner-relationship')).toBe('t.id::text');
+  expect(relationshipSql('transport-tender')).toBe(`t.doc->'requiredDecisionPolicy'->>'relationshipId'`);
+  expect(relationshipSql('execution-handover')).toBe(
+    `(select t_transport_commitment.doc->>'relationshipId' from transport_commitments t_transport_commitment where t_transport_commitment.id::text = t.doc->>'commitmentId')`,
+  );
+  expect(relationshipSql('capacity-offer')).toBe('null');
+  expect(policyRefSql('execution-reference')).toBe(`t.doc->>'retentionPolicyRef'`);
+  expect(policyRefSql('load-request')).toBe('null');
+  expect(policyRefSql('match-proposal')).toBe(`(select r.doc->>'retentionPolicyRef' from partner_relationships r where r.id::text = t.doc->'requiredDecisionPolicy'->>'relationshipId')`);
+  expect(heldSql('listing-series')).toBe('false');
+  expect(() => relationshipSql('organization')).toThrow(/organization is kept/);
 });
 
 test('a policies file is refused with the reason: a missing or bad period, a relationship shorter than its records, a default that holds or is unknown', () => {
