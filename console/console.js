@@ -62,6 +62,21 @@ async function main() {
   const slot = $('language-slot');
   if (slot) mountLanguagePicker(slot);
   const config = await (await fetch('config.json')).json();
+  const { session, user } = await signIn(config);
+  if (!user) return showWelcome();
+  const api = await startSession(session, user);
+  const mapReady = mountViews(api, session, config);
+  setupNotifications();
+  await mapReady;
+  await refresh(api);
+  state.loaded = true;
+  state.adapters.refresh();
+  setInterval(() => state.adapters.refresh(), 5000);
+  follow(api, session);
+}
+
+/** The OpenID Connect session: back from the provider, or as kept; the user when signed in (and not expired beyond renewal). */
+async function signIn(config) {
   const here = new URL('.', location.href).href;
   const manager = new oidc.UserManager({
     authority: config.authority,
@@ -95,14 +110,19 @@ async function main() {
   let user = await manager.getUser();
   // Back after the access token expired (a tab left for a while): renewed if the sign-in still holds.
   if (user?.expired && user.refresh_token) user = await manager.signinSilent().catch(() => null);
-  if (!user || user.expired) {
-    // Signed out: what the console is for and how to get in (its own Sign in button), not an empty page.
-    $('welcome').hidden = false;
-    $('who').textContent = t('console.notSignedIn');
-    const kept = sessionStorage.getItem('pcx-console-pending-command');
-    if (kept) notice('', t('console.keptBeforeSignIn', { label: JSON.parse(kept).label ?? t('console.aCommand') }));
-    return;
-  }
+  return { session, user: user && !user.expired ? user : undefined };
+}
+
+/** Signed out: what the console is for and how to get in (its own Sign in button), not an empty page. */
+function showWelcome() {
+  $('welcome').hidden = false;
+  $('who').textContent = t('console.notSignedIn');
+  const kept = sessionStorage.getItem('pcx-console-pending-command');
+  if (kept) notice('', t('console.keptBeforeSignIn', { label: JSON.parse(kept).label ?? t('console.aCommand') }));
+}
+
+/** Who is signed in, in the header and the state; the API client, with what the last session kept sent. */
+async function startSession(session, user) {
   $('signout').hidden = false;
   state.me = user.profile.org_id;
   state.userId = user.profile.sub;
@@ -132,7 +152,13 @@ async function main() {
   if (state.scopes.has('connectors:manage')) {
     api.all('/users', 2000).then((users) => void (state.people = new Map(users.filter((u) => u.name).map((u) => [u.userId, u.name])))).catch(() => undefined);
   }
-  if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
+  return api;
+}
+
+/** The views the user's scopes open: posting, partners, the organization's pages, deliveries, series, adapters, the map and the grid; resolves when the map can draw. */
+function mountViews(api, session, config) {
+  const publishes = state.scopes.has('capacity:publish') || state.scopes.has('loads:publish');
+  if (publishes) {
     state.posting = createPosting({ api, state, notice, onPosted: () => refresh(api), slot: $('post-slot') });
     state.posting.refresh();
     $('post').hidden = false;
@@ -146,7 +172,7 @@ async function main() {
   // What the exchange delivered: for whoever may read the commitments it counts.
   if (state.scopes.has('commitments:read')) state.delivered = createDelivered({ api, places: state.places });
   // Recurring trucks and loads: the organization's series, for whoever may publish (the API's read scopes).
-  if (state.scopes.has('capacity:publish') || state.scopes.has('loads:publish')) {
+  if (publishes) {
     state.series = createSeriesView({ api, state, notice, onChanged: () => ((state.seriesStale = true), refresh(api)), onShow: showListing });
     state.seriesStale = true;
   }
@@ -167,13 +193,7 @@ async function main() {
   });
   for (const id of ['grid-status', 'grid-kind', 'grid-partner', 'grid-body', 'grid-from', 'grid-until', 'grid-weight', 'grid-pallets', 'grid-radius', 'grid-text', 'grid-near']) $(id).addEventListener(id === 'grid-text' ? 'input' : 'change', () => drawMap());
   $('whynot-form').addEventListener('submit', (e) => whyNot(api, e));
-  setupNotifications();
-  await ready;
-  await refresh(api);
-  state.loaded = true;
-  state.adapters.refresh();
-  setInterval(() => state.adapters.refresh(), 5000);
-  follow(api, session);
+  return ready;
 }
 
 function showSessionEnded(label) {

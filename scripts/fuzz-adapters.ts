@@ -1412,138 +1412,135 @@ function unbSender(bytes: Buffer): string | undefined {
   return m?.[1];
 }
 
+/** A case's bytes, what made them, and the organization (with the others the gateway serves) it arrives for. */
+type Made = Pick<Case, 'generator' | 'bytes' | 'name' | 'organization' | 'others'>;
+
+/** Random half of the cases: a real file's bytes mutated (with `donors` to splice from), or random bytes. */
+function mutatedOrRandom(rng: Rng, mutated: number, file: () => { name: string; bytes: Buffer }, donors: Buffer[], kind: string, mutatedName = 'mutated'): { bytes: Buffer; generator: string } {
+  // The file is chosen only when one is mutated: the cases of a seed stay what they were.
+  if (rng.chance(mutated)) {
+    const f = file();
+    return { bytes: mutateBytes(f.bytes, rng, donors), generator: `${kind}:${mutatedName}(${f.name})` };
+  }
+  return { bytes: randomBytes(rng), generator: `${kind}:random-bytes` };
+}
+
 function makeCase(reader: ReaderName, index: number, seed: number): Case {
   const rng = new Rng(hash32(seed, reader, index));
   const random = index % 2 === 0; // half random, half grammar-aware
   const base = { reader, index, seed, transport: rng.chance(0.7) ? ('mailbox' as const) : ('http' as const), receivedAt: receivedAtOf(rng), after: rng.pick<After>(['created', 'created', 'created', 'refused', 'unresolved', 'ambiguous', 'duplicate']) };
   const fx = fixtures()[reader];
-  const donors = fx.map((f) => f.bytes);
-  if (reader === 'edifact') {
-    const template = clone(rng.pick(EDI_TEMPLATES));
-    const others = [...EDI_TEMPLATES.filter((o) => o.organizationId !== template.organizationId && o.organizationId !== 'org-carrier'), EDI_OTHER_SHIPPER].filter(() => rng.chance(0.7)).map(clone);
-    const othersIds = others.flatMap((o) => o.edifact?.senderIds ?? []);
-    let bytes: Buffer;
-    let generator: string;
-    if (random) {
-      if (rng.chance(0.95)) {
-        const f = rng.pick(fx);
-        bytes = mutateBytes(f.bytes, rng, donors);
-        generator = `edifact:mutated(${f.name})`;
-      } else {
-        bytes = randomBytes(rng);
-        generator = 'edifact:random-bytes';
-      }
-    } else {
-      const made = generateInterchange(rng, template, othersIds);
-      bytes = made.bytes;
-      generator = made.how;
-      if (rng.chance(0.1)) {
-        bytes = mutateBytes(bytes, rng);
-        generator += '+mutated';
-      }
+  if (reader === 'edifact') return { ...base, ...edifactCase(rng, random, fx) };
+  if (reader === 'epcis') return { ...base, ...epcisCase(rng, random, fx) };
+  return { ...base, ...sheetCase(rng, random, reader, fx) };
+}
+
+function edifactCase(rng: Rng, random: boolean, fx: Array<{ name: string; bytes: Buffer }>): Made {
+  const template = clone(rng.pick(EDI_TEMPLATES));
+  const others = [...EDI_TEMPLATES.filter((o) => o.organizationId !== template.organizationId && o.organizationId !== 'org-carrier'), EDI_OTHER_SHIPPER].filter(() => rng.chance(0.7)).map(clone);
+  const othersIds = others.flatMap((o) => o.edifact?.senderIds ?? []);
+  let bytes: Buffer;
+  let generator: string;
+  if (random) {
+    ({ bytes, generator } = mutatedOrRandom(rng, 0.95, () => rng.pick(fx), fx.map((f) => f.bytes), 'edifact'));
+  } else {
+    const made = generateInterchange(rng, template, othersIds);
+    bytes = made.bytes;
+    generator = made.how;
+    if (rng.chance(0.1)) {
+      bytes = mutateBytes(bytes, rng);
+      generator += '+mutated';
     }
-    // The organization the interchange is from, mostly (otherwise it is held as another sender's).
-    const sender = unbSender(bytes);
-    if (sender !== undefined && rng.chance(0.85)) template.edifact = { ...(template.edifact ?? {}), senderIds: [...(template.edifact?.senderIds ?? []), sender] };
-    return { ...base, generator, bytes, name: rng.pick(['x.edi', 'transport-instruction.edi', 'status.EDI', 'drop.txt', 'noext', 'a.b.edifact']), organization: template, others };
   }
-  if (reader === 'epcis') {
-    const organization = clone(rng.pick(EPCIS_TEMPLATES));
-    const others = [EPCIS_SHIPPER, BALTIC, ALPINE, { organizationId: 'org-shipper', clientId: 'x', clientSecret: 'y', places: { '9:5790000000012': 'SEGOT' } }].filter((o) => o.organizationId !== organization.organizationId && rng.chance(0.5)).map(clone);
-    let bytes: Buffer;
-    let generator: string;
-    if (random) {
-      if (rng.chance(0.85)) {
-        const f = rng.pick(fx);
-        bytes = mutateBytes(f.bytes, rng, donors);
-        generator = `epcis:mutated-bytes(${f.name})`;
-      } else {
-        bytes = randomBytes(rng);
-        generator = 'epcis:random-bytes';
-      }
-    } else if (rng.chance(0.7)) {
-      const f = rng.pick(fx);
-      const doc = editJson(JSON.parse(f.bytes.toString('utf8')), rng);
-      bytes = Buffer.from(JSON.stringify(doc, null, rng.chance(0.5) ? 2 : undefined), 'utf8');
-      generator = `epcis:edited(${f.name})`;
-      if (bytes.length > MAX_BYTES * 4) bytes = bytes.subarray(0, MAX_BYTES + rng.int(1000)); // a document cut at the limit
-    } else {
-      const clean = rng.chance(0.6);
-      const doc = clean || rng.chance(0.7) ? epcisDocument(rng, clean) : editJson(epcisDocument(rng), rng);
-      bytes = Buffer.from(JSON.stringify(doc), 'utf8');
-      generator = `epcis:generated${clean ? '(clean)' : ''}`;
-    }
-    if (rng.chance(0.03)) bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
-    return { ...base, generator, bytes, name: rng.pick(['events.jsonld', 'track.json', 'x.JSONLD']), organization, others };
+  // The organization the interchange is from, mostly (otherwise it is held as another sender's).
+  const sender = unbSender(bytes);
+  if (sender !== undefined && rng.chance(0.85)) template.edifact = { ...(template.edifact ?? {}), senderIds: [...(template.edifact?.senderIds ?? []), sender] };
+  return { generator, bytes, name: rng.pick(['x.edi', 'transport-instruction.edi', 'status.EDI', 'drop.txt', 'noext', 'a.b.edifact']), organization: template, others };
+}
+
+function epcisCase(rng: Rng, random: boolean, fx: Array<{ name: string; bytes: Buffer }>): Made {
+  const organization = clone(rng.pick(EPCIS_TEMPLATES));
+  const others = [EPCIS_SHIPPER, BALTIC, ALPINE, { organizationId: 'org-shipper', clientId: 'x', clientSecret: 'y', places: { '9:5790000000012': 'SEGOT' } }].filter((o) => o.organizationId !== organization.organizationId && rng.chance(0.5)).map(clone);
+  let bytes: Buffer;
+  let generator: string;
+  if (random) {
+    ({ bytes, generator } = mutatedOrRandom(rng, 0.85, () => rng.pick(fx), fx.map((f) => f.bytes), 'epcis', 'mutated-bytes'));
+  } else if (rng.chance(0.7)) {
+    const f = rng.pick(fx);
+    const doc = editJson(JSON.parse(f.bytes.toString('utf8')), rng);
+    bytes = Buffer.from(JSON.stringify(doc, null, rng.chance(0.5) ? 2 : undefined), 'utf8');
+    generator = `epcis:edited(${f.name})`;
+    if (bytes.length > MAX_BYTES * 4) bytes = bytes.subarray(0, MAX_BYTES + rng.int(1000)); // a document cut at the limit
+  } else {
+    const clean = rng.chance(0.6);
+    const doc = clean || rng.chance(0.7) ? epcisDocument(rng, clean) : editJson(epcisDocument(rng), rng);
+    bytes = Buffer.from(JSON.stringify(doc), 'utf8');
+    generator = `epcis:generated${clean ? '(clean)' : ''}`;
   }
-  // csv, xlsx: the spreadsheet format.
-  // The organization whose export a real file is, mostly (its headers are that organization's columns).
+  if (rng.chance(0.03)) bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]);
+  return { generator, bytes, name: rng.pick(['events.jsonld', 'track.json', 'x.JSONLD']), organization, others };
+}
+
+/** csv, xlsx: the spreadsheet format, for the organization whose export a real file is, mostly (its headers are that organization's columns). */
+function sheetCase(rng: Rng, random: boolean, reader: ReaderName, fx: Array<{ name: string; bytes: Buffer }>): Made {
   const fixtureOrg = (name: string) => (/_cs_/.test(name) ? CZECH : /_pl_/.test(name) ? POLISH : /^free-trucks/.test(name) ? ALPINE : undefined);
   const fixture = rng.pick(fx);
   const template = (rng.chance(0.7) && fixtureOrg(fixture.name)) || rng.pick(SHEET_TEMPLATES);
   const variant = rng.chance(0.5) ? {} : rng.pick(SHEET_VARIANTS);
   const organization = clone({ ...template, spreadsheet: { ...template.spreadsheet!, ...variant } }) as ServedOrganization;
   const others = [BALTIC, ALPINE, EPCIS_SHIPPER].filter((o) => o.organizationId !== organization.organizationId && rng.chance(0.6)).map(clone);
-  let bytes: Buffer;
-  let generator: string;
   if (reader === 'csv') {
-    if (random) {
-      if (rng.chance(0.9)) {
-        const f = fixture;
-        bytes = mutateBytes(f.bytes, rng, donors);
-        generator = `csv:mutated(${f.name})`;
-      } else {
-        bytes = randomBytes(rng);
-        generator = 'csv:random-bytes';
-      }
-    } else {
-      // Clean: an export as the organization's settings describe it (its delimiter, its encoding or UTF-8), values from the pools only.
-      const clean = rng.chance(0.5);
-      const settings = organization.spreadsheet!;
-      const delimiter = clean ? (settings.delimiter ?? rng.pick([';', ',', '\t'])) : rng.chance(0.8) ? rng.pick([';', ',', '\t']) : rng.pick(['|', ' ', ':', '";"']);
-      const text = csvOf(generateTable(rng, organization, clean), rng, delimiter, clean);
-      const { bytes: encoded, encoding } = encodeCsv(text, rng, clean ? (settings.encoding && settings.encoding !== 'utf-8' && rng.chance(0.7) ? settings.encoding : rng.pick(['utf-8', 'utf-8-bom'])) : undefined);
-      bytes = encoded;
-      generator = `csv:generated(${clean ? 'clean, ' : ''}delimiter ${JSON.stringify(delimiter)}, ${encoding})`;
-    }
-    return { ...base, generator, bytes, name: rng.pick(['free-trucks.csv', 'export.CSV', 'x.csv']), organization, others };
+    const { bytes, generator } = random ? mutatedOrRandom(rng, 0.9, () => fixture, fx.map((f) => f.bytes), 'csv') : generatedCsv(rng, organization);
+    return { generator, bytes, name: rng.pick(['free-trucks.csv', 'export.CSV', 'x.csv']), organization, others };
   }
-  if (random) {
-    const f = fixture;
-    bytes = mutateBytes(f.bytes, rng, rng.chance(0.2) ? donors : []);
-    // ZIP headers damaged where they matter: signatures, methods, sizes, offsets, counts.
-    if (rng.chance(0.5) && bytes.length > 22) {
-      for (let n = rng.range(1, 3); n > 0; n--) {
-        const sig = rng.pick([0x04034b50, 0x02014b50, 0x06054b50]);
-        const at = bytes.indexOf(Buffer.from([sig & 0xff, (sig >> 8) & 0xff, (sig >> 16) & 0xff, sig >>> 24]), rng.int(bytes.length));
-        if (at >= 0 && at + 30 < bytes.length) bytes.writeUInt32LE(rng.pick([0, 1, 0xffffffff, rng.int(2 ** 32), 0x7fffffff]), at + rng.pick([4, 8, 10, 12, 16, 18, 20, 22, 24, 26]));
-      }
+  const { bytes, generator } = random ? damagedXlsx(rng, fixture, fx.map((f) => f.bytes)) : structuralXlsx(rng, fixture, organization);
+  return { generator, bytes, name: rng.pick(['free-trucks.xlsx', 'Export.XLSX', 'x.xlsx']), organization, others };
+}
+
+/** Clean: an export as the organization's settings describe it (its delimiter, its encoding or UTF-8), values from the pools only; otherwise any delimiter and encoding. */
+function generatedCsv(rng: Rng, organization: ServedOrganization): { bytes: Buffer; generator: string } {
+  const clean = rng.chance(0.5);
+  const settings = organization.spreadsheet!;
+  const delimiter = clean ? (settings.delimiter ?? rng.pick([';', ',', '\t'])) : rng.chance(0.8) ? rng.pick([';', ',', '\t']) : rng.pick(['|', ' ', ':', '";"']);
+  const text = csvOf(generateTable(rng, organization, clean), rng, delimiter, clean);
+  const { bytes, encoding } = encodeCsv(text, rng, clean ? (settings.encoding && settings.encoding !== 'utf-8' && rng.chance(0.7) ? settings.encoding : rng.pick(['utf-8', 'utf-8-bom'])) : undefined);
+  return { bytes, generator: `csv:generated(${clean ? 'clean, ' : ''}delimiter ${JSON.stringify(delimiter)}, ${encoding})` };
+}
+
+/** A real workbook's bytes mutated, with its ZIP headers damaged where they matter: signatures, methods, sizes, offsets, counts. */
+function damagedXlsx(rng: Rng, f: { name: string; bytes: Buffer }, donors: Buffer[]): { bytes: Buffer; generator: string } {
+  const bytes = mutateBytes(f.bytes, rng, rng.chance(0.2) ? donors : []);
+  if (rng.chance(0.5) && bytes.length > 22) {
+    for (let n = rng.range(1, 3); n > 0; n--) {
+      const sig = rng.pick([0x04034b50, 0x02014b50, 0x06054b50]);
+      const at = bytes.indexOf(Buffer.from([sig & 0xff, (sig >> 8) & 0xff, (sig >> 16) & 0xff, sig >>> 24]), rng.int(bytes.length));
+      if (at >= 0 && at + 30 < bytes.length) bytes.writeUInt32LE(rng.pick([0, 1, 0xffffffff, rng.int(2 ** 32), 0x7fffffff]), at + rng.pick([4, 8, 10, 12, 16, 18, 20, 22, 24, 26]));
     }
-    generator = `xlsx:mutated-bytes(${f.name})`;
+  }
+  return { bytes, generator: `xlsx:mutated-bytes(${f.name})` };
+}
+
+/** A real or generated workbook whose XML parts are edited, a part dropped or a stray one added. */
+function structuralXlsx(rng: Rng, fixture: { name: string; bytes: Buffer }, organization: ServedOrganization): { bytes: Buffer; generator: string } {
+  let parts: Part[] | undefined;
+  let from: string;
+  if (rng.chance(0.6)) {
+    parts = unzip(fixture.bytes);
+    from = fixture.name;
   } else {
-    let parts: Part[] | undefined;
-    let from: string;
-    if (rng.chance(0.6)) {
-      const f = fixture;
-      parts = unzip(f.bytes);
-      from = f.name;
-    } else {
-      parts = generateWorkbook(rng, organization);
-      from = 'generated';
-    }
-    parts ??= generateWorkbook(rng, organization);
-    const xmlParts = parts.filter((p) => /\.(xml|rels)$/.test(p.name));
-    const targets = xmlParts.filter((p) => /sheet\d*\.xml$|sharedStrings|styles|workbook\.xml$/.test(p.name) || rng.chance(0.1));
-    for (let n = from === 'generated' && rng.chance(0.5) ? 0 : rng.range(1, 2); n > 0 && targets.length; n--) {
-      const part = rng.pick(targets);
-      part.data = Buffer.from(editXml(part.data.toString('utf8'), part.name, rng), 'utf8');
-    }
-    if (rng.chance(0.05) && parts.length) parts.splice(rng.int(parts.length), 1); // a part missing
-    if (rng.chance(0.03)) parts.push({ name: rng.pick(['mimetype', 'xl/worksheets/sheet1.xml', '../evil.xml', 'xl/sharedStrings.xml']), data: Buffer.from(rng.chance(0.5) ? 'application/vnd.oasis.opendocument.spreadsheet' : '0'.repeat(rng.pick([10, 3_000_000]))) });
-    bytes = zip(parts, rng);
-    generator = `xlsx:structural(${from})`;
+    parts = generateWorkbook(rng, organization);
+    from = 'generated';
   }
-  return { ...base, generator, bytes, name: rng.pick(['free-trucks.xlsx', 'Export.XLSX', 'x.xlsx']), organization, others };
+  parts ??= generateWorkbook(rng, organization);
+  const xmlParts = parts.filter((p) => /\.(xml|rels)$/.test(p.name));
+  const targets = xmlParts.filter((p) => /sheet\d*\.xml$|sharedStrings|styles|workbook\.xml$/.test(p.name) || rng.chance(0.1));
+  for (let n = from === 'generated' && rng.chance(0.5) ? 0 : rng.range(1, 2); n > 0 && targets.length; n--) {
+    const part = rng.pick(targets);
+    part.data = Buffer.from(editXml(part.data.toString('utf8'), part.name, rng), 'utf8');
+  }
+  if (rng.chance(0.05) && parts.length) parts.splice(rng.int(parts.length), 1); // a part missing
+  if (rng.chance(0.03)) parts.push({ name: rng.pick(['mimetype', 'xl/worksheets/sheet1.xml', '../evil.xml', 'xl/sharedStrings.xml']), data: Buffer.from(rng.chance(0.5) ? 'application/vnd.oasis.opendocument.spreadsheet' : '0'.repeat(rng.pick([10, 3_000_000]))) });
+  return { bytes: zip(parts, rng), generator: `xlsx:structural(${from})` };
 }
 
 // ------------------------------------------------------------------------------------------------
