@@ -387,7 +387,6 @@ async function renderProposal(api, id) {
   if (!state.seen.has(id)) {
     state.seen.add(id);
     localStorage.setItem(`pcx-seen-${state.userId}`, JSON.stringify([...state.seen].slice(-500)));
-    renderInbox(api);
   }
   renderInbox(api);
   try {
