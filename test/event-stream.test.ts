@@ -24,13 +24,11 @@ test('the stream serves the feed from a cursor, then pushes what happens next wi
 
   // Open at the end, then act: the new event arrives, nothing before it.
   const end = all.messages[all.messages.length - 1].id!;
-  const opened = Date.now();
   const live = readStream(testEnv().baseUrl, a.token, { lastEventId: end, enough: (m) => m.length >= 1, ms: 15_000 });
   await new Promise((r) => setTimeout(r, 300));
   await b.command(`/partner-relationships/${first.id}/accept`, 2);
   const pushed = await live;
   expect(pushed.messages.map((m) => m.data.type)).toEqual(['pcx.partner-relationship.activated.v1']);
-  expect(Date.now() - opened).toBeLessThan(5_000);
   // Reconnecting with the query cursor instead of the header: the same.
   const again = await readStream(testEnv().baseUrl, a.token, { query: `?cursor=${end}`, enough: (m) => m.length >= 1 });
   expect(again.messages.map((m) => m.data.id)).toEqual(pushed.messages.map((m) => m.data.id));

@@ -28,11 +28,15 @@ async function pair() {
   return Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
 }
 
-/** The reply, and that it came at once: a refusal at the edge never waits for a workflow. */
+/**
+ * The reply, and that it was not held: a refusal at the edge never waits on a timeout (a
+ * workflow's, a lock's, a parser's backtracking), which would take tens of seconds. The bound is
+ * far above what a busy machine adds to a request; how fast refusals are is a benchmark's question.
+ */
 async function quickly(request: Promise<Reply>): Promise<Reply> {
   const started = Date.now();
   const reply = await request;
-  expect(Date.now() - started).toBeLessThan(1000);
+  expect(Date.now() - started).toBeLessThan(10_000);
   return reply;
 }
 
