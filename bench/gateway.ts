@@ -15,7 +15,7 @@ import { f1, median, percentile, writeBetweenMarkers } from './common';
 import { UNLIMITED } from './load';
 import { ROOT, startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { startGateway } from '../gateway/main';
-import type { GatewayConfig } from '../gateway/config';
+import type { GatewayConfig, ServedOrganization } from '../gateway/config';
 
 const SERIAL = Number(process.env.BENCH_GATEWAY_SERIAL ?? 30);
 const BURST = Number(process.env.BENCH_GATEWAY_BURST ?? 100);
@@ -49,7 +49,7 @@ async function main() {
     const settings = {
       loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider', 'box'], goodsCategory: 'general', timeZone: 'Europe/Stockholm', pointTimeMinutes: 60, expiresBeforePickupHours: 2 },
       places: { '9:5790000000012': 'SEGOT', '9:5790000000029': 'DEHAM' },
-    };
+    } satisfies Partial<ServedOrganization>;
     const config: GatewayConfig = {
       brokerUrl: broker.baseUrl,
       host: '127.0.0.1',

@@ -5,6 +5,7 @@
 // mailbox it was dropped in, or of the credential it was sent with: never for one a message names.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import type { components } from '@pcx/sdk';
 import type { EpcisSettings } from './epcis/settings';
 import type { SpreadsheetSettings } from './spreadsheet/settings';
 
@@ -32,15 +33,15 @@ export interface ServedOrganization {
   loadRequests?: {
     publish: boolean;
     /** Visibility of what it publishes (the organization's rule, not the message's). */
-    visibility?: Record<string, unknown>;
+    visibility?: components['schemas']['LogisticsVisibility'];
     /** The offer body types its loads accept, when its messages carry none. */
-    bodyTypes?: readonly string[];
+    bodyTypes?: readonly components['schemas']['LogisticsVehicleBodyType'][];
     /** A published request expires this many hours before its pickup window starts (default 0: at its start). */
     expiresBeforePickupHours?: number;
     /** Local times without a zone (DTM format 102, 203) are read in this IANA zone. */
     timeZone?: string;
     /** The goods category of its loads (the exchange's coarse profile), when its messages carry none the mapping reads. */
-    goodsCategory?: string;
+    goodsCategory?: components['schemas']['LogisticsGoodsProfile']['category'];
     /** What a requested time (a DTM with a time, not a window) means: a window of this many minutes from it. */
     pointTimeMinutes?: number;
   };

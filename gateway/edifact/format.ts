@@ -5,7 +5,7 @@
 // milestones of the movements its IFTMIN started as IFTSTA (`notify`). An interchange is processed
 // as a whole: one message that cannot be read or mapped quarantines it all (the sender corrects and
 // resends one file), so that no interchange is ever half acted on.
-import { PcxProblemError, type CreateBody } from '@pcx/sdk';
+import { PcxProblemError } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
 import type { Format, Mapped, MilestoneResult, Quarantined, Submitted } from '../format';
 import type { InboxEntry, QuarantineReason } from '../store';
@@ -235,12 +235,12 @@ export const edifact: Format = {
     const mappings = [];
     try {
       for (const [i, load] of loads.entries()) {
-        const draft = await client.requests.create(load.body as CreateBody<'load-requests'>, { idempotencyKey: key(`create-${i}`) });
+        const draft = await client.requests.create(load.body, { idempotencyKey: key(`create-${i}`) });
         created.push(draft);
         const request = load.publish ? await client.requests.publish(draft, {}, { idempotencyKey: key(`publish-${i}`) }) : draft;
         created[created.length - 1] = request;
         resources.push({ kind: 'load-request', id: request.id, status: request.status });
-        for (const ref of (load.body.externalReferences as Array<{ system: string; type: string; value: string }>) ?? []) mappings.push({ ...ref, resourceKind: 'load-request', resourceId: request.id });
+        for (const ref of load.body.externalReferences ?? []) mappings.push({ ...ref, resourceKind: 'load-request', resourceId: request.id });
       }
     } catch (err) {
       // Not a refusal (unreachable, 5xx, 429, a key in progress): the step is retried and its keys find what was done.

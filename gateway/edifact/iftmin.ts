@@ -3,6 +3,7 @@
 // exchange needs that the message lacks comes from the organization's own adapter settings or
 // nowhere: the message is then quarantined with the reason and where it should have been, never
 // completed by a guess. Pure: no I/O.
+import type { components, CreateBody } from '@pcx/sdk';
 import { loadAreaIndex } from '../../core/areas';
 import { placesNamed } from '../../core/place-names';
 import type { ServedOrganization } from '../config';
@@ -12,17 +13,21 @@ import { periodOf, type Period } from './dates';
 import type { EdifactMessage, Segment } from './syntax';
 import { numberOf } from './service';
 
-export interface ExternalReference {
-  system: string;
-  type: string;
-  value: string;
-}
+export type ExternalReference = components['schemas']['CommonExternalReference'];
+
+/** The body of the load request an IFTMIN becomes (LoadRequestCreateRequest): the compiler checks the mapping against the document. */
+export type LoadRequestBody = CreateBody<'load-requests'>;
+type Schemas = components['schemas'];
+type Capacity = Schemas['LogisticsCapacity'];
+type Handling = Schemas['LogisticsHandling'];
+type GoodsDetails = NonNullable<Schemas['LoadRequestRestrictedDetails']['goodsDetails']>;
+type AdrClass = Schemas['LogisticsHandlingDangerousGoodsAdrClasses'][number];
+type PackingGroup = NonNullable<GoodsDetails['packingGroups']>[number];
 
 export interface LoadMapping {
   messageReference: string;
   documentNumber: string;
-  /** The LoadRequestCreateRequest. */
-  body: Record<string, unknown>;
+  body: LoadRequestBody;
   publish: boolean;
   /** What the message said that the load request does not carry (docs/adapters.md, "lossy"). */
   dropped: string[];
@@ -38,12 +43,14 @@ const DELIVERY_PLACES = ['7', '11', '12', '8'];
 /** DTM qualifiers (2005): a pair of earliest and latest first, then the single ones in this order. */
 const PICKUP_TIMES = { earliest: '234', latest: '235', single: ['200', '10', '133'] };
 const DELIVERY_TIMES = { earliest: '64', latest: '63', single: ['2', '17', '69', '132'] };
-const WEIGHT_UNITS: Readonly<Record<string, string>> = { KGM: 'KGM', TNE: 'TNE', GRM: 'GRM', LBR: 'LBR' };
-const VOLUME_UNITS: Readonly<Record<string, string>> = { MTQ: 'MTQ', LTR: 'LTR', DMQ: 'DMQ', FTQ: 'FTQ' };
+const WEIGHT_UNITS: Readonly<Record<string, Schemas['LogisticsMass']['unitCode']>> = { KGM: 'KGM', TNE: 'TNE', GRM: 'GRM', LBR: 'LBR' };
+const VOLUME_UNITS: Readonly<Record<string, Schemas['LogisticsVolume']['unitCode']>> = { MTQ: 'MTQ', LTR: 'LTR', DMQ: 'DMQ', FTQ: 'FTQ' };
 /** Packing groups (DGS 8339) as the exchange names them. */
-const PACKING_GROUPS: Readonly<Record<string, string>> = { '1': 'I', '2': 'II', '3': 'III', I: 'I', II: 'II', III: 'III' };
+const PACKING_GROUPS: Readonly<Record<string, PackingGroup>> = { '1': 'I', '2': 'II', '3': 'III', I: 'I', II: 'II', III: 'III' };
 /** ADR classes as the exchange names them: divisions of 1 and 2 are their class. */
 const ADR_CLASS = /^(1|2|3|4\.[123]|5\.[12]|6\.[12]|7|8|9)(\.\d+)?$/;
+/** The classes ADR_CLASS reads, as the document's values (finding one in this list is what types it). */
+const ADR_CLASSES: readonly AdrClass[] = ['1', '2', '3', '4.1', '4.2', '4.3', '5.1', '5.2', '6.1', '6.2', '7', '8', '9'];
 
 export interface MappingContext {
   organization: ServedOrganization;
@@ -66,7 +73,8 @@ interface Reader {
   reasons: QuarantineReason[];
   /** The segments with this tag (and qualifier, at element `e`, component `c`). */
   all(tag: string, qualifier?: string, e?: number, c?: number): Segment[];
-  quarantine(code: string, text: string, segment?: Segment, e?: number): void;
+  /** Adds a reason; undefined, for a step to return with it. */
+  quarantine(code: string, text: string, segment?: Segment, e?: number): undefined;
 }
 
 function readerOf(message: EdifactMessage, context: MappingContext): Reader {
@@ -124,8 +132,7 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   const deliveryWindow = timeZone ? window(r, DELIVERY_TIMES, 'delivery', timeZone) : undefined;
   if (pickupWindow && deliveryWindow) windowsChecked(r, pickupWindow, deliveryWindow);
   const requiredCapacity = capacity(r);
-  const restricted: Record<string, unknown> = {};
-  const handling = handlingRequirements(r, restricted);
+  const { handling, goodsDetails } = handlingRequirements(r);
   const goodsProfile = goods(r, handling);
   const vehicleRequirements = settings.bodyTypes?.length ? { bodyTypes: [...settings.bodyTypes] } : undefined;
   if (settings.publish && !vehicleRequirements) quarantine('VEHICLE_REQUIREMENTS_MISSING', 'an IFTMIN names no body type and the organization sets none (loadRequests.bodyTypes) to publish with');
@@ -141,7 +148,7 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
   if (reasons.length) return { reasons };
 
   const expiresAt = settings.publish && pickupWindow ? expiryOf(pickupWindow, settings.expiresBeforePickupHours ?? 0, context.receivedAt) : undefined;
-  const body: Record<string, unknown> = {
+  const body: LoadRequestBody = {
     pickupArea,
     pickupWindow: { start: pickupWindow!.start, end: pickupWindow!.end, timeZone },
     deliveryArea,
@@ -150,7 +157,8 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
     ...(vehicleRequirements ? { vehicleRequirements } : {}),
     ...(goodsProfile ? { goodsProfile } : {}),
     ...(Object.keys(handling).length ? { handlingRequirements: handling } : {}),
-    ...(Object.keys(restricted).length ? { restrictedDetails: restricted } : {}),
+    // The substances themselves are exact goods details: restricted until a match is accepted (LoadRequest rule 8).
+    ...(goodsDetails ? { restrictedDetails: { goodsDetails } } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     ...(settings.publish ? { visibility: settings.visibility ?? { mode: 'open' } } : {}),
     externalReferences: references,
@@ -161,7 +169,7 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
 }
 
 /** The area of the first place qualifier present; two different places under it are ambiguous. */
-function place(r: Reader, qualifiers: readonly string[], side: string) {
+function place(r: Reader, qualifiers: readonly string[], side: string): Schemas['LogisticsArea'] | undefined {
   for (const qualifier of qualifiers) {
     const locs = r.all('LOC', qualifier);
     if (!locs.length) continue;
@@ -310,20 +318,19 @@ function expiryOf(pickup: Period, hoursBefore: number, receivedAt: string | unde
  */
 const WEIGHT_ATTRIBUTES = ['G', 'AAD'];
 const VOLUME_ATTRIBUTES = ['AAW', 'ABJ', ''];
-const LENGTH_UNITS: Readonly<Record<string, string>> = { MTR: 'MTR', LM: 'MTR', LMT: 'MTR' };
+const LENGTH_UNITS: Readonly<Record<string, Schemas['LogisticsLength']['unitCode']>> = { MTR: 'MTR', LM: 'MTR', LMT: 'MTR' };
 
 /** Gross weight, volume and loading metres: the message's totals (CNT), else the sum of its goods items' measures. */
-function capacity(r: Reader) {
-  const out: Record<string, unknown> = {};
-  const measure = (kind: 'weight' | 'volume' | 'loadingMetres', total: string | undefined, purposes: readonly string[], attributes: readonly string[], units: Readonly<Record<string, string>>) => {
+function capacity(r: Reader): Capacity {
+  /** One measure, in the unit the exchange names it by; undefined when the message gives none above 0, or a reason says why not. */
+  const measure = <U extends string>(kind: 'weight' | 'volume' | 'loadingMetres', total: string | undefined, purposes: readonly string[], attributes: readonly string[], units: Readonly<Record<string, U>>): { value: number; unitCode: U } | undefined => {
     const cnt = total ? r.all('CNT', total)[0] : undefined;
     if (cnt) {
       const unit = value(cnt, 0, 2);
       const amount = numberOf(value(cnt, 0, 1));
       if (!unit || !units[unit]) return r.quarantine('UNIT_UNKNOWN', `CNT+${total} has unit ${unit ?? '(none)'}; the ${kind} units read are ${Object.keys(units).join(', ')}`, cnt, 0);
       if (!Number.isFinite(amount)) return r.quarantine('VALUE_INVALID', `CNT+${total} ${value(cnt, 0, 1) ?? '(no value)'} is not a number`, cnt, 0);
-      if (amount > 0) out[kind] = { value: amount, unitCode: units[unit] };
-      return;
+      return amount > 0 ? { value: amount, unitCode: units[unit] } : undefined;
     }
     const meas = r.segments.filter((s) => s.tag === 'MEA' && purposes.includes(value(s, 0) ?? '') && attributes.includes(value(s, 1) ?? ''));
     if (!meas.length) return;
@@ -332,33 +339,34 @@ function capacity(r: Reader) {
     const bad = meas.find((m) => !Number.isFinite(numberOf(value(m, 2, 1))));
     if (bad) return r.quarantine('VALUE_INVALID', `MEA+${value(bad, 0)}+${value(bad, 1) ?? ''} ${value(bad, 2, 1) ?? '(no value)'} is not a number (the decimal mark may be . or ,)`, bad, 2);
     const sum = meas.reduce((acc, m) => acc + numberOf(value(m, 2, 1)), 0);
-    if (sum > 0) out[kind] = { value: Math.round(sum * 1000) / 1000, unitCode: units[[...unitsUsed][0]!] };
+    return sum > 0 ? { value: Math.round(sum * 1000) / 1000, unitCode: units[[...unitsUsed][0]!] } : undefined;
   };
-  measure('weight', '7', ['AAE', 'WT'], WEIGHT_ATTRIBUTES, WEIGHT_UNITS);
-  measure('volume', '15', ['AAE', 'VOL'], VOLUME_ATTRIBUTES, VOLUME_UNITS);
-  measure('loadingMetres', undefined, ['AAE', 'LMT'], ['LMT'], LENGTH_UNITS);
-  if (!out.weight && !out.volume && !out.loadingMetres && !r.reasons.some((r) => r.code === 'UNIT_UNKNOWN' || r.code === 'VALUE_INVALID')) {
+  const weight = measure('weight', '7', ['AAE', 'WT'], WEIGHT_ATTRIBUTES, WEIGHT_UNITS);
+  const volume = measure('volume', '15', ['AAE', 'VOL'], VOLUME_ATTRIBUTES, VOLUME_UNITS);
+  const loadingMetres = measure('loadingMetres', undefined, ['AAE', 'LMT'], ['LMT'], LENGTH_UNITS);
+  if (!weight && !volume && !loadingMetres && !r.reasons.some((r) => r.code === 'UNIT_UNKNOWN' || r.code === 'VALUE_INVALID')) {
     r.quarantine('CAPACITY_MISSING', 'no gross weight, volume or loading metres: CNT+7, CNT+15, or MEA gross weight (G, AAD), volume (AAW, ABJ) or loading metres (LMT) on the goods items');
   }
-  return out;
+  return { ...(weight ? { weight } : {}), ...(volume ? { volume } : {}), ...(loadingMetres ? { loadingMetres } : {}) };
 }
 
-/** Dangerous goods (DGS under ADR: classes for everyone, UN numbers and packing groups into `restricted`) and a temperature range (TMP, RNG). */
-function handlingRequirements(r: Reader, restricted: Record<string, unknown>) {
-  const out: Record<string, unknown> = {};
-  const classes = new Set<string>();
+/** Dangerous goods (DGS under ADR: classes for everyone, UN numbers and packing groups as restricted goods details) and a temperature range (TMP, RNG). */
+function handlingRequirements(r: Reader): { handling: Handling; goodsDetails?: GoodsDetails } {
+  const out: Handling = {};
+  const classes = new Set<AdrClass>();
   const unNumbers = new Set<string>();
-  const packingGroups = new Set<string>();
+  const packingGroups = new Set<PackingGroup>();
   for (const dgs of r.all('DGS')) {
     const regulation = value(dgs, 0);
     const hazard = value(dgs, 1);
     if (regulation === 'ZZZ' && !hazard) continue; // "no dangerous goods" in some senders' use
     const m = hazard ? ADR_CLASS.exec(hazard) : null;
-    if (regulation !== 'ADR' || !m) {
+    const adrClass = m ? ADR_CLASSES.find((c) => c === m[1]) : undefined;
+    if (regulation !== 'ADR' || !adrClass) {
       r.quarantine('DANGEROUS_GOODS_UNREAD', `DGS ${regulation ?? ''} ${hazard ?? ''}: only ADR classes are read`, dgs, 1);
       continue;
     }
-    classes.add(m[1]); // 2.1 is class 2, 4.1 its own
+    classes.add(adrClass); // 2.1 is class 2, 4.1 its own
     // The UN number (C234 7124: four digits, sometimes written UN1203) and the packing group (8339: 1 to 3, or I to III).
     const un = /^(?:UN)?(\d{4})$/i.exec(value(dgs, 2) ?? '')?.[1];
     if (un) unNumbers.add(un);
@@ -366,8 +374,7 @@ function handlingRequirements(r: Reader, restricted: Record<string, unknown>) {
     if (group) packingGroups.add(group);
   }
   if (classes.size) out.dangerousGoods = { adrClasses: [...classes].sort() };
-  // The substances themselves are exact goods details: restricted until a match is accepted (LoadRequest rule 8).
-  if (unNumbers.size || packingGroups.size) restricted.goodsDetails = { ...(unNumbers.size ? { unNumbers: [...unNumbers].sort() } : {}), ...(packingGroups.size ? { packingGroups: [...packingGroups].sort() } : {}) };
+  const goodsDetails = unNumbers.size || packingGroups.size ? { ...(unNumbers.size ? { unNumbers: [...unNumbers].sort() } : {}), ...(packingGroups.size ? { packingGroups: [...packingGroups].sort() } : {}) } : undefined;
   const range = r.all('RNG')[0];
   const tmp = r.all('TMP')[0];
   const celsius = (v: number, unit: string | undefined) => (unit === 'FAH' ? Math.round(((v - 32) * 5) / 9 * 10) / 10 : v);
@@ -381,11 +388,11 @@ function handlingRequirements(r: Reader, restricted: Record<string, unknown>) {
     if (Number.isFinite(t)) out.temperature = { minCelsius: t, maxCelsius: t };
     else r.quarantine('TEMPERATURE_INVALID', `TMP ${value(tmp, 1)} is not a temperature`, tmp, 1);
   }
-  return out;
+  return { handling: out, ...(goodsDetails ? { goodsDetails } : {}) };
 }
 
 /** A coarse goods profile: the organization's category, hazardous and temperature-controlled from the message. */
-function goods(r: Reader, handlingFound: Record<string, unknown>) {
+function goods(r: Reader, handlingFound: Handling): Schemas['LogisticsGoodsProfile'] | undefined {
   const category = r.context.organization.loadRequests?.goodsCategory;
   if (!category) return undefined;
   return {
