@@ -12,6 +12,7 @@ import type { QuarantineReason } from '../store';
 import { periodOf, type Period } from './dates';
 import type { EdifactMessage, Segment } from './syntax';
 import { numberOf } from './service';
+import { carriedOf, readsOf, segmentsFor, step, type ReadPosition, type Step } from './steps';
 
 export type ExternalReference = components['schemas']['CommonExternalReference'];
 
@@ -66,85 +67,80 @@ export interface MappingContext {
   receivedAt?: string;
 }
 
-/** What the steps of a mapping share: the message's segments, and the reasons found so far. */
+/** What the steps of a mapping share: the organization's context and the reasons found so far; each step reads the segments it declares (`all`). */
 interface Reader {
-  segments: Segment[];
   context: MappingContext;
   reasons: QuarantineReason[];
-  /** The segments with this tag (and qualifier, at element `e`, component `c`). */
+  /** The segments with this tag (and qualifier, at element `e`, component `c`), of those the step declares. */
   all(tag: string, qualifier?: string, e?: number, c?: number): Segment[];
   /** Adds a reason; undefined, for a step to return with it. */
   quarantine(code: string, text: string, segment?: Segment, e?: number): undefined;
+  /** The reader of a step: the same reasons, the segments it declares. */
+  only(reads: Step['reads']): Reader;
 }
 
-function readerOf(message: EdifactMessage, context: MappingContext): Reader {
-  const reasons: QuarantineReason[] = [];
+function readerOf(message: EdifactMessage, context: MappingContext, reasons: QuarantineReason[], reads: Step['reads']): Reader {
   return {
-    segments: message.segments,
     context,
     reasons,
-    all: (tag, qualifier, e = 0, c = 0) => message.segments.filter((s) => s.tag === tag && (qualifier === undefined || value(s, e, c) === qualifier)),
+    all: (tag, qualifier, e = 0, c = 0) => segmentsFor({ reads }, message.segments, tag).filter((s) => qualifier === undefined || value(s, e, c) === qualifier),
     quarantine: (code, text, segment, e) => void reasons.push({ code, message: text, ...(segment ? { position: at(segment, e) } : {}) }),
+    only: (own) => readerOf(message, context, reasons, own),
   };
 }
 
 /**
- * Where the mapping reads an IFTMIN (segment, element, component; from 0), for reading a message
- * of another directory only where these are the same data elements as in D.04A (directory.ts).
+ * The steps that read the message, each with the segments it reads (element, component; from 0):
+ * what the mapping reads is these, and nothing else (steps.ts). Listed in the order of the
+ * positions they contribute to IFTMIN_READS; mapIftmin runs them in its own.
  */
-export const IFTMIN_READS: ReadonlyArray<readonly [string, number, number]> = [
-  ['BGM', 0, 0], ['BGM', 1, 0], ['BGM', 2, 0],
-  ['NAD', 0, 0], ['NAD', 1, 0],
-  ['RFF', 0, 0], ['RFF', 0, 1],
-  ['LOC', 0, 0], ['LOC', 1, 0], ['LOC', 1, 2],
-  ['DTM', 0, 0], ['DTM', 0, 1], ['DTM', 0, 2],
-  ['CNT', 0, 0], ['CNT', 0, 1], ['CNT', 0, 2],
-  ['MEA', 0, 0], ['MEA', 1, 0], ['MEA', 2, 0], ['MEA', 2, 1],
-  ['DGS', 0, 0], ['DGS', 1, 0], ['DGS', 2, 0], ['DGS', 4, 0],
-  ['TMP', 0, 0], ['TMP', 1, 0], ['TMP', 1, 1],
-  ['RNG', 0, 0], ['RNG', 1, 0], ['RNG', 1, 1], ['RNG', 1, 2],
-];
+const STEPS = {
+  document: step({ BGM: [[0, 0], [1, 0], [2, 0]] }, documentOf),
+  parties: step({ NAD: [[0, 0], [1, 0]] }, partiesChecked, false),
+  references: step({ RFF: [[0, 0], [0, 1]] }, referencesOf),
+  places: step({ LOC: [[0, 0], [1, 0], [1, 2], [1, 3]] }, place),
+  windows: step({ DTM: [[0, 0], [0, 1], [0, 2]] }, window),
+  capacity: step({ CNT: [[0, 0], [0, 1], [0, 2]], MEA: [[0, 0], [1, 0], [2, 0], [2, 1]] }, capacity),
+  handling: step({ DGS: [[0, 0], [1, 0], [2, 0], [4, 0]], TMP: [[0, 0], [1, 0], [1, 1]], RNG: [[0, 0], [1, 0], [1, 1], [1, 2]] }, handlingRequirements),
+} satisfies Record<string, Step>;
+
+/**
+ * Where the mapping reads an IFTMIN (segment, element, component; from 0), for reading a message
+ * of another directory only where these are the same data elements as in D.04A (directory.ts):
+ * the steps' own declarations.
+ */
+export const IFTMIN_READS: readonly ReadPosition[] = readsOf(STEPS);
+
+/**
+ * The segments the load request carries; any other is listed as dropped. GDS counts as carried
+ * though no step reads it (the goods category is the organization's setting: docs/adapters.md),
+ * as it always has here.
+ */
+const CARRIED: ReadonlySet<string> = new Set([...carriedOf(STEPS), 'GDS']);
 
 /** One IFTMIN message to one load request, or the reasons it cannot be. */
 export function mapIftmin(message: EdifactMessage, context: MappingContext): { load?: LoadMapping; reasons: QuarantineReason[] } {
-  const r = readerOf(message, context);
-  const { reasons, quarantine, all } = r;
+  // The mapping's own checks read no segment: the steps do.
+  const r = readerOf(message, context, [], {});
+  const { reasons, quarantine } = r;
   const settings = context.organization.loadRequests ?? { publish: false };
-  const segments = message.segments;
 
-  // Another organization's identities: never acted on for this one (protocol rule 16).
-  for (const nad of all('NAD')) {
-    const party = value(nad, 1);
-    if (party && context.othersIdentities.has(party)) quarantine('NAMES_OTHER_ORGANIZATION', `party ${party} is another organization's`, nad, 1);
-  }
-
-  const bgm = all('BGM')[0];
-  const documentNumber = bgm && value(bgm, 1);
-  if (!bgm || !documentNumber) quarantine('DOCUMENT_NUMBER_MISSING', 'BGM carries no document number (C106)', bgm);
-  const functionCode = bgm && value(bgm, 2);
-  if (bgm && functionCode && functionCode !== '9') quarantine('UNSUPPORTED_FUNCTION', `BGM message function ${functionCode}: only 9 (original) is read; cancellations and changes go through the API`, bgm, 2);
-
-  const pickupArea = place(r, PICKUP_PLACES, 'pickup');
-  const deliveryArea = place(r, DELIVERY_PLACES, 'delivery');
+  STEPS.parties.run(r);
+  const { documentNumber, reference } = STEPS.document.run(r);
+  const pickupArea = STEPS.places.run(r, PICKUP_PLACES, 'pickup');
+  const deliveryArea = STEPS.places.run(r, DELIVERY_PLACES, 'delivery');
   const timeZone = settings.timeZone;
   if (!timeZone) quarantine('TIME_ZONE_UNKNOWN', 'EDIFACT times carry no zone and the organization has no timeZone setting');
-  const pickupWindow = timeZone ? window(r, PICKUP_TIMES, 'pickup', timeZone) : undefined;
-  const deliveryWindow = timeZone ? window(r, DELIVERY_TIMES, 'delivery', timeZone) : undefined;
+  const pickupWindow = timeZone ? STEPS.windows.run(r, PICKUP_TIMES, 'pickup', timeZone) : undefined;
+  const deliveryWindow = timeZone ? STEPS.windows.run(r, DELIVERY_TIMES, 'delivery', timeZone) : undefined;
   if (pickupWindow && deliveryWindow) windowsChecked(r, pickupWindow, deliveryWindow);
-  const requiredCapacity = capacity(r);
-  const { handling, goodsDetails } = handlingRequirements(r);
+  const requiredCapacity = STEPS.capacity.run(r);
+  const { handling, goodsDetails } = STEPS.handling.run(r);
   const goodsProfile = goods(r, handling);
   const vehicleRequirements = settings.bodyTypes?.length ? { bodyTypes: [...settings.bodyTypes] } : undefined;
   if (settings.publish && !vehicleRequirements) quarantine('VEHICLE_REQUIREMENTS_MISSING', 'an IFTMIN names no body type and the organization sets none (loadRequests.bodyTypes) to publish with');
   if (settings.publish && !goodsProfile) quarantine('GOODS_PROFILE_MISSING', 'no GDS nature of cargo the mapping reads, and the organization sets no goods category (loadRequests.goodsCategory)');
-
-  const references: ExternalReference[] = [];
-  if (documentNumber) references.push({ system: context.system, type: `BGM+${value(bgm!, 0) ?? ''}`, value: documentNumber });
-  for (const rff of all('RFF')) {
-    const qualifier = value(rff, 0);
-    const ref = value(rff, 0, 1);
-    if (qualifier && ref && references.length < 20) references.push({ system: context.system, type: `RFF+${qualifier}`, value: ref });
-  }
+  const references = STEPS.references.run(r, reference);
   if (reasons.length) return { reasons };
 
   const expiresAt = settings.publish && pickupWindow ? expiryOf(pickupWindow, settings.expiresBeforePickupHours ?? 0, context.receivedAt) : undefined;
@@ -163,9 +159,38 @@ export function mapIftmin(message: EdifactMessage, context: MappingContext): { l
     ...(settings.publish ? { visibility: settings.visibility ?? { mode: 'open' } } : {}),
     externalReferences: references,
   };
-  const read = new Set(['UNH', 'BGM', 'LOC', 'DTM', 'CNT', 'MEA', 'GDS', 'DGS', 'TMP', 'RNG', 'RFF', 'UNT']);
-  const dropped = [...new Set(segments.map((s) => s.tag).filter((tag) => !read.has(tag)))];
+  const dropped = [...new Set(message.segments.map((s) => s.tag).filter((tag) => !CARRIED.has(tag)))];
   return { load: { messageReference: message.reference, documentNumber: documentNumber!, body, publish: settings.publish, dropped }, reasons };
+}
+
+/** Another organization's identities (NAD party ids): never acted on for this one (protocol rule 16). */
+function partiesChecked(r: Reader): void {
+  for (const nad of r.all('NAD')) {
+    const party = value(nad, 1);
+    if (party && r.context.othersIdentities.has(party)) r.quarantine('NAMES_OTHER_ORGANIZATION', `party ${party} is another organization's`, nad, 1);
+  }
+}
+
+/** The document number (BGM C106) and the external reference it is; only an original (message function 9) is read. */
+function documentOf(r: Reader): { documentNumber?: string; reference?: ExternalReference } {
+  const bgm = r.all('BGM')[0];
+  const documentNumber = bgm && value(bgm, 1);
+  if (!bgm || !documentNumber) r.quarantine('DOCUMENT_NUMBER_MISSING', 'BGM carries no document number (C106)', bgm);
+  const functionCode = bgm && value(bgm, 2);
+  if (bgm && functionCode && functionCode !== '9') r.quarantine('UNSUPPORTED_FUNCTION', `BGM message function ${functionCode}: only 9 (original) is read; cancellations and changes go through the API`, bgm, 2);
+  if (!documentNumber) return {};
+  return { documentNumber, reference: { system: r.context.system, type: `BGM+${value(bgm!, 0) ?? ''}`, value: documentNumber } };
+}
+
+/** The external references: the document's, then each RFF's (any qualifier), at most 20. */
+function referencesOf(r: Reader, document: ExternalReference | undefined): ExternalReference[] {
+  const references: ExternalReference[] = document ? [document] : [];
+  for (const rff of r.all('RFF')) {
+    const qualifier = value(rff, 0);
+    const ref = value(rff, 0, 1);
+    if (qualifier && ref && references.length < 20) references.push({ system: r.context.system, type: `RFF+${qualifier}`, value: ref });
+  }
+  return references;
 }
 
 /** The area of the first place qualifier present; two different places under it are ambiguous. */
@@ -332,7 +357,7 @@ function capacity(r: Reader): Capacity {
       if (!Number.isFinite(amount)) return r.quarantine('VALUE_INVALID', `CNT+${total} ${value(cnt, 0, 1) ?? '(no value)'} is not a number`, cnt, 0);
       return amount > 0 ? { value: amount, unitCode: units[unit] } : undefined;
     }
-    const meas = r.segments.filter((s) => s.tag === 'MEA' && purposes.includes(value(s, 0) ?? '') && attributes.includes(value(s, 1) ?? ''));
+    const meas = r.all('MEA').filter((s) => purposes.includes(value(s, 0) ?? '') && attributes.includes(value(s, 1) ?? ''));
     if (!meas.length) return;
     const unitsUsed = new Set(meas.map((m) => value(m, 2)));
     if (unitsUsed.size > 1 || !units[[...unitsUsed][0] ?? '']) return r.quarantine('UNIT_UNKNOWN', `the goods items' ${kind} is given in ${[...unitsUsed].join(' and ')}; one of ${Object.keys(units).join(', ')} is read`, meas[0], 2);

@@ -1,0 +1,127 @@
+// What the EDIFACT mappings read is their steps' declarations (gateway/edifact/steps.ts): the
+// positions a message of another directory is checked at (IFTMIN_READS) are computed from the
+// steps, every data element a mapping reads of the real messages
+// (test/fixtures/edifact/SOURCES.md) is one of them, and a step that reads a segment it does not
+// declare fails.
+import type { ServedOrganization } from '../../gateway/config';
+import { IFTMIN_READS, mapIftmin } from '../../gateway/edifact/iftmin';
+import { carriedOf, readsOf, segmentsFor, step, type ReadPosition, type Step } from '../../gateway/edifact/steps';
+import { readInterchange, type EdifactMessage, type Segment } from '../../gateway/edifact/syntax';
+import { BARGE, fixture, moved } from '../edifact-fixtures';
+
+const key = ([tag, e, c]: ReadPosition) => `${tag} ${e}:${c}`;
+const keys = (reads: readonly ReadPosition[]) => [...new Set(reads.map(key))].sort();
+const tags = (reads: readonly ReadPosition[]) => [...new Set(reads.map(([tag]) => tag))].sort();
+
+/**
+ * A message whose segments write down every element and component read of them: what a mapping
+ * reads, segment, element and component, whatever it does with it.
+ */
+function recorded(message: EdifactMessage): { message: EdifactMessage; read: Set<string> } {
+  const read = new Set<string>();
+  const index = (k: string | symbol) => (typeof k === 'string' && /^\d+$/.test(k) ? Number(k) : undefined);
+  const watched = (s: Segment): Segment => ({
+    ...s,
+    elements: new Proxy(s.elements, {
+      get(elements, k) {
+        const e = index(k);
+        if (e === undefined) return Reflect.get(elements, k);
+        // A missing element is read too (its components are undefined): the position is still one the mapping looks at.
+        return new Proxy(elements[e] ?? [], {
+          get(components, kc) {
+            const c = index(kc);
+            if (c !== undefined) read.add(key([s.tag, e, c]));
+            return Reflect.get(components, kc);
+          },
+        });
+      },
+    }),
+  });
+  return { message: { ...message, segments: message.segments.map(watched) }, read };
+}
+
+/** The messages of an interchange, also one with a syntax problem (a fixture's wrong UNT count): what the mapping reads of them. */
+function messagesOf(text: string): EdifactMessage[] {
+  const { interchange } = readInterchange(text);
+  expect(interchange).toBeDefined();
+  return interchange!.messages;
+}
+
+describe('IFTMIN: what the mapping reads is its steps', () => {
+  const shipper: ServedOrganization = {
+    organizationId: 'org-shipper',
+    clientId: 'shipper',
+    clientSecret: 'secret',
+    edifact: { senderIds: ['ICT'] },
+    loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
+  };
+  const context = { organization: shipper, system: 'edifact:ICT', othersIdentities: new Set<string>() };
+  // The barge instruction as it is, its dates moved (it maps), and with its total weight left out
+  // (the goods items' MEA read) and Bring's dangerous goods and temperatures (RNG, or TMP alone);
+  // the other IFTMIN of the fixtures that read.
+  const barge = moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/]);
+  const goods = (lines: string[]) => moved(fixture(BARGE), 2600, [/DTM\+63:[^']*'\n?/, /CNT\+7:[^']*'\n?/]).replace(/MEA\+WT\+AAE\+KGM:10010/, ['MEA+AAE+AAD+KGM:10010', ...lines].join("'\n"));
+  const texts = [fixture(BARGE), barge, goods(['DGS+ADR+5.1:(6.1?+8)+1463++2+(E)', 'TMP+1+-15:CEL', 'RNG+12+CEL:4:8']), goods(['TMP+1+-15:CEL']), fixture('iftmin_d96a_nl-road-delivery_assimbly.edi'), fixture('iftmin_s93a_postnord-pn001_chemaclass.edi')];
+
+  it('reads the segments and positions its steps declare: IFTMIN_READS is computed from them', () => {
+    expect(tags(IFTMIN_READS)).toEqual(['BGM', 'CNT', 'DGS', 'DTM', 'LOC', 'MEA', 'NAD', 'RFF', 'RNG', 'TMP']);
+    expect(keys(IFTMIN_READS)).toEqual(
+      ['BGM 0:0', 'BGM 1:0', 'BGM 2:0', 'NAD 0:0', 'NAD 1:0', 'RFF 0:0', 'RFF 0:1', 'LOC 0:0', 'LOC 1:0', 'LOC 1:2', 'LOC 1:3', 'DTM 0:0', 'DTM 0:1', 'DTM 0:2', 'CNT 0:0', 'CNT 0:1', 'CNT 0:2', 'MEA 0:0', 'MEA 1:0', 'MEA 2:0', 'MEA 2:1']
+        .concat(['DGS 0:0', 'DGS 1:0', 'DGS 2:0', 'DGS 4:0', 'TMP 0:0', 'TMP 1:0', 'TMP 1:1', 'RNG 0:0', 'RNG 1:0', 'RNG 1:1', 'RNG 1:2'])
+        .sort(),
+    );
+  });
+
+  it('reads no data element of the real messages that its steps do not declare, and every segment they declare', () => {
+    const read = new Set<string>();
+    for (const text of texts) {
+      for (const message of messagesOf(text)) {
+        const watched = recorded(message);
+        mapIftmin(watched.message, context);
+        for (const k of watched.read) read.add(k);
+      }
+    }
+    const declared = new Set(IFTMIN_READS.map(key));
+    expect([...read].filter((k) => !declared.has(k))).toEqual([]);
+    expect([...new Set([...read].map((k) => k.split(' ')[0]))].sort()).toEqual(tags(IFTMIN_READS));
+  });
+});
+
+describe('steps', () => {
+  const segments: Segment[] = [
+    { tag: 'BGM', elements: [['340'], ['A-1']], position: 2 },
+    { tag: 'LOC', elements: [['9'], ['NLRTM']], position: 3 },
+  ] as Segment[];
+  const steps = {
+    document: { reads: { BGM: [[1, 0]] }, carries: true },
+    parties: { reads: { NAD: [[1, 0]] }, carries: false },
+    places: { reads: { LOC: [[0, 0], [1, 0]], BGM: [[1, 0]] }, carries: true },
+  } satisfies Record<string, Step>;
+
+  it('lists every position the steps declare, once, in their order; a step added adds its own', () => {
+    expect(readsOf(steps)).toEqual([['BGM', 1, 0], ['NAD', 1, 0], ['LOC', 0, 0], ['LOC', 1, 0]]);
+    expect(readsOf({ ...steps, goods: { reads: { GDS: [[0, 0]] }, carries: true } })).toContainEqual(['GDS', 0, 0]);
+  });
+
+  it('counts as carried the segments of the steps that carry what they read, and the envelope', () => {
+    expect([...carriedOf(steps)].sort()).toEqual(['BGM', 'LOC', 'UNH', 'UNT']);
+  });
+
+  it('gives a step the segments it declares, and fails one that reads another', () => {
+    expect(segmentsFor(steps.places, segments, 'LOC')).toEqual([segments[1]]);
+    expect(() => segmentsFor(steps.document, segments, 'LOC')).toThrow(/reads LOC segments without declaring them/);
+  });
+
+  it('runs a step with a reader of its own segments', () => {
+    interface Reader {
+      all(tag: string): Segment[];
+      only(reads: Step['reads']): Reader;
+    }
+    const readerOf = (reads: Step['reads']): Reader => ({ all: (tag) => segmentsFor({ reads }, segments, tag), only: readerOf });
+    const everything = readerOf({ BGM: [], LOC: [] });
+    const document = step({ BGM: [[1, 0]] }, (r: Reader) => r.all('BGM')[0].elements[1][0]);
+    const wrong = step({ BGM: [[1, 0]] }, (r: Reader) => r.all('LOC'));
+    expect(document.run(everything)).toBe('A-1');
+    expect(() => wrong.run(everything)).toThrow(/LOC/);
+  });
+});
