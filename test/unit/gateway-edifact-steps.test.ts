@@ -1,10 +1,11 @@
 // What the EDIFACT mappings read is their steps' declarations (gateway/edifact/steps.ts): the
-// positions a message of another directory is checked at (IFTMIN_READS) are computed from the
-// steps, every data element a mapping reads of the real messages
+// positions a message of another directory is checked at (IFTMIN_READS, IFTSTA_READS) are
+// computed from the steps, every data element a mapping reads of the real messages
 // (test/fixtures/edifact/SOURCES.md) is one of them, and a step that reads a segment it does not
 // declare fails.
 import type { ServedOrganization } from '../../gateway/config';
 import { IFTMIN_READS, mapIftmin } from '../../gateway/edifact/iftmin';
+import { IFTSTA_READS, mapIftsta } from '../../gateway/edifact/iftsta';
 import { carriedOf, readsOf, segmentsFor, step, type ReadPosition, type Step } from '../../gateway/edifact/steps';
 import { readInterchange, type EdifactMessage, type Segment } from '../../gateway/edifact/syntax';
 import { BARGE, fixture, moved } from '../edifact-fixtures';
@@ -84,6 +85,47 @@ describe('IFTMIN: what the mapping reads is its steps', () => {
     const declared = new Set(IFTMIN_READS.map(key));
     expect([...read].filter((k) => !declared.has(k))).toEqual([]);
     expect([...new Set([...read].map((k) => k.split(' ')[0]))].sort()).toEqual(tags(IFTMIN_READS));
+  });
+});
+
+describe('IFTSTA: what the mapping reads is its steps', () => {
+  const carrier: ServedOrganization = { organizationId: 'org-carrier', clientId: 'carrier', clientSecret: 'secret', edifact: { senderIds: ['CARRIER'] }, loadRequests: { publish: false, timeZone: 'Europe/Vienna' } };
+  const context = { organization: carrier, othersIdentities: new Set<string>() };
+  /** One IFTSTA message around `body` (the segments between UNH and UNT). */
+  const iftsta = (body: string[]) => {
+    const segments = ["UNH+1+IFTSTA:D:04A:UN'", ...body.map((s) => `${s}'`)];
+    return ["UNA:+.? '", "UNB+UNOC:3+CARRIER+PCX-GATEWAY+310601:1200+R1'", ...segments, `UNT+${segments.length + 1}+1'`, "UNZ+1+R1'"].join('\n');
+  };
+  // Every IFTSTA of the fixtures, and one with what they lack: status reasons, free text, an estimate.
+  const texts = [
+    ...['iftsta_d00b_rail-departed-dtm186-178_apimeister.edi', 'iftsta_d04a_posti-bring-big07_omniparser.edi', 'iftsta_d96a_ocean-container-multi_edidom.edi'].map(fixture),
+    // The GS1 example is a message without an envelope (as published).
+    `UNA:+.? '\r\nUNB+UNOC:3+5422331123459:14+5412345123453:14+020204:1000+EANCOM1'\r\n${fixture('iftsta_d01b_eancom-gs1-example_iftstaparser.edi').trimEnd()}\r\nUNZ+1+EANCOM1'\r\n`,
+    iftsta(['BGM+77+S1+5', 'NAD+CZ+CARRIER', 'RFF+CU:ORDER-1', 'CNI+1+CONS-1', 'STS+1+31+8::6+Z::87:NOBODY HOME', 'RFF+ON:O-1', 'DTM+334:203106011200:203', 'DTM+132:203106021200:203', 'LOC+13+XXXXX::9', 'FTX+AHN+++Late:again', 'FTX+DEL+++Signed']),
+  ];
+
+  it('reads the segments and positions its steps declare: IFTSTA_READS is computed from them', () => {
+    expect(tags(IFTSTA_READS)).toEqual(['BGM', 'CNI', 'DTM', 'FTX', 'LOC', 'NAD', 'RFF', 'STS']);
+    const reasons = [2, 3, 4, 5, 6].flatMap((e) => [`STS ${e}:0`, `STS ${e}:2`, `STS ${e}:3`]);
+    expect(keys(IFTSTA_READS)).toEqual(
+      ['BGM 0:0', 'BGM 1:0', 'BGM 2:0', 'NAD 0:0', 'NAD 1:0', 'RFF 0:0', 'RFF 0:1', 'CNI 0:0', 'CNI 1:0', 'STS 0:0', 'STS 1:0', 'STS 1:2', 'STS 1:3', ...reasons, 'DTM 0:0', 'DTM 0:1', 'DTM 0:2', 'LOC 0:0', 'LOC 1:0', 'LOC 1:2']
+        .concat(['FTX 0:0', 'FTX 3:0', 'FTX 3:1', 'FTX 3:2', 'FTX 3:3', 'FTX 3:4'])
+        .sort(),
+    );
+  });
+
+  it('reads no data element of the real messages that its steps do not declare, and every segment they declare', () => {
+    const read = new Set<string>();
+    for (const text of texts) {
+      for (const message of messagesOf(text)) {
+        const watched = recorded(message);
+        mapIftsta(watched.message, context);
+        for (const k of watched.read) read.add(k);
+      }
+    }
+    const declared = new Set(IFTSTA_READS.map(key));
+    expect([...read].filter((k) => !declared.has(k))).toEqual([]);
+    expect([...new Set([...read].map((k) => k.split(' ')[0]))].sort()).toEqual(tags(IFTSTA_READS));
   });
 });
 
