@@ -10,7 +10,7 @@
 // the message: the gateway never guesses which movement a status is about. So does a status dated
 // in the future (TIME_IN_FUTURE); one dated before its movement is sent, and the exchange's refusal
 // is that milestone's answer (the gateway does not know when the movement began).
-import { PcxProblemError, type PcxClient } from '@pcx/sdk';
+import { PcxProblemError, type CommandBody, type components, type CreateBody, type operations, type PcxClient } from '@pcx/sdk';
 import type { Queryable } from '../core/db';
 import type { MilestoneResult, ReportedMilestone } from './format';
 import type { QuarantineReason } from './store';
@@ -18,6 +18,11 @@ import type { QuarantineReason } from './store';
 export interface ResolvedMilestone extends ReportedMilestone {
   executionReferenceId: string;
 }
+
+/** The body of POST /execution-updates: a collection's create it is not, so it is named by its operation. */
+type MilestoneBody = operations['recordExecutionUpdate']['requestBody']['content']['application/json'];
+type OutcomeBody = CreateBody<'execution-outcomes'>;
+type CorrectionBody = CommandBody<'execution-outcomes', 'corrections'>;
 
 /**
  * The execution references of an organization that any of these reference values names. Values
@@ -85,7 +90,7 @@ export async function resolveMilestones(db: Queryable, organizationId: string, m
  * A coordinate as the exchange keeps a milestone's position: a circle of 1 km around it, the centre
  * rounded to two decimals (about a kilometre): a coarse position, never an exact location.
  */
-export function coarse(point: { lon: number; lat: number }) {
+export function coarse(point: { lon: number; lat: number }): components['schemas']['LogisticsArea'] {
   const round = (v: number) => Math.round(v * 100) / 100;
   return { kind: 'circle', center: [round(point.lon), round(point.lat)], radiusKm: 1 };
 }
@@ -109,7 +114,7 @@ async function reportOutcome(m: ResolvedMilestone, client: PcxClient, key: strin
   const updates = (await client.request<{ items: Array<{ milestone: string; occurredAt: string }> }>('GET', '/execution-references/{id}/updates', { path: { id: m.executionReferenceId } })).data.items;
   const start = updates.filter((u) => STARTED.has(u.milestone)).map((u) => u.occurredAt).sort()[0];
   if (status === 'completed' && (!start || start > m.occurredAt)) return { reported: false, why: 'no pickup milestone before the delivery: the actual time range would have no start' };
-  const body = {
+  const body: OutcomeBody = {
     executionReferenceId: m.executionReferenceId,
     status,
     deduplicationKey: `${m.deduplicationKey.slice(0, 180)}:outcome`,
@@ -138,7 +143,7 @@ async function correctOutcome(m: ResolvedMilestone, client: PcxClient, key: stri
   const head = chain.find((o) => !o.supersededByOutcomeId);
   if (!head) return { corrected: false, why: 'no outcome of the movement was recorded to correct' };
   const start = head.actualTimeRange?.start;
-  const body = {
+  const body: CorrectionBody = {
     status: correction.status,
     deduplicationKey: `${m.deduplicationKey.slice(0, 180)}:correction`,
     schemaVersion: 'v0',
@@ -148,12 +153,25 @@ async function correctOutcome(m: ResolvedMilestone, client: PcxClient, key: stri
     ...(correction.status === 'completed' && start && start <= m.occurredAt ? { actualTimeRange: { start, end: m.occurredAt } } : {}),
   };
   try {
-    const answer = await client.request<{ id: string }>('POST', '/execution-outcomes/{id}/corrections', { path: { id: head.id }, body: body as never, idempotencyKey: key });
+    const answer = await client.request<{ id: string }>('POST', '/execution-outcomes/{id}/corrections', { path: { id: head.id }, body, idempotencyKey: key });
     return { corrected: true, outcomeId: answer.data.id, status: correction.status };
   } catch (err) {
     if (!refusal(err)) throw err;
     return { corrected: false, why: `the exchange refused it (${err.status} ${err.code}: ${err.problem.detail ?? err.message})` };
   }
+}
+
+/** A reported milestone as the exchange records it on its execution reference. */
+function milestoneBodyOf(m: ResolvedMilestone): MilestoneBody {
+  return {
+    executionReferenceId: m.executionReferenceId,
+    milestone: m.milestone,
+    occurredAt: m.occurredAt,
+    deduplicationKey: m.deduplicationKey,
+    ...(m.reason ? { reason: m.reason.slice(0, 500) } : {}),
+    ...(m.estimatedTimes ? { estimatedTimes: m.estimatedTimes } : {}),
+    ...(m.unLocode ? { position: { kind: 'unlocode', code: m.unLocode } } : m.position ? { position: coarse(m.position) } : {}),
+  };
 }
 
 /**
@@ -169,17 +187,8 @@ export async function recordMilestones(milestones: readonly ResolvedMilestone[],
       results.push({ executionReferenceId: m.executionReferenceId, ...(correction ? { correction } : {}) });
       continue;
     }
-    const body = {
-      executionReferenceId: m.executionReferenceId,
-      milestone: m.milestone,
-      occurredAt: m.occurredAt,
-      deduplicationKey: m.deduplicationKey,
-      ...(m.reason ? { reason: m.reason.slice(0, 500) } : {}),
-      ...(m.estimatedTimes ? { estimatedTimes: m.estimatedTimes } : {}),
-      ...(m.unLocode ? { position: { kind: 'unlocode', code: m.unLocode } } : m.position ? { position: coarse(m.position) } : {}),
-    };
     try {
-      const answer = await client.request<{ id: string }>('POST', '/execution-updates', { body, idempotencyKey: key(`milestone-${i}`) });
+      const answer = await client.request<{ id: string }>('POST', '/execution-updates', { body: milestoneBodyOf(m), idempotencyKey: key(`milestone-${i}`) });
       // A correcting report's final status corrects the outcome (above) rather than reporting a second one.
       const outcome = options.reportOutcomes && !correction?.corrected ? await reportOutcome(m, client, key(`outcome-${i}`)) : undefined;
       results.push({ executionReferenceId: m.executionReferenceId, updateId: answer.data.id, ...(outcome ? { outcome } : {}), ...(correction ? { correction } : {}) });
