@@ -8,7 +8,6 @@
 // text; a CSV in a single-byte encoding as a data URL of its exact bytes (text/csv), decoded when it
 // is mapped, since the organization's settings (its encoding) decide how; an XLSX (or anything else
 // binary) as a data URL of its exact bytes, read when it is mapped, with the settings (its sheet).
-import type { CreateBody } from '@pcx/sdk';
 import { PcxProblemError } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
 import type { Format, Mapped, Quarantined, Submitted } from '../format';
@@ -198,7 +197,7 @@ export const spreadsheet: Format = {
       rows.push(outcome);
       let draft: { id: string; resourceVersion: number; status: string } | undefined;
       try {
-        draft = await client.offers.create(offer.body as CreateBody<'capacity-offers'>, { idempotencyKey: key(`offer-${offer.row}`) });
+        draft = await client.offers.create(offer.body, { idempotencyKey: key(`offer-${offer.row}`) });
         outcome.offerId = draft.id;
         outcome.status = 'draft';
         const resource = publish ? await client.offers.publish(draft, {}, { idempotencyKey: key(`publish-${offer.row}`) }) : draft;
@@ -215,7 +214,7 @@ export const spreadsheet: Format = {
       }
       if (outcome.offerId && outcome.status !== 'withdrawn') {
         resources.push({ kind: 'capacity-offer', id: outcome.offerId, status: outcome.status! });
-        for (const ref of (offer.body.externalReferences as Array<{ system: string; type: string; value: string }>) ?? []) mappings.push({ ...ref, resourceKind: 'capacity-offer', resourceId: outcome.offerId });
+        for (const ref of offer.body.externalReferences ?? []) mappings.push({ ...ref, resourceKind: 'capacity-offer', resourceId: outcome.offerId });
       }
     }
     // Nothing created at all: the file was refused (the exchange's problem, as for any format).

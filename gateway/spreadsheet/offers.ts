@@ -2,6 +2,7 @@
 // CSV/XLSX" (docs/adapters.md has it as a table). The organization's settings say which column
 // holds what and what a row does not carry; a value the exchange needs that neither gives is a
 // reason to quarantine, with the cell it should have been in, never a guess. Pure: no I/O.
+import type { components, CreateBody } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
 import type { QuarantineReason } from '../store';
 import { BODY_TYPES, COLUMN_FIELDS, DEFAULT_MAX_ROWS, headerKey, settingsProblems, type BodyType, type ColumnField, type SpreadsheetSettings } from './settings';
@@ -18,9 +19,12 @@ export interface OfferMapping {
   row: number;
   /** The carrier's reference of the row (its truck or trip id), when the sheet has one. */
   reference?: string;
-  /** The CapacityOfferCreateRequest. */
-  body: Record<string, unknown>;
+  body: OfferBody;
 }
+
+/** The body of the capacity offer a row becomes (CapacityOfferCreateRequest): the compiler checks the mapping against the document. */
+export type OfferBody = CreateBody<'capacity-offers'>;
+type Capacity = components['schemas']['LogisticsCapacity'];
 
 export interface SheetMapping {
   offers: OfferMapping[];
@@ -206,7 +210,7 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
     const body = value('bodyType', (cell) => readBodyType(cell, settings));
     const bodyType = body.value ?? (body.given ? undefined : settings.bodyType ? { bodyType: settings.bodyType } : undefined);
     if (!body.given && !bodyType && settings.publish) reason('VEHICLE_PROFILE_MISSING', `no body type${settings.columns.bodyType ? ` (${settings.columns.bodyType})` : ''}, and the organization sets none (bodyType) to publish with`, body.position, r);
-    const capacity: Record<string, unknown> = {};
+    const capacity: Capacity = {};
     let unreadQuantity = false;
     const quantity = (field: (typeof QUANTITY_FIELDS)[number], check: (n: number) => string | undefined, put: (n: number) => void) => {
       const q = value(field, (cell) => readNumber(cell, settings.decimalSeparator));

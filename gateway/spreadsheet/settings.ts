@@ -3,10 +3,11 @@
 // (publish or draft, to whom, the time zone of its local dates, how its dates and numbers are
 // written, when an offer expires). The organization decides these once; nothing here is guessed
 // per file, and a file its settings cannot read is quarantined, saying which setting or cell.
+import type { components } from '@pcx/sdk';
 import { ENCODINGS, type Encoding } from './encoding';
 
 /** The exchange's body types (schemas/logistics.json, VehicleBodyType). */
-export const BODY_TYPES = ['box', 'curtainsider', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van', 'other'] as const;
+export const BODY_TYPES = ['box', 'curtainsider', 'refrigerated', 'insulated', 'tanker', 'silo', 'flatbed', 'lowLoader', 'tipper', 'containerChassis', 'carTransporter', 'walkingFloor', 'van', 'other'] as const satisfies readonly components['schemas']['LogisticsVehicleBodyType'][];
 export type BodyType = (typeof BODY_TYPES)[number];
 
 /** The columns a row may carry, each named by its header text in the organization's export. */
@@ -49,7 +50,7 @@ export interface SpreadsheetSettings {
   /** Publish each row's offer (true) or leave it a draft for someone to complete and publish. */
   publish: boolean;
   /** Who sees what it publishes (the exchange's Visibility; default `{ "mode": "open" }`). */
-  visibility?: Record<string, unknown>;
+  visibility?: components['schemas']['LogisticsVisibility'];
   /** The IANA time zone its local dates and times are in ("Europe/Vienna"). Required. */
   timeZone: string;
   /**
