@@ -6,7 +6,7 @@ import type { components, CreateBody } from '@pcx/sdk';
 import type { ServedOrganization } from '../config';
 import type { QuarantineReason } from '../store';
 import { BODY_TYPES, COLUMN_FIELDS, DEFAULT_MAX_ROWS, headerKey, settingsProblems, type BodyType, type ColumnField, type SpreadsheetSettings } from './settings';
-import { cellText, isEmpty, positionOf, LIMITS, type Cell, type Sheet } from './sheet';
+import { cellText, isEmpty, positionOf, LIMITS, type Cell, type Row, type Sheet } from './sheet';
 import { instantOf, isFormulaText, quoted, readCountry, readDate, readNumber, readPlace, readTime, type Area, type DateValue, type LocalTime, type PlaceContext, type Read } from './values';
 
 /** A quarantine reason with the row it is about (none: the file, its header or the settings). */
@@ -64,6 +64,36 @@ function othersOf(org: ServedOrganization, others: readonly ServedOrganization[]
   return { identities, places };
 }
 
+/** What the steps of a sheet's mapping share: the sheet, the organization's settings and identities, and the reasons found so far. */
+interface SheetReader {
+  sheet: Sheet;
+  settings: SpreadsheetSettings;
+  context: MappingContext;
+  /** The other organizations' identities (headerKey) a cell may not name, each with whose it is. */
+  identities: ReadonlyMap<string, string>;
+  reasons: RowReason[];
+  /** Where a cell is (a whole row, without a column), as a spreadsheet names it. */
+  at(column: string | undefined, row: number): string;
+  reason(code: string, message: string, position: string | undefined, row?: number): void;
+}
+
+/** The header row, the column of each field mapped, and the headers of the columns not read. */
+interface Header {
+  row: number;
+  columns: ReadonlyMap<ColumnField, string>;
+  dropped: string[];
+}
+
+/** What the rows of a sheet share: where the fields are, the places a cell may name, and the references seen so far. */
+interface RowsContext {
+  columns: ReadonlyMap<ColumnField, string>;
+  places: PlaceContext;
+  /** The external reference system of the organization's offers. */
+  system: string;
+  /** Each reference read, with the cell it was first read in: a row per truck. */
+  references: Map<string, string>;
+}
+
 /** Rows of a sheet to offer bodies, or every reason some cannot be (a file is acted on whole or not at all). */
 export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
   const org = context.organization;
@@ -74,18 +104,41 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
     for (const p of settingProblems) reasons.push({ code: org.spreadsheet ? 'SETTINGS_INVALID' : 'SETTINGS_MISSING', message: p.message, position: p.path });
     return out;
   }
-  const settings = org.spreadsheet as SpreadsheetSettings;
-  const at = (column: string | undefined, row: number) => positionOf(sheet, column, row);
-  const reason = (code: string, message: string, position: string | undefined, row?: number) => void reasons.push({ code, message, ...(position ? { position } : {}), ...(row !== undefined ? { row } : {}) });
   const { identities, places: othersPlaces } = othersOf(org, context.others);
+  const s: SheetReader = {
+    sheet,
+    settings: org.spreadsheet as SpreadsheetSettings,
+    context,
+    identities,
+    reasons,
+    at: (column, row) => positionOf(sheet, column, row),
+    reason: (code, message, position, row) => void reasons.push({ code, message, ...(position ? { position } : {}), ...(row !== undefined ? { row } : {}) }),
+  };
   const system = systemOf(org);
-  if (identities.has(headerKey(system))) reason('NAMES_OTHER_ORGANIZATION', `the reference system ${quoted(system)} is another organization's`, 'settings.spreadsheet.system');
-
-  // The header row: the one set, else the first of the first 20 rows with every mapped header.
+  if (identities.has(headerKey(system))) s.reason('NAMES_OTHER_ORGANIZATION', `the reference system ${quoted(system)} is another organization's`, 'settings.spreadsheet.system');
   if (!sheet.rows.length) {
-    reason('SHEET_EMPTY', 'the sheet has no cell with a value', at(undefined, 1));
+    s.reason('SHEET_EMPTY', 'the sheet has no cell with a value', s.at(undefined, 1));
     return out;
   }
+  const header = headerOf(s);
+  out.headerRow = header.row;
+  out.dropped = header.dropped;
+  if (reasons.length) return out;
+  const dataRows = dataRowsOf(s, header);
+  if (!dataRows) return out;
+
+  const rows: RowsContext = { columns: header.columns, places: { places: org.places ?? {}, othersPlaces, ...(s.settings.countries ? { countries: s.settings.countries } : {}) }, system, references: new Map() };
+  for (const row of dataRows) {
+    const read = rowOf(s, rows, row);
+    out.rows.push(read.row);
+    if (read.offer) out.offers.push(read.offer);
+  }
+  return out;
+}
+
+/** The header row: the one set, else the first of the first 20 rows with every mapped header; each mapped field's column in it, found once. */
+function headerOf(s: SheetReader): Header {
+  const { sheet, settings } = s;
   const mapped = COLUMN_FIELDS.filter((f) => settings.columns[f]);
   const matchesOf = (r: number) => {
     const row = sheet.rows.find((x) => x.r === r);
@@ -103,170 +156,225 @@ export function mapSheet(sheet: Sheet, context: MappingContext): SheetMapping {
     settings.headerRow ??
     candidates.find((r) => matchesOf(r.r).size === mapped.length)?.r ??
     candidates.reduce<{ r: number; n: number }>((best, r) => (matchesOf(r.r).size > best.n ? { r: r.r, n: matchesOf(r.r).size } : best), { r: sheet.rows[0].r, n: 0 }).r;
-  out.headerRow = headerRow;
   const header = matchesOf(headerRow);
   const columns = new Map<ColumnField, string>();
   for (const field of mapped) {
     const found = header.get(field) ?? [];
-    if (!found.length) reason('COLUMN_MISSING', `no column headed ${quoted(settings.columns[field]!)} (columns.${field}) in the header row`, at(undefined, headerRow));
-    else if (found.length > 1) reason('COLUMN_AMBIGUOUS', `${found.length} columns are headed ${quoted(settings.columns[field]!)} (columns.${field}): ${found.join(', ')}`, at(found[1], headerRow));
+    if (!found.length) s.reason('COLUMN_MISSING', `no column headed ${quoted(settings.columns[field]!)} (columns.${field}) in the header row`, s.at(undefined, headerRow));
+    else if (found.length > 1) s.reason('COLUMN_AMBIGUOUS', `${found.length} columns are headed ${quoted(settings.columns[field]!)} (columns.${field}): ${found.join(', ')}`, s.at(found[1], headerRow));
     else columns.set(field, found[0]);
   }
   const headerCells = sheet.rows.find((r) => r.r === headerRow)?.cells ?? {};
-  out.dropped = Object.entries(headerCells)
+  const dropped = Object.entries(headerCells)
     .filter(([column]) => ![...columns.values()].includes(column))
     .map(([, cell]) => cellText(cell).trim())
     .filter((h) => h);
-  if (reasons.length) return out;
+  return { row: headerRow, columns, dropped };
+}
 
-  const dataRows = sheet.rows.filter((r) => r.r > headerRow && [...columns.values()].some((c) => !isEmpty(r.cells[c])));
-  if (!dataRows.length) {
-    reason('SHEET_EMPTY', `no row under the header row ${headerRow} names a truck`, at(undefined, headerRow));
-    return out;
-  }
-  const maxRows = settings.maxRows ?? DEFAULT_MAX_ROWS;
-  if (dataRows.length > maxRows) {
-    reason('TOO_MANY_ROWS', `${dataRows.length} rows of trucks; the organization reads at most ${maxRows} in one file (maxRows)`, at(undefined, dataRows[maxRows].r), dataRows[maxRows].r);
-    return out;
-  }
+/** The rows of trucks: under the header row, with a value in a mapped column; none, or more than the organization reads, is a reason. */
+function dataRowsOf(s: SheetReader, header: Header): Row[] | undefined {
+  const dataRows = s.sheet.rows.filter((r) => r.r > header.row && [...header.columns.values()].some((c) => !isEmpty(r.cells[c])));
+  if (!dataRows.length) return void s.reason('SHEET_EMPTY', `no row under the header row ${header.row} names a truck`, s.at(undefined, header.row));
+  const maxRows = s.settings.maxRows ?? DEFAULT_MAX_ROWS;
+  if (dataRows.length > maxRows) return void s.reason('TOO_MANY_ROWS', `${dataRows.length} rows of trucks; the organization reads at most ${maxRows} in one file (maxRows)`, s.at(undefined, dataRows[maxRows].r), dataRows[maxRows].r);
+  return dataRows;
+}
 
-  const placeContext: PlaceContext = { places: org.places ?? {}, othersPlaces, ...(settings.countries ? { countries: settings.countries } : {}) };
-  const references = new Map<string, string>();
+/** A field's cell in a row as read: its value when it reads, where it is, and whether it was given at all (a value that does not read is given). */
+interface Field<T> {
+  value?: T;
+  position: string;
+  given: boolean;
+}
+
+/** The cells of one row, by field: each checked as every cell read is (`take`), then read (`value`); a reason is the row's. */
+interface RowCells {
+  r: number;
+  take(field: ColumnField): Field<never> & { cell?: Cell };
+  value<T>(field: ColumnField, read: (cell: Cell) => Read<T>): Field<T>;
+  reason(code: string, message: string, position: string | undefined): void;
+}
+
+function rowCellsOf(s: SheetReader, columns: ReadonlyMap<ColumnField, string>, row: Row): RowCells {
+  const r = row.r;
+  const reason = (code: string, message: string, position: string | undefined) => s.reason(code, message, position, r);
+  /** The cell of a field, checked as every cell read is: not a formula saved without its value, not too long, not a formula as text, not another organization's identity. */
+  const take = (field: ColumnField): Field<never> & { cell?: Cell } => {
+    const column = columns.get(field);
+    const cell = column ? row.cells[column] : undefined;
+    const position = s.at(column, r);
+    const refuse = (code: string, message: string) => (reason(code, message, position), { position, given: true });
+    // A formula's value is the one the program that saved the file computed; the gateway never computes one.
+    if (cell?.uncomputed) return refuse('FORMULA_CELL', `the cell holds a formula${cell.fx ? ` (${quoted(`=${cell.fx}`)})` : ''}, and the file was saved without its computed value (as openpyxl and other programs that write formulas save it): open the file in Excel or LibreOffice and save it again, or write the value itself`);
+    if (!cell || isEmpty(cell)) return { position, given: false };
+    if ((cell.t === 's' || cell.t === 'e') && cell.v.length > LIMITS.cellChars) return refuse('CELL_TOO_LONG', `the cell holds more than ${LIMITS.cellChars} characters`);
+    // A number is a number (-5 is refused as negative, not as a formula); any other text leading with a formula character is one.
+    const isNumber = ([...QUANTITY_FIELDS, 'price'] as readonly string[]).includes(field) && 'value' in readNumber(cell, s.settings.decimalSeparator);
+    if (cell.t === 's' && !isNumber && isFormulaText(cell.v)) return refuse('FORMULA_INJECTION', `the text starts with ${quoted(cell.v.trim()[0] ?? cell.v[0])}, which a spreadsheet program would run as a formula`);
+    if (cell.t === 's' && s.identities.has(headerKey(cell.v))) return refuse('NAMES_OTHER_ORGANIZATION', `${quoted(cell.v)} is an identity of ${s.identities.get(headerKey(cell.v))}, another organization the gateway serves`);
+    return { cell, position, given: true };
+  };
+  const value = <T>(field: ColumnField, read: (cell: Cell) => Read<T>): Field<T> => {
+    const taken = take(field);
+    if (!taken.cell) return taken;
+    const result = read(taken.cell);
+    if ('code' in result) {
+      reason(result.code, result.message, taken.position);
+      return { position: taken.position, given: true };
+    }
+    return { value: result.value, position: taken.position, given: true };
+  };
+  return { r, take, value, reason };
+}
+
+/** One row of trucks: what the answer names it by, and its offer when every cell it needs reads. */
+function rowOf(s: SheetReader, rows: RowsContext, row: Row): { row: { row: number; reference?: string }; offer?: OfferMapping } {
+  const cells = rowCellsOf(s, rows.columns, row);
+  const before = s.reasons.length;
+  // A row the workbook hides (by hand or by a filter) may be one the carrier meant to leave out, or not: it is not guessed.
+  if (row.hidden) cells.reason('ROW_HIDDEN', 'the row is hidden in the workbook: show it to offer the truck, or delete it', s.at(undefined, row.r));
+  // The reference first: the answer names each row by it.
+  const reference = referenceOf(cells, rows.references);
+  const named = { row: row.r, ...(reference !== undefined ? { reference } : {}) };
+  const { origin, destination } = placesOf(s, cells, rows.places);
+  const span = availabilityOf(s, cells);
+  const vehicleProfile = vehicleOf(s, cells);
+  const availableCapacity = capacityOf(s, cells, rows.columns);
+  const price = priceOf(s, cells);
+  if (s.reasons.length > before || !origin || !span) return { row: named };
+  const body = offerBodyOf(s, rows, cells, { reference, origin, destination, span, vehicleProfile, availableCapacity, price });
+  return { row: named, ...(body ? { offer: { ...named, body } } : {}) };
+}
+
+/** What a row's cells read as, every one it needs there. */
+interface RowRead {
+  reference?: string;
+  origin: Area;
+  destination?: Area;
+  span: Window;
+  vehicleProfile?: OfferBody['vehicleProfile'];
+  availableCapacity: Capacity;
+  price?: components['schemas']['LogisticsPrice'];
+}
+
+/** The offer of a row whose cells all read; none when it would be over, or expired, by the time the file arrived. */
+function offerBodyOf(s: SheetReader, rows: RowsContext, cells: RowCells, read: RowRead): OfferBody | undefined {
+  const { settings, context } = s;
+  const { span, reference } = read;
   const receivedAt = context.receivedAt ? Date.parse(context.receivedAt) : NaN;
-  for (const row of dataRows) {
-    const r = row.r;
-    const before = reasons.length;
-    const fail = (position: string, read: { code: string; message: string }) => reason(read.code, read.message, position, r);
-    /** The cell of a field, checked as every cell read is: not a formula saved without its value, not too long, not a formula as text, not another organization's identity. */
-    const take = (field: ColumnField): { cell?: Cell; position: string; given: boolean } => {
-      const column = columns.get(field);
-      const cell = column ? row.cells[column] : undefined;
-      const position = at(column, r);
-      const refuse = (code: string, message: string) => (reason(code, message, position, r), { position, given: true });
-      // A formula's value is the one the program that saved the file computed; the gateway never computes one.
-      if (cell?.uncomputed) return refuse('FORMULA_CELL', `the cell holds a formula${cell.fx ? ` (${quoted(`=${cell.fx}`)})` : ''}, and the file was saved without its computed value (as openpyxl and other programs that write formulas save it): open the file in Excel or LibreOffice and save it again, or write the value itself`);
-      if (!cell || isEmpty(cell)) return { position, given: false };
-      if ((cell.t === 's' || cell.t === 'e') && cell.v.length > LIMITS.cellChars) return refuse('CELL_TOO_LONG', `the cell holds more than ${LIMITS.cellChars} characters`);
-      // A number is a number (-5 is refused as negative, not as a formula); any other text leading with a formula character is one.
-      const isNumber = ([...QUANTITY_FIELDS, 'price'] as readonly string[]).includes(field) && 'value' in readNumber(cell, settings.decimalSeparator);
-      if (cell.t === 's' && !isNumber && isFormulaText(cell.v)) return refuse('FORMULA_INJECTION', `the text starts with ${quoted(cell.v.trim()[0] ?? cell.v[0])}, which a spreadsheet program would run as a formula`);
-      if (cell.t === 's' && identities.has(headerKey(cell.v))) return refuse('NAMES_OTHER_ORGANIZATION', `${quoted(cell.v)} is an identity of ${identities.get(headerKey(cell.v))}, another organization the gateway serves`);
-      return { cell, position, given: true };
-    };
-    const value = <T>(field: ColumnField, read: (cell: Cell) => Read<T>): { value?: T; position: string; given: boolean } => {
-      const taken = take(field);
-      if (!taken.cell) return taken;
-      const result = read(taken.cell);
-      if ('code' in result) {
-        fail(taken.position, result);
-        return { position: taken.position, given: true };
-      }
-      return { value: result.value, position: taken.position, given: true };
-    };
-
-    // A row the workbook hides (by hand or by a filter) may be one the carrier meant to leave out, or not: it is not guessed.
-    if (row.hidden) reason('ROW_HIDDEN', 'the row is hidden in the workbook: show it to offer the truck, or delete it', at(undefined, r), r);
-
-    // The reference first: the answer names each row by it.
-    const ref = value('reference', (cell) => {
-      const text = cellText(cell).trim();
-      if (cell.t === 'n' && cell.d) return { code: 'VALUE_INVALID', message: 'a date is not a reference' };
-      if (cell.t === 'b' || cell.t === 'e') return { code: 'VALUE_INVALID', message: 'the cell is not a reference' };
-      if (text.length > 512) return { code: 'VALUE_INVALID', message: 'a reference has at most 512 characters' };
-      return { value: text };
-    });
-    if (ref.value !== undefined) {
-      const first = references.get(ref.value);
-      if (first) reason('REFERENCE_DUPLICATE', `the reference ${quoted(ref.value)} is the row's at ${first} too: each row is one truck`, ref.position, r);
-      else references.set(ref.value, ref.position);
-    }
-    out.rows.push({ row: r, ...(ref.value !== undefined ? { reference: ref.value } : {}) });
-
-    // Where: a place's name is looked up in the row's country when a country column gives one.
-    const originCountry = value('originCountry', readCountry);
-    const origin = value('origin', (cell) => readPlace(cell, { ...placeContext, country: originCountry.value }, false));
-    if (!origin.given) reason('VALUE_MISSING', `no origin (${settings.columns.origin})`, origin.position, r);
-    const destinationCountry = value('destinationCountry', readCountry);
-    const destinationCell = value('destination', (cell) => readPlace(cell, { ...placeContext, country: destinationCountry.value }, true));
-    // A country and no place in it is the destination: "to Italy".
-    let destination: Area | undefined = destinationCell.value ?? (destinationCountry.value && !destinationCell.given ? { kind: 'country', code: destinationCountry.value } : undefined);
-    if (!destinationCell.given && !destinationCountry.given && settings.destination !== undefined) {
-      const read = readPlace({ t: 's', v: settings.destination }, placeContext, true);
-      if ('code' in read) reason('SETTINGS_INVALID', `settings.spreadsheet.destination: ${read.message}`, 'settings.spreadsheet.destination', r);
-      else destination = read.value;
-    }
-    if (!destinationCell.given && !destinationCountry.given && !destination && settings.publish) reason('VALUE_MISSING', `no destination${settings.columns.destination ? ` (${settings.columns.destination})` : ''}, and the organization sets none (destination) to publish with`, destinationCell.position, r);
-
-    // When.
-    const date1904 = sheet.date1904 === true;
-    const from = value('availableFrom', (cell) => readDate(cell, settings, date1904));
-    if (!from.given) reason('VALUE_MISSING', `no date the truck is free from (${settings.columns.availableFrom})`, from.position, r);
-    const fromTime = value('availableFromTime', readTime);
-    const until = value('availableUntil', (cell) => readDate(cell, settings, date1904));
-    const untilTime = value('availableUntilTime', readTime);
-    const span = from.value ? windowOf(from.value, fromTime.value, until.value, untilTime.value, { from: from.position, fromTime: fromTime.position, until: until.position, untilTime: untilTime.position }, settings, (code, message, position) => reason(code, message, position, r), until.given || untilTime.given) : undefined;
-
-    // What vehicle, how much room.
-    const body = value('bodyType', (cell) => readBodyType(cell, settings));
-    const bodyType = body.value ?? (body.given ? undefined : settings.bodyType ? { bodyType: settings.bodyType } : undefined);
-    if (!body.given && !bodyType && settings.publish) reason('VEHICLE_PROFILE_MISSING', `no body type${settings.columns.bodyType ? ` (${settings.columns.bodyType})` : ''}, and the organization sets none (bodyType) to publish with`, body.position, r);
-    const capacity: Capacity = {};
-    let unreadQuantity = false;
-    const quantity = (field: (typeof QUANTITY_FIELDS)[number], check: (n: number) => string | undefined, put: (n: number) => void) => {
-      const q = value(field, (cell) => readNumber(cell, settings.decimalSeparator));
-      if (q.value === undefined) return void (unreadQuantity ||= q.given);
-      const problem = q.value < 0 ? 'is negative' : check(q.value);
-      if (problem) return void ((unreadQuantity = true), reason('NUMBER_INVALID', `the value ${q.value} ${problem}`, q.position, r));
-      // Zero is read as "not given": an absent dimension is unknown, never zero (spreadsheets fill blanks with 0).
-      if (q.value > 0) put(q.value);
-    };
-    quantity('pallets', (n) => (!Number.isInteger(n) ? 'is not a whole number of pallet spaces' : n > 1000 ? 'is more than 1000 pallet spaces' : undefined), (n) => (capacity.palletSpaces = n));
-    quantity('weight', (n) => (n > 1e9 ? 'is too large' : undefined), (n) => (capacity.weight = { value: n, unitCode: settings.weightUnit ?? 'KGM' }));
-    quantity('loadingMetres', (n) => (n > 1e9 ? 'is too large' : undefined), (n) => (capacity.loadingMetres = { value: n, unitCode: 'MTR' }));
-    quantity('volume', (n) => (n > 1e9 ? 'is too large' : undefined), (n) => (capacity.volume = { value: n, unitCode: 'MTQ' }));
-    if (!Object.keys(capacity).length && !unreadQuantity) {
-      const named = QUANTITY_FIELDS.filter((f) => columns.has(f));
-      reason('CAPACITY_MISSING', named.length ? `no free capacity in ${named.map((f) => settings.columns[f]).join(', ')}: at least one above 0` : 'the organization maps no capacity column (pallets, weight, loadingMetres, volume)', named.length ? at(columns.get(named[0]), r) : at(undefined, r), r);
-    }
-    // The price asked, in the organization's currency: disclosed once a match is accepted.
-    const asked = value('price', (cell) => readNumber(cell, settings.decimalSeparator));
-    if (asked.value !== undefined && (asked.value < 0 || asked.value > 1e9)) reason('NUMBER_INVALID', `the price ${asked.value} is not between 0 and 1,000,000,000`, asked.position, r);
-    // A price of 0 is read as "not given", as a quantity of 0 is (spreadsheets fill blanks with 0).
-    const price = asked.value !== undefined && asked.value > 0 && asked.value <= 1e9 && settings.currency ? { amount: asked.value, currency: settings.currency } : undefined;
-    if (reasons.length > before || !origin.value || !span) continue;
-
-    // An offer already over when the file arrived is not offered.
-    const expiresAt = expiryOf(span, settings);
-    if (Number.isFinite(receivedAt) && Date.parse(span.end) <= receivedAt) {
-      reason('WINDOW_PAST', `the truck is free until ${span.end}, before the file arrived (${context.receivedAt})`, span.endPosition, r);
-      continue;
-    }
-    if (settings.publish && Number.isFinite(receivedAt) && Date.parse(expiresAt) <= receivedAt) {
-      reason('OFFER_EXPIRED', `the offer would expire at ${expiresAt} (settings.spreadsheet.expires), before the file arrived (${context.receivedAt})`, settings.expires?.before === 'availableFrom' ? span.startPosition : span.endPosition, r);
-      continue;
-    }
-    const externalReferences = [
-      ...(ref.value !== undefined ? [{ system, type: settings.referenceType ?? 'truck', value: ref.value }] : []),
-      { system, type: 'row', value: `${context.entryId}:${r}` },
-    ];
-    out.offers.push({
-      row: r,
-      ...(ref.value !== undefined ? { reference: ref.value } : {}),
-      body: {
-        availabilityWindow: { start: span.start, end: span.end, timeZone: settings.timeZone },
-        originArea: origin.value,
-        ...(destination ? { destinationArea: destination } : {}),
-        ...(settings.direction ? { direction: settings.direction } : {}),
-        ...(bodyType ? { vehicleProfile: bodyType } : {}),
-        availableCapacity: capacity,
-        expiresAt,
-        ...(settings.publish ? { visibility: settings.visibility ?? { mode: 'open' } } : {}),
-        ...(price ? { restrictedDetails: { price } } : {}),
-        externalReferences,
-      },
-    });
+  const expiresAt = expiryOf(span, settings);
+  if (Number.isFinite(receivedAt) && Date.parse(span.end) <= receivedAt) {
+    return void cells.reason('WINDOW_PAST', `the truck is free until ${span.end}, before the file arrived (${context.receivedAt})`, span.endPosition);
   }
-  return out;
+  if (settings.publish && Number.isFinite(receivedAt) && Date.parse(expiresAt) <= receivedAt) {
+    return void cells.reason('OFFER_EXPIRED', `the offer would expire at ${expiresAt} (settings.spreadsheet.expires), before the file arrived (${context.receivedAt})`, settings.expires?.before === 'availableFrom' ? span.startPosition : span.endPosition);
+  }
+  const externalReferences = [
+    ...(reference !== undefined ? [{ system: rows.system, type: settings.referenceType ?? 'truck', value: reference }] : []),
+    { system: rows.system, type: 'row', value: `${context.entryId}:${cells.r}` },
+  ];
+  return {
+    availabilityWindow: { start: span.start, end: span.end, timeZone: settings.timeZone },
+    originArea: read.origin,
+    ...(read.destination ? { destinationArea: read.destination } : {}),
+    ...(settings.direction ? { direction: settings.direction } : {}),
+    ...(read.vehicleProfile ? { vehicleProfile: read.vehicleProfile } : {}),
+    availableCapacity: read.availableCapacity,
+    expiresAt,
+    ...(settings.publish ? { visibility: settings.visibility ?? { mode: 'open' } } : {}),
+    ...(read.price ? { restrictedDetails: { price: read.price } } : {}),
+    externalReferences,
+  };
+}
+
+/** The row's reference (its truck or trip id), once per file. */
+function referenceOf(cells: RowCells, references: Map<string, string>): string | undefined {
+  const ref = cells.value('reference', (cell) => {
+    const text = cellText(cell).trim();
+    if (cell.t === 'n' && cell.d) return { code: 'VALUE_INVALID', message: 'a date is not a reference' };
+    if (cell.t === 'b' || cell.t === 'e') return { code: 'VALUE_INVALID', message: 'the cell is not a reference' };
+    if (text.length > 512) return { code: 'VALUE_INVALID', message: 'a reference has at most 512 characters' };
+    return { value: text };
+  });
+  if (ref.value !== undefined) {
+    const first = references.get(ref.value);
+    if (first) cells.reason('REFERENCE_DUPLICATE', `the reference ${quoted(ref.value)} is the row's at ${first} too: each row is one truck`, ref.position);
+    else references.set(ref.value, ref.position);
+  }
+  return ref.value;
+}
+
+/** Where: a place's name is looked up in the row's country when a country column gives one; a country and no place in it is the destination ("to Italy"). */
+function placesOf(s: SheetReader, cells: RowCells, places: PlaceContext): { origin?: Area; destination?: Area } {
+  const { settings } = s;
+  const originCountry = cells.value('originCountry', readCountry);
+  const origin = cells.value('origin', (cell) => readPlace(cell, { ...places, country: originCountry.value }, false));
+  if (!origin.given) cells.reason('VALUE_MISSING', `no origin (${settings.columns.origin})`, origin.position);
+  const destinationCountry = cells.value('destinationCountry', readCountry);
+  const destinationCell = cells.value('destination', (cell) => readPlace(cell, { ...places, country: destinationCountry.value }, true));
+  let destination: Area | undefined = destinationCell.value ?? (destinationCountry.value && !destinationCell.given ? { kind: 'country', code: destinationCountry.value } : undefined);
+  if (!destinationCell.given && !destinationCountry.given && settings.destination !== undefined) {
+    const read = readPlace({ t: 's', v: settings.destination }, places, true);
+    if ('code' in read) cells.reason('SETTINGS_INVALID', `settings.spreadsheet.destination: ${read.message}`, 'settings.spreadsheet.destination');
+    else destination = read.value;
+  }
+  if (!destinationCell.given && !destinationCountry.given && !destination && settings.publish) cells.reason('VALUE_MISSING', `no destination${settings.columns.destination ? ` (${settings.columns.destination})` : ''}, and the organization sets none (destination) to publish with`, destinationCell.position);
+  return { origin: origin.value, destination };
+}
+
+/** When: the availability window of the row's dates and times (windowOf). */
+function availabilityOf(s: SheetReader, cells: RowCells): Window | undefined {
+  const { settings } = s;
+  const date1904 = s.sheet.date1904 === true;
+  const from = cells.value('availableFrom', (cell) => readDate(cell, settings, date1904));
+  if (!from.given) cells.reason('VALUE_MISSING', `no date the truck is free from (${settings.columns.availableFrom})`, from.position);
+  const fromTime = cells.value('availableFromTime', readTime);
+  const until = cells.value('availableUntil', (cell) => readDate(cell, settings, date1904));
+  const untilTime = cells.value('availableUntilTime', readTime);
+  if (!from.value) return undefined;
+  const where = { from: from.position, fromTime: fromTime.position, until: until.position, untilTime: untilTime.position };
+  return windowOf(from.value, fromTime.value, until.value, untilTime.value, where, settings, cells.reason, until.given || untilTime.given);
+}
+
+/** What vehicle: the row's body type, else the organization's. */
+function vehicleOf(s: SheetReader, cells: RowCells): { bodyType: BodyType; bodyTypeDescription?: string } | undefined {
+  const { settings } = s;
+  const body = cells.value('bodyType', (cell) => readBodyType(cell, settings));
+  const bodyType = body.value ?? (body.given ? undefined : settings.bodyType ? { bodyType: settings.bodyType } : undefined);
+  if (!body.given && !bodyType && settings.publish) cells.reason('VEHICLE_PROFILE_MISSING', `no body type${settings.columns.bodyType ? ` (${settings.columns.bodyType})` : ''}, and the organization sets none (bodyType) to publish with`, body.position);
+  return bodyType;
+}
+
+/** How much room: pallet spaces, weight, loading metres and volume above 0; none at all is a reason, unless one did not read. */
+function capacityOf(s: SheetReader, cells: RowCells, columns: ReadonlyMap<ColumnField, string>): Capacity {
+  const { settings } = s;
+  const capacity: Capacity = {};
+  let unreadQuantity = false;
+  const quantity = (field: (typeof QUANTITY_FIELDS)[number], check: (n: number) => string | undefined, put: (n: number) => void) => {
+    const q = cells.value(field, (cell) => readNumber(cell, settings.decimalSeparator));
+    if (q.value === undefined) return void (unreadQuantity ||= q.given);
+    const problem = q.value < 0 ? 'is negative' : check(q.value);
+    if (problem) return void ((unreadQuantity = true), cells.reason('NUMBER_INVALID', `the value ${q.value} ${problem}`, q.position));
+    // Zero is read as "not given": an absent dimension is unknown, never zero (spreadsheets fill blanks with 0).
+    if (q.value > 0) put(q.value);
+  };
+  quantity('pallets', (n) => (!Number.isInteger(n) ? 'is not a whole number of pallet spaces' : n > 1000 ? 'is more than 1000 pallet spaces' : undefined), (n) => (capacity.palletSpaces = n));
+  quantity('weight', (n) => (n > 1e9 ? 'is too large' : undefined), (n) => (capacity.weight = { value: n, unitCode: settings.weightUnit ?? 'KGM' }));
+  quantity('loadingMetres', (n) => (n > 1e9 ? 'is too large' : undefined), (n) => (capacity.loadingMetres = { value: n, unitCode: 'MTR' }));
+  quantity('volume', (n) => (n > 1e9 ? 'is too large' : undefined), (n) => (capacity.volume = { value: n, unitCode: 'MTQ' }));
+  if (!Object.keys(capacity).length && !unreadQuantity) {
+    const named = QUANTITY_FIELDS.filter((f) => columns.has(f));
+    cells.reason('CAPACITY_MISSING', named.length ? `no free capacity in ${named.map((f) => settings.columns[f]).join(', ')}: at least one above 0` : 'the organization maps no capacity column (pallets, weight, loadingMetres, volume)', s.at(named.length ? columns.get(named[0]) : undefined, cells.r));
+  }
+  return capacity;
+}
+
+/** The price asked, in the organization's currency: disclosed once a match is accepted. A price of 0 is read as "not given", as a quantity of 0 is (spreadsheets fill blanks with 0). */
+function priceOf(s: SheetReader, cells: RowCells): components['schemas']['LogisticsPrice'] | undefined {
+  const asked = cells.value('price', (cell) => readNumber(cell, s.settings.decimalSeparator));
+  if (asked.value !== undefined && (asked.value < 0 || asked.value > 1e9)) cells.reason('NUMBER_INVALID', `the price ${asked.value} is not between 0 and 1,000,000,000`, asked.position);
+  return asked.value !== undefined && asked.value > 0 && asked.value <= 1e9 && s.settings.currency ? { amount: asked.value, currency: s.settings.currency } : undefined;
 }
 
 interface Window {
