@@ -113,9 +113,26 @@ function brokerAuthority(brokerUrl: string, operators: readonly string[], intros
 // the exchange refuses each without it, and the APERAK says so.)
 const SCOPE_OF: Readonly<Record<string, string>> = { edifact: 'loads:publish', epcis: 'execution:update', spreadsheet: 'capacity:publish' };
 
-export function gatewayApp({ db, config, intake, ready, follower, delivery, reconcile, settings }: GatewayParts): Hono<Env> {
+export function gatewayApp(parts: GatewayParts): Hono<Env> {
   const app = new Hono<Env>();
-  const authority = brokerAuthority(config.brokerUrl, config.operatorOrganizations, config.introspection);
+  const entryView = entryViewOf(parts.db);
+  // In this order: what is open, then what guards the organizations' routes, then those routes.
+  healthRoutes(app, parts);
+  guardRoutes(app, parts.config);
+  messageRoutes(app, parts, entryView);
+  quarantineRoutes(app, parts, entryView);
+  organizationRoutes(app, parts);
+  settingsRoutes(app, parts.settings);
+  app.notFound((c) => problem(c, 404, 'ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`));
+  app.onError((err, c) => problem(c, 500, 'INTERNAL_ERROR', `the gateway could not complete the request (${err.name})`));
+  return app;
+}
+
+/** An entry as its organization sees it (entryViewOf). */
+type EntryView = ReturnType<typeof entryViewOf>;
+
+/** The gateway's health and what it is, open; every organization's health and the metrics, the operator's. */
+function healthRoutes(app: Hono<Env>, { db, config, ready, follower, delivery }: GatewayParts) {
   const organizationIds = config.organizations.map((o) => o.organizationId);
   const metrics = gatewayMetrics(db, follower, delivery, organizationIds);
 
@@ -140,20 +157,18 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   };
   app.get('/health', operator, async (c) => c.json({ status: (await ready()) ? 'ready' : 'not ready', organizations: await healthOf(db, follower, delivery, organizationIds) }));
   app.get('/metrics', operator, async (c) => c.text(await metrics.metrics(), 200, { 'content-type': metrics.contentType }));
+}
 
+/** What comes before the organizations' routes: the console's origins (CORS), the caller's token, and the size of a message. */
+function guardRoutes(app: Hono<Env>, config: GatewayConfig) {
   // The planner console (another origin: the broker's) reads and resolves the organization's held
   // messages with the user's own token; only the origins configured may.
   if (config.consoleOrigins.length) {
     const allowed = cors({ origin: config.consoleOrigins, allowMethods: ['GET', 'POST'], allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-message-name'], maxAge: 600 });
     for (const path of ['/messages/*', '/quarantine', '/quarantine/*', '/status']) app.use(path, allowed);
   }
-  app.use('/messages/*', authenticate);
-  app.use('/quarantine', authenticate);
-  app.use('/quarantine/*', authenticate);
-  app.use('/status', authenticate);
-  app.use('/reconcile', authenticate);
-  app.use('/mappings', authenticate);
-  app.use('/settings', authenticate);
+  const authenticate = authenticatorOf(config);
+  for (const path of ['/messages/*', '/quarantine', '/quarantine/*', '/status', '/reconcile', '/mappings', '/settings']) app.use(path, authenticate);
   // A body over the limit is refused while it streams in, not after it was held in memory.
   // The answer comes before the body has been read: the connection is closed after it (and says
   // so), or a client would send its next request on a socket the server then drops.
@@ -167,7 +182,12 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
   });
   app.use('/messages/*', limited);
   app.use('/quarantine/*', limited);
-  async function authenticate(c: Context<Env>, next: () => Promise<void>) {
+}
+
+/** The caller is the organization of its exchange access token, which the broker vouches for, and one the gateway serves (or the operator, for held messages). */
+function authenticatorOf(config: GatewayConfig) {
+  const authority = brokerAuthority(config.brokerUrl, config.operatorOrganizations, config.introspection);
+  return async function authenticate(c: Context<Env>, next: () => Promise<void>) {
     const header = c.req.header('authorization') ?? '';
     const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
     if (!token) return problem(c, 401, 'UNAUTHENTICATED', 'send the organization\'s exchange access token as Authorization: Bearer');
@@ -179,8 +199,11 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     if (!served && !operatorPath) return problem(c, 403, 'ORGANIZATION_BINDING_VIOLATION', 'this gateway does not serve your organization');
     c.set('caller', caller);
     await next();
-  }
+  };
+}
 
+/** A message sent over HTTP, taken as from a mailbox, and what became of it. */
+function messageRoutes(app: Hono<Env>, { config, intake }: GatewayParts, entryView: EntryView) {
   app.post('/messages/:format', async (c) => {
     const format = c.req.param('format');
     if (!FORMATS.some((f) => f.name === format)) return problem(c, 404, 'ROUTE_NOT_FOUND', `no format ${format}`);
@@ -205,7 +228,10 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     const view = await entryView(c.get('caller').organizationId, c.req.param('id'));
     return view ? c.json(view) : problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such message of your organization');
   });
+}
 
+/** The organization's held messages: listed, inspected, corrected and released, or discarded. */
+function quarantineRoutes(app: Hono<Env>, { db, config, intake }: GatewayParts, entryView: EntryView) {
   /** Whose held messages the caller reaches: its organization's, or for the operator any (or the one it names). */
   const holder = (c: Context<Env>) => (c.get('caller').operator ? (c.req.query('organization') ?? undefined) : c.get('caller').organizationId);
 
@@ -217,53 +243,6 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     if (!held) return problem(c, 404, 'RESOURCE_NOT_FOUND', 'no such quarantined message of your organization');
     const entry = await readEntry(db, held.inboxId);
     return c.json({ ...held, content: entry?.content ?? '' });
-  });
-
-  // The organization's own health: its adapters, its feed, its dead letters, its pushes.
-  app.get('/status', async (c) => c.json((await healthOf(db, follower, delivery, [c.get('caller').organizationId]))[0]));
-
-  // Catch up and check the mapping state against the exchange now; the report says what was repaired.
-  app.post('/reconcile', async (c) => {
-    const org = settings.of(c.get('caller').organizationId)!;
-    return c.json(await reconcile(org));
-  });
-
-  // The organization's adapter settings (settings.ts): read by any of its tokens, replaced as a
-  // whole by one with connectors:manage, against the version read (If-Match), in force for the
-  // next message. Identities stay the operator's.
-  app.get('/settings', (c) => {
-    const view = settings.view(c.get('caller').organizationId)!;
-    return c.json(view, 200, { etag: `"${view.version}"` });
-  });
-  app.put('/settings', async (c) => {
-    const caller = c.get('caller');
-    if (!caller.scopes.includes('connectors:manage')) return problem(c, 403, 'INSUFFICIENT_SCOPE', "changing the organization's adapter settings needs scope connectors:manage");
-    const ifMatch = c.req.header('if-match');
-    if (!ifMatch) return problem(c, 428, 'PRECONDITION_REQUIRED', 'send the ETag of the settings you changed as If-Match (GET /settings answers it; "0" while only the operator\'s file is there)');
-    const expected = /^(?:W\/)?"(\d+)"$/.exec(ifMatch.trim())?.[1];
-    if (expected === undefined) return problem(c, 400, 'VALIDATION_FAILED', 'If-Match must be the ETag GET /settings answered, for example "3"');
-    let body: unknown;
-    try {
-      body = await c.req.json();
-    } catch {
-      return problem(c, 400, 'VALIDATION_FAILED', 'the body must be the settings as JSON (what GET /settings answers under "settings")');
-    }
-    const problems = settingsProblems(body);
-    if (problems.length) return c.json({ type: 'urn:exchange:protocol:error:validation-failed', title: TITLES.VALIDATION_FAILED, status: 400, code: 'VALIDATION_FAILED', detail: `the settings cannot be used: ${problems.map((p) => `${p.pointer} ${p.message}`).join('; ')}`, errors: problems }, 400, { 'content-type': 'application/problem+json' });
-    try {
-      const view = await settings.put(caller.organizationId, body as EditableSettings, Number(expected), caller.organizationId);
-      return c.json(view, 200, { etag: `"${view.version}"` });
-    } catch (err) {
-      if (!(err instanceof SettingsConflict)) throw err;
-      return problem(c, 409, 'STALE_RESOURCE_VERSION', `the settings are at version ${err.current}, not ${expected}: read them again (GET /settings) and apply your change to what is there`);
-    }
-  });
-
-  // The mapping state of one exchange resource: the organization's external references of it.
-  app.get('/mappings', async (c) => {
-    const resourceId = c.req.query('resourceId');
-    if (!resourceId) return problem(c, 400, 'VALIDATION_FAILED', 'name the exchange resource: ?resourceId=');
-    return c.json({ items: (await referencesOf(db, c.get('caller').organizationId, resourceId)).map(({ system, type, value, resourceKind, resourceId: id }) => ({ system, type, value, resourceKind, resourceId: id })) });
   });
 
   // Correct and release: the corrected message (the body) takes the path of a new one, in the
@@ -294,12 +273,65 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
     await resolveQuarantine(db, held.organizationId, held.inboxId, { state: 'discarded' });
     return c.json({ ...held, state: 'discarded' });
   });
+}
 
-  app.notFound((c) => problem(c, 404, 'ROUTE_NOT_FOUND', `no endpoint ${c.req.method} ${c.req.path}`));
-  app.onError((err, c) => problem(c, 500, 'INTERNAL_ERROR', `the gateway could not complete the request (${err.name})`));
+/** The organization's own state: its health, a reconciliation with the exchange, its mapping state. */
+function organizationRoutes(app: Hono<Env>, { db, follower, delivery, reconcile, settings }: GatewayParts) {
+  // The organization's own health: its adapters, its feed, its dead letters, its pushes.
+  app.get('/status', async (c) => c.json((await healthOf(db, follower, delivery, [c.get('caller').organizationId]))[0]));
 
-  /** An entry as its organization sees it (another organization's is not found). */
-  async function entryView(organizationId: string, id: string) {
+  // Catch up and check the mapping state against the exchange now; the report says what was repaired.
+  app.post('/reconcile', async (c) => {
+    const org = settings.of(c.get('caller').organizationId)!;
+    return c.json(await reconcile(org));
+  });
+
+  // The mapping state of one exchange resource: the organization's external references of it.
+  app.get('/mappings', async (c) => {
+    const resourceId = c.req.query('resourceId');
+    if (!resourceId) return problem(c, 400, 'VALIDATION_FAILED', 'name the exchange resource: ?resourceId=');
+    return c.json({ items: (await referencesOf(db, c.get('caller').organizationId, resourceId)).map(({ system, type, value, resourceKind, resourceId: id }) => ({ system, type, value, resourceKind, resourceId: id })) });
+  });
+}
+
+/**
+ * The organization's adapter settings (settings.ts): read by any of its tokens, replaced as a
+ * whole by one with connectors:manage, against the version read (If-Match), in force for the
+ * next message. Identities stay the operator's.
+ */
+function settingsRoutes(app: Hono<Env>, settings: Settings) {
+  app.get('/settings', (c) => {
+    const view = settings.view(c.get('caller').organizationId)!;
+    return c.json(view, 200, { etag: `"${view.version}"` });
+  });
+  app.put('/settings', async (c) => {
+    const caller = c.get('caller');
+    if (!caller.scopes.includes('connectors:manage')) return problem(c, 403, 'INSUFFICIENT_SCOPE', "changing the organization's adapter settings needs scope connectors:manage");
+    const ifMatch = c.req.header('if-match');
+    if (!ifMatch) return problem(c, 428, 'PRECONDITION_REQUIRED', 'send the ETag of the settings you changed as If-Match (GET /settings answers it; "0" while only the operator\'s file is there)');
+    const expected = /^(?:W\/)?"(\d+)"$/.exec(ifMatch.trim())?.[1];
+    if (expected === undefined) return problem(c, 400, 'VALIDATION_FAILED', 'If-Match must be the ETag GET /settings answered, for example "3"');
+    let body: unknown;
+    try {
+      body = await c.req.json();
+    } catch {
+      return problem(c, 400, 'VALIDATION_FAILED', 'the body must be the settings as JSON (what GET /settings answers under "settings")');
+    }
+    const problems = settingsProblems(body);
+    if (problems.length) return c.json({ type: 'urn:exchange:protocol:error:validation-failed', title: TITLES.VALIDATION_FAILED, status: 400, code: 'VALIDATION_FAILED', detail: `the settings cannot be used: ${problems.map((p) => `${p.pointer} ${p.message}`).join('; ')}`, errors: problems }, 400, { 'content-type': 'application/problem+json' });
+    try {
+      const view = await settings.put(caller.organizationId, body as EditableSettings, Number(expected), caller.organizationId);
+      return c.json(view, 200, { etag: `"${view.version}"` });
+    } catch (err) {
+      if (!(err instanceof SettingsConflict)) throw err;
+      return problem(c, 409, 'STALE_RESOURCE_VERSION', `the settings are at version ${err.current}, not ${expected}: read them again (GET /settings) and apply your change to what is there`);
+    }
+  });
+}
+
+/** An entry as its organization sees it (another organization's is not found). */
+function entryViewOf(db: Db) {
+  return async (organizationId: string, id: string) => {
     const entry = await readEntry(db, id);
     if (!entry || entry.organizationId !== organizationId) return undefined;
     const result = entry.result as { submitted?: unknown; reasons?: unknown } | null;
@@ -313,7 +345,5 @@ export function gatewayApp({ db, config, intake, ready, follower, delivery, reco
       ...(result?.submitted ? { submitted: result.submitted } : {}),
       acknowledgements: (await outboundFor(db, organizationId, id)).map((m) => ({ kind: m.kind, name: m.name, content: m.content })),
     };
-  }
-
-  return app;
+  };
 }
