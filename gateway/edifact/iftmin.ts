@@ -111,12 +111,8 @@ const STEPS = {
  */
 export const IFTMIN_READS: readonly ReadPosition[] = readsOf(STEPS);
 
-/**
- * The segments the load request carries; any other is listed as dropped. GDS counts as carried
- * though no step reads it (the goods category is the organization's setting: docs/adapters.md),
- * as it always has here.
- */
-const CARRIED: ReadonlySet<string> = new Set([...carriedOf(STEPS), 'GDS']);
+/** The segments the load request carries; any other is listed as dropped (docs/adapters.md, "lossy"). */
+const CARRIED = carriedOf(STEPS);
 
 /** One IFTMIN message to one load request, or the reasons it cannot be. */
 export function mapIftmin(message: EdifactMessage, context: MappingContext): { load?: LoadMapping; reasons: QuarantineReason[] } {

@@ -73,6 +73,13 @@ describe('IFTMIN: what the mapping reads is its steps', () => {
     );
   });
 
+  it('lists as dropped every segment no step carries: the parties it only checks (NAD), the nature of cargo no step reads (GDS)', () => {
+    const { load } = mapIftmin(messagesOf(goods(['GDS+11']))[0], context);
+    expect(load!.dropped).toEqual(expect.arrayContaining(['NAD', 'GDS', 'TDT']));
+    expect(load!.dropped).not.toEqual(expect.arrayContaining(['BGM']));
+    expect(load!.dropped.filter((tag) => ['UNH', 'UNT', ...tags(IFTMIN_READS)].includes(tag))).toEqual(['NAD']);
+  });
+
   it('reads no data element of the real messages that its steps do not declare, and every segment they declare', () => {
     const read = new Set<string>();
     for (const text of texts) {
