@@ -31,9 +31,9 @@ export function createActivities(db: Db, settings: ActivitySettings, entities: E
     ...projection,
     ...commands,
     // A transition's effects start once what they read is written: the transitions handed along
-    // first (one activity for both, workflows/entity.ts EFFECTS_WITH_WRITE_PATCH).
+    // first (one activity for both, workflows/entity.ts startEffects).
     async startFlows(starts) {
-      if (starts.transitions?.length) await projection.persistTransitions({ transitions: starts.transitions });
+      if (starts.transitions.length) await projection.persistTransitions({ transitions: starts.transitions });
       await commands.startFlows(starts);
     },
     ...createMatchingActivities(db, settings.matching),

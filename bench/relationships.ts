@@ -122,7 +122,7 @@ async function startInsertServer(dbs: Record<string, Queryable>, table: string) 
 async function stepBreakdown(scratch: Db, broker: BrokerHandle, token: string, snapshot: any): Promise<Array<[string, number[]]>> {
   const config = loadConfig({ PUBLIC_BASE_URL: broker.baseUrl, DATA_DIR: broker.dataDir });
   const verify = createTokenVerifier(config, JSON.parse(readFileSync(join(broker.dataDir, 'dev-auth-key.json'), 'utf8')));
-  const { persistTransition } = createProjectionActivities(scratch, { schemaBase: config.schemaBase, eventSource: `${broker.baseUrl}/events` });
+  const { persistTransitions } = createProjectionActivities(scratch, { schemaBase: config.schemaBase, eventSource: `${broker.baseUrl}/events` });
   const out: Array<[string, number[]]> = [];
   const measure = async (name: string, fn: (i: number) => Promise<unknown>) => {
     const xs: number[] = [];
@@ -137,13 +137,15 @@ async function stepBreakdown(scratch: Db, broker: BrokerHandle, token: string, s
   await measure('rate-limit upsert (org + token buckets)', () =>
     hit(scratch, [{ key: 'org:bench', limit: 1e9, windowSeconds: 60 }, { key: 'token:bench', limit: 1e9, windowSeconds: 60 }]));
   const id = randomUUID();
-  await measure('persistTransition (projection + 1 outbox event, 1 transaction)', (i) =>
-    persistTransition({
-      kind: 'partner-relationship',
-      snapshot: { ...snapshot, id, resourceVersion: i + 1 },
-      events: [{ type: 'pcx.partner-relationship.requested.v1', audience: ['org-a', 'org-b'], id: randomUUID(), time: new Date().toISOString() }],
-      correlationId: randomUUID(),
-      causationId: randomUUID(),
+  await measure('persistTransitions of one (projection + 1 outbox event, 1 transaction)', (i) =>
+    persistTransitions({
+      transitions: [{
+        kind: 'partner-relationship',
+        snapshot: { ...snapshot, id, resourceVersion: i + 1 },
+        events: [{ type: 'pcx.partner-relationship.requested.v1', audience: ['org-a', 'org-b'], id: randomUUID(), time: new Date().toISOString() }],
+        correlationId: randomUUID(),
+        causationId: randomUUID(),
+      }],
     }));
   // The statement of load() in api/partner-relationships.ts (gate 4).
   await measure('gate-4 read (select doc by id)', () => scratch.query('select doc from partner_relationships where id = $1', [id]));

@@ -66,11 +66,6 @@ export interface TransitionStore {
 /** The Query an entity answers with the transitions its callers may not have written (workflows/entity.ts). */
 export const UNWRITTEN_TRANSITIONS_QUERY = 'unwrittenTransitions';
 
-/** An Update's answer in runs under `answered-from-decision`, told from a bare snapshot (runs recorded before). */
-export function isCommandAnswer(value: unknown): value is CommandAnswer {
-  return typeof value === 'object' && value !== null && 'snapshot' in value && 'transition' in value && !('resourceVersion' in value);
-}
-
 /** Seconds an intent waits before a sweeper takes it (and between two sweeps of one intent). */
 export const INTENT_GRACE_SECONDS = 3;
 
@@ -143,7 +138,7 @@ export class Entities {
     });
     const handle = this.client.workflow.getHandle(resource.workflowId(id));
     await this.store.intend({ commandId: command.commandId, workflowId: handle.workflowId, kind: resource.kind }, this.graceSeconds);
-    let answer: unknown;
+    let answer: CommandAnswer;
     try {
       answer = await this.within(() =>
         this.client.workflow.executeUpdateWithStart(resource.updates.create, { args: [command], updateId: command.commandId, startWorkflowOperation }),
@@ -196,7 +191,7 @@ export class Entities {
     const definition = resource.updates[command.name];
     if (!definition) throw new Error(`${resource.kind} has no command ${command.name}`);
     await this.store.intend({ commandId: command.commandId, workflowId: handle.workflowId, kind: resource.kind }, this.graceSeconds);
-    let answer: unknown;
+    let answer: CommandAnswer;
     try {
       answer = await this.within(() => handle.executeUpdate(definition, { args: [command], updateId: command.commandId }));
     } catch (err) {
@@ -206,17 +201,12 @@ export class Entities {
   }
 
   /**
-   * Writes what an Update answered and returns its snapshot. A bare snapshot is the answer of a run
-   * recorded before commands carried their transition (its activity wrote it); a null transition
-   * changed nothing or was written by the workflow. A transition that does not follow the row
-   * (another sender's answer is not written yet, or that sender died) is written with those
-   * before it, which the workflow still holds: all of them are in history, since this one is.
+   * Writes what an Update answered and returns its snapshot. A null transition changed nothing or
+   * was written by the workflow. A transition that does not follow the row (another sender's
+   * answer is not written yet, or that sender died) is written with those before it, which the
+   * workflow still holds: all of them are in history, since this one is.
    */
-  private async written(handle: WorkflowHandle, answer: unknown, commandId: string): Promise<Envelope> {
-    if (!isCommandAnswer(answer)) {
-      await this.store.forget(commandId);
-      return answer as Envelope;
-    }
+  private async written(handle: WorkflowHandle, answer: CommandAnswer, commandId: string): Promise<Envelope> {
     if (answer.transition) await this.write(handle, answer.transition, commandId);
     else await this.store.forget(commandId);
     return answer.snapshot;
@@ -290,7 +280,6 @@ export class Entities {
     return this.endedResult<S>(resource.workflowId(id), withinMs);
   }
 
-  /** Starts a flow once: a start that finds its id taken (a retry) is done already. */
   /**
    * Whether a resource's workflow is running, has closed, or does not exist: for a caller that must
    * tell a claim whose create is still under way from one whose create never happened.
@@ -351,6 +340,7 @@ export class Entities {
     return { deleted, running: current.running };
   }
 
+  /** Starts a flow once: a start that finds its id taken (a retry) is done already. */
   async startFlow(workflowType: string, workflowId: string, input: unknown, options: { taskQueue?: string; executionTimeoutMs?: number } = {}): Promise<void> {
     try {
       await this.client.workflow.start(workflowType, {

@@ -1,13 +1,13 @@
 // The transitions an entity workflow's history holds (read by the rebuild, read-model/rebuild.ts,
 // and by a resource's own history, core/entities.ts): each transition the entity decided is in its
-// history, either as the answer of the Update that caused it or as the input of the activity
-// through which the workflow wrote it. Decoding a history is a Temporal matter, below the read
+// history, either as the answer of the Update that caused it or in the input of the activity
+// through which the workflow wrote it (its flush, or the start of a transition's effects). Decoding a history is a Temporal matter, below the read
 // model: core, not read-model/, so that core never imports the layer above it.
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { TransitionRecord } from '../domain/transition';
 
 /** The activities through which a workflow writes transitions itself (their inputs hold them). */
-const WRITING_ACTIVITIES = new Set(['persistTransitions', 'persistTransition', 'startFlows']);
+const WRITING_ACTIVITIES = new Set(['persistTransitions', 'startFlows']);
 
 function isRecord(value: unknown): value is TransitionRecord {
   const v = value as TransitionRecord | null;
@@ -29,7 +29,6 @@ export function transitionsInHistory(events: readonly any[]): TransitionRecord[]
     const scheduled = event.activityTaskScheduledEventAttributes;
     if (scheduled && WRITING_ACTIVITIES.has(scheduled.activityType?.name ?? '')) {
       for (const input of decode(scheduled.input?.payloads)) {
-        if (isRecord(input)) found.push(input);
         const list = (input as { transitions?: unknown[] } | null)?.transitions;
         for (const t of list ?? []) if (isRecord(t)) found.push(t);
       }

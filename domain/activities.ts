@@ -15,8 +15,8 @@ import type { CreatePayload as CommitmentPayload } from './transport-commitment'
 /** Flows a transition starts (workflows/entity.ts, startEffects). */
 export interface FlowStarts {
   flows: Array<{ workflowId: string; workflowType: string; input: unknown; taskQueue: string; executionTimeoutMs?: number }>;
-  /** Written first (fenced, in version order): the entity's unwritten transitions, this one's last. */
-  transitions?: TransitionRecord[];
+  /** Written first (fenced, in version order): the entity's unwritten transitions, the one with the effects last. */
+  transitions: TransitionRecord[];
 }
 
 /** A command a flow sends to an entity (its named Workflow Update). */
@@ -91,9 +91,7 @@ export interface PairEvaluation {
 }
 
 export interface Activities {
-  /** activities/projection.ts */
-  persistTransition(record: TransitionRecord): Promise<void>;
-  /** Transitions of one resource, in version order, written where the read model lacks them (the workflow's flush). */
+  /** activities/projection.ts: transitions of one resource, in version order, written where the read model lacks them (the workflow's flush). */
   persistTransitions(batch: { transitions: TransitionRecord[] }): Promise<void>;
   /** activities/commands.ts */
   startFlows(starts: FlowStarts): Promise<void>;

@@ -16,7 +16,7 @@
 // linked       the executing system linked it to work it already had (final; destinationExternalReference)
 // rejected     the executing system refused it, with a reason (final)
 // Every acknowledgement emits pcx.execution-handover.acknowledged.v1. The final statuses are terminal.
-import { bump, Command, Envelope, EventDraft, Machine, refuse, RefusalError, ruleApplies, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
 import { DERIVED, derivedId } from './ids';
 import { defineResource } from './resource';
 import { referenceIdOf } from './execution-reference';
@@ -249,9 +249,6 @@ function toReference(h: ExecutionHandover, input: Omit<HandoverToReferenceInput,
   return [{ flow: FLOWS.handoverToReference, input: { referenceId: h.executionReferenceId, ...input } satisfies HandoverToReferenceInput }];
 }
 
-/** The Temporal patch of the first delivery's WINDOW_PASSED (runs that accepted a late package before it replay as they were: Refusal.patch). */
-export const HANDOVER_IN_TIME_PATCH = 'handover-in-time';
-
 export const executionHandoverMachine = {
   kind: KIND,
   brokerCommands: [],
@@ -275,12 +272,9 @@ export const executionHandoverMachine = {
     // one already offered is answered by `redeliver`, whatever the hour).
     const pickups = (p.package?.stops ?? []).map((stop, i) => ({ stop, i })).filter(({ stop }) => stop.role === 'pickup');
     const closed = pickups.find(({ stop }) => Date.parse(stop.timeWindow.end) <= Date.parse(now));
-    if (closed && ruleApplies(command, HANDOVER_IN_TIME_PATCH)) {
-      throw new RefusalError({
-        code: 'WINDOW_PASSED',
-        detail: `the pickup window of stop ${closed.stop.sequence} ended at ${closed.stop.timeWindow.end}: too late to hand the movement over`,
-        extensions: { errors: [{ pointer: `/package/stops/${closed.i}/timeWindow/end`, message: 'has passed' }] },
-        patch: HANDOVER_IN_TIME_PATCH,
+    if (closed) {
+      refuse('WINDOW_PASSED', `the pickup window of stop ${closed.stop.sequence} ended at ${closed.stop.timeWindow.end}: too late to hand the movement over`, {
+        errors: [{ pointer: `/package/stops/${closed.i}/timeWindow/end`, message: 'has passed' }],
       });
     }
     if (!context.packageDigest) refuse('VALIDATION_FAILED', 'the package digest is missing');

@@ -5,7 +5,7 @@
 // head have one winner and the chain keeps one head (docs/decisions.md, "ExecutionReference",
 // "ExecutionOutcome"). Reference states: created, linked, completed, cancelled (the last two are
 // terminal and accept nothing).
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, RefusalError, ruleApplies, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
 import { defineResource } from './resource';
 import { DERIVED, derivedId } from './ids';
 
@@ -276,8 +276,6 @@ function checkOutcome(content: OutcomeContent, pointer = '') {
  */
 export const CLOCK_SKEW_MINUTES = 5;
 const CLOCK_SKEW_MS = CLOCK_SKEW_MINUTES * 60_000;
-/** The Temporal patch of that rule: runs recorded before it decide their commands as they did. */
-export const REPORTED_TIMES_PATCH = 'execution-reported-times';
 
 /** The facts' times of an outcome (not its plannedTimeRange: a plan may lie anywhere). */
 function outcomeTimes(content: OutcomeContent): Array<{ pointer: string; value: string | undefined }> {
@@ -295,8 +293,7 @@ function outcomeTimes(content: OutcomeContent): Array<{ pointer: string; value: 
  * proposal is accepted, and nothing of the movement happens before the match. 400
  * VALIDATION_FAILED with each time's pointer; the detail names the field, now and the bound.
  */
-function requireReportedTimes(r: ExecutionReference, command: Command, times: Array<{ pointer: string; value: string | undefined }>, now: string) {
-  if (!ruleApplies(command, REPORTED_TIMES_PATCH)) return;
+function requireReportedTimes(r: ExecutionReference, times: Array<{ pointer: string; value: string | undefined }>, now: string) {
   const latest = new Date(Date.parse(now) + CLOCK_SKEW_MS).toISOString();
   const earliest = new Date(Date.parse(r.createdAt) - CLOCK_SKEW_MS).toISOString();
   const errors: Array<{ pointer: string; message: string }> = [];
@@ -313,7 +310,7 @@ function requireReportedTimes(r: ExecutionReference, command: Command, times: Ar
       sentences.push(`${field} ${value} is before the movement: the execution reference was created at ${r.createdAt} (the broker's now is ${now}), and a reported time may be at most ${CLOCK_SKEW_MINUTES} minutes before that (${earliest})`);
     }
   }
-  if (errors.length) throw new RefusalError({ code: 'VALIDATION_FAILED', detail: `${sentences.join('; ')}.`, extensions: { errors }, patch: REPORTED_TIMES_PATCH });
+  if (errors.length) refuse('VALIDATION_FAILED', `${sentences.join('; ')}.`, { errors });
 }
 
 export const executionReferenceMachine = {
@@ -445,7 +442,7 @@ export const executionReferenceMachine = {
         refuse('IDEMPOTENCY_CONFLICT', 'this deduplicationKey was used for another milestone', { updateId: existing.id });
       }
       requireOpen(r, command);
-      requireReportedTimes(r, command, [{ pointer: '/occurredAt', value: p.occurredAt }], now);
+      requireReportedTimes(r, [{ pointer: '/occurredAt', value: p.occurredAt }], now);
       const update: ExecutionUpdate = {
         id: command.commandId,
         executionReferenceId: r.id,
@@ -478,7 +475,7 @@ export const executionReferenceMachine = {
       }
       requireOpen(r, command);
       checkOutcome(content);
-      requireReportedTimes(r, command, outcomeTimes(content), now);
+      requireReportedTimes(r, outcomeTimes(content), now);
       const record = newHead(r, command, content, now, r.headOutcomeId ?? null, executionReferenceVersion !== undefined ? { observedReferenceVersion: executionReferenceVersion } : {});
       const outcomes = appendToChain(r, record, now);
       const change = { kind: 'recorded' as const, outcomeId: record.id, ...(record.supersedes ? { supersededOutcomeId: record.supersedes } : {}) };
@@ -512,7 +509,7 @@ export const executionReferenceMachine = {
         refuse('VALIDATION_FAILED', 'correctionReason is required', { errors: [{ pointer: '/correctionReason', message: 'is required' }] });
       }
       checkOutcome(content);
-      requireReportedTimes(r, command, outcomeTimes(content), now);
+      requireReportedTimes(r, outcomeTimes(content), now);
       const record = newHead(r, command, content, now, target.id, { observedOutcomeVersion });
       const outcomes = appendToChain(r, record, now);
       const next = bump(r, now, { outcomes, headOutcomeId: record.id, lastOutcomeChange: { kind: 'corrected', outcomeId: record.id, supersededOutcomeId: target.id }, ...afterOutcome(r, record, now) });

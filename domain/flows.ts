@@ -57,8 +57,6 @@ export const FLOW_TIMEOUT_MS = 30 * 60_000;
  * itself if its flow never finished it: after the flow's whole life, so the two never race.
  */
 export const FLOW_DEADLINE_MS = 45 * 60_000;
-/** The patch under which those deadlines exist (runs recorded before had no such timer). */
-export const FLOW_DEADLINES_PATCH = 'flow-deadlines';
 
 export interface OrganizationEndedInput {
   organizationId: string;

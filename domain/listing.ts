@@ -3,7 +3,7 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its broker-only matching commands (domain/capacity-offer.ts,
 // domain/load-request.ts).
-import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, RefusalError, ruleApplies, Transition } from './machine';
+import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition } from './machine';
 
 export interface ReasonRecord {
   reason: string;
@@ -26,12 +26,6 @@ export interface ExpiryRecord {
   window?: string;
   reason: string;
 }
-
-/** The Temporal patch of publish's WINDOW_PASSED (runs that published a stale listing before it replay as they were: Refusal.patch). */
-export const PUBLISH_IN_TIME_PATCH = 'listing-publish-in-time';
-
-/** The Temporal patch of the lapse timer (runs recorded before it keep their expiresAt timer only). */
-export const LAPSE_PATCH = 'listing-window-lapse';
 
 export interface Listing extends Envelope {
   expiresAt?: string;
@@ -223,13 +217,8 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
         const errors = publishProblems(spec, state, now);
         if (errors.length) refuse('RESOURCE_NOT_PUBLISHABLE', 'the resource cannot be published yet', { errors });
         const lapse = lapseOf(spec, state);
-        if (lapse && lapse.at <= Date.parse(now) && ruleApplies(command, PUBLISH_IN_TIME_PATCH)) {
-          throw new RefusalError({
-            code: 'WINDOW_PASSED',
-            detail: `too late to publish: ${tooLate(lapse)}`,
-            extensions: { errors: [{ pointer: `/${lapse.window}/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }] },
-            patch: PUBLISH_IN_TIME_PATCH,
-          });
+        if (lapse && lapse.at <= Date.parse(now)) {
+          refuse('WINDOW_PASSED', `too late to publish: ${tooLate(lapse)}`, { errors: [{ pointer: `/${lapse.window}/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }] });
         }
         const context: ListingContext = command.context ?? {};
         if (state.visibility?.mode !== 'open' && !context.ownerHasActiveRelationship) {
@@ -281,13 +270,12 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
       },
     },
 
-    // expiresAt, or sooner the moment its window can no longer be met (a lapse; runs recorded
-    // before the lapse existed keep the expiresAt timer alone).
+    // expiresAt, or sooner the moment its window can no longer be met (a lapse).
     deadline(state: S): Deadline | undefined {
       if (!spec.live.includes(state.status)) return undefined;
       const expiry: Deadline | undefined = state.expiresAt ? { at: state.expiresAt, command: 'expire' } : undefined;
       const lapse = lapseOf(spec, state);
-      if (lapse && (!expiry || lapse.at < Date.parse(expiry.at))) return { at: new Date(lapse.at).toISOString(), command: 'lapse', patch: LAPSE_PATCH, instead: expiry };
+      if (lapse && (!expiry || lapse.at < Date.parse(expiry.at))) return { at: new Date(lapse.at).toISOString(), command: 'lapse' };
       return expiry;
     },
   };

@@ -55,16 +55,7 @@ export interface Command<P = any, C = any> {
    * restore of the read model alone) finds the resource it made (api/idempotency.ts).
    */
   createKey?: string;
-  /**
-   * Set by the entity workflow only: the patches of rules (`Refusal.patch`) that this run's
-   * recorded history predates. A machine skips such a rule (`ruleApplies`), so a command it once
-   * accepted is decided the same way on replay.
-   */
-  predates?: readonly string[];
 }
-
-/** Whether a rule a machine gained behind a Temporal patch applies to this command (always, outside a replayed run). */
-export const ruleApplies = (command: Command, patch: string): boolean => !command.predates?.includes(patch);
 
 /**
  * The audience entry of the protocol operator: an event that names it is on the feed (and the
@@ -113,11 +104,6 @@ export interface Effect {
   flow: string;
   input: unknown;
   /**
-   * A Temporal patch id for an effect a transition gained after runs were recorded: the entity
-   * starts it only where the patch applies, so recorded runs replay unchanged.
-   */
-  patch?: string;
-  /**
    * The command answers only once this flow has ended: its effects are part of what the caller
    * is told (a withdrawn request's proposals are withdrawn when the withdraw answers).
    */
@@ -135,10 +121,6 @@ export interface Transition<S> {
 export interface Deadline {
   at: string;
   command: string;
-  /** A Temporal patch id for a deadline added after runs were recorded (its timer is new to their histories). */
-  patch?: string;
-  /** The deadline a run recorded before the patch keeps (the one the machine had then). */
-  instead?: Deadline;
 }
 
 export interface SearchAttributeValues {
@@ -185,12 +167,6 @@ export interface Refusal {
   code: ProblemCode;
   detail: string;
   extensions?: Record<string, unknown>;
-  /**
-   * A refusal a machine gained after runs were recorded, behind this Temporal patch: in a run
-   * whose history predates the patch, the entity decides the command again without the rule
-   * (`Command.predates`). Never told to the caller.
-   */
-  patch?: string;
 }
 
 export class RefusalError extends Error {

@@ -17,7 +17,7 @@
 import type { Rationale } from './matching';
 import { bump, Command, Envelope, EventDraft, isBroker, Machine, Refusal, refuse, Transition } from './machine';
 import { defineResource } from './resource';
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
+import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
 
 export type ProposalStatus = 'open' | 'accepted' | 'rejected' | 'expired' | 'superseded' | 'withdrawn';
 export type DecisionState =
@@ -283,7 +283,7 @@ export const matchProposalMachine = {
     if (p.status !== 'open') return undefined;
     // COMMITTING began at updatedAt (nothing else changes the proposal meanwhile); its flow has
     // ended long before this, so the proposal ends itself and releases what the flow left held.
-    if (p.decisionState === 'COMMITTING') return { at: new Date(Date.parse(p.updatedAt) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonCommit', patch: FLOW_DEADLINES_PATCH };
+    if (p.decisionState === 'COMMITTING') return { at: new Date(Date.parse(p.updatedAt) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonCommit' };
     return { at: p.validUntil, command: 'expire' };
   },
 } satisfies Machine<MatchProposal>;

@@ -130,10 +130,10 @@ function requireLive(o: Organization, what: string): void {
 /**
  * An organization that ended takes its open offers and requests off the exchange: partners would
  * otherwise see listings nobody can act on until they expire (gate 3 refuses the organization
- * everything). Behind a patch: runs recorded before this effect replay without it.
+ * everything).
  */
 const listingsEnd = (o: Organization, reason: string) => [
-  { flow: FLOWS.organizationEnded, input: { organizationId: o.organizationId, reason: `the organization ended: ${reason}` } satisfies OrganizationEndedInput, patch: 'organization-end-cancels-listings' },
+  { flow: FLOWS.organizationEnded, input: { organizationId: o.organizationId, reason: `the organization ended: ${reason}` } satisfies OrganizationEndedInput },
 ];
 
 /** A directory listing as given (the API's schema checks it too; the seed's files are checked here). */

@@ -160,10 +160,10 @@ function terminate(
 
 /**
  * Sharing stops with the relationship: its open proposals end (withdrawn, their reservations and
- * requests released). Behind a patch: runs recorded before this effect replay without it.
+ * requests released).
  */
 const endProposals = (state: PartnerRelationship, now: string, reason: string) => [
-  { flow: FLOWS.endRelationshipProposals, input: { relationshipId: state.id, at: now, reason } satisfies EndRelationshipProposalsInput, patch: 'relationship-end-ends-proposals' },
+  { flow: FLOWS.endRelationshipProposals, input: { relationshipId: state.id, at: now, reason } satisfies EndRelationshipProposalsInput },
 ];
 
 const PATCHABLE = ['scopes', 'visibilityPolicy', 'decisionPolicy', 'effectiveFrom', 'effectiveUntil', 'retentionPolicyRef', 'externalReferences', 'extensions'] as const;

@@ -96,8 +96,8 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
 
 type PayloadOf<H> = H extends (state: any, command: Command<infer P>, now: string) => any ? P : never;
 
-/** What an Update answers: the snapshot with its transition, or (runs recorded before) the snapshot alone. */
-export type UpdateAnswer<S extends Envelope> = S | CommandAnswer<S>;
+/** What an Update answers: the snapshot with its transition (domain/transition.ts). */
+export type UpdateAnswer<S extends Envelope> = CommandAnswer<S>;
 
 export type UpdatesOf<S extends Envelope, M extends Machine<S>> = {
   [K in keyof M['commands'] & string]: UpdateDefinition<UpdateAnswer<S>, [Command<PayloadOf<M['commands'][K]>>], K>;
@@ -141,8 +141,7 @@ export interface EntityInput<S extends Envelope = Envelope> {
   state?: S;
   /**
    * The ids of the last RECENT_COMMANDS commands (with the version each produced). A repeated
-   * command is answered with the current snapshot instead of being applied again. Runs recorded
-   * before this carried whole snapshots here; only the ids are read.
+   * command is answered with the current snapshot instead of being applied again.
    */
   recent?: Array<[string, unknown]>;
   /** Transitions answered to their senders and not known to be written (workflows/entity.ts). */

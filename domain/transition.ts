@@ -13,16 +13,14 @@ export interface TransitionRecord {
 }
 
 /**
- * What an entity's Update answers in runs under the patch `answered-from-decision`
- * (workflows/entity.ts): the snapshot and the transition the command made, for the caller to
- * write into the read model (core/entities.ts), or null when there is nothing to write (a command
- * that changed nothing, or one the workflow wrote itself). Runs recorded before answer the snapshot alone.
+ * What an entity's Update answers (workflows/entity.ts): the snapshot and the transition the
+ * command made, for the caller to write into the read model (core/entities.ts), or null when there
+ * is nothing to write (a command that changed nothing, or one the workflow wrote itself).
  */
 export interface CommandAnswer<S extends Envelope = Envelope> {
   snapshot: S;
   transition: TransitionRecord | null;
 }
-
 
 /**
  * What an entity answers the Query `unwrittenTransitions` with: its transitions not known to be

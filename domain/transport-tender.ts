@@ -6,10 +6,10 @@
 // TransportCommitment. After acceptance an amendment (POST /transport-commitments/{id}/amendments)
 // adds a revision linked to the commitment; accepted, it creates the next commitment version.
 // Transition table: docs/decisions.md, "TransportTender transitions".
-import { bump, Command, Envelope, EventDraft, Machine, refuse, RefusalError, ruleApplies, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
 import { EXECUTION_LEAD_MINUTES, EXECUTION_LEAD_MS } from './listing';
 import { defineResource } from './resource';
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows';
+import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows';
 
 export type TenderStatus = 'draft' | 'issued' | 'accepting' | 'accepted' | 'amending' | 'rejected' | 'withdrawn' | 'expired' | 'closed';
 export type MovementScope = 'fullTransport' | 'routeLeg' | 'collection' | 'delivery';
@@ -205,32 +205,21 @@ function firstPickup(terms: TenderTerms): { index: number; sequence: number; end
  * A movement whose first pickup window ends within the hour a commitment needs cannot be executed:
  * 422 WINDOW_PASSED (docs/decisions.md, "Listings in time": the same lead as the listings').
  */
-function requirePickupInTime(command: Command, terms: TenderTerms, pointer: string, now: string) {
-  if (!ruleApplies(command, TENDER_IN_TIME_PATCH)) return;
+function requirePickupInTime(terms: TenderTerms, pointer: string, now: string) {
   const first = firstPickup(terms);
   if (first && Date.parse(first.end) - EXECUTION_LEAD_MS <= Date.parse(now)) {
-    throw new RefusalError({
-      code: 'WINDOW_PASSED',
-      detail: `the pickup window of stop ${first.sequence} ends at ${first.end}, less than ${EXECUTION_LEAD_MINUTES} minutes from now: the movement can no longer be executed`,
-      extensions: { errors: [{ pointer: `${pointer}/stops/${first.index}/timeWindow/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }] },
-      patch: TENDER_IN_TIME_PATCH,
+    refuse('WINDOW_PASSED', `the pickup window of stop ${first.sequence} ends at ${first.end}, less than ${EXECUTION_LEAD_MINUTES} minutes from now: the movement can no longer be executed`, {
+      errors: [{ pointer: `${pointer}/stops/${first.index}/timeWindow/end`, message: `ends less than ${EXECUTION_LEAD_MINUTES} minutes from now` }],
     });
   }
 }
 
-/** The Temporal patch of the tender's rules against now (runs recorded before them replay as they were: Refusal.patch). */
-export const TENDER_IN_TIME_PATCH = 'tender-in-time';
-
 /** A tender open for decisions after its movement could start makes no sense: expiresAt an hour before the first pickup ends at the latest. */
-function requireExpiryBeforePickup(command: Command, expiresAt: string, terms: TenderTerms) {
-  if (!ruleApplies(command, TENDER_IN_TIME_PATCH)) return;
+function requireExpiryBeforePickup(expiresAt: string, terms: TenderTerms) {
   const first = firstPickup(terms);
   if (first && Date.parse(expiresAt) > Date.parse(first.end) - EXECUTION_LEAD_MS) {
-    throw new RefusalError({
-      code: 'VALIDATION_FAILED',
-      detail: 'the tender would stay open after its movement could start',
-      extensions: { errors: [{ pointer: '/expiresAt', message: `must be at least ${EXECUTION_LEAD_MINUTES} minutes before the first pickup window ends (${first.end})` }] },
-      patch: TENDER_IN_TIME_PATCH,
+    refuse('VALIDATION_FAILED', 'the tender would stay open after its movement could start', {
+      errors: [{ pointer: '/expiresAt', message: `must be at least ${EXECUTION_LEAD_MINUTES} minutes before the first pickup window ends (${first.end})` }],
     });
   }
 }
@@ -262,8 +251,8 @@ function revise(t: TransportTender, command: Command<{ terms: Partial<TenderTerm
   if (changes.length === 0) refuse('VALIDATION_FAILED', 'the revision changes no term', { errors: [{ pointer: '/terms', message: 'changes nothing' }] });
   // New stops must still be executable; a counter before the commitment must leave the tender's expiry before them.
   if (command.payload.terms?.stops) {
-    requirePickupInTime(command, terms, '/terms', now);
-    if (!amendsCommitmentId) requireExpiryBeforePickup(command, t.expiresAt, terms);
+    requirePickupInTime(terms, '/terms', now);
+    if (!amendsCommitmentId) requireExpiryBeforePickup(t.expiresAt, terms);
   }
   const revision: TenderRevision = {
     number: previous.number + 1,
@@ -323,8 +312,8 @@ export const transportTenderMachine = {
     }
     if (!(Date.parse(p.expiresAt) > Date.parse(now))) refuse('VALIDATION_FAILED', 'expiresAt must be in the future', { errors: [{ pointer: '/expiresAt', message: 'must be in the future' }] });
     const draftTerms = validateTerms(p.terms, '/terms');
-    requirePickupInTime(command, draftTerms, '/terms', now);
-    requireExpiryBeforePickup(command, p.expiresAt, draftTerms);
+    requirePickupInTime(draftTerms, '/terms', now);
+    requireExpiryBeforePickup(p.expiresAt, draftTerms);
     const state: TransportTender = {
       id,
       resourceVersion: 1,
@@ -358,7 +347,7 @@ export const transportTenderMachine = {
       requireIssuer(t, command);
       requireStatus(t, command, ['draft']);
       if (Date.parse(t.expiresAt) <= Date.parse(now)) refuse('RESOURCE_EXPIRED', 'expiresAt has passed');
-      requirePickupInTime(command, t.draftTerms!, '/terms', now);
+      requirePickupInTime(t.draftTerms!, '/terms', now);
       requireRelationship(command, 'the tender cannot be issued');
       const revision: TenderRevision = { number: 1, authorOrganizationId: t.issuingOrganizationId, createdAt: now, terms: t.draftTerms!, changes: changesOf(undefined, t.draftTerms!) };
       const next = bump(t, now, { status: 'issued', issuedAt: now, revisions: [revision], currentRevision: 1 });
@@ -465,7 +454,7 @@ export const transportTenderMachine = {
   deadline(t: TransportTender) {
     if (t.status === 'issued') return { at: t.expiresAt, command: 'expire' };
     // accepting began at updatedAt; its commit flow has ended long before this (FLOW_TIMEOUT_MS).
-    if (t.status === 'accepting') return { at: new Date(Date.parse(t.updatedAt) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonAcceptance', patch: FLOW_DEADLINES_PATCH };
+    if (t.status === 'accepting') return { at: new Date(Date.parse(t.updatedAt) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonAcceptance' };
     return undefined;
   },
 } satisfies Machine<TransportTender>;

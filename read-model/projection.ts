@@ -1,6 +1,10 @@
-// Persists one transition: the read model row and the outbox events, in one transaction.
-// Idempotent: a retried activity neither moves a row to an older resourceVersion nor writes an
-// event twice (event ids come from the workflow).
+// The one writer of the read model's resources: the transitions an entity workflow decided
+// (workflows/entity.ts), each its row and its outbox events, written by whoever holds them (the
+// command's sender, core/entities.ts; the workflow's own activities, activities/projection.ts; the
+// sweep; the rebuild from Temporal's histories, read-model/rebuild.ts). Under a lock per resource
+// and a fence on its version, in version order: a transition is written once whoever writes it and
+// however often, a row never moves back, and an event is never written twice (its id comes from
+// the workflow).
 import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
 import type { Envelope } from '../domain/machine';
@@ -13,19 +17,15 @@ import { outboxWriteLag } from '../core/metrics';
 import { visibleTo } from './sharing';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
+import { projectDocument, type Projector } from './projection-document';
 
 export interface ProjectionSettings {
   schemaBase: string;
   eventSource: string;
 }
 
-
-/** Upserts a resource's read-model row and returns the resourceVersion the row had before, if any. */
-export type { Projector } from './projection-document';
-import { projectDocument, type Projector } from './projection-document';
-
 /**
- * Kinds whose read model has columns of its own (its file in activities/). Every other kind is
+ * Kinds whose read model has columns of its own (its file in read-model/). Every other kind is
  * projected by projectDocument into a table of the standard shape (read-model/database.ts).
  */
 export const PROJECTORS: Record<string, Projector> = {
@@ -34,7 +34,6 @@ export const PROJECTORS: Record<string, Projector> = {
   'load-request': projectLoadRequest,
   'execution-reference': projectExecutionReference,
 };
-
 
 /**
  * The partners a published listing is shared with at `at`: an active relationship granting the
@@ -65,18 +64,7 @@ export function createTransitionWriter(db: Db, settings: ProjectionSettings, res
   async function writeOne(tx: Queryable, record: TransitionRecord): Promise<void> {
     const { resource, project } = known(record.kind);
     const document = (resource.document?.(record.snapshot) ?? record.snapshot) as Envelope;
-    const previous = await project(tx, record.snapshot);
-    // A failed command whose local activity timed out but committed late can leave this very
-    // version behind, with other event ids. The projectors overwrite such a row (`<=`) and
-    // here its events go: the transition the workflow accepted wins.
-    // (A record without events rewrites an unchanged snapshot and removes nothing.)
-    if (previous === record.snapshot.resourceVersion && record.events.length > 0) {
-      await tx.query('delete from events where resource_id = $1 and resource_version >= $2 and not (id = any($3::uuid[]))', [
-        record.snapshot.id,
-        record.snapshot.resourceVersion,
-        record.events.map((e) => e.id),
-      ]);
-    }
+    await project(tx, record.snapshot);
     // In force at the transition's instant (its events' time), not at the write's: the same
     // audience whenever the transition is written, a rebuild from Temporal included (read-model/rebuild.ts).
     const shared = record.events.find((e) => e.shareWithPartners);
@@ -123,12 +111,6 @@ export function createTransitionWriter(db: Db, settings: ProjectionSettings, res
   };
 
   return {
-    /** One transition, as it comes (the activity persistTransition of runs recorded before answers carried transitions). */
-    async writeTransition(record: TransitionRecord): Promise<void> {
-      await db.transaction((tx) => writeOne(tx, record));
-      observeLag([record]);
-    },
-
     /**
      * Transitions of one resource (docs/decisions.md, "A command at the price of one Update"):
      * under a lock on the resource, those newer than its row are written in version order, each
@@ -152,9 +134,7 @@ export function createTransitionWriter(db: Db, settings: ProjectionSettings, res
         await tx.query('select pg_advisory_xact_lock(hashtextextended($1, 0))', [`${resource.kind}/${id}`]);
         const { rows } = await tx.query<{ resource_version: number }>(`select resource_version from ${resource.table} where id = $1`, [id]);
         const current = rows[0]?.resource_version ?? 0;
-        // The row's own version is written again: a projection a failed command left behind in
-        // runs of the local-activity era (its events not those the workflow accepted) gives way.
-        const missing = sorted.filter((r) => r.snapshot.resourceVersion >= current);
+        const missing = sorted.filter((r) => r.snapshot.resourceVersion > current);
         if (missing.length && missing[0].snapshot.resourceVersion > current + 1 && !options.whole) return { gapAfter: current };
         for (const record of missing) await writeOne(tx, record);
         await options.after?.(tx);

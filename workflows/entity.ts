@@ -1,13 +1,24 @@
-// The generic entity workflow: one long-lived workflow per resource. Each lifecycle command is a
-// Workflow Update named after the command (publish, withdraw, accept, ...; see the resource's
-// `updates`), so the Temporal UI shows what happened and a route calls its handler by a typed
-// definition. The validator refuses stale versions, wrong actors and invalid transitions before
-// anything enters history; the handler, serialised by a mutex, re-checks (another command may
-// have won the race in between), persists projection and events through an activity,
-// starts the transition's effects on other resources as flows, then commits the new state
-// and returns the snapshot. A deadline timer (expiresAt, effectiveUntil) issues a system command.
-// The workflow continues-as-new well before Temporal's history and Update limits, carrying its
-// state and the ids of recent commands (Update-id deduplication does not survive a new run).
+// The generic entity workflow: one long-lived workflow per resource, and the one path a command
+// takes (docs/decisions.md, "A command at the price of one Update").
+//
+// Each lifecycle command is a Workflow Update named after it (publish, withdraw, accept, ...; the
+// resource's `updates`), so the Temporal UI shows what happened and a route calls its handler by a
+// typed definition. The validator refuses stale versions, wrong actors and invalid transitions
+// before anything enters history. The handler, serialised by a mutex, decides again (another
+// command may have won the race in between) and commits the new state:
+//
+// - a transition without effects is answered from the task that decided it, with the transition
+//   itself (`CommandAnswer`): the sender writes it into the read model (core/entities.ts) and the
+//   workflow keeps it in its list of unwritten transitions until a write of its own (a flush);
+// - a transition with effects (flows on other resources, workflows/flows/) is written by the
+//   activity that starts them, together with everything still unwritten, since the flows read the
+//   read model; the command waits for the flows its transition awaits (Effect.awaited).
+//
+// Every write is a regular activity (never a local one) or the sender's, and the read model's
+// writer fences them by version, so two writes of one transition are one (read-model/projection.ts).
+// A deadline timer (expiresAt, effectiveUntil, ...) issues the broker's own command. The workflow
+// continues as new well before Temporal's history and Update limits, carrying its state, the ids of
+// recent commands (Update-id deduplication does not survive a new run) and what is unwritten.
 import {
   ActivityFailure,
   allHandlersFinished,
@@ -15,11 +26,8 @@ import {
   condition,
   makeContinueAsNewFunc,
   defineQuery,
-  defineUpdate,
   log,
-  patched,
   proxyActivities,
-  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -33,36 +41,9 @@ import { BROKER, Command, CONTINUING_FAILURE_TYPE, Deadline, Effect, Envelope, i
 import { effectWorkflowId, type EntityInput, type Resource } from '../domain/resource';
 import { PERSISTENCE_ACTIVITY_TIMEOUT, WORKFLOW_TASK_TIMEOUT } from '../domain/timeouts';
 
-/** The patch id under which transitions start their effects (docs/decisions.md, "Effects"). */
-export const EFFECTS_PATCH = 'cross-resource-effects';
-/**
- * The patch id under which a transition is persisted and its effects started by recorded
- * (regular) activities rather than local ones (docs/decisions.md, "Side effects only from
- * recorded activities").
- */
-export const RECORDED_SIDE_EFFECTS_PATCH = 'side-effects-as-activities';
-/** The patch id under which a command waits for its awaited effects (Effect.awaited). */
-export const AWAITED_EFFECTS_PATCH = 'awaited-effects';
-/**
- * The patch id under which a command is answered from the task that decided it, with its
- * transition for the sender to write (core/entities.ts), instead of after an activity wrote it
- * (docs/decisions.md, "A command at the price of one Update").
- */
-export const ANSWERED_FROM_DECISION_PATCH = 'answered-from-decision';
-/** The patch id under which a transition's write and the start of its effects are one activity (startFlows with transitions). */
-export const EFFECTS_WITH_WRITE_PATCH = 'effects-with-write';
-
-/**
- * The single Update of runs recorded before commands had names of their own: its payload names
- * the command. Kept registered so that histories recorded then still replay and running
- * workflows of that time keep working (docs/decisions.md, "Named Updates").
- */
-export const legacyCommandUpdate = defineUpdate<Envelope | CommandAnswer, [Command]>('command');
 export const snapshotQuery = defineQuery<Envelope | undefined>('snapshot');
 /** The transitions decided and not known to be written, and whether a command was decided (core/entities.ts, UNWRITTEN_TRANSITIONS_QUERY). */
 export const unwrittenTransitionsQuery = defineQuery<UnwrittenTransitions, [string?]>('unwrittenTransitions');
-
-
 
 const RECENT_COMMANDS = 64;
 /**
@@ -80,19 +61,16 @@ const FLUSH_AFTER_TRANSITIONS = 16;
  * back and the retries get its outcome (test/database-chaos.test.ts: 45 s away under a command).
  * An error that never passes (a bug) shows as the activity's last failure in Temporal's UI and
  * clears with the fix, as Temporal means activities to.
+ *
+ * Regular activities, not local ones: a local activity runs inside the workflow task, before the
+ * server has accepted it, so a task the server dropped (a speculative Update task, "Task not found
+ * when completing") would leave writes of transitions that never happened. A regular activity runs
+ * only once the task that scheduled it is in history.
  */
-const SIDE_EFFECT_OPTIONS = {
+const { persistTransitions, startFlows } = proxyActivities<Activities>({
   startToCloseTimeout: PERSISTENCE_ACTIVITY_TIMEOUT,
   retry: { initialInterval: '100ms', maximumInterval: '2 seconds' }, // no maximumAttempts: unlimited
-} as const;
-// A local activity runs inside the workflow task, before the server has accepted it: when that
-// task is lost (a speculative Update task dropped, "Task not found when completing"), its writes
-// stay while the retried task may apply the concurrent commands in another order, leaving
-// read-model rows and feed events of transitions that never happened. A regular activity runs
-// only once the task that scheduled it is in history. Runs recorded before keep the local ones.
-const recorded = proxyActivities<Activities>(SIDE_EFFECT_OPTIONS);
-const local = proxyLocalActivities<Activities>(SIDE_EFFECT_OPTIONS);
-const sideEffects = () => (patched(RECORDED_SIDE_EFFECTS_PATCH) ? recorded : local);
+});
 // Waiting for awaited flows: a flow ends within minutes (its activities give up); past this the
 // command answers anyway (its transition is persisted; the flow goes on or fails visibly).
 const { awaitFlows } = proxyActivities<Activities>({ startToCloseTimeout: '2 minutes', retry: { maximumAttempts: 3 } });
@@ -133,9 +111,9 @@ class Entity<S extends Envelope, M extends Machine<S>> {
    */
   closing = false;
   /**
-   * Transitions answered to their senders and not known to be in the read model, oldest first
-   * (ANSWERED_FROM_DECISION_PATCH). A sender writes its own; the workflow writes them all
-   * (flush) before effects, before it continues as new, before it ends and once they gather.
+   * Transitions answered to their senders and not known to be in the read model, oldest first. A
+   * sender writes its own; the workflow writes them all (flush) with a transition's effects, before
+   * it continues as new, before it ends, after a deadline's command and once they gather.
    */
   unwritten: TransitionRecord[];
 
@@ -161,7 +139,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     return info.continueAsNewSuggested || info.historyLength >= this.input.settings.continueAsNewAfterEvents || this.commandsThisRun >= this.input.settings.continueAsNewAfterCommands;
   }
 
-  /** What the next run starts from: the state and the ids of recent commands. */
+  /** What the next run starts from: the state, the ids of recent commands and what is unwritten. */
   continuation(): EntityInput<S> {
     return {
       kind: this.input.kind,
@@ -201,71 +179,44 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   }
 
   /**
-   * `decide` in the handler: a refusal by a rule gained behind a Temporal patch (`Refusal.patch`)
-   * that this run's recorded history predates is decided again without the rule, so a command
-   * accepted before the rule replays as it was (the validator needs none: it never replays).
+   * The Update handler (under the mutex): decide, commit, and answer with the transition for the
+   * sender to write (one workflow task, no activity); a transition with effects is written here
+   * instead, by the activity that starts them, and answered without it.
    */
-  private decideAsRecorded(current: S | undefined, command: Command, now: string) {
-    const predates: string[] = [];
-    for (;;) {
-      try {
-        return this.decide(current, predates.length ? { ...command, predates } : command, now);
-      } catch (err) {
-        const patch = err instanceof RefusalError ? err.refusal.patch : undefined;
-        if (!patch || predates.includes(patch) || patched(patch)) throw err;
-        predates.push(patch);
-      }
-    }
-  }
-
-  /**
-   * The Update handler (under the mutex): decide, then either answer with the transition for the
-   * sender to write (ANSWERED_FROM_DECISION_PATCH: one workflow task, no activity), or, for a
-   * transition with effects and in runs recorded before, write it by activity, start the effects,
-   * commit and answer.
-   */
-  async apply(command: Command): Promise<S | CommandAnswer<S>> {
-    const answered = patched(ANSWERED_FROM_DECISION_PATCH);
+  async apply(command: Command): Promise<CommandAnswer<S>> {
     if (this.recent.has(command.commandId) && this.state) {
       // A retried Update whose first answer was lost: its transition again, if it may be unwritten.
-      return answered ? { snapshot: this.state, transition: this.unwritten.find((t) => t.causationId === command.commandId) ?? null } : this.state;
+      return { snapshot: this.state, transition: this.unwritten.find((t) => t.causationId === command.commandId) ?? null };
     }
     const now = new Date().toISOString();
     let transition;
     try {
-      transition = this.decideAsRecorded(this.state, command, now);
+      transition = this.decide(this.state, command, now);
     } catch (err) {
       toFailure(err);
     }
-    const events = transition.events.map((e) => ({ ...e, id: uuid4(), time: now }));
     // A command that changes nothing (a repeated report, say) is answered without a write.
-    if (this.state && transition.state.resourceVersion === this.state.resourceVersion && patched(RECORDED_SIDE_EFFECTS_PATCH)) {
+    if (this.state && transition.state.resourceVersion === this.state.resourceVersion) {
       this.remember(command.commandId, this.state.resourceVersion);
-      return answered ? { snapshot: this.state, transition: null } : this.state;
+      return { snapshot: this.state, transition: null };
     }
+    const events = transition.events.map((e) => ({ ...e, id: uuid4(), time: now }));
     const record: TransitionRecord = { kind: this.resource.kind, snapshot: transition.state, events, correlationId: command.correlationId, causationId: command.commandId };
     const effects = transition.effects ?? [];
-    if (answered && !this.startsEffects(effects)) {
+    if (effects.length === 0) {
       // History holds this task's decision once the sender hears the answer (an Update's answer
       // never leaves a task the server dropped), so the sender writes only what happened.
       this.commit(command, transition.state);
       this.unwritten.push(record);
       return { snapshot: transition.state, transition: record };
     }
-    // Effects read the read model (matching reads the listing it starts from): everything unwritten
-    // and this transition are written first, by activity, then the effects start (one activity
-    // for both in runs under EFFECTS_WITH_WRITE_PATCH).
-    if (answered && patched(EFFECTS_WITH_WRITE_PATCH)) {
-      const batch = [...this.unwritten, record];
-      await this.startEffects(command, effects, batch);
-      this.forgetWritten(batch);
-    } else {
-      if (answered) await this.flush([record]);
-      else await sideEffects().persistTransition(record);
-      await this.startEffects(command, effects);
-    }
+    // Effects read the read model (matching reads the listing it starts from): everything
+    // unwritten and this transition are written by the activity that then starts them.
+    const batch = [...this.unwritten, record];
+    await this.startEffects(command, effects, batch);
+    this.forgetWritten(batch);
     this.commit(command, transition.state);
-    return answered ? { snapshot: transition.state, transition: null } : transition.state;
+    return { snapshot: transition.state, transition: null };
   }
 
   private commit(command: Command, state: S): void {
@@ -286,7 +237,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   async flush(more: TransitionRecord[] = []): Promise<void> {
     const batch = [...this.unwritten, ...more];
     if (batch.length === 0) return;
-    await recorded.persistTransitions({ transitions: batch });
+    await persistTransitions({ transitions: batch });
     this.forgetWritten(batch);
   }
 
@@ -315,11 +266,6 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     return this.unwritten.length >= FLUSH_AFTER_TRANSITIONS;
   }
 
-  /** Whether a transition's effects start in this run (the same rule startEffects applies). */
-  private startsEffects(effects: Effect[]): boolean {
-    return effects.length > 0 && patched(EFFECTS_PATCH) && effects.some((effect) => !effect.patch || patched(effect.patch));
-  }
-
   // The validator answers early only when no command is in flight. While one is (its transition
   // may already be in the read model, its state not yet here), a command decided against the old
   // state would be refused wrongly (a decision on a proposal just created: not found); it waits
@@ -336,9 +282,9 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     }
   }
 
-  /** The next deadline of the state, if its clock can be read and its patch (if any) applies. */
+  /** The next deadline of the state, if its clock can be read. */
   deadline(): Deadline | undefined {
-    return this.state ? applicable(this.machine.deadline(this.state)) : undefined;
+    return this.state ? readable(this.machine.deadline(this.state)) : undefined;
   }
 
   /**
@@ -349,7 +295,7 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   async runDeadline(deadline: Deadline): Promise<boolean> {
     return this.mutex.runExclusive(async () => {
       const state = this.state;
-      if (!state || applicable(this.machine.deadline(state))?.command !== deadline.command) return false;
+      if (!state || readable(this.machine.deadline(state))?.command !== deadline.command) return false;
       try {
         await this.apply({ name: deadline.command, commandId: `deadline:${deadline.command}:${state.resourceVersion}`, actor: BROKER, payload: {}, correlationId: workflowInfo().workflowId });
         // No sender waits for the broker's own command: the workflow writes it.
@@ -362,38 +308,29 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     });
   }
 
-  // Effects on other resources run as flows (workflows of their own) started after this
-  // transition is persisted, by an activity. Their ids derive from the command: a replay after a
-  // crash starts the same ids again, which Temporal refuses as already started, so a flow is never
-  // started twice and never lost. They are not children: the entity hears nothing of their end
-  // (nothing arrives that could race with a continue-as-new), and they outlive it.
-  private async startEffects(command: Command, effects: Effect[], transitions?: TransitionRecord[]) {
-    // What was handed along to be written first is written even when no effect is due.
-    const writeOnly = async () => {
-      if (transitions?.length) await recorded.persistTransitions({ transitions });
-    };
-    // Runs recorded before transitions had effects replay without them (Temporal's patching).
-    if (effects.length === 0 || !patched(EFFECTS_PATCH)) return writeOnly();
-    // Indexes stay those of the transition's list, so a flow's id never depends on a patch.
-    const due = effects.map((effect, index) => ({ effect, index })).filter(({ effect }) => !effect.patch || patched(effect.patch));
-    if (due.length === 0) return writeOnly();
-    const flows = due.map(({ effect, index }) => ({
+  // Effects on other resources run as flows (workflows of their own) started, by the activity that
+  // first writes `transitions` (this one's among them), once this transition is in the read model.
+  // Their ids derive from the command: a replay after a crash starts the same ids again, which
+  // Temporal refuses as already started, so a flow is never started twice and never lost. They are
+  // not children: the entity hears nothing of their end (nothing arrives that could race with a
+  // continue-as-new), and they outlive it.
+  private async startEffects(command: Command, effects: Effect[], transitions: TransitionRecord[]) {
+    const flows = effects.map((effect, index) => ({
       workflowId: effectWorkflowId(workflowInfo().workflowId, command.commandId, index),
       workflowType: effect.flow,
       input: effect.input,
       taskQueue: this.input.settings.flowTaskQueue ?? workflowInfo().taskQueue,
       ...(effect.timeoutMs ? { executionTimeoutMs: effect.timeoutMs } : {}),
     }));
-    await sideEffects().startFlows({ flows, ...(transitions ? { transitions } : {}) });
-    // Effects the command's answer includes (Effect.awaited). Runs recorded before replay without the wait.
-    const awaited = flows.filter((_, i) => due[i].effect.awaited).map((f) => f.workflowId);
-    if (awaited.length && patched(AWAITED_EFFECTS_PATCH)) {
-      try {
-        await awaitFlows({ workflowIds: awaited });
-      } catch (err) {
-        if (!(err instanceof ActivityFailure)) throw err;
-        log.warn('an awaited flow did not end in time; the command answers without it', { flows: awaited });
-      }
+    await startFlows({ flows, transitions });
+    // Effects the command's answer includes (Effect.awaited).
+    const awaited = flows.filter((_, i) => effects[i].awaited).map((f) => f.workflowId);
+    if (awaited.length === 0) return;
+    try {
+      await awaitFlows({ workflowIds: awaited });
+    } catch (err) {
+      if (!(err instanceof ActivityFailure)) throw err;
+      log.warn('an awaited flow did not end in time; the command answers without it', { flows: awaited });
     }
   }
 
@@ -408,14 +345,8 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   }
 }
 
-/**
- * A deadline as this run may keep it: one the clock cannot read (schemas refuse such timestamps)
- * must never jam the loop; one added after runs were recorded applies only where its patch does (a
- * new timer), and elsewhere the one it replaced (`instead`), if any.
- */
-function applicable(candidate: Deadline | undefined): Deadline | undefined {
-  let deadline = candidate;
-  while (deadline?.patch && !patched(deadline.patch)) deadline = deadline.instead;
+/** A deadline the clock can read (schemas refuse other timestamps): any other must never jam the loop. */
+function readable(deadline: Deadline | undefined): Deadline | undefined {
   return deadline && Number.isFinite(Date.parse(deadline.at)) ? deadline : undefined;
 }
 
@@ -430,7 +361,6 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
       validator: (command: Command) => entity.validate({ ...command, name }),
     });
   }
-  setHandler(legacyCommandUpdate, (command) => entity.mutex.runExclusive(() => entity.apply(command)), { validator: (command) => entity.validate(command) });
 
   if (entity.state) upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(entity.state) });
 
@@ -465,7 +395,7 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
       // What is still unwritten after this goes with the state (EntityInput.unwritten).
       await entity.tryFlush();
       await condition(allHandlersFinished);
-      // The next run keeps the short workflow task timeout (runs started before it get it here).
+      // The next run keeps the short workflow task timeout the first was started with (core/entities.ts).
       await makeContinueAsNewFunc<(input: EntityInput<S>) => Promise<S | undefined>>({ workflowTaskTimeout: WORKFLOW_TASK_TIMEOUT })(entity.continuation());
     }
   }

@@ -74,14 +74,11 @@ const activities = {
     return undefined;
   },
   /** The entity workflow's own activities: what it persisted, what it started. */
-  async persistTransition(record: { snapshot: any }) {
-    persisted.push(record.snapshot);
-  },
   async persistTransitions({ transitions }: { transitions: Array<{ snapshot: any }> }) {
     persisted.push(...transitions.map((t) => t.snapshot));
   },
-  async startFlows({ flows, transitions }: { flows: Array<{ workflowType: string }>; transitions?: Array<{ snapshot: any }> }) {
-    persisted.push(...(transitions ?? []).map((t) => t.snapshot));
+  async startFlows({ flows, transitions }: { flows: Array<{ workflowType: string }>; transitions: Array<{ snapshot: any }> }) {
+    persisted.push(...transitions.map((t) => t.snapshot));
     started.push(...flows.map((f) => f.workflowType));
   },
   async awaitFlows() {},

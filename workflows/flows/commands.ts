@@ -36,12 +36,6 @@ export const FLOW_FAILED = 'PcxFlowFailed';
 
 const { sendCommand, sendInOrder } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
-/**
- * Flows recorded before a sequence of steps was sent in one activity (`inOrder`) sent each step
- * in an activity of its own; they replay that way.
- */
-export const STEPS_IN_ONE_ACTIVITY_PATCH = 'steps-in-one-activity';
-
 /** The commands a flow may send to a resource: its machine's (a create goes through createResource). */
 export type CommandName<R extends Resource<any, any>> = keyof R['machine']['commands'] & string;
 /** A command's payload, as its handler in the resource's machine declares it. */

@@ -5,7 +5,7 @@
 // The serialisation points are the entities themselves: the offer keeps its allocations within
 // its capacity and refuses a second proposal of one pair; the request accepts exactly one
 // proposal and refuses it once withdrawn.
-import { patched, proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
+import { proxyActivities, sleep, workflowInfo } from '@temporalio/workflow';
 import type { Activities, CommandOutcome, MatchCandidate } from '../../domain/activities';
 import { capacityOffer } from '../../domain/capacity-offer';
 import { executionReference, referenceIdOf } from '../../domain/execution-reference';
@@ -13,10 +13,10 @@ import { workflowUuid7 } from '../ids';
 import { loadRequest } from '../../domain/load-request';
 import type { Refusal } from '../../domain/machine';
 import { matchProposal, type CreatePayload, type MatchProposal, type ProposeOutcome, type ProposePairInput } from '../../domain/match-proposal';
-import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, inOrder, send, step, STEPS_IN_ONE_ACTIVITY_PATCH } from './commands';
+import { bestEffort, FLOW_ACTIVITIES, flowFailed, gaveUp, inOrder, send, step } from './commands';
 import type { AcceptInput, EndProposalsInput, EndRelationshipProposalsInput, MatchInput, MatchRelationshipInput, ReleaseInput } from '../../domain/flows';
 
-const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference, sendCommand } = proxyActivities<Activities>(FLOW_ACTIVITIES);
+const { findMatches, evaluatePair, openListingsOf, openProposalsOf, createResource, prepareReference } = proxyActivities<Activities>(FLOW_ACTIVITIES);
 
 /** Re-evaluations after stale versions before a pair is left for the next run. */
 const ATTEMPTS = 5;
@@ -36,7 +36,7 @@ export async function matchListingFlow(input: MatchInput): Promise<string[]> {
 /** Matching for the open listings of two organizations whose relationship came into force. */
 export async function matchRelationshipFlow(input: MatchRelationshipInput): Promise<number> {
   // A relationship accepted before its effectiveFrom: its partners' listings become candidates
-  // only then (a timer; runs recorded before notBefore existed never take this branch).
+  // only then (a timer).
   const wait = input.notBefore ? Date.parse(input.notBefore) - Date.now() : 0;
   if (wait > 0) await sleep(wait);
   const listings = await openListingsOf(input.organizationIds);
@@ -92,38 +92,16 @@ export async function proposePair(first: MatchCandidate, prefix: string, options
       if (requestToo) await bestEffort('release the request', () => send(loadRequest, c.request.id, 'proposalEnded', { proposalId }, { step: `${s}.unpropose` }));
     };
 
+    // The three steps in one activity, stopping at the first refusal: the outcomes of those sent.
     let reserved: CommandOutcome;
     let proposed: CommandOutcome | undefined;
     let created: CommandOutcome | undefined;
-    if (patched(STEPS_IN_ONE_ACTIVITY_PATCH)) {
-      // The three steps in one activity: two flow workflow tasks fewer per proposal.
-      try {
-        [reserved, proposed, created] = await inOrder([reserve, propose, create]);
-      } catch (err) {
-        if (!gaveUp(err)) throw err;
-        await undo(true);
-        throw flowFailed(`the pair ${c.offer.id} / ${c.request.id} could not be proposed: ${err.cause?.message ?? err.message}; the reservation and the request were released`, err);
-      }
-    } else {
-      reserved = await sendCommand(reserve.command);
-      if (reserved.ok) {
-        try {
-          proposed = await sendCommand(propose.command);
-        } catch (err) {
-          if (!gaveUp(err)) throw err;
-          await undo(true);
-          throw flowFailed(`the load request ${c.request.id} could not be reached to propose it; the reservation was released`, err);
-        }
-      }
-      if (proposed?.ok) {
-        try {
-          created = await createResource(create.create);
-        } catch (err) {
-          if (!gaveUp(err)) throw err;
-          await undo(true);
-          throw flowFailed(`the match proposal ${proposalId} could not be created; the reservation and the request were released`, err);
-        }
-      }
+    try {
+      [reserved, proposed, created] = await inOrder([reserve, propose, create]);
+    } catch (err) {
+      if (!gaveUp(err)) throw err;
+      await undo(true);
+      throw flowFailed(`the pair ${c.offer.id} / ${c.request.id} could not be proposed: ${err.cause?.message ?? err.message}; the reservation and the request were released`, err);
     }
     if (!reserved.ok) {
       refusal = reserved.refusal;
@@ -175,17 +153,8 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
       step(loadRequest, input.requestId, 'accept', { proposalId: input.proposalId, offerId: input.offerId, organizationId: input.offerOwnerOrganizationId }, { step: 'request' }),
       step(matchProposal, input.proposalId, 'commit', {}, { step: 'commit' }),
     ];
-    let offer: CommandOutcome;
-    let request: CommandOutcome | undefined;
-    let committed: CommandOutcome | undefined;
-    if (patched(STEPS_IN_ONE_ACTIVITY_PATCH)) {
-      // The three steps in one activity, stopping at the first refusal.
-      [offer, request, committed] = await inOrder(steps);
-    } else {
-      offer = await sendCommand(steps[0].command);
-      request = offer.ok ? await sendCommand(steps[1].command) : undefined;
-      committed = request?.ok ? await sendCommand(steps[2].command) : undefined;
-    }
+    // The three steps in one activity, stopping at the first refusal: the outcomes of those sent.
+    const [offer, request, committed] = (await inOrder(steps)) as [CommandOutcome, CommandOutcome?, CommandOutcome?];
     if (!offer.ok || !request!.ok) {
       const which = offer.ok ? 'load request' : 'capacity offer';
       const refused = (offer.ok ? request! : offer) as CommandOutcome & { ok: false };
@@ -204,11 +173,10 @@ export async function acceptProposalFlow(input: AcceptInput): Promise<'committed
     await bestEffort('end the proposal', () => send(matchProposal, input.proposalId, 'abandonCommit', { reason: 'the acceptance could not be committed (a step kept failing)', code: 'COMMIT_FAILED' }, { step: 'abandon-failed' }));
     throw flowFailed(`the acceptance of proposal ${input.proposalId} could not be committed; the offer and the request were released and the proposal withdrawn`, err);
   }
-  // The accepted match gets its execution reference (one per accepted proposal: a derived id).
-  // (Behind a patch: acceptances recorded before references existed replay without it.) The
+  // The accepted match gets its execution reference (one per accepted proposal: a derived id). The
   // match holds whatever happens here; a participant can still POST the reference.
   try {
-    const facts = patched('execution-reference') ? await prepareReference(input.proposalId) : undefined;
+    const facts = await prepareReference(input.proposalId);
     if (facts) {
       await createResource({ kind: executionReference.kind, id: referenceIdOf(input.proposalId), payload: facts.payload, context: facts.context, commandId: `${workflowInfo().workflowId}:reference`, correlationId: workflowInfo().workflowId });
     }

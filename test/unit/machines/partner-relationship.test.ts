@@ -115,8 +115,8 @@ describe('transition rows', () => {
     expect(refusal(R, inStatus('active', { effectiveUntil: later(DAY) }), command('expire', connector(A)))).toBe('ACTOR_NOT_PERMITTED');
   });
 
-  test('leaving active (suspend, terminate, expire) ends the relationship’s open proposals, behind a patch; nothing else does', () => {
-    const ending = (reason: string, at = NOW) => [{ flow: 'endRelationshipProposalsFlow', input: { relationshipId: expect.any(String), at, reason }, patch: 'relationship-end-ends-proposals' }];
+  test('leaving active (suspend, terminate, expire) ends the relationship’s open proposals; nothing else does', () => {
+    const ending = (reason: string, at = NOW) => [{ flow: 'endRelationshipProposalsFlow', input: { relationshipId: expect.any(String), at, reason } }];
     expect(next(R, inStatus('active'), command('suspend', connector(A), { reason: 'audit' }, { context })).effects).toEqual(ending('the partner relationship was suspended'));
     expect(next(R, inStatus('active'), command('terminate', connector(A), { reason: 'over' }, { context })).effects).toEqual(ending('the partner relationship ended (terminated)'));
     expect(next(R, inStatus('active', { effectiveUntil: later(DAY) }), command('expire', system), later(DAY)).effects).toEqual(ending('the partner relationship ended (expired)', later(DAY)));

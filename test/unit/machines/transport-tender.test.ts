@@ -1,6 +1,6 @@
 // Every transition row and refusal of the TransportTender and TransportCommitment machines
 // (docs/decisions.md, "TransportTender transitions", "TransportCommitment"), in-process.
-import { FLOW_DEADLINE_MS, FLOW_DEADLINES_PATCH, FLOW_TIMEOUT_MS } from '../../../domain/flows';
+import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS } from '../../../domain/flows';
 import { changesOf, policySatisfied, transportTender, type TransportTender } from '../../../domain/transport-tender';
 import { cancellationAllowed, transportCommitment, type TransportCommitment } from '../../../domain/transport-commitment';
 import { apply, command, connector, DAY, HOUR, later, next, NOW, refusal, system } from './harness';
@@ -116,7 +116,7 @@ describe('revisions and decisions', () => {
     expect(refusal(T, two.state, decide(ISSUER, 'reject'))).toBe('INVALID_STATE_TRANSITION');
     // accepting ends by itself once the commit flow's whole life has passed without committing it.
     const deadline = T.machine.deadline(two.state)!;
-    expect(deadline).toEqual({ at: new Date(Date.parse(NOW) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonAcceptance', patch: FLOW_DEADLINES_PATCH });
+    expect(deadline).toEqual({ at: new Date(Date.parse(NOW) + FLOW_DEADLINE_MS).toISOString(), command: 'abandonAcceptance' });
     expect(next(T, two.state, command(deadline.command, system, {}), deadline.at).state).toMatchObject({ status: 'withdrawn', endReason: { reason: 'the acceptance was not committed in time' } });
     const committed = next(T, two.state, command('commit', system, { commitmentId: 'c1', revision: 1 }));
     expect(committed.state).toMatchObject({ status: 'accepted', commitmentId: 'c1', commitmentIds: ['c1'], revisions: [{ outcome: 'accepted' }] });
