@@ -1,9 +1,16 @@
-// Replay: recorded histories of the entity workflows must replay without nondeterminism against
-// the current workflow code. test/histories/ holds histories recorded from earlier versions (a
-// change that breaks running workflows fails here); this run's fresh histories are replayed too.
-// Record new fixtures with: RECORD_HISTORIES=matching (or partner-relationship, execution) npx jest test/replay.test.ts,
-// with RECORD_AS=<name> to keep them beside the old ones (matching-<name>-...: the answered-from-decision ones are
-// `answered`, those with a flow's steps in one activity `inorder`); never re-record the old ones without a reason: they prove that running workflows upgrade.
+// Replay: recorded histories of the entity workflows and their flows must replay without
+// nondeterminism against the current workflow code. test/histories/ holds the histories the first
+// release's code recorded (`*-first-release-*`: a relationship's lifecycle, a whole match, a
+// tender to its execution reference), the one write path workflows/entity.ts describes: a change
+// to workflow code that would break a run the release left running fails here. Such a change goes
+// behind Temporal's patching (`patched`, later `deprecatePatch`), or, where no run may survive it,
+// with a new data-folder format (core/data-folder.ts, DATA_FORMAT) and fixtures recorded anew
+// beside these. This run's fresh histories are replayed too; the last test shows a change is caught.
+//
+// Record fixtures with RECORD_HISTORIES=matching,partner-relationship,execution (any of them) and
+// RECORD_AS=<name> (files <kind>-<name>-...), on the postgres project:
+//   RECORD_HISTORIES=matching RECORD_AS=second-release npx jest --selectProjects postgres --testPathPatterns test/replay.test.ts
+// Never re-record the existing ones without a reason: they prove that running workflows upgrade.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -18,8 +25,16 @@ import { testWorkflowCode } from './workflow-code';
 const FIXTURES = join(__dirname, 'histories');
 /** A replay is CPU work: on a busy machine (the suite's three processes, a browser) it took over the default 60 s. */
 const REPLAY_TIMEOUT_MS = 240_000;
-/** A name for newly recorded fixtures, beside the old ones of their kind. */
+/** The kinds of fixtures this run records (RECORD_HISTORIES, comma-separated), and their name (RECORD_AS). */
+const RECORD = new Set((process.env.RECORD_HISTORIES ?? '').split(',').filter(Boolean));
 const RECORD_AS = process.env.RECORD_AS ? `${process.env.RECORD_AS}-` : '';
+
+/** Writes this run's fresh histories as fixtures `<prefix>-<RECORD_AS><name>-<i>.json` when RECORD_HISTORIES names `prefix`. */
+function record(prefix: string, fresh: Recorded[], name: (h: Recorded) => string) {
+  if (!RECORD.has(prefix)) return;
+  mkdirSync(FIXTURES, { recursive: true });
+  fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `${prefix}-${RECORD_AS}${name(h)}-${i}.json`), historyToJSON(h.history)));
+}
 /** The workflows as the worker runs them (the suite's bundle when there is one; replay has no sinks). */
 function replayCode() {
   const { sinks: _sinks, ...code } = testWorkflowCode() as ReturnType<typeof testWorkflowCode> & { sinks?: unknown };
@@ -154,12 +169,7 @@ test('recorded and fresh relationship histories replay without nondeterminism', 
   const { workflowIds } = await lifecycles.relationship;
   const fresh = await histories(workflowIds);
   expect(fresh.length).toBeGreaterThanOrEqual(2); // the test broker continues-as-new after 6 commands
-
-  // Recorded before commands had Updates of their own; re-record only on purpose.
-  if (process.env.RECORD_HISTORIES === 'partner-relationship') {
-    mkdirSync(FIXTURES, { recursive: true });
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `partner-relationship-lifecycle-${i}.json`), historyToJSON(h.history)));
-  }
+  record('partner-relationship', fresh, () => 'lifecycle');
   const old = recorded('partner-relationship-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
@@ -170,9 +180,7 @@ test('recorded and fresh matching histories (offer, request, proposal, flows) re
   expect(flows.length).toBeGreaterThanOrEqual(2); // the request's matching and the acceptance
   const fresh = await histories([...workflowIds, ...flows]);
   expect(fresh.length).toBeGreaterThanOrEqual(4);
-  if (process.env.RECORD_HISTORIES === 'matching') {
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `matching-${RECORD_AS}${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
-  }
+  record('matching', fresh, (h) => h.workflowId.split('/')[0]);
   const old = recorded('matching-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
@@ -183,22 +191,22 @@ test('recorded and fresh execution histories (tender, commitment, handover, refe
   expect(flows.length).toBeGreaterThanOrEqual(3); // the commitment, the handover, its import
   const fresh = await histories([...workflowIds, ...flows]);
   expect(fresh.length).toBeGreaterThanOrEqual(7);
-  if (process.env.RECORD_HISTORIES === 'execution') {
-    fresh.forEach((h, i) => writeFileSync(join(FIXTURES, `execution-${RECORD_AS}${h.workflowId.split('/')[0]}-${i}.json`), historyToJSON(h.history)));
-  }
+  record('execution', fresh, (h) => h.workflowId.split('/')[0]);
   const old = recorded('execution-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
 }, REPLAY_TIMEOUT_MS);
 
 test('a changed workflow is caught: replaying against code with another command order fails', async () => {
-  // Guard that the replay test can fail at all: a history replayed against a workflow that
-  // schedules nothing where the history has a local activity marker must be nondeterministic.
-  const file = readdirSync(FIXTURES).find((f) => f.endsWith('.json'))!;
-  const history = historyFromJSON(JSON.parse(readFileSync(join(FIXTURES, file), 'utf8')));
+  // Guard that the replay test can fail at all: the recorded relationship's first run (its create)
+  // replayed against the entity workflow whose create now starts a flow (an activity scheduled
+  // where the history answered the Update from the decision) must be nondeterministic.
+  const first = recorded('partner-relationship-').find((h) => !h.history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId)!;
   const failures: string[] = [];
-  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('./fixtures/broken-workflows') }, [{ workflowId: file, history }])) {
-    if (result.error) failures.push(result.error.message);
+  for await (const result of Worker.runReplayHistories({ workflowsPath: require.resolve('./fixtures/broken-workflows') }, [first])) {
+    if (result.error) failures.push(`${result.error.name}: ${result.error.message}`);
   }
-  expect(failures.length).toBe(1);
+  expect(failures).toEqual([expect.stringMatching(/DeterminismViolationError|[Nn]ondetermin/)]);
+  // The same history against the real code replays.
+  expect(await replay([first])).toEqual([]);
 }, REPLAY_TIMEOUT_MS);
