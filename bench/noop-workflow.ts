@@ -10,8 +10,9 @@
 // the cost of that workflow shape from the cost of our own code around it.
 //
 // entityActivityWorkflow: the same with a regular activity instead of the local one, the shape of
-// workflows/entity.ts since the patch side-effects-as-activities (docs/decisions.md, "Commands are
-// Workflow Updates answered after persistence"). Beside entityShapedWorkflow it prices that switch.
+// workflows/entity.ts since side effects moved to regular activities (docs/decisions.md, "Commands
+// are Workflow Updates; side effects only from recorded activities"). Beside entityShapedWorkflow it
+// prices that switch.
 import { condition, defineUpdate, proxyActivities, proxyLocalActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 
 export const noopUpdate = defineUpdate<null, [unknown]>('noop');

@@ -202,7 +202,7 @@ function report(runs: Run[], breakdown: Array<[string, number[]]>, machineLines:
     'background noise spreads over all of them; throughput is the median run (min–max in brackets), latency percentiles pool all runs.',
     'Read path: GET of one relationship (JWT, rate-limit upsert, gate-4 read, JSON; no Update). Update + LA + SA: the bare Update',
     'plus a no-op local activity and a search-attribute upsert per Update, the Temporal-side shape of workflows/entity.ts until',
-    'the patch side-effects-as-activities; Update + activity + SA: the same with a regular activity, its shape since.',
+    'side effects moved to regular activities; Update + activity + SA: the same with a regular activity, its shape since.',
     `Flows per run: ${CONCURRENCY.map((c) => `${FLOWS[c]} at concurrency ${c}`).join(', ')}; each system warmed up with ${WARMUP_FLOWS} flows first.`,
     'A flow is three operations: create, request, accept (command path); update-with-start and two Updates (Temporal references);',
     'three single-row INSERTs behind HTTP (plain handler). Idempotency-Key is sent on every other flow (on all three of its commands).',
