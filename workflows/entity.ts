@@ -231,11 +231,11 @@ class Entity<S extends Envelope, M extends Machine<S>> {
   }
 
   /**
-   * Writes the unwritten transitions (and `more`) by activity and forgets those written. Senders
-   * may be writing the same ones at once: the writer's fence makes every write of one transition one.
+   * Writes the unwritten transitions by activity and forgets those written. Senders may be writing
+   * the same ones at once: the writer's fence makes every write of one transition one.
    */
-  async flush(more: TransitionRecord[] = []): Promise<void> {
-    const batch = [...this.unwritten, ...more];
+  async flush(): Promise<void> {
+    const batch = [...this.unwritten];
     if (batch.length === 0) return;
     await persistTransitions({ transitions: batch });
     this.forgetWritten(batch);
