@@ -29,7 +29,7 @@ import { createWorker, eventSource } from './worker';
 import { createTransitionStore } from './read-model/transition-store';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 import { keyRingOf, type KeyRing } from './core/secrets';
-import { markDataFolder, unmarkDataFolder } from './core/data-folder';
+import { claimDataFolder, markDataFolder, unmarkDataFolder } from './core/data-folder';
 import { resealSecrets } from './read-model/webhook-subscriptions';
 
 export async function startBroker(config: Config) {
@@ -71,6 +71,8 @@ type Log = ReturnType<typeof createLogger>;
 
 /** The read model, checked before anything writes to it, and the key ring that seals webhook signing secrets. */
 async function openStores(config: Config, log: Log) {
+  // The embedded database's folder in this version's format, or refused before it is opened (core/data-folder.ts).
+  if (!config.databaseUrl) claimDataFolder(config.dataDir);
   const db = await openReadModel({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   // The embedded database's folder is in use: the backup script refuses to copy it meanwhile.
   if (!config.databaseUrl) markDataFolder(config.dataDir);

@@ -3,9 +3,10 @@
 //   npm run backup -- --data-dir .data --into pcx-backup.tgz
 //
 // the whole folder (PGlite's read model, the Temporal dev server's SQLite, the key files, the
-// gateway's store and mailboxes) into one gzipped tar, refused while a broker has the folder open
-// (its files are consistent only once it has closed them: stop `npm start` first). Restore it
-// with `npm run restore`.
+// gateway's store and mailboxes, and data-format.json, which a restore checks) into one gzipped
+// tar, refused while a broker has the folder open (its files are consistent only once it has
+// closed them: stop `npm start` first). Any folder's format is backed up, an older one's too (the
+// start's refusal of such a folder says to). Restore it with `npm run restore`.
 import { spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';

@@ -5,13 +5,14 @@
 //   npm run restore -- --from pcx-backup.tgz --data-dir .data
 //
 // into an empty or absent folder (never over one: move it aside first), refused while a broker
-// has the folder open. Connectors' cursors from after the backup are then answered 410
+// has the folder open, and refused for a backup of a data folder this version does not read (its
+// data-format.json, core/data-folder.ts; a backup carries the file, as it carries everything). Connectors' cursors from after the backup are then answered 410
 // FEED_HISTORY_CHANGED with where to resume.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { brokerUsing } from '../core/data-folder';
+import { brokerUsing, claimDataFolder, dataFolderFormat, formatProblem } from '../core/data-folder';
 import { openReadModel } from '../read-model/database';
 import { startFeedHistory } from '../read-model/events';
 import { runMain } from './run-main';
@@ -32,6 +33,13 @@ async function main(): Promise<number> {
   mkdirSync(dataDir, { recursive: true });
   const tar = spawnSync('tar', ['-C', dataDir, '-xzf', from], { encoding: 'utf8' });
   if (tar.status !== 0) return fail(`tar failed: ${tar.stderr}`);
+  // A backup of another format is not restored under this version (core/data-folder.ts): the folder is left empty again.
+  const problem = formatProblem(dataFolderFormat(dataDir));
+  if (problem) {
+    for (const entry of readdirSync(dataDir)) rmSync(join(dataDir, entry), { recursive: true, force: true });
+    return fail(`the data folder in ${from} ${problem}. Nothing was restored (${dataDir} is empty again): restore it with the version that wrote it`);
+  }
+  claimDataFolder(dataDir);
   const db = await openReadModel({ dataDir });
   try {
     const history = await startFeedHistory(db);

@@ -14,6 +14,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { loadConfigOrExit } from '../core/config';
+import { claimDataFolder, DataFolderRefused } from '../core/data-folder';
 import { SEARCH_ATTRIBUTES } from '../core/temporal';
 import { writeWorkflowBundle } from '../workflows/bundle';
 import { writeGatewayWorkflowBundle } from '../gateway/bundle';
@@ -44,6 +45,7 @@ async function main() {
   const env = { ...process.env };
   const children: ChildProcess[] = [];
   mkdirSync(config.dataDir, { recursive: true });
+  claimDataFolderOrExit(config.dataDir);
 
   if (!process.env.TEMPORAL_ADDRESS) {
     const port = Number(process.env.TEMPORAL_PORT ?? 7233);
@@ -159,6 +161,21 @@ async function main() {
         stop(code || 1);
       }
     });
+  }
+}
+
+/**
+ * A data folder of another format (or from before the first release) is refused before Temporal's
+ * dev server opens its histories: with what to do, never a nondeterminism error later
+ * (core/data-folder.ts).
+ */
+function claimDataFolderOrExit(dataDir: string): void {
+  try {
+    claimDataFolder(dataDir);
+  } catch (err) {
+    if (!(err instanceof DataFolderRefused)) throw err;
+    process.stderr.write(`[start] refused: ${err.message}\n`);
+    process.exit(2);
   }
 }
 

@@ -4,9 +4,10 @@
 // (`npm run backup`, `npm run restore`; docs/deployment.md, "Backup and restore"): the read model
 // and Temporal agree on the earlier point, a command acknowledged after the backup and retried with
 // its Idempotency-Key is applied once in the restored world, and a feed cursor from after the
-// backup is told so (410).
+// backup is told so (410). And a data folder from before the first release, or of another format,
+// refused at the start with what to do (core/data-folder.ts), its backup not restored.
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, readFileSync, renameSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, interrupt, ROOT, startEmbedded, stopEmbedded } from './stack';
 import { sleep, testEnv } from './helpers';
@@ -90,10 +91,12 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     expect(await interrupt(child)).toBe(0);
   }
 
-  // The whole folder restored to the backup (never over a folder: the newer one moved aside).
+  // The whole folder restored to the backup (never over a folder: the newer one moved aside),
+  // its format file with it (the folder npm start made carries it: core/data-folder.ts).
   renameSync(env.DATA_DIR, `${env.DATA_DIR}-moved-aside`);
   const restored = script('restore', '--from', backup, '--data-dir', env.DATA_DIR);
   expect({ status: restored.status, stderr: restored.stderr }).toEqual({ status: 0, stderr: expect.stringMatching(/feed history \S+ started/) });
+  expect(JSON.parse(readFileSync(join(env.DATA_DIR, 'data-format.json'), 'utf8'))).toMatchObject({ format: 1 });
   child = await startEmbedded(again);
   try {
     const bearer = await token();
@@ -111,6 +114,32 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     expect(await interrupt(child)).toBe(0);
   }
 }, 240000);
+
+test('a data folder from before the first release, or of another format, is refused at npm start with what to do; a backup of one is not restored', async () => {
+  const old = join(testEnv().dir, 'npm-start-before-format');
+  mkdirSync(join(old, 'pglite'), { recursive: true });
+  writeFileSync(join(old, 'temporal.sqlite'), '');
+  const env = { ...process.env, TEMPORAL_ADDRESS: '', DATABASE_URL: '', GATEWAY: 'off', DATA_DIR: old, PORT: String(await freePort()), TEMPORAL_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()) };
+  // Refused before anything starts; were it not, Ctrl-C after a minute stops what did.
+  const start = () => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'start.ts')], { cwd: ROOT, env, encoding: 'utf8', timeout: 60_000, killSignal: 'SIGINT' });
+  const refused = start();
+  expect(refused.status).toBe(2);
+  expect(refused.stderr).toContain(`[start] refused: the data folder ${old} holds data from before the first release (it has no data-format.json)`);
+  expect(refused.stderr).toContain(`npm run backup -- --data-dir ${old}`);
+  expect(refused.stderr).not.toMatch(/nondetermin|Temporal dev server on/i);
+  expect(readdirSync(old).sort()).toEqual(['pglite', 'temporal.sqlite']);
+  // An older format: refused likewise.
+  writeFileSync(join(old, 'data-format.json'), JSON.stringify({ format: 0 }));
+  expect(start()).toMatchObject({ status: 2, stderr: expect.stringContaining(`[start] refused: the data folder ${old} holds data of format 0; this version reads format 1`) });
+  // Backed up as the message says (the backup takes any stopped folder), then restored under this version: refused, the folder left empty.
+  rmSync(join(old, 'data-format.json'));
+  const script = (name: string, ...args: string[]) => spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', `${name}.ts`), ...args], { cwd: ROOT, encoding: 'utf8' });
+  expect(script('backup', '--data-dir', old, '--into', `${old}.tgz`).status).toBe(0);
+  const into = `${old}-restored`;
+  const restored = script('restore', '--from', `${old}.tgz`, '--data-dir', into);
+  expect({ status: restored.status, stderr: restored.stderr }).toEqual({ status: 1, stderr: expect.stringContaining(`restore refused: the data folder in ${old}.tgz holds data from before the first release`) });
+  expect(readdirSync(into)).toEqual([]);
+}, 120000);
 
 /** Reads the organization's feed to its end, until the resource's event at `version` is in it: the cursor after it. */
 async function cursorPast(base: string, bearer: string, id: string, version: number): Promise<string> {
