@@ -117,13 +117,15 @@ beforeAll(() => {
 /** A relationship's lifecycle with every kind of step: create, commands, a refused command, a timer, continue-as-new. */
 async function relationshipLifecycle(): Lifecycle {
   const [a, b] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
-  const r = await activeRelationship(a, b, { effectiveUntil: new Date(Date.now() + 4000).toISOString() });
+  // Its end (a deadline, the last command of the history) after the commands below, also on a busy
+  // machine: with 4 s, commands slowed by load met the end first, and the run never continued as new.
+  const r = await activeRelationship(a, b, { effectiveUntil: new Date(Date.now() + 12_000).toISOString() });
   let v = 3;
   await a.command(`/partner-relationships/${r.id}/suspend`, v++, { reason: 'replay' });
   await a.command(`/partner-relationships/${r.id}/reactivate`, 99); // refused by the validator: not in history
   await a.command(`/partner-relationships/${r.id}/reactivate`, v++);
   await a.command(`/partner-relationships/${r.id}/suspend`, v++, { reason: 'replay again' });
-  for (let i = 0; i < 40 && (await a.get(`/partner-relationships/${r.id}`)).body.status !== 'terminated'; i++) await sleep(250);
+  for (let i = 0; i < 120 && (await a.get(`/partner-relationships/${r.id}`)).body.status !== 'terminated'; i++) await sleep(250);
   return { workflowIds: [`partner-relationship/${r.id}`], flows: [] };
 }
 
