@@ -124,51 +124,26 @@ function Goods({ v, set, truck, error }) {
   </fieldset>`;
 }
 
-/** The form: a new truck or load, or the draft being edited. `handle` is what createPosting's object calls (edit, refresh). */
-function PostingForm({ api, state, notice, onPosted, handle }) {
-  const [values, setValues] = useState(() => emptyValues());
-  /** The areas chosen otherwise than by a UN/LOCODE (a circle drawn, a draft's area): kept while the field shows their words. */
-  const [chosen, setChosen] = useState({ from: null, to: null });
-  const [editing, setEditing] = useState(null);
-  const [problems, setProblems] = useState(NO_PROBLEMS);
+/**
+ * "Circle on the map" for the form's two places: the next drag on the map draws the field's area;
+ * its centre and radius are said as it grows (the field's hint), and the drawn circle becomes the
+ * field's words and chosen area. A second click cancels the drawing.
+ */
+function useCircleDrawing({ mapOf, refs, latest, set, setChosen }) {
   const [hints, setHints] = useState({ from: '', to: '' });
   const [drawing, setDrawing] = useState({ from: false, to: false });
-  const [, setRound] = useState(0);
-  const refs = { from: useRef(null), to: useRef(null) };
   const cancels = useRef({});
-  const latest = useRef(values);
-  latest.current = values;
-
-  const set = (key, value) => setValues((v) => ({ ...v, [key]: value }));
   const setHint = (id, text) => setHints((h) => ({ ...h, [id]: text }));
-  const truck = values.kind === 'offer';
-  const active = (state.partnerList ?? []).filter((p) => p.relationship === 'active');
-  const ticked = active.map((p) => p.organizationId).filter((id) => (values.partners ?? [id]).includes(id));
-  const invalid = (input) => Object.keys(problems.fields).some((f) => INVALID_INPUT[f] === input);
 
-  // The areas drawn or kept are shown on the map while the form holds them (and taken off once
-  // it no longer does); nothing is asked of the map before a first one (its style may still load).
-  const shown = useRef(false);
-  useEffect(() => {
-    if (!state.map || (!shown.current && !chosen.from && !chosen.to)) return;
-    shown.current = true;
-    showDraftAreas(state.map, [chosen.from?.area, chosen.to?.area]);
-  }, [chosen]);
-
-  /** A place typed: the area drawn or kept goes once its words are changed. */
-  const placeTyped = (id, text) => {
-    set(id, text);
-    setChosen((c) => (c[id] && text !== c[id].text ? { ...c, [id]: null } : c));
-  };
-
-  /** "Circle on the map": the next drag on the map draws the field's area; its centre and radius are said as it grows. */
   function draw(id) {
-    if (!state.map) return;
+    // The map as it is at the click (it is made after the form).
+    const map = mapOf();
+    if (!map) return;
     if (cancels.current[id]) return cancels.current[id]();
     setHint(id, t('post.drawing'));
     setDrawing((d) => ({ ...d, [id]: true }));
     document.getElementById('map').scrollIntoView({ block: 'center' });
-    cancels.current[id] = drawCircle(state.map, {
+    cancels.current[id] = drawCircle(map, {
       onChange: (circle) => {
         setHint(id, t('post.drawingNow', { circle: placeOf(circle) }));
         setChosen((c) => ({ ...c, [id]: { area: circle, text: placeOf(circle) } }));
@@ -189,6 +164,42 @@ function PostingForm({ api, state, notice, onPosted, handle }) {
       },
     });
   }
+  return { hints, setHints, drawing, draw };
+}
+
+/** The form: a new truck or load, or the draft being edited. `handle` is what createPosting's object calls (edit, refresh). */
+function PostingForm({ api, state, notice, onPosted, handle }) {
+  const [values, setValues] = useState(() => emptyValues());
+  /** The areas chosen otherwise than by a UN/LOCODE (a circle drawn, a draft's area): kept while the field shows their words. */
+  const [chosen, setChosen] = useState({ from: null, to: null });
+  const [editing, setEditing] = useState(null);
+  const [problems, setProblems] = useState(NO_PROBLEMS);
+  const [, setRound] = useState(0);
+  const refs = { from: useRef(null), to: useRef(null) };
+  const latest = useRef(values);
+  latest.current = values;
+
+  const set = (key, value) => setValues((v) => ({ ...v, [key]: value }));
+  const { hints, setHints, drawing, draw } = useCircleDrawing({ mapOf: () => state.map, refs, latest, set, setChosen });
+  const truck = values.kind === 'offer';
+  const active = (state.partnerList ?? []).filter((p) => p.relationship === 'active');
+  const ticked = active.map((p) => p.organizationId).filter((id) => (values.partners ?? [id]).includes(id));
+  const invalid = (input) => Object.keys(problems.fields).some((f) => INVALID_INPUT[f] === input);
+
+  // The areas drawn or kept are shown on the map while the form holds them (and taken off once
+  // it no longer does); nothing is asked of the map before a first one (its style may still load).
+  const shown = useRef(false);
+  useEffect(() => {
+    if (!state.map || (!shown.current && !chosen.from && !chosen.to)) return;
+    shown.current = true;
+    showDraftAreas(state.map, [chosen.from?.area, chosen.to?.area]);
+  }, [chosen]);
+
+  /** A place typed: the area drawn or kept goes once its words are changed. */
+  const placeTyped = (id, text) => {
+    set(id, text);
+    setChosen((c) => (c[id] && text !== c[id].text ? { ...c, [id]: null } : c));
+  };
 
   /** The form filled with a draft of ours; saved with a PATCH. */
   function edit(l) {
