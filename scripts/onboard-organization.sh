@@ -10,14 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # onboard-org:begin
-B=${B:-http://localhost:8080}
-pcx() { ./bin/pcx "$@"; }          # from a clone; or the installed `pcx` (see "The SDK and pcx")
-# j PATH: one value of the JSON on stdin (PATH like id or items.0.id)
-j() { python3 -c 'import json, sys
-v = json.load(sys.stdin)
-for k in sys.argv[1].split("."): v = v[int(k)] if isinstance(v, list) else v[k]
-print(v if isinstance(v, str) else json.dumps(v))' "$1"; }
-at() { python3 -c 'import datetime as d, sys; print((d.datetime.now(d.timezone.utc) + d.timedelta(hours=float(sys.argv[1]))).strftime("%Y-%m-%dT%H:%M:%SZ"))' "$1"; }
+. scripts/pcx-helpers.sh   # B, pcx, j and at, from the clone's root (see "Trying it with pcx")
 KEYS=${PCX_CONFIG_DIR:-$HOME/.config/pcx}/keys; mkdir -p "$KEYS"   # where the private keys stay
 N=nordic-$(date +%s)-$RANDOM   # an organization id is taken for good: a new one per run
 

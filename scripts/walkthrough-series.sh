@@ -8,13 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # series:begin
-B=${B:-http://localhost:8080}
-pcx() { ./bin/pcx "$@"; }          # from a clone; or the installed `pcx` (see "The SDK and pcx")
-# j PATH: one value of the JSON on stdin (PATH like id or occurrences)
-j() { python3 -c 'import json, sys
-v = json.load(sys.stdin)
-for k in sys.argv[1].split("."): v = v[int(k)] if isinstance(v, list) else v[k]
-print(v if isinstance(v, str) else json.dumps(v))' "$1"; }
+. scripts/pcx-helpers.sh   # B, pcx, j and at, from the clone's root (see "Trying it with pcx")
 # tuesday WEEKS: the date of the first Tuesday after today, WEEKS weeks later
 tuesday() { python3 -c 'import datetime as d, sys; t = d.date.today() + d.timedelta(days=1); t += d.timedelta(days=(1 - t.weekday()) % 7 + 7 * int(sys.argv[1])); print(t.isoformat())' "$1"; }
 
