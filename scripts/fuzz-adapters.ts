@@ -52,6 +52,7 @@ import type { ServedOrganization } from '../gateway/config';
 import type { Format } from '../gateway/format';
 import { directoryOf, type Directory } from '../gateway/edifact/directory';
 import { DELAY_REASONS, REC24, REFERENCE_QUALIFIERS } from '../gateway/edifact/status-codes';
+import { LEVEL_A, type ServiceCharacters as Chars } from '../gateway/edifact/service';
 import { formatOf } from '../gateway/formats';
 import { screen } from '../gateway/intake';
 import { inTheFuture } from '../gateway/milestones';
@@ -406,15 +407,6 @@ const KNOWN_LOCODES = ['DEHAM', 'NLRTM', 'ATVIE', 'ATLNZ', 'BEANR', 'SEGOT', 'ZA
 /** The segments the mappings read (IFTMIN_READS, IFTSTA_READS) and those that start the status groups' sub-groups. */
 const READ_TAGS = new Set(['BGM', 'NAD', 'RFF', 'LOC', 'DTM', 'CNT', 'MEA', 'DGS', 'TMP', 'RNG', 'GDS', 'CNI', 'STS', 'FTX', 'TDT', 'EQD', 'GID']);
 
-interface Chars {
-  component: string;
-  element: string;
-  decimal: string;
-  release: string | undefined;
-  repetition: string | undefined;
-  terminator: string;
-}
-
 type Elements = Array<string | string[]>;
 
 function datetime(rng: Rng, base: number, format: string, clean = false): string {
@@ -721,8 +713,9 @@ function messageBody(x: MessageContext, directory: Directory | undefined): Array
 function generateInterchange(rng: Rng, org: ServedOrganization, othersIds: string[]): { bytes: Buffer; how: string } {
   const clean = rng.chance(0.5);
   const useUna = rng.chance(0.6);
-  const std: Chars = { component: ':', element: '+', decimal: '.', release: '?', repetition: undefined, terminator: "'" };
-  let ch = std;
+  // The characters of syntax level A, as the gateway's tokenizer defaults to them; UNA may change each.
+  const std = LEVEL_A;
+  let ch: Chars = std;
   let una = '';
   const identifier = clean ? rng.pick(['UNOA', 'UNOB', 'UNOC', 'UNOC', 'UNOD', 'UNOW', 'UNOY', 'UNOK']) : rng.chance(0.9) ? rng.pick(SYNTAX_IDS) : rng.pick(BOGUS_SYNTAX);
   const version = clean ? rng.pick(['3', '4']) : rng.chance(0.9) ? rng.pick(['1', '2', '3', '4', '3', '4']) : rng.pick(['0', '5', '', 'x', '33', '-1']);
