@@ -10,9 +10,8 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ROOT, startBroker, startTemporal, writeTestRegistry } from '../test/stack';
-import { offer } from '../test/market-bodies';
 import { f1, median, runBench } from './common';
-import { retried, send, tokensOf, UNLIMITED } from './load';
+import { createOffers, tokensOf, UNLIMITED } from './load';
 
 const RESOURCES = Number(process.env.BENCH_BACKUP_RESOURCES ?? 1000);
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
@@ -36,19 +35,7 @@ async function main() {
   try {
     const tokens = [...(await tokensOf(broker.baseUrl, ORGANIZATIONS)).values()];
     log(`creating and publishing ${RESOURCES} offers`);
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let i = next++; i < RESOURCES; i = next++) {
-          const token = tokens[i % tokens.length];
-          const body = offer();
-          const created = await retried(() => send(broker.baseUrl, 'POST', '/capacity-offers', token, body, { 'idempotency-key': `create-${i}` }));
-          await retried(() => send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/publish`, token, {}, { 'if-match': '"1"', 'idempotency-key': `publish-${i}` }));
-        }
-      }),
-    );
-    const createSeconds = (performance.now() - started) / 1000;
+    const createSeconds = await createOffers(broker.baseUrl, tokens, { count: RESOURCES, concurrency: CONCURRENCY, then: 'publish', keyed: true });
     await broker.stop();
     const backups: number[] = [];
     const restores: number[] = [];

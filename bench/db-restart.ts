@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, startBroker, startTemporal, writeTestRegistry } from '../test/stack';
 import { offer } from '../test/market-bodies';
-import { f1, median } from './common';
+import { f1, median, runBench } from './common';
 import { tokensOf, UNLIMITED } from './load';
 
 const RESTARTS = Number(process.env.BENCH_RESTARTS ?? 5);
@@ -115,10 +115,4 @@ async function main() {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err) => {
-    log(String(err?.stack ?? err));
-    process.exit(1);
-  },
-);
+runBench(log, main);

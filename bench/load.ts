@@ -1,7 +1,9 @@
 // Load generation shared by the command-path benchmarks (bench/relationships.ts, bench/topology.ts):
 // `concurrency` lanes pull flow numbers from one counter until `flows` are done, timing each step;
 // the relationship flow (create, request, accept) over HTTP; organization pairs that never repeat.
+// And the offers the read-model benchmarks (backup, purge, rebuild) measure against.
 import { randomUUID } from 'node:crypto';
+import { offer } from '../test/market-bodies';
 
 export interface Sample {
   step: string;
@@ -142,4 +144,28 @@ export async function tokensOf(base: string, count: number): Promise<Map<string,
     tokens.set(orgNumber(n), ((await res.json()) as any).access_token);
   }
   return tokens;
+}
+
+/**
+ * `count` capacity offers created over HTTP by the organizations of `tokens` in turn, `concurrency`
+ * at a time, each then published or withdrawn: the records the read-model benchmarks work on, and
+ * their reference time in seconds. `keyed` sends each call with an Idempotency-Key and retries a
+ * 503 with it, as a connector does; without, one plain call each.
+ */
+export async function createOffers(base: string, tokens: readonly string[], work: { count: number; concurrency: number; then: 'publish' | 'withdraw'; keyed: boolean }): Promise<number> {
+  const started = performance.now();
+  const body = work.then === 'withdraw' ? { reason: 'bench' } : {};
+  const call = (path: string, token: string, payload: unknown, headers: Record<string, string>, key: string) =>
+    work.keyed ? retried(() => send(base, 'POST', path, token, payload, { ...headers, 'idempotency-key': key })) : send(base, 'POST', path, token, payload, headers);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: work.concurrency }, async () => {
+      for (let i = next++; i < work.count; i = next++) {
+        const token = tokens[i % tokens.length];
+        const created = await call('/capacity-offers', token, offer(), {}, `create-${i}`);
+        await call(`/capacity-offers/${created.id}/${work.then}`, token, body, { 'if-match': '"1"' }, `${work.then}-${i}`);
+      }
+    }),
+  );
+  return (performance.now() - started) / 1000;
 }

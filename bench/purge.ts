@@ -12,9 +12,8 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { startBroker, startTemporal, writeTestRegistry } from '../test/stack';
-import { offer } from '../test/market-bodies';
 import { f1, runBench } from './common';
-import { retried, send, tokensOf, UNLIMITED } from './load';
+import { createOffers, tokensOf, UNLIMITED } from './load';
 import { PERIODS, retentionWorkflowId } from '../domain/retention';
 import { pokeRetention } from '../core/temporal';
 
@@ -35,19 +34,7 @@ async function main() {
   try {
     const tokens = [...(await tokensOf(broker.baseUrl, ORGANIZATIONS)).values()];
     log(`creating and withdrawing ${RESOURCES} offers`);
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let i = next++; i < RESOURCES; i = next++) {
-          const token = tokens[i % tokens.length];
-          const body = offer();
-          const created = await retried(() => send(broker.baseUrl, 'POST', '/capacity-offers', token, body, { 'idempotency-key': `bench-create-${i}` }));
-          await retried(() => send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/withdraw`, token, { reason: 'bench' }, { 'if-match': '"1"', 'idempotency-key': `bench-withdraw-${i}` }));
-        }
-      }),
-    );
-    const createSeconds = (performance.now() - started) / 1000;
+    const createSeconds = await createOffers(broker.baseUrl, tokens, { count: RESOURCES, concurrency: CONCURRENCY, then: 'withdraw', keyed: true });
     log(`created and withdrawn in ${f1(createSeconds)} s; waiting for the minute to pass`);
     await broker.stop();
     await new Promise((r) => setTimeout(r, 65_000));

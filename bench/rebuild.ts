@@ -12,9 +12,8 @@ import { Client, Connection } from '@temporalio/client';
 import { openReadModel } from '../read-model/database';
 import { rebuildReadModel } from '../read-model/rebuild';
 import { startBroker, startTemporal, writeTestRegistry } from '../test/stack';
-import { offer } from '../test/market-bodies';
 import { f1, median, runBench } from './common';
-import { send, tokensOf, UNLIMITED } from './load';
+import { createOffers, tokensOf, UNLIMITED } from './load';
 
 const RESOURCES = Number(process.env.BENCH_REBUILD_RESOURCES ?? 1000);
 const REPEATS = Math.max(1, Number(process.env.BENCH_REPEATS ?? 3));
@@ -36,18 +35,7 @@ async function main() {
     // The benchmark's organizations only: the registry's seed keeps importing the others' records meanwhile.
     const organizationIds = [...byOrganization.keys()].map((n) => `org-${n}`);
     log(`creating and publishing ${RESOURCES} offers`);
-    const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        for (let i = next++; i < RESOURCES; i = next++) {
-          const token = tokens[i % tokens.length];
-          const created = await send(broker.baseUrl, 'POST', '/capacity-offers', token, offer());
-          await send(broker.baseUrl, 'POST', `/capacity-offers/${created.id}/publish`, token, {}, { 'if-match': '"1"' });
-        }
-      }),
-    );
-    const createSeconds = (performance.now() - started) / 1000;
+    const createSeconds = await createOffers(broker.baseUrl, tokens, { count: RESOURCES, concurrency: CONCURRENCY, then: 'publish', keyed: false });
     log(`created in ${f1(createSeconds)} s`);
     const connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
