@@ -20,7 +20,7 @@ import { precheckCreate, runCommand, type CommandRequest } from './commands';
 import type { AppEnv } from './context';
 import type { Ctx } from './http';
 import { operation } from './operations';
-import { commandRoute, getRoute, listRoute, participantAccess, viewFor, type Decorate } from './resource-routes';
+import { commandRoute, getRoute, listRoute, managedRecord, participantAccess, plainCommandRoutes, viewFor, type Decorate } from './resource-routes';
 import { credentialUses } from '../read-model/connectors';
 
 const resource = connector;
@@ -144,7 +144,7 @@ function oneMaterial(body: MaterialBody, required: boolean): void {
 }
 
 const access = participantAccess<Connector>(resource, MANAGE);
-const reading = participantAccess<Connector>(resource, MANAGE, { anyScope: [MANAGE, 'exchange:admin'], operator: true });
+const managed = managedRecord<Connector>(resource, { noun: 'connector', plural: 'connectors', needs: "`connectors:manage` of the connector's organization", notFound: ': no such connector of the caller\u2019s organization' });
 
 export const connectors = new Hono<AppEnv>();
 
@@ -191,69 +191,41 @@ operation(connectors, {
   return runCommand(c, { resource, name: 'create', id: connectorIdOf(body.clientId), payload: checked, context: ctx, actor, view: viewFor(resource, principal), ...secretPreparation(c, body.clientId, checked) });
 });
 
-listRoute(connectors, resource, {
-  owners: true,
-  anyScope: [MANAGE, 'exchange:admin'],
-  operatorListsAll: true,
-  decorate: lastUses,
-  doc: {
-    summary: "List the caller's organization's connectors (every organization's for a protocol operator)",
-    description:
-      "The connectors of the caller's organization (its admins', with `connectors:manage`), in id order. A protocol operator " +
-      '(`exchange:admin`) lists every organization\u2019s: what each may do, not its keys.',
-    responses: { '200': 'One page of connectors; nextCursor is null on the last page.', '400': '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did not issue.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.' },
-    client: { name: 'connectors', columns: ['id', 'clientId', 'status', 'name', 'scopes', 'resourceVersion'] },
-  },
-});
+listRoute(connectors, resource, managed.list({
+  summary: "List the caller's organization's connectors (every organization's for a protocol operator)",
+  description:
+    "The connectors of the caller's organization (its admins', with `connectors:manage`), in id order. A protocol operator " +
+    '(`exchange:admin`) lists every organization\u2019s: what each may do, not its keys.',
+  client: { name: 'connectors', columns: ['id', 'clientId', 'status', 'name', 'scopes', 'resourceVersion'] },
+}, lastUses));
 
-getRoute(connectors, resource, reading, {
-  summary: 'Get a connector',
-  description: "A connector of the caller's organization (with `connectors:manage`), or any connector for a protocol operator (`exchange:admin`), who sees what it may do but not its keys. Anyone else gets 404.",
-  responses: { '200': 'The connector, with its ETag; each key with `lastUsedAt`, when it last got a token.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': '`RESOURCE_NOT_FOUND`.' },
-}, { decorate: lastUses });
-
-const commandDoc = (summary: string, description: string, extra: Record<string, string> = {}) => ({
-  summary,
-  description: `${description} Needs \`connectors:manage\` of the connector's organization and its current ETag in If-Match.`,
-  responses: {
-    '200': 'The connector after the command.',
-    '400': '`VALIDATION_FAILED`.',
-    '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.',
-    '404': '`RESOURCE_NOT_FOUND`: no such connector of the caller\u2019s organization.',
-    '409': '`STALE_RESOURCE_VERSION`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
-    '422': '`INVALID_STATE_TRANSITION`.',
-    ...extra,
-  },
-});
+getRoute(connectors, resource, managed.reading, managed.read(
+  'Get a connector',
+  "A connector of the caller's organization (with `connectors:manage`), or any connector for a protocol operator (`exchange:admin`), who sees what it may do but not its keys. Anyone else gets 404.",
+  'The connector, with its ETag; each key with `lastUsedAt`, when it last got a token.',
+), { decorate: lastUses });
 
 commandRoute(connectors, resource, 'update', {
   method: 'PATCH', body: 'ConnectorUpdateRequest', access,
   context: (c, doc) => context(c, doc.organizationId),
-  doc: commandDoc('Change a connector', "Its name, its scopes (within the organization's ceiling; tokens issued before count only as far as the new scopes allow), its actor roles and its token policy (a merge: a member given as null goes back to the operator's default; tokens issued before keep their lifetime).", { '422': '`INVALID_STATE_TRANSITION` (retired) or `SCOPE_ABOVE_CEILING`.' }),
+  doc: managed.command('Change a connector', "Its name, its scopes (within the organization's ceiling; tokens issued before count only as far as the new scopes allow), its actor roles and its token policy (a merge: a member given as null goes back to the operator's default; tokens issued before keep their lifetime).", { '422': '`INVALID_STATE_TRANSITION` (retired) or `SCOPE_ABOVE_CEILING`.' }),
 });
-commandRoute(connectors, resource, 'disable', {
-  body: 'CommonReasonedCommand', access,
-  doc: commandDoc('Disable a connector', 'Its tokens are refused from the next request on, on every replica (401 `CONNECTOR_INACTIVE`), until it is enabled again.'),
-});
-commandRoute(connectors, resource, 'enable', {
-  body: 'CommonCommand', access,
-  doc: commandDoc('Enable a disabled connector', 'Its credentials that are still valid work again.'),
-});
-commandRoute(connectors, resource, 'retire', {
-  body: 'CommonReasonedCommand', access,
-  doc: commandDoc('Retire a connector for good', 'Its credentials are revoked and its client id is never given again.'),
-});
+plainCommandRoutes(connectors, resource, { access, doc: managed.command }, [
+  ['disable', 'CommonReasonedCommand', 'Disable a connector', 'Its tokens are refused from the next request on, on every replica (401 `CONNECTOR_INACTIVE`), until it is enabled again.'],
+  ['enable', 'CommonCommand', 'Enable a disabled connector', 'Its credentials that are still valid work again.'],
+  ['retire', 'CommonReasonedCommand', 'Retire a connector for good', 'Its credentials are revoked and its client id is never given again.'],
+]);
 commandRoute(connectors, resource, 'addCredential', {
   path: 'credentials', body: 'ConnectorCredentialAddRequest', access,
   payload: (c, body) => (oneMaterial(body, true), withMaterialChecked(c, body)),
   hooks: (c, doc, payload) => secretPreparation(c, doc.clientId, payload),
-  doc: commandDoc('Add a credential to a connector', 'Beside the others, optionally with an expiry: a public key (its kid names the credential) for private_key_jwt and self_signed_tls_client_auth, a generated client secret (where allowed), a certificate subject for tls_client_auth (where the operator configured trust anchors), or a jwks_uri the client publishes its keys at (fetched now to check it).', { '400': '`VALIDATION_FAILED`: the body, a weak or private key, a subject that is not an RFC 4514 name, a jwks_uri that cannot be fetched or holds no usable key.', '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS` (a credential with this kid), `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.', '422': '`INVALID_STATE_TRANSITION` (retired) or `CREDENTIAL_KIND_NOT_ALLOWED` (a client secret or a certificate subject this broker does not accept).' }),
+  doc: managed.command('Add a credential to a connector', 'Beside the others, optionally with an expiry: a public key (its kid names the credential) for private_key_jwt and self_signed_tls_client_auth, a generated client secret (where allowed), a certificate subject for tls_client_auth (where the operator configured trust anchors), or a jwks_uri the client publishes its keys at (fetched now to check it).', { '400': '`VALIDATION_FAILED`: the body, a weak or private key, a subject that is not an RFC 4514 name, a jwks_uri that cannot be fetched or holds no usable key.', '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS` (a credential with this kid), `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.', '422': '`INVALID_STATE_TRANSITION` (retired) or `CREDENTIAL_KIND_NOT_ALLOWED` (a client secret or a certificate subject this broker does not accept).' }),
 });
 commandRoute(connectors, resource, 'rollCredential', {
   path: 'roll-credential', body: 'ConnectorCredentialRollRequest', access,
   payload: (c, body) => (oneMaterial(body, true), withMaterialChecked(c, body)),
   hooks: (c, doc, payload) => secretPreparation(c, doc.clientId, payload),
-  doc: commandDoc(
+  doc: managed.command(
     'Roll a credential: a new one now, the old one until an expiry',
     'The new key works at once; the old one (credentialId) keeps working until oldExpiresAt (at most 90 days ahead), then stops at that second: the overlap in which the connector switches.',
     { '409': '`STALE_RESOURCE_VERSION`, `CREDENTIAL_EXISTS`, `CREDENTIAL_LIMIT`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.', '422': '`INVALID_STATE_TRANSITION` (the old credential is not active, or the connector is retired).' },
@@ -261,5 +233,5 @@ commandRoute(connectors, resource, 'rollCredential', {
 });
 commandRoute(connectors, resource, 'revokeCredential', {
   path: 'revoke-credential', body: 'ConnectorCredentialRevokeRequest', access,
-  doc: commandDoc('Revoke a key at once', 'The credential stops working now: no token is issued for it, and the tokens it was issued are refused on every replica from the next request on (401 `CREDENTIAL_INVALID`).'),
+  doc: managed.command('Revoke a key at once', 'The credential stops working now: no token is issued for it, and the tokens it was issued are refused on every replica from the next request on (401 `CREDENTIAL_INVALID`).'),
 });

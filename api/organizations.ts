@@ -13,11 +13,10 @@ import { precheckCreate, runCommand } from './commands';
 import type { AppEnv, Principal } from './context';
 import { organizationRecordId } from '../core/name-ids';
 import { operation } from './operations';
-import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, managedRecord, participantAccess, plainCommandRoutes, viewFor } from './resource-routes';
 
 const resource = organization;
 const OPERATOR = 'exchange:admin';
-const MANAGE = 'connectors:manage';
 
 
 /** The operator acts as the operator; an organization's admin as its connector (or user). */
@@ -31,7 +30,8 @@ function withLegalIdentifier<T extends { legalIdentifier?: { scheme: 'LEI' | 'VA
   return { ...body, legalIdentifier: { scheme: body.legalIdentifier.scheme, value: checked.value } };
 }
 
-const ownOrOperator = participantAccess<Organization>(resource, MANAGE, { anyScope: [MANAGE, OPERATOR], operator: true });
+// Most commands are the protocol operator's; the update is its admins' too.
+const managed = managedRecord<Organization>(resource, { noun: 'organization', plural: 'organizations', needs: '`exchange:admin` of the protocol operator' });
 const operatorOnly = participantAccess<Organization>(resource, OPERATOR, { operator: true });
 
 export const organizations = new Hono<AppEnv>();
@@ -66,67 +66,31 @@ operation(organizations, {
   return runCommand(c, { resource, name: 'create', id: organizationRecordId(body.organizationId), payload, context, actor, view: viewFor(resource, principal) });
 });
 
-listRoute(organizations, resource, {
-  owners: true,
-  anyScope: [MANAGE, OPERATOR],
-  operatorListsAll: true,
-  doc: {
-    summary: "List organizations: every one for the protocol operator, the caller's own for its admins",
-    description: 'For a protocol operator (`exchange:admin`), every organization of the exchange, by status; for an organization\u2019s admins (`connectors:manage`), its own record.',
-    responses: { '200': 'One page of organizations; nextCursor is null on the last page.', '400': '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did not issue.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.' },
-    client: { name: 'organizations', columns: ['id', 'organizationId', 'name', 'status', 'resourceVersion'] },
-  },
-});
+listRoute(organizations, resource, managed.list({
+  summary: "List organizations: every one for the protocol operator, the caller's own for its admins",
+  description: 'For a protocol operator (`exchange:admin`), every organization of the exchange, by status; for an organization\u2019s admins (`connectors:manage`), its own record.',
+  client: { name: 'organizations', columns: ['id', 'organizationId', 'name', 'status', 'resourceVersion'] },
+}));
 
-getRoute(organizations, resource, ownOrOperator, {
-  summary: 'Get an organization',
-  description: 'The caller\u2019s own organization (its admins, `connectors:manage`), or any for a protocol operator (`exchange:admin`). Anyone else gets 404.',
-  responses: { '200': 'The organization, with its ETag.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': '`RESOURCE_NOT_FOUND`.' },
-});
-
-const commandDoc = (summary: string, description: string, who: string, extra: Record<string, string> = {}) => ({
-  summary,
-  description: `${description} Needs ${who} and the organization's current ETag in If-Match.`,
-  responses: {
-    '200': 'The organization after the command.',
-    '400': '`VALIDATION_FAILED`.',
-    '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.',
-    '404': '`RESOURCE_NOT_FOUND`.',
-    '409': '`STALE_RESOURCE_VERSION`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
-    '422': '`INVALID_STATE_TRANSITION`.',
-    ...extra,
-  },
-});
-const OPERATOR_NEEDS = '`exchange:admin` of the protocol operator';
-const operatorActor = { actor: actorOf };
+getRoute(organizations, resource, managed.reading, managed.read('Get an organization', 'The caller\u2019s own organization (its admins, `connectors:manage`), or any for a protocol operator (`exchange:admin`). Anyone else gets 404.'));
 
 commandRoute(organizations, resource, 'update', {
-  method: 'PATCH', body: 'OrganizationUpdateRequest', access: ownOrOperator, ...operatorActor,
+  method: 'PATCH', body: 'OrganizationUpdateRequest', access: managed.reading, actor: actorOf,
   context: () => organizationContext(),
   payload: (_c, body) => withLegalIdentifier(body),
-  doc: commandDoc(
+  doc: managed.command(
     'Change an organization',
     "Its admins change its name and partnering policy; the operator also its legal identifier (a new one is verified again: the organization is pending until then), its adherence period and its connectors' scope ceiling.",
+    {},
     '`connectors:manage` of the organization or `exchange:admin` of the operator',
   ),
 });
-commandRoute(organizations, resource, 'verify', {
-  body: 'OrganizationVerifyRequest', access: operatorOnly, ...operatorActor,
-  doc: commandDoc('Verify an organization (protocol operator)', 'Its legal identifier was checked against the evidence named by `evidenceReference`: it becomes active and its adherence period begins (unless set later).', OPERATOR_NEEDS),
-});
-commandRoute(organizations, resource, 'reject', {
-  body: 'OrganizationRejectRequest', access: operatorOnly, ...operatorActor,
-  doc: commandDoc('Reject an organization\u2019s verification (protocol operator)', 'It stays pending, with the reason; it can be verified later on new evidence.', OPERATOR_NEEDS),
-});
-commandRoute(organizations, resource, 'suspend', {
-  body: 'CommonReasonedCommand', access: operatorOnly, ...operatorActor,
-  doc: commandDoc('Suspend an organization (protocol operator)', 'From the next request on, on every replica, its connectors and users may read and manage its record and connectors, but issue no command (403 `ORGANIZATION_SUSPENDED`).', OPERATOR_NEEDS),
-});
-commandRoute(organizations, resource, 'reinstate', {
-  body: 'CommonReasonedCommand', access: operatorOnly, ...operatorActor,
-  doc: commandDoc('Reinstate a suspended organization (protocol operator)', 'It is active again.', OPERATOR_NEEDS),
-});
-commandRoute(organizations, resource, 'end', {
-  body: 'CommonReasonedCommand', access: operatorOnly, ...operatorActor,
-  doc: commandDoc('End an organization\u2019s adherence (protocol operator)', 'For good: its tokens are refused from the next request on (403 `ORGANIZATION_INACTIVE`) and it gets no new ones; its records are kept.', OPERATOR_NEEDS),
-});
+
+// The operator's commands that take nothing but their body.
+plainCommandRoutes(organizations, resource, { access: operatorOnly, actor: actorOf, doc: managed.command }, [
+  ['verify', 'OrganizationVerifyRequest', 'Verify an organization (protocol operator)', 'Its legal identifier was checked against the evidence named by `evidenceReference`: it becomes active and its adherence period begins (unless set later).'],
+  ['reject', 'OrganizationRejectRequest', 'Reject an organization\u2019s verification (protocol operator)', 'It stays pending, with the reason; it can be verified later on new evidence.'],
+  ['suspend', 'CommonReasonedCommand', 'Suspend an organization (protocol operator)', 'From the next request on, on every replica, its connectors and users may read and manage its record and connectors, but issue no command (403 `ORGANIZATION_SUSPENDED`).'],
+  ['reinstate', 'CommonReasonedCommand', 'Reinstate a suspended organization (protocol operator)', 'It is active again.'],
+  ['end', 'CommonReasonedCommand', 'End an organization\u2019s adherence (protocol operator)', 'For good: its tokens are refused from the next request on (403 `ORGANIZATION_INACTIVE`) and it gets no new ones; its records are kept.'],
+]);

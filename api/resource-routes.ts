@@ -177,6 +177,60 @@ export interface CommandRoute<R extends Envelope, N extends BodyName> {
   doc: RouteDoc;
 }
 
+/**
+ * A record an organization's admins (`connectors:manage`) manage and the protocol operator
+ * (`exchange:admin`) oversees: organizations, connectors, users. Its read access and list route
+ * (the caller's organization's for its admins, every one for the operator) and the docs of its
+ * read and commands, with the answers they all share. A command needs `needs` unless it says
+ * otherwise, and its `extra` adds answers or words one more precisely; `notFound` says what a
+ * command's 404 means for the kind.
+ */
+export function managedRecord<R extends Envelope>(resource: Resource<any, any>, kind: { noun: string; plural: string; needs: string; notFound?: string }) {
+  const scopes = ['connectors:manage', 'exchange:admin'];
+  const refused = '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.';
+  return {
+    reading: participantAccess<R>(resource, scopes[0], { anyScope: scopes, operator: true }),
+    list: (doc: Omit<RouteDoc, 'responses'>, decorate?: Decorate): ListRoute => ({
+      owners: true,
+      anyScope: scopes,
+      operatorListsAll: true,
+      ...(decorate ? { decorate } : {}),
+      doc: { ...doc, responses: { '200': `One page of ${kind.plural}; nextCursor is null on the last page.`, '400': '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did not issue.', '403': refused } },
+    }),
+    read: (summary: string, description: string, found = `The ${kind.noun}, with its ETag.`): RouteDoc => ({
+      summary,
+      description,
+      responses: { '200': found, '403': refused, '404': '`RESOURCE_NOT_FOUND`.' },
+    }),
+    command: (summary: string, description: string, extra: Record<string, string> = {}, needs = kind.needs): RouteDoc => ({
+      summary,
+      description: `${description} Needs ${needs} and the ${kind.noun}'s current ETag in If-Match.`,
+      responses: {
+        '200': `The ${kind.noun} after the command.`,
+        '400': '`VALIDATION_FAILED`.',
+        '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.',
+        '404': `\`RESOURCE_NOT_FOUND\`${kind.notFound ?? ''}.`,
+        '409': '`STALE_RESOURCE_VERSION`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
+        '422': '`INVALID_STATE_TRANSITION`.',
+        ...extra,
+      },
+    }),
+  };
+}
+
+/** A command that takes nothing but its body: its name, its body's component, its summary and what it does. */
+export type PlainCommand = readonly [name: string, body: BodyName, summary: string, description: string];
+
+/**
+ * Mounts a table of commands that need nothing but their body, one route a row, with the access,
+ * actor and doc maker (a managedRecord's command) they share.
+ */
+export function plainCommandRoutes<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, shared: { access: AccessPolicy<R>; actor?: (principal: Principal) => Actor; doc: (summary: string, description: string) => RouteDoc }, commands: readonly PlainCommand[]) {
+  for (const [name, body, summary, description] of commands) {
+    commandRoute(router, resource, name, { body, access: shared.access, ...(shared.actor ? { actor: shared.actor } : {}), doc: shared.doc(summary, description) });
+  }
+}
+
 /** Mounts one lifecycle command of `resource` on `router`: 200 with the resource, or its problem. */
 export function commandRoute<R extends Envelope, N extends BodyName>(router: Hono<AppEnv>, resource: Resource<any, any>, name: string, route: CommandRoute<R, N>) {
   const method = route.method ?? 'POST';

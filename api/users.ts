@@ -15,7 +15,7 @@ import { precheckCreate, runCommand, type CommandRequest } from './commands';
 import type { AppEnv } from './context';
 import type { Ctx } from './http';
 import { operation } from './operations';
-import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, managedRecord, participantAccess, plainCommandRoutes, viewFor } from './resource-routes';
 import { answerErasure } from './erasures';
 import { USER_NAME } from '../read-model/erasures';
 
@@ -47,7 +47,7 @@ function invitationCode(c: Ctx, userId: string, replace: boolean): Pick<CommandR
 }
 
 const access = participantAccess<User>(resource, MANAGE);
-const reading = participantAccess<User>(resource, MANAGE, { anyScope: [MANAGE, 'exchange:admin'], operator: true });
+const managed = managedRecord<User>(resource, { noun: 'user', plural: 'users', needs: "`connectors:manage` of the user's organization", notFound: ': no such user of the caller\u2019s organization' });
 
 export const users = new Hono<AppEnv>();
 
@@ -78,66 +78,35 @@ operation(users, {
   return runCommand(c, { resource, name: 'create', id: nameBasedId('user', body.userId), payload: body, context: ctx, view: viewFor(resource, principal), ...invitationCode(c, body.userId, false) });
 });
 
-listRoute(users, resource, {
-  owners: true,
-  anyScope: [MANAGE, 'exchange:admin'],
-  operatorListsAll: true,
-  doc: {
-    summary: "List the caller's organization's users (every organization's for a protocol operator)",
-    description: "The users of the caller's organization (its admins, with `connectors:manage`), by status; a protocol operator (`exchange:admin`) lists every organization's.",
-    responses: { '200': 'One page of users; nextCursor is null on the last page.', '400': '`VALIDATION_FAILED`: an unknown status, a limit outside 1..200 or a cursor this broker did not issue.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.' },
-    client: { name: 'users', columns: ['id', 'userId', 'name', 'status', 'roles', 'resourceVersion'] },
-  },
-});
+listRoute(users, resource, managed.list({
+  summary: "List the caller's organization's users (every organization's for a protocol operator)",
+  description: "The users of the caller's organization (its admins, with `connectors:manage`), by status; a protocol operator (`exchange:admin`) lists every organization's.",
+  client: { name: 'users', columns: ['id', 'userId', 'name', 'status', 'roles', 'resourceVersion'] },
+}));
 
-getRoute(users, resource, reading, {
-  summary: 'Get a user',
-  description: "A user of the caller's organization (its admins), or any for a protocol operator. Anyone else gets 404.",
-  responses: { '200': 'The user, with its ETag.', '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.', '404': '`RESOURCE_NOT_FOUND`.' },
-});
-
-const commandDoc = (summary: string, description: string, extra: Record<string, string> = {}) => ({
-  summary,
-  description: `${description} Needs \`connectors:manage\` of the user's organization and its current ETag in If-Match.`,
-  responses: {
-    '200': 'The user after the command.',
-    '400': '`VALIDATION_FAILED`.',
-    '403': '`INSUFFICIENT_SCOPE`, `ORGANIZATION_INACTIVE` or `ACTOR_NOT_PERMITTED`.',
-    '404': '`RESOURCE_NOT_FOUND`: no such user of the caller\u2019s organization.',
-    '409': '`STALE_RESOURCE_VERSION`, `IDEMPOTENCY_CONFLICT` or `IDEMPOTENCY_IN_PROGRESS`.',
-    '422': '`INVALID_STATE_TRANSITION`.',
-    ...extra,
-  },
-});
+getRoute(users, resource, managed.reading, managed.read('Get a user', "A user of the caller's organization (its admins), or any for a protocol operator. Anyone else gets 404."));
 
 commandRoute(users, resource, 'update', {
   method: 'PATCH', body: 'UserUpdateRequest', access,
   context: (c, doc) => context(c, doc.organizationId),
-  doc: commandDoc('Change a user', 'Its name and roles; a role taken away counts from its next request on, tokens issued before included.', { '422': '`INVALID_STATE_TRANSITION` or `SCOPE_ABOVE_CEILING` (operator outside the operator\u2019s organization).' }),
+  doc: managed.command('Change a user', 'Its name and roles; a role taken away counts from its next request on, tokens issued before included.', { '422': '`INVALID_STATE_TRANSITION` or `SCOPE_ABOVE_CEILING` (operator outside the operator\u2019s organization).' }),
 });
-commandRoute(users, resource, 'disable', {
-  body: 'CommonReasonedCommand', access,
-  doc: commandDoc('Disable a user', 'Its tokens are refused from the next request on, on every replica (401 `USER_INACTIVE`), until it is enabled again.'),
-});
-commandRoute(users, resource, 'enable', {
-  body: 'CommonCommand', access,
-  doc: commandDoc('Enable a disabled user', 'Active again (or invited again, while its invitation is open).'),
-});
+plainCommandRoutes(users, resource, { access, doc: managed.command }, [
+  ['disable', 'CommonReasonedCommand', 'Disable a user', 'Its tokens are refused from the next request on, on every replica (401 `USER_INACTIVE`), until it is enabled again.'],
+  ['enable', 'CommonCommand', 'Enable a disabled user', 'Active again (or invited again, while its invitation is open).'],
+  ['remove', 'CommonReasonedCommand', 'Remove a user for good', 'Its tokens are refused from the next request on; its user id is never given again.'],
+]);
 commandRoute(users, resource, 'reinvite', {
   body: 'CommonCommand', access,
   hooks: (c, doc) => invitationCode(c, doc.userId, true),
-  doc: commandDoc('Invite a user again', 'A new invitation for 7 days, for an invited user or one whose invitation expired; with the development identity provider, a new invitation code, shown this once.'),
-});
-commandRoute(users, resource, 'remove', {
-  body: 'CommonReasonedCommand', access,
-  doc: commandDoc('Remove a user for good', 'Its tokens are refused from the next request on; its user id is never given again.'),
+  doc: managed.command('Invite a user again', 'A new invitation for 7 days, for an invited user or one whose invitation expired; with the development identity provider, a new invitation code, shown this once.'),
 });
 
 // Personal data erasure before the retention policy's period (issue 34 part 4; docs/retention.md):
 // a removed user's name goes from the read model, its events and Temporal's histories; its userId
 // stays, the key the audit trail refers to.
 operation(users, {
-  method: 'POST', path: '/:id/name-erasures', access: reading,
+  method: 'POST', path: '/:id/name-erasures', access: managed.reading,
   body: 'UserNameErasureRequest', answers: [200],
   returns: 'User',
   doc: {
