@@ -92,8 +92,15 @@ function answer(status: number, row: SubscriptionRow, extra: Record<string, unkn
   return { status, headers: { etag: etagOf(row.version), ...headers }, body: { ...subscriptionView(row), ...extra }, ...('secret' in extra ? { secretFields: ['secret'] } : {}) };
 }
 
-const reply = (c: Context<AppEnv>, stored: StoredResponse) =>
-  stored.status === 204 ? c.body(null, 204, stored.headers) : c.json(stored.body as object, stored.status as 200, stored.headers);
+/**
+ * A change done once per Idempotency-Key (api/idempotency.ts), keyed by what the request asks
+ * (`request`: the operation, the subscription, the body): the answer stored at its first run, for
+ * that run and every repeat.
+ */
+async function once(c: Context<AppEnv>, request: unknown[], change: () => Promise<StoredResponse>) {
+  const stored = await idempotent(c, fingerprint(['webhook-subscription', ...request]), change);
+  return stored.status === 204 ? c.body(null, 204, stored.headers) : c.json(stored.body as object, stored.status as 200, stored.headers);
+}
 
 operation(webhookSubscriptions, {
   method: 'POST', path: '/', access: { scope: WEBHOOK_SCOPE }, body: 'WebhookSubscriptionCreateRequest', answers: [201],
@@ -125,7 +132,7 @@ operation(webhookSubscriptions, {
   },
 }, async ({ c, principal, body }) => {
   requireKnownTypes(body.eventTypes);
-  const stored = await idempotent(c, fingerprint(['webhook-subscription', 'create', body]), async () => {
+  return once(c, ['create', body], async () => {
     await requireTarget(c, body.url);
     const { row, secret } = await insertSubscription(c.get('services').db, {
       organizationId: principal.organizationId,
@@ -138,7 +145,6 @@ operation(webhookSubscriptions, {
     await poke(c, row.id);
     return answer(201, row, { secret }, { location: `${PATH}/${row.id}` });
   });
-  return reply(c, stored);
 });
 
 operation(webhookSubscriptions, {
@@ -202,14 +208,13 @@ operation(webhookSubscriptions, {
 }, async ({ c, resource, body }) => {
   const expected = observedVersion(c, {}, undefined);
   requireKnownTypes(body.eventTypes);
-  const stored = await idempotent(c, fingerprint(['webhook-subscription', 'update', resource.id, expected, body]), async () => {
+  return once(c, ['update', resource.id, expected, body], async () => {
     if (body.url !== undefined) await requireTarget(c, body.url);
     const updated = await updateSubscription(c.get('services').db, resource.id, expected, body);
     if (!updated) throw await stale(c, resource.id);
     await poke(c, updated.id);
     return answer(200, updated);
   });
-  return reply(c, stored);
 });
 
 operation(webhookSubscriptions, {
@@ -229,14 +234,13 @@ operation(webhookSubscriptions, {
   },
 }, async ({ c, resource }) => {
   const expected = observedVersion(c, {}, undefined);
-  const stored = await idempotent(c, fingerprint(['webhook-subscription', 'delete', resource.id, expected]), async () => {
+  return once(c, ['delete', resource.id, expected], async () => {
     const deleted = await deleteSubscription(c.get('services').db, resource.id, expected);
     if (!deleted) throw await stale(c, resource.id);
     // The workflow sees the subscription gone at its next pump and ends.
     await poke(c, deleted.id);
     return { status: 204, headers: {}, body: null };
   });
-  return reply(c, stored);
 });
 
 operation(webhookSubscriptions, {
@@ -257,12 +261,11 @@ operation(webhookSubscriptions, {
     },
   },
 }, async ({ c, resource, body }) => {
-  const stored = await idempotent(c, fingerprint(['webhook-subscription', 'rotate-secret', resource.id, body]), async () => {
+  return once(c, ['rotate-secret', resource.id, body], async () => {
     const rotated = await rotateSecret(c.get('services').db, resource.id, body.overlapSeconds ?? 86400, c.get('services').secrets);
     if (!rotated) throw notFound('webhook subscription');
     return answer(200, rotated.row, { secret: rotated.secret });
   });
-  return reply(c, stored);
 });
 
 // One signed test message, sent now and not retried; its status and timing come back, never the body.
@@ -377,13 +380,12 @@ operation(webhookSubscriptions, {
   const deliveryId = c.req.param('deliveryId') ?? '';
   const { db } = c.get('services');
   if (!isUuid(deliveryId) || !(await loadDelivery(db, resource.id, deliveryId.toLowerCase()))) throw notFound('webhook delivery');
-  const stored = await idempotent(c, fingerprint(['webhook-subscription', 'redeliver', resource.id, deliveryId]), async () => {
+  return once(c, ['redeliver', resource.id, deliveryId], async () => {
     const row = await redeliver(db, resource.id, deliveryId.toLowerCase());
     if (!row) throw notFound('webhook delivery');
     await poke(c, resource.id);
     return { status: 202, headers: {}, body: deliveryView(row) };
   });
-  return reply(c, stored);
 });
 
 operation(webhookSubscriptions, {
@@ -399,12 +401,11 @@ operation(webhookSubscriptions, {
     responses: { '202': 'Scheduled.', '503': false },
   },
 }, async ({ c, resource, body }) => {
-  const stored = await idempotent(c, fingerprint(['webhook-subscription', 'recover', resource.id, body]), async () => {
+  return once(c, ['recover', resource.id, body], async () => {
     const redelivering = await recoverDeliveries(c.get('services').db, resource.id, body.since);
     if (redelivering > 0) await poke(c, resource.id);
     return { status: 202, headers: {}, body: { redelivering } };
   });
-  return reply(c, stored);
 });
 
 /** A version-guarded change that found another version: 409 with the current one, or 404 if it is gone. */
