@@ -186,7 +186,6 @@ listRoute(executionHandovers, resource, {
       columns: ['id', 'status', 'commitmentId', 'executingOrganizationId', 'resourceVersion'],
     },
     parameters: ['HandoverStatusQuery'],
-    responses: { '200': 'A page of handovers.' },
   },
 });
 
@@ -197,7 +196,6 @@ getRoute(executionHandovers, resource, access(resource.scopes.read), {
     "systems' references (`sourceExternalReferences`; `destinationExternalReference` once " +
     'imported or linked), the package digest and the acknowledgements. Only its two ' +
     'organizations; anyone else gets 404. Needs scope `handovers:read`.',
-  responses: { '200': 'The handover; ETag carries its resourceVersion.' },
 });
 
 // The executing organization's technical acknowledgement: imported, linked, rejected, quarantined.

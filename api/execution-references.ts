@@ -22,7 +22,7 @@ import type { AppEnv } from './context';
 import { authorize, type AccessPolicy } from './gates';
 import { etagOf, notFound, querySingle, type Ctx } from './http';
 import type { StoredResponse } from './idempotency';
-import { commandRoute, getRoute, listRoute, loader, participantAccess, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, loader, nestedListRoute, participantAccess, viewFor } from './resource-routes';
 
 import { isUuid } from '../domain/ids';
 
@@ -89,7 +89,6 @@ listRoute(executionReferences, resource, {
       ],
     },
     parameters: ['ReferenceStatusQuery'],
-    responses: { '200': 'A page of references.' },
   },
 });
 
@@ -99,13 +98,13 @@ getRoute(executionReferences, resource, readAccess, {
     "The links to the executing systems' records, the commitment and handover, the current " +
     'milestone and the head of the outcome chain. For the participating organizations (with ' +
     '`outcomes:review` or `outcomes:write`) and authorized operators; anyone else gets 404.',
-  responses: { '200': 'The reference; ETag carries its resourceVersion.' },
 });
 
 // The milestone timeline, in occurrence order (late arrivals take their place).
-operation(executionReferences, {
-  method: 'GET', path: '/:id/updates', access: { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] }, answers: [200],
+nestedListRoute(executionReferences, { ...readAccess, anyScope: [...READ_SCOPES, 'execution:update'] }, {
+  path: 'updates',
   returns: 'ExecutionReferenceUpdatePage',
+  items: (c, doc) => listUpdates(c.get('services').db, doc.id),
   doc: {
     id: 'listExecutionUpdates',
     summary: 'The milestone timeline of a reference',
@@ -114,8 +113,6 @@ operation(executionReferences, {
       '`outcomes:review`, `outcomes:write` or `execution:update`.',
     responses: { '200': 'The milestones (a single page).' },
   },
-}, async ({ c, resource: doc }) => {
-  return c.json({ items: await listUpdates(c.get('services').db, doc.id), nextCursor: null });
 });
 
 // The commands a participant sends on a reference: each answers the reference after it.

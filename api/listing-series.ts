@@ -112,7 +112,6 @@ listRoute(listingSeriesRouter, resource, {
     summary: "List the caller's recurring offers and requests",
     description: 'The series of the caller\u2019s organization, by `status` (one or more). Ordered by id; repeat with `cursor`. Needs scope `capacity:publish` or `loads:publish`.',
     client: { name: 'series', columns: ['id', 'status', 'listingKind', 'recurrence.rrule', 'recurrence.timeZone', 'resourceVersion'] },
-    responses: { '200': 'A page of series.' },
   },
 });
 
@@ -122,7 +121,6 @@ getRoute(listingSeriesRouter, resource, ownerAccess, {
     'The series with its revisions, the dates it skips and `occurrences`: the listing each published date became ' +
     '(read it at /capacity-offers/{listingId} or /load-requests/{listingId}). Its owner\u2019s alone (404 for anyone else). ' +
     'Needs scope `capacity:publish` or `loads:publish`.',
-  responses: { '200': 'The series; ETag carries its resourceVersion.' },
 });
 
 commandRoute(listingSeriesRouter, resource, 'revise', {

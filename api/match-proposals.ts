@@ -20,7 +20,7 @@ import { authorize } from './gates';
 import { etagOf, observedVersion, type Ctx } from './http';
 import { fingerprint, idempotent } from './idempotency';
 import { listingReadAccess } from './listings';
-import { getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+import { getRoute, listRoute, nestedListRoute, participantAccess, viewFor } from './resource-routes';
 import { viewOf } from '../domain/views';
 
 
@@ -56,7 +56,6 @@ listRoute(matchProposals, resource, {
       columns: ['id', 'status', 'decisionState', 'capacityOfferId', 'loadRequestId', 'resourceVersion'],
     },
     parameters: ['ProposalStatusQuery'],
-    responses: { '200': 'A page of proposals.' },
   },
 });
 
@@ -66,12 +65,12 @@ getRoute(matchProposals, resource, participantOnly(resource.scopes.read), {
     'The proposal with its explanation (compatibility per criterion, routeCompatibility, ' +
     'capacityCompatibility, rationale), its decision policy, decision state and decisions. Only ' +
     'its two organizations; anyone else gets 404. Needs scope `matches:read`.',
-  responses: { '200': 'The proposal; ETag carries its resourceVersion.' },
 });
 
-operation(matchProposals, {
-  method: 'GET', path: '/:id/decisions', access: participantOnly(resource.scopes.read), answers: [200],
+nestedListRoute(matchProposals, participantOnly(resource.scopes.read), {
+  path: 'decisions',
   returns: 'MatchProposalDecisionPage',
+  items: (_c, doc) => doc.decisions,
   doc: {
     id: 'listMatchDecisions',
     summary: 'List the decisions on a match proposal',
@@ -80,8 +79,6 @@ operation(matchProposals, {
       'two organizations only. Needs scope `matches:read`.',
     responses: { '200': 'The decisions (a single page).' },
   },
-}, async ({ c, resource: doc }) => {
-  return c.json({ items: doc.decisions, nextCursor: null });
 });
 
 // A decision (accept, reject, withdraw) on the version the caller observed. The decision that

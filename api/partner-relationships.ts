@@ -138,10 +138,7 @@ getRoute(partnerRelationships, resource, access, {
   description:
     'Visible to the requesting organization, and to the accepting organization once the ' +
     'relationship has been requested. Both parties see the whole record.',
-  responses: {
-    '200': 'The relationship; ETag carries its resourceVersion.',
-    '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.',
-  },
+  responses: { '403': '`INSUFFICIENT_SCOPE` or `ORGANIZATION_INACTIVE`.' },
 });
 
 // The lifecycle commands, with the schema of each body. Every one gets the partnering policies,

@@ -1,7 +1,9 @@
 // Route builders every resource router uses: loading a resource for gate 4, its list and its read
-// (GET / and GET /:id), and a lifecycle command as one route (body validated against the
-// command's schema, If-Match or observedResourceVersion required, the command's named Workflow
-// Update sent through idempotency). A router declares its routes with these; see api/listings.ts.
+// (GET / and GET /:id) with their standard answers, a list one resource holds (GET /:id/<list>),
+// the records organizations' admins manage, and a lifecycle command as one route (body validated
+// against the command's schema, If-Match or observedResourceVersion required, the command's named
+// Workflow Update sent through idempotency). A router declares its routes with these; see
+// api/listings.ts.
 import type { Hono } from 'hono';
 import { listParticipating, loadDocument, type ParticipantListFilter } from '../read-model/projection-document';
 import { isUuid } from '../domain/ids';
@@ -40,6 +42,8 @@ export function participantAccess<R extends Envelope>(resource: Resource<any, an
 
 /** A kind's name in operation ids: `capacity-offer` -> `CapacityOffer`. */
 const kindName = (resource: Resource<any, any>) => resource.kind.replace(/(^|-)([a-z])/g, (_m, _dash, letter: string) => letter.toUpperCase());
+/** A kind's short name in the docs' sentences: `match-proposal` -> `proposal`. */
+const shortName = (resource: Resource<any, any>) => resource.kind.slice(resource.kind.lastIndexOf('-') + 1);
 
 /** The caller's view of a resource (gate 9). */
 export const viewFor = (resource: Resource<any, any>, principal: Principal) => (doc: any) => viewOf(resource, doc, principal);
@@ -125,7 +129,12 @@ function listParameters(resource: Resource<any, any>, route: ListRoute): Operati
  */
 export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, route: ListRoute) {
   const access: AccessPolicy<undefined> = route.anyScope ? { scope: [], anyScope: route.anyScope } : { scope: resource.scopes.read };
-  const doc = { id: `list${kindName(resource)}s`, ...route.doc, parameters: listParameters(resource, route) };
+  const doc = {
+    id: `list${kindName(resource)}s`,
+    ...route.doc,
+    parameters: listParameters(resource, route),
+    responses: { '200': `A page of ${route.doc.client?.name ?? resource.collection}.`, ...route.doc.responses },
+  };
   // A kind without participants is its owner's alone: its list is what the caller owns.
   const owners = route.owners ?? !resource.participants;
   operation(router, { method: 'GET', path: '/', access, answers: [200], returns: resourceSchema(resource, 'Page'), doc }, async ({ c, principal }) => {
@@ -148,9 +157,20 @@ export function listRoute(router: Hono<AppEnv>, resource: Resource<any, any>, ro
 
 /** GET /:id: the resource as the caller may see it (gates 4 to 9), with its ETag. */
 export function getRoute<R extends Envelope>(router: Hono<AppEnv>, resource: Resource<any, any>, access: AccessPolicy<R>, doc: RouteDoc, options: { decorate?: Decorate } = {}) {
-  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc: { id: `get${kindName(resource)}`, ...doc } }, async ({ c, resource: doc, principal }) => {
+  const responses = { '200': `The ${shortName(resource)}; ETag carries its resourceVersion.`, ...doc.responses };
+  operation(router, { method: 'GET', path: '/:id', access, answers: [200], returns: resourceSchema(resource), doc: { id: `get${kindName(resource)}`, ...doc, responses } }, async ({ c, resource: doc, principal }) => {
     const view = viewOf(resource, doc, principal);
     return c.json(options.decorate ? (await options.decorate(c, [view]))[0] : view, 200, { etag: etagOf(doc.resourceVersion) });
+  });
+}
+
+/**
+ * GET /:id/<path>: a list that belongs to one resource (a proposal's decisions, a tender's
+ * revisions), whole, as a single page, for whoever may read the resource.
+ */
+export function nestedListRoute<R extends Envelope>(router: Hono<AppEnv>, access: AccessPolicy<R>, route: { path: string; returns: BodyName; items: (c: Ctx, resource: R) => unknown[] | Promise<unknown[]>; doc: OperationDoc }) {
+  operation(router, { method: 'GET', path: `/:id/${route.path}`, access, answers: [200], returns: route.returns, doc: route.doc }, async ({ c, resource }) => {
+    return c.json({ items: await route.items(c, resource), nextCursor: null });
   });
 }
 

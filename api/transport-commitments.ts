@@ -37,7 +37,6 @@ listRoute(transportCommitments, resource, {
       columns: ['id', 'status', 'tenderId', 'commitmentVersion', 'digest.value', 'resourceVersion'],
     },
     parameters: ['CommitmentStatusQuery'],
-    responses: { '200': 'A page of commitments.' },
   },
 });
 
@@ -47,7 +46,6 @@ getRoute(transportCommitments, resource, access(resource.scopes.read), {
     "The accepted revision, the required decisions, the relationship's policy version, the " +
     'capacity consumed and the digest. For its two organizations only. Needs scope ' +
     '`commitments:read`.',
-  responses: { '200': 'The commitment; ETag carries its resourceVersion.' },
 });
 
 // The exact bytes the digest covers (RFC 8785), as the caller sees them: hash them with SHA-256

@@ -18,7 +18,7 @@ import { precheckCreate, runCommand } from './commands';
 import type { AppEnv } from './context';
 
 import { notFound, type Ctx } from './http';
-import { commandRoute, getRoute, listRoute, participantAccess, viewFor } from './resource-routes';
+import { commandRoute, getRoute, listRoute, nestedListRoute, participantAccess, viewFor } from './resource-routes';
 
 
 
@@ -149,7 +149,6 @@ listRoute(transportTenders, resource, {
       ],
     },
     parameters: ['TenderStatusQuery'],
-    responses: { '200': 'A page of tenders.' },
   },
 });
 
@@ -158,12 +157,12 @@ getRoute(transportTenders, resource, access(resource.scopes.read), {
   description:
     'The tender with its revisions and decisions: for the issuer always, for the executing ' +
     'organization from issue on; anyone else gets 404. Needs scope `tenders:read`.',
-  responses: { '200': 'The tender; ETag carries its resourceVersion.' },
 });
 
-operation(transportTenders, {
-  method: 'GET', path: '/:id/revisions', access: access(resource.scopes.read), answers: [200],
+nestedListRoute(transportTenders, access(resource.scopes.read), {
+  path: 'revisions',
   returns: 'TransportTenderRevisionPage',
+  items: (_c, doc) => doc.revisions,
   doc: {
     id: 'listTransportTenderRevisions',
     summary: 'List the revisions of a tender',
@@ -172,8 +171,6 @@ operation(transportTenders, {
       'author, reason and outcome. Needs scope `tenders:read`.',
     responses: { '200': 'The revisions (a single page).' },
   },
-}, async ({ c, resource: doc }) => {
-  return c.json({ items: doc.revisions, nextCursor: null });
 });
 
 /** A decision that completes the policy waits for its commitment; a refused commit is 409. */
