@@ -80,6 +80,9 @@ function basemap(): string {
 
 export const consoleApp = new Hono<AppEnv>();
 
+/** A 200 answer whose body is JSON of `schema` (an answer these operations describe inline). */
+const jsonAnswer = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema } } });
+
 publicOperation(consoleApp, {
   method: 'GET', path: '/console', answers: [301],
   doc: {
@@ -134,25 +137,18 @@ publicOperation(consoleApp, {
       "style if one is configured, and the adapter gateway whose held messages the console shows (`gatewayUrl`, null without one).",
     tag: 'Console',
     responses: {
-      '200': {
-        description: "The console's sign-in settings.",
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['authority', 'clientId', 'scope', 'mapStyleUrl', 'gatewayUrl'],
-              additionalProperties: false,
-              properties: {
-                authority: { type: 'string' },
-                clientId: { type: 'string' },
-                scope: { type: 'string', description: 'What the console asks the provider for: openid, profile and every scope of the vocabulary (domain/scopes.ts); the provider grants what the user\u2019s role allows.' },
-                mapStyleUrl: { type: ['string', 'null'] },
-                gatewayUrl: { type: ['string', 'null'] },
-              },
-            },
-          },
+      '200': jsonAnswer("The console's sign-in settings.", {
+        type: 'object',
+        required: ['authority', 'clientId', 'scope', 'mapStyleUrl', 'gatewayUrl'],
+        additionalProperties: false,
+        properties: {
+          authority: { type: 'string' },
+          clientId: { type: 'string' },
+          scope: { type: 'string', description: 'What the console asks the provider for: openid, profile and every scope of the vocabulary (domain/scopes.ts); the provider grants what the user\u2019s role allows.' },
+          mapStyleUrl: { type: ['string', 'null'] },
+          gatewayUrl: { type: ['string', 'null'] },
         },
-      },
+      }),
       '404': true,
     },
   },
@@ -259,6 +255,22 @@ const PLACE_NAMES = {
 } as const;
 
 /**
+ * A named UN/LOCODE place in an answer (a point's nearest place, a search result): its code, its
+ * name as UN/LOCODE spells it and its names in the console's languages, with what `more` adds.
+ */
+const placeSchema = (more: Record<string, unknown>) => ({
+  type: 'object',
+  required: ['code', 'name', ...Object.keys(more)],
+  additionalProperties: false,
+  properties: {
+    code: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{3}$', description: 'Its UN/LOCODE.' },
+    name: { type: 'string', description: 'Its name as UN/LOCODE spells it.' },
+    ...more,
+    names: PLACE_NAMES,
+  },
+});
+
+/**
  * Where the areas of listings lie, for the map: a UN/LOCODE's position, a subdivision's or a
  * country's shape (Natural Earth, simplified; core/area-shapes.ts) and bounding box. Public
  * reference data, as the index it comes from.
@@ -297,56 +309,40 @@ publicOperation(consoleApp, {
       },
     ],
     responses: {
-      '200': {
-        description: 'Where areas lie.',
-        content: {
-          'application/json': {
-            schema: {
+      '200': jsonAnswer('Where areas lie.', {
+        type: 'object',
+        required: ['places'],
+        properties: {
+          places: {
+            type: 'object',
+            additionalProperties: {
               type: 'object',
-              required: ['places'],
               properties: {
-                places: {
+                point: { type: 'array', items: { type: 'number' } },
+                box: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4, description: 'A subdivision\'s or country\'s bounding box `[minLon, minLat, maxLon, maxLat]`: what matching compares.' },
+                shape: {
                   type: 'object',
-                  additionalProperties: {
-                    type: 'object',
-                    properties: {
-                      point: { type: 'array', items: { type: 'number' } },
-                      box: { type: 'array', items: { type: 'number' }, minItems: 4, maxItems: 4, description: 'A subdivision\'s or country\'s bounding box `[minLon, minLat, maxLon, maxLat]`: what matching compares.' },
-                      shape: {
-                        type: 'object',
-                        description: "A subdivision's or country's shape for drawing, a GeoJSON Polygon or MultiPolygon (degrees, 3 decimals).",
-                        required: ['type', 'coordinates'],
-                        properties: { type: { type: 'string', enum: ['Polygon', 'MultiPolygon'] }, coordinates: { type: 'array' } },
-                      },
-                      name: { type: 'string', description: "A UN/LOCODE's name as UN/LOCODE spells it (`Hamburg`)." },
-                      names: {
-                        type: 'object',
-                        description: "A subdivision's name in English, and in German and Polish where they differ (Natural Earth: `{ en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' }`); a UN/LOCODE's names in the three languages where one differs from its own name (the Unicode CLDR's city names: `PLWAW` `{ en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' }`).",
-                        required: ['en'],
-                        properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
-                      },
-                    },
-                  },
+                  description: "A subdivision's or country's shape for drawing, a GeoJSON Polygon or MultiPolygon (degrees, 3 decimals).",
+                  required: ['type', 'coordinates'],
+                  properties: { type: { type: 'string', enum: ['Polygon', 'MultiPolygon'] }, coordinates: { type: 'array' } },
                 },
-                nearby: {
+                name: { type: 'string', description: "A UN/LOCODE's name as UN/LOCODE spells it (`Hamburg`)." },
+                names: {
                   type: 'object',
-                  description: 'Each point of `near` (as sent) that has a named place within reach: that place.',
-                  additionalProperties: {
-                    type: 'object',
-                    required: ['code', 'name', 'distanceKm'],
-                    properties: {
-                      code: { type: 'string', description: 'Its UN/LOCODE.' },
-                      name: { type: 'string', description: 'Its name as UN/LOCODE spells it.' },
-                      distanceKm: { type: 'number', description: 'Great-circle kilometres from the point, one decimal.' },
-                      names: PLACE_NAMES,
-                    },
-                  },
+                  description: "A subdivision's name in English, and in German and Polish where they differ (Natural Earth: `{ en: 'Bavaria', de: 'Bayern', pl: 'Bawaria' }`); a UN/LOCODE's names in the three languages where one differs from its own name (the Unicode CLDR's city names: `PLWAW` `{ en: 'Warsaw', de: 'Warschau', pl: 'Warszawa' }`).",
+                  required: ['en'],
+                  properties: { en: { type: 'string' }, de: { type: 'string' }, pl: { type: 'string' } },
                 },
               },
             },
           },
+          nearby: {
+            type: 'object',
+            description: 'Each point of `near` (as sent) that has a named place within reach: that place.',
+            additionalProperties: placeSchema({ distanceKm: { type: 'number', description: 'Great-circle kilometres from the point, one decimal.' } }),
+          },
         },
-      },
+      }),
       '422': true,
     },
   },
@@ -401,35 +397,18 @@ publicOperation(consoleApp, {
       { name: 'q', in: 'query', required: true, description: 'The start of a place name (`rotter`) or a UN/LOCODE (`NLRTM`), 1 to 60 characters.', schema: { type: 'string', minLength: 1, maxLength: 60 } },
     ],
     responses: {
-      '200': {
-        description: 'The places found, best first.',
-        content: {
-          'application/json': {
-            schema: {
-              type: 'object',
-              required: ['items'],
-              additionalProperties: false,
-              properties: {
-                items: {
-                  type: 'array',
-                  maxItems: 15,
-                  items: {
-                    type: 'object',
-                    required: ['code', 'name', 'country'],
-                    additionalProperties: false,
-                    properties: {
-                      code: { type: 'string', pattern: '^[A-Z]{2}[A-Z0-9]{3}$' },
-                      name: { type: 'string', description: 'As UN/LOCODE spells it.' },
-                      country: { type: 'string', pattern: '^[A-Z]{2}$' },
-                      names: PLACE_NAMES,
-                    },
-                  },
-                },
-              },
-            },
+      '200': jsonAnswer('The places found, best first.', {
+        type: 'object',
+        required: ['items'],
+        additionalProperties: false,
+        properties: {
+          items: {
+            type: 'array',
+            maxItems: 15,
+            items: placeSchema({ country: { type: 'string', pattern: '^[A-Z]{2}$' } }),
           },
         },
-      },
+      }),
       '400': true,
     },
   },
