@@ -17,6 +17,30 @@ async function expectUnchanged(w: World, t: CheckContext, offer: { id: string; s
   const read = await must(w.a.get(`/capacity-offers/${offer.id}`), 200, 'A reads the offer');
   t.expect(read.status === offer.status && read.resourceVersion === offer.resourceVersion, `${what} (${read.status} v${read.resourceVersion})`);
 }
+/**
+ * A withdraw of a newly published offer of A that must be refused: sent with `body` on the version
+ * `stale` versions back, its answer judged by `refused` (whether it is the right refusal, and what
+ * that is), and the offer unchanged after.
+ */
+async function refusedWithdraw(w: World, t: CheckContext, send: { body: unknown; stale: number }, refused: (r: Reply, version: number) => [boolean, string], unchanged: string): Promise<void> {
+  const offer = await w.publishedOffer();
+  const version = offer.resourceVersion - send.stale;
+  const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, send.body, version);
+  const [right, expected] = refused(r, version);
+  t.expect(right, `${expected} (got ${said(r)})`);
+  await expectUnchanged(w, t, offer, unchanged);
+}
+/** A request sent twice under one Idempotency-Key, the first required to answer `status` (`what` names it). */
+async function sentTwice(t: CheckContext, send: (key: string) => Promise<Reply>, key: string, status: number, what: string) {
+  const first = await send(key);
+  t.require(first.status === status, `${what}: ${status} (got ${said(first)})`);
+  return { first, again: await send(key) };
+}
+/** A repeat answered with the original answer whole: body and ETag. */
+function expectReplayed(t: CheckContext, first: Reply, again: Reply): void {
+  const differs = sameAnswer(first, again);
+  t.expect(differs.length === 0, `the repeat's answer is the original's, whole: body and ETag${differs.length ? ` (differs at ${differs.slice(0, 5).join(', ')})` : ''}`);
+}
 const said = (r: Reply) => `${r.status} ${typeof r.body === 'object' ? JSON.stringify(r.body).slice(0, 200) : r.body ?? ''}`;
 
 const BROKER_CHECKS: Array<Check<World>> = [
@@ -68,12 +92,7 @@ const BROKER_CHECKS: Array<Check<World>> = [
     id: 'LT-3', family: 'lifecycle', mandatory: true,
     title: 'A withdraw without a reason is refused',
     spec: 'Errors: Missing required reason (suspend, terminate, withdraw, cancel): rejected',
-    async run(w, t) {
-      const offer = await w.publishedOffer();
-      const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, {}, offer.resourceVersion);
-      t.expect(r.status >= 400 && r.status < 500, `refused with a 4xx (got ${said(r)})`);
-      await expectUnchanged(w, t, offer, 'still published, version unchanged');
-    },
+    run: (w, t) => refusedWithdraw(w, t, { body: {}, stale: 0 }, (r) => [r.status >= 400 && r.status < 500, 'refused with a 4xx'], 'still published, version unchanged'),
   },
   {
     id: 'LT-4', family: 'lifecycle', mandatory: true,
@@ -107,13 +126,9 @@ const BROKER_CHECKS: Array<Check<World>> = [
     spec: 'Same key and identical payload returns the original outcome; Retried commands are idempotent',
     async run(w, t) {
       const body = w.offerBody();
-      const key = w.key('id-1');
-      const first = await w.a.post('/capacity-offers', body, undefined, key);
-      t.require(first.status === 201, `first create: 201 (got ${said(first)})`);
-      const again = await w.a.post('/capacity-offers', body, undefined, key);
+      const { first, again } = await sentTwice(t, (key) => w.a.post('/capacity-offers', body, undefined, key), w.key('id-1'), 201, 'first create');
       t.expect(again.status === first.status && again.body?.id === first.body.id, `the repeat answers ${first.status} with the same id (got ${again.status} ${again.body?.id})`);
-      const differs = sameAnswer(first, again);
-      t.expect(differs.length === 0, `the repeat's answer is the original's, whole: body and ETag${differs.length ? ` (differs at ${differs.slice(0, 5).join(', ')})` : ''}`);
+      expectReplayed(t, first, again);
     },
   },
   {
@@ -134,13 +149,9 @@ const BROKER_CHECKS: Array<Check<World>> = [
     spec: 'Create and command operations accept the header Idempotency-Key ... Same key and identical payload returns the original outcome',
     async run(w, t) {
       const draft = await must(w.a.post('/capacity-offers', w.offerBody()), 201, 'create');
-      const key = w.key('id-3');
-      const first = await w.a.post(`/capacity-offers/${draft.id}/publish`, undefined, 1, key);
-      t.require(first.status === 200, `publish: 200 (got ${said(first)})`);
-      const again = await w.a.post(`/capacity-offers/${draft.id}/publish`, undefined, 1, key);
+      const { first, again } = await sentTwice(t, (key) => w.a.post(`/capacity-offers/${draft.id}/publish`, undefined, 1, key), w.key('id-3'), 200, 'publish');
       t.expect(again.status === 200 && again.body?.resourceVersion === first.body.resourceVersion, `the repeat: 200, version ${first.body.resourceVersion} (got ${said(again)})`);
-      const differs = sameAnswer(first, again);
-      t.expect(differs.length === 0, `the repeat's answer is the original's, whole: body and ETag${differs.length ? ` (differs at ${differs.slice(0, 5).join(', ')})` : ''}`);
+      expectReplayed(t, first, again);
     },
   },
 
@@ -175,12 +186,7 @@ const BROKER_CHECKS: Array<Check<World>> = [
     id: 'SW-1', family: 'stale-writes', mandatory: true,
     title: 'A command with an old If-Match answers 409 stale-resource-version (or 412) and changes nothing',
     spec: 'A stale write returns 409 or 412 with an RFC 9457 body; code STALE_RESOURCE_VERSION with type {problem_base}/stale-resource-version and status 409',
-    async run(w, t) {
-      const offer = await w.publishedOffer();
-      const r = await w.a.post(`/capacity-offers/${offer.id}/withdraw`, { reason: 'conformance' }, offer.resourceVersion - 1);
-      t.expect(isProblem(r, 409, 'stale-resource-version') || r.status === 412, `withdraw on version ${offer.resourceVersion - 1}: 409 stale-resource-version or 412 (got ${said(r)})`);
-      await expectUnchanged(w, t, offer, 'unchanged');
-    },
+    run: (w, t) => refusedWithdraw(w, t, { body: { reason: 'conformance' }, stale: 1 }, (r, version) => [isProblem(r, 409, 'stale-resource-version') || r.status === 412, `withdraw on version ${version}: 409 stale-resource-version or 412`], 'unchanged'),
   },
   {
     id: 'SW-2', family: 'stale-writes', mandatory: true,

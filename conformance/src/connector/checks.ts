@@ -57,6 +57,14 @@ function reached<T>(w: ConnectorWorld, t: CheckContext, value: T | undefined, mi
   if (value === undefined) t.noTraffic(`${missing}${w.counterpart.stalled ? ` (${w.counterpart.stalled})` : ''}`);
   return value as T;
 }
+/**
+ * The connector's requests to `path` on what the counterpart made (`made`: its id), answered 2xx;
+ * "no traffic" when the counterpart did not get to make it.
+ */
+function answeredOn(w: ConnectorWorld, t: CheckContext, made: string | undefined, missing: string, path: (id: string) => string) {
+  const id = reached(w, t, made, missing);
+  return { id, answered: w.requests.filter((r) => r.path === path(id) && ok(r)) };
+}
 const list = (rs: ConnectorRequest[]) => rs.slice(0, 3).map((r) => `${r.method} ${r.path} ${r.status}`).join(', ');
 
 /** Every profile: retries, politeness, versions on commands, bodies within the contract. */
@@ -126,8 +134,7 @@ const CONSUMER: Array<Check<ConnectorWorld>> = [
     title: 'The connector decides the proposal the scenario asks it to accept (its accept answered 200)',
     spec: 'Profiles: Consumer; every required organization accepts (requiredDecisionPolicy); decisions record who decided',
     async run(w, t) {
-      const id = reached(w, t, w.counterpart.proposalId, 'the counterpart made no proposal to decide');
-      const decided = w.requests.filter((r) => r.path === `/match-proposals/${id}/decisions` && ok(r));
+      const { id, answered: decided } = answeredOn(w, t, w.counterpart.proposalId, 'the counterpart made no proposal to decide', (proposal) => `/match-proposals/${proposal}/decisions`);
       t.expect(decided.length > 0, `${decided.length} decisions of the connector on proposal ${id} answered 2xx`);
       const proposal = await w.read(`/match-proposals/${id}`);
       t.expect(proposal?.status === 'accepted', `the proposal is ${proposal?.status}`);
@@ -179,8 +186,7 @@ const TENDERS: Array<Check<ConnectorWorld>> = [
     title: 'The connector accepts the tender for its accepted match, naming the revision, on the version read',
     spec: 'Accept or reject names the revision; Both accept the same revision; State-changing commands carry If-Match',
     async run(w, t) {
-      const id = reached(w, t, w.counterpart.tenderId, 'the counterpart issued no tender');
-      const decided = w.requests.filter((r) => r.path === `/transport-tenders/${id}/decisions` && ok(r));
+      const { id, answered: decided } = answeredOn(w, t, w.counterpart.tenderId, 'the counterpart issued no tender', (tender) => `/transport-tenders/${tender}/decisions`);
       t.expect(decided.length === 1, `${decided.length} decisions of the connector on tender ${id} answered 2xx`);
       for (const d of decided) t.expect(d.bodyFields.includes('revision') && (d.ifMatch !== null || d.bodyFields.includes('observedResourceVersion')), `its decision names the revision (${d.bodyFields.join(', ')}) and the version (If-Match ${d.ifMatch ?? 'none'})`);
     },
@@ -190,8 +196,7 @@ const TENDERS: Array<Check<ConnectorWorld>> = [
     title: 'The connector acknowledges the execution package (imported), with an Idempotency-Key',
     spec: 'Execution handover: the executing system acknowledges the package (imported or rejected); retried commands are idempotent',
     async run(w, t) {
-      const id = reached(w, t, w.counterpart.handoverId, 'the counterpart handed nothing over');
-      const acks = w.requests.filter((r) => r.path === `/execution-handovers/${id}/acknowledgements` && ok(r));
+      const { answered: acks } = answeredOn(w, t, w.counterpart.handoverId, 'the counterpart handed nothing over', (handover) => `/execution-handovers/${handover}/acknowledgements`);
       t.expect(acks.length >= 1, `${acks.length} acknowledgements answered 2xx`);
       t.expect(acks.every((a) => a.idempotencyKey !== null), 'each with an Idempotency-Key');
     },
