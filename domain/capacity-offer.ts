@@ -6,7 +6,7 @@
 import { exhausts, overflow, remainingCapacity, sumCapacity, toBaseCapacity, type BaseCapacity } from './capacity';
 import { bump, Command, Machine, refuse } from './machine';
 import { FLOWS, type EndProposalsInput, type MatchInput } from './flows';
-import { Listing, LISTING_FIELDS, LISTING_TERMINAL, listingMachine, requireStatus } from './listing';
+import { Listing, LISTING_DEFINITION, LISTING_FIELDS, listingMachine, requireStatus } from './listing';
 import { defineResource } from './resource';
 
 export type OfferStatus = 'draft' | 'published' | 'partiallyMatched' | 'matched' | 'withdrawn' | 'expired' | 'cancelled';
@@ -176,13 +176,11 @@ export const capacityOfferMachine = {
 
 export const capacityOffer = defineResource({
   kind: KIND,
-  retention: { purged: 'listing' },
+  ...LISTING_DEFINITION,
   collection: 'capacity-offers',
   workflowType: 'capacityOfferWorkflow',
   table: 'capacity_offers',
-  readModel: 'own',
   statuses: ['draft', 'published', 'partiallyMatched', 'matched', 'withdrawn', 'expired', 'cancelled'],
-  terminalStatuses: LISTING_TERMINAL,
   scopes: { read: 'capacity:read', write: 'capacity:publish' },
   fields: {
     ...LISTING_FIELDS,
@@ -193,7 +191,6 @@ export const capacityOffer = defineResource({
   partnerStatuses: ['published', 'partiallyMatched'],
   counterparts: (state) => [...new Set(state.allocations.filter((a) => a.state === 'committed').map((a) => a.organizationId))],
   committedCounterparts: (state) => [...new Set(state.allocations.filter((a) => a.commitmentId).map((a) => a.organizationId))],
-  searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   machine: capacityOfferMachine,
   // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
   events: {

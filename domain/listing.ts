@@ -3,7 +3,7 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its broker-only matching commands (domain/capacity-offer.ts,
 // domain/load-request.ts).
-import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition } from './machine';
+import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition, type SearchAttributeValues } from './machine';
 
 export interface ReasonRecord {
   reason: string;
@@ -120,6 +120,18 @@ export const LISTING_FIELDS = {
   extensions: 'private', visibility: 'private',
   // Partners see which occurrence of which series a listing is, as its explanation says.
   seriesId: 'terms', occurrenceKey: 'terms',
+} as const;
+
+/**
+ * What the definitions of the listing kinds (capacity offers, load requests) share beside their
+ * fields: records purged under the listing class, a read model of their own, the terminal
+ * statuses, and the search attributes every listing has (its owner, its status).
+ */
+export const LISTING_DEFINITION = {
+  retention: { purged: 'listing' },
+  readModel: 'own',
+  terminalStatuses: LISTING_TERMINAL,
+  searchAttributes: (state: Listing): SearchAttributeValues => ({ owner: state.ownerOrganizationId, status: state.status }),
 } as const;
 
 /** The fields of a create's payload the owner may set. */

@@ -3,7 +3,7 @@
 // and no connector can call; the matching flows do (workflows/flows/).
 import { bump, Command, invalidTransition, Machine, refuse } from './machine';
 import { FLOWS, type EndProposalsInput, type MatchInput } from './flows';
-import { Listing, LISTING_FIELDS, LISTING_TERMINAL, listingMachine, requireStatus } from './listing';
+import { Listing, LISTING_DEFINITION, LISTING_FIELDS, listingMachine, requireStatus } from './listing';
 import { defineResource } from './resource';
 
 export type RequestStatus = 'draft' | 'published' | 'proposed' | 'matched' | 'withdrawn' | 'expired' | 'cancelled';
@@ -164,13 +164,11 @@ export const loadRequestMachine = {
 
 export const loadRequest = defineResource({
   kind: KIND,
-  retention: { purged: 'listing' },
+  ...LISTING_DEFINITION,
   collection: 'load-requests',
   workflowType: 'loadRequestWorkflow',
   table: 'load_requests',
-  readModel: 'own',
   statuses: ['draft', 'published', 'proposed', 'matched', 'withdrawn', 'expired', 'cancelled'],
-  terminalStatuses: LISTING_TERMINAL,
   scopes: { read: 'loads:read', write: 'loads:publish' },
   fields: {
     ...LISTING_FIELDS,
@@ -181,7 +179,6 @@ export const loadRequest = defineResource({
   partnerStatuses: ['published', 'proposed'],
   counterparts: (state) => (state.matchedOrganizationId ? [state.matchedOrganizationId] : []),
   committedCounterparts: (state) => (state.matchedOrganizationId && state.matchedCommitmentId ? [state.matchedOrganizationId] : []),
-  searchAttributes: (state) => ({ owner: state.ownerOrganizationId, status: state.status }),
   machine: loadRequestMachine,
   // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.
   events: {
