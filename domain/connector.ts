@@ -17,7 +17,7 @@
 // (tls_client_auth, RFC 8705 section 2.1) or a key set the client publishes itself (jwks_uri, RFC
 // 7591), fetched by the broker. Its token policy: the lifetime of its access tokens and of its
 // assertions within the operator's limits, and whether its tokens are bound to a DPoP key (RFC 9449).
-import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
+import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 
 export type ConnectorStatus = 'active' | 'disabled' | 'retired';
@@ -278,11 +278,7 @@ export const connectorMachine = {
       credentials.push(credentialOf(command, p, now, checkExpiry(p.expiresAt, now, '/expiresAt')));
     }
     const state: Connector = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: organizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, organizationId, now),
       status: 'active',
       clientId: p.clientId,
       organizationId,

@@ -16,7 +16,7 @@
 // linked       the executing system linked it to work it already had (final; destinationExternalReference)
 // rejected     the executing system refused it, with a reason (final)
 // Every acknowledgement emits pcx.execution-handover.acknowledged.v1. The final statuses are terminal.
-import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition, firstVersion } from './machine';
 import { DERIVED, derivedId } from './ids';
 import { defineResource } from './resource';
 import { referenceIdOf } from './execution-reference';
@@ -279,11 +279,7 @@ export const executionHandoverMachine = {
     }
     if (!context.packageDigest) refuse('VALIDATION_FAILED', 'the package digest is missing');
     const state: ExecutionHandover = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: commitment.issuingOrganizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, commitment.issuingOrganizationId, now),
       status: 'offered',
       commitmentId: commitment.id,
       commitmentVersion: commitment.commitmentVersion,

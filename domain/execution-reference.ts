@@ -5,7 +5,7 @@
 // head have one winner and the chain keeps one head (docs/decisions.md, "ExecutionReference",
 // "ExecutionOutcome"). Reference states: created, linked, completed, cancelled (the last two are
 // terminal and accept nothing).
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 import { DERIVED, derivedId } from './ids';
 
@@ -334,11 +334,7 @@ export const executionReferenceMachine = {
       refuse('VALIDATION_FAILED', 'participatingOrganizationIds must include the carrier and the shipper of the accepted proposal', { errors: [{ pointer: '/participatingOrganizationIds', message: `lacks ${missing.join(', ')}` }] });
     }
     const state: ExecutionReference = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: proposal.carrierOrganizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, proposal.carrierOrganizationId, now),
       status: 'created',
       acceptedProposalId: p.acceptedProposalId,
       acceptedProposalVersion: p.acceptedProposalVersion,

@@ -10,7 +10,7 @@
 // (workflows/flows/series.ts). A change (revise) applies to future occurrences only, as a new
 // revision of the calendar; pause stops the clock, resume restarts it, end withdraws the occurrences
 // not yet begun (published, not matched) with the reason. Pure, like every machine.
-import { bump, Command, Deadline, Effect, Envelope, Machine, refuse, type Actor } from './machine';
+import { bump, Command, Deadline, Effect, Envelope, Machine, refuse, type Actor, firstVersion } from './machine';
 import { derivedId, DERIVED } from './ids';
 import { ReasonRecord, requireOwner, requireStatus } from './listing';
 import { OFFER_FIELDS } from './capacity-offer';
@@ -304,11 +304,7 @@ export const listingSeriesMachine = {
     const calendar = calendarCall(() => seriesCalendar(p.recurrence, p.template));
     const { organizationId, clientId, userId } = command.actor;
     const state: ListingSeries = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: organizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, organizationId, now),
       status: 'active',
       listingKind: p.listingKind,
       terms: p.terms,

@@ -3,7 +3,7 @@
 // "listings": published to partners, never re-published after they end. Each resource adds its
 // own fields and its broker-only matching commands (domain/capacity-offer.ts,
 // domain/load-request.ts).
-import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition, type SearchAttributeValues } from './machine';
+import { bump, Command, Deadline, Effect, Envelope, EventDraft, invalidTransition, isBroker, refuse, Transition, type SearchAttributeValues, firstVersion } from './machine';
 
 export interface ReasonRecord {
   reason: string;
@@ -198,11 +198,7 @@ export function listingMachine<S extends Listing>(spec: ListingSpec<S>) {
         ...spec.initial,
         ...pick<S>(editable, command.payload ?? {}),
         ...(occurrence ? { seriesId: occurrence.seriesId, occurrenceKey: occurrence.key } : {}),
-        id,
-        resourceVersion: 1,
-        ownerOrganizationId: command.actor.organizationId,
-        createdAt: now,
-        updatedAt: now,
+        ...firstVersion(id, command.actor.organizationId, now),
         status: 'draft',
       } as S;
       return { state, events: [] };

@@ -200,6 +200,11 @@ export function invalidTransition(kind: string, command: string, status: string)
 }
 
 /** Next version of the envelope after a mutation. */
+/** The envelope of a resource's first version: made now, by and for its owner. */
+export function firstVersion(id: string, ownerOrganizationId: string, now: string): Pick<Envelope, 'id' | 'resourceVersion' | 'ownerOrganizationId' | 'createdAt' | 'updatedAt'> {
+  return { id, resourceVersion: 1, ownerOrganizationId, createdAt: now, updatedAt: now };
+}
+
 export function bump<S extends Envelope>(state: S, now: string, changes: Partial<S>): S {
   return { ...state, ...changes, resourceVersion: state.resourceVersion + 1, updatedAt: now };
 }

@@ -15,7 +15,7 @@
 // superseded     CANCELLED                   another proposal of the request was accepted
 // expired        EXPIRED                     validUntil passed before the decision completed
 import type { Rationale } from './matching';
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, Refusal, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, Refusal, refuse, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
 
@@ -172,11 +172,7 @@ export const matchProposalMachine = {
     }
     const state: MatchProposal = {
       ...p,
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: p.requiredDecisionPolicy.initiatorOrganizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, p.requiredDecisionPolicy.initiatorOrganizationId, now),
       status: 'open',
       decisionState: 'PENDING_INITIATOR_ACCEPT',
       schemaVersion: SCHEMA_VERSION,

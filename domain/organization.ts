@@ -11,7 +11,7 @@
 // Outside its adherence period (before `from`, from `until`) an active organization counts as
 // ended at that second, before the timer has fired (`standingOf`). Every change is an event on
 // the organization's feed and on the operator's (OPERATOR_AUDIENCE), kept for audit.
-import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
+import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 import { FLOWS, type OrganizationEndedInput } from './flows';
 import { RELATIONSHIP_SCOPES, SCOPES } from './scopes';
@@ -163,11 +163,7 @@ export const organizationMachine = {
       ? { status: 'verified', decidedAt: now, decidedBy: actorRef(command), evidenceReference: context.seed.source }
       : { status: 'pending' };
     const state: Organization = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: p.organizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, p.organizationId, now),
       status: context.seed ? 'active' : 'pending',
       organizationId: p.organizationId,
       name: p.name.trim(),

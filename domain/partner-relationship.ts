@@ -4,6 +4,7 @@ import {
   bump,
   Command,
   Envelope,
+  firstVersion,
   invalidTransition,
   Machine,
   refuse,
@@ -201,11 +202,7 @@ export const partnerRelationshipMachine = {
       refuse('SCOPES_NOT_GRANTED', `the partnering policy of the requesting organization does not grant ${notGranted.join(', ')}`);
     }
     const state: PartnerRelationship = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: p.requestingOrganizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, p.requestingOrganizationId, now),
       ...(p.externalReferences ? { externalReferences: p.externalReferences } : {}),
       ...(p.extensions ? { extensions: p.extensions } : {}),
       status: 'draft',

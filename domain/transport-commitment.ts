@@ -14,7 +14,7 @@
 // cancelled   either party cancelled it (pcx.transport-commitment.cancelled.v1)
 // Both superseded and cancelled are terminal.
 import type { BaseCapacity } from './capacity';
-import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, isBroker, Machine, refuse, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 import { FLOWS, type CommitmentCancelledInput } from './flows';
 import type { CancellationPolicy, TenderDecision, TenderTerms } from './transport-tender';
@@ -88,11 +88,7 @@ export const transportCommitmentMachine = {
     const p = command.payload;
     const state: TransportCommitment = {
       ...p,
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: p.issuingOrganizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, p.issuingOrganizationId, now),
       status: 'active',
     };
     return { state, events: [event(state, p.previousCommitmentId ? 'amended' : 'created')] };

@@ -6,7 +6,7 @@
 // TransportCommitment. After acceptance an amendment (POST /transport-commitments/{id}/amendments)
 // adds a revision linked to the commitment; accepted, it creates the next commitment version.
 // Transition table: docs/decisions.md, "TransportTender transitions".
-import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition } from './machine';
+import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition, firstVersion } from './machine';
 import { EXECUTION_LEAD_MINUTES, EXECUTION_LEAD_MS } from './listing';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows';
@@ -315,11 +315,7 @@ export const transportTenderMachine = {
     requirePickupInTime(draftTerms, '/terms', now);
     requireExpiryBeforePickup(p.expiresAt, draftTerms);
     const state: TransportTender = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: org,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, org, now),
       ...(p.externalReferences ? { externalReferences: p.externalReferences } : {}),
       ...(p.extensions ? { extensions: p.extensions } : {}),
       status: 'draft',

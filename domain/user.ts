@@ -9,7 +9,7 @@
 // disabled  disable (its tokens are refused at once; enable brings it back)
 // expired   the invitation's timer, unaccepted (reinvite makes a new one)
 // removed   remove: for good; the userId is never given again (terminal)
-import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition } from './machine';
+import { actorRef, bump, Command, Envelope, EventDraft, isBroker, Machine, OPERATOR_AUDIENCE, refuse, requiredReason, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 
 export type UserStatus = 'invited' | 'active' | 'disabled' | 'expired' | 'removed';
@@ -71,11 +71,7 @@ export const userMachine = {
     const organizationId = isBroker(command.actor) ? p.organizationId : command.actor.organizationId;
     if (typeof organizationId !== 'string' || !organizationId) refuse('VALIDATION_FAILED', "the seed names the user's organization");
     const state: User = {
-      id,
-      resourceVersion: 1,
-      ownerOrganizationId: organizationId,
-      createdAt: now,
-      updatedAt: now,
+      ...firstVersion(id, organizationId, now),
       status: 'invited',
       userId: p.userId,
       organizationId,
