@@ -9,7 +9,6 @@ import {
   createRelationship,
   db,
   ENGINE,
-  postgresOnly,
   relationshipsRequestedBy,
   expectProblem,
   freshOrgs,
@@ -297,25 +296,4 @@ test('a method the path does not have is 405 with Allow; an unknown path is 404'
   expect(trace.headers.get('allow')).toBe('GET, HEAD');
   expectProblem(await call('PUT', '/partner-relationships/01a1fd30-05ff-70e9-bbcd-a29491e72bb4/accept', a.token), 405, 'METHOD_NOT_ALLOWED');
   expectProblem(await call('GET', '/nowhere/at/all', a.token), 404, 'ROUTE_NOT_FOUND');
-});
-
-postgresOnly('a projection left behind by a failed command is overwritten by the transition the workflow accepted', async () => {
-  const [a, b] = await connectors(2);
-  const r = (await createRelationship(a, b)).body;
-  // As if a command had timed out in its local activity, then committed late: version 2 in the
-  // read model and an event the workflow never accepted.
-  await db().query(
-    `update partner_relationships set resource_version = 2, status = 'requested', doc = jsonb_set(jsonb_set(doc, '{resourceVersion}', '2'), '{status}', '"requested"') where id = $1`,
-    [r.id],
-  );
-  await db().query(
-    `insert into events (id, resource_kind, resource_id, resource_version, type, owner_organization_id, audience, cloudevent)
-     values ($1, 'partner-relationship', $2, 2, 'pcx.partner-relationship.phantom.v1', $3, $4, '{}')`,
-    ['01a1fd30-05ff-70e9-bbcd-a29491e72bb5', r.id, a.id, [a.id]],
-  );
-  const withdrawn = await a.command(path(r.id, 'withdraw'), 1, { reason: 'the real command' });
-  expect(withdrawn.body).toMatchObject({ status: 'terminated', resourceVersion: 2 });
-  expect((await a.get(path(r.id))).body).toMatchObject({ status: 'terminated', resourceVersion: 2 });
-  const { rows } = await db().query('select type from events where resource_id = $1', [r.id]);
-  expect(rows).toEqual([{ type: 'pcx.partner-relationship.terminated.v1' }]);
 });
