@@ -2,6 +2,7 @@
 // make to them: dates moved into the future, where a message must still be current.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { ServedOrganization } from '../gateway/config';
 
 export const BARGE = 'iftmin_d99b_barge-rotterdam-durban_assimbly.edi';
 
@@ -27,3 +28,12 @@ export function asInterchange(text: string, reference: string): string {
   const ref = reference.slice(-14);
   return text.replace(/(UNB\+(?:[^+']*\+){4})[^+']*/, `$1${ref}`).replace(/(UNZ\+[^+']*\+)[^+']*/, `$1${ref}`);
 }
+
+/** The shipper the barge instruction (BARGE) is from, as the gateway serves it: sender ICT, its load requests published openly. */
+export const EDIFACT_SHIPPER: ServedOrganization = {
+  organizationId: 'org-shipper',
+  clientId: 'shipper',
+  clientSecret: 'secret',
+  edifact: { senderIds: ['ICT'] },
+  loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
+};

@@ -8,7 +8,7 @@ import { IFTMIN_READS, mapIftmin } from '../../gateway/edifact/iftmin';
 import { IFTSTA_READS, mapIftsta } from '../../gateway/edifact/iftsta';
 import { carriedOf, readsOf, segmentsFor, step, type ReadPosition, type Step } from '../../gateway/edifact/steps';
 import { readInterchange, type EdifactMessage, type Segment } from '../../gateway/edifact/syntax';
-import { BARGE, fixture, moved } from '../edifact-fixtures';
+import { BARGE, EDIFACT_SHIPPER, fixture, moved } from '../edifact-fixtures';
 
 const key = ([tag, e, c]: ReadPosition) => `${tag} ${e}:${c}`;
 const keys = (reads: readonly ReadPosition[]) => [...new Set(reads.map(key))].sort();
@@ -49,13 +49,7 @@ function messagesOf(text: string): EdifactMessage[] {
 }
 
 describe('IFTMIN: what the mapping reads is its steps', () => {
-  const shipper: ServedOrganization = {
-    organizationId: 'org-shipper',
-    clientId: 'shipper',
-    clientSecret: 'secret',
-    edifact: { senderIds: ['ICT'] },
-    loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
-  };
+  const shipper = EDIFACT_SHIPPER;
   const context = { organization: shipper, system: 'edifact:ICT', othersIdentities: new Set<string>() };
   // The barge instruction as it is, its dates moved (it maps), and with its total weight left out
   // (the goods items' MEA read) and Bring's dangerous goods and temperatures (RNG, or TMP alone);

@@ -1,7 +1,6 @@
 // The EDIFACT side of the adapter gateway on real messages (test/fixtures/edifact/SOURCES.md):
 // reading interchanges and finding what is wrong where, mapping an IFTMIN to a load request or
 // quarantining it with the reason, and the CONTRL and APERAK a sender gets back.
-import type { ServedOrganization } from '../../gateway/config';
 import { aperak, contrl } from '../../gateway/edifact/acknowledgements';
 import { periodOf, zonedTime } from '../../gateway/edifact/dates';
 import { edifact } from '../../gateway/edifact/format';
@@ -12,15 +11,9 @@ import { readInterchange } from '../../gateway/edifact/syntax';
 import type { InboxEntry } from '../../gateway/store';
 import { EXECUTION_LEAD_MINUTES } from '../../gateway/listings';
 import { EXECUTION_LEAD_MINUTES as BROKER_LEAD_MINUTES } from '../../domain/listing';
-import { BARGE, fixture, moved } from '../edifact-fixtures';
+import { BARGE, EDIFACT_SHIPPER, fixture, moved } from '../edifact-fixtures';
 
-const shipper: ServedOrganization = {
-  organizationId: 'org-shipper',
-  clientId: 'shipper',
-  clientSecret: 'secret',
-  edifact: { senderIds: ['ICT'] },
-  loadRequests: { publish: true, visibility: { mode: 'open' }, bodyTypes: ['curtainsider'], goodsCategory: 'chemicals', timeZone: 'Europe/Amsterdam', pointTimeMinutes: 120 },
-};
+const shipper = EDIFACT_SHIPPER;
 const entry = (content: string, organizationId = 'org-shipper'): InboxEntry => ({ id: 'mb-test', organizationId, transport: 'mailbox', format: 'edifact', name: 'x.edi', contentSha256: '', content, status: 'received', receivedAt: '', result: null });
 
 describe('readInterchange', () => {
