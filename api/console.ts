@@ -36,8 +36,8 @@ const filesOf = (dir: string): Record<string, string> =>
   Object.fromEntries(readdirSync(dir).filter((f) => /^[a-z0-9-]+\.(js|css)$/.test(f)).map((f) => [f, f.endsWith('.css') ? CSS : JS]));
 /** GET /console/app/{file}: the console's own files, and the modules made from packages (api/console-bundles.ts). */
 const APP_FILES: Record<string, string> = { ...filesOf(CONSOLE_DIR), ...Object.fromEntries(Object.keys(BUNDLES).map((name) => [name, JS])) };
-/** GET /console/app/i18n/{file}: its catalogues, one per language (console/i18n/). */
-const CATALOGUE_FILES = filesOf(join(CONSOLE_DIR, 'i18n'));
+/** GET /console/app/i18n/{file}: its catalogues, one JSON file per language (console/i18n/), which format.js imports as JSON modules. */
+const CATALOGUE_FILES: Record<string, string> = Object.fromEntries(readdirSync(join(CONSOLE_DIR, 'i18n')).filter((f) => /^[a-z]{2}\.json$/.test(f)).map((f) => [f, 'application/json; charset=utf-8']));
 /** GET /console/vendor/{file}: the packages' builds it loads. */
 const VENDOR_FILES: Record<string, { type: string; path: string }> = {
   'maplibre-gl.mjs': { type: JS, path: join(MAPLIBRE_DIR, 'maplibre-gl.mjs') },
@@ -182,9 +182,9 @@ publicOperation(consoleApp, {
   doc: {
     id: 'getConsoleCatalogue',
     summary: 'A catalogue of the console',
-    description: "The console's words in one language (en.js, de.js, pl.js); any other name answers 404.",
+    description: "The console's words in one language (en.json, de.json, pl.json); any other name answers 404.",
     tag: 'Console',
-    ...namedFile(staticFileDoc({ description: 'A catalogue of the console.', content: textContent('text/javascript') }, Object.keys(CATALOGUE_FILES))),
+    ...namedFile(staticFileDoc({ description: 'A catalogue of the console.', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } }, Object.keys(CATALOGUE_FILES))),
   },
 }, (c) => {
   const file = c.req.param('file') ?? '';

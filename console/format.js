@@ -4,9 +4,10 @@
 // catalogue (console/i18n/: English, German, Polish, the same keys in each) through t();
 // numbers, dates, money, country names and lists through Intl in the chosen locale. Pure functions
 // of data (test/unit/console-format.test.ts, test/unit/console-i18n.test.ts).
-import en from './i18n/en.js';
-import de from './i18n/de.js';
-import pl from './i18n/pl.js';
+// The catalogues are data (JSON, as translators' tools read and write them), loaded as JSON modules.
+import en from './i18n/en.json' with { type: 'json' };
+import de from './i18n/de.json' with { type: 'json' };
+import pl from './i18n/pl.json' with { type: 'json' };
 import { pointKey } from './places.js';
 
 /** The locale and time zone the console speaks in: the browser's, unless a test pins them. */

@@ -17,12 +17,9 @@ import { launchBrowser, screenshot, watchedPage, WEBGL_ARGS, type WatchedPage } 
 import { PcxClient } from '../sdk/src';
 import { partnership } from '../examples/carrier/shipper';
 // The console's catalogues are plain browser modules without type declarations (served as they are).
-// @ts-ignore
-import en from '../console/i18n/en.js';
-// @ts-ignore
-import de from '../console/i18n/de.js';
-// @ts-ignore
-import pl from '../console/i18n/pl.js';
+import en from '../console/i18n/en.json';
+import de from '../console/i18n/de.json';
+import pl from '../console/i18n/pl.json';
 
 type Catalogue = Record<string, string | Record<string, string>>;
 const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -9,9 +9,14 @@
 // - STS C556 9013 "Status reason description code": UNTDID D.04A (UNCL), as the vendored
 //   directory's source has it (php-edifact/edifact-mapping src/Mapping/D04A/codes.xml, snapshot
 //   c875cda084bcfa6d885652756077464c12d78c72): the transport entries.
+// The two lists are data in status-codes.json; this file holds what the mapping reasons with.
 // Only the entries the mapping uses carry a name; every other Rec 24 code is known by its number
 // (REC24_CODES) and has no milestone: such a status is listed, not recorded.
 import type { Milestone } from '../baseline';
+// The two code lists as data (status-codes.json: `rec24`, the Rec 24 codes read as milestones,
+// and `reasons`, the UNCL 9013 transport reasons), typed here; test/unit/gateway-iftsta.test.ts
+// checks every milestone named there is one of the baseline's.
+import TABLES from './status-codes.json';
 
 /** Every code of Rec 24 revision 6, as ranges (codes 42, 43, 52, 55, 56, 122, 160, … are not assigned). */
 const REC24_RANGES: ReadonlyArray<readonly [number, number]> = [
@@ -53,55 +58,7 @@ export interface StatusCode {
  * 29 unloaded: at a transhipment as well as at the ends) or only some of the time (45 consignee
  * informed) is not here and so is listed, not recorded.
  */
-export const REC24: Readonly<Record<string, StatusCode>> = {
-  '6': { name: 'Booking, completed', milestone: 'assigned' },
-  '1': { name: 'Arrival, completed', milestone: 'arrival' },
-  '13': { name: 'Collection/pick-up, completed', milestone: 'pickedUp' },
-  '130': { name: 'Consignment received from shipper', milestone: 'pickedUp' },
-  '31': { name: 'En route', milestone: 'inTransit' },
-  '355': { name: 'En route, via local route', milestone: 'inTransit' },
-  '356': { name: 'En route, via national route', milestone: 'inTransit' },
-  '357': { name: 'En route, via international route', milestone: 'inTransit' },
-  '24': { name: 'Departure, completed', milestone: 'inTransit' },
-  '127': { name: 'Departed, completed on a means of transport', milestone: 'inTransit' },
-  '16': { name: 'Crossed border', milestone: 'inTransit' },
-  '35': { name: 'Forwarded to destination', milestone: 'inTransit' },
-  '100': { name: 'Transshipment', milestone: 'inTransit' },
-  '20': { name: 'Delayed, in the course of transportation', milestone: 'delayed' },
-  '25': { name: 'Departure, delayed', milestone: 'delayed' },
-  '101': { name: 'Delayed in transit', milestone: 'delayed' },
-  '105': { name: 'Delivery, postponed', milestone: 'delayed' },
-  '266': { name: 'Delivery delayed, adverse weather conditions', milestone: 'delayed' },
-  '270': { name: 'Delayed operation, local circumstances', milestone: 'delayed' },
-  '271': { name: "Delayed operation, consignee's instructions", milestone: 'delayed' },
-  '272': { name: "Delayed operation, consignor's instructions", milestone: 'delayed' },
-  '273': { name: 'Delayed operation', milestone: 'delayed' },
-  '314': { name: 'Delayed, at origin', milestone: 'delayed' },
-  '113': { name: 'Delivery, in progress', milestone: 'atDelivery' },
-  '21': { name: 'Delivery, completed', milestone: 'delivered', outcome: 'completed' },
-  '22': { name: 'Delivery, completed as per instruction', milestone: 'delivered', outcome: 'completed' },
-  '23': { name: 'Delivery, not completed', milestone: 'failed' },
-  '53': { name: 'Collection/pick-up, not completed', milestone: 'failed' },
-  '63': { name: 'Not available for collection/pick-up', milestone: 'failed' },
-  '104': { name: 'Delivery refused, to be re-arranged', milestone: 'failed' },
-  '106': { name: 'Delivery refused', milestone: 'failed' },
-  '109': { name: 'Delivery, impossible, delivery notice left', milestone: 'failed' },
-  '110': { name: 'Delivery, impossible, no delivery notice left', milestone: 'failed' },
-  '210': { name: 'Delivery, unsuccessful attempt', milestone: 'failed' },
-  '211': { name: 'Delivery not completed, business closed', milestone: 'failed' },
-  '269': { name: 'Delivery, consignee absent', milestone: 'failed' },
-  '325': { name: 'Delivery refused, by recipient', milestone: 'failed' },
-  '338': { name: 'Collection/pick-up, business closed', milestone: 'failed' },
-  '348': { name: 'Not deliverable', milestone: 'failed' },
-  '49': { name: 'Lost', milestone: 'failed', outcome: 'failed' },
-  '111': { name: 'Transport terminated', milestone: 'failed', outcome: 'failed' },
-  '331': { name: 'Destroyed', milestone: 'failed', outcome: 'failed' },
-  '7': { name: 'Booking, cancelled', milestone: 'cancelled' },
-  '324': { name: 'Instruction to despatch, cancelled', milestone: 'cancelled' },
-  '108': { name: 'Delivery claim', milestone: 'disputed' },
-  '297': { name: 'Delivery refused, commercial dispute', milestone: 'disputed' },
-  '311': { name: 'Claim folder opened', milestone: 'disputed' },
-};
+export const REC24: Readonly<Record<string, StatusCode>> = TABLES.rec24 as Record<string, StatusCode>;
 
 /**
  * The Rec 24 code each milestone is told to a shipper with (outbound), and the LOC qualifier of
@@ -123,86 +80,7 @@ export const MILESTONE_CODE: Readonly<Record<Milestone, { code: string; place: s
 };
 
 /** UNCL 9013 (D.04A) status reasons, the transport entries: a reason code is told by its name. */
-export const REASONS: Readonly<Record<string, string>> = {
-  '1': 'Address ex delivery area',
-  '2': 'After transport departed',
-  '3': 'Agent refusal',
-  '4': 'Altered seals',
-  '5': 'Appointment scheduled',
-  '6': 'Attempt unsuccessful',
-  '7': 'Business closed',
-  '8': 'Changed schedule',
-  '9': 'Complementary address needed',
-  '10': 'Computer system down',
-  '11': 'Credit approval requested',
-  '12': 'Customer arrangements',
-  '13': 'Customs refusal',
-  '14': 'Damaged',
-  '15': 'Delivery at specific requested dates/times/periods',
-  '16': 'Destination incorrect',
-  '17': 'Departure delay',
-  '18': 'Derailment',
-  '19': 'Discrepancy',
-  '20': 'Dock strike',
-  '21': 'Due to customer',
-  '22': 'Empty',
-  '23': 'Equipment failure',
-  '24': 'Examination required by relevant authority',
-  '25': 'Export restrictions',
-  '26': 'Frustrated export',
-  '27': 'Goods units missing',
-  '28': 'Import restrictions',
-  '29': 'Incorrect pick information',
-  '30': 'Incorrect address',
-  '31': 'Industrial dispute',
-  '32': 'Instructions awaited',
-  '33': 'Lost goods/consignments/equipment',
-  '34': 'Means of transport damaged',
-  '35': 'Mechanical breakdown',
-  '36': 'Mechanical inspection',
-  '37': 'Missing and/or incorrect documents',
-  '38': 'New delivery arrangements',
-  '39': 'No recipient contact information',
-  '40': 'Not identified',
-  '41': 'Not loaded',
-  '42': 'On deck',
-  '43': 'Package not ready',
-  '44': 'Package tracking number unknown',
-  '45': 'Partly missing',
-  '46': 'Payment not received',
-  '47': 'Payment refused',
-  '48': 'Plundered',
-  '49': 'Refused without reason given',
-  '50': 'Scheduled past cut-off',
-  '51': 'Shunted to siding',
-  '52': 'Signature not required',
-  '53': 'Sorted wrong route',
-  '54': 'Special service required',
-  '55': 'Split',
-  '56': 'Totally missing',
-  '57': 'Tracking information unavailable',
-  '58': 'Transit delay',
-  '59': 'Unable to locate',
-  '60': 'Unacceptable condition',
-  '61': 'Under deck',
-  '62': 'Unknown',
-  '63': 'Weather conditions',
-  '64': 'Expired free time',
-  '65': 'Outstanding claims settled',
-  '66': 'Stolen',
-  '67': 'Administrative error',
-  '68': 'Undefined incident attributed to buyer',
-  '69': 'Undefined incident attributed to carrier',
-  '70': 'Undefined incident attributed to logistic service provider',
-  '76': 'Destroyed',
-  '88': 'Accident involving means of transport',
-  '90': 'Not accepted by delivery party',
-  '91': 'Delivery requested to another location by ordering party',
-  '92': 'Incorrect goods delivered',
-  '96': 'Goods partially delivered',
-  '100': 'Unloading date and or time not received',
-  '105': 'Delivery order not received',
-};
+export const REASONS: Readonly<Record<string, string>> = TABLES.reasons;
 
 /**
  * UNCL 9013 reasons that say a movement is late: an en route or departure status (inTransit)

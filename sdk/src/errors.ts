@@ -165,31 +165,21 @@ export class PcxTimeoutError extends PcxError {
   override name = 'PcxTimeoutError';
 }
 
-/** The error class of a problem. */
+/** The error class of each status a problem may have (5xx: ServerError; any other: PcxProblemError). */
+const CLASS_OF_STATUS: Readonly<Record<number, typeof PcxProblemError>> = {
+  400: ValidationError,
+  401: AuthenticationError,
+  403: PermissionError,
+  404: NotFoundError,
+  409: ConflictError,
+  422: StateError,
+  428: PreconditionRequiredError,
+  429: RateLimitError,
+};
+
+/** The error class of a problem: its code decides first (a stale version is a conflict of its own), then its status. */
 export function problemError(problem: Problem, request: { method: string; path: string }): PcxProblemError {
-  const status = problem.status;
-  const Class =
-    problem.code === 'STALE_RESOURCE_VERSION'
-      ? StaleResourceVersionError
-      : status === 400
-        ? ValidationError
-        : status === 401
-          ? AuthenticationError
-          : status === 403
-            ? PermissionError
-            : status === 404
-              ? NotFoundError
-              : status === 409
-                ? ConflictError
-                : status === 422
-                  ? StateError
-                  : status === 428
-                    ? PreconditionRequiredError
-                    : status === 429
-                      ? RateLimitError
-                      : status >= 500
-                        ? ServerError
-                        : PcxProblemError;
+  const Class = problem.code === 'STALE_RESOURCE_VERSION' ? StaleResourceVersionError : (CLASS_OF_STATUS[problem.status] ?? (problem.status >= 500 ? ServerError : PcxProblemError));
   return new Class(problem, request);
 }
 

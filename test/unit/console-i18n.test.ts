@@ -52,8 +52,8 @@ describe('the catalogue', () => {
   test('no key written twice in a language (the later one would silently win)', () => {
     // One file per language (console/i18n/): its keys as written, each once.
     for (const lang of Object.keys(LANGUAGES)) {
-      const source = readFileSync(join(CONSOLE_DIR, 'i18n', `${lang}.js`), 'utf8');
-      const keys = [...source.matchAll(/^ {2}'([^']+)':/gm)].map((m) => m[1]);
+      const source = readFileSync(join(CONSOLE_DIR, 'i18n', `${lang}.json`), 'utf8');
+      const keys = [...source.matchAll(/^ {2}"([^"]+)":/gm)].map((m) => m[1]);
       expect({ lang, twice: keys.filter((k, n) => keys.indexOf(k) !== n) }).toEqual({ lang, twice: [] });
       expect(keys.length).toBe(Object.keys(catalogue[lang]).length);
     }

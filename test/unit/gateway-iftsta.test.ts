@@ -51,6 +51,12 @@ describe('the status code table (UN/ECE Rec 24)', () => {
     for (const code of Object.keys(REC24)) expect(isRec24(code)).toBe(true);
   });
 
+  it('reads every code of the table (status-codes.json) as a milestone of the baseline, or as an arrival', () => {
+    const unknown = Object.entries(REC24).filter(([, e]) => e.milestone !== 'arrival' && !(MILESTONES as readonly string[]).includes(e.milestone));
+    expect(unknown).toEqual([]);
+    expect(Object.values(REC24).every((e) => typeof e.name === 'string' && e.name.length > 0)).toBe(true);
+  });
+
   it('tells every milestone with a code that reads back as that milestone', () => {
     for (const milestone of MILESTONES) {
       const { code, place } = MILESTONE_CODE[milestone];
