@@ -28,7 +28,7 @@ import { calculateJwkThumbprint, type JWK } from 'jose';
 import { createHash } from 'node:crypto';
 import { hashClientSecret } from './core/client-secrets';
 import type { Db } from './core/db';
-import { invitationKey, storeSecretHash } from './read-model/client-secrets';
+import { invitationKey, secretHashes, storeSecretHash } from './read-model/client-secrets';
 
 /** Counts a create's answer; a refusal other than "exists" is news (an entry the machine will not take): logged, not fatal. */
 function tally(answer: EntityAnswer, counts: { created: number; existing: number }, log: Logger, what: string): boolean {
@@ -105,14 +105,16 @@ async function importConnectors(options: SeedOptions): Promise<{ created: number
   const source = basename(options.connectorsFile ?? 'connectors file');
   const counts = { created: 0, existing: 0 };
   for (const c of registry.fileConnectors()) {
+    const credentialId = `cs-${createHash('sha256').update(`seed:${c.clientId}`).digest('hex').slice(0, 20)}`;
     if (registry.connector(c.clientId)?.managed) {
       counts.existing += 1;
+      // A read model rebuilt from Temporal has the record but not the hash: the file still has the secret.
+      if (c.clientSecret !== undefined) await keepHash(options, c.clientId, credentialId, c.clientSecret);
       continue;
     }
     const seedCredentials: Array<{ publicJwk?: PublicJwk; clientSecret?: { credentialId: string; hint: string } }> = [];
     for (const key of c.jwks?.keys ?? []) seedCredentials.push({ publicJwk: { ...key, kid: key.kid ?? (await calculateJwkThumbprint(key as JWK)) } as PublicJwk });
     if (c.clientSecret !== undefined) {
-      const credentialId = `cs-${createHash('sha256').update(`seed:${c.clientId}`).digest('hex').slice(0, 20)}`;
       await keepHash(options, c.clientId, credentialId, c.clientSecret);
       seedCredentials.push({ clientSecret: { credentialId, hint: c.clientSecret.slice(-4) } });
     }
@@ -149,15 +151,15 @@ async function importUsers(options: SeedOptions): Promise<{ created: number; exi
     const id = nameBasedId('user', u.userId);
     const correlationId = `seed:${u.userId}`;
     const accept = () => withRetry(options.attempts ?? 10, () => entities.send(userResource, id, { name: 'accept', commandId: `seed:user:${u.userId}:accept`, actor: BROKER, correlationId, payload: {} }));
+    const key = invitationKey(u.userId);
     if (record?.managed) {
       counts.existing += 1;
+      // As for connectors: after a rebuild the record is back, the password's hash from the file.
+      if (u.password !== undefined) await keepHash(options, key.clientId, key.credentialId, u.password);
       if (record.status === 'invited') await accept();
       continue;
     }
-    if (u.password !== undefined) {
-      const key = invitationKey(u.userId);
-      await keepHash(options, key.clientId, key.credentialId, u.password);
-    }
+    if (u.password !== undefined) await keepHash(options, key.clientId, key.credentialId, u.password);
     const command = {
       name: 'create',
       commandId: `seed:user:${u.userId}`,
@@ -177,8 +179,9 @@ async function importUsers(options: SeedOptions): Promise<{ created: number; exi
   return counts;
 }
 
-/** A secret's slow hash in the store (the first one stays: a second start finds it there). */
+/** A secret's slow hash in the store, unless one is there (the first one stays: a second start finds it and hashes nothing). */
 async function keepHash(options: SeedOptions, clientId: string, credentialId: string, secret: string): Promise<void> {
   if (!options.db) throw new Error(`the seed needs the read model to keep the secret of ${clientId}`);
+  if ((await secretHashes(options.db, clientId, [credentialId])).length) return;
   await storeSecretHash(options.db, clientId, credentialId, await hashClientSecret(secret));
 }

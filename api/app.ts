@@ -9,6 +9,7 @@ import { authenticate } from './gates';
 import { rateLimit } from './rate-limit';
 import { isDatabaseUnavailable, problemResponse } from './http';
 import { operationsOf, type Declared } from './operations';
+import { RESOURCES } from '../domain/registry';
 import { health } from './health';
 import { metrics } from './metrics';
 import { openapi } from './openapi';
@@ -28,7 +29,7 @@ import { organizations } from './organizations';
 import { partners } from './partners';
 import { directory } from './directory';
 import { reports } from './reports';
-import { purgedRecords, retentionPolicies } from './retention';
+import { purgedRecords, retentionPolicies, retentionPreview, retentionRuns } from './retention';
 import { users } from './users';
 import { events } from './events';
 import { partnerRelationships } from './partner-relationships';
@@ -55,7 +56,7 @@ const ROUTERS = mountedAt(
   { partnerRelationships, capacityOffers, loadRequests, listingSeries, matchProposals, matchEvaluations, transportTenders, transportCommitments },
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
   { organizations, connectors, users, partners, directory, reports },
-  { retentionPolicies, purgedRecords },
+  { retentionPolicies, purgedRecords, retentionPreview, retentionRuns },
 );
 
 function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {
@@ -116,6 +117,9 @@ function safeDecode(url: string): string {
  * document's form (`/capacity-offers/{id}/publish`): what the document's paths are generated from
  * (api/openapi-paths.ts).
  */
+/** The collections whose records the retention purge removes (their definitions' `retention`): `/capacity-offers`, … */
+const PURGEABLE_COLLECTIONS = new Set(RESOURCES.filter((r) => 'purged' in r.retention).map((r) => `/${r.collection}`));
+
 export function declaredOperations(): Array<Declared & { documentPath: string }> {
   // The document's order: the public routes, the development token endpoint, then the resources.
   const mounted: Array<[string, Hono<AppEnv>]> = [...[...PUBLIC_ROUTERS, ...OAUTH_ROUTERS].map((r): [string, Hono<AppEnv>] => ['', r]), ...[...ROUTERS, ...DEV_ROUTERS].map(([path, router]): [string, Hono<AppEnv>] => [path, router])];
@@ -124,6 +128,8 @@ export function declaredOperations(): Array<Declared & { documentPath: string }>
   return mounted.flatMap(([mount, router]) =>
     operationsOf(router).map((op) => ({
       ...op,
+      // A record of a purged kind, named by the path, answers 410 RECORD_PURGED once purged (api/gates.ts).
+      ...(PURGEABLE_COLLECTIONS.has(mount) && op.path.startsWith('/:id') ? { loadsPurgeable: true } : {}),
       documentPath: `${mount}${op.path === '/' && mount ? '' : op.path}`.replace(/:([A-Za-z0-9_]+)/g, '{$1}'),
       doc: { ...op.doc, tag: op.doc.tag ?? (mount ? tagOf(mount) : undefined) },
     })),

@@ -110,10 +110,12 @@ function secretPreparation(c: Ctx, clientId: string, body: { generateClientSecre
     prepare: async (commandId) => {
       const credentialId = `cs-${createHash('sha256').update(commandId).digest('hex').slice(0, 20)}`;
       const { secret, hint } = generateClientSecret();
-      const kept = await storeSecretHash(db, clientId, credentialId, await hashClientSecret(secret));
+      const hash = await hashClientSecret(secret);
+      const kept = await storeSecretHash(db, clientId, credentialId, hash);
       const { generateClientSecret: _asked, ...rest } = body as Record<string, unknown>;
       return {
-        payload: { ...rest, clientSecret: { credentialId, hint } },
+        // The hash goes to the workflow too (its state, sealed by the payload codec): a rebuilt read model finds it there.
+        payload: { ...rest, clientSecret: { credentialId, hint, hash } },
         reveal: (answer, snapshot) => {
           const credential = (snapshot as Connector).credentials.find((k) => k.credentialId === credentialId);
           return kept && credential?.secretHint === hint ? { ...answer, clientSecret: secret, clientSecretCredentialId: credentialId } : answer;

@@ -59,7 +59,16 @@ async function positionOf(c: Context<AppEnv>, cursor: string | undefined, pointe
   const { history, ...from } = cursorParts(cursor, pointer);
   if (history === undefined || history === current.id) return { from, history: current.id };
   const index = all.findIndex((h) => h.id === history);
-  if (index < 0) throw badCursor(pointer);
+  // A history this database never had: the read model was rebuilt from Temporal (its events keep
+  // their ids, not their positions) or restored from elsewhere. Nothing of the cursor's position
+  // holds: resume from the start and deduplicate by event id (docs/deployment.md, "Rebuilding").
+  if (index < 0) {
+    throw new Problem(
+      'FEED_HISTORY_CHANGED',
+      `this cursor is of a feed history this broker no longer has (its read model was rebuilt or restored since; its feed history since ${current.startedAt}): resume from resumeCursor, the start of the feed, and skip the events whose ids you have`,
+      { resumeCursor: cursorOf({ tx: '0', seq: 0 }, current.id), restoredAt: current.startedAt },
+    );
+  }
   const floor = all.slice(index + 1).reduce<Position | undefined>((low, h) => (h.floor && (!low || isAfter(low, h.floor)) ? h.floor : low), undefined);
   if (floor && !isAfter(from, floor)) return { from, history: current.id };
   const resume = floor ?? { tx: '0', seq: 0 };
@@ -96,6 +105,7 @@ operation(events, {
       '200': 'One page of events.',
       '400': '`VALIDATION_FAILED`: a limit outside 1..200 or a cursor this broker did not issue.',
       '403': '`ORGANIZATION_INACTIVE`.',
+      '410': '`FEED_HISTORY_CHANGED`: the cursor is of a feed history before a restore (past its restore point) or a rebuild; the problem carries `resumeCursor`, where to read on, and `restoredAt`.',
     },
   },
 }, async ({ c, principal }) => {
@@ -147,6 +157,7 @@ operation(events, {
       },
       '400': '`VALIDATION_FAILED`: a cursor this broker did not issue.',
       '403': '`ORGANIZATION_INACTIVE`.',
+      '410': '`FEED_HISTORY_CHANGED`: as for `GET /events`, with `resumeCursor`.',
     },
   },
 }, async ({ c, principal }) => {

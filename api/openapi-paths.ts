@@ -33,6 +33,7 @@ const PROBLEM_RESPONSES: Readonly<Record<string, string>> = {
   '403': 'Forbidden',
   '404': 'NotFound',
   '409': 'Conflict',
+  '410': 'RecordPurged',
   '413': 'PayloadTooLarge',
   '415': 'UnsupportedMediaType',
   '422': 'UnprocessableContent',
@@ -58,6 +59,8 @@ function problemStatuses(op: Declared): string[] {
   const statuses = new Set(['401', '403', '429', 'default']);
   if (op.body || op.versioned || queried(op.doc)) statuses.add('400');
   if (hasPathParameter(op)) statuses.add('404');
+  // Gate 4 answers 410 for a loaded record the purge removed (api/gates.ts), to those who could read it.
+  if (op.loadsPurgeable) statuses.add('410');
   if (op.versioned || op.idempotent) statuses.add('409');
   if (op.body) ['413', '415'].forEach((s) => statuses.add(s));
   if (op.versioned) ['422', '428'].forEach((s) => statuses.add(s));

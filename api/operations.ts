@@ -84,6 +84,8 @@ export interface Declared extends Behaviour {
   body?: BodyName;
   answers: readonly number[];
   doc: OperationDoc;
+  /** Its path names a record of a kind the retention purge removes (api/app.ts): it may answer 410 RECORD_PURGED. */
+  loadsPurgeable?: boolean;
 }
 
 export interface Request<R, B> {

@@ -8,8 +8,12 @@ import type { AppEnv } from './context';
 import { operation } from './operations';
 import { Problem } from '../domain/problems';
 import { isUuid } from '../domain/ids';
-import { encodeCursor, notFound, pageParams } from './http';
+import { encodeCursor, notFound, pageParams, querySingle } from './http';
 import { purgedRecordFor, purgedRecordPage } from '../read-model/purged-records';
+import { previewDue } from '../read-model/retention';
+import { recordRetentionRun, retentionRunPage, type RetentionRun } from '../read-model/retention-runs';
+import { pokeRetention } from '../core/temporal';
+import { uuid7 } from '../domain/ids';
 
 export const retentionPolicies = new Hono<AppEnv>();
 export const purgedRecords = new Hono<AppEnv>();
@@ -80,4 +84,116 @@ operation(purgedRecords, {
   const found = await purgedRecordFor(c.get('services').db, id, principal);
   if (!found) throw notFound('purged record');
   return c.json(found);
+});
+
+// What the purge would do, and a round now, for protocol operators (docs/retention.md, "Seeing and
+// running the purge"). GET /retention-preview: the records a purge at `at` (now by default) would
+// remove, decided as the purge decides, nothing changed. POST /retention-runs: a round at once (a
+// signal to the purge's workflow, which runs it as the daily one), each asked-for round kept with
+// who asked and why; GET /retention-runs lists them. Organizations see their own purged records as
+// tombstones (GET /purged-records), not the operator's preview, which spans every organization.
+export const retentionPreview = new Hono<AppEnv>();
+export const retentionRuns = new Hono<AppEnv>();
+
+const OPERATOR = 'exchange:admin';
+const operatorOnly = (operator: boolean) => {
+  if (!operator) throw new Problem('ACTOR_NOT_PERMITTED', 'the retention purge is seen and run by the protocol operator; organizations read their tombstones at /purged-records');
+};
+const PREVIEW_LIMIT = 1000;
+
+operation(retentionPreview, {
+  method: 'GET', path: '/', access: { scope: OPERATOR }, answers: [200],
+  returns: 'RetentionRunPreview',
+  doc: {
+    id: 'previewRetention',
+    summary: 'What the retention purge would remove',
+    description:
+      'The records a purge at `at` (an RFC 3339 time; now by default) would remove, in its order (executions first, ' +
+      'relationships last), each with its policy, period and the moment it fell due; `totals` counts them per policy ' +
+      'and kind. Decided as the purge decides (holds, each record\'s policy, final statuses); nothing is changed. At ' +
+      `most \`limit\` records (1..${PREVIEW_LIMIT}, ${PREVIEW_LIMIT} by default; \`truncated\` says more would go). Personal data erasures are not listed. ` +
+      'The protocol operator only (`exchange:admin`).',
+    parameters: [
+      { name: 'at', in: 'query', required: false, description: 'The instant of the purge to preview (RFC 3339, with its offset).', schema: { type: 'string', format: 'date-time' } },
+      { name: 'limit', in: 'query', required: false, description: `At most this many records (1..${PREVIEW_LIMIT}).`, schema: { type: 'integer', minimum: 1, maximum: PREVIEW_LIMIT } },
+      { name: 'organizationId', in: 'query', required: false, description: 'Only the records this organization owns (a relationship: its requesting organization).', schema: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]*$' } },
+    ],
+    responses: { '200': 'The preview.', '403': '`INSUFFICIENT_SCOPE` or `ACTOR_NOT_PERMITTED` (not the protocol operator).' },
+  },
+}, async ({ c, principal }) => {
+  operatorOnly(principal.operator);
+  const atText = querySingle(c, 'at');
+  const at = atText === undefined ? new Date() : new Date(atText);
+  if (atText !== undefined && (!/^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,9})?)?(Z|[+-]\d\d:\d\d)$/i.test(atText) || Number.isNaN(at.getTime()))) {
+    throw new Problem('VALIDATION_FAILED', 'at is an RFC 3339 time with its offset, such as 2027-01-31T00:00:00Z', { errors: [{ pointer: '/query/at', message: 'is not an RFC 3339 time' }] });
+  }
+  const limitText = querySingle(c, 'limit');
+  if (limitText !== undefined && (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > PREVIEW_LIMIT)) {
+    throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${PREVIEW_LIMIT}`, { errors: [{ pointer: '/query/limit', message: `must be 1..${PREVIEW_LIMIT}` }] });
+  }
+  const owner = querySingle(c, 'organizationId');
+  if (owner !== undefined && !/^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/.test(owner)) throw new Problem('VALIDATION_FAILED', 'organizationId is an organization id', { errors: [{ pointer: '/query/organizationId', message: 'is not an organization id' }] });
+  const { db, config } = c.get('services');
+  const now = at.toISOString();
+  const { items, truncated } = await previewDue(db, config.retention, now, limitText === undefined ? PREVIEW_LIMIT : Number(limitText), owner);
+  const totals: Record<string, Record<string, number>> = {};
+  for (const item of items) {
+    const byKind = (totals[item.retentionPolicyRef] ??= {});
+    byKind[item.resourceKind] = (byKind[item.resourceKind] ?? 0) + 1;
+  }
+  return c.json({ at: now, items, truncated, totals });
+});
+
+operation(retentionRuns, {
+  method: 'POST', path: '/', access: { scope: OPERATOR }, body: 'CommonReasonedCommand', answers: [202],
+  returns: 'RetentionRun',
+  doc: {
+    id: 'runRetention',
+    summary: 'Run the retention purge now',
+    description:
+      'A purge round at once, as the daily one (what GET /retention-preview lists for now, and the personal data ' +
+      'erasures that are due): the round runs in the background and its tombstones appear at GET /purged-records. ' +
+      'The request is kept (who, when, why: GET /retention-runs). The protocol operator only (`exchange:admin`).',
+    responses: {
+      '202': 'The round is asked for; the record of the request.',
+      '403': '`INSUFFICIENT_SCOPE` or `ACTOR_NOT_PERMITTED` (not the protocol operator).',
+      '503': '`SERVICE_UNAVAILABLE`: the purge\'s workflow could not be reached; nothing was recorded, try again.',
+    },
+  },
+}, async ({ c, principal, body }) => {
+  operatorOnly(principal.operator);
+  const { db, temporal, config } = c.get('services');
+  try {
+    await pokeRetention(temporal, config.temporal.taskQueue);
+  } catch (err) {
+    throw new Problem('SERVICE_UNAVAILABLE', `the retention purge's workflow could not be reached: ${(err as Error).message}`);
+  }
+  const run: RetentionRun = {
+    id: uuid7(),
+    requestedAt: new Date().toISOString(),
+    requestedBy: { organizationId: principal.organizationId, ...(principal.userId ? { userId: principal.userId } : { clientId: principal.clientId }) },
+    reason: body.reason,
+    correlationId: c.get('correlationId'),
+  };
+  await recordRetentionRun(db, run);
+  return c.json(run, 202);
+});
+
+operation(retentionRuns, {
+  method: 'GET', path: '/', access: { scope: OPERATOR }, answers: [200],
+  returns: 'RetentionRunPage',
+  doc: {
+    id: 'listRetentionRuns',
+    summary: 'The purge rounds operators asked for',
+    description: 'Newest first: who asked for a round at once, when and why. The protocol operator only (`exchange:admin`).',
+    parameters: ['CursorQuery', 'LimitQuery'],
+    responses: { '200': 'A page of requests.', '403': '`INSUFFICIENT_SCOPE` or `ACTOR_NOT_PERMITTED` (not the protocol operator).' },
+  },
+}, async ({ c, principal }) => {
+  operatorOnly(principal.operator);
+  const { after, limit } = pageParams(c);
+  const rows = await retentionRunPage(c.get('services').db, after, limit);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return c.json({ items: page, nextCursor: rows.length > limit && last ? encodeCursor(last.id) : null });
 });

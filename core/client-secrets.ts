@@ -1,6 +1,8 @@
 // Client secrets generated for managed connectors (issue 29): shown once, in the answer to the
-// request that made them, and kept only as a slow hash (scrypt, RFC 7914, from node:crypto) in a
-// table of their own, never in the connector's record, its events, the idempotency store or a log.
+// request that made them, and kept only as a slow hash (scrypt, RFC 7914, from node:crypto): in a
+// table of their own where the token endpoint reads it, and in the connector's workflow state
+// (domain/connector.ts SecretCredential, so that a read model rebuilt from Temporal finds it);
+// never in the connector's document, its views, its events, the idempotency store or a log.
 // A secret is 32 random bytes (256 bits) in base64url behind a prefix that secret scanners can
 // match (`pcxs_`, as GitHub's `ghp_` and Stripe's `sk_live_`); its last four characters are its
 // hint, shown in reads so that an admin can tell secrets apart.

@@ -68,6 +68,16 @@ export interface Credential {
   replacedBy?: string;
 }
 
+/** The generated secrets' hashes by credential id (SecretCredential): workflow state only, never in a document. */
+export type SecretHashes = Record<string, string>;
+
+/** `hashes` with the hash of the material's generated secret, if it has one. */
+function withSecretHash(hashes: SecretHashes | undefined, material: Material): { secretHashes?: SecretHashes } {
+  const secret = material.clientSecret;
+  if (!secret?.hash) return hashes ? { secretHashes: hashes } : {};
+  return { secretHashes: { ...hashes, [secret.credentialId]: secret.hash } };
+}
+
 export interface Connector extends Envelope {
   status: ConnectorStatus;
   /** The OAuth client id: the `sub` of its tokens, unique in the exchange for good (the resource id derives from it). */
@@ -85,6 +95,8 @@ export interface Connector extends Envelope {
   retiredAt?: string;
   /** Why it was last disabled or retired, and by whom. */
   statusReason?: { reason: string; organizationId: string; clientId?: string; userId?: string; at: string };
+  /** Workflow state only (SecretCredential): the generated secrets' hashes, which a rebuilt read model takes from here. */
+  secretHashes?: SecretHashes;
 }
 
 /** A connector's token policy (docs/security.md, "Token lifecycle"). */
@@ -135,10 +147,17 @@ export interface CreatePayload {
   seedCredentials?: Material[];
 }
 
-/** A generated client secret as the machine knows it: an id and a hint; the hash is the API's. */
+/**
+ * A generated client secret as the machine knows it: an id, a hint and the secret's slow hash
+ * (core/client-secrets.ts; never the secret). The hash stays in the workflow's state
+ * (`secretHashes`), sealed in Temporal by the payload codec, so that a read model rebuilt from
+ * Temporal finds it; the read model's document, the views and the events never carry it
+ * (`document` below; read-model/client-secrets.ts keeps it where the token endpoint reads it).
+ */
 export interface SecretCredential {
   credentialId: string;
   hint: string;
+  hash?: string;
 }
 
 /** A credential named by a value the API checked (a certificate subject, a key set's address): its id and that value. */
@@ -287,6 +306,7 @@ export const connectorMachine = {
       scopes: checkScopes(p.scopes, context.scopeCeiling, '/scopes'),
       actorRoles: checkRoles(p.actorRoles),
       credentials,
+      ...(seeded ? {} : withSecretHash(undefined, p)),
     };
     const tokenPolicy = checkTokenPolicy(p.tokenPolicy, context.tokenLimits);
     if (tokenPolicy) state.tokenPolicy = tokenPolicy;
@@ -341,7 +361,7 @@ export const connectorMachine = {
       requireLive(c, 'get a credential');
       withRoom(c);
       const credential = credentialOf(command, command.payload, now, checkExpiry(command.payload.expiresAt, now, '/expiresAt'), c);
-      const next = bump(c, now, { credentials: [...c.credentials, credential] });
+      const next = bump(c, now, { credentials: [...c.credentials, credential], ...withSecretHash(c.secretHashes, command.payload) });
       return { state: next, events: [event(next, 'credential-added')] };
     },
 
@@ -355,7 +375,7 @@ export const connectorMachine = {
       if (!oldExpiresAt) refuse('VALIDATION_FAILED', 'oldExpiresAt is required: when the old credential stops working', { errors: [{ pointer: '/oldExpiresAt', message: 'is required' }] });
       const credential = credentialOf(command, command.payload, now, undefined, c);
       const credentials = c.credentials.map((k) => (k === old ? { ...k, expiresAt: old.expiresAt && old.expiresAt < oldExpiresAt ? old.expiresAt : oldExpiresAt, replacedBy: credential.credentialId } : k));
-      const next = bump(c, now, { credentials: [...credentials, credential] });
+      const next = bump(c, now, { credentials: [...credentials, credential], ...withSecretHash(c.secretHashes, command.payload) });
       return { state: next, events: [event(next, 'credential-rolled')] };
     },
 
@@ -408,6 +428,8 @@ export const connector = defineResource({
   // The organization's own admins see it whole; the operator sees every connector's envelope and what it may do.
   fields: Object.fromEntries(FIELDS.map((f) => [f, (['id', 'resourceVersion', 'ownerOrganizationId', 'createdAt', 'updatedAt', 'status', 'clientId', 'organizationId', 'name', 'environment', 'scopes', 'disabledAt', 'retiredAt'].includes(f) ? 'envelope' : 'private') as 'envelope' | 'private'])),
   searchAttributes: (c) => ({ owner: c.organizationId, status: c.status }),
+  // The secrets' hashes stay in the workflow: no document, view or event carries them.
+  document: ({ secretHashes: _hashes, ...doc }) => doc,
   machine: connectorMachine,
   events: {
     'pcx.connector.created.v1': { emittedBy: 'create' },

@@ -1,6 +1,9 @@
 // The store of generated client secrets' hashes (and of managed users' invitation codes) (read-model/schema.sql `client_secret_hashes`).
 import { clientSecretMatches } from '../core/client-secrets';
-import type { Db } from '../core/db';
+import type { Db, Queryable } from '../core/db';
+import type { Connector } from '../domain/connector';
+import { connector } from '../domain/connector';
+import { projectDocument, type Projector } from './projection-document';
 
 /** Keeps a credential's hash; false when the credential has one already (the first is kept). */
 export async function storeSecretHash(db: Db, clientId: string, credentialId: string, secretHash: string): Promise<boolean> {
@@ -34,3 +37,17 @@ export async function invitationCodeMatches(db: Db, userId: string, code: string
   const [stored] = await secretHashes(db, key.clientId, [key.credentialId]);
   return !!stored && (await clientSecretMatches(code, stored.secretHash));
 }
+
+/**
+ * A connector's row (the standard read model, its document without the hashes), and the hashes of
+ * its generated secrets that its workflow state holds, into this store: by the live writes and by
+ * a rebuild from Temporal alike, so that a rebuilt read model signs its connectors in. The first
+ * hash of a credential stays (the API stored it before the command).
+ */
+export const projectConnector: Projector = async (tx: Queryable, snapshot: Connector) => {
+  for (const [credentialId, hash] of Object.entries(snapshot.secretHashes ?? {})) {
+    await tx.query(`insert into client_secret_hashes (client_id, credential_id, secret_hash) values ($1, $2, $3) on conflict do nothing`, [snapshot.clientId, credentialId, hash]);
+  }
+  return projectConnectorDocument(tx, snapshot);
+};
+const projectConnectorDocument = projectDocument(connector);

@@ -13,6 +13,7 @@ import { partnersInForce, projectPartnerRelationship } from './partner-relations
 import { projectExecutionReference } from './execution-reference';
 import { projectCapacityOffer } from './capacity-offer';
 import { projectLoadRequest } from './load-request';
+import { projectConnector } from './client-secrets';
 import { outboxWriteLag } from '../core/metrics';
 import { visibleTo } from './sharing';
 import { RESOURCES } from '../domain/registry';
@@ -33,6 +34,7 @@ export const PROJECTORS: Record<string, Projector> = {
   'capacity-offer': projectCapacityOffer,
   'load-request': projectLoadRequest,
   'execution-reference': projectExecutionReference,
+  connector: projectConnector,
 };
 
 /**

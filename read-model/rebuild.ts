@@ -105,3 +105,51 @@ export async function rebuildReadModel(client: Client, db: Db, settings: Project
     seconds: (performance.now() - started) / 1000,
   };
 }
+
+/**
+ * What the read model holds that Temporal does not, and that an in-place rebuild carries from the
+ * database it replaces (scripts/rebuild-read-model.ts --in-place): credentials' hashes (also in
+ * the connectors' workflow state, and the seed's from its files), revoked tokens and used client
+ * assertions (a token revoked before stays revoked; an assertion is not replayed), keys' last
+ * uses, the idempotency store (a retry after the rebuild gets its first answer), the purge's
+ * tombstones (their records' histories are gone), holds and the operators' purge runs, and the webhook subscriptions with
+ * their deliveries (their positions in the feed mapped by event id, below). Rate counters and
+ * command intents are transient; the feed's histories start anew (a cursor from before answers
+ * 410 FEED_HISTORY_CHANGED and resumes from the start: events keep their ids).
+ */
+export const CARRIED_TABLES = [
+  'client_secret_hashes', 'revoked_tokens', 'client_assertion_jtis', 'credential_uses', 'idempotency_keys',
+  'purged_records', 'retention_holds', 'retention_runs', 'webhook_subscriptions', 'webhook_deliveries',
+] as const;
+
+/** Copies the carried tables' rows from `from` into the rebuilt `into` (rows already there stay); the rows copied per table. */
+export async function carryOver(from: Db, into: Db): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const table of CARRIED_TABLES) {
+    const { rows } = await from.query<{ row: unknown }>(`select to_jsonb(t) as row from ${table} t`);
+    for (const { row } of rows) {
+      await into.query(`insert into ${table} select * from jsonb_populate_record(null::${table}, $1::jsonb) on conflict do nothing`, [JSON.stringify(row)]);
+    }
+    counts[table] = rows.length;
+  }
+  await mapFeedPositions(from, into);
+  return counts;
+}
+
+/**
+ * The feed's positions are transaction ids of the database that wrote the events: a subscription's
+ * cursor and its deliveries' positions are moved to where the same events (by id) stand in the
+ * rebuilt feed. A cursor after no event at all stays at the start.
+ */
+async function mapFeedPositions(from: Db, into: Db): Promise<void> {
+  await into.query(`update webhook_deliveries d set event_tx = e.tx_id, event_seq = e.seq from events e where e.id = d.event_id`);
+  const { rows: subscriptions } = await into.query<{ id: string; cursor_tx: string; cursor_seq: string }>(`select id, cursor_tx::text, cursor_seq::text from webhook_subscriptions`);
+  for (const s of subscriptions) {
+    const { rows: last } = await from.query<{ id: string }>(
+      `select id from events where (tx_id, seq) <= ($1::text::xid8, $2::bigint) order by tx_id desc, seq desc limit 1`,
+      [s.cursor_tx, s.cursor_seq],
+    );
+    const { rows: at } = last.length ? await into.query<{ tx: string; seq: string }>(`select tx_id::text as tx, seq::text from events where id = $1`, [last[0].id]) : { rows: [] };
+    await into.query(`update webhook_subscriptions set cursor_tx = $2::text::xid8, cursor_seq = $3::bigint where id = $1`, [s.id, at[0]?.tx ?? '0', at[0]?.seq ?? '0']);
+  }
+}

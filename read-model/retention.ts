@@ -8,7 +8,7 @@ import { CloudEvent } from 'cloudevents';
 import type { Db, Queryable } from '../core/db';
 import { resourceOf, RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
-import { dueAt, policyOf, purgeOrder, PURGED_RECORD_KIND, RETENTION_WORKFLOW_ID, type RecordClass, type RelationshipLink, type RetentionPolicies } from '../domain/retention';
+import { dueAt, oldestDue, policyOf, purgeOrder, PURGED_RECORD_KIND, RETENTION_WORKFLOW_ID, type RecordClass, type RelationshipLink, type RetentionPolicies } from '../domain/retention';
 import type { ProjectionSettings } from './projection';
 import type { PurgedRecord } from './purged-records';
 
@@ -135,6 +135,81 @@ async function deleteDependents(tx: Queryable, kind: string, id: string): Promis
   return { milestones, outcomes };
 }
 
+/** Why a record is due at `now`, as the purge decides it: its row's facts, its policy and when it fell due. */
+interface DueRecord {
+  owner: string;
+  audience: string[];
+  status: string;
+  finalAt: string;
+  policy: ReturnType<typeof policyOf>;
+  dueAt: string;
+  /** A relationship whose chain's records are still there: purged after them, not in this step. */
+  waitsForItsRecords: boolean;
+}
+
+/** The purge's decision on one record at `now` (`lock`: in the purge's transaction, the row locked); undefined if it is not due. */
+async function decideDue(tx: Queryable, policies: RetentionPolicies, kind: string, id: string, now: string, lock: boolean): Promise<DueRecord | undefined> {
+  const { resource, period } = purgedKind(kind);
+  const { rows } = await tx.query<{ owner: string; audience: string[]; status: string; final_at: Date; policy_ref: string | null; held: boolean }>(
+    `select ${kind === 'partner-relationship' ? 't.requesting_organization_id' : 't.owner_organization_id'} as owner, ${audienceSql(kind)} as audience, t.status, t.updated_at as final_at, ${policyRefSql(kind)} as policy_ref, ${heldSql(kind)} as held
+     from ${resource.table} t where t.id = $1${lock ? ' for update' : ''}`,
+    [id],
+  );
+  const row = rows[0];
+  // An operator's hold on its relationship keeps it, whatever the policy.
+  if (!row || row.held) return undefined;
+  const policy = policyOf(policies, row.policy_ref);
+  const finalAt = new Date(row.final_at).toISOString();
+  const due = dueAt(policy, period, finalAt);
+  if (!due || Date.parse(due) > Date.parse(now) || !resource.terminalStatuses.includes(row.status)) return undefined;
+  // A relationship goes after the records of its chain, which follow its policy (invariant 10).
+  const waitsForItsRecords = kind === 'partner-relationship' && (await tx.query(linkedToRelationshipSql(purgedKinds()), [id])).rows.length > 0;
+  return { owner: row.owner, audience: row.audience, status: row.status, finalAt, policy, dueAt: due, waitsForItsRecords };
+}
+
+/** A record the purge would remove at a given instant (GET /retention/preview). */
+export interface DueRecordPreview {
+  resourceKind: string;
+  id: string;
+  ownerOrganizationId: string;
+  finalStatus: string;
+  finalAt: string;
+  retentionPolicyRef: string;
+  period: string;
+  dueAt: string;
+  /** A relationship purged once the records of its chain are gone (in the same run when they are due too). */
+  afterItsRecords?: true;
+}
+
+/**
+ * What a purge at `now` would remove, in the purge's order (executions first, relationships last),
+ * decided as the purge decides (holds, policies, periods, final statuses), at most `limit` (of
+ * `owner`'s records, when given); nothing is changed. `truncated`: more would be due.
+ */
+export async function previewDue(db: Queryable, policies: RetentionPolicies, now: string, limit: number, owner?: string): Promise<{ items: DueRecordPreview[]; truncated: boolean }> {
+  const items: DueRecordPreview[] = [];
+  for (const kind of purgedKinds()) {
+    const { period } = purgedKind(kind);
+    const oldest = oldestDue(policies, period, now);
+    let after: { at: Date; id: string } | undefined;
+    for (;;) {
+      const rows = await dueCandidates(db, kind, policies, { now, oldest, after, limit: 500 });
+      for (const { id } of rows) {
+        const due = await decideDue(db, policies, kind, id, now, false);
+        if (!due || (owner !== undefined && due.owner !== owner)) continue;
+        if (items.length === limit) return { items, truncated: true };
+        items.push({
+          resourceKind: kind, id, ownerOrganizationId: due.owner, finalStatus: due.status, finalAt: due.finalAt,
+          retentionPolicyRef: due.policy.ref, period: due.policy.periods[period]!, dueAt: due.dueAt, ...(due.waitsForItsRecords ? { afterItsRecords: true as const } : {}),
+        });
+      }
+      if (rows.length < 500) break;
+      after = rows[rows.length - 1];
+    }
+  }
+  return { items, truncated: false };
+}
+
 /**
  * Purges one record if it is due at `now`, in one transaction: its row, events and dependents
  * gone, the tombstone and its event written. Undefined if it is not due (a hold, a longer policy,
@@ -143,20 +218,10 @@ async function deleteDependents(tx: Queryable, kind: string, id: string): Promis
 export async function purgeRecord(db: Db, settings: ProjectionSettings, policies: RetentionPolicies, kind: string, id: string, now: string): Promise<PurgedRecord | undefined> {
   const { resource, period } = purgedKind(kind);
   return db.transaction(async (tx) => {
-    const { rows } = await tx.query<{ owner: string; audience: string[]; status: string; final_at: Date; policy_ref: string | null; held: boolean }>(
-      `select ${kind === 'partner-relationship' ? 't.requesting_organization_id' : 't.owner_organization_id'} as owner, ${audienceSql(kind)} as audience, t.status, t.updated_at as final_at, ${policyRefSql(kind)} as policy_ref, ${heldSql(kind)} as held
-       from ${resource.table} t where t.id = $1 for update`,
-      [id],
-    );
-    const row = rows[0];
-    // An operator's hold on its relationship keeps it, whatever the policy.
-    if (!row || row.held) return undefined;
-    const policy = policyOf(policies, row.policy_ref);
-    const finalAt = new Date(row.final_at).toISOString();
-    const due = dueAt(policy, period, finalAt);
-    if (!due || Date.parse(due) > Date.parse(now) || !resource.terminalStatuses.includes(row.status)) return undefined;
-    // A relationship goes after the records of its chain, which follow its policy (invariant 10).
-    if (kind === 'partner-relationship' && (await tx.query(linkedToRelationshipSql(purgedKinds()), [id])).rows.length) return undefined;
+    const decided = await decideDue(tx, policies, kind, id, now, true);
+    if (!decided || decided.waitsForItsRecords) return undefined;
+    const { policy, finalAt, dueAt: due } = decided;
+    const row = { owner: decided.owner, audience: decided.audience, status: decided.status };
     const events = await tx.query('delete from events where resource_id = $1', [id]);
     const { milestones, outcomes } = await deleteDependents(tx, kind, id);
     await tx.query(`delete from ${resource.table} where id = $1`, [id]);

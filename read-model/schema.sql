@@ -310,3 +310,12 @@ create table if not exists retention_holds (
   placed_at timestamptz not null,
   doc jsonb not null
 );
+
+-- The purge rounds protocol operators asked for at once (POST /retention-runs): who, when, why
+-- (api/retention.ts). The audit of the run-now command; the round's tombstones are in purged_records.
+create table if not exists retention_runs (
+  id uuid primary key,
+  requested_at timestamptz not null default now(),
+  doc jsonb not null
+);
+create index if not exists retention_runs_newest on retention_runs (requested_at desc, id desc);

@@ -442,3 +442,25 @@ describe('the sandbox (development mode)', () => {
     expect((await owner.get('/events?limit=200')).status).toBe(200);
   });
 });
+
+describe("the retention purge's operator endpoints", () => {
+  test("no organization previews another's (or its own) due records, runs the purge or reads who ran it; its records stay as they were", async () => {
+    const [owner, other] = await Promise.all(freshOrgs(2).map((o) => Connector.of(o)));
+    await createRelationship(owner, other);
+    const offer = (await owner.post('/capacity-offers', offerBody())).body;
+    const later = encodeURIComponent(new Date(Date.now() + 3 * 365 * 86_400_000).toISOString());
+    for (const caller of [other, owner]) {
+      for (const probe of [
+        caller.get(`/retention-preview?organizationId=${owner.org.id}&at=${later}`),
+        caller.get(`/retention-preview?at=${later}`),
+        caller.post('/retention-runs', { reason: 'probe' }),
+        caller.get('/retention-runs'),
+      ]) {
+        const reply = await probe;
+        if (reply.status !== 403) throw new Error(`a retention endpoint answered ${reply.status} to ${caller === owner ? 'the owner' : 'another organization'}`);
+        expect(JSON.stringify(reply.body)).not.toContain(offer.id);
+      }
+    }
+    expect((await owner.get(`/capacity-offers/${offer.id}`)).body.resourceVersion).toBe(1);
+  });
+});

@@ -300,7 +300,8 @@ const LISTINGS = [
   },
 ] as const;
 
-const COMMAND_STATUSES = ['200', '400', '401', '403', '404', '409', '413', '415', '422', '428', '429', '503', 'default'];
+// 410: a command on a record the retention purge removed (RECORD_PURGED), as its read.
+const COMMAND_STATUSES = ['200', '400', '401', '403', '404', '409', '410', '413', '415', '422', '428', '429', '503', 'default'];
 
 describe.each(LISTINGS)('the OpenAPI document, $collection', (listing) => {
   const doc = readDocument();
@@ -320,7 +321,8 @@ describe.each(LISTINGS)('the OpenAPI document, $collection', (listing) => {
       statuses: ['200', '400', '401', '403', '429', 'default'],
       result: `${file}#/$defs/Page`,
     },
-    [`GET ${collection}/{id}`]: { id: `get${noun}`, scopes: [listing.read], statuses: ['200', '401', '403', '404', '429', 'default'], result: file },
+    // 410: a listing the retention purge removed, to those who could read it (RECORD_PURGED).
+    [`GET ${collection}/{id}`]: { id: `get${noun}`, scopes: [listing.read], statuses: ['200', '401', '403', '404', '410', '429', 'default'], result: file },
     [`PATCH ${collection}/{id}`]: {
       id: `update${noun}`,
       scopes: [listing.publish],
@@ -486,6 +488,8 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/load-requests': ['status', 'owner', 'series', 'area', 'from', 'to', 'cursor', 'limit'],
   '/listing-series': ['status', 'cursor', 'limit'],
   '/purged-records': ['kind', 'cursor', 'limit'],
+  '/retention-preview': ['at', 'limit', 'organizationId'],
+  '/retention-runs': ['cursor', 'limit'],
   '/match-proposals': ['status', 'role', 'offer', 'request', 'cursor', 'limit'],
   '/transport-tenders': ['status', 'proposal', 'cursor', 'limit'],
   '/transport-commitments': ['status', 'tender', 'cursor', 'limit'],

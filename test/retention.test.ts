@@ -5,7 +5,7 @@
 // on request the same way, its userId kept. The purge over years is
 // test/time-skipping/retention.test.ts.
 import { activeRelationship, Connector, expectProblem, freshOrgs } from './helpers';
-import { operator } from './listing-fixtures';
+import { OFFERS, operator, publishedListing } from './listing-fixtures';
 import { expectValid } from './matching-fixtures';
 import { commitment, handoverBody } from './execution-handovers.fixtures';
 import { handoverIdOf } from '../domain/execution-handover';
@@ -135,4 +135,47 @@ test('an operator holds a relationship against the purge, also after it ended; t
   expect((await op.delete(path)).status).toBe(204);
   expectProblem(await a.get(path), 404, 'RESOURCE_NOT_FOUND');
   expectProblem(await op.delete(path), 404, 'RESOURCE_NOT_FOUND');
+});
+
+test('an operator previews what the purge would remove at an instant, and runs it now, on the record; organizations may do neither', async () => {
+  const [org] = freshOrgs(1);
+  const owner = await Connector.of(org);
+  const offer = await publishedListing(OFFERS, owner);
+  const withdrawn = await owner.command(`/capacity-offers/${offer.id}/withdraw`, 2, { reason: 'sold elsewhere' });
+  expect(withdrawn.status).toBe(200);
+  const op = await operator();
+  const preview = (at?: string, query = '') => op.get(`/retention-preview?organizationId=${org.id}${at ? `&at=${encodeURIComponent(at)}` : ''}${query}`);
+
+  // Now: not yet due (the standard policy keeps a listing a year after it is final). In two years: due, and why.
+  const now = await preview();
+  expect(now.status).toBe(200);
+  expectValid('retention-run#/$defs/Preview', now.body);
+  expect(now.body.items).toEqual([]);
+  const later = await preview(new Date(Date.now() + 2 * 365 * 86_400_000).toISOString());
+  expect(later.body.items).toEqual([
+    expect.objectContaining({ resourceKind: 'capacity-offer', id: offer.id, ownerOrganizationId: org.id, finalStatus: 'withdrawn', retentionPolicyRef: 'pcx:standard', period: 'P1Y' }),
+  ]);
+  const item = later.body.items[0];
+  expect(Date.parse(item.dueAt) - Date.parse(item.finalAt)).toBeGreaterThanOrEqual(365 * 86_400_000);
+  expect(later.body.totals).toEqual({ 'pcx:standard': { 'capacity-offer': 1 } });
+  // Nothing changed: the offer is still there.
+  expect((await owner.get(`/capacity-offers/${offer.id}`)).status).toBe(200);
+  expectProblem(await preview('next year'), 400, 'VALIDATION_FAILED');
+  expectProblem(await preview(undefined, '&limit=0'), 400, 'VALIDATION_FAILED');
+
+  // Run now: asked for, kept with who and why, listed newest first.
+  expectProblem(await op.post('/retention-runs', {}), 400, 'VALIDATION_FAILED');
+  const run = await op.post('/retention-runs', { reason: 'the pilot policy changed' });
+  expect(run.status).toBe(202);
+  expectValid('retention-run', run.body);
+  expect(run.body).toMatchObject({ reason: 'the pilot policy changed', requestedBy: { organizationId: 'org-operator', clientId: 'client-operator' } });
+  const runs = await op.get('/retention-runs?limit=1');
+  expect(runs.body.items[0]).toEqual(run.body);
+  // The offer was not due: still there after the round.
+  expect((await owner.get(`/capacity-offers/${offer.id}`)).status).toBe(200);
+
+  // An organization, even with every scope it may hold: neither sees the preview nor runs the purge.
+  for (const attempt of [owner.get(`/retention-preview?organizationId=${org.id}`), owner.post('/retention-runs', { reason: 'mine' }), owner.get('/retention-runs')]) {
+    expect([403]).toContain((await attempt).status);
+  }
 });

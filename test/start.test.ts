@@ -5,7 +5,9 @@
 // and Temporal agree on the earlier point, a command acknowledged after the backup and retried with
 // its Idempotency-Key is applied once in the restored world, and a feed cursor from after the
 // backup is told so (410). And a data folder from before the first release, or of another format,
-// refused at the start with what to do (core/data-folder.ts), its backup not restored.
+// refused at the start with what to do (core/data-folder.ts), its backup not restored. Last, the
+// read model rebuilt in place from the folder's Temporal histories (`npm run rebuild-read-model --
+// --in-place`): every connector signs in after it, and a cursor from before is told where to resume.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -113,7 +115,48 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   } finally {
     expect(await interrupt(child)).toBe(0);
   }
-}, 240000);
+
+  // Before the rebuild: a connector of Alpine's with a generated secret, and a feed cursor.
+  child = await startEmbedded(again);
+  let generated: { clientId: string; secret: string };
+  let beforeRebuild: string;
+  try {
+    const bearer = await token();
+    const res = await fetch(`${base}/connectors`, { method: 'POST', headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json', 'idempotency-key': 'rebuild-connector' }, body: JSON.stringify({ clientId: 'alpine-rebuilt', name: 'Alpine after a rebuild', scopes: ['capacity:read'], generateClientSecret: true }) });
+    const body = (await res.json()) as any;
+    expect({ status: res.status, secret: typeof body.clientSecret }).toEqual({ status: 201, secret: 'string' });
+    // The hash is the workflow's, never the document's.
+    expect(JSON.stringify(body)).not.toMatch(/scrypt|secretHashes/);
+    generated = { clientId: 'alpine-rebuilt', secret: body.clientSecret };
+    beforeRebuild = await cursorPast(base, bearer, id, 2);
+  } finally {
+    expect(await interrupt(child)).toBe(0);
+  }
+  // The read model rebuilt in place from the folder's own Temporal histories (docs/deployment.md,
+  // "Rebuilding the read model from Temporal"), no hand work: refused while a broker runs, then done.
+  const rebuild = script('rebuild-read-model', '--in-place');
+  expect({ status: rebuild.status, stderr: rebuild.stderr }).toEqual({ status: 0, stderr: expect.stringContaining('[rebuild] done:') });
+  expect(readdirSync(env.DATA_DIR).some((f) => f.startsWith('pglite.before-rebuild-'))).toBe(true);
+  child = await startEmbedded(again);
+  try {
+    // Nobody locked out: the demo connector (its secret from the file) and the generated one (its hash from the workflow).
+    const signIn = async (clientId: string, secret: string) => (await fetch(`${base}/oauth2/token`, { method: 'POST', body: new URLSearchParams({ grant_type: 'client_credentials', client_id: clientId, client_secret: secret }) })).status;
+    expect({ demo: await signIn('alpine-tms', 'alpine-demo-secret'), generated: await signIn(generated.clientId, generated.secret), wrong: await signIn(generated.clientId, `${generated.secret}x`) }).toEqual({ demo: 200, generated: 200, wrong: 401 });
+    const bearer = await token();
+    // The relationship as it was, and a cursor from before the rebuild told where to resume (events keep their ids).
+    const read = await fetch(`${base}/partner-relationships/${id}`, { headers: { authorization: `Bearer ${bearer}` } });
+    expect(((await read.json()) as any).resourceVersion).toBe(2);
+    const refused = await fetch(`${base}/events?cursor=${beforeRebuild}`, { headers: { authorization: `Bearer ${bearer}` } });
+    const problem = (await refused.json()) as any;
+    expect({ status: refused.status, code: problem.code, resume: typeof problem.resumeCursor }).toEqual({ status: 410, code: 'FEED_HISTORY_CHANGED', resume: 'string' });
+    const resumed = (await (await fetch(`${base}/events?limit=200&cursor=${problem.resumeCursor}`, { headers: { authorization: `Bearer ${bearer}` } })).json()) as any;
+    expect(resumed.items.some((e: any) => e.data?.id === id)).toBe(true);
+    // The retried command of before is still recognized (the idempotency store was carried over).
+    expect(await request()).toEqual({ status: 200, version: 2, replayed: 'true' });
+  } finally {
+    expect(await interrupt(child)).toBe(0);
+  }
+}, 360000);
 
 test('a data folder from before the first release, or of another format, is refused at npm start with what to do; a backup of one is not restored', async () => {
   const old = join(testEnv().dir, 'npm-start-before-format');
