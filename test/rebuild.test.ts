@@ -15,7 +15,10 @@ import type { Db } from '../core/db';
 import { openReadModel } from '../read-model/database';
 import { rebuildReadModel } from '../read-model/rebuild';
 import { RESOURCES } from '../domain/registry';
-import { db as liveDb, ENGINE, sleep, testEnv, type Connector } from './helpers';
+import { randomUUID } from 'node:crypto';
+import { clientSecretMatches } from '../core/client-secrets';
+import { secretHashes } from '../read-model/client-secrets';
+import { Connector, db as liveDb, ENGINE, freshOrgs, sleep, testEnv } from './helpers';
 import { createListing, OFFERS } from './listing-fixtures';
 import { acceptedMatch, issuedTender } from './tenders.fixtures';
 import { waitFor } from './matching-fixtures';
@@ -23,15 +26,15 @@ import { PG_ADMIN_URL } from './setup/stack-setup';
 import { ROOT } from './stack';
 
 let target: Db | undefined;
-let schema: string | undefined;
+const schemas: string[] = [];
 let connection: Connection | undefined;
 afterAll(async () => {
   await target?.close();
   await connection?.close();
-  if (schema) {
+  if (schemas.length) {
     const admin = new PgClient({ connectionString: PG_ADMIN_URL });
     await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade`);
+    for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
     await admin.end();
   }
 });
@@ -39,7 +42,8 @@ afterAll(async () => {
 /** An empty read model of the engine under test. */
 async function emptyTarget(): Promise<{ db: Db; url?: string; dir?: string }> {
   if (ENGINE === 'postgres') {
-    schema = `pcx_rebuild_${process.pid}_${Date.now()}`;
+    const schema = `pcx_rebuild_${process.pid}_${Date.now()}`;
+    schemas.push(schema);
     const admin = new PgClient({ connectionString: PG_ADMIN_URL });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
@@ -137,3 +141,34 @@ test('two organizations rebuilt from Temporal alone into an empty database: the 
     expect({ status: again.status, stderr: again.stderr.trim() }).toEqual({ status: 2, stderr: 'the target database holds resources or events already: a rebuild writes into an empty one' });
   }
 }, 120_000);
+
+test("a connector's generated secret survives a rebuild: its hash comes back from the connector's workflow, never in its document or events", async () => {
+  const [org] = freshOrgs(1);
+  const admin = await Connector.of(org);
+  const clientId = `rebuilt-${randomUUID().slice(0, 8)}`;
+  const created = await admin.post('/connectors', { clientId, scopes: ['capacity:read'], generateClientSecret: true });
+  expect(created.status).toBe(201);
+  const rolled = await admin.command(`/connectors/${created.body.id}/roll-credential`, created.body.resourceVersion, { credentialId: created.body.clientSecretCredentialId, generateClientSecret: true, oldExpiresAt: new Date(Date.now() + 3600_000).toISOString() });
+  expect(rolled.status).toBe(200);
+  const secrets = [
+    { credentialId: created.body.clientSecretCredentialId as string, secret: created.body.clientSecret as string },
+    { credentialId: rolled.body.clientSecretCredentialId as string, secret: rolled.body.clientSecret as string },
+  ];
+  const sample = (await admin.get('/events?limit=1')).body.items[0];
+  const settings = { eventSource: sample.source, schemaBase: sample.dataschema.replace(/\/v0\/[^/]+$/, '') };
+  connection ??= await Connection.connect({ address: testEnv().temporalAddress });
+  await target?.close();
+  target = (await emptyTarget()).db;
+  await rebuildReadModel(new Client({ connection }), target, settings, { organizationIds: [org.id] });
+
+  // Each secret matches the hash the rebuild wrote where the token endpoint reads it.
+  const hashes = await secretHashes(target, clientId, secrets.map((s) => s.credentialId));
+  expect(hashes.map((h) => h.credentialId).sort()).toEqual(secrets.map((s) => s.credentialId).sort());
+  for (const { credentialId, secret } of secrets) expect(await clientSecretMatches(secret, hashes.find((h) => h.credentialId === credentialId)!.secretHash)).toBe(true);
+  // The hash is in neither the rebuilt document nor an event, nor any answer.
+  const { rows: docs } = await target.query<{ doc: unknown }>('select doc from connectors where id = $1', [created.body.id]);
+  const { rows: events } = await target.query<{ cloudevent: unknown }>('select cloudevent from events where resource_id = $1', [created.body.id]);
+  const everything = JSON.stringify([docs, events, created.body, rolled.body, (await admin.get(`/connectors/${created.body.id}`)).body]);
+  expect(everything).not.toMatch(/scrypt\$|secretHashes/);
+  expect(docs).toHaveLength(1);
+}, 60_000);

@@ -134,7 +134,7 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   }
   // The read model rebuilt in place from the folder's own Temporal histories (docs/deployment.md,
   // "Rebuilding the read model from Temporal"), no hand work: refused while a broker runs, then done.
-  const rebuild = script('rebuild-read-model', '--in-place');
+  const rebuild = spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'scripts', 'rebuild-read-model.ts'), '--in-place'], { cwd: ROOT, encoding: 'utf8', env: { ...process.env, DATA_DIR: env.DATA_DIR, DATABASE_URL: '', TEMPORAL_ADDRESS: '' } });
   expect({ status: rebuild.status, stderr: rebuild.stderr }).toEqual({ status: 0, stderr: expect.stringContaining('[rebuild] done:') });
   expect(readdirSync(env.DATA_DIR).some((f) => f.startsWith('pglite.before-rebuild-'))).toBe(true);
   child = await startEmbedded(again);
