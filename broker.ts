@@ -11,7 +11,7 @@ import { loadRegistry } from './core/registry';
 import { importSeed } from './seed';
 import { SchemaRegistry } from './core/schemas';
 import { createTokenVerifier, loadSigningKey } from './core/auth';
-import { connectTemporal, ensureSearchAttributes, startRetention } from './core/temporal';
+import { connectTemporal, dataConverterOf, ensureSearchAttributes, startRetention } from './core/temporal';
 import { Entities } from './core/entities';
 import { startWorkerHealthServer, workerHealthUrl } from './core/worker-health';
 import { createServer as createHttpsServer } from 'node:https';
@@ -37,7 +37,8 @@ export async function startBroker(config: Config) {
   const { db, secrets } = await openStores(config, log);
   const connection = await connectTemporal(config.temporal);
   await ensureSearchAttributes(connection, config.temporal.namespace);
-  const client = () => new Client({ connection, namespace: config.temporal.namespace });
+  const dataConverter = dataConverterOf(config);
+  const client = () => new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   // The cluster gauges of /metrics (open entity workflows, feed lag) read through these.
   const cluster = observeCluster({ db, client: client() });
   const worker = config.role !== 'api' ? await startWorkerRole(config, db, client, log) : undefined;

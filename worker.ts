@@ -7,7 +7,7 @@ import type { Db } from './core/db';
 import { createActivities } from './activities';
 import { Entities } from './core/entities';
 import { createTransitionStore } from './read-model/transition-store';
-import { temporalConnectionOptions } from './core/temporal';
+import { dataConverterOf, temporalConnectionOptions } from './core/temporal';
 import { STICKY_QUEUE_TIMEOUT } from './domain/timeouts';
 import { Registry } from './core/registry';
 import { managedRegistry, type ManagedRegistry } from './read-model/managed-registry';
@@ -46,6 +46,8 @@ export async function createWorker(
   const code = workflowBundle ? { workflowBundle } : workflowCode(config.workflow.bundleFile);
   const worker = await Worker.create({
     connection,
+    // Sealed payloads (core/payload-codec.ts), as the clients' (broker.ts).
+    dataConverter: dataConverterOf(config),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     ...('workflowBundle' in code ? { workflowBundle: code.workflowBundle } : { workflowsPath: code.workflowsPath }),

@@ -12,6 +12,7 @@ import { operationsOf, type Declared } from './operations';
 import { RESOURCES } from '../domain/registry';
 import { health } from './health';
 import { metrics } from './metrics';
+import { codec } from './codec';
 import { openapi } from './openapi';
 import { Documents } from './documents';
 import { asyncapi } from './asyncapi';
@@ -72,7 +73,7 @@ function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path:
 const DEV_ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [['/sandbox', sandbox, 'maxBodyBytes']];
 
 /** The public routes (no token: health, metrics, the documents, the reference, the console's files), at their full paths. */
-const PUBLIC_ROUTERS: Array<Hono<AppEnv>> = [health, metrics, openapi, asyncapi, docs, consoleApp];
+const PUBLIC_ROUTERS: Array<Hono<AppEnv>> = [health, metrics, codec, openapi, asyncapi, docs, consoleApp];
 
 /** 413 before the body is parsed, chunked bodies included. */
 function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
@@ -198,6 +199,7 @@ export function createApp(services: Services): Hono<AppEnv> {
 
   app.route('/', health);
   app.route('/', metrics);
+  app.route('/', codec);
   // The bundled document is built now, from the declarations and the schema files: one that cannot
   // be bundled stops the start.
   documents.bundled(services.config.publicBaseUrl);

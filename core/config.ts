@@ -31,11 +31,19 @@ export interface Config {
     tls: TemporalTls | undefined;
     /** API key sent as `Authorization: Bearer` (Temporal Cloud API-key authentication). */
     apiKey: string | undefined;
+    /** TEMPORAL_PAYLOAD_ENCRYPTION: payloads sealed with the key ring before they reach Temporal (core/payload-codec.ts); on in production and on `npm start`. */
+    payloadEncryption: boolean;
   };
   /** Port of the worker role's own /health/live, /health/ready and /metrics (bound on `host`). */
   workerHealthPort: number;
   /** When set, GET /metrics asks for `Authorization: Bearer <token>` (docs/deployment.md). */
   metricsToken: string | undefined;
+  /**
+   * The codec server (api/codec.ts) the Temporal UI decodes payloads through: CODEC_TOKEN, the
+   * bearer token it asks for (the operator's; without one, only a development broker answers, and
+   * only to its own machine), and CODEC_CORS_ORIGINS, the UI origins that may call it.
+   */
+  codecServer: { token: string | undefined; origins: string[] };
   auth: {
     audience: string;
     /** The issuer of connectors' tokens from an external identity provider (AUTH_ISSUER), whose keys are at jwksUrl. */
@@ -255,6 +263,7 @@ export function loadConfig(env: Env = process.env): Config {
     temporal: temporalOf(r, mode),
     workerHealthPort: r.int('WORKER_HEALTH_PORT', 8081, 1, 65535),
     metricsToken: metricsTokenOf(r),
+    codecServer: { token: tokenOf(r, 'CODEC_TOKEN'), origins: (r.given('CODEC_CORS_ORIGINS') ?? '').split(',').map((o) => o.trim()).filter(Boolean) },
     auth: authOf(r, mode, role, publicBaseUrl),
     registry: {
       organizationsFile: resolve(r.str('ORGANIZATIONS_FILE', 'config/organizations.json')),
@@ -373,8 +382,13 @@ function mtlsOf(r: EnvReader): Config['mtls'] {
 }
 
 function metricsTokenOf(r: EnvReader): string | undefined {
-  const token = r.given('METRICS_TOKEN');
-  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) r.problems.push('METRICS_TOKEN must be at least 16 printable characters without spaces');
+  return tokenOf(r, 'METRICS_TOKEN');
+}
+
+/** A static bearer token from `name`: at least 16 printable characters. */
+function tokenOf(r: EnvReader, name: string): string | undefined {
+  const token = r.given(name);
+  if (token !== undefined && !/^[\x21-\x7e]{16,}$/.test(token)) r.problems.push(`${name} must be at least 16 printable characters without spaces`);
   return token;
 }
 
@@ -475,7 +489,14 @@ function temporalOf(r: EnvReader, mode: Config['mode']): Config['temporal'] {
   const address = r.str('TEMPORAL_ADDRESS', '127.0.0.1:7233');
   if (!/^[^\s:]+:\d{1,5}$/.test(address)) r.problems.push(`TEMPORAL_ADDRESS=${JSON.stringify(address)} must be host:port`);
   const apiKey = temporalApiKey(r);
-  return { address, namespace: r.str('TEMPORAL_NAMESPACE', 'default'), taskQueue: r.str('TEMPORAL_TASK_QUEUE', 'pcx'), tls: temporalTls(r, mode, apiKey), apiKey };
+  return {
+    address,
+    namespace: r.str('TEMPORAL_NAMESPACE', 'default'),
+    taskQueue: r.str('TEMPORAL_TASK_QUEUE', 'pcx'),
+    tls: temporalTls(r, mode, apiKey),
+    apiKey,
+    payloadEncryption: r.bool('TEMPORAL_PAYLOAD_ENCRYPTION', mode === 'production'),
+  };
 }
 
 /**

@@ -160,7 +160,7 @@ export class Entities {
     const runs: string[] = [];
     for await (const execution of this.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(execution.runId);
     const transitions: TransitionRecord[] = [];
-    for (const runId of runs) transitions.push(...transitionsInHistory((await this.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? []));
+    for (const runId of runs) transitions.push(...(await transitionsInHistory((await this.client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [], this.client.options.loadedDataConverter.payloadCodecs)));
     const byVersion = new Map(transitions.map((t) => [t.snapshot.resourceVersion, t]));
     if (byVersion.size) await this.store.write([...byVersion.values()].sort((a, b) => a.snapshot.resourceVersion - b.snapshot.resourceVersion), undefined, true);
   }

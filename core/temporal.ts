@@ -3,6 +3,9 @@ import { readFileSync } from 'node:fs';
 import { Connection, type Client, type TLSConfig } from '@temporalio/client';
 import { RETENTION_POKE, retentionWorkflowId } from '../domain/retention';
 import type { Config } from './config';
+import type { PayloadCodec } from '@temporalio/common';
+import { KeyRingPayloadCodec } from './payload-codec';
+import { keyRingOf } from './secrets';
 
 /**
  * Keyword search attributes set by every entity workflow (workflows/entity.ts); `PcxCreateKey` only
@@ -83,4 +86,14 @@ export async function startRetention(client: Client, taskQueue: string, input: {
 /** Runs a round of the purge now (a policies file changed, a benchmark). */
 export async function pokeRetention(client: Client, taskQueue: string): Promise<void> {
   await client.workflow.getHandle(retentionWorkflowId(taskQueue)).signal(RETENTION_POKE);
+}
+
+/**
+ * The data converter of every client and worker of the broker: its payloads sealed with the key
+ * ring when TEMPORAL_PAYLOAD_ENCRYPTION is on, and sealed payloads opened whatever it says (a
+ * history written with it on stays readable with it off).
+ */
+export function dataConverterOf(config: Pick<Config, 'temporal' | 'secrets' | 'dataDir'>): { payloadCodecs: PayloadCodec[] } {
+  const { ring } = keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir });
+  return { payloadCodecs: [new KeyRingPayloadCodec(ring, config.temporal.payloadEncryption)] };
 }

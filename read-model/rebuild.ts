@@ -53,7 +53,7 @@ export async function collectTransitions(client: Client, scope: RebuildScope, re
       for (let execution = queue.shift(); execution; execution = queue.shift()) {
         const history = await client.workflow.getHandle(execution.workflowId, execution.runId).fetchHistory();
         runs++;
-        for (const record of transitionsInHistory(history.events ?? [])) {
+        for (const record of await transitionsInHistory(history.events ?? [], client.options.loadedDataConverter.payloadCodecs)) {
           const key = `${record.kind}/${record.snapshot.id}/${record.snapshot.resourceVersion}`;
           if (!byVersion.has(key)) byVersion.set(key, record);
         }

@@ -25,7 +25,7 @@ import { parseArgs } from 'node:util';
 import { Client } from '@temporalio/client';
 import { loadConfigOrExit } from '../core/config';
 import { brokerUsing, dataFolderFormat, formatProblem, markDataFolder, unmarkDataFolder } from '../core/data-folder';
-import { connectTemporal } from '../core/temporal';
+import { connectTemporal, dataConverterOf } from '../core/temporal';
 import type { Db } from '../core/db';
 import { openReadModel } from '../read-model/database';
 import { carryOver, isEmpty, rebuildReadModel, type RebuildReport } from '../read-model/rebuild';
@@ -69,7 +69,7 @@ async function main(): Promise<number> {
 async function rebuildFromTemporal(config: ReturnType<typeof loadConfigOrExit>, db: Db, organizationIds: string[] | undefined): Promise<RebuildReport> {
   const connection = await connectTemporal(config.temporal);
   try {
-    const client = new Client({ connection, namespace: config.temporal.namespace });
+    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: dataConverterOf(config) });
     const report = await rebuildReadModel(client, db, { schemaBase: config.schemaBase, eventSource: eventSource(config) }, { organizationIds });
     process.stdout.write(`${JSON.stringify(report)}\n`);
     process.stderr.write(`rebuilt ${report.resources} resources (${report.transitions} transitions, ${report.events} events) from ${report.runs} workflow runs in ${report.seconds.toFixed(1)} s\n`);

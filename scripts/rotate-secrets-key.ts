@@ -6,7 +6,9 @@
 //
 // Row by row, each in its own transaction with the row locked: safe while the broker runs on
 // PostgreSQL, and idempotent (a second run re-seals nothing). Secrets stored in clear before
-// sealing are sealed too. Once it has run, every key but the primary can leave the file.
+// sealing are sealed too. Once it has run, the stored secrets need no other key than the primary;
+// Temporal payloads sealed with an older key (core/payload-codec.ts) need it as long as their
+// histories are kept (docs/deployment.md, "Temporal payloads encrypted").
 // PGlite (npm start's embedded database) is owned by the running broker: stop it first, or
 // restart it after adding the key (the broker re-seals at start by itself).
 import { readFileSync, writeFileSync } from 'node:fs';

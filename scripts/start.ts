@@ -28,12 +28,14 @@ export function temporalCli(): string {
 }
 
 /** Arguments of `temporal server start-dev` for our search attributes. */
-export function devServerArgs(options: { port: number; uiPort?: number; dbFile?: string }): string[] {
+export function devServerArgs(options: { port: number; uiPort?: number; dbFile?: string; codecEndpoint?: string }): string[] {
   return [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
     '--port', String(options.port),
     ...(options.uiPort ? ['--ui-port', String(options.uiPort)] : ['--headless']),
+    // The Web UI opens the payloads the broker sealed through its codec server (api/codec.ts).
+    ...(options.uiPort && options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
     '--log-level', 'warn',
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
@@ -59,7 +61,11 @@ async function main() {
     env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
     // detached: its own process group, so Ctrl-C reaches only us and we stop the children in order;
     // under the guard, which stops it when we are gone.
-    const temporal = spawn(process.execPath, [join(__dirname, 'child-guard.mjs'), temporalCli(), ...devServerArgs({ port, uiPort, dbFile: join(config.dataDir, 'temporal.sqlite') })], {
+    // Payloads sealed with the data folder's key ring (core/payload-codec.ts); the UI decodes them
+    // through the broker's codec server, which answers this machine only (no CODEC_TOKEN here).
+    env.TEMPORAL_PAYLOAD_ENCRYPTION ??= 'true';
+    env.CODEC_CORS_ORIGINS ??= `http://localhost:${uiPort},http://127.0.0.1:${uiPort}`;
+    const temporal = spawn(process.execPath, [join(__dirname, 'child-guard.mjs'), temporalCli(), ...devServerArgs({ port, uiPort, dbFile: join(config.dataDir, 'temporal.sqlite'), codecEndpoint: `${config.publicBaseUrl}/codec` })], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       detached: true,
     });

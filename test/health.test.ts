@@ -14,3 +14,18 @@ test('liveness and readiness answer when Temporal and the database are up', asyn
   // Nothing stays unwritten on a healthy broker: the sweep settles what senders leave within seconds.
   expect(ready.body.commandIntents.oldestSeconds).toBeLessThan(60);
 });
+
+// The codec server (api/codec.ts) of a development broker, called from its own machine: payloads
+// it did not seal pass through; one that claims to be sealed but does not open, or a body that is
+// not a list of payloads, is refused with a problem. (Its sealed payloads: test/start.test.ts.)
+test('the codec server passes unsealed payloads through and refuses what does not open', async () => {
+  const plain = { metadata: { encoding: Buffer.from('json/plain').toString('base64') }, data: Buffer.from('"hello"').toString('base64') };
+  for (const direction of ['decode', 'encode']) {
+    const reply = await call('POST', `/codec/${direction}`, undefined, { payloads: [plain] });
+    expect({ direction, status: reply.status, body: reply.body }).toEqual({ direction, status: 200, body: { payloads: [plain] } });
+  }
+  const forged = { metadata: { encoding: Buffer.from('binary/pcx-sealed').toString('base64') }, data: Buffer.from('pcx-sealed:v1:nokey:AAAA:BBBB:CCCC').toString('base64') };
+  expect(await call('POST', '/codec/decode', undefined, { payloads: [forged] })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  expect(await call('POST', '/codec/decode', undefined, { payloads: 'all of them' })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  expect(await call('POST', '/codec/decode', undefined, undefined, { raw: '{', headers: { 'content-type': 'application/json' } })).toMatchObject({ status: 400 });
+});

@@ -11,6 +11,8 @@
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { isSealed } from '../core/payload-codec';
 import { freePort, interrupt, ROOT, startEmbedded, stopEmbedded } from './stack';
 import { sleep, testEnv } from './helpers';
 
@@ -53,6 +55,27 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     });
     expect(created.status).toBe(201);
     id = ((await created.json()) as any).id;
+    // Temporal holds its payloads sealed (core/payload-codec.ts): the relationship's history, read
+    // as anyone with access to Temporal would, shows none of its fields; the codec server opens
+    // them for the UI on this machine.
+    const connection = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_PORT}` });
+    try {
+      const history = await new Client({ connection }).workflow.getHandle(`partner-relationship/${id}`).fetchHistory();
+      const updates = (history.events ?? []).filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes || e.workflowExecutionUpdateCompletedEventAttributes);
+      expect(updates.length).toBeGreaterThan(0);
+      const raw = JSON.stringify(history.events, (_k, v) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+      expect(raw).not.toContain('acceptingOrganizationId');
+      const sealed = updates.flatMap((e) => e.workflowExecutionUpdateCompletedEventAttributes?.outcome?.success?.payloads ?? []);
+      expect(sealed.length).toBeGreaterThan(0);
+      expect(sealed.every(isSealed)).toBe(true);
+      const wire = sealed.map((p) => ({ metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v as Uint8Array).toString('base64')])), data: Buffer.from(p.data as Uint8Array).toString('base64') }));
+      const decoded = await fetch(`${base}/codec/decode`, { method: 'POST', headers: { 'content-type': 'application/json', origin: `http://localhost:${env.TEMPORAL_UI_PORT}` }, body: JSON.stringify({ payloads: wire }) });
+      expect({ status: decoded.status, cors: decoded.headers.get('access-control-allow-origin') }).toEqual({ status: 200, cors: `http://localhost:${env.TEMPORAL_UI_PORT}` });
+      const opened = ((await decoded.json()) as any).payloads.map((p: any) => Buffer.from(p.data, 'base64').toString());
+      expect(opened.join()).toContain('acceptingOrganizationId');
+    } finally {
+      await connection.close();
+    }
     // The adapter gateway runs beside it: the README's example instruction dropped into the shipper's mailbox is answered.
     expect(child.output()).toContain(`[start]   adapter gateway  ${gateway}/diagnostics`);
     const mailbox = join(env.DATA_DIR, 'mailboxes', 'org-baltic-shippers');
