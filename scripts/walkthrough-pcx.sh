@@ -56,6 +56,8 @@ PROPOSAL=$(pcx -p baltic --json wait proposal --request "$LOAD" --offer "$OFFER"
 pcx -p baltic proposals decide "$PROPOSAL" accept > /dev/null
 echo "proposal $PROPOSAL: $(pcx -p alpine --json proposals decide "$PROPOSAL" accept | j decisionState)"
 pcx -p alpine references list --proposal "$PROPOSAL"
+# Alpine withdraws what is left of its truck (the accepted match stays): a later walkthrough meets no truck without a price
+echo "offer $OFFER: $(pcx -p alpine --json offers withdraw "$OFFER" --data '{"reason":"truck booked elsewhere"}' | j status)"
 
 # Baltic's feed shows it all; then the relationship ends
 pcx -p baltic events tail | tail -n 4

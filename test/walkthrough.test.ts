@@ -101,7 +101,7 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     expect(third.output).toMatch(/Alpine and Baltic are partners again, as the walkthrough found them: relationship \S+ active/);
   }, 4 * RUN_CAP_MS);
 
-  test('the pcx walkthrough runs twice on the same stack, its profiles readable by their owner only', async () => {
+  test('the pcx walkthrough runs twice on the same stack, its profiles readable by their owner only, and the curl walkthrough runs after it', async () => {
     const config = join(testEnv().dir, 'pcx-walkthrough-config');
     const first = await bash(PCX_SCRIPT, base, { PCX_CONFIG_DIR: config, NO_COLOR: '1' });
     succeeded(first, 'the first pcx run');
@@ -119,7 +119,10 @@ describe('against npm start: the walkthroughs and the example connector', () => 
     expect(second.output).toMatch(/ended relationship \S+ \(terminate\)/);
     expect(second.output).toMatch(/partners again, as found: relationship \S+ active/);
     expect(second.output).toMatch(/proposal \S+: COMMITTED/);
-  }, 2 * RUN_CAP_MS);
+    // Each leaves no truck behind (what is left of its offer withdrawn): the curl walkthrough after it finds only its own.
+    expect(second.output).toMatch(/offer \S+: withdrawn/);
+    succeeded(await bash(SCRIPT, base), 'the curl walkthrough after the pcx walkthrough');
+  }, 3 * RUN_CAP_MS);
 
   test('the example carrier connector takes its truck from offer to a completed execution reference, across a kill and restart, doing nothing twice', async () => {
     const alpine = new PcxClient({ baseUrl: base, clientId: 'alpine-tms', clientSecret: 'alpine-demo-secret' });
