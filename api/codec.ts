@@ -91,6 +91,7 @@ for (const direction of ['decode', 'encode'] as const) {
         'Needs `Authorization: Bearer <CODEC_TOKEN>`; without one configured, only a development broker answers, to its own machine. ' +
         'A payload the broker did not seal passes through unchanged.',
       tag: 'Health',
+      requestBody: { required: true, content: { 'application/json': { schema: payloadsSchema } } },
       responses: {
         '200': { description: 'The payloads, decoded (or encoded).', content: { 'application/json': { schema: payloadsSchema } } },
         '401': true,
