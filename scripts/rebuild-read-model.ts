@@ -106,7 +106,10 @@ async function inPlace(organizationIds: string[] | undefined): Promise<number> {
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   const port = await freePort();
-  const temporal = spawn(temporalCli(), devServerArgs({ port, dbFile: join(dataDir, 'temporal.sqlite') }), { stdio: ['ignore', 'ignore', 'inherit'] });
+  const temporal = spawn(temporalCli(), devServerArgs({ port, dbFile: join(dataDir, 'temporal.sqlite') }), { stdio: ['ignore', 'ignore', 'pipe'] });
+  // Its log (warnings as it stops) is shown only when the rebuild fails: its last lines say why.
+  let temporalLog = '';
+  temporal.stderr!.on('data', (chunk: Buffer) => (temporalLog = (temporalLog + chunk.toString()).slice(-4000)));
   process.stderr.write(`[rebuild] Temporal dev server on the folder's histories (127.0.0.1:${port})\n`);
   try {
     process.env.TEMPORAL_ADDRESS = `127.0.0.1:${port}`;
@@ -124,6 +127,9 @@ async function inPlace(organizationIds: string[] | undefined): Promise<number> {
     } finally {
       await rebuilt.close();
     }
+  } catch (err) {
+    process.stderr.write(`[rebuild] failed; the data folder is as it was (the partial rebuild is in ${staging}). The dev server's last lines:\n${temporalLog}\n`);
+    throw err;
   } finally {
     await stop(temporal);
     unmarkDataFolder(dataDir);
