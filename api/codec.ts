@@ -56,11 +56,37 @@ const toWire = (p: Payload): WirePayload => ({
   data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
 });
 
+const BASE64 = '^[A-Za-z0-9+/]*={0,2}$';
 const payloadsSchema = {
   type: 'object',
+  additionalProperties: false,
   required: ['payloads'],
-  properties: { payloads: { type: 'array', items: { type: 'object', properties: { metadata: { type: 'object', additionalProperties: { type: 'string' } }, data: { type: 'string' } } } } },
+  properties: {
+    payloads: {
+      type: 'array',
+      maxItems: 1000,
+      items: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['metadata', 'data'],
+        properties: { metadata: { type: 'object', additionalProperties: { type: 'string', pattern: BASE64 } }, data: { type: 'string', pattern: BASE64 } },
+      },
+    },
+  },
 };
+
+/** Whether `body` is a list of payloads as the protocol has them (payloadsSchema), with the pointer of the first thing that is not. */
+function wrongIn(body: unknown): string | undefined {
+  const base64 = new RegExp(BASE64);
+  const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+  if (!isObject(body) || Object.keys(body).some((k) => k !== 'payloads') || !Array.isArray(body.payloads) || body.payloads.length > 1000) return '/payloads';
+  for (const [i, p] of body.payloads.entries()) {
+    if (!isObject(p) || Object.keys(p).some((k) => k !== 'metadata' && k !== 'data')) return `/payloads/${i}`;
+    if (typeof p.data !== 'string' || !base64.test(p.data)) return `/payloads/${i}/data`;
+    if (!isObject(p.metadata) || Object.values(p.metadata).some((v) => typeof v !== 'string' || !base64.test(v))) return `/payloads/${i}/metadata`;
+  }
+  return undefined;
+}
 
 /** A page of the UI's payloads; a larger body is refused before it is read. */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -101,14 +127,13 @@ for (const direction of ['decode', 'encode'] as const) {
   }, async (c) => {
     for (const [name, value] of Object.entries(cors(c))) c.header(name, value);
     allowed(c);
-    const body = (await c.req.json().catch(() => undefined)) as { payloads?: unknown } | undefined;
-    if (!body || !Array.isArray(body.payloads) || body.payloads.some((p) => !p || typeof p !== 'object')) {
-      throw new Problem('VALIDATION_FAILED', 'the body is {"payloads": [{"metadata": {...}, "data": "<base64>"}]}', { errors: [{ pointer: '/payloads', message: 'is required, an array of payloads' }] });
-    }
+    const body = (await c.req.json().catch(() => undefined)) as { payloads: WirePayload[] } | undefined;
+    const wrong = wrongIn(body);
+    if (wrong) throw new Problem('VALIDATION_FAILED', 'the body is {"payloads": [{"metadata": {"<name>": "<base64>"}, "data": "<base64>"}]}, at most 1000 payloads', { errors: [{ pointer: wrong, message: 'is not as the codec protocol has it' }] });
     const [payloadCodec] = dataConverterOf(c.get('services').config).payloadCodecs;
     let out: Payload[];
     try {
-      out = await payloadCodec[direction]((body.payloads as WirePayload[]).map(fromWire));
+      out = await payloadCodec[direction](body!.payloads.map(fromWire));
     } catch (err) {
       throw new Problem('VALIDATION_FAILED', `a payload does not open: ${(err as Error).message}`, { errors: [{ pointer: '/payloads', message: 'does not open with this broker\u2019s keys' }] });
     }

@@ -27,5 +27,9 @@ test('the codec server passes unsealed payloads through and refuses what does no
   const forged = { metadata: { encoding: Buffer.from('binary/pcx-sealed').toString('base64') }, data: Buffer.from('pcx-sealed:v1:nokey:AAAA:BBBB:CCCC').toString('base64') };
   expect(await call('POST', '/codec/decode', undefined, { payloads: [forged] })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
   expect(await call('POST', '/codec/decode', undefined, { payloads: 'all of them' })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  // What the fuzzer sent: a payload without its data, data that is not base64, metadata that is not an object of strings.
+  for (const payload of [{ metadata: {} }, { metadata: {}, data: 0 }, { metadata: {}, data: 'not base64!' }, { metadata: 0, data: '' }, { metadata: { x: 0 }, data: '' }, [null, null]]) {
+    expect(await call('POST', '/codec/encode', undefined, { payloads: [payload] })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+  }
   expect(await call('POST', '/codec/decode', undefined, undefined, { raw: '{', headers: { 'content-type': 'application/json' } })).toMatchObject({ status: 400 });
 });
