@@ -167,19 +167,11 @@ async function decideDue(tx: Queryable, policies: RetentionPolicies, kind: strin
   return { owner: row.owner, audience: row.audience, status: row.status, finalAt, policy, dueAt: due, waitsForItsRecords };
 }
 
-/** A record the purge would remove at a given instant (GET /retention/preview). */
-export interface DueRecordPreview {
-  resourceKind: string;
-  id: string;
-  ownerOrganizationId: string;
-  finalStatus: string;
-  finalAt: string;
-  retentionPolicyRef: string;
-  period: string;
-  dueAt: string;
+/** A record the purge would remove at a given instant (GET /retention-preview): what its tombstone would say, less what the purge itself adds. */
+export type DueRecordPreview = Pick<PurgedRecord, 'resourceKind' | 'id' | 'ownerOrganizationId' | 'finalStatus' | 'finalAt' | 'retentionPolicyRef' | 'period' | 'dueAt'> & {
   /** A relationship purged once the records of its chain are gone (in the same run when they are due too). */
   afterItsRecords?: true;
-}
+};
 
 /**
  * What a purge at `now` would remove, in the purge's order (executions first, relationships last),
