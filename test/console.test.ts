@@ -512,7 +512,7 @@ describe('the planner console, against npm start in Chromium', () => {
         else await bruno.waitForTimeout(500);
       }
       if (!proposalId) throw new Error(`the shipper named no proposal waiting for the planner:\n${shipper.output()}\n${carrier.output()}`);
-      await proposalButton(bruno, proposalId).waitFor({ timeout: 30000 }).catch(async (err) => {
+      await proposalButton(bruno, proposalId).waitFor({ timeout: 90000 }).catch(async (err) => {
         await screenshot(bruno, 'console-debug-walk');
         throw new Error(`${err}\n${JSON.stringify(pages.map((p) => p.errors))}`);
       });
