@@ -16,6 +16,7 @@ import type { AppEnv } from './context';
 import { publicOperation } from './operations';
 import { clientAddress } from './client-certificate';
 import { dataConverterOf } from '../core/temporal';
+import { fromWire, toWire, type WirePayload } from '../core/payload-codec';
 
 export const codec = new Hono<AppEnv>();
 
@@ -45,16 +46,6 @@ function cors(c: Context<AppEnv>): Record<string, string> {
     vary: 'origin',
   };
 }
-
-type WirePayload = { metadata?: Record<string, string>; data?: string };
-const fromWire = (p: WirePayload): Payload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, new Uint8Array(Buffer.from(String(v), 'base64'))])),
-  data: new Uint8Array(Buffer.from(String(p.data ?? ''), 'base64')),
-});
-const toWire = (p: Payload): WirePayload => ({
-  metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v ?? new Uint8Array()).toString('base64')])),
-  data: Buffer.from(p.data ?? new Uint8Array()).toString('base64'),
-});
 
 const BASE64 = '^[A-Za-z0-9+/]*={0,2}$';
 const payloadsSchema = {

@@ -19,15 +19,15 @@ const CONTEXT = 'temporal-payload';
 const text = (s: string) => new TextEncoder().encode(s);
 const b64 = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? new Uint8Array()).toString('base64');
 
-/** A payload as JSON: its metadata and data in base64 (what is sealed). */
-function serialize(p: Payload): string {
-  return JSON.stringify({ metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])), data: b64(p.data) });
-}
+/** A payload as JSON: its metadata and data in base64. What is sealed, and the form of Temporal's remote codec protocol (api/codec.ts). */
+export type WirePayload = { metadata: Record<string, string>; data: string };
 
-function deserialize(json: string): Payload {
-  const { metadata, data } = JSON.parse(json) as { metadata: Record<string, string>; data: string };
-  return { metadata: Object.fromEntries(Object.entries(metadata).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])), data: new Uint8Array(Buffer.from(data, 'base64')) };
-}
+export const toWire = (p: Payload): WirePayload => ({ metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])), data: b64(p.data) });
+
+export const fromWire = (w: WirePayload): Payload => ({
+  metadata: Object.fromEntries(Object.entries(w.metadata).map(([k, v]) => [k, new Uint8Array(Buffer.from(v, 'base64'))])),
+  data: new Uint8Array(Buffer.from(w.data, 'base64')),
+});
 
 export const isSealed = (p: Payload) => Buffer.from(p.metadata?.encoding ?? new Uint8Array()).toString() === SEALED_ENCODING;
 
@@ -39,10 +39,10 @@ export class KeyRingPayloadCodec implements PayloadCodec {
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     if (!this.encrypt) return payloads;
-    return payloads.map((p) => (isSealed(p) ? p : { metadata: { encoding: text(SEALED_ENCODING) }, data: text(this.ring.seal(serialize(p), CONTEXT)) }));
+    return payloads.map((p) => (isSealed(p) ? p : { metadata: { encoding: text(SEALED_ENCODING) }, data: text(this.ring.seal(JSON.stringify(toWire(p)), CONTEXT)) }));
   }
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
-    return payloads.map((p) => (isSealed(p) ? deserialize(this.ring.open(Buffer.from(p.data ?? new Uint8Array()).toString(), CONTEXT)) : p));
+    return payloads.map((p) => (isSealed(p) ? fromWire(JSON.parse(this.ring.open(Buffer.from(p.data ?? new Uint8Array()).toString(), CONTEXT)) as WirePayload) : p));
   }
 }
