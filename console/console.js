@@ -472,12 +472,17 @@ function dataOf(block) {
  * nothing is missed. The marker says "live" only while a stream is open.
  */
 async function follow(api, session) {
+  // To the feed's end first: the views were read before, so what happened since (a proposal made
+  // while the page loaded) would otherwise be passed over until the next event. One refresh after.
+  let passedOver = false;
   for (;;) {
     const page = await api.get(`/events?limit=200${state.cursor ? `&cursor=${encodeURIComponent(state.cursor)}` : ''}`).catch(() => null);
     if (!page) break;
     state.cursor = page.nextCursor;
     if (page.items.length === 0) break;
+    passedOver = true;
   }
+  if (passedOver) await refresh(api).catch(showProblem);
   let pending;
   const refreshSoon = () => {
     clearTimeout(pending);
