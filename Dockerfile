@@ -60,7 +60,10 @@ COPY console ./console
 # ORGANIZATIONS_FILE and CONNECTORS_FILE. The demo connectors' secrets stay out of the image.
 #
 # The files belong to root and are only read; the process runs as the image's unprivileged
-# `node` user (uid 1000). tsx keeps its transform cache under /tmp.
+# `node` user (uid 1000). tsx keeps its transform cache under /tmp. The folder of personal data
+# keys (PERSONAL_DATA_KEYS_DIR; docker-compose.yml mounts a volume there) is the node user's, so a
+# named volume mounted on it is writable.
+RUN mkdir -p /app/personal-data-keys && chown node:node /app/personal-data-keys && chmod 700 /app/personal-data-keys
 USER node
 EXPOSE 8080 8081
 # Ready means: the API role's PostgreSQL and Temporal answer (api/health.ts); the worker role's

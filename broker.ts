@@ -29,6 +29,7 @@ import { createWorker, eventSource } from './worker';
 import { createTransitionStore } from './read-model/transition-store';
 import { startWebhookWatcher } from './delivery/webhook-watcher';
 import { keyRingOf, type KeyRing } from './core/secrets';
+import { personalDataOf } from './core/personal-data';
 import { claimDataFolder, markDataFolder, unmarkDataFolder } from './core/data-folder';
 import { resealSecrets } from './read-model/webhook-subscriptions';
 
@@ -125,7 +126,7 @@ async function startApi(config: Config, db: Db, temporal: Client, secrets: KeyRi
   const registry = loadRegistry(config);
   for (const warning of registry.warnings) log.warn(warning);
   // Organizations and connectors managed through the API (domain/organization.ts, domain/connector.ts), over the files': fresh within a second on every replica.
-  const managed = await managedRegistry(db, { onError: (err) => log.warn({ error: String(err) }, 'managed records could not be refreshed') });
+  const managed = await managedRegistry(db, { openName: (name) => personalDataOf(config.secrets).openValue(name), onError: (err) => log.warn({ error: String(err) }, 'managed records could not be refreshed') });
   registry.useManaged(managed);
   const schemas = new SchemaRegistry(config.schemaBase);
   // The key the broker's token endpoint (and the development identity provider) signs with.
@@ -133,10 +134,10 @@ async function startApi(config: Config, db: Db, temporal: Client, secrets: KeyRi
   const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) }));
   const intentSweep = sweepIntents(entities, log);
   const oauthState = await createOAuthState({ config, db, signingKey, log });
-  const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, oauth: oauthState, secrets, log });
+  const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, oauth: oauthState, secrets, personalData: personalDataOf(config.secrets), log });
   // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
   if (config.registry.seedRecords) {
-    importSeed({ registry, entities, db, organizationsFile: config.registry.organizationsFile, connectorsFile: config.registry.connectorsFile, usersFile: config.registry.usersFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
+    importSeed({ registry, entities, db, personalData: personalDataOf(config.secrets), organizationsFile: config.registry.organizationsFile, connectorsFile: config.registry.connectorsFile, usersFile: config.registry.usersFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
   }
   // The development identity provider for interactive users answers under /oidc itself (dev/oidc.ts).
   // Loaded only when on: the production image carries no oidc-provider (a devDependency).

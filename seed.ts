@@ -20,6 +20,7 @@ import { BROKER } from './domain/machine';
 import { organization, organizationContext } from './domain/organization';
 import { EntityUnavailable, type Entities, type EntityAnswer } from './core/entities';
 import type { Logger } from './core/log';
+import type { PersonalData } from './core/personal-data';
 import { nameBasedId, organizationRecordId } from './core/name-ids';
 import type { Registry } from './core/registry';
 import { connector as connectorResource, type PublicJwk } from './domain/connector';
@@ -63,6 +64,8 @@ export interface SeedOptions {
   usersFile?: string;
   log: Logger;
   attempts?: number;
+  /** Seals the users' names under their keys (core/personal-data.ts); without it (tests of the seed alone) they are stored as given. */
+  personalData?: PersonalData;
 }
 
 export async function importSeed(options: SeedOptions): Promise<{ created: number; existing: number }> {
@@ -165,7 +168,8 @@ async function importUsers(options: SeedOptions): Promise<{ created: number; exi
       commandId: `seed:user:${u.userId}`,
       actor: BROKER,
       correlationId,
-      payload: { userId: u.userId, organizationId: u.organizationId, name: u.name, roles: u.roles },
+      // The name sealed under the user's key (core/personal-data.ts), as an invitation's.
+      payload: options.personalData ? options.personalData.sealFields(userResource.kind, id, { userId: u.userId, organizationId: u.organizationId, name: u.name, roles: u.roles }) : { userId: u.userId, organizationId: u.organizationId, name: u.name, roles: u.roles },
       context: { operatorOrganization: registry.organization(u.organizationId)?.role === 'operator' },
     };
     const answer = await withRetry(options.attempts ?? 10, () => entities.create(userResource, id, command));

@@ -14,6 +14,7 @@ import { managedRegistry, type ManagedRegistry } from './read-model/managed-regi
 import { createWebhookDelivery, type WebhookDelivery } from './delivery/webhook-pump';
 import { workflowCode } from './workflows/bundle';
 import { keyRingOf } from './core/secrets';
+import { personalDataOf } from './core/personal-data';
 
 /**
  * @param client the client flows send commands through (activities/commands.ts).
@@ -33,7 +34,7 @@ export async function createWorker(
   // pump asks the registry whether a subscription's connector and organization are still active:
   // the managed records too (a managed connector's subscriptions, a suspended organization).
   const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored');
-  const records = await managedRegistry(db, { refreshMs: 1000 });
+  const records = await managedRegistry(db, { refreshMs: 1000, openName: (name) => personalDataOf(config.secrets).openValue(name) });
   registry.useManaged(records);
   const webhooks = createWebhookDelivery(db, {
     webhooks: config.webhooks,
@@ -42,6 +43,7 @@ export async function createWorker(
     schemaBase: config.schemaBase,
     // The same ring as the API's in this process (one per key file).
     secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring,
+    personalData: personalDataOf(config.secrets),
   });
   const code = workflowBundle ? { workflowBundle } : workflowCode(config.workflow.bundleFile);
   const worker = await Worker.create({
@@ -59,6 +61,7 @@ export async function createWorker(
         matching: config.matching,
         webhooks,
         retention: config.retention,
+        personalData: personalDataOf(config.secrets),
       },
       new Entities(client, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) })),
     ),

@@ -12,6 +12,7 @@ import { createTransportActivities } from './transport';
 import { createReferenceActivities } from './execution-reference';
 import { createWebhookActivities } from './webhooks';
 import { createRetentionActivities } from './retention';
+import type { PersonalData } from '../core/personal-data';
 import type { RetentionPolicies } from '../domain/retention';
 import type { WebhookDelivery } from '../delivery/webhook-pump';
 
@@ -21,6 +22,8 @@ export interface ActivitySettings extends ProjectionSettings {
   webhooks?: WebhookDelivery;
   /** The retention policies the purge applies (core/retention-policies.ts); without them it purges nothing. */
   retention?: RetentionPolicies;
+  /** Destroys the keys of erased and purged records' personal data (core/personal-data.ts); without it (tests of other activities) none are destroyed. */
+  personalData?: PersonalData;
 }
 
 /** @param entities where the broker creates resources (proposals) and sends flows' commands. */

@@ -8,9 +8,10 @@
 // users' names are erased after the policy's personalData period (read-model/erasures.ts).
 import type { Db } from '../core/db';
 import type { Entities } from '../core/entities';
+import type { PersonalData } from '../core/personal-data';
 import { resourceOf } from '../domain/registry';
 import { dueAt, oldestDue, policyOf, type RetentionPolicies } from '../domain/retention';
-import { erase, handoversWithContacts, HANDOVER_CONTACTS, historiesDeleter, removedUsersWithNames, USER_NAME, type ErasureKind } from '../read-model/erasures';
+import { erase, forgetting, handoversWithContacts, HANDOVER_CONTACTS, removedUsersWithNames, USER_NAME, type ErasureKind } from '../read-model/erasures';
 import type { ProjectionSettings } from '../read-model/projection';
 import { dueCandidates, markHistoriesDeleted, purgedKind, purgedKinds, purgeRecord, tombstonesWithHistories } from '../read-model/retention';
 
@@ -26,9 +27,9 @@ export interface PurgeResult {
   more: boolean;
 }
 
-export function createRetentionActivities(db: Db, entities: Entities, settings: ProjectionSettings & { retention?: RetentionPolicies }) {
+export function createRetentionActivities(db: Db, entities: Entities, settings: ProjectionSettings & { retention?: RetentionPolicies; personalData?: PersonalData }) {
   const policies = settings.retention;
-  const deleteHistories = historiesDeleter(entities);
+  const forget = forgetting(entities, settings.personalData);
 
   /** Deletes the Temporal histories of purged records that still have them (this purge's, or one a crash interrupted). */
   async function deletePurgedHistories(): Promise<void> {
@@ -51,7 +52,10 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       const rows = await dueCandidates(db, kind, policies, { now, oldest, after, limit: SCAN_PAGE });
       for (const { id } of rows) {
         if (purged >= budget) return { purged, more: true };
-        if (await purgeRecord(db, settings, policies, kind, id, now)) purged++;
+        if (!(await purgeRecord(db, settings, policies, kind, id, now))) continue;
+        // A purged record's personal data goes with its key (core/personal-data.ts).
+        forget.destroyKey(kind, id);
+        purged++;
       }
       if (rows.length < SCAN_PAGE) return { purged, more: false };
       after = rows[rows.length - 1];
@@ -65,7 +69,7 @@ export function createRetentionActivities(db: Db, entities: Entities, settings: 
       const policy = policyOf(policies, r.policy_ref);
       const at = dueAt(policy, 'personalData', new Date(r.final_at).toISOString());
       if (!at || Date.parse(at) > Date.parse(now)) continue;
-      const outcome = await erase(db, settings, deleteHistories, what, r.id, { reason: `retention policy ${policy.ref}: ${why(policy.periods.personalData!)}`, at: now, policy: policy.ref });
+      const outcome = await erase(db, settings, forget, what, r.id, { reason: `retention policy ${policy.ref}: ${why(policy.periods.personalData!)}`, at: now, policy: policy.ref });
       if (outcome.erased) erased++;
     }
     return erased;

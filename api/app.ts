@@ -6,6 +6,7 @@ import { uuid7 } from '../domain/ids';
 import { Problem } from '../domain/problems';
 import type { AppEnv, Services } from './context';
 import { authenticate } from './gates';
+import { openPersonalData } from './personal-data';
 import { rateLimit } from './rate-limit';
 import { isDatabaseUnavailable, problemResponse } from './http';
 import { operationsOf, type Declared } from './operations';
@@ -86,9 +87,12 @@ function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
     })(c, next);
 }
 
-/** Every resource router: gates 1-3, rate limits, the body limit of that resource, then the sandbox's record (development mode). */
+/**
+ * Every resource router: personal data opened in its answers (around everything else), gates 1-3,
+ * rate limits, the body limit of that resource, then the sandbox's record (development mode).
+ */
 function protectedRouter(router: Hono<AppEnv>, limit: LimitKey): Hono<AppEnv> {
-  return new Hono<AppEnv>().use('*', authenticate, rateLimit, limitBody(limit), recordConnectorRequest).route('/', router);
+  return new Hono<AppEnv>().use('*', openPersonalData, authenticate, rateLimit, limitBody(limit), recordConnectorRequest).route('/', router);
 }
 
 const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -77,17 +77,18 @@ async function commandResponse(c: Ctx, request: CommandRequest): Promise<Respons
   let reveal: ((body: Record<string, unknown>) => Record<string, unknown>) | undefined;
   const stored = await idempotent(c, hash, async (commandId, keyed) => {
     const prepared = (await request.prepare?.(commandId)) ?? {};
+    const id = request.name === 'create' ? (request.id ?? commandId) : request.id!;
     const command: Command = {
       name: request.name,
       commandId,
       actor: request.actor ?? actorOf(c),
       expectedVersion: request.expectedVersion,
-      payload: prepared.payload ?? request.payload,
+      // Personal data sealed under the record's key before Temporal or the read model hold it (core/personal-data.ts).
+      payload: c.get('services').personalData.sealFields(request.resource.kind, id, prepared.payload ?? request.payload),
       correlationId: c.get('correlationId'),
       context: request.context,
       ...(keyed ? { createKey: keyed.createKey } : {}),
     };
-    const id = request.name === 'create' ? (request.id ?? commandId) : request.id!;
     const answered = await withHooks(request, id, async () => {
       try {
         return await send(c, request, command, id, keyed?.found);

@@ -7,6 +7,7 @@ import type { SchemaRegistry } from '../core/schemas';
 import type { Logger } from '../core/log';
 import type { SigningKey, TokenVerifier } from '../core/auth';
 import type { Entities } from '../core/entities';
+import type { PersonalData } from '../core/personal-data';
 import type { KeyRing } from '../core/secrets';
 
 import type { SandboxRecord } from '../core/sandbox';
@@ -26,6 +27,8 @@ export interface Services {
   oauth: OAuthState;
   /** Seals and opens the secrets the broker reads back (webhook signing secrets; core/secrets.ts). */
   secrets: KeyRing;
+  /** Seals personal data under its record's key and opens it on the way out (core/personal-data.ts). */
+  personalData: PersonalData;
   log: Logger;
   /** Development mode only: the record of connectors' requests and injected faults (api/sandbox.ts). */
   sandbox?: SandboxRecord;

@@ -167,6 +167,7 @@ operation(events, {
   const history = start.history;
   const until = Math.min(principal.expiresAt ?? Infinity, Date.now() + STREAM_MAX_MS);
   const tail = feedTail(c.get('services').db);
+  const { personalData } = c.get('services');
   return streamSSE(c, async (stream) => {
     let open = true;
     stream.onAbort(() => void (open = false));
@@ -175,7 +176,7 @@ operation(events, {
       const seen = tail.generation();
       const rows = await rowsFor(c, principal, from, 200);
       for (const row of rows) {
-        await stream.writeSSE({ event: 'event', id: cursorOf(row, history), data: JSON.stringify(eventView(row.kind, row.cloudevent, principal)) });
+        await stream.writeSSE({ event: 'event', id: cursorOf(row, history), data: personalData.openText(JSON.stringify(eventView(row.kind, row.cloudevent, principal))) });
         from = { tx: row.tx, seq: Number(row.seq) };
       }
       if (rows.length === 200) continue;

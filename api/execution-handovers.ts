@@ -143,7 +143,9 @@ operation(executionHandovers, {
   const id = handoverIdOf(commitment.id);
   const context: HandoverContext = { commitment: commitmentFacts(commitment), packageDigest: packageDigestOf(body) };
   const stored = await idempotent(c, fingerprint([resource.kind, 'create', body]), async (commandId) => {
-    const command: Command<CreatePayload, HandoverContext> = { name: 'create', commandId, actor: actorOf(principal), payload: body, correlationId: c.get('correlationId'), context };
+    // The contact persons sealed under the handover's key (core/personal-data.ts); the digest above is the delivery's as sent.
+    const payload = c.get('services').personalData.sealFields(resource.kind, id, body);
+    const command: Command<CreatePayload, HandoverContext> = { name: 'create', commandId, actor: actorOf(principal), payload, correlationId: c.get('correlationId'), context };
     // A repeated delivery: the machine's redelivery rule on the stored handover.
     const redelivered = async () => {
       // By its id, or by its commitment: handovers made before ids were derived as UUIDv8 have

@@ -5,6 +5,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { defaultPersonalDataKeysDir } from './personal-data';
 import { parseKeyFile } from './secrets';
 import { parseRetentionPolicies, type RetentionPolicies } from '../domain/retention';
 
@@ -111,9 +112,11 @@ export interface Config {
   /**
    * The key ring that seals the secrets the broker reads back (core/secrets.ts): SECRETS_KEY_FILE,
    * a JSON file of keys mounted from outside the data folder; undefined: `<DATA_DIR>/secrets-key.json`,
-   * generated on first start.
+   * generated on first start. personalDataKeysDir: the folder of the keys that seal each record's
+   * personal data (core/personal-data.ts), PERSONAL_DATA_KEYS_DIR; by default beside the data
+   * folder (`<DATA_DIR>.personal-data-keys`), required in production.
    */
-  secrets: { keyFile: string | undefined };
+  secrets: { keyFile: string | undefined; personalDataKeysDir: string };
 }
 
 /** Webhook delivery (docs/webhooks.md). */
@@ -299,7 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
       redact: r.bool('LOG_REDACT', true),
     },
     webhooks: webhooksOf(r, mode),
-    secrets: { keyFile: secretsKeyFileOf(r, mode) },
+    secrets: { keyFile: secretsKeyFileOf(r, mode), personalDataKeysDir: personalDataKeysDirOf(r, mode) },
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
@@ -323,6 +326,17 @@ function secretsKeyFileOf(r: EnvReader, mode: Config['mode']): string | undefine
     r.problems.push((err as Error).message);
   }
   return file.path;
+}
+
+/**
+ * PERSONAL_DATA_KEYS_DIR: required in production, where the data folder's neighbour would be a
+ * container's disk, gone with it and every record's personal data with it; the same folder for
+ * every replica (a shared volume), kept out of the database's backups (docs/deployment.md).
+ */
+function personalDataKeysDirOf(r: EnvReader, mode: Config['mode']): string {
+  const given = r.given('PERSONAL_DATA_KEYS_DIR');
+  if (!given && mode === 'production') r.problems.push('PERSONAL_DATA_KEYS_DIR is required with PCX_MODE=production: the folder of the keys that seal personal data, the same for every replica and outside the database\'s backups (docs/deployment.md, "Personal data keys")');
+  return resolve(given || defaultPersonalDataKeysDir(r.str('DATA_DIR', '.data')));
 }
 
 function webhooksOf(r: EnvReader, mode: Config['mode']): WebhookSettings {

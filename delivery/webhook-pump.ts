@@ -23,6 +23,7 @@ import type { Db } from '../core/db';
 import { webhookAttempts, webhookDeliveriesEnded, webhookDeliveryLag } from '../core/metrics';
 import type { Registry } from '../core/registry';
 import type { KeyRing } from '../core/secrets';
+import type { PersonalData } from '../core/personal-data';
 import { betweenSql, inForceSql } from '../read-model/sharing';
 import { eventView } from '../domain/views';
 import { checkTarget, createResolver, type Resolve } from '../core/webhooks/target';
@@ -39,6 +40,8 @@ export interface WebhookDeliverySettings {
   schemaBase: string;
   /** Opens the subscriptions' sealed signing secrets (core/secrets.ts). */
   secrets: KeyRing;
+  /** Opens the personal data of the events it delivers (core/personal-data.ts). */
+  personalData: PersonalData;
 }
 
 /** Events collected per pump; a full batch pumps again at once. */
@@ -218,7 +221,8 @@ class WebhookPump {
   private async send(sub: SubscriptionRow, event: { cloudevent: any; resource_kind: string }, clock: () => number): Promise<SendResult> {
     const checked = await checkTarget(sub.url, { allowCidrs: this.settings.webhooks.allowCidrs, resolve: this.resolve });
     if (!checked.ok) return { ok: false, latencyMs: 0, error: 'target-refused' };
-    const body = JSON.stringify(eventView(event.resource_kind, event.cloudevent, { organizationId: sub.organization_id }));
+    // Personal data opened (core/personal-data.ts): the subscriber is one of the record's organizations.
+    const body = this.settings.personalData.openText(JSON.stringify(eventView(event.resource_kind, event.cloudevent, { organizationId: sub.organization_id })));
     const secrets = openSigningSecrets(sub, clock(), this.settings.secrets);
     const headers = signedHeaders(secrets, event.cloudevent.id, new Date(clock()), body);
     return this.perHost(checked.target.url.host, () => sendWebhook({ target: checked.target, headers, body, ca: this.settings.webhooks.ca }));

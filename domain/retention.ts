@@ -128,6 +128,22 @@ export function oldestDue(policies: RetentionPolicies, period: Period, now: stri
 /** The fields of a handover's delivery that hold personal data (contact persons). */
 export const PERSONAL_FIELDS = ['name', 'phone', 'email'] as const;
 
+/** A path into a command's payload or a document; '*' is every item of a list. */
+export type PersonalDataPath = readonly string[];
+
+/**
+ * Where a kind's commands and documents hold personal data: sealed under a key of the record's
+ * own before anything stores them, unreadable once the key is destroyed by an erasure
+ * (core/personal-data.ts, crypto-shredding). A payload and its document put them at the same paths.
+ */
+export const PERSONAL_DATA: Readonly<Record<string, readonly PersonalDataPath[]>> = {
+  'execution-handover': PERSONAL_FIELDS.flatMap((field) => [
+    ['package', 'contacts', '*', field],
+    ['package', 'stops', '*', 'contacts', '*', field],
+  ]),
+  user: [['name']],
+};
+
 /** The retention workflow (workflows/retention.ts): one per broker, i.e. per namespace and task queue (brokers sharing a Temporal namespace have their own read models). */
 export const RETENTION_WORKFLOW_ID = 'pcx-retention';
 export const retentionWorkflowId = (taskQueue: string) => `${RETENTION_WORKFLOW_ID}/${taskQueue}`;

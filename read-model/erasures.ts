@@ -6,6 +6,7 @@
 // an erasure request does it at once (api/erasures.ts).
 import type { Db, Queryable } from '../core/db';
 import type { Entities } from '../core/entities';
+import type { PersonalData } from '../core/personal-data';
 import { OPERATOR_AUDIENCE } from '../domain/machine';
 import { resourceOf } from '../domain/registry';
 import { RETENTION_WORKFLOW_ID } from '../domain/retention';
@@ -46,8 +47,21 @@ export interface Erasure {
 /** Deletes a workflow's Temporal histories (core/entities.ts deleteHistories), waiting a while for a closing one. */
 export type DeleteHistories = (workflowId: string) => Promise<{ deleted: number }>;
 
-/** Deleting histories through Temporal, waiting up to 10 s for a final record's workflow to close. */
-export const historiesDeleter = (entities: Entities): DeleteHistories => (workflowId) => entities.deleteHistories(workflowId, { waitForCloseMs: 10_000 });
+/**
+ * What an erasure destroys outside the read model: the record's Temporal histories, and the key
+ * its personal data was sealed under (core/personal-data.ts), which makes every copy left
+ * elsewhere (old row versions, logs, freed pages, backups) unreadable.
+ */
+export interface Forgetting {
+  deleteHistories: DeleteHistories;
+  destroyKey: (kind: string, id: string) => boolean;
+}
+
+/** Deleting histories through Temporal, waiting up to 10 s for a final record's workflow to close; and the record's key. */
+export const forgetting = (entities: Entities, personalData: PersonalData | undefined): Forgetting => ({
+  deleteHistories: (workflowId) => entities.deleteHistories(workflowId, { waitForCloseMs: 10_000 }),
+  destroyKey: (kind, id) => personalData?.shred(kind, id) ?? false,
+});
 
 /**
  * Erases `what` from the final record `id`: its row, its events' data, the kept answers about it;
@@ -55,10 +69,15 @@ export const historiesDeleter = (entities: Entities): DeleteHistories => (workfl
  * histories first, which hold the data too (only a final record's workflow has closed), so that a
  * crash between the two leaves the read model to erase on the request's retry or the purge's next round.
  */
-export async function erase(db: Db, settings: ProjectionSettings, deleteHistories: DeleteHistories, what: ErasureKind, id: string, erasure: Erasure): Promise<ErasureOutcome> {
+export async function erase(db: Db, settings: ProjectionSettings, forget: Forgetting, what: ErasureKind, id: string, erasure: Erasure): Promise<ErasureOutcome> {
   const resource = resourceOf(what.kind);
   const { rows: before } = await db.query<{ status: string; erased: boolean }>(`select status, doc->$2::text is not null as erased from ${resource.table} where id = $1`, [id, what.field]);
-  const histories = before[0] && resource.terminalStatuses.includes(before[0].status) && !before[0].erased ? (await deleteHistories(resource.workflowId(id))).deleted : 0;
+  const final = before[0] && resource.terminalStatuses.includes(before[0].status);
+  // The key first, as the histories: what a crash leaves in the row is then unreadable already,
+  // and the request's retry (or the purge's next round) strips it. Again on an erased record: a
+  // crash may have come between its stripping and its key.
+  if (final) forget.destroyKey(what.kind, id);
+  const histories = final && !before[0].erased ? (await forget.deleteHistories(resource.workflowId(id))).deleted : 0;
   return db.transaction(async (tx) => {
     const { rows } = await tx.query<{ doc: any; status: string; audience: string[]; version: number }>(
       `select t.doc, t.status, array[t.owner_organization_id] || t.participants as audience, t.resource_version as version from ${resource.table} t where t.id = $1 for update`,

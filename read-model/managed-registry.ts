@@ -54,7 +54,12 @@ export function everyFewMoments(refresh: () => Promise<void>, options: { refresh
   return timer;
 }
 
-export async function managedRegistry(db: Db, options: { refreshMs?: number; onError?: (err: unknown) => void } = {}): Promise<ManagedRegistry> {
+/**
+ * `openName`: a user's name as stored is sealed under the user's key (core/personal-data.ts); the
+ * registry serves it opened (the identity provider's `name` claim, the principal), or the userId
+ * once erased.
+ */
+export async function managedRegistry(db: Db, options: { refreshMs?: number; onError?: (err: unknown) => void; openName?: (stored: string) => string | undefined } = {}): Promise<ManagedRegistry> {
   const connectors = mirror<Connector>(db, 'connectors', (d) => d.clientId);
   const organizations = mirror<Organization>(db, 'organizations', (d) => d.organizationId);
   const users = mirror<User>(db, 'users', (d) => d.userId);
@@ -74,7 +79,7 @@ export async function managedRegistry(db: Db, options: { refreshMs?: number; onE
     },
     user(userId) {
       const doc = users.get(userId);
-      return doc ? { userId: doc.userId, organizationId: doc.organizationId, name: doc.name ?? doc.userId, roles: doc.roles, status: userStanding(doc), managed: { id: doc.id } } : undefined;
+      return doc ? { userId: doc.userId, organizationId: doc.organizationId, name: (doc.name !== undefined ? (options.openName ?? String)(doc.name) : undefined) ?? doc.userId, roles: doc.roles, status: userStanding(doc), managed: { id: doc.id } } : undefined;
     },
     refresh,
     stop: () => clearInterval(timer),

@@ -308,6 +308,7 @@ describePostgres('Temporal over TLS', () => {
     const env = {
       PCX_MODE: 'production',
       SECRETS_KEY_FILE: testEnv().brokerEnv.SECRETS_KEY_FILE,
+        PERSONAL_DATA_KEYS_DIR: testEnv().brokerEnv.PERSONAL_DATA_KEYS_DIR,
       DATABASE_URL: testEnv().databaseUrl,
       TEMPORAL_TASK_QUEUE: `pcx-test-tls-worker-${process.pid}`,
       ...tlsEnv(),

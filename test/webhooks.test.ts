@@ -3,6 +3,7 @@
 // target names resolved by the tests' DNS server (test/dns-server.ts), signatures checked with the
 // standardwebhooks package's own verifier.
 import { keyRingOf } from '../core/secrets';
+import { personalDataOf } from '../core/personal-data';
 import { Webhook } from 'standardwebhooks';
 import { activeRelationship, Connector, db, expectProblem, freshOrgs, postgresOnly, sleep, testEnv, type Reply } from './helpers';
 import { readFileSync, utimesSync, writeFileSync } from 'node:fs';
@@ -201,7 +202,7 @@ describe('delivery', () => {
     const config = loadConfig({ ...testEnv().brokerEnv, DATA_DIR: testEnv().dataDir });
     const db = await openDb({ databaseUrl: testEnv().databaseUrl, dataDir: testEnv().dataDir, poolSize: 4 });
     const registry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, 'ignored');
-    const others = [1, 2].map(() => createWebhookDelivery(db, { webhooks: config.webhooks, registry, eventSource: 'https://test/events', schemaBase: config.schemaBase, secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring }));
+    const others = [1, 2].map(() => createWebhookDelivery(db, { webhooks: config.webhooks, registry, eventSource: 'https://test/events', schemaBase: config.schemaBase, secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring, personalData: personalDataOf(config.secrets) }));
     let stop = false;
     const hammering = others.map(async (delivery) => {
       while (!stop) {

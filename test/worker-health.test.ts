@@ -109,6 +109,7 @@ describePostgres('worker role health', () => {
       {
         PCX_MODE: 'production',
         SECRETS_KEY_FILE: testEnv().brokerEnv.SECRETS_KEY_FILE,
+        PERSONAL_DATA_KEYS_DIR: testEnv().brokerEnv.PERSONAL_DATA_KEYS_DIR,
         DATABASE_URL: url.toString(),
         TEMPORAL_ADDRESS: testEnv().temporalAddress,
         TEMPORAL_TASK_QUEUE: `pcx-test-worker-health-${process.pid}`,

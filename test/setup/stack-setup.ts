@@ -219,6 +219,7 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     WEBHOOK_DNS_MIN_TTL_SECONDS: '1',
     LOG_LEVEL: 'info',
     SECRETS_KEY_FILE: secretsKeyFile,
+    PERSONAL_DATA_KEYS_DIR: join(dir, 'personal-data-keys'),
     // The token endpoint's throttle (api/token-throttle.ts) in a short window, so that its tests
     // see a lock end; per address well above what the suite's failures from 127.0.0.1 add up to
     // (test/oauth-abuse.test.ts throttles an address of its own).

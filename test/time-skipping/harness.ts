@@ -16,6 +16,7 @@
 // future" see the workflows' instant. One approximation: an activity that a timer inside a skip
 // triggers sees Date at the skip's end, not at the timer's instant; when that matters, skip to
 // each instant in turn (skipTo).
+import { personalDataOf } from '../../core/personal-data';
 import { keyRingOf } from '../../core/secrets';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -210,7 +211,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   const signingKey = await loadSigningKey(config.dataDir, config.auth.tokenEndpoint?.keyFile);
   // The file's connectors and the managed ones (domain/connector.ts), as the broker reads them.
   const brokerRegistry = Registry.load(config.registry.organizationsFile, config.registry.connectorsFile, config.registry.environment, clientSecretPolicy(config));
-  const managed = await managedRegistry(db);
+  const managed = await managedRegistry(db, { openName: (name) => personalDataOf(config.secrets).openValue(name) });
   brokerRegistry.useManaged(managed);
   const oauth = await createOAuthState({ config, db, signingKey, log: createLogger(config.log) });
   const app = createApp({
@@ -224,6 +225,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     signingKey,
     oauth,
     secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring,
+    personalData: personalDataOf(config.secrets),
     log: createLogger(config.log),
   });
 

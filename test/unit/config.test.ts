@@ -9,6 +9,8 @@ import { join } from 'node:path';
 /** A key ring file, which production requires (SECRETS_KEY_FILE). */
 const SECRETS_KEY_FILE = join(fs.mkdtempSync(join(tmpdir(), 'pcx-config-')), 'secrets-key.json');
 fs.writeFileSync(SECRETS_KEY_FILE, JSON.stringify({ keys: [{ id: 'k1', key: Buffer.alloc(32, 7).toString('base64') }] }), { mode: 0o600 });
+/** And the folder of personal data keys (PERSONAL_DATA_KEYS_DIR). */
+const KEYS = { SECRETS_KEY_FILE, PERSONAL_DATA_KEYS_DIR: join(tmpdir(), 'pcx-config-personal-data-keys') };
 
 test('defaults describe the embedded set-up', () => {
   const config = loadConfig({});
@@ -37,20 +39,23 @@ test('every bad value is named in one error', () => {
 });
 
 test('production mode refuses the development authorization server, needs PostgreSQL, and runs the broker\'s own token endpoint unless an external issuer replaces it', () => {
-  expect(() => loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE })).toThrow(/DATABASE_URL/);
+  expect(() => loadConfig({ PCX_MODE: 'production', ...KEYS })).toThrow(/DATABASE_URL/);
   // The key that seals secrets at rest comes from configuration, the same in every replica.
   expect(() => loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y' })).toThrow(/SECRETS_KEY_FILE is required with PCX_MODE=production/);
-  expect(() => loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE, DEV_AUTH: 'true', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' })).toThrow(/DEV_AUTH/);
+  expect(() => loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE, DATABASE_URL: 'postgres://x/y' })).toThrow(/PERSONAL_DATA_KEYS_DIR is required with PCX_MODE=production/);
+  // Elsewhere the keys' folder is the data folder's neighbour, outside it (a backup of the folder holds no key).
+  expect(loadConfig({ DATA_DIR: '/srv/pcx/data' }).secrets.personalDataKeysDir).toBe('/srv/pcx/data.personal-data-keys');
+  expect(() => loadConfig({ PCX_MODE: 'production', ...KEYS, DEV_AUTH: 'true', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' })).toThrow(/DEV_AUTH/);
   // The broker's token endpoint in production: no external key set needed; client secrets refused by default.
-  const own = loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE, DATABASE_URL: 'postgres://x/y', PUBLIC_BASE_URL: 'https://pcx.example' });
+  const own = loadConfig({ PCX_MODE: 'production', ...KEYS, DATABASE_URL: 'postgres://x/y', PUBLIC_BASE_URL: 'https://pcx.example' });
   expect(own.auth).toMatchObject({ devServer: false, tokenEndpoint: { issuer: 'https://pcx.example/oauth2' }, clientSecrets: false, jwksUrl: undefined });
-  expect(loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE, DATABASE_URL: 'postgres://x/y', CLIENT_SECRETS: 'true' }).auth.clientSecrets).toBe(true);
+  expect(loadConfig({ PCX_MODE: 'production', ...KEYS, DATABASE_URL: 'postgres://x/y', CLIENT_SECRETS: 'true' }).auth.clientSecrets).toBe(true);
   expect(loadConfig({}).auth.clientSecrets).toBe(true);
   // An external identity provider under the broker's issuer name (the older set-up): the token endpoint is off.
-  const external = loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE, AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' });
+  const external = loadConfig({ PCX_MODE: 'production', ...KEYS, AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y' });
   expect(external.auth).toMatchObject({ devServer: false, tokenEndpoint: undefined });
   // Both, each under its own issuer.
-  const both = loadConfig({ PCX_MODE: 'production', SECRETS_KEY_FILE, AUTH_ISSUER: 'https://idp.example', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y', PUBLIC_BASE_URL: 'https://pcx.example' });
+  const both = loadConfig({ PCX_MODE: 'production', ...KEYS, AUTH_ISSUER: 'https://idp.example', AUTH_JWKS_URL: 'https://idp.example/jwks', DATABASE_URL: 'postgres://x/y', PUBLIC_BASE_URL: 'https://pcx.example' });
   expect(both.auth).toMatchObject({ issuer: 'https://idp.example', tokenEndpoint: { issuer: 'https://pcx.example/oauth2' } });
   expect(() => loadConfig({ AUTH_JWKS_URL: 'https://idp.example/jwks', BROKER_TOKEN_ENDPOINT: 'true' })).toThrow(/AUTH_ISSUER/);
   expect(() => loadConfig({ DEV_AUTH: 'false', BROKER_TOKEN_ENDPOINT: 'false' })).toThrow(/AUTH_JWKS_URL/);
@@ -198,7 +203,7 @@ describe('Temporal TLS and API key (TEMPORAL_TLS*, TEMPORAL_API_KEY*)', () => {
     expect(spaced).toEqual(['TEMPORAL_API_KEY must hold one token of visible ASCII characters']);
     // Development may talk to a plain local server with a key; production may not.
     expect(loadConfig({ TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' }).temporal).toMatchObject({ apiKey: 'k', tls: undefined });
-    const production = { PCX_MODE: 'production', SECRETS_KEY_FILE, DATABASE_URL: 'postgres://x/y', AUTH_JWKS_URL: 'https://idp.example/jwks' };
+    const production = { PCX_MODE: 'production', ...KEYS, DATABASE_URL: 'postgres://x/y', AUTH_JWKS_URL: 'https://idp.example/jwks' };
     expect(problemsOf({ ...production, TEMPORAL_API_KEY: 'k', TEMPORAL_TLS: 'false' })).toEqual([
       'TEMPORAL_TLS=false would send the Temporal API key in clear text; not allowed with PCX_MODE=production',
     ]);

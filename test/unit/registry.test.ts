@@ -27,7 +27,7 @@ const entry = (extra: Record<string, unknown> = {}) => ({ organizationId: 'org-a
 
 test('the policy follows the configuration: required with DEV_AUTH, refused in production, ignored otherwise', () => {
   expect(clientSecretPolicy(loadConfig({}))).toBe('required');
-  expect(clientSecretPolicy(loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y', AUTH_JWKS_URL: 'https://idp.example/jwks', SECRETS_KEY_FILE: secretsKeyFile() }))).toBe('refused');
+  expect(clientSecretPolicy(loadConfig({ PCX_MODE: 'production', DATABASE_URL: 'postgres://x/y', AUTH_JWKS_URL: 'https://idp.example/jwks', SECRETS_KEY_FILE: secretsKeyFile(), PERSONAL_DATA_KEYS_DIR: join(tmpdir(), 'pcx-registry-personal-data-keys') }))).toBe('refused');
   expect(clientSecretPolicy(loadConfig({ DEV_AUTH: 'false', AUTH_JWKS_URL: 'https://idp.example/jwks' }))).toBe('ignored');
 });
 
