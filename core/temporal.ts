@@ -94,6 +94,11 @@ export async function pokeRetention(client: Client, taskQueue: string): Promise<
  * history written with it on stays readable with it off).
  */
 export function dataConverterOf(config: Pick<Config, 'temporal' | 'secrets' | 'dataDir'>): { payloadCodecs: PayloadCodec[] } {
-  const { ring } = keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir });
-  return { payloadCodecs: [new KeyRingPayloadCodec(ring, config.temporal.payloadEncryption)] };
+  return sealedPayloads({ keyFile: config.secrets.keyFile, dataDir: config.dataDir, encrypt: config.temporal.payloadEncryption });
+}
+
+/** The same, from the key ring's file (or the data folder that holds a generated one) and the switch: the adapter gateway's clients and worker (gateway/main.ts). */
+export function sealedPayloads(settings: { keyFile: string | undefined; dataDir: string; encrypt: boolean }): { payloadCodecs: PayloadCodec[] } {
+  const { ring } = keyRingOf({ keyFile: settings.keyFile, dataDir: settings.dataDir });
+  return { payloadCodecs: [new KeyRingPayloadCodec(ring, settings.encrypt)] };
 }

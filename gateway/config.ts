@@ -72,7 +72,12 @@ export interface GatewayConfig {
   mailboxRoot: string;
   /** How often the mailboxes are looked at, in ms. */
   mailboxPollMs: number;
-  temporal: { address: string; namespace: string; taskQueue: string };
+  /**
+   * payloads: its workflows' payloads sealed as the broker's (TEMPORAL_PAYLOAD_ENCRYPTION, with the
+   * broker's key ring: SECRETS_KEY_FILE or the data folder's generated one; core/payload-codec.ts);
+   * absent (tests that build a configuration by hand), they go as they are.
+   */
+  temporal: { address: string; namespace: string; taskQueue: string; payloads?: { keyFile: string | undefined; dataDir: string; encrypt: boolean } };
   organizations: readonly ServedOrganization[];
   /** Largest message accepted, in bytes (HTTP and mailbox). */
   maxMessageBytes: number;
@@ -135,6 +140,7 @@ export function loadGatewayConfig(env: NodeJS.ProcessEnv = process.env): Gateway
       address: env.TEMPORAL_ADDRESS || '127.0.0.1:7233',
       namespace: env.TEMPORAL_NAMESPACE || 'default',
       taskQueue: env.GATEWAY_TASK_QUEUE || 'pcx-gateway',
+      payloads: { keyFile: env.SECRETS_KEY_FILE || undefined, dataDir, encrypt: env.TEMPORAL_PAYLOAD_ENCRYPTION === 'true' },
     },
     organizations,
     maxMessageBytes: int('GATEWAY_MAX_MESSAGE_BYTES', 1_000_000, env),

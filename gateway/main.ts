@@ -5,7 +5,7 @@ import { serve } from '@hono/node-server';
 import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Server } from 'node:http';
-import { connectTemporal } from '../core/temporal';
+import { connectTemporal, sealedPayloads } from '../core/temporal';
 import { readFileSync } from 'node:fs';
 import { createResolver } from '../core/webhooks/target';
 import { createGatewayActivities } from './activities';
@@ -37,10 +37,13 @@ export async function startGateway(config: GatewayConfig) {
   const settings = await createSettings(db, config.organizations);
   const clientOf = createClients(config);
   const connection = await connectTemporal({ address: config.temporal.address });
-  const client = new Client({ connection, namespace: config.temporal.namespace });
+  // The messages in transit (EDIFACT, spreadsheets) sealed before they reach Temporal, as the broker's payloads.
+  const dataConverter = config.temporal.payloads ? sealedPayloads(config.temporal.payloads) : undefined;
+  const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   const workerConnection = await NativeConnection.connect({ address: config.temporal.address });
   const worker = await Worker.create({
     connection: workerConnection,
+    dataConverter,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
     workflowBundle: await gatewayWorkflowBundle(config.workflowBundleFile),

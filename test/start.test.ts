@@ -83,6 +83,19 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     const aperak = join(mailbox, 'out', 'transport-instruction.aperak.edi');
     for (let i = 0; i < 200 && !existsSync(aperak); i++) await sleep(100);
     expect(readFileSync(aperak, 'utf8')).toMatch(/BGM\+313\+[^']*\+29'/);
+    // The gateway's workflows hold the messages in transit sealed as well: their inputs are ciphertext.
+    const gatewayTemporal = await Connection.connect({ address: `127.0.0.1:${env.TEMPORAL_PORT}` });
+    try {
+      const client = new Client({ connection: gatewayTemporal });
+      const runs: string[] = [];
+      for await (const w of client.workflow.list({ query: `TaskQueue = 'pcx-gateway'` })) runs.push(w.workflowId);
+      expect(runs.length).toBeGreaterThan(0);
+      const inputs = (await Promise.all(runs.map(async (w) => (await client.workflow.getHandle(w).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads ?? []))).flat();
+      expect(inputs.length).toBeGreaterThan(0);
+      expect(inputs.every(isSealed)).toBe(true);
+    } finally {
+      await gatewayTemporal.close();
+    }
   } catch (err) {
     await interrupt(child);
     throw err;
