@@ -10,7 +10,7 @@ import { generateClientSecret, hashClientSecret } from '../core/client-secrets';
 import { nameBasedId } from '../core/name-ids';
 import { Problem } from '../domain/problems';
 import { user, type User, type UserContext } from '../domain/user';
-import { forgetSecretHash, invitationKey, storeSecretHash } from '../read-model/client-secrets';
+import { invitationKey, secretHashes, storeSecretHash } from '../read-model/client-secrets';
 import { precheckCreate, runCommand, type CommandRequest } from './commands';
 import type { AppEnv } from './context';
 import type { Ctx } from './http';
@@ -25,24 +25,36 @@ const MANAGE = 'connectors:manage';
 const context = (c: Ctx, organizationId: string): UserContext => ({ operatorOrganization: c.get('services').registry.organization(organizationId)?.role === 'operator' });
 
 /**
- * A new invitation code for the development identity provider (none without it): its hash stored
- * once the invitation is made (a reinvitation replaces the old one; a refused request changes
- * nothing, so a user's working code is never lost to a duplicate invitation), the code revealed
- * in this answer only.
+ * A new invitation code for the development identity provider (none without it): its hash goes in
+ * the command to the user's workflow, whose projector stores it once the invitation is made (a
+ * reinvitation replaces the old one; a refused request changes nothing, so a user's working code
+ * is never lost to a duplicate invitation; a rebuilt read model finds it in the workflow's state),
+ * the code revealed in this answer only.
  */
-function invitationCode(c: Ctx, userId: string, replace: boolean): Pick<CommandRequest, 'prepare' | 'settle'> {
+function invitationCode(c: Ctx, userId: string, replace: boolean, payload: Record<string, unknown>): Pick<CommandRequest, 'prepare' | 'settle'> {
   if (!c.get('services').config.auth.users?.devProvider) return {};
   const { db } = c.get('services');
   const key = invitationKey(userId);
   const { secret } = generateClientSecret();
+  let hash = '';
   let stored = false;
   return {
+    // The user's projector has written the hash of the invitation the workflow holds (read-model/
+    // client-secrets.ts projectUser): the code is shown only when that is this request's, not
+    // when the command was a retry answered with an earlier attempt's invitation.
     settle: async (snapshot) => {
-      if (replace) await forgetSecretHash(db, key.clientId, key.credentialId);
-      stored = await storeSecretHash(db, key.clientId, key.credentialId, await hashClientSecret(secret));
+      const [current] = await secretHashes(db, key.clientId, [key.credentialId]);
+      stored = current ? current.secretHash === hash : !replace && (await storeSecretHash(db, key.clientId, key.credentialId, hash));
       return snapshot;
     },
-    prepare: async () => ({ reveal: (answer) => (stored ? { ...answer, invitationCode: secret } : answer) }),
+    prepare: async () => {
+      hash = await hashClientSecret(secret);
+      return {
+        // The hash goes to the user's workflow too (its state, sealed by the payload codec): a rebuilt read model finds it there.
+        payload: { ...payload, invitationHash: hash },
+        reveal: (answer) => (stored ? { ...answer, invitationCode: secret } : answer),
+      };
+    },
   };
 }
 
@@ -75,7 +87,7 @@ operation(users, {
   if (c.get('services').registry.user(body.userId, { fileOnly: true })) throw new Problem('RESOURCE_EXISTS', `the user id ${body.userId} is taken`);
   const ctx = context(c, principal.organizationId);
   precheckCreate(c, resource, body, ctx);
-  return runCommand(c, { resource, name: 'create', id: nameBasedId('user', body.userId), payload: body, context: ctx, view: viewFor(resource, principal), ...invitationCode(c, body.userId, false) });
+  return runCommand(c, { resource, name: 'create', id: nameBasedId('user', body.userId), payload: body, context: ctx, view: viewFor(resource, principal), ...invitationCode(c, body.userId, false, body) });
 });
 
 listRoute(users, resource, managed.list({
@@ -98,7 +110,7 @@ plainCommandRoutes(users, resource, { access, doc: managed.command }, [
 ]);
 commandRoute(users, resource, 'reinvite', {
   body: 'CommonCommand', access,
-  hooks: (c, doc) => invitationCode(c, doc.userId, true),
+  hooks: (c, doc, payload) => invitationCode(c, doc.userId, true, payload),
   doc: managed.command('Invite a user again', 'A new invitation for 7 days, for an invited user or one whose invitation expired; with the development identity provider, a new invitation code, shown this once.'),
 });
 

@@ -30,6 +30,13 @@ export interface User extends Envelope {
   statusReason?: { reason: string; organizationId: string; clientId?: string; userId?: string; at: string };
   invitedBy?: { organizationId: string; clientId?: string; userId?: string };
   nameErased?: { at: string; reason: string; pointers: string[]; historiesDeleted: number; retentionPolicyRef?: string; requestedBy?: Record<string, string> };
+  /**
+   * The hash of the open invitation's code (the development identity provider's password for the
+   * user), from the command that made it: its workflow state, sealed by the payload codec, is
+   * where a rebuilt read model finds it (read-model/client-secrets.ts projectUser). Never in the
+   * document: `document` strips it, so no view or event carries it.
+   */
+  invitationHash?: string;
 }
 
 export const KIND = 'user';
@@ -43,6 +50,11 @@ export interface UserContext {
 
 const USER_ID = /^[A-Za-z0-9][A-Za-z0-9._@+-]{1,127}$/;
 const event = (u: User, name: string): EventDraft => ({ type: `pcx.${KIND}.${name}.v1`, audience: [u.organizationId, OPERATOR_AUDIENCE] });
+/** An invitation's code hash the API put in the payload (development identity provider only). */
+const invitationHashOf = (payload: unknown): { invitationHash?: string } => {
+  const hash = (payload as { invitationHash?: unknown } | undefined)?.invitationHash;
+  return typeof hash === 'string' && hash ? { invitationHash: hash } : {};
+};
 const later = (now: string, days: number) => new Date(Date.parse(now) + days * 86_400_000).toISOString().replace(/\.000Z$/, 'Z');
 
 function requireAdmin(u: User, command: Command): void {
@@ -78,6 +90,7 @@ export const userMachine = {
       name: typeof p.name === 'string' && p.name.trim() ? p.name.trim() : p.userId,
       roles: checkRoles(p.roles, command.context),
       invitationExpiresAt: later(now, INVITATION_DAYS),
+      ...invitationHashOf(command.payload),
       // The seed's invitation is the organization's own (the broker acts for it).
       invitedBy: isBroker(command.actor) ? { organizationId } : actorRef(command),
     };
@@ -127,7 +140,7 @@ export const userMachine = {
     reinvite(u: User, command: Command, now: string): Transition<User> {
       requireAdmin(u, command);
       if (u.status !== 'invited' && u.status !== 'expired') refuse('INVALID_STATE_TRANSITION', `a ${u.status} user cannot be invited again`, { currentState: u.status });
-      const next = bump(u, now, { status: 'invited', invitationExpiresAt: later(now, INVITATION_DAYS), invitedBy: actorRef(command) });
+      const next = bump(u, now, { status: 'invited', invitationExpiresAt: later(now, INVITATION_DAYS), invitedBy: actorRef(command), ...invitationHashOf(command.payload) });
       return { state: next, events: [event(next, 'invited')] };
     },
 
@@ -174,6 +187,7 @@ export const user = defineResource({
   fields: Object.fromEntries(FIELDS.map((f) => [f, 'envelope' as const])),
   searchAttributes: (u) => ({ owner: u.organizationId, status: u.status }),
   machine: userMachine,
+  document: ({ invitationHash: _hash, ...doc }) => doc,
   events: {
     'pcx.user.invited.v1': { emittedBy: 'create; reinvite' },
     'pcx.user.accepted.v1': { emittedBy: 'accept (the invited user\u2019s first signed-in request)' },

@@ -3,6 +3,7 @@ import { clientSecretMatches } from '../core/client-secrets';
 import type { Db, Queryable } from '../core/db';
 import type { Connector } from '../domain/connector';
 import { connector } from '../domain/connector';
+import { user, type User } from '../domain/user';
 import { projectDocument, type Projector } from './projection-document';
 
 /** Keeps a credential's hash; false when the credential has one already (the first is kept). */
@@ -51,3 +52,20 @@ export const projectConnector: Projector = async (tx: Queryable, snapshot: Conne
   return projectConnectorDocument(tx, snapshot);
 };
 const projectConnectorDocument = projectDocument(connector);
+
+/**
+ * A user's row, and the hash of its open invitation's code from its workflow state into this store
+ * (the development identity provider checks it), live and in a rebuild alike; a reinvitation's
+ * replaces the earlier one's.
+ */
+export const projectUser: Projector = async (tx: Queryable, snapshot: User) => {
+  if (snapshot.invitationHash) {
+    const key = invitationKey(snapshot.userId);
+    await tx.query(
+      `insert into client_secret_hashes (client_id, credential_id, secret_hash) values ($1, $2, $3) on conflict (client_id, credential_id) do update set secret_hash = excluded.secret_hash`,
+      [key.clientId, key.credentialId, snapshot.invitationHash],
+    );
+  }
+  return projectUserDocument(tx, snapshot);
+};
+const projectUserDocument = projectDocument(user);

@@ -13,7 +13,7 @@ import { partnersInForce, projectPartnerRelationship } from './partner-relations
 import { projectExecutionReference } from './execution-reference';
 import { projectCapacityOffer } from './capacity-offer';
 import { projectLoadRequest } from './load-request';
-import { projectConnector } from './client-secrets';
+import { projectConnector, projectUser } from './client-secrets';
 import { outboxWriteLag } from '../core/metrics';
 import { visibleTo } from './sharing';
 import { RESOURCES } from '../domain/registry';
@@ -35,6 +35,7 @@ export const PROJECTORS: Record<string, Projector> = {
   'load-request': projectLoadRequest,
   'execution-reference': projectExecutionReference,
   connector: projectConnector,
+  user: projectUser,
 };
 
 /**

@@ -17,7 +17,7 @@ import { rebuildReadModel } from '../read-model/rebuild';
 import { RESOURCES } from '../domain/registry';
 import { randomUUID } from 'node:crypto';
 import { clientSecretMatches } from '../core/client-secrets';
-import { secretHashes } from '../read-model/client-secrets';
+import { invitationCodeMatches, secretHashes } from '../read-model/client-secrets';
 import { Connector, db as liveDb, ENGINE, freshOrgs, sleep, testEnv } from './helpers';
 import { createListing, OFFERS } from './listing-fixtures';
 import { acceptedMatch, issuedTender } from './tenders.fixtures';
@@ -172,3 +172,31 @@ test("a connector's generated secret survives a rebuild: its hash comes back fro
   expect(everything).not.toMatch(/scrypt\$|secretHashes/);
   expect(docs).toHaveLength(1);
 }, 60_000);
+
+test("an invited user's code survives a rebuild: the hash of its newest invitation comes back from the user's workflow, never in its document or events", async () => {
+  const [org] = freshOrgs(1);
+  const admin = await Connector.of(org);
+  const userId = `rebuilt-${randomUUID().slice(0, 8)}`;
+  const invited = await admin.post('/users', { userId, name: 'Rita Rebuilt', roles: ['viewer'] });
+  expect(invited.status).toBe(201);
+  const again = await admin.command(`/users/${invited.body.id}/reinvite`, invited.body.resourceVersion, {});
+  expect(again.status).toBe(200);
+  const [first, newest] = [invited.body.invitationCode as string, again.body.invitationCode as string];
+  expect(first).toMatch(/^pcxs_/);
+  expect(newest).toMatch(/^pcxs_/);
+  const sample = (await admin.get('/events?limit=1')).body.items[0];
+  const settings = { eventSource: sample.source, schemaBase: sample.dataschema.replace(/\/v0\/[^/]+$/, '') };
+  connection ??= await Connection.connect({ address: testEnv().temporalAddress });
+  await target?.close();
+  target = (await emptyTarget()).db;
+  await rebuildReadModel(new Client({ connection }), target, settings, { organizationIds: [org.id] });
+
+  // The development identity provider checks the newest code against what the rebuild wrote; the first one no longer works.
+  expect(await invitationCodeMatches(target, userId, newest)).toBe(true);
+  expect(await invitationCodeMatches(target, userId, first)).toBe(false);
+  const { rows: docs } = await target.query<{ doc: unknown }>('select doc from users where id = $1', [invited.body.id]);
+  const { rows: events } = await target.query<{ cloudevent: unknown }>('select cloudevent from events where resource_id = $1', [invited.body.id]);
+  expect(docs).toHaveLength(1);
+  expect(JSON.stringify([docs, events, (await admin.get(`/users/${invited.body.id}`)).body])).not.toMatch(/scrypt\$|invitationHash|pcxs_/);
+}, 60_000);
+
