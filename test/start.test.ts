@@ -13,6 +13,7 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { isSealed } from '../core/payload-codec';
+import { PersonalData, PersonalDataKeys } from '../core/personal-data';
 import { freePort, interrupt, ROOT, startEmbedded, stopEmbedded } from './stack';
 import { sleep, testEnv } from './helpers';
 
@@ -20,7 +21,19 @@ async function portOpen(port: number) {
   return fetch(`http://127.0.0.1:${port}/`).then(() => true, () => false);
 }
 
+/** The files under `dir` whose bytes hold `text`. */
+function filesHolding(dir: string, text: string): string[] {
+  const needle = Buffer.from(text, 'utf8');
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => join(e.parentPath, e.name))
+    .filter((path) => readFileSync(path).includes(needle));
+}
+
+const PERSON = 'Zofia Startowa-Wyszyńska';
+
 test('start, Ctrl-C, start again: state survives and every child stops', async () => {
+  let sealedName = '';
   const env = {
     PORT: String(await freePort()),
     TEMPORAL_PORT: String(await freePort()),
@@ -55,6 +68,12 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
     });
     expect(created.status).toBe(201);
     id = ((await created.json()) as any).id;
+    // A user with a name: personal data, sealed under the user's key before anything stores it.
+    const invited = await fetch(`${base}/users`, { method: 'POST', headers: { authorization: `Bearer ${await token()}`, 'content-type': 'application/json' }, body: JSON.stringify({ userId: `zofia-${Date.now().toString(36)}`, name: PERSON, roles: ['viewer'] }) });
+    expect(invited.status).toBe(201);
+    const user = (await invited.json()) as any;
+    expect(user.name).toBe(PERSON);
+    sealedName = new PersonalData(new PersonalDataKeys(`${env.DATA_DIR}.personal-data-keys`)).seal(`user.${user.id}`, PERSON);
     // Temporal holds its payloads sealed (core/payload-codec.ts): the relationship's history, read
     // as anyone with access to Temporal would, shows none of its fields; the codec server opens
     // them for the UI on this machine.
@@ -102,6 +121,9 @@ test('start, Ctrl-C, start again: state survives and every child stops', async (
   }
 
   expect(await interrupt(child)).toBe(0);
+  // The stopped folder holds the name only sealed: not in PGlite's files, not in Temporal's SQLite.
+  expect(filesHolding(env.DATA_DIR, PERSON)).toEqual([]);
+  expect(filesHolding(env.DATA_DIR, sealedName).some((f) => f.includes('pglite'))).toBe(true);
   expect(await portOpen(Number(env.PORT))).toBe(false);
   expect(await portOpen(Number(env.TEMPORAL_UI_PORT))).toBe(false);
   expect(await portOpen(Number(env.GATEWAY_PORT))).toBe(false);
