@@ -151,7 +151,8 @@ export class PersonalData {
   /**
    * A command's payload (or a document) of `kind` with its personal values (domain/retention.ts
    * PERSONAL_DATA) sealed under record `id`'s key. Names are trimmed first (the machines trim
-   * them); an empty one is left for the machine to refuse or default.
+   * them); an empty one is left for the machine to refuse or default. Called once per command,
+   * on what the caller sent.
    */
   sealFields<T>(kind: string, id: string, payload: T): T {
     const paths = PERSONAL_DATA[kind];
@@ -160,7 +161,8 @@ export class PersonalData {
     let out: unknown = payload;
     for (const path of paths) {
       out = mapAt(out, path, (v) => {
-        if (typeof v !== 'string' || v.startsWith(PREFIX)) return v;
+        // A value that looks sealed is sealed like any other: a caller cannot plant one.
+        if (typeof v !== 'string') return v;
         const value = path[path.length - 1] === 'name' ? v.trim() : v;
         return value ? this.seal(subject, value) : v;
       });

@@ -34,9 +34,12 @@ test('the paths of a handover are sealed, nothing else; opened back to the deliv
   expect(holdsPersonalData(text)).toBe(true);
   expect(pd.openAll(sealed)).toEqual(delivery);
   expect(JSON.parse(pd.openText(text))).toEqual(delivery);
-  // Sealing again seals alike (a retried command's fingerprint; a PATCH that changes nothing), and a sealed value is not sealed twice.
+  // Sealing again seals alike (a retried command's fingerprint; a PATCH that changes nothing).
   expect(pd.sealFields('execution-handover', HANDOVER, delivery)).toEqual(sealed);
-  expect(pd.sealFields('execution-handover', HANDOVER, sealed)).toEqual(sealed);
+  // A caller that sends something shaped like a sealed value has it sealed like any text, and reads it back as sent.
+  const planted = pd.sealFields('user', 'u-5', { name: sealed.package.contacts[0].name });
+  expect(planted.name).not.toBe(sealed.package.contacts[0].name);
+  expect(pd.openAll(planted)).toEqual({ name: sealed.package.contacts[0].name });
   // Kinds without personal data pass through.
   expect(pd.sealFields('capacity-offer', HANDOVER, delivery)).toBe(delivery);
 });
