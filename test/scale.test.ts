@@ -159,12 +159,15 @@ test('two APIs and two workers: idempotency, rate limits, matching, expiry and t
   expect(both.map((r) => r.status)).toEqual([201, 201]);
   expect(both[0].body.id).toBe(both[1].body.id);
 
-  // The rate limit is one limit across both APIs: twice the limit, half to each, from one organization.
+  // The rate limit is one limit across both APIs: twice the limit, half to each, from one
+  // organization. Each API counts in batches below a fifth of the limit (read-model/rate-counters.ts
+  // RequestCounter), so a burst may pass it by what the other had counted but not written: at
+  // most a fifth of it; each API alone would have allowed all of its half.
   const burst = await Promise.all(Array.from({ length: 2 * ORG_LIMIT }, (_, i) => lb.once('GET', '/partner-relationships?limit=1', y.token, undefined, {}, apis[i % 2].baseUrl)));
   const allowed = burst.filter((r) => r.status === 200).length;
   expect(burst.filter((r) => r.status !== 200).every((r) => r.status === 429 && r.body.code === 'RATE_LIMITED')).toBe(true);
   expect(allowed).toBeGreaterThanOrEqual(ORG_LIMIT - 5);
-  expect(allowed).toBeLessThanOrEqual(ORG_LIMIT + 5); // each API alone would have allowed all of its half
+  expect(allowed).toBeLessThanOrEqual(ORG_LIMIT * 1.2 + 5);
 
   // Markets built under load; one API and one worker killed in the middle.
   const building = Array.from({ length: MARKETS }, (_, n) => buildMarket(lb, party(2 * n), party(2 * n + 1), n));

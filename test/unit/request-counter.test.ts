@@ -1,0 +1,87 @@
+// The request limits counted in batches per process (read-model/rate-counters.ts RequestCounter),
+// on both engines: far from a limit nothing is written per request, the counts go in one statement;
+// one process holds a limit exactly; two processes (replicas) sharing a database pass it in a burst
+// by at most a fifth; a refusal carries Retry-After.
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from 'pg';
+import type { Db } from '../../core/db';
+import { openReadModel } from '../../read-model/database';
+import { RequestCounter, type Bucket } from '../../read-model/rate-counters';
+
+const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const NOW = Date.parse('2026-12-07T10:00:10Z'); // 10 s into a minute's window
+
+describe.each(['pglite', 'postgres'] as const)('request limits on %s', (engine) => {
+  let db: Db;
+  const schema = `pcx_requestcounter_${process.pid}_${Date.now()}`;
+  beforeAll(async () => {
+    if (engine === 'postgres') {
+      const admin = new Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      await admin.query(`create schema ${schema}`);
+      await admin.end();
+      db = await openReadModel({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
+    } else {
+      db = await openReadModel({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-requestcounter-')) });
+    }
+  }, 60000);
+  afterAll(async () => {
+    await db?.close();
+    if (engine === 'postgres') {
+      const admin = new Client({ connectionString: PG_ADMIN_URL });
+      await admin.connect();
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.end();
+    }
+  });
+
+  const bucket = (key: string, limit: number): Bucket => ({ key: `${engine}:${key}`, limit, windowSeconds: 60 });
+  const stored = async (b: Bucket) => Number((await db.query<{ n: number }>('select coalesce(sum(count), 0) as n from rate_counters where bucket = $1', [b.key])).rows[0].n);
+  const outcome = (p: Promise<void>) => p.then(() => 'ok', (err) => `${err.status} ${err.code}`);
+
+  test('far from the limit nothing is written per request; the counts go in one statement', async () => {
+    const b = bucket('far', 1000);
+    const counter = new RequestCounter(db, { flushMs: 60_000 });
+    for (let i = 0; i < 50; i++) await counter.hit([b], NOW);
+    expect(await stored(b)).toBe(0);
+    await counter.flush();
+    expect(await stored(b)).toBe(50);
+  });
+
+  test('one process holds a limit exactly, and refuses with Retry-After', async () => {
+    const b = bucket('exact', 40);
+    const counter = new RequestCounter(db, { flushMs: 60_000 });
+    const outcomes: string[] = [];
+    for (let i = 0; i < 45; i++) outcomes.push(await outcome(counter.hit([b], NOW)));
+    expect(outcomes.slice(0, 40).every((o) => o === 'ok')).toBe(true);
+    expect(outcomes.slice(40)).toEqual(Array(5).fill('429 RATE_LIMITED'));
+    const refusal = await counter.hit([b], NOW).catch((err) => err);
+    expect(Number(refusal.headers['retry-after'])).toBe(50);
+    // Every request counted, the refused ones too.
+    await counter.flush();
+    expect(await stored(b)).toBe(46);
+  });
+
+  test('two replicas in a burst pass a limit by at most a fifth of it', async () => {
+    const b = bucket('replicas', 100);
+    const [one, two] = [new RequestCounter(db, { flushMs: 60_000 }), new RequestCounter(db, { flushMs: 60_000 })];
+    const outcomes = await Promise.all(Array.from({ length: 200 }, (_, i) => outcome((i % 2 ? one : two).hit([b], NOW))));
+    const allowed = outcomes.filter((o) => o === 'ok').length;
+    expect(outcomes.filter((o) => o !== 'ok').every((o) => o === '429 RATE_LIMITED')).toBe(true);
+    expect(allowed).toBeGreaterThanOrEqual(100);
+    expect(allowed).toBeLessThanOrEqual(120);
+  });
+
+  test('the previous window still counts, weighted by what the sliding window covers of it', async () => {
+    const b = bucket('sliding', 40);
+    const counter = new RequestCounter(db, { flushMs: 60_000 });
+    for (let i = 0; i < 40; i++) await counter.hit([b], NOW);
+    // 30 s into the next window: half of the previous 40 still counts, so 20 more pass.
+    const later = NOW + 80_000;
+    const outcomes: string[] = [];
+    for (let i = 0; i < 22; i++) outcomes.push(await outcome(counter.hit([b], later)));
+    expect(outcomes.filter((o) => o === 'ok').length).toBe(20);
+  });
+});
