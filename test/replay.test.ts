@@ -20,6 +20,7 @@ import { activeRelationship, Connector, freshOrgs, sleep, testEnv } from './help
 import { decide, get, market, waitFor, waitProposals } from './matching-fixtures';
 import { acceptedMatch, issuedTender, tenderCommand } from './tenders.fixtures';
 import { handoverBody } from './execution-handovers.fixtures';
+import { iso, OFFERS } from './listing-fixtures';
 import { testWorkflowCode } from './workflow-code';
 
 const FIXTURES = join(__dirname, 'histories');
@@ -197,6 +198,23 @@ test('recorded and fresh execution histories (tender, commitment, handover, refe
   const old = recorded('execution-');
   expect(old.length).toBeGreaterThan(0);
   expect(await replay([...old, ...fresh])).toEqual([]);
+}, REPLAY_TIMEOUT_MS);
+
+test('search attributes are upserted when they change, not on every command; such a history replays', async () => {
+  const [owner] = await Promise.all(freshOrgs(1).map((o) => Connector.of(o)));
+  const created = await owner.post('/capacity-offers', OFFERS.body({ expiresAt: undefined }));
+  expect(created.status).toBe(201);
+  const id = created.body.id as string;
+  // Two changes that leave kind, owner, partner and status as they were, then one that changes the status.
+  expect((await owner.patch(`/capacity-offers/${id}`, { expiresAt: iso(3600_000) }, { 'if-match': '"1"' })).status).toBe(200);
+  expect((await owner.patch(`/capacity-offers/${id}`, { expiresAt: iso(7200_000) }, { 'if-match': '"2"' })).status).toBe(200);
+  expect((await owner.command(`/capacity-offers/${id}/publish`, 3, {})).status).toBe(200);
+  const fresh = await histories([`capacity-offer/${id}`]);
+  const upserts = fresh.flatMap((h) => (h.history.events ?? []).map((e: any) => Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {})).filter((fields: string[]) => fields.length));
+  // The create's and the publish's; the patch's marker once (Temporal records the patch a run uses as TemporalChangeVersion).
+  expect(upserts.filter((fields) => fields.includes('PcxStatus'))).toHaveLength(2);
+  expect(upserts.filter((fields) => !fields.includes('PcxStatus'))).toEqual([['TemporalChangeVersion']]);
+  expect(await replay(fresh)).toEqual([]);
 }, REPLAY_TIMEOUT_MS);
 
 test('a changed workflow is caught: replaying against code with another command order fails', async () => {

@@ -25,6 +25,7 @@ import {
   ApplicationFailure,
   condition,
   makeContinueAsNewFunc,
+  patched,
   defineQuery,
   log,
   proxyActivities,
@@ -46,6 +47,8 @@ export const snapshotQuery = defineQuery<Envelope | undefined>('snapshot');
 export const unwrittenTransitionsQuery = defineQuery<UnwrittenTransitions, [string?]>('unwrittenTransitions');
 
 const RECENT_COMMANDS = 64;
+/** The patch under which search attributes are upserted only when they change (Entity.publishAttributes). */
+const SEARCH_ATTRIBUTES_ON_CHANGE = 'search-attributes-on-change';
 /**
  * The workflow writes its unwritten transitions itself once this many have gathered (their
  * senders have almost always written them already: the fence makes that a no-op), which keeps the
@@ -227,7 +230,23 @@ class Entity<S extends Envelope, M extends Machine<S>> {
     // A create's key is recorded once it succeeded (a refused create's workflow has none), for a
     // retry the read model lost to find it (Command.createKey).
     const createKey = command.name === 'create' ? command.createKey : undefined;
-    upsertAttributes({ kind: this.resource.kind, ...this.resource.searchAttributes(state), ...(createKey ? { createKey } : {}) });
+    this.publishAttributes(state, createKey);
+  }
+
+  /** The last search attributes this run upserted (their values as JSON). */
+  private published = '';
+
+  /**
+   * Upserts the state's search attributes when they changed (issue 53): most commands change none
+   * of kind, owner, partner and status, and each upsert costs Temporal a visibility write.
+   * Behind a patch: the first release's runs upserted on every command, and their replay must.
+   */
+  publishAttributes(state: S, createKey?: string): void {
+    const values = { kind: this.resource.kind, ...this.resource.searchAttributes(state) };
+    const key = JSON.stringify(values);
+    if (!createKey && key === this.published && patched(SEARCH_ATTRIBUTES_ON_CHANGE)) return;
+    this.published = key;
+    upsertAttributes({ ...values, ...(createKey ? { createKey } : {}) });
   }
 
   /**
@@ -362,7 +381,7 @@ export async function runEntity<S extends Envelope, M extends Machine<S>>(resour
     });
   }
 
-  if (entity.state) upsertAttributes({ kind: resource.kind, ...resource.searchAttributes(entity.state) });
+  if (entity.state) entity.publishAttributes(entity.state);
 
   // Started by a create that was refused (update-with-start starts the workflow either way):
   // nothing exists, so end rather than wait forever.
