@@ -181,7 +181,14 @@ export class PersonalData {
 
   /** A serialized JSON text opened (unchanged, and not parsed, when it holds nothing sealed). */
   openText(text: string): string {
-    return holdsPersonalData(text) ? JSON.stringify(this.openAll(JSON.parse(text))) : text;
+    if (!holdsPersonalData(text)) return text;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return text; // not JSON after all: nothing of ours to open in it
+    }
+    return JSON.stringify(this.openAll(parsed));
   }
 }
 
