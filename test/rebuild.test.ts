@@ -142,6 +142,17 @@ test('two organizations rebuilt from Temporal alone into an empty database: the 
   }
 }, 120_000);
 
+/** The read model of one organization's records rebuilt from Temporal into an empty database (the earlier target closed). */
+async function rebuildOrganization(admin: Connector, organizationId: string) {
+  const sample = (await admin.get('/events?limit=1')).body.items[0];
+  const settings = { eventSource: sample.source, schemaBase: sample.dataschema.replace(/\/v0\/[^/]+$/, '') };
+  connection ??= await Connection.connect({ address: testEnv().temporalAddress });
+  await target?.close();
+  const rebuilt = (await emptyTarget()).db;
+  await rebuildReadModel(new Client({ connection }), rebuilt, settings, { organizationIds: [organizationId] });
+  return rebuilt;
+}
+
 test("a connector's generated secret survives a rebuild: its hash comes back from the connector's workflow, never in its document or events", async () => {
   const [org] = freshOrgs(1);
   const admin = await Connector.of(org);
@@ -154,12 +165,7 @@ test("a connector's generated secret survives a rebuild: its hash comes back fro
     { credentialId: created.body.clientSecretCredentialId as string, secret: created.body.clientSecret as string },
     { credentialId: rolled.body.clientSecretCredentialId as string, secret: rolled.body.clientSecret as string },
   ];
-  const sample = (await admin.get('/events?limit=1')).body.items[0];
-  const settings = { eventSource: sample.source, schemaBase: sample.dataschema.replace(/\/v0\/[^/]+$/, '') };
-  connection ??= await Connection.connect({ address: testEnv().temporalAddress });
-  await target?.close();
-  target = (await emptyTarget()).db;
-  await rebuildReadModel(new Client({ connection }), target, settings, { organizationIds: [org.id] });
+  target = await rebuildOrganization(admin, org.id);
 
   // Each secret matches the hash the rebuild wrote where the token endpoint reads it.
   const hashes = await secretHashes(target, clientId, secrets.map((s) => s.credentialId));
@@ -184,12 +190,7 @@ test("an invited user's code survives a rebuild: the hash of its newest invitati
   const [first, newest] = [invited.body.invitationCode as string, again.body.invitationCode as string];
   expect(first).toMatch(/^pcxs_/);
   expect(newest).toMatch(/^pcxs_/);
-  const sample = (await admin.get('/events?limit=1')).body.items[0];
-  const settings = { eventSource: sample.source, schemaBase: sample.dataschema.replace(/\/v0\/[^/]+$/, '') };
-  connection ??= await Connection.connect({ address: testEnv().temporalAddress });
-  await target?.close();
-  target = (await emptyTarget()).db;
-  await rebuildReadModel(new Client({ connection }), target, settings, { organizationIds: [org.id] });
+  target = await rebuildOrganization(admin, org.id);
 
   // The development identity provider checks the newest code against what the rebuild wrote; the first one no longer works.
   expect(await invitationCodeMatches(target, userId, newest)).toBe(true);

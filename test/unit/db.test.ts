@@ -2,40 +2,19 @@
 // pg's (affectedRows is 0 for a SELECT), and a rule that read "rows found" from the wrong field
 // once made publishing to partners impossible on the embedded default: every query shape the
 // code relies on is checked here against PGlite and PostgreSQL alike.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import { migrate, MIGRATE_ATTEMPTS, openDb, type Db } from '../../core/db';
+import { ENGINES, scratchDatabase } from './scratch-database';
 
-const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-describe.each(['pglite', 'postgres'] as const)('core/db on %s', (engine) => {
+describe.each(ENGINES)('core/db on %s', (engine) => {
   let db: Db;
-  const schema = `pcx_dbtest_${process.pid}_${Date.now()}`;
+  let drop: () => Promise<void> = async () => undefined;
 
   beforeAll(async () => {
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      db = await openDb({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
-    } else {
-      db = await openDb({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-dbtest-')) });
-    }
+    ({ db, drop } = await scratchDatabase(engine, 'dbtest', openDb));
     await db.query('create table t (id int primary key, v text)');
   }, 60000);
 
-  afterAll(async () => {
-    await db?.close();
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  });
+  afterAll(() => drop());
 
   test('rowCount of a SELECT is the number of rows it returned', async () => {
     await db.query("insert into t values (1, 'a'), (2, 'b'), (3, 'c')");

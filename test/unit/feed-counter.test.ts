@@ -2,39 +2,18 @@
 // transaction counter afresh: every new event would sort before those connectors have read, and
 // no feed would show it (read-model/events.ts, assertFeedCanGrow). The broker refuses to start on
 // such a database, on both engines; an ordinary one (the counter past every event) passes.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import type { Db } from '../../core/db';
 import { openReadModel } from '../../read-model/database';
 import { assertFeedCanGrow } from '../../read-model/events';
+import { ENGINES, scratchDatabase } from './scratch-database';
 
-const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-
-describe.each(['pglite', 'postgres'] as const)('the feed on %s', (engine) => {
+describe.each(ENGINES)('the feed on %s', (engine) => {
   let db: Db;
-  const schema = `pcx_feedcounter_${process.pid}_${Date.now()}`;
+  let drop: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      db = await openReadModel({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
-    } else {
-      db = await openReadModel({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-feedcounter-')) });
-    }
+    ({ db, drop } = await scratchDatabase(engine, 'feed-counter', openReadModel));
   }, 60000);
-  afterAll(async () => {
-    await db?.close();
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  });
+  afterAll(() => drop());
 
   const insert = (txId: string) =>
     db.query(

@@ -2,40 +2,20 @@
 // on both engines: far from a limit nothing is written per request, the counts go in one statement;
 // one process holds a limit exactly; two processes (replicas) sharing a database pass it in a burst
 // by at most a fifth; a refusal carries Retry-After.
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { Client } from 'pg';
 import type { Db } from '../../core/db';
 import { openReadModel } from '../../read-model/database';
 import { RequestCounter, type Bucket } from '../../read-model/rate-counters';
+import { ENGINES, scratchDatabase } from './scratch-database';
 
-const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const NOW = Date.parse('2026-12-07T10:00:10Z'); // 10 s into a minute's window
 
-describe.each(['pglite', 'postgres'] as const)('request limits on %s', (engine) => {
+describe.each(ENGINES)('request limits on %s', (engine) => {
   let db: Db;
-  const schema = `pcx_requestcounter_${process.pid}_${Date.now()}`;
+  let drop: () => Promise<void> = async () => undefined;
   beforeAll(async () => {
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`create schema ${schema}`);
-      await admin.end();
-      db = await openReadModel({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
-    } else {
-      db = await openReadModel({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-requestcounter-')) });
-    }
+    ({ db, drop } = await scratchDatabase(engine, 'request-counter', openReadModel));
   }, 60000);
-  afterAll(async () => {
-    await db?.close();
-    if (engine === 'postgres') {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
-  });
+  afterAll(() => drop());
 
   const bucket = (key: string, limit: number): Bucket => ({ key: `${engine}:${key}`, limit, windowSeconds: 60 });
   const stored = async (b: Bucket) => Number((await db.query<{ n: number }>('select coalesce(sum(count), 0) as n from rate_counters where bucket = $1', [b.key])).rows[0].n);
