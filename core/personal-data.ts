@@ -24,7 +24,8 @@ export const subjectOf = (kind: string, id: string) => `${kind}.${id}`;
 
 /** Whether a text (a serialized answer, an event) holds any sealed personal data: a substring test, cheap enough for every answer. */
 export const holdsPersonalData = (text: string): boolean => text.includes(PREFIX);
-export const isSealed = (value: unknown): value is string => typeof value === 'string' && value.startsWith(PREFIX);
+/** A sealed personal value (not to be confused with a sealed Temporal payload, core/payload-codec.ts isSealed). */
+const isSealedValue = (value: unknown): value is string => typeof value === 'string' && value.startsWith(PREFIX);
 
 /**
  * The keys of a folder: `<subject>.key`, 32 random bytes in base64. Created when a record's
@@ -140,7 +141,7 @@ export class PersonalData {
 
   /** A stored value opened if sealed, as it is if not; undefined once its key is destroyed. */
   openValue(value: string): string | undefined {
-    return isSealed(value) ? this.open(value) : value;
+    return isSealedValue(value) ? this.open(value) : value;
   }
 
   /** The record's key destroyed: every copy of its sealed values, wherever it lies, is unreadable from now on. */
@@ -197,7 +198,7 @@ function derived(key: Buffer, use: string): Buffer {
 }
 
 function opened(pd: PersonalData, value: unknown): { value: unknown; lost: boolean } {
-  if (isSealed(value)) {
+  if (isSealedValue(value)) {
     const plain = pd.open(value);
     return plain === undefined ? { value: undefined, lost: true } : { value: plain, lost: false };
   }
