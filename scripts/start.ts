@@ -28,7 +28,7 @@ export function temporalCli(): string {
 }
 
 /** Arguments of `temporal server start-dev` for our search attributes. */
-export function devServerArgs(options: { port: number; uiPort?: number; dbFile?: string; codecEndpoint?: string }): string[] {
+export function devServerArgs(options: { port: number; uiPort?: number; dbFile?: string; codecEndpoint?: string; metricsPort?: number }): string[] {
   return [
     'server', 'start-dev',
     '--ip', '127.0.0.1',
@@ -37,6 +37,8 @@ export function devServerArgs(options: { port: number; uiPort?: number; dbFile?:
     // The Web UI opens the payloads the broker sealed through its codec server (api/codec.ts).
     ...(options.uiPort && options.codecEndpoint ? ['--ui-codec-endpoint', options.codecEndpoint] : []),
     ...(options.dbFile ? ['--db-filename', options.dbFile] : []),
+    // Prometheus metrics of the server (bench/profile.ts reads its latencies); off unless asked.
+    ...(options.metricsPort ? ['--metrics-port', String(options.metricsPort)] : []),
     '--log-level', 'warn',
     ...SEARCH_ATTRIBUTES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
   ];

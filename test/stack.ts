@@ -52,10 +52,10 @@ async function waitFor(check: () => Promise<boolean>, what: string, timeoutMs: n
  * `npm start` runs it. Its logs go to `logFile` when given (a benchmark that must know why it
  * died), else nowhere (they stay out of the test output).
  */
-export async function startTemporal(options: { dbFile?: string; logFile?: string } = {}): Promise<{ address: string; process: ChildProcess; stop(): Promise<void> }> {
+export async function startTemporal(options: { dbFile?: string; logFile?: string; metricsPort?: number } = {}): Promise<{ address: string; process: ChildProcess; stop(): Promise<void> }> {
   const port = await freePort();
   const out = options.logFile ? openSync(options.logFile, 'a') : 'ignore';
-  const child = spawn(temporalCli(), devServerArgs({ port, dbFile: options.dbFile }), { stdio: ['ignore', out, out] });
+  const child = spawn(temporalCli(), devServerArgs({ port, dbFile: options.dbFile, metricsPort: options.metricsPort }), { stdio: ['ignore', out, out] });
   child.once('exit', (code, signal) => {
     if (options.logFile) appendFileSync(options.logFile, `\n[temporal dev server exited: code ${code}, signal ${signal}]\n`);
   });
