@@ -52,7 +52,7 @@ export async function createWorker(
     dataConverter: dataConverterOf(config),
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    ...('workflowBundle' in code ? { workflowBundle: code.workflowBundle } : { workflowsPath: code.workflowsPath }),
+    ...('workflowBundle' in code ? { workflowBundle: code.workflowBundle } : { workflowsPath: code.workflowsPath, bundlerOptions: { preloadModules: code.preloadModules } }),
     activities: createActivities(
       db,
       {
