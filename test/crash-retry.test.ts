@@ -7,14 +7,16 @@
 // 1. The API alone: the in-flight window is held open deterministically (the API-only broker sends
 //    the command to a task queue no worker polls yet, and is killed while it waits); then a broker
 //    with a worker for that queue starts and the connector retries once a second, as connectors do.
-// 2. Worker and API in one process, under load from eight connectors, SIGKILLed three times: the
-//    work the dead worker held (a workflow task, a persistence activity, its sticky queue, the
-//    idempotency claims) is taken over within seconds (domain/timeouts.ts); the console line
-//    reports the median and the worst answer after ready.
+// 2. Worker and API in one process on the embedded database (PGlite in its data folder, as `npm
+//    start` runs it), under load from eight connectors, SIGKILLed three times: the work the dead
+//    worker held (a workflow task, a persistence activity, its sticky queue, the idempotency
+//    claims) is taken over within seconds (domain/timeouts.ts), and the data folder a kill left
+//    is opened again; the console line reports how long the restarts took to be ready and the
+//    median and worst answer after ready.
 // 3. The SDK's own retries (sdk/src/transport.ts) across the same kill and a restart on the same
 //    port: one Idempotency-Key for every attempt, one relationship.
-// Runs once, on PostgreSQL (jest.config.js, ENGINE_INDEPENDENT): separate API and worker processes
-// need a shared database (PGlite lives inside one process).
+// Runs once (jest.config.js, ENGINE_INDEPENDENT): 1 and 3 on PostgreSQL (separate API and worker
+// processes need a shared database; PGlite lives inside one process), 2 on PGlite.
 import { join } from 'node:path';
 import { freePort, startBroker, type BrokerHandle } from './stack';
 import { PcxClient, type RetryInfo } from '../sdk/src';
@@ -207,7 +209,8 @@ test('the broker (worker and API in one process) killed under load: every comman
   const env = testEnv();
   const orgs = freshOrgs(8);
   const queue = `${env.taskQueue}-load-crash-${Date.now()}`;
-  const brokerEnv = { ...env.brokerEnv, TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_TOKEN_PER_MINUTE: '100000', RATE_LIMIT_ORG_PER_MINUTE: '100000' };
+  // DATABASE_URL empty: the embedded PGlite in the broker's data folder, which each kill interrupts mid-write.
+  const brokerEnv = { ...env.brokerEnv, DATABASE_URL: '', TEMPORAL_TASK_QUEUE: queue, RATE_LIMIT_TOKEN_PER_MINUTE: '100000', RATE_LIMIT_ORG_PER_MINUTE: '100000' };
   const dataDir = join(env.dir, `load-crash-${Date.now()}`);
   let broker = await startBroker(brokerEnv, dataDir);
   brokers.push(broker);
@@ -215,6 +218,7 @@ test('the broker (worker and API in one process) killed under load: every comman
   for (const org of orgs) tokens.set(org.id, await token(broker.baseUrl, org));
   const clients = orgs.map((org) => new LoadClient(() => broker.baseUrl, () => tokens.get(org.id)!, `${org.id}-${Date.now()}`));
   const afterReady: number[] = [];
+  const restarts: number[] = [];
 
   for (let kill = 0; kill < 3; kill++) {
     const running = clients.map((c) => c.run());
@@ -222,9 +226,11 @@ test('the broker (worker and API in one process) killed under load: every comman
     broker.process.kill('SIGKILL');
     await Promise.all(running);
     brokers = [];
+    const restarted = Date.now();
     broker = await startBroker(brokerEnv, dataDir);
     brokers.push(broker);
     const ready = Date.now();
+    restarts.push(ready - restarted);
     // The restarted broker listens on another port (its issuer changes): each connector gets a new
     // token, then retries, at once as independent connectors do (fetched one after another, the
     // eight tokens alone took up to 2 s of the bound under the suite's load).
@@ -253,6 +259,6 @@ test('the broker (worker and API in one process) killed under load: every comman
     }
   }
   // The retries after each restart: median and worst (reported by `npm test` in the console).
-  console.log(`crash-retry under load: ${afterReady.length} commands in flight at 3 kills; answered after ready: median ${median(afterReady)} ms, max ${Math.max(...afterReady)} ms`);
+  console.log(`crash-retry under load (PGlite): ${afterReady.length} commands in flight at 3 kills; restart to ready: ${restarts.join(', ')} ms; answered after ready: median ${median(afterReady)} ms, max ${Math.max(...afterReady)} ms`);
   expect(afterReady.length).toBeGreaterThan(0);
 }, 300000);
