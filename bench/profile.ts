@@ -53,10 +53,11 @@ function placeOf(frame: CallFrame): { kind: 'project' | 'package' | 'node' | 'v8
  * process shares), by the nearest project function on each sample's stack and by the place of the
  * innermost frame. Idle samples are left out.
  */
-function attribute(profile: CpuProfile, from: number, to: number, byCaller: Map<string, number>, byPlace: Map<string, number>): number {
+function attribute(profile: CpuProfile, from: number, to: number, byCaller: Map<string, number>, byPlace: Map<string, number>, byCause: Map<string, number>): number {
   const parent = new Map<number, number>();
   const node = new Map(profile.nodes.map((n) => [n.id, n]));
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const workflowThread = profile.nodes.some((n) => n.callFrame.url.includes('workflow-worker-thread'));
   let t = profile.startTime;
   let total = 0;
   for (let i = 0; i < profile.samples.length; i++) {
@@ -80,8 +81,47 @@ function attribute(profile: CpuProfile, from: number, to: number, byCaller: Map<
     }
     if (place.kind === 'v8' && caller === 'no project code on the stack') caller = place.name;
     byCaller.set(caller, (byCaller.get(caller) ?? 0) + ms);
+    const cause = causeOf(workflowThread, leaf.callFrame, stackOf(leaf.id, parent, node), place);
+    byCause.set(cause, (byCause.get(cause) ?? 0) + ms);
   }
   return total;
+}
+
+function stackOf(leaf: number, parent: Map<number, number>, node: Map<number, { callFrame: CallFrame }>): CallFrame[] {
+  const frames: CallFrame[] = [];
+  for (let id: number | undefined = leaf; id !== undefined; id = parent.get(id)) frames.push(node.get(id)!.callFrame);
+  return frames;
+}
+
+/** The causes the report names, in its order: each sample falls under the first that matches. */
+const CAUSES = [
+  'workflow thread: the SDK\'s deadlock watchdog (a thread per call into the workflow context)',
+  'workflow thread: the SDK\'s stack-trace promise hook (an Error and its source-mapped stack per promise)',
+  'workflow thread: module evaluation per workflow',
+  'workflow thread: workflow code and the SDK\'s activations',
+  'main thread: PGlite (the embedded read model)',
+  'main thread: Temporal worker and client (Core bridge, gRPC, protobuf, the SDK)',
+  'main thread: HTTP (Hono, the Node server, Node core)',
+  'main thread: project code (API, activities, stores)',
+  'main thread: other packages',
+  'garbage collection and V8 itself',
+] as const;
+
+function causeOf(workflowThread: boolean, leaf: CallFrame, stack: CallFrame[], place: ReturnType<typeof placeOf>): string {
+  if (place.kind === 'v8' && /^\((garbage collector|program)\)$/.test(leaf.functionName)) return CAUSES[9];
+  const has = (test: (f: CallFrame) => boolean) => stack.some(test);
+  if (workflowThread) {
+    // runInContext's own time is the call into the context; with a timeout, Node starts a watchdog thread for each.
+    if (leaf.functionName === 'runInContext' && !leaf.url) return CAUSES[0];
+    if (has((f) => f.url.endsWith('vm-shared.js') && (f.functionName === 'init' || f.functionName === 'Error.prepareStackTrace'))) return CAUSES[1];
+    if (has((f) => f.functionName === 'importWorkflows')) return CAUSES[2];
+    return CAUSES[3];
+  }
+  if (has((f) => f.url.includes('@electric-sql/pglite'))) return CAUSES[4];
+  if (place.kind === 'package' && /^(@temporalio\/|@grpc\/|protobufjs|rxjs|long)/.test(place.name)) return CAUSES[5];
+  if (place.kind === 'v8' || place.kind === 'node' || (place.kind === 'package' && /^(hono|@hono\/)/.test(place.name))) return CAUSES[6];
+  if (place.kind === 'project') return CAUSES[7];
+  return CAUSES[8];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -126,6 +166,7 @@ function report(o: {
   sampled: number;
   byCaller: Map<string, number>;
   byPlace: Map<string, number>;
+  byCause: Map<string, number>;
   temporal: Histograms;
 }): string {
   const per = (ms: number) => ms / o.commands;
@@ -141,20 +182,28 @@ function report(o: {
     `CPU per command: broker ${f2(per(o.brokerCpu))} ms (the profiler's samples: ${f2(per(o.sampled))} ms; the profiler itself costs`,
     `a few per cent), Temporal dev server ${f2(per(o.temporalCpu))} ms.`,
     '',
+    '### Broker CPU per command, by cause',
+    '',
+    'Each sample of every thread counts to the first cause its stack matches (bench/profile.ts `CAUSES`).',
+    '',
+    '| cause | ms per command | share |',
+    '|---|---:|---:|',
+    ...CAUSES.map((cause) => `| ${cause} | ${f2(per(o.byCause.get(cause) ?? 0))} | ${f1((100 * (o.byCause.get(cause) ?? 0)) / o.sampled)} % |`),
+    '',
     '### Broker CPU per command, by the project code that spent it',
     '',
     'Each sample counts to the nearest project function on its stack: a pg or PGlite call counts to the store that made it,',
-    "Hono's routing to the route that ran. The top 30; the rest in the last row.",
+    "Hono's routing to the route that ran. Work that an await or a callback hands on has no project caller on its stack. The top 20; the rest in the last row.",
     '',
     '| project function (or V8 pseudo-frame) | ms per command | share |',
     '|---|---:|---:|',
   ];
-  const callers = top(o.byCaller, 30);
+  const callers = top(o.byCaller, 20);
   for (const [name, ms] of callers) lines.push(`| ${name.replace(/\|/g, '\\|')} | ${f2(per(ms))} | ${f1((100 * ms) / o.sampled)} % |`);
   const rest = o.sampled - callers.reduce((s, [, ms]) => s + ms, 0);
   lines.push(`| (the rest) | ${f2(per(rest))} | ${f1((100 * rest) / o.sampled)} % |`, '');
   lines.push('### Broker CPU per command, by where the innermost frame lives', '', '| place | ms per command | share |', '|---|---:|---:|');
-  for (const [name, ms] of top(o.byPlace, 25)) lines.push(`| ${name} | ${f2(per(ms))} | ${f1((100 * ms) / o.sampled)} % |`);
+  for (const [name, ms] of top(o.byPlace, 20)) lines.push(`| ${name.length > 60 ? `${name.slice(0, 57)}…` : name} | ${f2(per(ms))} | ${f1((100 * ms) / o.sampled)} % |`);
   lines.push(
     '',
     "### Temporal's latencies (its own Prometheus histograms over the window)",
@@ -216,9 +265,10 @@ async function main() {
     stopped = true;
     const byCaller = new Map<string, number>();
     const byPlace = new Map<string, number>();
+    const byCause = new Map<string, number>();
     let sampled = 0;
     for (const file of readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'))) {
-      sampled += attribute(JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile, from, to, byCaller, byPlace);
+      sampled += attribute(JSON.parse(readFileSync(join(profiles, file), 'utf8')) as CpuProfile, from, to, byCaller, byPlace, byCause);
     }
     if (sampled === 0) throw new Error(`no profile samples in the window (profiles: ${readdirSync(profiles).join(', ') || 'none'})`);
     const generated = report({
@@ -230,6 +280,7 @@ async function main() {
       sampled,
       byCaller,
       byPlace,
+      byCause,
       temporal: temporalHistograms,
     });
     publishReport('bench:profile', '## A profile of one command', generated, log);
