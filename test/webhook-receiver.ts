@@ -22,6 +22,8 @@ export interface ReceiverReply {
   delayMs?: number;
   headers?: Record<string, string>;
   body?: string;
+  /** Drop the connection instead of answering (a receiver that closed a kept connection as the request came). */
+  drop?: boolean;
 }
 
 export type ReceiverBehaviour = (req: { method: string; path: string; headers: IncomingHttpHeaders; body: string }) => ReceiverReply | Promise<ReceiverReply>;
@@ -34,6 +36,8 @@ export interface Receiver {
   respond(behaviour: ReceiverBehaviour): void;
   /** Every request received, in order. */
   requests: ReceivedRequest[];
+  /** TLS connections accepted so far (a client that keeps its connection alive opens one). */
+  connections(): number;
   /** Resolves once `n` requests have been received; rejects after `timeoutMs` (default 10 s). */
   waitFor(n: number, timeoutMs?: number): Promise<ReceivedRequest[]>;
   close(): Promise<void>;
@@ -46,6 +50,7 @@ export async function startReceiver(opts: { key: string; cert: string; host?: '1
   const waiters = new Set<() => void>();
   const timers = new Set<NodeJS.Timeout>();
   const sockets = new Set<Socket>();
+  let connections = 0;
 
   const server = https.createServer({ key: opts.key, cert: opts.cert }, (req, res) => {
     const chunks: Buffer[] = [];
@@ -63,6 +68,7 @@ export async function startReceiver(opts: { key: string; cert: string; host?: '1
       }
       const answer = () => {
         if (res.destroyed) return;
+        if (reply.drop) return void req.socket.destroy();
         res.writeHead(reply.status ?? 204, reply.headers);
         res.end(reply.body);
       };
@@ -78,6 +84,7 @@ export async function startReceiver(opts: { key: string; cert: string; host?: '1
   server.on('tlsClientError', () => undefined);
   server.on('clientError', (_err, socket) => socket.destroy());
   server.on('secureConnection', (socket) => {
+    connections++;
     sockets.add(socket);
     socket.on('error', () => undefined);
     socket.once('close', () => sockets.delete(socket));
@@ -95,6 +102,7 @@ export async function startReceiver(opts: { key: string; cert: string; host?: '1
       behaviour = next;
     },
     requests,
+    connections: () => connections,
     waitFor: (n, timeoutMs = 10_000) =>
       new Promise((resolve, reject) => {
         if (requests.length >= n) return resolve(requests.slice(0, n));

@@ -5,7 +5,11 @@
 //
 // The socket connects to the address the check judged, through the `lookup` hook: the URL's
 // host name is used only for SNI, the certificate check and the Host header, never looked up
-// again, so a name rebound after the check cannot redirect the connection. Redirects are never
+// again, so a name rebound after the check cannot redirect the connection. A webhook's connection
+// is kept alive for the next delivery to the same checked address (an agent per address: a socket
+// is never reused for another address, whatever its name resolves to later), so a busy
+// subscription pays one TLS handshake, not one a delivery; a kept socket the receiver closed
+// meanwhile is retried once on a new one. Redirects are never
 // followed (https.request does not); a 3xx is a failed delivery. The response body is read up to
 // a limit and thrown away: it is never returned nor logged (spec: "the response body is not
 // returned to the registering organization"); only status and timing leave this module.
@@ -46,6 +50,8 @@ export interface SendInput {
   method?: 'POST' | 'GET';
   /** Keep the response body (up to maxResponseBytes; beyond it, 'response-too-large') instead of discarding it. */
   keepBody?: boolean;
+  /** Reuse a kept-alive connection to the checked address (webhooks); a key set's GET takes a fresh one. */
+  keepAlive?: boolean;
 }
 
 const TIMEOUT_MS = 15_000;
@@ -57,17 +63,56 @@ const MAX_HEADER_BYTES = 16_384;
 /** OpenSSL and Node codes of a failed handshake or certificate check. */
 const TLS_ERROR = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|EPROTO$)/;
 
+/** Kept connections: free sockets per agent, how long one waits idle, how many addresses are kept. */
+const KEPT_FREE_SOCKETS = 4;
+const KEPT_IDLE_MS = 4_000;
+const KEPT_ADDRESSES = 256;
+/** Errors of a kept socket the receiver had closed before our request reached it. */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED']);
+
+/** One agent per checked address (least recently used dropped beyond KEPT_ADDRESSES). */
+const agents = new Map<string, https.Agent>();
+
+function agentFor(target: CheckedTarget): https.Agent {
+  const key = `${target.family}/${target.address}`;
+  let agent = agents.get(key);
+  if (agent) agents.delete(key);
+  // Node's agent pools by host, port, servername and TLS options (the CA among them) within it.
+  else agent = new https.Agent({ keepAlive: true, maxFreeSockets: KEPT_FREE_SOCKETS, timeout: KEPT_IDLE_MS, scheduling: 'lifo' });
+  agents.set(key, agent);
+  if (agents.size > KEPT_ADDRESSES) {
+    const [oldest, old] = agents.entries().next().value!;
+    agents.delete(oldest);
+    old.destroy();
+  }
+  return agent;
+}
+
+/** Closes every kept connection (a process that stops; tests). */
+export function closeKeptConnections(): void {
+  for (const agent of agents.values()) agent.destroy();
+  agents.clear();
+}
+
 export async function sendWebhook(input: SendInput): Promise<SendResult> {
-  return requestChecked(input);
+  return requestChecked({ keepAlive: true, ...input });
 }
 
 /** A request to a checked target: a webhook's POST, or a GET whose body is kept. */
 export async function requestChecked(input: SendInput): Promise<SendResult> {
+  const first = await requestOnce(input);
+  // A kept socket the receiver had closed (reset before any answer): once more, on a new socket. Had
+  // the request reached it after all, the second is a duplicate, which at-least-once delivery allows
+  // (a receiver deduplicates by webhook-id).
+  return first.staleSocket ? (await requestOnce(input)).result : first.result;
+}
+
+async function requestOnce(input: SendInput): Promise<{ result: SendResult; staleSocket?: boolean }> {
   const { target } = input;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   // The address is the one the check judged; anything else was not checked.
-  if (target.url.protocol !== 'https:' || !isIP(target.address)) return { ok: false, latencyMs: 0, error: 'target-refused' };
+  if (target.url.protocol !== 'https:' || !isIP(target.address)) return { result: { ok: false, latencyMs: 0, error: 'target-refused' } };
 
   const urlHost = target.url.hostname.replace(/^\[(.*)\]$/, '$1');
   const ipHost = isIP(urlHost) !== 0;
@@ -84,7 +129,7 @@ export async function requestChecked(input: SendInput): Promise<SendResult> {
   const headers: Record<string, string> = { ...input.headers };
   if (input.method !== 'GET' && !Object.keys(headers).some((name) => name.toLowerCase() === 'content-length')) headers['content-length'] = String(Buffer.byteLength(input.body));
 
-  return new Promise<SendResult>((resolve) => {
+  return new Promise<{ result: SendResult; staleSocket?: boolean }>((resolve) => {
     let settled = false;
     let phase: 'connecting' | 'handshake' | 'exchange' = 'connecting';
     let answer: SendResult | undefined;
@@ -100,18 +145,20 @@ export async function requestChecked(input: SendInput): Promise<SendResult> {
       family: target.family,
       servername,
       ca: input.ca ? [...tls.rootCertificates, input.ca] : undefined,
-      // A fresh agent per request: no socket is reused for a different checked address.
-      agent: false,
+      // Kept alive per checked address (agentFor), or a socket of its own.
+      agent: input.keepAlive ? agentFor(target) : false,
       maxHeaderSize: MAX_HEADER_BYTES,
     });
 
-    const finish = (result: SendResult) => {
+    // `kept`: the exchange ended cleanly (the whole response read), so its socket may serve the next
+    // delivery; anything cut short destroys it.
+    const finish = (result: SendResult, kept = false, staleSocket = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
       clearTimeout(connectTimer);
-      req.destroy();
-      resolve(result);
+      if (!kept) req.destroy();
+      resolve({ result, staleSocket });
     };
     const fail = (error: NonNullable<SendResult['error']>) => finish({ ok: false, latencyMs: elapsed(), error });
 
@@ -119,6 +166,11 @@ export async function requestChecked(input: SendInput): Promise<SendResult> {
     const deadline = setTimeout(() => (answer ? finish(answer) : fail('timeout')), input.timeoutMs ?? TIMEOUT_MS);
 
     req.on('socket', (socket) => {
+      // A kept socket is connected and past its handshake already.
+      if (req.reusedSocket) {
+        phase = 'exchange';
+        return;
+      }
       connectTimer = setTimeout(() => fail('timeout'), input.connectTimeoutMs ?? CONNECT_TIMEOUT_MS);
       socket.once('connect', () => (phase = 'handshake'));
       socket.once('secureConnect', () => {
@@ -130,6 +182,7 @@ export async function requestChecked(input: SendInput): Promise<SendResult> {
     req.on('error', (err: NodeJS.ErrnoException) => {
       if (answer) return finish(answer);
       const code = err.code ?? '';
+      if (req.reusedSocket && STALE_SOCKET.has(code)) return finish({ ok: false, latencyMs: elapsed(), error: 'connection' }, false, true);
       if (code === 'HPE_HEADER_OVERFLOW') return fail('response-too-large');
       fail(phase === 'handshake' || TLS_ERROR.test(code) ? 'tls' : 'connection');
     });
@@ -152,7 +205,7 @@ export async function requestChecked(input: SendInput): Promise<SendResult> {
         if (received > (input.maxResponseBytes ?? MAX_RESPONSE_BYTES)) return finish(input.keepBody ? { ...result, ok: false, error: 'response-too-large' } : result);
         if (input.keepBody) kept.push(chunk);
       });
-      res.on('end', () => finish(input.keepBody ? { ...result, body: Buffer.concat(kept), headers: res.headers } : result));
+      res.on('end', () => finish(input.keepBody ? { ...result, body: Buffer.concat(kept), headers: res.headers } : result, true));
       res.on('error', () => finish(result));
       res.on('close', () => finish(result));
     });

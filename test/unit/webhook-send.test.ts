@@ -6,7 +6,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hostLimiter, parseRetryAfter, sendWebhook, type SendInput } from '../../core/webhooks/send';
+import { closeKeptConnections, hostLimiter, parseRetryAfter, sendWebhook, type SendInput } from '../../core/webhooks/send';
 import type { CheckedTarget } from '../../core/webhooks/target';
 import { testCertificates } from '../tls';
 import { startReceiver, type Receiver } from '../webhook-receiver';
@@ -17,7 +17,10 @@ let receiver: Receiver;
 beforeAll(async () => {
   receiver = await startReceiver({ key: certificates.key, cert: certificates.cert });
 });
-afterAll(() => receiver.close());
+afterAll(() => {
+  closeKeptConnections();
+  return receiver.close();
+});
 beforeEach(() => {
   receiver.requests.length = 0;
   receiver.respond(() => ({ status: 204 }));
@@ -142,6 +145,40 @@ describe('connection failures', () => {
     expect(await send({ target: target(`https://127.0.0.1:${port}/hook`) })).toMatchObject({ ok: false, error: 'tls' });
     server.closeAllConnections();
     await new Promise((resolve) => server.close(resolve));
+  });
+});
+
+describe('kept connections', () => {
+  beforeEach(() => closeKeptConnections());
+
+  test('deliveries to one checked address share one TLS connection; another address never gets it', async () => {
+    const before = receiver.connections();
+    for (let i = 0; i < 3; i++) expect(await send()).toMatchObject({ ok: true, status: 204 });
+    expect(receiver.connections() - before).toBe(1);
+    // The same URL checked to another address connects there (nothing listens: refused), not over
+    // the socket kept for 127.0.0.1.
+    expect(await send({ target: target(receiver.url(), '127.0.0.2') })).toMatchObject({ ok: false, error: 'connection' });
+    expect(receiver.requests).toHaveLength(3);
+  });
+
+  test('a kept connection the receiver drops as the next request comes is replaced: the delivery succeeds on a new one', async () => {
+    let n = 0;
+    receiver.respond(() => (++n === 2 ? { drop: true } : { status: 204 }));
+    const before = receiver.connections();
+    expect(await send()).toMatchObject({ ok: true, status: 204 });
+    expect(await send()).toMatchObject({ ok: true, status: 204 });
+    // The dropped request and its repetition both arrived (at-least-once), over two connections.
+    expect(receiver.requests).toHaveLength(3);
+    expect(receiver.connections() - before).toBe(2);
+  });
+
+  test('a delivery cut short (a timeout) does not leave its connection for the next one', async () => {
+    receiver.respond(() => ({ status: 204, delayMs: 500 }));
+    const before = receiver.connections();
+    expect(await send({ timeoutMs: 100 })).toMatchObject({ ok: false, error: 'timeout' });
+    receiver.respond(() => ({ status: 204 }));
+    expect(await send()).toMatchObject({ ok: true, status: 204 });
+    expect(receiver.connections() - before).toBe(2);
   });
 });
 
