@@ -213,7 +213,26 @@ export class Entities {
   }
 
   private write(handle: WorkflowHandle, transition: TransitionRecord, commandId: string): Promise<void> {
-    return writeAnswer(this.store, transition, commandId, async () => (await this.unwritten(handle)).transitions);
+    return writeAnswer(this.store, transition, commandId, async () => (await this.unwrittenForGap(handle)).transitions);
+  }
+
+  /**
+   * The unwritten transitions a sender needs to fill a gap before its own. Temporal fails a Query at
+   * once while the workflow's task is being retried (a task that timed out on a loaded machine), so
+   * a failed Query is asked again until the deadline. Past it the command's outcome is unknown to
+   * this sender (a 503: the answer is Temporal's, and its intent's sweep writes it), never an error
+   * of ours.
+   */
+  private async unwrittenForGap(handle: WorkflowHandle): Promise<UnwrittenTransitions> {
+    const until = Date.now() + this.deadlineMs;
+    for (let pause = 100; ; pause = Math.min(pause * 2, 2_000)) {
+      try {
+        return await this.unwritten(handle, undefined, Math.max(1_000, until - Date.now()));
+      } catch (err) {
+        if (Date.now() + pause >= until) throw new EntityUnavailable(err);
+        await new Promise((resolve) => setTimeout(resolve, pause));
+      }
+    }
   }
 
   /**
