@@ -44,6 +44,14 @@ export interface WebhookDeliverySettings {
   personalData: PersonalData;
 }
 
+/** An event of the outbox as a delivery sends it. */
+interface OutboxEvent {
+  cloudevent: any;
+  resource_kind: string;
+  owner_organization_id: string;
+  share_scope: string | null;
+}
+
 /** Events collected per pump; a full batch pumps again at once. */
 const COLLECT_BATCH = 500;
 /** A pump starts no attempt after this long (each attempt lasts at most 15 s). */
@@ -132,14 +140,22 @@ class WebhookPump {
     return rows.length > 0;
   }
 
-  /** Whether this pump may attempt the delivery now: no other pump holds it. */
-  private async claim(delivery: DeliveryRow, now: number): Promise<boolean> {
-    const { rowCount } = await this.db.query(
-      `update webhook_deliveries set claimed_until = $3
-        where id = $1 and subscription_id = $2 and status = 'pending' and (claimed_until is null or claimed_until <= $4)`,
+  /**
+   * Claims the delivery for this pump and reads its event, in one statement: undefined when another
+   * pump holds the delivery; `event` undefined when the outbox no longer holds the event.
+   */
+  private async claim(delivery: DeliveryRow, now: number): Promise<{ event?: OutboxEvent } | undefined> {
+    const { rows } = await this.db.query<{ [K in keyof OutboxEvent]: OutboxEvent[K] | null }>(
+      `with claimed as (
+         update webhook_deliveries set claimed_until = $3
+          where id = $1 and subscription_id = $2 and status = 'pending' and (claimed_until is null or claimed_until <= $4)
+          returning event_id)
+       select e.cloudevent, e.resource_kind, e.owner_organization_id, e.share_scope from claimed left join events e on e.id = claimed.event_id`,
       [delivery.id, delivery.subscription_id, new Date(now + CLAIM_MS).toISOString(), new Date(now).toISOString()],
     );
-    return rowCount === 1;
+    if (rows.length === 0) return undefined;
+    const row = rows[0];
+    return row.resource_kind === null ? {} : { event: row as OutboxEvent };
   }
 
   private async record(delivery: DeliveryRow, status: DeliveryRow['status'], attempt: Attempt | undefined, nextAttemptAt: number | undefined, at: number): Promise<void> {
@@ -161,12 +177,9 @@ class WebhookPump {
 
   /** One attempt of one delivery (unless another pump holds it); whether the subject may go on to its next event. */
   private async attempt(sub: SubscriptionRow, kinds: string[], delivery: DeliveryRow, clock: () => number, path: PumpOptions['path']): Promise<boolean> {
-    if (!(await this.claim(delivery, clock()))) return false;
-    const { rows } = await this.db.query<{ cloudevent: any; resource_kind: string; owner_organization_id: string; share_scope: string | null }>(
-      'select cloudevent, resource_kind, owner_organization_id, share_scope from events where id = $1',
-      [delivery.event_id],
-    );
-    const event = rows[0];
+    const claimed = await this.claim(delivery, clock());
+    if (!claimed) return false;
+    const { event } = claimed;
     // Not sent: an event the outbox no longer holds, of a kind the connector may no longer read,
     // or shared by a relationship that is no longer in force (nothing from it after its end).
     if (!event || !kinds.includes(event.resource_kind) || !(await this.stillShared(sub.organization_id, event, clock()))) {
@@ -271,9 +284,10 @@ class WebhookPump {
       // subject's next event only in the next round, once this one has ended.
       await Promise.all(due.map((d) => this.perSubscription(current.id, () => this.attempt(current, kinds, d, clock, options.path))));
     }
-    const after = await loadSubscription(this.db, input.subscriptionId);
-    if (!after) return { state: 'deleted', more: false };
-    return { state: after.active ? 'active' : 'inactive', more, ...(nextDueAt !== undefined ? { nextDueAt } : {}) };
+    // `sub` is as the last round read it, after every attempt before it (an attempt that disabled
+    // the subscription shows there); a change made in the last milliseconds shows to the next pump.
+    if (!sub) return { state: 'deleted', more: false };
+    return { state: sub.active ? 'active' : 'inactive', more, ...(nextDueAt !== undefined ? { nextDueAt } : {}) };
   }
 }
 
