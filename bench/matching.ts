@@ -21,6 +21,7 @@
 // Engines are interleaved (blocks of queries, rounds of the stream, bursts). The report goes into
 // docs/benchmarks.md between the bench-matching markers (the hand-written analysis outside them is
 // kept) and to stdout. BENCH_MATCHING_SIZES (e.g. "1000,10000") narrows the sizes for a quick try.
+import { claimDataFolder } from '../core/data-folder';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { exitGuard, f1, f2, machine, median, percentile, publishReport, runBench, treeCpuMs, type Cleanups } from './common';
@@ -847,6 +848,8 @@ async function seedEngines(b: Bench, z: Size): Promise<Record<Engine, Db>> {
   const dbs = {} as Record<Engine, Db>;
   for (const engine of ENGINES) {
     const t0 = performance.now();
+    // The PGlite folder is claimed in this version's format first, as the broker that later opens it expects (core/data-folder.ts).
+    if (engine === 'pglite') claimDataFolder(z.pgliteDir);
     const db = engine === 'pglite' ? await openReadModel({ dataDir: z.pgliteDir }) : await openReadModel({ databaseUrl: z.databaseUrl, dataDir: join(b.dir, 'unused'), poolSize: 4 });
     dbs[engine] = db;
     b.results.versions[engine] ??= ((await db.query<{ v: string }>('select version() as v')).rows[0].v ?? '').split(',')[0];
