@@ -88,7 +88,7 @@ function agentFor(target: CheckedTarget): https.Agent {
   return agent;
 }
 
-/** Closes every kept connection (a process that stops; tests). */
+/** Closes every kept connection (tests; a stopping process need not: an idle kept socket never holds it open, Node unrefs it). */
 export function closeKeptConnections(): void {
   for (const agent of agents.values()) agent.destroy();
   agents.clear();

