@@ -14,11 +14,16 @@ RUN=$(python3 -c 'import uuid; print(uuid.uuid4())')   # makes this run's Idempo
 H=$(mktemp); trap 'rm -f "$H"' EXIT                   # the headers of the last answer
 
 # expect STATUS CURL-ARGUMENTS...: one call; its body in $BODY, its ETag in $ETAG; any other
-# status than STATUS prints the answer and fails
+# status than STATUS prints the answer and fails. A 429 (a rate limit, e.g. ten invitations a
+# minute when the walkthrough runs again and again) is sent again after its Retry-After.
 expect() {
   local want=$1 code; shift
-  BODY=$(curl -sS -D "$H" -w '\n%{http_code}' "$@") || true
-  code=${BODY##*$'\n'}; BODY=${BODY%$'\n'*}
+  for _ in 1 2 3 4 5; do
+    BODY=$(curl -sS -D "$H" -w '\n%{http_code}' "$@") || true
+    code=${BODY##*$'\n'}; BODY=${BODY%$'\n'*}
+    [ "$code" = 429 ] && [ "$want" != 429 ] || break
+    sleep "$(tr -d '\r' < "$H" | awk 'tolower($1) == "retry-after:" { print $2 + 0 }' | grep . || echo 1)"
+  done
   ETAG=$(tr -d '\r' < "$H" | awk 'tolower($1) == "etag:" { print $2 }')
   if [ "$code" != "$want" ]; then
     echo "FAILED: curl $(echo "$*" | sed -E 's/Bearer [^ ]+/Bearer .../g')" >&2
