@@ -514,7 +514,10 @@ describe('recurring series', () => {
         for (const d of dates) if (dueOf(d) > pausedAt && eightInBerlin(d) - 2 * 3600_000 <= resumedAt) missed.push(d);
         const resumed = await carrier.command(`${path}/resume`, (await series()).resourceVersion);
         expect(resumed.body.status).toBe('active');
-        expect(missed.length).toBeGreaterThanOrEqual(3);
+        // Missed: the dates at 08:00 in (pausedAt + 7 days, resumedAt + 2 hours], a window of 9
+        // days and 2 hours. Where it starts depends on the hour the suite runs (the steps count
+        // from now): just after a Thursday's 08:00 it holds two dates (Tuesday, Thursday), else three.
+        expect(missed.length).toBeGreaterThanOrEqual(2);
         t = resumedAt;
         await stepTo(t + 60_000);
         continue;
