@@ -9,7 +9,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
-import { Client as PgClient } from 'pg';
 import { createActivities } from '../activities';
 import { Entities } from '../core/entities';
 import type { Db } from '../core/db';
@@ -25,7 +24,7 @@ import { ENGINE, testEnv } from './helpers';
 
 /** The test-only kinds: their standard tables are made from their definitions, as the registry's are. */
 const TEST_KINDS = [testCounter, testTrigger];
-import { PG_ADMIN_URL } from './setup/stack-setup';
+import { adminQuery, schemaUrl } from './pg-admin';
 
 let db: Db;
 let schema: string | undefined;
@@ -38,11 +37,8 @@ const workers: Array<{ worker: Worker; run: Promise<void> }> = [];
 beforeAll(async () => {
   if (ENGINE === 'postgres') {
     schema = `pcx_flows_${process.pid}_${Date.now()}`;
-    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    db = await openReadModel({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' }, TEST_KINDS);
+    await adminQuery(`create schema ${schema}`);
+    db = await openReadModel({ databaseUrl: schemaUrl(schema), dataDir: '' }, TEST_KINDS);
   } else {
     db = await openReadModel({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-flows-')) }, TEST_KINDS);
   }
@@ -70,12 +66,7 @@ afterAll(async () => {
   await Promise.allSettled(workers.map((w) => w.run));
   await connection?.close();
   await db?.close();
-  if (schema) {
-    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.end();
-  }
+  if (schema) await adminQuery(`drop schema if exists ${schema} cascade`);
 });
 
 type SendCommand = ReturnType<typeof createActivities>['sendCommand'];

@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { Client, Connection } from '@temporalio/client';
-import { Client as PgClient } from 'pg';
 import type { Db } from '../core/db';
 import { openReadModel } from '../read-model/database';
 import { rebuildReadModel } from '../read-model/rebuild';
@@ -22,7 +21,7 @@ import { Connector, db as liveDb, ENGINE, freshOrgs, sleep, testEnv } from './he
 import { createListing, OFFERS } from './listing-fixtures';
 import { acceptedMatch, issuedTender } from './tenders.fixtures';
 import { waitFor } from './matching-fixtures';
-import { PG_ADMIN_URL } from './setup/stack-setup';
+import { adminQuery, schemaUrl } from './pg-admin';
 import { ROOT } from './stack';
 
 let target: Db | undefined;
@@ -31,12 +30,7 @@ let connection: Connection | undefined;
 afterAll(async () => {
   await target?.close();
   await connection?.close();
-  if (schemas.length) {
-    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    for (const schema of schemas) await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.end();
-  }
+  for (const schema of schemas) await adminQuery(`drop schema if exists ${schema} cascade`);
 });
 
 /** An empty read model of the engine under test. */
@@ -44,11 +38,8 @@ async function emptyTarget(): Promise<{ db: Db; url?: string; dir?: string }> {
   if (ENGINE === 'postgres') {
     const schema = `pcx_rebuild_${process.pid}_${Date.now()}`;
     schemas.push(schema);
-    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const url = `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    await adminQuery(`create schema ${schema}`);
+    const url = schemaUrl(schema);
     return { db: await openReadModel({ databaseUrl: url, dataDir: '' }), url };
   }
   const dir = mkdtempSync(join(tmpdir(), 'pcx-rebuild-'));

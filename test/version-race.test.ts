@@ -29,7 +29,6 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { Client as PgClient } from 'pg';
 import { createActivities } from '../activities';
 import { Entities, type EntityAnswer } from '../core/entities';
 import type { Db } from '../core/db';
@@ -41,7 +40,7 @@ import { snapshotQuery } from '../workflows/entity';
 import { ENGINE, testEnv } from './helpers';
 import { offerBody } from './listing-fixtures';
 import { testWorkflowCode } from './workflow-code';
-import { PG_ADMIN_URL } from './setup/stack-setup';
+import { adminQuery, schemaUrl } from './pg-admin';
 
 const SETTINGS = { schemaBase: 'https://schemas.test', eventSource: 'https://test/events' };
 const ORG = 'org-version-race';
@@ -55,11 +54,8 @@ const workers: Array<{ worker: Worker; run: Promise<void> }> = [];
 beforeAll(async () => {
   if (ENGINE === 'postgres') {
     schema = `pcx_version_race_${process.pid}_${Date.now()}`;
-    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    db = await openReadModel({ databaseUrl: `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, dataDir: '' });
+    await adminQuery(`create schema ${schema}`);
+    db = await openReadModel({ databaseUrl: schemaUrl(schema), dataDir: '' });
   } else {
     db = await openReadModel({ dataDir: mkdtempSync(join(tmpdir(), 'pcx-version-race-')) });
   }
@@ -72,12 +68,7 @@ afterAll(async () => {
   await Promise.allSettled(workers.map((w) => w.run));
   await connection?.close();
   await db?.close();
-  if (schema) {
-    const admin = new PgClient({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`drop schema if exists ${schema} cascade`);
-    await admin.end();
-  }
+  if (schema) await adminQuery(`drop schema if exists ${schema} cascade`);
 });
 
 async function start(options: Partial<Parameters<typeof Worker.create>[0]> & { taskQueue: string }) {

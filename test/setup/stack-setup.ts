@@ -10,7 +10,6 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import { embeddedOnFreePorts, freePort, ROOT, startBroker, startEmbedded, startTemporal, writeTestRegistry, type SharedStartValues } from '../stack';
 import { startDnsServer } from '../dns-server';
 import { testCertificates } from '../tls';
@@ -19,8 +18,7 @@ import { writeGatewayWorkflowBundle } from '../../gateway/bundle';
 import { writeWorkflowBundle } from '../../workflows/bundle';
 import { newKeyFile } from '../../core/secrets';
 
-import { PG_ADMIN_URL } from '../pg-admin';
-export { PG_ADMIN_URL };
+import { adminQuery, schemaUrl } from '../pg-admin';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -181,11 +179,8 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
   let schema: string | undefined;
   if (engine === 'postgres') {
     schema = `pcx_test_${process.pid}_${Date.now()}`;
-    const admin = new Client({ connectionString: PG_ADMIN_URL });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    databaseUrl = `${PG_ADMIN_URL}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    await adminQuery(`create schema ${schema}`);
+    databaseUrl = schemaUrl(schema);
   }
   const taskQueue = `pcx-test-${process.pid}-${engine}`;
   const mtlsPort = await freePort();

@@ -1,6 +1,6 @@
-import { Client } from 'pg';
 import { allDoneWithSharedStart, stopEmbedded } from '../stack';
-import { PG_ADMIN_URL, type SharedStart } from './stack-setup';
+import { adminQuery } from '../pg-admin';
+import type { SharedStart } from './stack-setup';
 
 // Runs once per project; the last one stops what the projects share.
 export async function tearDownStack() {
@@ -15,12 +15,7 @@ export async function tearDownStack() {
   const npmStart = shared ? shared.booting.then(() => (shared.child ? stopEmbedded(shared.child, 30000, { interrupted: allDoneWithSharedStart(shared.values) }) : 0)) : Promise.resolve(0);
   for (const { broker, schema } of s.stacks) {
     await broker.stop();
-    if (schema) {
-      const admin = new Client({ connectionString: PG_ADMIN_URL });
-      await admin.connect();
-      await admin.query(`drop schema if exists ${schema} cascade`);
-      await admin.end();
-    }
+    if (schema) await adminQuery(`drop schema if exists ${schema} cascade`);
   }
   await s.temporal.stop();
   await s.webhooks?.dns.close();
