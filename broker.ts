@@ -32,6 +32,8 @@ import { keyRingOf, type KeyRing } from './core/secrets';
 import { personalDataOf } from './core/personal-data';
 import { claimDataFolder, markDataFolder, unmarkDataFolder } from './core/data-folder';
 import { resealSecrets } from './read-model/webhook-subscriptions';
+import { openTransparencyLog } from './read-model/transparency-log';
+import { loadTransparencyLogKeys } from './core/transparency-log-key';
 
 export async function startBroker(config: Config) {
   const log = createLogger(config.log);
@@ -134,7 +136,10 @@ async function startApi(config: Config, db: Db, temporal: Client, secrets: KeyRi
   const entities = new Entities(temporal, { taskQueue: config.temporal.taskQueue, settings: config.workflow }, createTransitionStore(db, { schemaBase: config.schemaBase, eventSource: eventSource(config) }));
   const intentSweep = sweepIntents(entities, log);
   const oauthState = await createOAuthState({ config, db, signingKey, log });
-  const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, oauth: oauthState, secrets, personalData: personalDataOf(config.secrets), log });
+  // The transparency log's checkpoints: signed when asked for, and at an interval whenever the log grew.
+  const { origin, keyFile, checkpointSeconds } = config.transparencyLog;
+  const transparencyLog = openTransparencyLog(db, { keys: loadTransparencyLogKeys(config.dataDir, keyFile, origin), origin });
+  const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, oauth: oauthState, secrets, personalData: personalDataOf(config.secrets), log, transparencyLog });
   // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
   if (config.registry.seedRecords) {
     importSeed({ registry, entities, db, personalData: personalDataOf(config.secrets), organizationsFile: config.registry.organizationsFile, connectorsFile: config.registry.connectorsFile, usersFile: config.registry.usersFile, log }).catch((err) => log.warn({ error: String(err) }, 'the seed was not imported; it is tried again at the next start'));
@@ -161,12 +166,15 @@ async function startApi(config: Config, db: Db, temporal: Client, secrets: KeyRi
     Promise.all([purgeExpiredIdempotencyKeys(db), purgeOldRateCounters(db), purgeExpiredAssertions(db), purgeExpiredRevocations(db)]).catch((err) => log.warn({ error: String(err) }, 'housekeeping failed'));
   }, 10 * 60 * 1000);
   housekeeping.unref();
+  const checkpoints = setInterval(() => transparencyLog.current().catch((err) => log.warn({ error: String(err) }, 'the transparency log could not be signed')), checkpointSeconds * 1000);
+  checkpoints.unref();
   log.info({ url: `http://${config.host}:${config.port}`, role: config.role, database: db.engine }, 'broker listening');
   return {
     async stop() {
       managed.stop();
       oauthState.revocations.stop();
       clearInterval(housekeeping);
+      clearInterval(checkpoints);
       clearInterval(intentSweep);
       for (const server of servers) await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -22,6 +22,7 @@ import { consoleApp } from './console';
 import { oauth } from './token';
 import { tokenLifecycle } from './token-lifecycle';
 import { oauthMetadata } from './oauth-metadata';
+import { transparencyLog, transparencyLogWellKnown } from './transparency-log';
 
 /** The broker's authorization server for connectors (present unless its token endpoint is off). */
 const OAUTH_ROUTERS: Array<Hono<AppEnv>> = [oauth, tokenLifecycle, oauthMetadata];
@@ -59,6 +60,7 @@ const ROUTERS = mountedAt(
   { executionReferences, executionUpdates, executionOutcomes, executionHandovers, events, webhookSubscriptions },
   { organizations, connectors, users, partners, directory, reports },
   { retentionPolicies, purgedRecords, retentionPreview, retentionRuns },
+  { transparencyLog },
 );
 
 function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> {
@@ -74,7 +76,7 @@ function mountedAt(...groups: Array<Record<string, Hono<AppEnv>>>): Array<[path:
 const DEV_ROUTERS: Array<[path: string, router: Hono<AppEnv>, limit: LimitKey]> = [['/sandbox', sandbox, 'maxBodyBytes']];
 
 /** The public routes (no token: health, metrics, the documents, the reference, the console's files), at their full paths. */
-const PUBLIC_ROUTERS: Array<Hono<AppEnv>> = [health, metrics, codec, openapi, asyncapi, docs, consoleApp];
+const PUBLIC_ROUTERS: Array<Hono<AppEnv>> = [health, metrics, codec, openapi, asyncapi, docs, consoleApp, transparencyLogWellKnown];
 
 /** 413 before the body is parsed, chunked bodies included. */
 function limitBody(key: LimitKey): MiddlewareHandler<AppEnv> {
@@ -213,6 +215,7 @@ export function createApp(services: Services): Hono<AppEnv> {
   app.route('/', docs);
   // The planner console for interactive users (its pages answer 404 when no users are configured).
   app.route('/', consoleApp);
+  app.route('/', transparencyLogWellKnown);
   // The broker's token endpoint, in every mode unless turned off (an external identity provider only).
   if (services.config.auth.tokenEndpoint) {
     app.use('/oauth2/*', limitBody('maxRelationshipBodyBytes'));

@@ -12,6 +12,7 @@ import type { KeyRing } from '../core/secrets';
 
 import type { SandboxRecord } from '../core/sandbox';
 import type { OAuthState } from './oauth-state';
+import type { TransparencyLog } from '../read-model/transparency-log';
 
 export interface Services {
   config: Config;
@@ -30,6 +31,8 @@ export interface Services {
   /** Seals personal data under its record's key and opens it on the way out (core/personal-data.ts). */
   personalData: PersonalData;
   log: Logger;
+  /** The transparency log's checkpoints and proofs (read-model/transparency-log.ts). */
+  transparencyLog: TransparencyLog;
   /** Development mode only: the record of connectors' requests and injected faults (api/sandbox.ts). */
   sandbox?: SandboxRecord;
 }

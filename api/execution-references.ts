@@ -7,10 +7,11 @@ import { Hono } from 'hono';
 import { operation, type BodyName } from './operations';
 import { validateArea } from '../core/areas';
 import { Problem } from '../domain/problems';
-import { listOutcomes, listUpdates, loadOutcome, outcomeDocument, referenceFacts } from '../read-model/execution-reference';
+import { listOutcomes, listUpdates, loadOutcome, referenceFacts } from '../read-model/execution-reference';
 import { loadDocument } from '../read-model/projection-document';
 import {
   executionReference,
+  outcomeRecord,
   referenceIdOf,
   type ExecutionOutcome,
   type ExecutionReference,
@@ -222,7 +223,7 @@ export const executionOutcomes = new Hono<AppEnv>();
 
 const outcomeAnswer = (key: string) => (snapshot: Envelope, commandId: string) => {
   const outcome = (snapshot as unknown as ExecutionReference).outcomes.find((o: ExecutionOutcome) => o.deduplicationKey === key);
-  return recorded(outcome && outcomeDocument(outcome), outcome?.commandId === commandId, '/execution-outcomes');
+  return recorded(outcome && outcomeRecord(outcome), outcome?.commandId === commandId, '/execution-outcomes');
 };
 
 operation(executionOutcomes, {

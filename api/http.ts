@@ -168,17 +168,20 @@ export function querySingle(c: Ctx, name: string): string | undefined {
   return sent[0];
 }
 
-/** Cursor pagination by resource id (UUIDv7 ids sort by creation time). */
-export function pageParams(c: Ctx): { after?: string; limit: number } {
+/** The page size asked for (`limit`), or the default. */
+export function pageLimit(c: Ctx): number {
   const { pageSizeDefault, pageSizeMax } = c.get('services').config.limits;
   const limitText = querySingle(c, 'limit');
-  let limit = pageSizeDefault;
-  if (limitText !== undefined) {
-    if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > pageSizeMax) {
-      throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${pageSizeMax}`, { errors: [{ pointer: '/query/limit', message: `must be 1..${pageSizeMax}` }] });
-    }
-    limit = Number(limitText);
+  if (limitText === undefined) return pageSizeDefault;
+  if (!/^\d{1,4}$/.test(limitText) || Number(limitText) < 1 || Number(limitText) > pageSizeMax) {
+    throw new Problem('VALIDATION_FAILED', `limit must be an integer from 1 to ${pageSizeMax}`, { errors: [{ pointer: '/query/limit', message: `must be 1..${pageSizeMax}` }] });
   }
+  return Number(limitText);
+}
+
+/** Cursor pagination by resource id (UUIDv7 ids sort by creation time). */
+export function pageParams(c: Ctx): { after?: string; limit: number } {
+  const limit = pageLimit(c);
   const cursor = querySingle(c, 'cursor');
   if (cursor === undefined) return { limit };
   const after = decodeCursor(cursor);
@@ -195,7 +198,7 @@ export function decodeCursor(cursor: string): string {
   return Buffer.from(cursor, 'base64url').toString('utf8');
 }
 
-function badCursor() {
+export function badCursor() {
   return new Problem('VALIDATION_FAILED', 'cursor is not one this broker issued', { errors: [{ pointer: '/query/cursor', message: 'is not valid' }] });
 }
 

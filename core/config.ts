@@ -117,6 +117,14 @@ export interface Config {
    * folder (`<DATA_DIR>.personal-data-keys`), required in production.
    */
   secrets: { keyFile: string | undefined; personalDataKeysDir: string };
+  /**
+   * The transparency log (docs/transparency-log.md): its origin, the first line of every checkpoint
+   * (TRANSPARENCY_LOG_ORIGIN, by default `<host of PUBLIC_BASE_URL>/transparency-log`), the note
+   * key file that signs them (TRANSPARENCY_LOG_KEY_FILE, the same file in every api replica;
+   * without it a key is generated into the data folder: a single host only), and how often the
+   * log's growth is signed without being asked (TRANSPARENCY_LOG_CHECKPOINT_SECONDS, 60).
+   */
+  transparencyLog: { origin: string; keyFile: string | undefined; checkpointSeconds: number };
 }
 
 /** Webhook delivery (docs/webhooks.md). */
@@ -303,6 +311,11 @@ export function loadConfig(env: Env = process.env): Config {
     },
     webhooks: webhooksOf(r, mode),
     secrets: { keyFile: secretsKeyFileOf(r, mode), personalDataKeysDir: personalDataKeysDirOf(r, mode) },
+    transparencyLog: {
+      origin: r.str('TRANSPARENCY_LOG_ORIGIN', `${new URL(publicBaseUrl).host}/transparency-log`),
+      keyFile: r.file('TRANSPARENCY_LOG_KEY_FILE')?.path,
+      checkpointSeconds: r.int('TRANSPARENCY_LOG_CHECKPOINT_SECONDS', 60, 1, 86400),
+    },
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;

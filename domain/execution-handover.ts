@@ -21,6 +21,7 @@ import { DERIVED, derivedId } from './ids';
 import { defineResource } from './resource';
 import { referenceIdOf } from './execution-reference';
 import { FLOWS, type HandoverToReferenceInput } from './flows';
+import { listRecords } from './transparency-log';
 
 export type HandoverStatus = 'offered' | 'quarantined' | 'imported' | 'linked' | 'rejected';
 export type AcknowledgementOutcome = 'imported' | 'linked' | 'rejected' | 'quarantined';
@@ -374,6 +375,7 @@ export const executionHandover = defineResource({
   // disclosed now, to the executing organization only); nobody else sees a handover at all.
   fields: Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])),
   participants: (h) => both(h),
+  ledger: (h) => listRecords(`execution-handovers/${h.id}`, 'acknowledgements', h.acknowledgements),
   searchAttributes: (h) => ({ owner: h.issuingOrganizationId, partner: h.executingOrganizationId, status: h.status }),
   machine: executionHandoverMachine,
   // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.

@@ -245,8 +245,23 @@ function afterOutcome(r: ExecutionReference, head: ExecutionOutcome, now: string
  * the state it ends in: completed, or else linked (a first outcome on a created reference). One
  * event per subject and version (docs/decisions.md, "One event per subject and version").
  */
+/** An outcome as it is read (GET /execution-outcomes/{id}), in events and in the transparency log: the command that made it is the broker's own. */
+export function outcomeRecord({ commandId: _c, ...record }: ExecutionOutcome): Omit<ExecutionOutcome, 'commandId'> {
+  return record;
+}
+
+/**
+ * An outcome as the transparency log holds it: as it was made. The members a later correction
+ * changes (who superseded it, its version, its update time) are left out; the correction's own
+ * record names what it supersedes (docs/transparency-log.md, sdk/src/transparency.ts `loggedValue`).
+ */
+export function loggedOutcome(o: ExecutionOutcome) {
+  const { supersededByOutcomeId: _s, resourceVersion: _v, updatedAt: _u, ...made } = outcomeRecord(o);
+  return made;
+}
+
 function outcomeEvents(r: ExecutionReference, next: ExecutionReference, record: ExecutionOutcome, kind: 'recorded' | 'corrected'): EventDraft[] {
-  const { commandId: _c, ...data } = record;
+  const data = outcomeRecord(record);
   const events: EventDraft[] = [{
     ...event(next, `pcx.execution-outcome.${kind}.v1`),
     record: { subject: `execution-outcomes/${record.id}`, version: record.resourceVersion, schema: `${KIND}#/$defs/ExecutionOutcome`, data },
@@ -539,6 +554,8 @@ export const executionReference = defineResource({
   fields: Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])),
   operatorSees: ['shared'],
   participants: (r) => r.participatingOrganizationIds,
+  // An outcome is read as a document of its own (GET /execution-outcomes/{id}), a correction too.
+  ledger: (r) => r.outcomes.map((o) => ({ key: `execution-outcomes/${o.id}`, record: loggedOutcome(o) })),
   searchAttributes: (r) => ({ owner: r.carrierOrganizationId, partner: r.shipperOrganizationId, status: r.status }),
   // Milestones and outcomes live in tables of their own (GET .../updates, /execution-outcomes).
   document: ({ updates: _u, outcomes: _o, ...doc }) => doc,

@@ -18,6 +18,7 @@ import type { Rationale } from './matching';
 import { bump, Command, Envelope, EventDraft, isBroker, Machine, Refusal, refuse, Transition, firstVersion } from './machine';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS, FLOWS, type AcceptInput, type ReleaseInput } from './flows';
+import { listRecords } from './transparency-log';
 
 export type ProposalStatus = 'open' | 'accepted' | 'rejected' | 'expired' | 'superseded' | 'withdrawn';
 export type DecisionState =
@@ -305,6 +306,7 @@ export const matchProposal = defineResource({
   // The two organizations see all of it; nobody else sees a proposal at all (rule 2).
   fields: Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])),
   participants: (p) => both(p),
+  ledger: (p) => listRecords(`${COLLECTION}/${p.id}`, 'decisions', p.decisions),
   // The owner is the initiator (ownerOrganizationId), as everywhere else; the partner the acceptor.
   searchAttributes: (p) => ({ owner: p.ownerOrganizationId, partner: p.requiredDecisionPolicy.acceptorOrganizationId, status: p.status }),
   machine: matchProposalMachine,

@@ -7,6 +7,7 @@ import { defineUpdate } from '@temporalio/workflow';
 import type { Command, Envelope, Machine, SearchAttributeValues, Transition } from './machine';
 import type { Retention } from './retention';
 import type { CommandAnswer, TransitionRecord } from './transition';
+import type { LedgerRecord } from './transparency-log';
 
 /**
  * Disclosure class of a field (gate 9): who may see it. domain/disclosure.ts turns classes into
@@ -85,6 +86,12 @@ export interface ResourceSpec<S extends Envelope, M extends Machine<S>> {
    * tables of their own (an execution reference's milestones and outcomes). Default: the state.
    */
   document?(state: S): Record<string, unknown>;
+  /**
+   * The append-only records of a state that the transparency log holds, each once, appended with
+   * the transition that wrote it (read-model/transparency-log.ts); their participants (or the owner)
+   * may read their proofs. Absent: none.
+   */
+  ledger?(state: S): LedgerRecord[];
   /**
    * What the retention purge does with its records once final (domain/retention.ts): purged under
    * a class of record's period, following a relationship's policy, or kept, with the reason.

@@ -147,6 +147,8 @@ export const transportCommitment = defineResource({
   scopes: { read: 'commitments:read', write: 'tenders:decide' },
   fields: Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])),
   participants: (c) => both(c),
+  // The digest stands for the decision-relevant payload (core/digest.ts), which anyone recomputes.
+  ledger: (c) => [{ key: `transport-commitments/${c.id}#/digest`, record: c.digest }],
   searchAttributes: (c) => ({ owner: c.issuingOrganizationId, partner: c.executingOrganizationId, status: c.status }),
   machine: transportCommitmentMachine,
   // The events its transitions emit (domain/events.ts gathers every kind's), and what emits each.

@@ -10,6 +10,7 @@ import { bump, Command, Envelope, EventDraft, Machine, refuse, Transition, first
 import { EXECUTION_LEAD_MINUTES, EXECUTION_LEAD_MS } from './listing';
 import { defineResource } from './resource';
 import { FLOW_DEADLINE_MS, FLOW_TIMEOUT_MS, FLOWS, type CommitTenderInput } from './flows';
+import { listRecords } from './transparency-log';
 
 export type TenderStatus = 'draft' | 'issued' | 'accepting' | 'accepted' | 'amending' | 'rejected' | 'withdrawn' | 'expired' | 'closed';
 export type MovementScope = 'fullTransport' | 'routeLeg' | 'collection' | 'delivery';
@@ -475,6 +476,8 @@ export const transportTender = defineResource({
   // Both see the revisions, decisions and policies; the draft's terms are the issuer's alone
   // (and a draft is invisible to the executing organization anyway).
   fields: { ...Object.fromEntries(FIELDS.map((f) => [f, 'shared' as const])), draftTerms: 'private' },
+  // A revision as it was presented: its outcome (accepted, rejected, superseded) comes later and is the decisions' record.
+  ledger: (t) => [...listRecords(`transport-tenders/${t.id}`, 'revisions', t.revisions.map(({ outcome: _o, ...presented }) => presented)), ...listRecords(`transport-tenders/${t.id}`, 'decisions', t.decisions)],
   participants: (t) => (t.status === 'draft' || (t.status === 'withdrawn' && !t.issuedAt) ? [] : both(t)),
   searchAttributes: (t) => ({ owner: t.issuingOrganizationId, partner: t.executingOrganizationId, status: t.status }),
   machine: transportTenderMachine,

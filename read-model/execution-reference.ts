@@ -3,7 +3,7 @@
 // (execution_outcomes), each upserted idempotently: a record never changes but for an outcome's
 // supersededByOutcomeId and version, and no row moves to an older version.
 import type { Queryable } from '../core/db';
-import { executionReference, type ExecutionOutcome, type ExecutionReference, type ExecutionUpdate, type ReferenceContext } from '../domain/execution-reference';
+import { executionReference, outcomeRecord, type ExecutionOutcome, type ExecutionReference, type ExecutionUpdate, type ReferenceContext } from '../domain/execution-reference';
 import { matchProposal, type MatchProposal } from '../domain/match-proposal';
 import { partnerRelationship, type PartnerRelationship } from '../domain/partner-relationship';
 import { projectDocument } from './projection-document';
@@ -27,15 +27,10 @@ export async function projectExecutionReference(tx: Queryable, r: ExecutionRefer
        values ($1, $2, $3, $4, $5, $6, $7)
        on conflict (id) do update set resource_version = excluded.resource_version, head = excluded.head, doc = excluded.doc
        where execution_outcomes.resource_version <= excluded.resource_version`,
-      [o.id, r.id, r.participatingOrganizationIds, o.resourceVersion, o.supersededByOutcomeId === null, o.submittedAt, JSON.stringify(outcomeDocument(o))],
+      [o.id, r.id, r.participatingOrganizationIds, o.resourceVersion, o.supersededByOutcomeId === null, o.submittedAt, JSON.stringify(outcomeRecord(o))],
     );
   }
   return previous;
-}
-
-/** An outcome as readers see it (its creating command id is bookkeeping). */
-export function outcomeDocument({ commandId: _c, ...o }: ExecutionOutcome): Omit<ExecutionOutcome, 'commandId'> {
-  return o;
 }
 
 /** The milestones of a reference in occurrence order (then recording order). */

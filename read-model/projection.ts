@@ -19,6 +19,7 @@ import { visibleTo } from './sharing';
 import { RESOURCES } from '../domain/registry';
 import type { Resource } from '../domain/resource';
 import { projectDocument, type Projector } from './projection-document';
+import { appendToLog } from './transparency-log';
 
 export interface ProjectionSettings {
   schemaBase: string;
@@ -68,6 +69,9 @@ export function createTransitionWriter(db: Db, settings: ProjectionSettings, res
     const { resource, project } = known(record.kind);
     const document = (resource.document?.(record.snapshot) ?? record.snapshot) as Envelope;
     await project(tx, record.snapshot);
+    // Its append-only records into the transparency log, in this transaction: a record is never
+    // written without its leaf (docs/transparency-log.md).
+    if (resource.ledger) await appendToLog(tx, resource.ledger(record.snapshot), [...new Set([record.snapshot.ownerOrganizationId, ...(resource.participants?.(record.snapshot) ?? [])])]);
     // In force at the transition's instant (its events' time), not at the write's: the same
     // audience whenever the transition is written, a rebuild from Temporal included (read-model/rebuild.ts).
     const shared = record.events.find((e) => e.shareWithPartners);

@@ -122,17 +122,25 @@ export const CARRIED_TABLES = [
   'purged_records', 'retention_holds', 'retention_runs', 'webhook_subscriptions', 'webhook_deliveries',
 ] as const;
 
-/** Copies the carried tables' rows from `from` into the rebuilt `into` (rows already there stay); the rows copied per table. */
-export async function carryOver(from: Db, into: Db): Promise<Record<string, number>> {
+/**
+ * The transparency log (read-model/transparency-log.ts): its leaves' salts and order are nowhere
+ * else, and checkpoints signed over it are in participants' hands. Carried before the rebuild
+ * writes a transition, so that the writer finds each record already logged (by its key) and the
+ * rebuilt log is the old one, extended by any record it lacked, never a second log.
+ */
+export const LOG_TABLES = ['transparency_log_leaves', 'transparency_log_nodes', 'transparency_log_checkpoints'] as const;
+
+/** Copies tables' rows from `from` into the rebuilt `into` (rows already there stay); the rows copied per table. */
+export async function carryOver(from: Db, into: Db, tables: readonly string[] = CARRIED_TABLES): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const table of CARRIED_TABLES) {
+  for (const table of tables) {
     const { rows } = await from.query<{ row: unknown }>(`select to_jsonb(t) as row from ${table} t`);
     for (const { row } of rows) {
       await into.query(`insert into ${table} select * from jsonb_populate_record(null::${table}, $1::jsonb) on conflict do nothing`, [JSON.stringify(row)]);
     }
     counts[table] = rows.length;
   }
-  await mapFeedPositions(from, into);
+  if (tables === CARRIED_TABLES) await mapFeedPositions(from, into);
   return counts;
 }
 

@@ -319,3 +319,38 @@ create table if not exists retention_runs (
   doc jsonb not null
 );
 create index if not exists retention_runs_newest on retention_runs (requested_at desc, id desc);
+
+-- The transparency log (RFC 9162; docs/transparency-log.md, read-model/transparency-log.ts): one
+-- leaf per append-only record (a decision, a tender revision, a commitment's digest, an
+-- acknowledgement, an outcome), appended in the transaction that writes the record; never updated
+-- or deleted, not even by retention or erasure (a leaf holds hashes only). record_key names the
+-- record (the API path of its document, and a JSON pointer into it); organizations, who may read
+-- its proof. salt: 32 random bytes, given only with the proof, without which the leaf says nothing.
+create table if not exists transparency_log_leaves (
+  leaf_index bigint primary key,
+  record_key text not null unique,
+  record_digest text not null,
+  salt text not null,
+  leaf_hash text not null,
+  organizations text[] not null,
+  logged_at timestamptz not null default now()
+);
+create index if not exists transparency_log_leaves_organizations on transparency_log_leaves using gin (organizations);
+
+-- The hash of every perfect subtree the log has completed (level 0: the leaves' hashes), so that a
+-- root or a proof reads O(log n) rows.
+create table if not exists transparency_log_nodes (
+  level integer not null,
+  node_index bigint not null,
+  hash text not null,
+  primary key (level, node_index)
+);
+
+-- Signed checkpoints (C2SP tlog-checkpoint as a signed note), one per tree size signed; cosignatures
+-- of witnesses are added to a checkpoint's note as further signature lines.
+create table if not exists transparency_log_checkpoints (
+  tree_size bigint primary key,
+  root_hash text not null,
+  note text not null,
+  signed_at timestamptz not null default now()
+);

@@ -28,7 +28,7 @@ import { brokerUsing, dataFolderFormat, formatProblem, markDataFolder, unmarkDat
 import { connectTemporal, dataConverterOf } from '../core/temporal';
 import type { Db } from '../core/db';
 import { openReadModel } from '../read-model/database';
-import { carryOver, isEmpty, rebuildReadModel, type RebuildReport } from '../read-model/rebuild';
+import { carryOver, isEmpty, LOG_TABLES, rebuildReadModel, type RebuildReport } from '../read-model/rebuild';
 import { eventSource } from '../worker';
 import { devServerArgs, temporalCli } from './start';
 import { runMain } from './run-main';
@@ -116,10 +116,12 @@ async function inPlace(organizationIds: string[] | undefined): Promise<number> {
     const config = loadConfigOrExit();
     const rebuilt = await openReadModel({ dataDir: staging });
     try {
-      await rebuildFromTemporal(config, rebuilt, undefined);
       const old = await openReadModel({ dataDir });
       try {
-        const carried = await carryOver(old, rebuilt);
+        // The transparency log first: the rebuild extends it rather than starting a second one.
+        const log = await carryOver(old, rebuilt, LOG_TABLES);
+        await rebuildFromTemporal(config, rebuilt, undefined);
+        const carried = { ...log, ...(await carryOver(old, rebuilt)) };
         process.stderr.write(`[rebuild] carried over from the old read model: ${Object.entries(carried).map(([t, n]) => `${t} ${n}`).join(', ')}\n`);
       } finally {
         await old.close();

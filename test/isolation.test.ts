@@ -146,6 +146,28 @@ describe('transport tenders and commitments', () => {
   });
 });
 
+// The transparency log: a third organization gets no inclusion proof of another's records (404, as
+// for a record that does not exist), none of their leaves, and nothing of them in what every
+// organization may read (the checkpoint and consistency proofs: hashes, counts and a signature).
+describe('the transparency log', () => {
+  test("no organization proves, lists or learns another's records, a partner's included", async () => {
+    const m = await acceptedMatch();
+    const { tender } = await issuedTender(m);
+    const accepted = (await tenderCommand(m.shipper, (await tenderCommand(m.carrier, tender, 'decisions', { decision: 'accept', revision: 1 })).body, 'decisions', { decision: 'accept', revision: 1 })).body;
+    const keys = [`match-proposals/${m.proposal.id}#/decisions/0`, `match-proposals/${m.proposal.id}#/decisions/1`, `transport-tenders/${tender.id}#/revisions/0`, `transport-tenders/${tender.id}#/decisions/0`, `transport-commitments/${accepted.commitmentId}#/digest`];
+    for (const key of keys) {
+      const own = await m.carrier.get(`/transparency-log/inclusion-proofs?recordKey=${encodeURIComponent(key)}`);
+      expect({ key, status: own.status }).toEqual({ key, status: 200 });
+      const other = await m.outsider.get(`/transparency-log/inclusion-proofs?recordKey=${encodeURIComponent(key)}`);
+      expect({ key, status: other.status, code: other.body.code }).toEqual({ key, status: 404, code: 'RESOURCE_NOT_FOUND' });
+    }
+    const leaves = (await m.outsider.get('/transparency-log/leaves?limit=200')).body;
+    expect(leaves.items.map((l: any) => l.recordKey)).toEqual([]);
+    const open = JSON.stringify([(await m.outsider.get('/transparency-log/checkpoint')).body, (await m.outsider.get('/transparency-log/consistency-proofs?from=1')).body]);
+    for (const id of [m.proposal.id, tender.id, accepted.commitmentId, m.carrier.id, m.shipper.id]) expect(open).not.toContain(id);
+  });
+});
+
 // Execution handovers: a third organization sees and touches no handover, in any state, on any
 // endpoint; the executing organization sees the exact addresses only through the handover, never
 // in the tender, the commitment or their events before or after it.

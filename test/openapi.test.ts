@@ -14,7 +14,7 @@ import { SCOPES } from '../domain/scopes';
 import { RESOURCES } from '../domain/registry';
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
-const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/codec/decode', '/codec/encode', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/app/i18n/{file}', '/console/vendor/{file}', '/console/vendor/flags/{file}', '/console/basemap.geojson', '/console/places', '/console/place-search', '/oauth2/token', '/oauth2/introspect', '/oauth2/revoke', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/oauth2', '/oauth2/.well-known/oauth-authorization-server'];
+const PUBLIC_PATHS = ['/health/live', '/health/ready', '/metrics', '/codec/decode', '/codec/encode', '/openapi.json', '/openapi.bundled.json', '/asyncapi.json', '/schemas/v0/{name}', '/docs', '/docs/assets/{file}', '/console', '/console/', '/console/config.json', '/console/app/{file}', '/console/app/i18n/{file}', '/console/vendor/{file}', '/console/vendor/flags/{file}', '/console/basemap.geojson', '/console/places', '/console/place-search', '/oauth2/token', '/oauth2/introspect', '/oauth2/revoke', '/.well-known/jwks.json', '/.well-known/oauth-authorization-server', '/.well-known/oauth-authorization-server/oauth2', '/oauth2/.well-known/oauth-authorization-server', '/.well-known/transparency-log/checkpoint', '/.well-known/transparency-log/keys'];
 /** Routes registered only while the development authorization server is on (and the sandbox with it). */
 const DEV_AUTH_ONLY = ['POST /oauth2/token', 'POST /oauth2/introspect', 'POST /oauth2/revoke', 'GET /.well-known/jwks.json', 'GET /.well-known/oauth-authorization-server', 'GET /.well-known/oauth-authorization-server/oauth2', 'GET /oauth2/.well-known/oauth-authorization-server', 'GET /sandbox/connector-requests', 'POST /sandbox/faults', 'POST /sandbox/event-disorder', 'POST /sandbox/reset'];
 const FILE_REF = /^\.\/([a-z0-9-]+)\.json(#.*)?$/;
@@ -507,6 +507,9 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/console/places': ['codes', 'near'],
   '/console/place-search': ['q'],
   '/reports/exchange-impact': ['from', 'to', 'format'],
+  '/transparency-log/inclusion-proofs': ['recordKey', 'treeSize'],
+  '/transparency-log/consistency-proofs': ['from', 'to'],
+  '/transparency-log/leaves': ['cursor', 'limit'],
 };
 
 describe('the OpenAPI document, query parameters', () => {

@@ -32,3 +32,20 @@ export { OPERATIONS, type OperationInfo } from './generated/operations';
 export { DpopKey } from './dpop';
 export { discover, tokenEndpointOf, type AuthorizationServerMetadata } from './discovery';
 export { mutualTlsFetch } from './mutual-tls';
+export { TransparencyMonitor, MemoryCheckpointStore, type CheckpointStore, type TransparencyMonitorOptions, type VerifiedRecord } from './transparency-monitor';
+export {
+  TransparencyError,
+  verifyInclusion,
+  verifyConsistency,
+  rootFromInclusionProof,
+  verifyCheckpoint,
+  parseCheckpoint,
+  openNote,
+  noteVerifier,
+  hashLeaf,
+  leafOf,
+  loggedValue,
+  recordDigest,
+  type Checkpoint,
+  type NoteVerifier,
+} from './transparency';

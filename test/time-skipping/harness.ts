@@ -44,6 +44,8 @@ import { createWorker } from '../../worker';
 import { startWebhookWatcher } from '../../delivery/webhook-watcher';
 import { writeTestRegistry } from '../stack';
 import { createOAuthState } from '../../api/oauth-state';
+import { openTransparencyLog } from '../../read-model/transparency-log';
+import { loadTransparencyLogKeys } from '../../core/transparency-log-key';
 
 const ROOT = join(__dirname, '..', '..');
 /** Where scripts/setup.mjs installs the test server (TEMPORAL_TEST_SERVER overrides it). */
@@ -226,6 +228,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     secrets: keyRingOf({ keyFile: config.secrets.keyFile, dataDir: config.dataDir }).ring,
     personalData: personalDataOf(config.secrets),
     log: createLogger(config.log),
+    transparencyLog: openTransparencyLog(db, { keys: loadTransparencyLogKeys(config.dataDir, undefined, config.transparencyLog.origin), origin: config.transparencyLog.origin }),
   });
 
   let next = 1;

@@ -1,0 +1,146 @@
+// A participant's watch over the broker's transparency log (docs/transparency-log.md): every
+// checkpoint it is shown is verified against the log's keys and against the last one it kept (a
+// consistency proof: the log only grew), and every record it checks is proven in a checkpoint so
+// verified. A broker that rewrote a decision, dropped an outcome, or showed this organization a
+// different log than before fails here with a TransparencyError, and the kept checkpoint is not moved.
+import type { PcxClient } from './client';
+import {
+  hashLeaf,
+  leafOf,
+  loggedValue,
+  noteVerifier,
+  recordDigest,
+  toHex,
+  TransparencyError,
+  verifyCheckpoint,
+  verifyConsistency,
+  verifyInclusion,
+  type Checkpoint,
+  type NoteVerifier,
+} from './transparency';
+
+/** Where the last verified checkpoint is kept between runs (a file, a table); memory by default. */
+export interface CheckpointStore {
+  load(origin: string): Promise<string | undefined>;
+  save(origin: string, note: string): Promise<void>;
+}
+
+export class MemoryCheckpointStore implements CheckpointStore {
+  private readonly notes = new Map<string, string>();
+  async load(origin: string) {
+    return this.notes.get(origin);
+  }
+  async save(origin: string, note: string) {
+    this.notes.set(origin, note);
+  }
+}
+
+export interface TransparencyMonitorOptions {
+  /**
+   * The log's note verifier keys, pinned out of band (the strongest check). Without them the keys
+   * the broker publishes at /.well-known/transparency-log/keys are trusted on first use.
+   */
+  verifierKeys?: string[];
+  /** The log's origin, if known; otherwise the published one. */
+  origin?: string;
+  store?: CheckpointStore;
+}
+
+interface CheckpointBody {
+  origin: string;
+  treeSize: number;
+  rootHash: string;
+  note: string;
+}
+
+/** What `verifyRecord` proved. */
+export interface VerifiedRecord {
+  recordKey: string;
+  leafIndex: number;
+  treeSize: number;
+  recordDigest: string;
+}
+
+export class TransparencyMonitor {
+  private verifiers: NoteVerifier[] | undefined;
+  private origin: string | undefined;
+  private readonly store: CheckpointStore;
+
+  constructor(
+    private readonly client: PcxClient,
+    options: TransparencyMonitorOptions = {},
+  ) {
+    this.store = options.store ?? new MemoryCheckpointStore();
+    this.origin = options.origin;
+    if (options.verifierKeys) this.verifiers = options.verifierKeys.map(noteVerifier);
+  }
+
+  private async keys(): Promise<{ verifiers: NoteVerifier[]; origin: string }> {
+    if (!this.verifiers || !this.origin) {
+      const { data } = await this.client.request<{ origin: string; keys: Array<{ verifierKey: string }> }>('GET', '/.well-known/transparency-log/keys');
+      this.verifiers ??= data.keys.map((k) => noteVerifier(k.verifierKey));
+      this.origin ??= data.origin;
+    }
+    return { verifiers: this.verifiers, origin: this.origin };
+  }
+
+  /** The last checkpoint this monitor verified and kept, if any. */
+  async kept(): Promise<Checkpoint | undefined> {
+    const { verifiers, origin } = await this.keys();
+    const note = await this.store.load(origin);
+    return note === undefined ? undefined : verifyCheckpoint(note, verifiers, origin);
+  }
+
+  /**
+   * Verifies a checkpoint the broker showed (its signature, then that it extends the kept one) and
+   * keeps it if it is newer. Throws TransparencyError on a bad signature or a fork.
+   */
+  async observe(body: CheckpointBody): Promise<Checkpoint> {
+    const { verifiers, origin } = await this.keys();
+    const checkpoint = verifyCheckpoint(body.note, verifiers, origin);
+    if (checkpoint.size !== body.treeSize || toHex(checkpoint.root) !== body.rootHash) throw new TransparencyError('the checkpoint says other than its note signs');
+    const kept = await this.kept();
+    if (kept && kept.size <= checkpoint.size) {
+      const { data } = await this.client.request<{ consistencyPath: string[] }>('GET', '/transparency-log/consistency-proofs', { query: { from: kept.size, to: checkpoint.size } });
+      verifyConsistency(kept.size, checkpoint.size, kept.root, checkpoint.root, data.consistencyPath.map(hexBytes));
+    } else if (kept) {
+      // An older checkpoint than the kept one: the kept one must extend it.
+      const { data } = await this.client.request<{ consistencyPath: string[]; checkpoint: CheckpointBody }>('GET', '/transparency-log/consistency-proofs', { query: { from: checkpoint.size, to: kept.size } });
+      verifyConsistency(checkpoint.size, kept.size, checkpoint.root, kept.root, data.consistencyPath.map(hexBytes));
+    }
+    if (!kept || checkpoint.size > kept.size) await this.store.save(origin, body.note);
+    return checkpoint;
+  }
+
+  /** The log's latest checkpoint, verified and kept. */
+  async refresh(): Promise<Checkpoint> {
+    const { data } = await this.client.request<CheckpointBody>('GET', '/transparency-log/checkpoint');
+    return this.observe(data);
+  }
+
+  /**
+   * Proves that the record `recordKey` names, as read in `document` (the document of the key's path:
+   * a proposal for `match-proposals/{id}#/decisions/0`, an outcome for `execution-outcomes/{id}`), is
+   * the one the log holds, in a checkpoint that extends every one seen before.
+   */
+  async verifyRecord(recordKey: string, document: unknown): Promise<VerifiedRecord> {
+    const { data } = await this.client.request<{ leaf: { leafIndex: number; recordDigest: string; salt: string; leafHash: string }; treeSize: number; auditPath: string[]; checkpoint: CheckpointBody }>(
+      'GET',
+      '/transparency-log/inclusion-proofs',
+      { query: { recordKey } },
+    );
+    const digest = recordDigest(loggedValue(recordKey, document));
+    if (digest !== data.leaf.recordDigest) throw new TransparencyError(`${recordKey}: the record read is not the record logged (digest ${digest}, logged ${data.leaf.recordDigest})`);
+    const leafHash = hashLeaf(leafOf(recordKey, digest, data.leaf.salt));
+    if (toHex(leafHash) !== data.leaf.leafHash) throw new TransparencyError(`${recordKey}: the leaf does not commit to this record`);
+    const checkpoint = await this.observe(data.checkpoint);
+    if (checkpoint.size !== data.treeSize) throw new TransparencyError(`${recordKey}: the proof is for a tree of ${data.treeSize} leaves, the checkpoint signs ${checkpoint.size}`);
+    verifyInclusion(data.leaf.leafIndex, data.treeSize, leafHash, data.auditPath.map(hexBytes), checkpoint.root);
+    return { recordKey, leafIndex: data.leaf.leafIndex, treeSize: data.treeSize, recordDigest: digest };
+  }
+}
+
+function hexBytes(hex: string): Uint8Array {
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw new TransparencyError('a hash of the proof is not 32 bytes of hex');
+  return new Uint8Array(Buffer.from(hex, 'hex'));
+}

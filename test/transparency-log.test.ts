@@ -1,0 +1,111 @@
+// The transparency log end to end on both engines (docs/transparency-log.md): every decision,
+// tender revision and decision, commitment digest, handover acknowledgement and outcome (a
+// correction and the record it superseded included) is a leaf, which its organizations prove with
+// the SDK's TransparencyMonitor against a checkpoint it verified, and nobody else is shown; the
+// checkpoints only ever grow, consistently.
+import { Connector, expectProblem, freshOrgs, testEnv } from './helpers';
+import { get, waitFor } from './matching-fixtures';
+import { acceptedMatch } from './tenders.fixtures';
+import { commitment, handoverBody } from './execution-handovers.fixtures';
+import { MemoryCheckpointStore, PcxClient, TransparencyError, TransparencyMonitor, noteVerifier, openNote, parseCheckpoint } from '../sdk/src';
+
+const monitorOf = (c: Connector, store = new MemoryCheckpointStore()) =>
+  new TransparencyMonitor(new PcxClient({ baseUrl: testEnv().baseUrl, clientId: c.org.clientId, clientSecret: c.org.secret }), { store });
+
+const proofOf = (c: Connector, recordKey: string) => c.get(`/transparency-log/inclusion-proofs?recordKey=${encodeURIComponent(recordKey)}`);
+
+async function leavesOf(c: Connector): Promise<string[]> {
+  const keys: string[] = [];
+  for (let cursor: string | null = ''; cursor !== null; ) {
+    const page: any = (await c.get(`/transparency-log/leaves?limit=200${cursor ? `&cursor=${cursor}` : ''}`)).body;
+    keys.push(...page.items.map((l: any) => l.recordKey));
+    cursor = page.nextCursor;
+  }
+  return keys;
+}
+
+describe('the transparency log', () => {
+  test("a match's decisions and a tender's revision and decision: in the log, proven by both organizations, hidden from others", async () => {
+    const m = await acceptedMatch();
+    const outsider = await Connector.of(freshOrgs(1)[0]);
+    const proposal = await get(m.shipper, `/match-proposals/${m.proposal.id}`);
+    expect(proposal.decisions).toHaveLength(2);
+    const keys = [`match-proposals/${proposal.id}#/decisions/0`, `match-proposals/${proposal.id}#/decisions/1`];
+    for (const c of [m.shipper, m.carrier]) {
+      const monitor = monitorOf(c);
+      const seen = await get(c, `/match-proposals/${proposal.id}`);
+      for (const key of keys) expect(await monitor.verifyRecord(key, seen)).toMatchObject({ recordKey: key });
+      expect(await leavesOf(c)).toEqual(expect.arrayContaining(keys));
+    }
+    // Anyone else: no proof, no leaf, as if the record did not exist.
+    for (const key of keys) expectProblem(await proofOf(outsider, key), 404, 'RESOURCE_NOT_FOUND');
+    expect(await leavesOf(outsider)).toEqual([]);
+
+    // A record read with one member changed does not verify.
+    const forged = structuredClone(proposal);
+    forged.decisions[0].decision = 'reject';
+    await expect(monitorOf(m.shipper).verifyRecord(keys[0], forged)).rejects.toThrow(TransparencyError);
+
+    // A direct tender (INITIATOR_ONLY: the executor's accept commits it).
+    const { issuer, executor, tender: settled } = await commitment();
+    const monitor = monitorOf(executor);
+    const tender = await get(issuer, `/transport-tenders/${settled.id}`);
+    await monitor.verifyRecord(`transport-tenders/${tender.id}#/revisions/0`, tender);
+    await monitor.verifyRecord(`transport-tenders/${tender.id}#/decisions/0`, tender);
+    const c = await get(executor, `/transport-commitments/${tender.commitmentId}`);
+    await monitor.verifyRecord(`transport-commitments/${c.id}#/digest`, c);
+    expectProblem(await proofOf(outsider, `transport-commitments/${c.id}#/digest`), 404, 'RESOURCE_NOT_FOUND');
+  });
+
+  test("a handover's acknowledgement, and an outcome with its correction, proven; the checkpoints only grow", async () => {
+    const { issuer, executor, commitment: c } = await commitment();
+    const store = new MemoryCheckpointStore();
+    const monitor = monitorOf(executor, store);
+    const first = await monitor.refresh();
+
+    const h = (await issuer.post('/execution-handovers', handoverBody(c))).body;
+    const acknowledged = (await executor.post(`/execution-handovers/${h.id}/acknowledgements`, { outcome: 'imported', destinationExternalReference: { system: 'executor-tms', type: 'trip', value: 'T-0815' } })).body;
+    expect(acknowledged.status).toBe('imported');
+    await monitorOf(issuer).verifyRecord(`execution-handovers/${h.id}#/acknowledgements/0`, acknowledged);
+    await monitor.verifyRecord(`execution-handovers/${h.id}#/acknowledgements/0`, await get(executor, `/execution-handovers/${h.id}`));
+
+    // The reference of an accepted match, an outcome and its correction.
+    const m = await acceptedMatch();
+    const reference = await waitFor('the execution reference', async () => (await m.carrier.get(`/execution-references?proposal=${m.proposal.id}`)).body.items?.[0]);
+    const now = Date.now();
+    const recorded = await m.carrier.post('/execution-outcomes', { executionReferenceId: reference.id, status: 'disputed', deduplicationKey: 'o-1', schemaVersion: 'v0', operationalDeviations: [{ code: 'LATE_PICKUP' }] });
+    expect(recorded.status).toBe(201);
+    const correction = await m.carrier.post(`/execution-outcomes/${recorded.body.id}/corrections`, {
+      observedOutcomeVersion: recorded.body.resourceVersion, correctionReason: 'the driver reported late', correctionReasonCode: 'LATE_INFORMATION', deduplicationKey: 'o-2', status: 'completed', schemaVersion: 'v0',
+      actualTimeRange: { start: new Date(now - 60_000).toISOString(), end: new Date(now - 20_000).toISOString() },
+    });
+    if (correction.status !== 201) throw new Error(`correction: ${correction.status} ${JSON.stringify(correction.body)}`);
+    const shipperMonitor = monitorOf(m.shipper);
+    // The superseded record has changed since it was logged (who superseded it); it still verifies as it was made.
+    const superseded = await get(m.shipper, `/execution-outcomes/${recorded.body.id}`);
+    expect(superseded.supersededByOutcomeId).toBe(correction.body.id);
+    await shipperMonitor.verifyRecord(`execution-outcomes/${recorded.body.id}`, superseded);
+    await shipperMonitor.verifyRecord(`execution-outcomes/${correction.body.id}`, await get(m.shipper, `/execution-outcomes/${correction.body.id}`));
+
+    // The executor's monitor kept the first checkpoint, then later ones, each proven to extend it.
+    const latest = await monitor.refresh();
+    expect(latest.size).toBeGreaterThan(first.size);
+    const keys = (await get(executor, '/.well-known/transparency-log/keys'));
+    const note = (await fetch(`${testEnv().baseUrl}/.well-known/transparency-log/checkpoint`).then((r) => r.text()));
+    const opened = parseCheckpoint(openNote(note, keys.keys.map((k: any) => noteVerifier(k.verifierKey))).text);
+    expect(opened.size).toBeGreaterThanOrEqual(latest.size);
+    expect(opened.origin).toBe(keys.origin);
+  });
+
+  test('bad questions are refused with problems', async () => {
+    const { issuer } = await commitment();
+    expectProblem(await issuer.get('/transparency-log/inclusion-proofs'), 400, 'VALIDATION_FAILED');
+    expectProblem(await issuer.get('/transparency-log/inclusion-proofs?recordKey=nothing'), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await issuer.get('/transparency-log/consistency-proofs'), 400, 'VALIDATION_FAILED');
+    expectProblem(await issuer.get('/transparency-log/consistency-proofs?from=abc'), 400, 'VALIDATION_FAILED');
+    expectProblem(await issuer.get('/transparency-log/consistency-proofs?from=2&to=1'), 400, 'VALIDATION_FAILED');
+    expectProblem(await issuer.get('/transparency-log/consistency-proofs?from=99999999999'), 400, 'VALIDATION_FAILED');
+    expectProblem(await issuer.get('/transparency-log/leaves?cursor=LTE'), 400, 'VALIDATION_FAILED');
+    expectProblem(await issuer.get('/transparency-log/leaves?limit=0'), 400, 'VALIDATION_FAILED');
+  });
+});
