@@ -50,12 +50,17 @@ async function sizeOf(q: Queryable): Promise<number> {
  * same record written again (a second writer, a rebuild) is logged once, by its key.
  */
 export async function appendToLog(tx: Queryable, records: LedgerRecord[], organizations: string[]): Promise<number> {
-  if (records.length === 0) return 0;
-  const { rows } = await tx.query<{ record_key: string }>('select record_key from transparency_log_leaves where record_key = any($1)', [records.map((r) => r.key)]);
-  const logged = new Set(rows.map((r) => r.record_key));
-  const missing = records.filter((r) => !logged.has(r.key));
-  if (missing.length === 0) return 0;
+  const unlogged = async (among: LedgerRecord[]) => {
+    if (among.length === 0) return [];
+    const { rows } = await tx.query<{ record_key: string }>('select record_key from transparency_log_leaves where record_key = any($1)', [among.map((r) => r.key)]);
+    const logged = new Set(rows.map((r) => r.record_key));
+    return among.filter((r) => !logged.has(r.key));
+  };
+  // Looked up before the lock (mostly all are logged: nothing to wait for), and again under it: a
+  // record is written under its resource's lock, but a key logged twice must never be possible.
+  if ((await unlogged(records)).length === 0) return 0;
   await tx.query(LOCK);
+  const missing = await unlogged(records);
   let index = await sizeOf(tx);
   for (const { key, record } of missing) {
     const digest = recordDigest(record);
