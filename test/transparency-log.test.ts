@@ -3,7 +3,11 @@
 // correction and the record it superseded included) is a leaf, which its organizations prove with
 // the SDK's TransparencyMonitor against a checkpoint it verified, and nobody else is shown; the
 // checkpoints only ever grow, consistently.
-import { Connector, expectProblem, freshOrgs, testEnv } from './helpers';
+import { spawn } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { join } from 'node:path';
+import { Connector, db, expectProblem, freshOrgs, postgresOnly, testEnv } from './helpers';
+import { ROOT } from './stack';
 import { get, waitFor } from './matching-fixtures';
 import { acceptedMatch } from './tenders.fixtures';
 import { commitment, handoverBody } from './execution-handovers.fixtures';
@@ -22,6 +26,20 @@ async function leavesOf(c: Connector): Promise<string[]> {
     cursor = page.nextCursor;
   }
   return keys;
+}
+
+/** `pcx verify` as an auditor runs it, with the organization's credentials and a state folder of its own. */
+function pcxVerify(c: Connector, state: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, PCX_BASE_URL: testEnv().baseUrl, PCX_CLIENT_ID: c.org.clientId, PCX_CLIENT_SECRET: c.org.secret, PCX_CONFIG_DIR: state, NO_COLOR: '1' };
+    const child = spawn(join(ROOT, 'bin', 'pcx'), ['--json', 'verify'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.stderr.on('data', (chunk) => (stderr += chunk));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 describe('the transparency log', () => {
@@ -107,5 +125,28 @@ describe('the transparency log', () => {
     expectProblem(await issuer.get('/transparency-log/consistency-proofs?from=99999999999'), 400, 'VALIDATION_FAILED');
     expectProblem(await issuer.get('/transparency-log/leaves?cursor=LTE'), 400, 'VALIDATION_FAILED');
     expectProblem(await issuer.get('/transparency-log/leaves?limit=0'), 400, 'VALIDATION_FAILED');
+  });
+
+  test('pcx verify proves every record of the organization, and the log grown since its last run', async () => {
+    const { executor } = await commitment();
+    const state = mkdtempSync(join(testEnv().dir, 'pcx-verify-'));
+    const first = await pcxVerify(executor, state);
+    expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
+    // Its revision, its decision and the commitment's digest at least (a fresh organization).
+    expect(JSON.parse(first.stdout)).toMatchObject({ verified: 3, unreadable: [] });
+    const again = await pcxVerify(executor, state);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/consistent with the one kept/);
+  });
+
+  postgresOnly('a decision rewritten in the database: pcx verify fails and names it', async () => {
+    const { executor, tender } = await commitment();
+    const state = mkdtempSync(join(testEnv().dir, 'pcx-verify-'));
+    expect((await pcxVerify(executor, state)).code).toBe(0);
+    const key = `transport-tenders/${tender.id}#/decisions/0`;
+    await db().query(`update transparency_log_leaves set record_digest = repeat('a', 64) where record_key = $1`, [key]);
+    const run = await pcxVerify(executor, state);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(key);
   });
 });

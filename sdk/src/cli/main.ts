@@ -9,6 +9,7 @@ import { StaleResourceVersionError } from '../errors';
 import { generateConnectorKey, publicOf, type PrivateJwk } from '../keys';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { gatewayCommands } from './gateway';
+import { verifyCommand } from './verify';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
 import { profilesPath, readProfiles, resolveProfile, writeProfiles, type Profile } from './profiles';
 
@@ -50,7 +51,8 @@ Examples:
   pcx offers publish 01JZ...            (If-Match: the version read just before, or --if-match)
   pcx proposals decide 01JZ... accept
   pcx wait proposal --request 01JZ...
-  pcx events tail --follow --json`,
+  pcx events tail --follow --json
+  pcx verify                            (your records proven in the transparency log)`,
     );
 
   const cli = cliContext(program, io);
@@ -62,6 +64,7 @@ Examples:
   waitCommands(program, cli);
   requestCommand(program, cli);
   gatewayCommands(program, cli);
+  verifyCommand(program, cli);
   return program;
 }
 
