@@ -50,29 +50,33 @@ async function sizeOf(q: Queryable): Promise<number> {
  * same record written again (a second writer, a rebuild) is logged once, by its key.
  */
 export async function appendToLog(tx: Queryable, records: LedgerRecord[], organizations: string[]): Promise<number> {
-  const unlogged = async (among: LedgerRecord[]) => {
-    if (among.length === 0) return [];
-    const { rows } = await tx.query<{ record_key: string }>('select record_key from transparency_log_leaves where record_key = any($1)', [among.map((r) => r.key)]);
-    const logged = new Set(rows.map((r) => r.record_key));
-    return among.filter((r) => !logged.has(r.key));
-  };
-  // Looked up before the lock (mostly all are logged: nothing to wait for), and again under it: a
-  // record is written under its resource's lock, but a key logged twice must never be possible.
-  if ((await unlogged(records)).length === 0) return 0;
+  if (records.length === 0) return 0;
+  const keys = records.map((r) => r.key);
+  // Looked up before the lock (mostly all are logged: nothing to wait for), and again under it with
+  // the log's size: a record is written under its resource's lock, but a key logged twice must
+  // never be possible.
+  const first = await tx.query<{ record_key: string }>('select record_key from transparency_log_leaves where record_key = any($1)', [keys]);
+  if (first.rows.length === keys.length) return 0;
   await tx.query(LOCK);
-  const missing = await unlogged(records);
-  let index = await sizeOf(tx);
+  const { rows } = await tx.query<{ size: string; logged: string[] }>(
+    `select coalesce(max(leaf_index) + 1, 0)::text as size,
+            array(select record_key from transparency_log_leaves where record_key = any($1)) as logged
+       from transparency_log_leaves`,
+    [keys],
+  );
+  const logged = new Set(rows[0].logged);
+  const missing = records.filter((r) => !logged.has(r.key));
+  let index = Number(rows[0].size);
   for (const { key, record } of missing) {
     const digest = recordDigest(record);
     const salt = randomBytes(32).toString('hex');
     const completed = nodesCompletedBy(sha256, index, leafOf(key, digest, salt), await readNodes(tx, nodesForAppend(index)));
     await tx.query(
-      `insert into transparency_log_leaves (leaf_index, record_key, record_digest, salt, leaf_hash, organizations) values ($1, $2, $3, $4, $5, $6)`,
-      [index, key, digest, salt, hex(completed[0].hash), organizations],
-    );
-    await tx.query(
-      `insert into transparency_log_nodes (level, node_index, hash) select * from unnest($1::int[], $2::bigint[], $3::text[])`,
-      [completed.map((n) => n.level), completed.map((n) => n.index), completed.map((n) => hex(n.hash))],
+      `with leaf as (
+         insert into transparency_log_leaves (leaf_index, record_key, record_digest, salt, leaf_hash, organizations) values ($1, $2, $3, $4, $5, $6)
+       )
+       insert into transparency_log_nodes (level, node_index, hash) select * from unnest($7::int[], $8::bigint[], $9::text[])`,
+      [index, key, digest, salt, hex(completed[0].hash), organizations, completed.map((n) => n.level), completed.map((n) => n.index), completed.map((n) => hex(n.hash))],
     );
     index++;
   }
