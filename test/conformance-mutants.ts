@@ -264,6 +264,12 @@ export const MUTANTS: Mutant[] = [
     },
   },
   {
+    check: 'OC-3', bug: 'an outcome rewritten after it was recorded (its status changed in the read model): served as it is now, its log left as it was',
+    response(x, a) {
+      return x.method === 'GET' && /^\/execution-outcomes\/[^/]+$/.test(x.path) && a.status === 200 ? { ...a, body: { ...a.body, status: a.body.status === 'disputed' ? 'completed' : 'disputed' } } : undefined;
+    },
+  },
+  {
     check: 'ER-1', bug: 'a request without a valid token is served as the last caller',
     request(x, tools) {
       if (x.party !== 'other') tools.state.set('token', x.headers.authorization);

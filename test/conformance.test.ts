@@ -37,6 +37,8 @@ test('this broker passes every mandatory check of the Broker profile', async () 
   expect(report.families.map((f) => f.family).sort()).toEqual(['decision-policy', 'disclosure', 'errors', 'events', 'idempotency', 'isolation', 'lifecycle', 'outcomes', 'proposals', 'schema-validation', 'stale-writes']);
   // The optional expiry check needs a setting this broker was not given: no traffic, never passed.
   expect(report.families.flatMap((f) => f.checks).find((c) => c.id === 'PR-2')?.verdict).toBe('no traffic');
+  // The optional transparency-log check (an extension of rule 10): this broker keeps the log.
+  expect(report.families.flatMap((f) => f.checks).find((c) => c.id === 'OC-3')?.verdict).toBe('conformant');
   // The evidence is kept, tokens redacted.
   expect(report.exchanges.length).toBeGreaterThan(100);
   const everything = JSON.stringify(report);

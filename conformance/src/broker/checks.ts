@@ -6,6 +6,9 @@ import type { Reply } from '../traffic';
 import { arrange, endOpenRelationships, must, poll, type World } from './world';
 import { sameAnswer } from '../traffic';
 import { namesOrganization } from './names';
+import { hashLeaf, leafOf, loggedValue, noteVerifier, recordDigest, verifyCheckpoint, verifyConsistency, verifyInclusion } from '@pcx/sdk';
+
+const fromHex = (hex: string) => new Uint8Array(Buffer.from(hex, 'hex'));
 
 /** A problem of that kind: status, and a type whose last segment is the kebab-case name. */
 function isProblem(r: Reply, status: number | number[], name?: string): boolean {
@@ -508,6 +511,47 @@ const BROKER_CHECKS: Array<Check<World>> = [
       t.expect(prior?.supersededByOutcomeId === good.body.id && prior?.status === 'disputed', 'the prior record names its successor and is otherwise unchanged');
       const mine = chain.items.filter((x: any) => x.id === head.id || x.id === good.body.id);
       t.expect(mine.length === 2 && mine.filter((x: any) => !x.supersededByOutcomeId).length === 1, 'the chain of this outcome has one head');
+    },
+  },
+
+  {
+    id: 'OC-3', family: 'outcomes', mandatory: false,
+    title: "Outcomes are tamper-evident: each outcome and its correction is proven in the broker's signed transparency log, which both partners see grow consistently (an extension; no traffic where a broker publishes no log)",
+    spec: 'Historical decisions and execution outcomes cannot be silently overwritten (protocol rule 10)',
+    async run(w, t) {
+      const keys = await w.a.get('/.well-known/transparency-log/keys');
+      if (keys.status === 404) t.noTraffic('the broker publishes no transparency log (/.well-known/transparency-log/keys: 404)');
+      t.require(keys.status === 200 && Array.isArray(keys.body?.keys), `the log's keys (got ${said(keys)})`);
+      const verifiers = keys.body.keys.map((k: { verifierKey: string }) => noteVerifier(k.verifierKey));
+      const checkpointOf = async (party: typeof w.a, who: string) => verifyCheckpoint((await must(party.get('/transparency-log/checkpoint'), 200, `${who} reads the checkpoint`)).note, verifiers, keys.body.origin);
+      const before = await checkpointOf(w.a, 'A');
+      const reference = await executionReference(w);
+      const head = await must(w.a.post('/execution-outcomes', { executionReferenceId: reference.id, status: 'disputed', deduplicationKey: w.key('oc-3'), schemaVersion: 'v0' }), 201, 'submit');
+      const fixed = await must(w.a.post(`/execution-outcomes/${head.id}/corrections`, { observedOutcomeVersion: head.resourceVersion, correctionReason: 'conformance', correctionReasonCode: 'OTHER', deduplicationKey: w.key('oc-3-fix'), status: 'inProgress', schemaVersion: 'v0' }), 201, 'correct');
+      for (const id of [head.id, fixed.id]) {
+        const key = `execution-outcomes/${id}`;
+        const read = await must(w.b.get(`/${key}`), 200, `B reads ${key}`);
+        const proof = await w.b.get(`/transparency-log/inclusion-proofs?recordKey=${encodeURIComponent(key)}`);
+        t.require(proof.status === 200, `B gets the inclusion proof of ${key} (got ${said(proof)})`);
+        try {
+          const checkpoint = verifyCheckpoint(proof.body.checkpoint.note, verifiers, keys.body.origin);
+          const digest = recordDigest(loggedValue(key, read));
+          t.expect(digest === proof.body.leaf.recordDigest, `${key}: the record B read is the record logged`);
+          verifyInclusion(proof.body.leaf.leafIndex, checkpoint.size, hashLeaf(leafOf(key, digest, proof.body.leaf.salt)), proof.body.auditPath.map(fromHex), checkpoint.root);
+          t.note(`${key}: leaf ${proof.body.leaf.leafIndex} of a signed tree of ${checkpoint.size}`);
+        } catch (err) {
+          t.expect(false, `${key}: proven in the signed checkpoint (${(err as Error).message})`);
+        }
+      }
+      // The log A saw before has only grown into the one B sees now.
+      const after = await checkpointOf(w.b, 'B');
+      const consistency = await must(w.b.get(`/transparency-log/consistency-proofs?from=${before.size}&to=${after.size}`), 200, 'B asks for the consistency proof');
+      try {
+        verifyConsistency(before.size, after.size, before.root, after.root, consistency.consistencyPath.map(fromHex));
+        t.note(`the checkpoint of ${before.size} leaves A kept grew into the one of ${after.size} B sees`);
+      } catch (err) {
+        t.expect(false, `the log A saw grew into the one B sees (${(err as Error).message})`);
+      }
     },
   },
 
