@@ -137,8 +137,8 @@ async function startApi(config: Config, db: Db, temporal: Client, secrets: KeyRi
   const intentSweep = sweepIntents(entities, log);
   const oauthState = await createOAuthState({ config, db, signingKey, log });
   // The transparency log's checkpoints: signed when asked for, and at an interval whenever the log grew.
-  const { origin, keyFile, checkpointSeconds } = config.transparencyLog;
-  const transparencyLog = openTransparencyLog(db, { keys: loadTransparencyLogKeys(config.dataDir, keyFile, origin), origin });
+  const { origin, keyFile, checkpointSeconds, witnessKeys } = config.transparencyLog;
+  const transparencyLog = openTransparencyLog(db, { keys: loadTransparencyLogKeys(config.dataDir, keyFile, origin), origin, witnesses: witnessKeys });
   const app = createApp({ config, db, temporal, entities, registry, schemas, verifyToken: createTokenVerifier(config, signingKey), signingKey, oauth: oauthState, secrets, personalData: personalDataOf(config.secrets), log, transparencyLog });
   // The organizations, connectors and users files as records, beside serving (the file answers until a record exists).
   if (config.registry.seedRecords) {

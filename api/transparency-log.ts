@@ -9,6 +9,7 @@ import { badCursor, decodeCursor, encodeCursor, pageLimit, querySingle, type Ctx
 import { operation, publicOperation } from './operations';
 import { Problem } from '../domain/problems';
 import type { LoggedLeaf, SignedCheckpoint } from '../read-model/transparency-log';
+import { signatureBy } from '../core/transparency-log-key';
 
 export const transparencyLog = new Hono<AppEnv>();
 export const transparencyLogWellKnown = new Hono<AppEnv>();
@@ -63,8 +64,8 @@ publicOperation(transparencyLogWellKnown, {
     responses: { '200': { description: 'The keys.', content: { 'application/json': { schema: { $ref: './transparency-log.json#/$defs/Keys' } } } } },
   },
 }, (c) => {
-  const { origin, keys } = logOf(c);
-  return c.json({ origin, keys: [{ verifierKey: keys.signer.verifierKey, status: 'current' }, ...keys.retired.map((verifierKey) => ({ verifierKey, status: 'retired' }))] });
+  const { origin, keys, witnesses } = logOf(c);
+  return c.json({ origin, keys: [{ verifierKey: keys.signer.verifierKey, status: 'current' }, ...keys.retired.map((verifierKey) => ({ verifierKey, status: 'retired' }))], witnesses });
 });
 
 operation(transparencyLog, {
@@ -72,9 +73,47 @@ operation(transparencyLog, {
   doc: {
     id: 'getTransparencyLogCheckpointRecord',
     summary: 'The latest signed checkpoint, as JSON',
-    description: `What \`${WELL_KNOWN}/checkpoint\` serves, with its size and root beside the note for reading. Any token of an active organization.`,
+    description:
+      `What \`${WELL_KNOWN}/checkpoint\` serves, with its size and root beside the note for reading; with \`witnessed\`, the ` +
+      'newest checkpoint cosigned by at least that many of the log\'s witnesses (a reader that trusts a checkpoint only once ' +
+      'witnesses it knows have checked it). Any token of an active organization.',
+    parameters: [{ name: 'witnessed', in: 'query', required: false, description: 'The least number of witnesses\' cosignatures the checkpoint carries.', schema: { type: 'string', pattern: '^[0-9]{1,3}$' } }],
+    responses: { '200': 'The checkpoint.', '400': '`VALIDATION_FAILED`: `witnessed` not a small whole number.', '404': '`RESOURCE_NOT_FOUND`: no checkpoint has that many cosignatures yet.' },
   },
-}, async ({ c }) => c.json(checkpointBody(c, await logOf(c).current())));
+}, async ({ c }) => {
+  const log = logOf(c);
+  const witnessed = querySingle(c, 'witnessed');
+  if (witnessed === undefined) return c.json(checkpointBody(c, await log.current()));
+  if (!/^\d{1,3}$/.test(witnessed)) throw new Problem('VALIDATION_FAILED', 'witnessed is the least number of cosignatures, a whole number', { errors: [{ pointer: '/query/witnessed', message: 'must be a whole number below 1000' }] });
+  const found = await log.latestWitnessed(Number(witnessed));
+  if (!found) throw new Problem('RESOURCE_NOT_FOUND', `no checkpoint is cosigned by ${witnessed} witnesses yet`);
+  return c.json(checkpointBody(c, found));
+});
+
+operation(transparencyLog, {
+  method: 'POST', path: '/cosignatures', access: { scope: [] }, body: 'TransparencyLogCosignature', answers: [200], returns: 'TransparencyLog',
+  doc: {
+    id: 'cosignTransparencyLogCheckpoint',
+    summary: "A witness's cosignature of a checkpoint",
+    description:
+      'A witness that verified a checkpoint (its signature, and that it extends every checkpoint the witness saw before) adds ' +
+      'its signature line over the checkpoint\'s text, by a key the operator listed among the log\'s witnesses ' +
+      '(`TRANSPARENCY_LOG_WITNESS_KEYS`, published at `' + `${WELL_KNOWN}/keys` + '`). The checkpoint is then served with it, so that ' +
+      "a reader that asks for witnessed checkpoints sees only what its witnesses checked: a log that showed two partners two " +
+      'different trees could not have both cosigned by a witness that checks consistency. `pcx witness` does it. Any token of ' +
+      'an active organization; the same cosignature again changes nothing.',
+    responses: { '200': 'The checkpoint with the cosignature.', '400': '`VALIDATION_FAILED`: not a signature line, not by a witness of the log, or not over that checkpoint.', '404': '`RESOURCE_NOT_FOUND`: no signed checkpoint of that size.' },
+  },
+}, async ({ c, body }) => {
+  const log = logOf(c);
+  const checkpoint = await log.checkpointAt(body.treeSize);
+  if (!checkpoint) throw new Problem('RESOURCE_NOT_FOUND', `the log signed no checkpoint of ${body.treeSize} leaves`);
+  const text = checkpoint.note.slice(0, checkpoint.note.indexOf('\n\n') + 1);
+  if (!signatureBy(text, body.signature, log.witnesses)) {
+    throw new Problem('VALIDATION_FAILED', 'the signature is not a witness of this log signing this checkpoint', { errors: [{ pointer: '/signature', message: 'must be by a key of TRANSPARENCY_LOG_WITNESS_KEYS, over the checkpoint of treeSize' }] });
+  }
+  return c.json(checkpointBody(c, (await log.addCosignature(body.treeSize, body.signature))!));
+});
 
 operation(transparencyLog, {
   method: 'GET', path: '/inclusion-proofs', access: { scope: [] }, answers: [200], returns: 'TransparencyLogInclusionProof',

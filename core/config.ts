@@ -122,9 +122,11 @@ export interface Config {
    * (TRANSPARENCY_LOG_ORIGIN, by default `<host of PUBLIC_BASE_URL>/transparency-log`), the note
    * key file that signs them (TRANSPARENCY_LOG_KEY_FILE, the same file in every api replica;
    * without it a key is generated into the data folder: a single host only), and how often the
-   * log's growth is signed without being asked (TRANSPARENCY_LOG_CHECKPOINT_SECONDS, 60).
+   * log's growth is signed without being asked (TRANSPARENCY_LOG_CHECKPOINT_SECONDS, 60), and the
+   * note verifier keys of the witnesses whose cosignatures it takes (TRANSPARENCY_LOG_WITNESS_KEYS,
+   * separated by spaces or commas; none by default).
    */
-  transparencyLog: { origin: string; keyFile: string | undefined; checkpointSeconds: number };
+  transparencyLog: { origin: string; keyFile: string | undefined; checkpointSeconds: number; witnessKeys: string[] };
 }
 
 /** Webhook delivery (docs/webhooks.md). */
@@ -315,6 +317,7 @@ export function loadConfig(env: Env = process.env): Config {
       origin: r.str('TRANSPARENCY_LOG_ORIGIN', `${new URL(publicBaseUrl).host}/transparency-log`),
       keyFile: r.file('TRANSPARENCY_LOG_KEY_FILE')?.path,
       checkpointSeconds: r.int('TRANSPARENCY_LOG_CHECKPOINT_SECONDS', 60, 1, 86400),
+      witnessKeys: r.str('TRANSPARENCY_LOG_WITNESS_KEYS', '').split(/[\s,]+/).filter(Boolean),
     },
   };
   if (r.problems.length) throw new ConfigError(r.problems);

@@ -4,7 +4,7 @@
 // The operator's, from TRANSPARENCY_LOG_KEY_FILE (mounted in every replica; its first line the
 // signing key, any further lines the verifier keys of retired signing keys, still published so that
 // checkpoints they signed keep verifying), or one generated once into the data folder.
-import { createHash, createPrivateKey, createPublicKey, randomBytes, randomUUID, sign } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, randomBytes, randomUUID, sign, verify } from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -68,6 +68,27 @@ export function signNote(text: string, signer: NoteSigner): string {
   hash.writeUInt32BE(signer.keyHash);
   const signature = Buffer.concat([hash, signer.sign(Buffer.from(text, 'utf8'))]).toString('base64');
   return `${text}\n\u2014 ${signer.name} ${signature}\n`;
+}
+
+/**
+ * Whether `line` (`— <name> <base64>`) is a valid signature of `text` by one of `verifierKeys`
+ * (`<name>+<hash>+<base64 of 0x01 and the Ed25519 key>`): the name of the key that made it, or
+ * undefined. A witness's cosignature of a checkpoint is such a line.
+ */
+export function signatureBy(text: string, line: string, verifierKeys: readonly string[]): string | undefined {
+  const m = /^\u2014 ([^\s+]+) ([A-Za-z0-9+/]+=*)$/u.exec(line);
+  if (!m) return undefined;
+  const raw = Buffer.from(m[2], 'base64');
+  if (raw.length !== 68) return undefined;
+  for (const key of verifierKeys) {
+    const k = /^([^\s+]+)\+([0-9a-f]{8})\+(\S+)$/u.exec(key);
+    if (!k || k[1] !== m[1] || parseInt(k[2], 16) !== raw.readUInt32BE(0)) continue;
+    const typed = Buffer.from(k[3], 'base64');
+    if (typed.length !== 33 || typed[0] !== ED25519 || keyHash(k[1], typed) !== raw.readUInt32BE(0)) continue;
+    const publicKey = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: typed.subarray(1).toString('base64url') }, format: 'jwk' });
+    if (verify(null, Buffer.from(text, 'utf8'), publicKey, raw.subarray(4))) return k[1];
+  }
+  return undefined;
 }
 
 /** C2SP tlog-checkpoint: the log's origin, its size in decimal, its root in base64. */

@@ -140,12 +140,20 @@ const leafRow = (r: LeafRow): LoggedLeaf => ({
   loggedAt: new Date(r.logged_at).toISOString(),
 });
 
+/** The signature lines of a note: the broker's first, then the cosignatures. */
+const signatureLines = (note: string) => note.slice(note.indexOf('\n\n') + 2).split('\n').filter((l) => l.startsWith('\u2014 ')).length;
+
 const CHECKPOINT_COLUMNS = 'tree_size::text, root_hash, note, signed_at';
 const LEAF_COLUMNS = 'leaf_index::text, record_key, record_digest, salt, leaf_hash, organizations, logged_at';
 
 /** The log as the API serves it: checkpoints, proofs, an organization's leaves. */
-export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKeys; origin: string }) {
+/**
+ * @param settings.witnesses the note verifier keys of the witnesses whose cosignatures the log
+ * takes (TRANSPARENCY_LOG_WITNESS_KEYS); none by default.
+ */
+export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKeys; origin: string; witnesses?: readonly string[] }) {
   const { keys, origin } = settings;
+  const witnesses = settings.witnesses ?? [];
 
   async function checkpointAt(size: number): Promise<SignedCheckpoint | undefined> {
     const { rows } = await db.query<CheckpointRow>(`select ${CHECKPOINT_COLUMNS} from transparency_log_checkpoints where tree_size = $1`, [size]);
@@ -167,6 +175,7 @@ export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKey
   return {
     origin,
     keys,
+    witnesses,
     current,
     checkpointAt,
     /** The logged leaf of a record, by its key. */
@@ -185,10 +194,15 @@ export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKey
     size: () => sizeOf(db),
     inclusionProof: async (index: number, size: number) => (await answer(db, { inclusion: { index, size } })).map(hex),
     consistencyProof: async (from: number, to: number) => (from === 0 || from === to ? [] : (await answer(db, { consistency: { from, to } })).map(hex)),
-    /** Adds a witness's cosignature line to a stored checkpoint (once per line). */
+    /** Adds a witness's cosignature line (already verified) to a stored checkpoint, once. */
     async addCosignature(size: number, line: string): Promise<SignedCheckpoint | undefined> {
       await db.query(`update transparency_log_checkpoints set note = note || $2 where tree_size = $1 and position($2 in note) = 0`, [size, `${line}\n`]);
       return checkpointAt(size);
+    },
+    /** The newest checkpoint cosigned by at least `witnesses` witnesses (among the last hundred signed). */
+    async latestWitnessed(witnesses: number): Promise<SignedCheckpoint | undefined> {
+      const { rows } = await db.query<CheckpointRow>(`select ${CHECKPOINT_COLUMNS} from transparency_log_checkpoints order by tree_size desc limit 100`);
+      return rows.map(checkpointOf).find((c) => signatureLines(c.note) - 1 >= witnesses);
     },
   };
 }

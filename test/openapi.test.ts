@@ -510,6 +510,7 @@ const LIST_QUERIES: Record<string, string[]> = {
   '/transparency-log/inclusion-proofs': ['recordKey', 'treeSize'],
   '/transparency-log/consistency-proofs': ['from', 'to'],
   '/transparency-log/leaves': ['cursor', 'limit'],
+  '/transparency-log/checkpoint': ['witnessed'],
 };
 
 describe('the OpenAPI document, query parameters', () => {

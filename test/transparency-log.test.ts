@@ -4,14 +4,18 @@
 // the SDK's TransparencyMonitor against a checkpoint it verified, and nobody else is shown; the
 // checkpoints only ever grow, consistently.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connector, db, expectProblem, freshOrgs, postgresOnly, testEnv } from './helpers';
 import { ROOT } from './stack';
 import { get, waitFor } from './matching-fixtures';
 import { acceptedMatch } from './tenders.fixtures';
 import { commitment, handoverBody } from './execution-handovers.fixtures';
-import { MemoryCheckpointStore, PcxClient, TransparencyError, TransparencyMonitor, noteVerifier, openNote, parseCheckpoint } from '../sdk/src';
+import { MemoryCheckpointStore, PcxClient, TransparencyError, TransparencyMonitor, cosign, generateNoteKey, noteVerifier, openNote, parseCheckpoint } from '../sdk/src';
+import { noteSigner } from '../core/transparency-log-key';
+
+/** The verifier key of a witness's signer key. */
+const cosignerOf = (signerKey: string) => noteSigner(signerKey).verifierKey;
 
 const monitorOf = (c: Connector, store = new MemoryCheckpointStore()) =>
   new TransparencyMonitor(new PcxClient({ baseUrl: testEnv().baseUrl, clientId: c.org.clientId, clientSecret: c.org.secret }), { store });
@@ -29,10 +33,10 @@ async function leavesOf(c: Connector): Promise<string[]> {
 }
 
 /** `pcx verify` as an auditor runs it, with the organization's credentials and a state folder of its own. */
-function pcxVerify(c: Connector, state: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function pcxVerify(c: Connector, state: string, args = ['--json', 'verify']): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, PCX_BASE_URL: testEnv().baseUrl, PCX_CLIENT_ID: c.org.clientId, PCX_CLIENT_SECRET: c.org.secret, PCX_CONFIG_DIR: state, NO_COLOR: '1' };
-    const child = spawn(join(ROOT, 'bin', 'pcx'), ['--json', 'verify'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(join(ROOT, 'bin', 'pcx'), args, { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk) => (stdout += chunk));
@@ -148,5 +152,41 @@ describe('the transparency log', () => {
     const run = await pcxVerify(executor, state);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(key);
+  });
+
+  test("a witness cosigns what it checked; a reader that trusts it believes only cosigned checkpoints; nobody else's signature is taken", async () => {
+    const { issuer, executor, tender } = await commitment();
+    const WITNESS_KEY = join(ROOT, 'test', 'fixtures', 'transparency', 'witness-key.txt');
+    const witness = cosignerOf(readFileSync(WITNESS_KEY, 'utf8'));
+    const keys = await get(issuer, '/.well-known/transparency-log/keys');
+    expect(keys.witnesses).toEqual([witness]);
+
+    // The issuer's organization runs the witness: it verifies the latest checkpoint, then cosigns it.
+    const state = mkdtempSync(join(testEnv().dir, 'pcx-witness-'));
+    const run = await pcxVerify(issuer, state, ['witness', '--key-file', WITNESS_KEY]);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: expect.stringMatching(/cosigned the checkpoint of \d+ leaves/) });
+    const witnessed = await get(executor, '/transparency-log/checkpoint?witnessed=1');
+    const lines = witnessed.note.split('\n').filter((l: string) => l.startsWith('\u2014 '));
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^\u2014 test-witness\.example /);
+
+    // A reader that trusts the witness proves the executor's records in the cosigned checkpoint.
+    const trusting = new TransparencyMonitor(new PcxClient({ baseUrl: testEnv().baseUrl, clientId: executor.org.clientId, clientSecret: executor.org.secret }), { witnesses: { keys: [witness] } });
+    const t = await get(executor, `/transport-tenders/${tender.id}`);
+    expect(await trusting.verifyRecord(`transport-tenders/${t.id}#/decisions/0`, t)).toMatchObject({ treeSize: witnessed.treeSize });
+    // A newer checkpoint nobody cosigned is not believed by it.
+    await commitment();
+    const uncosigned = await get(executor, '/transparency-log/checkpoint');
+    expect(uncosigned.treeSize).toBeGreaterThan(witnessed.treeSize);
+    await expect(trusting.observe(uncosigned)).rejects.toThrow(/cosigned by 0 of the witnesses/);
+
+    // Cosignatures the log does not take: by a key it does not list, over another checkpoint, of a size never signed.
+    const stranger = generateNoteKey('stranger.example');
+    const textOf = (note: string) => note.slice(0, note.indexOf('\n\n') + 1);
+    expectProblem(await executor.post('/transparency-log/cosignatures', { treeSize: uncosigned.treeSize, signature: cosign(textOf(uncosigned.note), stranger.signerKey) }), 400, 'VALIDATION_FAILED');
+    expectProblem(await executor.post('/transparency-log/cosignatures', { treeSize: uncosigned.treeSize, signature: cosign(textOf(witnessed.note), readFileSync(WITNESS_KEY, 'utf8')) }), 400, 'VALIDATION_FAILED');
+    expectProblem(await executor.post('/transparency-log/cosignatures', { treeSize: 99999999, signature: lines[1] }), 404, 'RESOURCE_NOT_FOUND');
+    expectProblem(await executor.post('/transparency-log/cosignatures', { treeSize: uncosigned.treeSize, signature: 'not a signature' }), 400, 'VALIDATION_FAILED');
+    expect((await get(executor, `/transparency-log/checkpoint`)).note).toBe(uncosigned.note);
   });
 });

@@ -42,6 +42,8 @@ export {
   parseCheckpoint,
   openNote,
   noteVerifier,
+  cosign,
+  generateNoteKey,
   hashLeaf,
   leafOf,
   loggedValue,

@@ -44,6 +44,13 @@ export interface TransparencyMonitorOptions {
   /** The log's origin, if known; otherwise the published one. */
   origin?: string;
   store?: CheckpointStore;
+  /**
+   * Witnesses this reader trusts (their note verifier keys) and how many of them must have
+   * cosigned a checkpoint before it is believed (default: all of them). With witnesses, the
+   * monitor reads the newest checkpoint they cosigned, and proves records in it: a log that showed
+   * another organization a different tree could not have had it cosigned by a witness that checks.
+   */
+  witnesses?: { keys: string[]; quorum?: number };
 }
 
 interface CheckpointBody {
@@ -65,6 +72,7 @@ export class TransparencyMonitor {
   private verifiers: NoteVerifier[] | undefined;
   private origin: string | undefined;
   private readonly store: CheckpointStore;
+  private readonly witnesses: { verifiers: NoteVerifier[]; quorum: number } | undefined;
 
   constructor(
     private readonly client: PcxClient,
@@ -73,6 +81,10 @@ export class TransparencyMonitor {
     this.store = options.store ?? new MemoryCheckpointStore();
     this.origin = options.origin;
     if (options.verifierKeys) this.verifiers = options.verifierKeys.map(noteVerifier);
+    if (options.witnesses) {
+      const verifiers = options.witnesses.keys.map(noteVerifier);
+      this.witnesses = { verifiers, quorum: options.witnesses.quorum ?? verifiers.length };
+    }
   }
 
   private async keys(): Promise<{ verifiers: NoteVerifier[]; origin: string }> {
@@ -97,7 +109,12 @@ export class TransparencyMonitor {
    */
   async observe(body: CheckpointBody): Promise<Checkpoint> {
     const { verifiers, origin } = await this.keys();
-    const checkpoint = verifyCheckpoint(body.note, verifiers, origin);
+    const checkpoint = verifyCheckpoint(body.note, [...verifiers, ...(this.witnesses?.verifiers ?? [])], origin);
+    if (this.witnesses) {
+      const byWitness = checkpoint.note.verified.filter((s) => this.witnesses!.verifiers.some((w) => w.name === s.name && w.keyHash === s.keyHash));
+      if (byWitness.length < this.witnesses.quorum) throw new TransparencyError(`the checkpoint of ${checkpoint.size} leaves is cosigned by ${byWitness.length} of the witnesses, ${this.witnesses.quorum} needed`);
+    }
+    if (!checkpoint.note.verified.some((s) => verifiers.some((v) => v.name === s.name && v.keyHash === s.keyHash))) throw new TransparencyError("the checkpoint is not signed by the log's key");
     if (checkpoint.size !== body.treeSize || toHex(checkpoint.root) !== body.rootHash) throw new TransparencyError('the checkpoint says other than its note signs');
     const kept = await this.kept();
     if (kept && kept.size <= checkpoint.size) {
@@ -112,9 +129,10 @@ export class TransparencyMonitor {
     return checkpoint;
   }
 
-  /** The log's latest checkpoint, verified and kept. */
+  /** The log's latest checkpoint (with witnesses, the latest they cosigned), verified and kept. */
   async refresh(): Promise<Checkpoint> {
-    const { data } = await this.client.request<CheckpointBody>('GET', '/transparency-log/checkpoint');
+    const query = this.witnesses ? { witnessed: this.witnesses.quorum } : {};
+    const { data } = await this.client.request<CheckpointBody>('GET', '/transparency-log/checkpoint', { query });
     return this.observe(data);
   }
 
@@ -124,10 +142,12 @@ export class TransparencyMonitor {
    * the one the log holds, in a checkpoint that extends every one seen before.
    */
   async verifyRecord(recordKey: string, document: unknown): Promise<VerifiedRecord> {
+    // With witnesses, in the newest checkpoint they cosigned (a record logged after it is not yet witnessed: 400).
+    const treeSize = this.witnesses ? (await this.refresh()).size : undefined;
     const { data } = await this.client.request<{ leaf: { leafIndex: number; recordDigest: string; salt: string; leafHash: string }; treeSize: number; auditPath: string[]; checkpoint: CheckpointBody }>(
       'GET',
       '/transparency-log/inclusion-proofs',
-      { query: { recordKey } },
+      { query: { recordKey, ...(treeSize !== undefined ? { treeSize } : {}) } },
     );
     const digest = recordDigest(loggedValue(recordKey, document));
     if (digest !== data.leaf.recordDigest) throw new TransparencyError(`${recordKey}: the record read is not the record logged (digest ${digest}, logged ${data.leaf.recordDigest})`);

@@ -4,7 +4,7 @@
 // signs them) and the leaf of a record (what the broker committed to: the record's canonical
 // digest, its key and a salt only its participants are given). The broker's half, which builds the
 // proofs, is written apart (domain/transparency-log.ts); both meet in the RFC's test vectors.
-import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, sign as signBytes, verify as verifySignature } from 'node:crypto';
 import canonicalize from 'canonicalize';
 
 /** A proof, a checkpoint or a record that does not verify: the log or what it was shown is not what it claims. */
@@ -168,6 +168,37 @@ export function openNote(note: string, verifiers: NoteVerifier[]): OpenedNote {
   }
   if (verified.length === 0) fail('note has no verifiable signatures');
   return { text, verified, unverified };
+}
+
+/** The PKCS #8 prefix of a raw Ed25519 seed (RFC 8410). */
+const PKCS8_ED25519 = Buffer.from('302e020100300506032b657004220420', 'hex');
+
+/**
+ * A witness's cosignature of a note's text: the signature line `— <name> <base64>` by the note
+ * signer key `PRIVATE+KEY+<name>+<hash>+<key>` (Go's form; `pcx witness --generate-key` writes one).
+ */
+export function cosign(text: string, signerKey: string): string {
+  const m = /^PRIVATE\+KEY\+([^\s+]+)\+([0-9a-f]{8})\+(\S+)$/u.exec(signerKey.trim());
+  if (!m) fail('not a note signer key (PRIVATE+KEY+<name>+<hash>+<key>)');
+  const typed = Buffer.from(m![3], 'base64');
+  if (typed.length !== 33 || typed[0] !== 1) fail('not an Ed25519 note signer key');
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, typed.subarray(1)]), format: 'der', type: 'pkcs8' });
+  const publicRaw = Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x!, 'base64url');
+  const keyHash = noteKeyHash(m![1], Buffer.concat([Buffer.of(1), publicRaw]));
+  if (keyHash.toString(16).padStart(8, '0') !== m![2]) fail("the note signer key's hash does not match its key");
+  const hash = Buffer.alloc(4);
+  hash.writeUInt32BE(keyHash);
+  return `\u2014 ${m![1]} ${Buffer.concat([hash, signBytes(null, Buffer.from(text, 'utf8'), privateKey)]).toString('base64')}`;
+}
+
+/** A new note signer key and its verifier key, for a witness. */
+export function generateNoteKey(name: string): { signerKey: string; verifierKey: string } {
+  if (!/^[^\s+]+$/u.test(name)) fail("a note key's name has no spaces and no '+'");
+  const seed = Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(32)));
+  const privateKey = createPrivateKey({ key: Buffer.concat([PKCS8_ED25519, seed]), format: 'der', type: 'pkcs8' });
+  const typedPublic = Buffer.concat([Buffer.of(1), Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x!, 'base64url')]);
+  const hash = noteKeyHash(name, typedPublic).toString(16).padStart(8, '0');
+  return { signerKey: `PRIVATE+KEY+${name}+${hash}+${Buffer.concat([Buffer.of(1), seed]).toString('base64')}`, verifierKey: `${name}+${hash}+${typedPublic.toString('base64')}` };
 }
 
 /** A tree head of the log: which log (its origin), how many leaves, their root. */

@@ -7,7 +7,7 @@
 // The test files that run against `npm start` as a newcomer runs it (NPM_START_FILES) share one,
 // started here when the run includes one of them; it boots while the run goes on.
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { embeddedOnFreePorts, freePort, ROOT, startBroker, startEmbedded, startTemporal, writeTestRegistry, type SharedStartValues } from '../stack';
@@ -17,6 +17,7 @@ import { documents } from '../../api/app';
 import { writeGatewayWorkflowBundle } from '../../gateway/bundle';
 import { writeWorkflowBundle } from '../../workflows/bundle';
 import { newKeyFile } from '../../core/secrets';
+import { noteSigner } from '../../core/transparency-log-key';
 
 import { adminQuery, schemaUrl } from '../pg-admin';
 
@@ -224,6 +225,8 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     TOKEN_THROTTLE_ADDRESS_FAILURES: '200',
     // tls_client_auth: certificates issued by the test authority (test/tls.ts) are CA-issued ones.
     CLIENT_CA_FILE: s.webhooks.caFile,
+    // The transparency log's one witness, whose signer key test/transparency-log.test.ts holds.
+    TRANSPARENCY_LOG_WITNESS_KEYS: noteSigner(readFileSync(join(ROOT, 'test', 'fixtures', 'transparency', 'witness-key.txt'), 'utf8')).verifierKey,
   };
   // The mutual-TLS listener (RFC 8705), its server certificate the test authority's: the stack's
   // broker only (not in brokerEnv, so that a second replica a test starts does not take its port).

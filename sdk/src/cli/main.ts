@@ -9,7 +9,7 @@ import { StaleResourceVersionError } from '../errors';
 import { generateConnectorKey, publicOf, type PrivateJwk } from '../keys';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { gatewayCommands } from './gateway';
-import { verifyCommand } from './verify';
+import { transparencyLogCommands } from './transparency-log';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
 import { profilesPath, readProfiles, resolveProfile, writeProfiles, type Profile } from './profiles';
 
@@ -64,7 +64,7 @@ Examples:
   waitCommands(program, cli);
   requestCommand(program, cli);
   gatewayCommands(program, cli);
-  verifyCommand(program, cli);
+  transparencyLogCommands(program, cli);
   return program;
 }
 

@@ -1,19 +1,26 @@
-// `pcx verify`: an auditor's check of the broker's transparency log (docs/transparency-log.md). The
+// The transparency log from a shell (docs/transparency-log.md).
+//
+// `pcx verify`: an auditor's check of the broker's transparency log. The
 // log's latest checkpoint is verified against its keys (pinned with --key, else the published ones)
 // and against the checkpoint this machine kept from the last run (the log only grew); then each of
 // the organization's records (or the one --record names) is read where the broker serves it and
 // proven in that checkpoint. Any rewrite, dropped record or fork exits 1 with what was found, and
 // the kept checkpoint stays as it was.
+//
+// `pcx witness`: an organization (or anyone the operator lists) as a witness of the log: it verifies
+// the latest checkpoint as `pcx verify` does (signed, and extending the one it cosigned before),
+// then cosigns it with its own note key, so that readers who trust it see only checkpoints it checked.
 import type { Command } from 'commander';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PcxClient } from '../client';
 import { PcxProblemError } from '../errors';
 import { TransparencyMonitor, type CheckpointStore } from '../transparency-monitor';
+import { cosign, generateNoteKey } from '../transparency';
 import type { Output } from './output';
 import { configDir } from './profiles';
 
-export interface VerifyCli {
+export interface TransparencyLogCli {
   io: { env: NodeJS.ProcessEnv };
   client(out: Output): PcxClient;
   run<A extends unknown[]>(fn: (out: Output, ...args: A) => Promise<void>): (...args: A) => Promise<void>;
@@ -40,7 +47,7 @@ interface Leaf {
   recordKey: string;
 }
 
-export function verifyCommand(program: Command, cli: VerifyCli): void {
+export function transparencyLogCommands(program: Command, cli: TransparencyLogCli): void {
   program
     .command('verify')
     .description("prove your organization's decisions, commitments and outcomes are in the broker's transparency log, and that the log only grew")
@@ -81,6 +88,33 @@ export function verifyCommand(program: Command, cli: VerifyCli): void {
           out.message(`${verified.length} record${verified.length === 1 ? '' : 's'} proven in the log's checkpoint of ${kept?.size} leaves`);
           for (const u of unreadable) out.message(`  not readable (${u.status}), its leaf kept: ${u.recordKey}`);
         }
+      }),
+    );
+
+  program
+    .command('witness')
+    .description("cosign the broker's latest transparency-log checkpoint once it is verified to extend the last one you cosigned")
+    .option('--key-file <path>', 'your note signer key (PRIVATE+KEY+...); the operator lists its verifier key in TRANSPARENCY_LOG_WITNESS_KEYS')
+    .option('--generate-key <name>', 'write a new note key named <name> to --key-file and print its verifier key for the operator')
+    .option('--state <dir>', 'where the last cosigned checkpoint is kept', undefined)
+    .action(
+      cli.run(async (out, opts: { keyFile?: string; generateKey?: string; state?: string }) => {
+        if (!opts.keyFile) throw new Error('--key-file is required');
+        if (opts.generateKey) {
+          if (existsSync(opts.keyFile)) throw new Error(`${opts.keyFile} exists: a witness keeps its key`);
+          const key = generateNoteKey(opts.generateKey);
+          writeFileSync(opts.keyFile, `${key.signerKey}\n`, { mode: 0o600 });
+          return out.json ? out.data({ verifierKey: key.verifierKey }) : out.message(key.verifierKey);
+        }
+        const signerKey = readFileSync(opts.keyFile, 'utf8').trim();
+        const pcx = cli.client(out);
+        const store = new FileCheckpointStore(opts.state ?? join(configDir(cli.io.env), 'transparency-log-witness'));
+        const checkpoint = await new TransparencyMonitor(pcx, { store }).refresh();
+        const note = (await store.load((await pcx.request<{ origin: string }>('GET', '/.well-known/transparency-log/keys')).data.origin))!;
+        const text = note.slice(0, note.indexOf('\n\n') + 1);
+        const { data } = await pcx.request<{ treeSize: number; note: string }>('POST', '/transparency-log/cosignatures', { body: { treeSize: checkpoint.size, signature: cosign(text, signerKey) } });
+        if (out.json) out.data({ treeSize: data.treeSize, cosigned: true });
+        else out.message(`cosigned the checkpoint of ${data.treeSize} leaves`);
       }),
     );
 }
