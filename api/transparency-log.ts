@@ -18,8 +18,9 @@ const WELL_KNOWN = '/.well-known/transparency-log';
 
 const logOf = (c: Ctx) => c.get('services').transparencyLog;
 
-function checkpointBody(c: Ctx, checkpoint: SignedCheckpoint) {
-  return { origin: logOf(c).origin, ...checkpoint };
+/** A checkpoint as JSON: its origin is its note's first line (a checkpoint from before a restore keeps the old one). */
+function checkpointBody(_c: Ctx, checkpoint: SignedCheckpoint) {
+  return { origin: checkpoint.note.slice(0, checkpoint.note.indexOf('\n')), ...checkpoint };
 }
 
 function leafBody({ organizations: _o, ...leaf }: LoggedLeaf) {
@@ -63,9 +64,15 @@ publicOperation(transparencyLogWellKnown, {
       'check: a broker that changed its key could sign a rewritten log. No token needed.',
     responses: { '200': { description: 'The keys.', content: { 'application/json': { schema: { $ref: './transparency-log.json#/$defs/Keys' } } } } },
   },
-}, (c) => {
-  const { origin, keys, witnesses } = logOf(c);
-  return c.json({ origin, keys: [{ verifierKey: keys.signer.verifierKey, status: 'current' }, ...keys.retired.map((verifierKey) => ({ verifierKey, status: 'retired' }))], witnesses });
+}, async (c) => {
+  const log = logOf(c);
+  const { keys, witnesses } = log;
+  return c.json({
+    origin: await log.origin(),
+    keys: [{ verifierKey: keys.signer.verifierKey, status: 'current' }, ...keys.retired.map((verifierKey) => ({ verifierKey, status: 'retired' }))],
+    witnesses,
+    epochs: await log.epochs(),
+  });
 });
 
 operation(transparencyLog, {

@@ -354,3 +354,14 @@ create table if not exists transparency_log_checkpoints (
   note text not null,
   signed_at timestamptz not null default now()
 );
+
+-- The transparency log's epochs after restores (read-model/transparency-log.ts `startLogEpoch`):
+-- a restore brings the log back to the backup's size, so the log goes on under a new origin (the
+-- configured one and `/epoch-<n>`) whose first leaf links it to the restored tree (its size and
+-- root): never a silent fork of the checkpoints signed after the backup. None: the first epoch.
+create table if not exists transparency_log_epochs (
+  ordinal integer primary key,
+  started_at timestamptz not null default now(),
+  restored_size bigint not null,
+  restored_root text not null
+);

@@ -83,6 +83,46 @@ export async function appendToLog(tx: Queryable, records: LedgerRecord[], organi
   return missing.length;
 }
 
+export interface LogEpoch {
+  epoch: number;
+  startedAt: string;
+  restoredSize: number;
+  restoredRoot: string;
+}
+
+async function epochsOf(q: Queryable): Promise<LogEpoch[]> {
+  const { rows } = await q.query<{ ordinal: number; started_at: Date | string; restored_size: string; restored_root: string }>(
+    'select ordinal, started_at, restored_size::text, restored_root from transparency_log_epochs order by ordinal',
+  );
+  return rows.map((r) => ({ epoch: r.ordinal, startedAt: new Date(r.started_at).toISOString(), restoredSize: Number(r.restored_size), restoredRoot: r.restored_root }));
+}
+
+/** The origin of the log's current epoch: the configured one, then `<origin>/epoch-<n>` after each restore. */
+export const originOf = (origin: string, epochs: LogEpoch[]) => (epochs.length ? `${origin}/epoch-${epochs[epochs.length - 1].epoch}` : origin);
+
+/**
+ * After a restore (scripts/restore.ts, scripts/restored.ts; the broker stopped): the log goes on as
+ * a new log, under a new origin, whose first new leaf links it to the tree restored (its size and
+ * root, key `transparency-log#/epochs/<n>`). Checkpoints signed after the backup were of the old
+ * origin: a reader holding one sees a log of another name, and the link says from which point it
+ * goes on, instead of a silent fork.
+ */
+export async function startLogEpoch(db: Db): Promise<LogEpoch> {
+  return db.transaction(async (tx) => {
+    await tx.query(LOCK);
+    const size = await sizeOf(tx);
+    const root = size === 0 ? EMPTY_ROOT : (await answer(tx, { root: size }))[0];
+    const { rows } = await tx.query<{ ordinal: number }>(
+      `insert into transparency_log_epochs (ordinal, restored_size, restored_root)
+       select coalesce(max(ordinal), 1) + 1, $1, $2 from transparency_log_epochs returning ordinal`,
+      [size, hex(root)],
+    );
+    const epoch = rows[0].ordinal;
+    await appendToLog(tx, [{ key: `transparency-log#/epochs/${epoch}`, record: { epoch, restoredSize: size, restoredRoot: hex(root) } }], []);
+    return (await epochsOf(tx)).find((e) => e.epoch === epoch)!;
+  });
+}
+
 /** The hashes a question asks for (a root, an inclusion or a consistency proof), from the stored nodes. */
 async function answer(q: Queryable, question: Question): Promise<Uint8Array[]> {
   return compute(sha256, question, await readNodes(q, nodesFor(question)));
@@ -152,8 +192,15 @@ const LEAF_COLUMNS = 'leaf_index::text, record_key, record_digest, salt, leaf_ha
  * takes (TRANSPARENCY_LOG_WITNESS_KEYS); none by default.
  */
 export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKeys; origin: string; witnesses?: readonly string[] }) {
-  const { keys, origin } = settings;
+  const { keys } = settings;
   const witnesses = settings.witnesses ?? [];
+  // Epochs change only by a restore, with the broker stopped: read once.
+  let epochs: Promise<LogEpoch[]> | undefined;
+  const epochsNow = () => (epochs ??= epochsOf(db).catch((err) => {
+    epochs = undefined;
+    throw err;
+  }));
+  const originNow = async () => originOf(settings.origin, await epochsNow());
 
   async function checkpointAt(size: number): Promise<SignedCheckpoint | undefined> {
     const { rows } = await db.query<CheckpointRow>(`select ${CHECKPOINT_COLUMNS} from transparency_log_checkpoints where tree_size = $1`, [size]);
@@ -166,14 +213,17 @@ export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKey
     const stored = await checkpointAt(size);
     if (stored) return stored;
     const root = size === 0 ? EMPTY_ROOT : (await answer(db, { root: size }))[0];
-    const note = signNote(checkpointText(origin, size, root), keys.signer);
+    const note = signNote(checkpointText(await originNow(), size, root), keys.signer);
     // Two replicas signing the same size at once: the first stored is the one every reader gets.
     await db.query('insert into transparency_log_checkpoints (tree_size, root_hash, note) values ($1, $2, $3) on conflict (tree_size) do nothing', [size, hex(root), note]);
     return (await checkpointAt(size))!;
   }
 
   return {
-    origin,
+    /** The configured origin, of the first epoch. */
+    baseOrigin: settings.origin,
+    origin: originNow,
+    epochs: epochsNow,
     keys,
     witnesses,
     current,

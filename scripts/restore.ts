@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { brokerUsing, claimDataFolder, dataFolderFormat, formatProblem } from '../core/data-folder';
 import { openReadModel } from '../read-model/database';
 import { startFeedHistory } from '../read-model/events';
+import { startLogEpoch } from '../read-model/transparency-log';
 import { runMain } from './run-main';
 
 async function main(): Promise<number> {
@@ -43,9 +44,11 @@ async function main(): Promise<number> {
   const db = await openReadModel({ dataDir });
   try {
     const history = await startFeedHistory(db);
+    // The transparency log goes on as a new log linked to the restored one (docs/transparency-log.md).
+    const epoch = await startLogEpoch(db);
     const seconds = (performance.now() - started) / 1000;
     process.stdout.write(`${JSON.stringify(history)}\n`);
-    process.stderr.write(`restored ${from} into ${dataDir} in ${seconds.toFixed(1)} s; feed history ${history.id} started, the restore point is ${history.floor?.tx}.${history.floor?.seq}\n`);
+    process.stderr.write(`restored ${from} into ${dataDir} in ${seconds.toFixed(1)} s; feed history ${history.id} started, the restore point is ${history.floor?.tx}.${history.floor?.seq}; the transparency log goes on as epoch ${epoch.epoch} from its ${epoch.restoredSize} restored leaves\n`);
     return 0;
   } finally {
     await db.close();

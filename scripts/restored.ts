@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 
 import { openReadModel } from '../read-model/database';
 import { startFeedHistory } from '../read-model/events';
+import { startLogEpoch } from '../read-model/transparency-log';
 import { runMain } from './run-main';
 
 async function main(): Promise<number> {
@@ -23,8 +24,10 @@ async function main(): Promise<number> {
   const db = await openReadModel(at);
   try {
     const history = await startFeedHistory(db);
+    // The transparency log goes on as a new log linked to the restored one (docs/transparency-log.md).
+    const epoch = await startLogEpoch(db);
     process.stdout.write(`${JSON.stringify(history)}\n`);
-    process.stderr.write(`feed history ${history.id} started at ${history.startedAt}; the restore point is ${history.floor?.tx}.${history.floor?.seq}\n`);
+    process.stderr.write(`feed history ${history.id} started at ${history.startedAt}; the restore point is ${history.floor?.tx}.${history.floor?.seq}; the transparency log goes on as epoch ${epoch.epoch} from its ${epoch.restoredSize} restored leaves\n`);
     return 0;
   } finally {
     await db.close();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Db } from '../core/db';
 import { noteSigner } from '../core/transparency-log-key';
 import { openReadModel } from '../read-model/database';
-import { appendToLog, openTransparencyLog, recordDigest, type TransparencyLog } from '../read-model/transparency-log';
+import { appendToLog, openTransparencyLog, recordDigest, startLogEpoch, type TransparencyLog } from '../read-model/transparency-log';
 import { carryOver, LOG_TABLES } from '../read-model/rebuild';
 import { hashLeaf, leafOf, noteVerifier, TransparencyError, verifyCheckpoint, verifyConsistency, verifyInclusion } from '../sdk/src/transparency';
 import { ENGINE } from './helpers';
@@ -125,5 +125,35 @@ describe('the transparency log store', () => {
     // 4. A leaf dropped and the log grown again past it: not an extension of the kept checkpoint.
     await writeAgain([...records.slice(0, 5), ...records.slice(6), record(400)]);
     await expect(verifyGrowth(log, kept)).rejects.toThrow(TransparencyError);
+  });
+
+  test('a restore: the log goes on under a new origin, linked to the restored tree; checkpoints signed after the backup are of another log', async () => {
+    const live = await emptyReadModel();
+    const records = Array.from({ length: 10 }, (_, i) => record(500 + i));
+    for (const r of records) await live.transaction((tx) => appendToLog(tx, [r], ['org-a']));
+    const atBackup = verifyCheckpoint((await logOn(live).current()).note, verifiers, ORIGIN);
+    // The backup: the read model as it is now (its log tables suffice here).
+    const restored = await emptyReadModel();
+    await carryOver(live, restored, LOG_TABLES);
+    // After the backup the live log grew, and a participant kept a checkpoint of it.
+    for (const r of [record(600), record(601)]) await live.transaction((tx) => appendToLog(tx, [r], ['org-a']));
+    const afterBackup = verifyCheckpoint((await logOn(live).current()).note, verifiers, ORIGIN);
+
+    const epoch = await startLogEpoch(restored);
+    expect(epoch).toMatchObject({ epoch: 2, restoredSize: 10, restoredRoot: Buffer.from(atBackup.root).toString('hex') });
+    const log = logOn(restored);
+    for (const r of [record(700), record(701)]) await restored.transaction((tx) => appendToLog(tx, [r], ['org-a']));
+    expect(await log.origin()).toBe(`${ORIGIN}/epoch-2`);
+    const now = verifyCheckpoint((await log.current()).note, verifiers, `${ORIGIN}/epoch-2`);
+    expect(now.size).toBe(13);
+    // The new log extends the restored tree (the link leaf and what followed) ...
+    verifyConsistency(atBackup.size, now.size, atBackup.root, now.root, (await log.consistencyProof(atBackup.size, now.size)).map(hex));
+    // ... and a reader of the old log finds it renamed, not silently forked: same size, another origin.
+    const note = (await log.current()).note;
+    expect(() => verifyCheckpoint(note, verifiers, ORIGIN)).toThrow(/not test.example\/transparency-log$/);
+    // Had it kept the name, the new log would be a fork of what the participant kept after the backup.
+    const proof = (await log.consistencyProof(afterBackup.size, now.size)).map(hex);
+    expect(() => verifyConsistency(afterBackup.size, now.size, afterBackup.root, now.root, proof)).toThrow(TransparencyError);
+    expect((await log.leaf('transparency-log#/epochs/2'))!.leafIndex).toBe(10);
   });
 });
