@@ -132,7 +132,7 @@ describe('the transparency log', () => {
   });
 
   test('pcx verify proves every record of the organization, and the log grown since its last run', async () => {
-    const { executor } = await commitment();
+    const { executor, tender } = await commitment();
     const state = mkdtempSync(join(testEnv().dir, 'pcx-verify-'));
     const first = await pcxVerify(executor, state);
     expect({ code: first.code, stderr: first.stderr }).toEqual({ code: 0, stderr: expect.any(String) });
@@ -141,6 +141,10 @@ describe('the transparency log', () => {
     const again = await pcxVerify(executor, state);
     expect(again.code).toBe(0);
     expect(again.stderr).toMatch(/consistent with the one kept/);
+    // Reads verified as they are made: pcx --verify <collection> get.
+    const read = await pcxVerify(executor, state, ['--json', '--verify', 'tenders', 'get', tender.id]);
+    expect({ code: read.code, stderr: read.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(JSON.parse(read.stdout).id).toBe(tender.id);
   });
 
   postgresOnly('a decision rewritten in the database: pcx verify fails and names it', async () => {
@@ -188,5 +192,31 @@ describe('the transparency log', () => {
     expectProblem(await executor.post('/transparency-log/cosignatures', { treeSize: 99999999, signature: lines[1] }), 404, 'RESOURCE_NOT_FOUND');
     expectProblem(await executor.post('/transparency-log/cosignatures', { treeSize: uncosigned.treeSize, signature: 'not a signature' }), 400, 'VALIDATION_FAILED');
     expect((await get(executor, `/transparency-log/checkpoint`)).note).toBe(uncosigned.note);
+  });
+
+  test("a client whose reads are verified: each get proves the records in it, and a record changed on the way fails the read", async () => {
+    const { executor, tender } = await commitment();
+    const pcx = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: executor.org.clientId, clientSecret: executor.org.secret });
+    const monitor = new TransparencyMonitor(pcx);
+    const proven: string[] = [];
+    pcx.onRead = async (collection, document) => {
+      proven.push(...(await monitor.verifyDocument(collection, document)).map((v) => v.recordKey));
+    };
+    const t: any = await pcx.resource('transport-tenders').get(tender.id);
+    await pcx.resource('transport-commitments').get(t.commitmentId);
+    expect(proven).toEqual([`transport-tenders/${t.id}#/revisions/0`, `transport-tenders/${t.id}#/decisions/0`, `transport-commitments/${t.commitmentId}#/digest`]);
+    // A broker (or a proxy) that changed a decision on the way: the read fails.
+    const tampering = new PcxClient({
+      baseUrl: testEnv().baseUrl, clientId: executor.org.clientId, clientSecret: executor.org.secret,
+      fetch: async (input, init) => {
+        const response = await fetch(input, init);
+        if (!String(input instanceof Request ? input.url : input).includes(`/transport-tenders/${t.id}`)) return response;
+        const body = await response.json();
+        body.decisions[0].decision = 'reject';
+        return new Response(JSON.stringify(body), { status: response.status, headers: response.headers });
+      },
+    });
+    tampering.onRead = new TransparencyMonitor(tampering).verifyReads();
+    await expect(tampering.resource('transport-tenders').get(t.id)).rejects.toThrow(TransparencyError);
   });
 });

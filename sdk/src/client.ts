@@ -50,6 +50,13 @@ export interface PcxClientOptions {
   onRetry?: (info: RetryInfo) => void;
   fetch?: typeof fetch;
   userAgent?: string;
+  /**
+   * Called with every resource read by `get` (its collection and document) before it is returned:
+   * a TransparencyMonitor's `verifyReads()` proves the decisions, revisions, digests,
+   * acknowledgements and outcomes in it in the broker's transparency log, and throws
+   * TransparencyError when one is not what was logged (docs/transparency-log.md).
+   */
+  onRead?: (collection: string, document: unknown) => Promise<void>;
 }
 
 /** Per call: an AbortSignal, an Idempotency-Key of the caller's (one is made otherwise), a correlation id. */
@@ -148,6 +155,8 @@ export class PcxClient {
   readonly api: Client<paths>;
   private readonly transport: (request: Request) => Promise<Response>;
   private readonly tokens: TokenSource;
+  /** What every `get` calls with the resource read (PcxClientOptions.onRead); settable later: `pcx.onRead = monitor.verifyReads()`. */
+  onRead: PcxClientOptions['onRead'];
 
 
   constructor(options: PcxClientOptions) {
@@ -164,6 +173,7 @@ export class PcxClient {
       tokens = new ClientCredentials({ tokenUrl, clientId: options.clientId, ...method, ...(dpop ? { dpop } : {}), scope: options.scope, fetch: fetchImpl });
     } else throw new TypeError('PcxClient needs clientId and clientSecret (or privateKey, or certificate), or accessToken');
     this.tokens = tokens;
+    this.onRead = options.onRead;
     this.transport = createTransport({
       tokens,
       retry: { ...DEFAULT_RETRY, ...options.retry },
@@ -264,7 +274,11 @@ export class PcxClient {
     const base = `/${collection}`;
     const client = {
       collection,
-      get: async (id: string, options?: CallOptions) => (await this.request(`GET`, `${base}/{id}`, { path: { id }, ...options })).data,
+      get: async (id: string, options?: CallOptions) => {
+        const { data } = await this.request(`GET`, `${base}/{id}`, { path: { id }, ...options });
+        await this.onRead?.(collection, data);
+        return data;
+      },
       page: async (query: Record<string, unknown> = {}, options?: CallOptions) => (await this.request<Page<unknown>>('GET', base, { query, ...options })).data,
       list: (query: Record<string, unknown> = {}, options?: CallOptions) => this.paginate(base, query, options),
       create: async (body: unknown, options?: CallOptions) => (await this.request('POST', base, { body, ...options })).data,

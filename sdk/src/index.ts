@@ -32,7 +32,7 @@ export { OPERATIONS, type OperationInfo } from './generated/operations';
 export { DpopKey } from './dpop';
 export { discover, tokenEndpointOf, type AuthorizationServerMetadata } from './discovery';
 export { mutualTlsFetch } from './mutual-tls';
-export { TransparencyMonitor, MemoryCheckpointStore, type CheckpointStore, type TransparencyMonitorOptions, type VerifiedRecord } from './transparency-monitor';
+export { TransparencyMonitor, MemoryCheckpointStore, loggedKeys, type CheckpointStore, type TransparencyMonitorOptions, type VerifiedRecord } from './transparency-monitor';
 export {
   TransparencyError,
   verifyInclusion,

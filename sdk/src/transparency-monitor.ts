@@ -158,6 +158,44 @@ export class TransparencyMonitor {
     verifyInclusion(data.leaf.leafIndex, data.treeSize, leafHash, data.auditPath.map(hexBytes), checkpoint.root);
     return { recordKey, leafIndex: data.leaf.leafIndex, treeSize: data.treeSize, recordDigest: digest };
   }
+
+  /** Every logged record in a document read from a collection, proven (`loggedKeys`). */
+  async verifyDocument(collection: string, document: unknown): Promise<VerifiedRecord[]> {
+    const verified: VerifiedRecord[] = [];
+    for (const key of loggedKeys(collection, document)) verified.push(await this.verifyRecord(key, document));
+    return verified;
+  }
+
+  /** For PcxClientOptions.onRead: every resource the client reads by `get` has its logged records proven. */
+  verifyReads(): (collection: string, document: unknown) => Promise<void> {
+    return async (collection, document) => {
+      await this.verifyDocument(collection, document);
+    };
+  }
+}
+
+/**
+ * The keys of the logged records in a document of a collection, as the broker's kinds declare them
+ * (docs/transparency-log.md, "What is logged"): the lists only grow, so a record's key is its place.
+ */
+export function loggedKeys(collection: string, document: any): string[] {
+  const id = document?.id;
+  if (typeof id !== 'string') return [];
+  const listed = (member: string) => (Array.isArray(document[member]) ? document[member].map((_: unknown, i: number) => `${collection}/${id}#/${member}/${i}`) : []);
+  switch (collection) {
+    case 'match-proposals':
+      return listed('decisions');
+    case 'transport-tenders':
+      return [...listed('revisions'), ...listed('decisions')];
+    case 'transport-commitments':
+      return document.digest ? [`${collection}/${id}#/digest`] : [];
+    case 'execution-handovers':
+      return listed('acknowledgements');
+    case 'execution-outcomes':
+      return [`${collection}/${id}`];
+    default:
+      return [];
+  }
 }
 
 function hexBytes(hex: string): Uint8Array {

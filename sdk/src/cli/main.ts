@@ -9,7 +9,7 @@ import { StaleResourceVersionError } from '../errors';
 import { generateConnectorKey, publicOf, type PrivateJwk } from '../keys';
 import { LIST_COLUMNS, OPERATIONS, RESOURCE_NAMES } from '../generated/operations';
 import { gatewayCommands } from './gateway';
-import { transparencyLogCommands } from './transparency-log';
+import { transparencyLogCommands, verifyingReads } from './transparency-log';
 import { createOutput, describeError, EXIT, exitCodeOf, wantsColor, type Output } from './output';
 import { profilesPath, readProfiles, resolveProfile, writeProfiles, type Profile } from './profiles';
 
@@ -23,6 +23,7 @@ interface Globals {
   baseUrl?: string;
   json: boolean;
   color: boolean;
+  verify?: boolean;
 }
 
 export function buildProgram(io: { out: NodeJS.WritableStream & { isTTY?: boolean }; err: NodeJS.WritableStream & { isTTY?: boolean }; env: NodeJS.ProcessEnv } = { out: process.stdout, err: process.stderr, env: process.env }): Command {
@@ -33,6 +34,7 @@ export function buildProgram(io: { out: NodeJS.WritableStream & { isTTY?: boolea
     .option('--base-url <url>', "the broker's URL (overrides the profile and PCX_BASE_URL)")
     .option('--json', 'machine output: JSON on stdout, nothing else there', false)
     .option('--no-color', 'no colour (also NO_COLOR, or when not a terminal)')
+    .option('--verify', "prove the decisions, revisions, digests, acknowledgements and outcomes of what `get` reads in the broker's transparency log (pcx verify's kept checkpoint)")
     .configureOutput({ writeOut: (s) => io.out.write(s), writeErr: (s) => io.err.write(s) })
     .showHelpAfterError()
     .exitOverride()
@@ -85,13 +87,15 @@ function cliContext(program: Command, io: Cli['io']): Cli {
     if (!baseUrl || !profile.clientId || !(profile.clientSecret || profile.privateKeyFile || profile.certificateFile)) {
       throw new UsageError(`no credentials for profile "${name}": run \`pcx login --profile ${name}\` or set PCX_BASE_URL, PCX_CLIENT_ID and PCX_CLIENT_SECRET (or PCX_PRIVATE_KEY_FILE)`);
     }
-    return new PcxClient({
+    const pcx = new PcxClient({
       baseUrl,
       clientId: profile.clientId,
       ...credentialsOf(profile),
       userAgent: `pcx/${SDK_VERSION}`,
       onRetry: (r) => out.progress(`retrying ${r.method} ${r.path} in ${r.delayMs} ms (${r.reason}, attempt ${r.attempt + 1})`),
     });
+    if (globals().verify) pcx.onRead = verifyingReads(pcx, io.env);
+    return pcx;
   };
   // Every action runs through this: errors become a message on stderr and an exit code.
   const run =

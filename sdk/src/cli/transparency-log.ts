@@ -119,6 +119,11 @@ export function transparencyLogCommands(program: Command, cli: TransparencyLogCl
     );
 }
 
+/** `pcx --verify`: each `get` proves what it read, against the checkpoint `pcx verify` keeps. */
+export function verifyingReads(pcx: PcxClient, env: NodeJS.ProcessEnv): (collection: string, document: unknown) => Promise<void> {
+  return new TransparencyMonitor(pcx, { store: new FileCheckpointStore(join(configDir(env), 'transparency-log')) }).verifyReads();
+}
+
 async function allLeaves(pcx: PcxClient): Promise<Leaf[]> {
   const leaves: Leaf[] = [];
   for (let cursor: string | undefined; ; ) {
