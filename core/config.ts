@@ -314,14 +314,32 @@ export function loadConfig(env: Env = process.env): Config {
     webhooks: webhooksOf(r, mode),
     secrets: { keyFile: secretsKeyFileOf(r, mode), personalDataKeysDir: personalDataKeysDirOf(r, mode) },
     transparencyLog: {
-      origin: r.str('TRANSPARENCY_LOG_ORIGIN', `${new URL(publicBaseUrl).host}/transparency-log`),
+      origin: transparencyLogOriginOf(r, publicBaseUrl),
       keyFile: r.file('TRANSPARENCY_LOG_KEY_FILE')?.path,
       checkpointSeconds: r.int('TRANSPARENCY_LOG_CHECKPOINT_SECONDS', 60, 1, 86400),
-      witnessKeys: r.str('TRANSPARENCY_LOG_WITNESS_KEYS', '').split(/[\s,]+/).filter(Boolean),
+      witnessKeys: witnessKeysOf(r),
     },
   };
   if (r.problems.length) throw new ConfigError(r.problems);
   return config;
+}
+
+/** TRANSPARENCY_LOG_ORIGIN: a checkpoint's first line and the generated key's name, so no spaces and no '+'. */
+function transparencyLogOriginOf(r: EnvReader, publicBaseUrl: string): string {
+  const origin = r.str('TRANSPARENCY_LOG_ORIGIN', `${new URL(publicBaseUrl).host}/transparency-log`);
+  if (!/^[^\s+]{1,200}$/u.test(origin)) r.problems.push(`TRANSPARENCY_LOG_ORIGIN=${JSON.stringify(origin)} must be 1 to 200 characters without spaces or '+' (a note key's name)`);
+  return origin;
+}
+
+/** TRANSPARENCY_LOG_WITNESS_KEYS: note verifier keys of Ed25519 (`<name>+<8 hex>+<base64 of 0x01 and 32 bytes>`). */
+function witnessKeysOf(r: EnvReader): string[] {
+  const keys = r.str('TRANSPARENCY_LOG_WITNESS_KEYS', '').split(/[\s,]+/).filter(Boolean);
+  for (const key of keys) {
+    const m = /^[^\s+]+\+[0-9a-f]{8}\+(\S+)$/u.exec(key);
+    const typed = m ? Buffer.from(m[1], 'base64') : Buffer.alloc(0);
+    if (typed.length !== 33 || typed[0] !== 1) r.problems.push(`TRANSPARENCY_LOG_WITNESS_KEYS: ${JSON.stringify(key)} is not an Ed25519 note verifier key (<name>+<hash>+<key>)`);
+  }
+  return keys;
 }
 
 /**

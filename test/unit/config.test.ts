@@ -236,3 +236,12 @@ describe('Temporal TLS and API key (TEMPORAL_TLS*, TEMPORAL_API_KEY*)', () => {
     expect(problems).toHaveLength(5);
   });
 });
+
+test("the transparency log's origin names a note key, its witnesses are Ed25519 note verifier keys", () => {
+  expect(loadConfig({ PORT: '3000' }).transparencyLog).toMatchObject({ origin: 'localhost:3000/transparency-log', keyFile: undefined, checkpointSeconds: 60, witnessKeys: [] });
+  expect(() => loadConfig({ TRANSPARENCY_LOG_ORIGIN: 'exchange example' })).toThrow(/TRANSPARENCY_LOG_ORIGIN="exchange example" must be 1 to 200 characters without spaces or '\+'/);
+  const witness = 'test-witness.example+3e89e620+AXuKz5PuXKBJHM41kqg/DSccDH2bmuVAXme83ru00RWb';
+  expect(loadConfig({ TRANSPARENCY_LOG_WITNESS_KEYS: `${witness}, ${witness.replace('test-', 'other-')}` }).transparencyLog.witnessKeys).toHaveLength(2);
+  expect(() => loadConfig({ TRANSPARENCY_LOG_WITNESS_KEYS: `${witness} PRIVATE+KEY+x+00000000+AAAA` })).toThrow(/"PRIVATE\+KEY\+x\+00000000\+AAAA" is not an Ed25519 note verifier key/);
+  expect(() => loadConfig({ TRANSPARENCY_LOG_KEY_FILE: '/nonexistent/key.txt' })).toThrow(/TRANSPARENCY_LOG_KEY_FILE="\/nonexistent\/key.txt" does not exist/);
+});
