@@ -197,8 +197,9 @@ operation(transparencyLog, {
 }, async ({ c, principal }) => {
   const limit = pageLimit(c);
   const cursor = querySingle(c, 'cursor');
+  // The cursor is the last leaf index of the page before (none: from the log's start).
   const after = cursor === undefined ? -1 : Number(decodeCursor(cursor));
-  if (!Number.isSafeInteger(after) || after < 0 && cursor !== undefined) throw badCursor();
+  if (cursor !== undefined && !(Number.isSafeInteger(after) && after >= 0)) throw badCursor();
   const leaves = await logOf(c).leavesOf(principal.organizationId, after, limit + 1);
   const items = leaves.slice(0, limit).map(leafBody);
   return c.json({ items, nextCursor: leaves.length > limit ? encodeCursor(String(items[items.length - 1].leafIndex)) : null });

@@ -102,6 +102,13 @@ export async function purgeOldRateCounters(db: Db) {
 export class RequestCounter {
   /** Counts not yet in the database, by bucket and window start. */
   private pending = new Map<string, { bucket: Bucket; start: number; count: number }>();
+  /**
+   * Counts being written, by bucket and window start: still this process's own until the write's
+   * answer is learned, so that a request arriving meanwhile is decided on them too (without them it
+   * saw neither the pending counts, cleared, nor the database's, not yet learned, and a replica
+   * could count another fifth of a limit locally during every write).
+   */
+  private writingCounts = new Map<string, number>();
   /** The database's counts as of the last write or read, by bucket. */
   private known = new Map<string, { start: number; count: number; previous: number }>();
   private timer: NodeJS.Timeout | undefined;
@@ -142,8 +149,8 @@ export class RequestCounter {
     const known = this.known.get(bucket.key);
     let count = known?.start === start ? known.count : 0;
     let previous = known?.start === start ? known.previous : known?.start === before ? known.count : 0;
-    count += this.pending.get(`${bucket.key}@${start}`)?.count ?? 0;
-    previous += this.pending.get(`${bucket.key}@${before}`)?.count ?? 0;
+    count += (this.pending.get(`${bucket.key}@${start}`)?.count ?? 0) + (this.writingCounts.get(`${bucket.key}@${start}`) ?? 0);
+    previous += (this.pending.get(`${bucket.key}@${before}`)?.count ?? 0) + (this.writingCounts.get(`${bucket.key}@${before}`) ?? 0);
     return { bucket, start, estimate: count + previous * (1 - (now - start) / bucket.windowSeconds) };
   }
 
@@ -165,6 +172,15 @@ export class RequestCounter {
     const batch = [...this.pending.values()];
     if (!batch.length) return;
     this.pending.clear();
+    const keyOf = (e: { bucket: Bucket; start: number }) => `${e.bucket.key}@${e.start}`;
+    const moveWriting = (sign: 1 | -1) => {
+      for (const e of batch) {
+        const n = (this.writingCounts.get(keyOf(e)) ?? 0) + sign * e.count;
+        if (n) this.writingCounts.set(keyOf(e), n);
+        else this.writingCounts.delete(keyOf(e));
+      }
+    };
+    moveWriting(1);
     const values = batch.map((_, i) => `($${3 * i + 1}::text, to_timestamp($${3 * i + 2}::float8), $${3 * i + 3}::int, to_timestamp($${3 * i + 2}::float8) - make_interval(secs => $${3 * batch.length + i + 1}::float8))`).join(', ');
     const params = [...batch.flatMap((e) => [e.bucket.key, e.start, e.count]), ...batch.map((e) => e.bucket.windowSeconds)];
     try {
@@ -179,12 +195,15 @@ export class RequestCounter {
            left join rate_counters p on p.bucket = w.bucket and p.window_start = w.before`,
         params,
       );
+      // Learned and no longer counted as being written, in one step: never both, never neither.
+      moveWriting(-1);
       for (const r of rows) this.learn(r.bucket, Number(r.start), Number(r.count), Number(r.previous));
       // Buckets not counted for two windows are forgotten (a token that expired).
       const oldest = Date.now() / 1000 - 2 * Math.max(...batch.map((e) => e.bucket.windowSeconds));
       for (const [key, k] of this.known) if (k.start < oldest) this.known.delete(key);
     } catch (err) {
       // The database did not answer: the counts wait for the next write.
+      moveWriting(-1);
       for (const e of batch) {
         const key = `${e.bucket.key}@${e.start}`;
         const entry = this.pending.get(key) ?? { ...e, count: 0 };

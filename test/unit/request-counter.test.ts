@@ -44,6 +44,24 @@ describe.each(ENGINES)('request limits on %s', (engine) => {
     expect(await stored(b)).toBe(46);
   });
 
+  test('a replica counts what it is writing: requests arriving during the write are not a second fifth counted locally', async () => {
+    const b = bucket('writing', 100);
+    // Other replicas have counted 90 already.
+    const others = new RequestCounter(db, { flushMs: 60_000 });
+    for (let i = 0; i < 90; i++) await others.hit([b], NOW).catch(() => undefined);
+    await others.flush();
+    const replica = new RequestCounter(db, { flushMs: 60_000 });
+    // A fifth counted locally (the stated tolerance), then one near the limit, which writes them...
+    const first = await Promise.all(Array.from({ length: 20 }, () => outcome(replica.hit([b], NOW))));
+    const writing = outcome(replica.hit([b], NOW));
+    for (let i = 0; i < 3; i++) await Promise.resolve(); // the write has begun: its counts left `pending`
+    // ... and twenty more arrive while it is in flight: decided on every replica's counts, refused.
+    const during = await Promise.all(Array.from({ length: 20 }, () => outcome(replica.hit([b], NOW))));
+    expect(first.every((o) => o === 'ok')).toBe(true);
+    expect(await writing).toBe('429 RATE_LIMITED');
+    expect(during.filter((o) => o === 'ok')).toEqual([]);
+  });
+
   test('two replicas in a burst pass a limit by at most a fifth of it', async () => {
     const b = bucket('replicas', 100);
     const [one, two] = [new RequestCounter(db, { flushMs: 60_000 }), new RequestCounter(db, { flushMs: 60_000 })];
