@@ -194,7 +194,7 @@ describe('the transparency log', () => {
     expect((await get(executor, `/transparency-log/checkpoint`)).note).toBe(uncosigned.note);
   });
 
-  test("a client whose reads are verified: each get proves the records in it, and a record changed on the way fails the read", async () => {
+  test("a client whose reads are verified: each get and list proves the records in it, and a record changed on the way fails the read", async () => {
     const { executor, tender } = await commitment();
     const pcx = new PcxClient({ baseUrl: testEnv().baseUrl, clientId: executor.org.clientId, clientSecret: executor.org.secret });
     const monitor = new TransparencyMonitor(pcx);
@@ -205,6 +205,10 @@ describe('the transparency log', () => {
     const t: any = await pcx.resource('transport-tenders').get(tender.id);
     await pcx.resource('transport-commitments').get(t.commitmentId);
     expect(proven).toEqual([`transport-tenders/${t.id}#/revisions/0`, `transport-tenders/${t.id}#/decisions/0`, `transport-commitments/${t.commitmentId}#/digest`]);
+    // A list's items too (this fresh organization has the one tender).
+    proven.length = 0;
+    for await (const listed of pcx.resource('transport-tenders').list()) expect((listed as any).id).toBe(t.id);
+    expect(proven).toEqual([`transport-tenders/${t.id}#/revisions/0`, `transport-tenders/${t.id}#/decisions/0`]);
     // A broker (or a proxy) that changed a decision on the way: the read fails.
     const tampering = new PcxClient({
       baseUrl: testEnv().baseUrl, clientId: executor.org.clientId, clientSecret: executor.org.secret,

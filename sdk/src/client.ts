@@ -51,7 +51,7 @@ export interface PcxClientOptions {
   fetch?: typeof fetch;
   userAgent?: string;
   /**
-   * Called with every resource read by `get` (its collection and document) before it is returned:
+   * Called with every resource read by `get`, `page` or `list` (its collection and document) before it is returned:
    * a TransparencyMonitor's `verifyReads()` proves the decisions, revisions, digests,
    * acknowledgements and outcomes in it in the broker's transparency log, and throws
    * TransparencyError when one is not what was logged (docs/transparency-log.md).
@@ -155,7 +155,7 @@ export class PcxClient {
   readonly api: Client<paths>;
   private readonly transport: (request: Request) => Promise<Response>;
   private readonly tokens: TokenSource;
-  /** What every `get` calls with the resource read (PcxClientOptions.onRead); settable later: `pcx.onRead = monitor.verifyReads()`. */
+  /** What every read of a resource calls with it (PcxClientOptions.onRead); settable later: `pcx.onRead = monitor.verifyReads()`. */
   onRead: PcxClientOptions['onRead'];
 
 
@@ -279,8 +279,12 @@ export class PcxClient {
         await this.onRead?.(collection, data);
         return data;
       },
-      page: async (query: Record<string, unknown> = {}, options?: CallOptions) => (await this.request<Page<unknown>>('GET', base, { query, ...options })).data,
-      list: (query: Record<string, unknown> = {}, options?: CallOptions) => this.paginate(base, query, options),
+      page: async (query: Record<string, unknown> = {}, options?: CallOptions) => {
+        const { data } = await this.request<Page<unknown>>('GET', base, { query, ...options });
+        for (const item of data.items) await this.onRead?.(collection, item);
+        return data;
+      },
+      list: (query: Record<string, unknown> = {}, options?: CallOptions) => this.paginate(collection, query, options),
       create: async (body: unknown, options?: CallOptions) => (await this.request('POST', base, { body, ...options })).data,
       update: (target: Target | string, patch: unknown, options?: CommandOptions) => this.versioned(collection, 'PATCH', `${base}/{id}`, target, patch, options),
       command: (action: string, target: Target | string, body?: unknown, options?: CommandOptions) =>
@@ -295,11 +299,14 @@ export class PcxClient {
     return client as unknown as ResourceClient<C>;
   }
 
-  private async *paginate(path: string, query: Record<string, unknown>, options?: CallOptions): AsyncGenerator<any> {
+  private async *paginate(collection: Collection, query: Record<string, unknown>, options?: CallOptions): AsyncGenerator<any> {
     let cursor: string | undefined;
     for (;;) {
-      const page = (await this.request<Page<unknown>>('GET', path, { query: { ...query, ...(cursor ? { cursor } : {}) }, ...options })).data;
-      yield* page.items;
+      const page = (await this.request<Page<unknown>>('GET', `/${collection}`, { query: { ...query, ...(cursor ? { cursor } : {}) }, ...options })).data;
+      for (const item of page.items) {
+        await this.onRead?.(collection, item);
+        yield item;
+      }
       if (!page.nextCursor || page.items.length === 0) return;
       cursor = page.nextCursor;
     }
