@@ -9,7 +9,7 @@ import { badCursor, decodeCursor, encodeCursor, pageLimit, querySingle, type Ctx
 import { operation, publicOperation } from './operations';
 import { Problem } from '../domain/problems';
 import type { LoggedLeaf, SignedCheckpoint } from '../read-model/transparency-log';
-import { signatureBy } from '../core/transparency-log-key';
+import { noteText, signatureBy } from '../core/transparency-log-key';
 
 export const transparencyLog = new Hono<AppEnv>();
 export const transparencyLogWellKnown = new Hono<AppEnv>();
@@ -19,7 +19,7 @@ const WELL_KNOWN = '/.well-known/transparency-log';
 const logOf = (c: Ctx) => c.get('services').transparencyLog;
 
 /** A checkpoint as JSON: its origin is its note's first line (a checkpoint from before a restore keeps the old one). */
-function checkpointBody(_c: Ctx, checkpoint: SignedCheckpoint) {
+function checkpointBody(checkpoint: SignedCheckpoint) {
   return { origin: checkpoint.note.slice(0, checkpoint.note.indexOf('\n')), ...checkpoint };
 }
 
@@ -90,11 +90,11 @@ operation(transparencyLog, {
 }, async ({ c }) => {
   const log = logOf(c);
   const witnessed = querySingle(c, 'witnessed');
-  if (witnessed === undefined) return c.json(checkpointBody(c, await log.current()));
+  if (witnessed === undefined) return c.json(checkpointBody(await log.current()));
   if (!/^\d{1,3}$/.test(witnessed)) throw new Problem('VALIDATION_FAILED', 'witnessed is the least number of cosignatures, a whole number', { errors: [{ pointer: '/query/witnessed', message: 'must be a whole number below 1000' }] });
   const found = await log.latestWitnessed(Number(witnessed));
   if (!found) throw new Problem('RESOURCE_NOT_FOUND', `no checkpoint is cosigned by ${witnessed} witnesses yet`);
-  return c.json(checkpointBody(c, found));
+  return c.json(checkpointBody(found));
 });
 
 operation(transparencyLog, {
@@ -115,11 +115,10 @@ operation(transparencyLog, {
   const log = logOf(c);
   const checkpoint = await log.checkpointAt(body.treeSize);
   if (!checkpoint) throw new Problem('RESOURCE_NOT_FOUND', `the log signed no checkpoint of ${body.treeSize} leaves`);
-  const text = checkpoint.note.slice(0, checkpoint.note.indexOf('\n\n') + 1);
-  if (!signatureBy(text, body.signature, log.witnesses)) {
+  if (!signatureBy(noteText(checkpoint.note), body.signature, log.witnesses)) {
     throw new Problem('VALIDATION_FAILED', 'the signature is not a witness of this log signing this checkpoint', { errors: [{ pointer: '/signature', message: 'must be by a key of TRANSPARENCY_LOG_WITNESS_KEYS, over the checkpoint of treeSize' }] });
   }
-  return c.json(checkpointBody(c, (await log.addCosignature(body.treeSize, body.signature))!));
+  return c.json(checkpointBody((await log.addCosignature(body.treeSize, body.signature))!));
 });
 
 operation(transparencyLog, {
@@ -153,7 +152,7 @@ operation(transparencyLog, {
   if (treeSize <= leaf.leafIndex) throw new Problem('VALIDATION_FAILED', `the record was logged as leaf ${leaf.leafIndex}: a tree of ${treeSize} leaves does not hold it`, { errors: [{ pointer: '/query/treeSize', message: `must be more than ${leaf.leafIndex}` }] });
   const checkpoint = treeSize === latest.treeSize ? latest : await log.checkpointAt(treeSize);
   if (!checkpoint) throw new Problem('VALIDATION_FAILED', `the log signed no checkpoint of ${treeSize} leaves`, { errors: [{ pointer: '/query/treeSize', message: 'must be the size of a signed checkpoint' }] });
-  return c.json({ leaf: leafBody(leaf), treeSize, auditPath: await log.inclusionProof(leaf.leafIndex, treeSize), checkpoint: checkpointBody(c, checkpoint) });
+  return c.json({ leaf: leafBody(leaf), treeSize, auditPath: await log.inclusionProof(leaf.leafIndex, treeSize), checkpoint: checkpointBody(checkpoint) });
 });
 
 operation(transparencyLog, {
@@ -180,7 +179,7 @@ operation(transparencyLog, {
   if (from > to) throw new Problem('VALIDATION_FAILED', 'from is larger than to: a log only grows', { errors: [{ pointer: '/query/from', message: `must be at most ${to}` }] });
   const checkpoint = to === latest.treeSize ? latest : await log.checkpointAt(to);
   if (!checkpoint) throw new Problem('VALIDATION_FAILED', `the log signed no checkpoint of ${to} leaves`, { errors: [{ pointer: '/query/to', message: 'must be the size of a signed checkpoint' }] });
-  return c.json({ from, to, consistencyPath: await log.consistencyProof(from, to), checkpoint: checkpointBody(c, checkpoint) });
+  return c.json({ from, to, consistencyPath: await log.consistencyProof(from, to), checkpoint: checkpointBody(checkpoint) });
 });
 
 operation(transparencyLog, {

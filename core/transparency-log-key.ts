@@ -91,6 +91,11 @@ export function signatureBy(text: string, line: string, verifierKeys: readonly s
   return undefined;
 }
 
+/** The text a signed note's signatures cover: everything before the blank line, its newline included. */
+export function noteText(note: string): string {
+  return note.slice(0, note.indexOf('\n\n') + 1);
+}
+
 /** C2SP tlog-checkpoint: the log's origin, its size in decimal, its root in base64. */
 export function checkpointText(origin: string, size: number, root: Uint8Array): string {
   return `${origin}\n${size}\n${Buffer.from(root).toString('base64')}\n`;

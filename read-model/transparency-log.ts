@@ -7,9 +7,9 @@
 // deadlock), and hold it to their commit: leaf indices are given out in commit order, so what a
 // reader sees committed is always a prefix of the log, and a checkpoint signs a prefix.
 import { createHash, randomBytes } from 'node:crypto';
-import canonicalize from 'canonicalize';
 import type { Db, Queryable } from '../core/db';
-import { checkpointText, signNote, type TransparencyLogKeys } from '../core/transparency-log-key';
+import { canonicalBytes, sha256Hex } from '../core/digest';
+import { checkpointText, noteText, signNote, type TransparencyLogKeys } from '../core/transparency-log-key';
 import { compute, nodeKey, nodesCompletedBy, nodesFor, nodesForAppend, type LedgerRecord, type NodeId, type Question } from '../domain/transparency-log';
 
 const sha256 = (bytes: Uint8Array) => new Uint8Array(createHash('sha256').update(bytes).digest());
@@ -18,16 +18,14 @@ const LOCK = `select pg_advisory_xact_lock(hashtextextended('pcx-transparency-lo
 /** The root of the empty tree: SHA-256 of nothing (RFC 9162 2.1.1). */
 const EMPTY_ROOT = sha256(new Uint8Array());
 
-/** SHA-256 of the record's RFC 8785 canonical JSON, hex: what a leaf commits to. */
+/** SHA-256 of the record's RFC 8785 canonical JSON, hex (core/digest.ts, as a commitment's digest): what a leaf commits to. */
 export function recordDigest(record: unknown): string {
-  const text = canonicalize(record);
-  if (text === undefined) throw new Error('a logged record must be JSON');
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return sha256Hex(canonicalBytes(record as Record<string, unknown>));
 }
 
 /** A leaf's bytes: the canonical JSON of the record's key, digest and salt (sdk/src/transparency.ts `leafOf`). */
 export function leafOf(key: string, digest: string, salt: string): Uint8Array {
-  return Buffer.from(canonicalize({ digest, key, salt })!, 'utf8');
+  return canonicalBytes({ digest, key, salt });
 }
 
 async function readNodes(q: Queryable, ids: NodeId[]): Promise<Map<string, Uint8Array>> {
@@ -111,7 +109,7 @@ export async function startLogEpoch(db: Db): Promise<LogEpoch> {
   return db.transaction(async (tx) => {
     await tx.query(LOCK);
     const size = await sizeOf(tx);
-    const root = size === 0 ? EMPTY_ROOT : (await answer(tx, { root: size }))[0];
+    const root = await rootOf(tx, size);
     const { rows } = await tx.query<{ ordinal: number }>(
       `insert into transparency_log_epochs (ordinal, restored_size, restored_root)
        select coalesce(max(ordinal), 1) + 1, $1, $2 from transparency_log_epochs returning ordinal`,
@@ -126,6 +124,11 @@ export async function startLogEpoch(db: Db): Promise<LogEpoch> {
 /** The hashes a question asks for (a root, an inclusion or a consistency proof), from the stored nodes. */
 async function answer(q: Queryable, question: Question): Promise<Uint8Array[]> {
   return compute(sha256, question, await readNodes(q, nodesFor(question)));
+}
+
+/** The root of the tree of `size` leaves (the empty tree's too). */
+async function rootOf(q: Queryable, size: number): Promise<Uint8Array> {
+  return size === 0 ? EMPTY_ROOT : (await answer(q, { root: size }))[0];
 }
 
 export interface SignedCheckpoint {
@@ -181,13 +184,13 @@ const leafRow = (r: LeafRow): LoggedLeaf => ({
 });
 
 /** The signature lines of a note: the broker's first, then the cosignatures. */
-const signatureLines = (note: string) => note.slice(note.indexOf('\n\n') + 2).split('\n').filter((l) => l.startsWith('\u2014 ')).length;
+const signatureLines = (note: string) => note.slice(noteText(note).length + 1).split('\n').filter((l) => l.startsWith('\u2014 ')).length;
 
 const CHECKPOINT_COLUMNS = 'tree_size::text, root_hash, note, signed_at';
 const LEAF_COLUMNS = 'leaf_index::text, record_key, record_digest, salt, leaf_hash, organizations, logged_at';
 
-/** The log as the API serves it: checkpoints, proofs, an organization's leaves. */
 /**
+ * The log as the API serves it: checkpoints, proofs, an organization's leaves.
  * @param settings.witnesses the note verifier keys of the witnesses whose cosignatures the log
  * takes (TRANSPARENCY_LOG_WITNESS_KEYS); none by default.
  */
@@ -212,7 +215,7 @@ export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKey
     const size = await sizeOf(db);
     const stored = await checkpointAt(size);
     if (stored) return stored;
-    const root = size === 0 ? EMPTY_ROOT : (await answer(db, { root: size }))[0];
+    const root = await rootOf(db, size);
     const note = signNote(checkpointText(await originNow(), size, root), keys.signer);
     // Two replicas signing the same size at once: the first stored is the one every reader gets.
     await db.query('insert into transparency_log_checkpoints (tree_size, root_hash, note) values ($1, $2, $3) on conflict (tree_size) do nothing', [size, hex(root), note]);
@@ -220,8 +223,6 @@ export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKey
   }
 
   return {
-    /** The configured origin, of the first epoch. */
-    baseOrigin: settings.origin,
     origin: originNow,
     epochs: epochsNow,
     keys,
@@ -236,7 +237,7 @@ export function openTransparencyLog(db: Db, settings: { keys: TransparencyLogKey
     /** An organization's leaves in log order, after a leaf index (paging). */
     async leavesOf(organizationId: string, after: number, limit: number): Promise<LoggedLeaf[]> {
       const { rows } = await db.query<LeafRow>(
-        `select ${LEAF_COLUMNS} from transparency_log_leaves where $1 = any(organizations) and leaf_index > $2 order by leaf_index limit $3`,
+        `select ${LEAF_COLUMNS} from transparency_log_leaves where organizations @> array[$1]::text[] and leaf_index > $2 order by leaf_index limit $3`,
         [organizationId, after, limit],
       );
       return rows.map(leafRow);

@@ -60,6 +60,9 @@ interface CheckpointBody {
   note: string;
 }
 
+/** A checkpoint verified: its size, root and origin, and its note opened (the text its signatures cover, who signed). */
+export type VerifiedCheckpoint = ReturnType<typeof verifyCheckpoint>;
+
 /** What `verifyRecord` proved. */
 export interface VerifiedRecord {
   recordKey: string;
@@ -107,7 +110,7 @@ export class TransparencyMonitor {
    * Verifies a checkpoint the broker showed (its signature, then that it extends the kept one) and
    * keeps it if it is newer. Throws TransparencyError on a bad signature or a fork.
    */
-  async observe(body: CheckpointBody): Promise<Checkpoint> {
+  async observe(body: CheckpointBody): Promise<VerifiedCheckpoint> {
     const { verifiers, origin } = await this.keys();
     const checkpoint = verifyCheckpoint(body.note, [...verifiers, ...(this.witnesses?.verifiers ?? [])], origin);
     if (this.witnesses) {
@@ -130,7 +133,7 @@ export class TransparencyMonitor {
   }
 
   /** The log's latest checkpoint (with witnesses, the latest they cosigned), verified and kept. */
-  async refresh(): Promise<Checkpoint> {
+  async refresh(): Promise<VerifiedCheckpoint> {
     const query = this.witnesses ? { witnessed: this.witnesses.quorum } : {};
     const { data } = await this.client.request<CheckpointBody>('GET', '/transparency-log/checkpoint', { query });
     return this.observe(data);

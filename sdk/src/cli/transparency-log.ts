@@ -109,10 +109,9 @@ export function transparencyLogCommands(program: Command, cli: TransparencyLogCl
         const signerKey = readFileSync(opts.keyFile, 'utf8').trim();
         const pcx = cli.client(out);
         const store = new FileCheckpointStore(opts.state ?? join(configDir(cli.io.env), 'transparency-log-witness'));
+        // Verified (signed, and extending the one this witness cosigned before), then cosigned.
         const checkpoint = await new TransparencyMonitor(pcx, { store }).refresh();
-        const note = (await store.load((await pcx.request<{ origin: string }>('GET', '/.well-known/transparency-log/keys')).data.origin))!;
-        const text = note.slice(0, note.indexOf('\n\n') + 1);
-        const { data } = await pcx.request<{ treeSize: number; note: string }>('POST', '/transparency-log/cosignatures', { body: { treeSize: checkpoint.size, signature: cosign(text, signerKey) } });
+        const { data } = await pcx.request<{ treeSize: number; note: string }>('POST', '/transparency-log/cosignatures', { body: { treeSize: checkpoint.size, signature: cosign(checkpoint.note.text, signerKey) } });
         if (out.json) out.data({ treeSize: data.treeSize, cosigned: true });
         else out.message(`cosigned the checkpoint of ${data.treeSize} leaves`);
       }),
