@@ -117,6 +117,30 @@ function pythonClients() {
   writeFileSync(stamp, wanted);
 }
 
+// The Python and Java clients' tools (clients/, docs/clients.md): the generators, mypy and the
+// Python client's dependencies into .tools/clients (pinned, clients/requirements-tools.txt), and
+// the Java client's libraries from Debian's packages (Maven Central is out of reach here), as
+// root on Debian only, like Chromium below.
+const JAVA_CLIENT_PACKAGES = ['default-jdk-headless', 'libjackson2-databind-java', 'libjackson2-core-java', 'libjackson2-annotations-java', 'libhttpclient-java', 'libhttpmime-java', 'libhttpcore-java', 'libjsr305-java', 'libjakarta-annotation-api-java'];
+function clientTools() {
+  const venv = join(root, '.tools', 'clients');
+  const requirements = join(root, 'clients', 'requirements-tools.txt');
+  const stamp = join(venv, 'installed-requirements.txt');
+  const wanted = readFileSync(requirements, 'utf8');
+  if (!(existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted)) {
+    log('installing the clients\' generators and checkers (openapi-python-client, openapi-generator, mypy) into .tools/clients');
+    if (!existsSync(join(venv, 'bin', 'python'))) execFileSync('python3', ['-m', 'venv', venv], { cwd: root, stdio: 'inherit' });
+    execFileSync(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { cwd: root, stdio: 'inherit' });
+    writeFileSync(stamp, wanted);
+  }
+  if (existsSync('/usr/share/java/jackson-databind.jar') && existsSync('/usr/share/java/httpmime.jar') && existsSync('/usr/share/java/jakarta-annotation-api.jar') && onPath('javac')) return;
+  if (!onPath('apt-get') || process.getuid?.() !== 0) return log(`the Java client's libraries are missing and cannot be installed here (needs apt-get as root): apt-get install ${JAVA_CLIENT_PACKAGES.join(' ')}`);
+  log('installing the Java client\'s libraries from Debian\'s packages (apt-get install libjackson2-databind-java ...)');
+  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  const install = () => apt(['install', '-y', '--no-install-recommends', ...JAVA_CLIENT_PACKAGES]);
+  if (!install() && !(apt(['update']) && install())) log('apt-get could not install the Java client\'s libraries; its tests will fail');
+}
+
 // The TypeScript types of the API's schemas (api/generated/contract.ts, sdk/src/generated/; not checked in): made from
 // the document whenever a schema file, an operation declaration (api/, dev/) or the generator is newer than the types.
 function contractTypes() {
@@ -160,6 +184,7 @@ if (process.argv.includes('--test')) {
   temporalTestServer();
   chromium();
   pythonClients();
+  clientTools();
 }
 
 // `-- COMMAND ARGS...`: the command on the project's runtime. Ctrl-C reaches the command from the
