@@ -19,7 +19,7 @@ const common = {
 
 // Integration test files that do not depend on the read-model engine and run once (postgres):
 // start.test.ts starts `npm start` itself (always PGlite); walkthrough.test.ts,
-// conformance-connectors.test.ts and console.test.ts share one that the postgres project's global
+// conformance-connectors.test.ts, clients.test.ts and console.test.ts share one that the postgres project's global
 // setup starts when they are to run (test/setup/stack-setup.ts);
 // replay.test.ts replays workflow histories, in which the engine plays no part; crash-retry.test.ts
 // needs separate API and worker processes, which share PostgreSQL only, as do the worker role of
@@ -30,13 +30,13 @@ const common = {
 // over HTTP only: its own database is PostgreSQL in the first, PGlite (its default) in the second.
 // gateway-roundtrip.test.ts is the embedded set-up's round trip (PGlite under broker and gateway).
 const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
-const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'console', 'oauth-clients', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
+const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'clients', 'console', 'oauth-clients', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
 // `npm test` (scripts/test.mjs) runs the postgres project in two jest processes: the files
 // against `npm start`, with the process crash test (brokers of their own, outages
 // waited out on purpose) to even out the two processes' times, in the second; the rest in the
 // first. PCX_TEST_FILES=second selects only the second's files, PCX_TEST_FILES=others leaves them out.
-const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'oauth-clients', 'start'];
+const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'clients', 'oauth-clients', 'start'];
 const SECOND_FILES = [...NPM_START_FILES, 'crash-retry'];
 const split = process.env.PCX_TEST_FILES;
 const secondOnly = SECOND_FILES.map((name) => `<rootDir>/test/${name}.test.ts`);

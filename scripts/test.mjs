@@ -33,7 +33,7 @@ const STANDALONE = ['pglite', 'unit', 'workflows', 'timeskip-pglite', 'timeskip-
 // The files that run against `npm start` (or start it), and the process crash test,
 // engine-independent, in the postgres project: jest.config.js selects them, or leaves them out, by
 // PCX_TEST_FILES.
-const SECOND_FILES = 'walkthrough, console, conformance-connectors, oauth-clients, start against npm start; crash-retry';
+const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oauth-clients, start against npm start; crash-retry';
 
 /** One jest process over the given projects (and test path patterns); resolves with its exit code. `logFile`: its output there instead of this terminal. */
 function jest(projects, logFile, ports, files) {

@@ -43,7 +43,7 @@ interface Shared {
  * ENGINE_INDEPENDENT) and stopped by the last teardown. Each begins by ending what the others left
  * among the demo organizations (endDemoLeftovers in test/stack.ts), so their order does not matter.
  */
-export const NPM_START_FILES = ['walkthrough', 'conformance-connectors', 'console', 'oauth-clients'].map((name) => join(ROOT, 'test', `${name}.test.ts`));
+export const NPM_START_FILES = ['walkthrough', 'conformance-connectors', 'clients', 'console', 'oauth-clients'].map((name) => join(ROOT, 'test', `${name}.test.ts`));
 
 /** What a global setup is given of jest's configuration (the parts read here). */
 export interface JestConfigs {

@@ -1,0 +1,122 @@
+// The Python and Java clients (clients/, docs/clients.md), built from a fresh clone as a user builds
+// them, checked as their languages check code, and certified by the conformance kit against
+// `npm start` (the run's shared start, as test/conformance-connectors.test.ts): each client's
+// example connector conforms to the four connector profiles; its broken doubles, written in that
+// language on the generated client alone (test/fixtures/python, test/fixtures/java), are reported
+// non-conformant on exactly the checks the TypeScript doubles fail.
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { npmStartFor, ROOT, type NpmStartForFile } from './stack';
+import { testEnv } from './helpers';
+import { runConnectorProfile, type ConnectorProfile } from '../conformance/src/connector/run';
+import { writeReport, type Report } from '../conformance/src/report';
+
+const run = promisify(execFile);
+const TOOLS = join(ROOT, '.tools', 'clients');
+const PYTHON = join(TOOLS, 'bin', 'python');
+const clients = JSON.parse(readFileSync(join(ROOT, 'conformance', 'demo-clients.json'), 'utf8'));
+const [alpine, baltic, cargo] = clients.organizations;
+
+/** A command's output; its failure carries both streams, so a test says what the compiler said. */
+async function sh(file: string, args: string[], env: Record<string, string> = {}): Promise<string> {
+  try {
+    const { stdout, stderr } = await run(file, args, { cwd: ROOT, env: { ...process.env, ...env }, maxBuffer: 64 * 1024 * 1024 });
+    return stdout + stderr;
+  } catch (err: any) {
+    throw new Error(`${file} ${args.join(' ')} failed:\n${err.stdout ?? ''}\n${err.stderr ?? ''}`);
+  }
+}
+
+const verdicts = (report: Report, name: string) => {
+  writeReport(report, join(testEnv().dir, 'artifacts', 'conformance', `${name}-${Date.now()}`));
+  return Object.fromEntries(report.families.flatMap((f) => f.checks).map((c) => [c.id, c.verdict]));
+};
+const conformant = (ids: string[]) => Object.fromEntries(ids.map((id) => [id, 'conformant']));
+const PROFILE_CHECKS: Record<ConnectorProfile, string[]> = {
+  publisher: ['PUB-1', 'CX-1', 'CX-2', 'CX-3', 'CX-4'],
+  consumer: ['CON-1', 'CON-2', 'CON-3', 'CON-4', 'CX-1', 'CX-2', 'CX-3', 'CX-4'],
+  'outcome-provider': ['OUT-1', 'OUT-2', 'OUT-3', 'CX-1', 'CX-2', 'CX-3', 'CX-4'],
+  full: ['PUB-1', 'CON-1', 'CON-2', 'CON-3', 'CON-4', 'TEN-1', 'TEN-2', 'OUT-1', 'OUT-2', 'OUT-3', 'CX-1', 'CX-2', 'CX-3', 'CX-4'],
+};
+
+describe('the Python and Java clients, against npm start', () => {
+  let start: NpmStartForFile | undefined;
+  let base = '';
+
+  beforeAll(async () => {
+    start = await npmStartFor(testEnv(), 'clients');
+    base = start.base;
+  }, 150000);
+
+  afterAll(async () => {
+    if (start) expect(await start.stop()).toBe(0);
+  }, 30000);
+
+  /** A connector in another language under a profile: `organization` its own, Baltic played by the kit. */
+  const certify = (profile: ConnectorProfile, command: string[], organization = alpine, seconds = 90) =>
+    runConnectorProfile(profile, {
+      baseUrl: base,
+      operator: clients.operator,
+      organization,
+      counterpart: baltic,
+      connectorClientId: organization.clientId,
+      command,
+      env: { PCX_CLIENT_ID: organization.clientId, PCX_CLIENT_SECRET: organization.clientSecret },
+      seconds,
+      cwd: ROOT,
+    });
+
+  /** The example conforms to every profile; the doubles fail exactly where the TypeScript ones do. */
+  const certification = (language: string, example: () => string[], double: (name: 'publisher' | 'consumer') => string[]) => {
+    for (const profile of ['publisher', 'consumer', 'outcome-provider', 'full'] as const) {
+      test(`${language}: the example connector conforms to the ${profile} profile`, async () => {
+        const report = await certify(profile, [...example(), '--base-url', base, '--client-id', alpine.clientId]);
+        expect(verdicts(report, `${language}-${profile}`)).toEqual(conformant(PROFILE_CHECKS[profile]));
+      }, 150000);
+    }
+
+    test(`${language}: a broken publisher on the generated client alone fails exactly on its retry key and its impatience`, async () => {
+      const report = await certify('publisher', double('publisher'), cargo, 20);
+      expect(verdicts(report, `${language}-broken-publisher`)).toEqual({ ...conformant(['PUB-1', 'CX-3', 'CX-4']), 'CX-1': 'non-conformant', 'CX-2': 'non-conformant' });
+    }, 150000);
+
+    test(`${language}: a broken consumer on the generated client alone fails exactly on its keys, its 409s and the stale event`, async () => {
+      const report = await certify('consumer', double('consumer'), cargo, 60);
+      expect(verdicts(report, `${language}-broken-consumer`)).toEqual({ ...conformant(['CON-1', 'CON-4', 'CX-2', 'CX-3', 'CX-4']), 'CON-2': 'non-conformant', 'CON-3': 'non-conformant', 'CX-1': 'non-conformant' });
+    }, 200000);
+  };
+
+  describe('Python (clients/python)', () => {
+    test('installs with pip from the repository (generated at build from clients/openapi.json), passes mypy --strict and its unit tests', async () => {
+      await sh(PYTHON, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '--no-deps', '--no-build-isolation', '--force-reinstall', join(ROOT, 'clients', 'python')]);
+      const version = await sh(PYTHON, ['-c', 'import importlib.metadata as m; print(m.version("pcx-client"))']);
+      expect(version.trim()).toBe(JSON.parse(readFileSync(join(ROOT, 'clients', 'openapi.json'), 'utf8')).info.version);
+      expect(await sh(PYTHON, ['-m', 'mypy', '--strict', '--config-file', join(ROOT, 'clients', 'python', 'pyproject.toml'), join(ROOT, 'clients', 'python', 'src'), join(ROOT, 'clients', 'python', 'examples')])).toMatch(/^Success: no issues found/m);
+      expect(await sh(PYTHON, ['-m', 'unittest', 'discover', '-s', join(ROOT, 'clients', 'python', 'tests')])).toMatch(/\nOK/);
+    }, 300000);
+
+    certification(
+      'python',
+      () => [PYTHON, join(ROOT, 'clients', 'python', 'examples', 'carrier_connector.py')],
+      (name) => [PYTHON, join(ROOT, 'test', 'fixtures', 'python', `broken_${name}.py`)],
+    );
+  });
+
+  describe('Java (clients/java)', () => {
+    let classpath = '';
+
+    test('builds with the JDK and Debian\'s libraries (generated by openapi-generator from clients/openapi.json) and passes its self-test', async () => {
+      await sh('bash', [join(ROOT, 'clients', 'java', 'build.sh')]);
+      classpath = readFileSync(join(ROOT, 'clients', 'java', 'build', 'classpath.txt'), 'utf8').trim();
+      expect(await sh('java', ['-cp', classpath, 'org.pcx.connector.SelfTest'])).not.toMatch(/FAIL/);
+    }, 300000);
+
+    certification(
+      'java',
+      () => ['java', '-cp', classpath, 'org.pcx.examples.CarrierConnector'],
+      (name) => ['java', '-cp', classpath, join(ROOT, 'test', 'fixtures', 'java', `Broken${name[0].toUpperCase()}${name.slice(1)}.java`)],
+    );
+  });
+});
