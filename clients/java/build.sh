@@ -19,12 +19,20 @@ DEPS=(jackson-databind jackson-core jackson-annotations httpclient httpcore http
 
 die() { echo "build.sh: $*" >&2; exit 1; }
 
+# A clone where `npm test` has not run yet has no tools venv: the generator is installed into it
+# from PyPI, at the version the repository pins (../requirements-tools.txt).
+if [ ! -x "$GENERATOR" ] && [ -z "${PCX_CLIENT_TOOLS:-}" ]; then
+  PIN="$(grep -E '^openapi-generator-cli==' "$HERE/../requirements-tools.txt")"
+  echo "build.sh: installing $PIN into $TOOLS"
+  [ -x "$TOOLS/bin/python" ] || python3 -m venv "$TOOLS"
+  "$TOOLS/bin/python" -m pip install --quiet --disable-pip-version-check "$PIN" || die "could not install $PIN from PyPI"
+fi
 [ -x "$GENERATOR" ] || die "no openapi-generator-cli at $GENERATOR (set PCX_CLIENT_TOOLS to the tools venv)"
 JAR_OF_GENERATOR="$(ls "$TOOLS"/lib/python3*/site-packages/openapi_generator_cli/openapi-generator.jar 2>/dev/null | head -n1)"
 [ -f "$JAR_OF_GENERATOR" ] || die "no openapi-generator.jar under $TOOLS"
 CP=""
 for dep in "${DEPS[@]}"; do
-  [ -f "$JAVA_LIB/$dep.jar" ] || die "missing $JAVA_LIB/$dep.jar (Debian package; see README.md)"
+  [ -f "$JAVA_LIB/$dep.jar" ] || die "missing $JAVA_LIB/$dep.jar: apt-get install default-jdk-headless libjackson2-databind-java libhttpmime-java libjsr305-java libjakarta-annotation-api-java (README.md)"
   CP="${CP:+$CP:}$JAVA_LIB/$dep.jar"
 done
 VERSION="$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["info"]["version"])' "$DOCUMENT")"
