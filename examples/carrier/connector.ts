@@ -54,6 +54,7 @@ interface Records {
 interface State {
   offers: Record<string, string>; // truckId -> offer id
   offerKeys: Record<string, string>; // truckId -> Idempotency-Key of its offer's create
+  offerRequests?: Record<string, CreateBody<'capacity-offers'>>; // truckId -> the create sent with that key
   accepted: Record<string, string>; // proposal id -> truckId
   tenders: Record<string, number>; // tender id -> revision accepted
   trips: Record<string, string>; // handover id -> our trip number
@@ -158,28 +159,31 @@ async function publishTrucks(): Promise<void> {
       }
       log(`truck ${truck.truckId}: offer ${current} is ${status}; offering the truck again`);
       delete state.offerKeys[truck.truckId];
+      delete state.offerRequests?.[truck.truckId];
     }
-    // The key is kept before the call: a crash between the create and the save below makes the
-    // next start send the same key, which the broker answers with the offer it made.
+    // The key and the request are kept before the call: a crash between the create and the save
+    // below makes the next start send the same request with the same key, which the broker
+    // answers with the offer it made (the request's times are computed from now, and a key sent
+    // again with another body is refused 409 IDEMPOTENCY_CONFLICT).
     const key = (state.offerKeys[truck.truckId] ??= `offer-${truck.truckId}-${randomUUID()}`);
+    const request = ((state.offerRequests ??= {})[truck.truckId] ??= {
+      availabilityWindow: { start: hoursFromNow(truck.availableInHours), end: hoursFromNow(truck.availableInHours + truck.availableForHours), timeZone: 'Europe/Berlin' },
+      originArea: { kind: 'unlocode', code: truck.origin },
+      destinationArea: truck.destination,
+      vehicleProfile: { bodyType: truck.bodyType },
+      availableCapacity: { weight: { value: truck.tonnes, unitCode: 'TNE' }, palletSpaces: truck.palletSpaces },
+      expiresAt: hoursFromNow(Math.max(1, truck.availableInHours - 4)),
+      visibility: { mode: 'partners', organizationIds: truck.partners ?? records.rule.partners },
+      externalReferences: [{ system: SYSTEM, type: 'truck', value: truck.truckId }],
+      restrictedDetails: { price: truck.price },
+    });
     save();
-    const offer = await pcx.offers.create(
-      {
-        availabilityWindow: { start: hoursFromNow(truck.availableInHours), end: hoursFromNow(truck.availableInHours + truck.availableForHours), timeZone: 'Europe/Berlin' },
-        originArea: { kind: 'unlocode', code: truck.origin },
-        destinationArea: truck.destination,
-        vehicleProfile: { bodyType: truck.bodyType },
-        availableCapacity: { weight: { value: truck.tonnes, unitCode: 'TNE' }, palletSpaces: truck.palletSpaces },
-        expiresAt: hoursFromNow(Math.max(1, truck.availableInHours - 4)),
-        visibility: { mode: 'partners', organizationIds: truck.partners ?? records.rule.partners },
-        externalReferences: [{ system: SYSTEM, type: 'truck', value: truck.truckId }],
-        restrictedDetails: { price: truck.price },
-      },
-      { idempotencyKey: key },
-    );
+    const offer = await pcx.offers.create(request, { idempotencyKey: key });
+    // Recorded before it is published: a publish refused now (no active partnership yet) is tried
+    // again by the next start, on this offer.
+    state.offers[truck.truckId] = offer.id;
+    save();
     const published = offer.status === 'draft' ? await pcx.offers.publish(offer, undefined, { redecideOnStale: true }) : offer;
-    state.offers[truck.truckId] = published.id;
-    save();
     log(`truck ${truck.truckId} (${truck.plate}) offered as ${published.id}: ${published.status}`);
   }
 }
@@ -271,6 +275,7 @@ async function onHandover(id: string): Promise<void> {
     }
     delete state.offers[truckId];
     delete state.offerKeys[truckId];
+    delete state.offerRequests?.[truckId];
     save();
   }
 }

@@ -39,7 +39,7 @@ import threading
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 from uuid import UUID
 
 from pcx_client import PcxClient, PcxProblem, if_match_of, load_private_jwk, unwrap
@@ -78,6 +78,7 @@ Json = dict[str, Any]
 class State(TypedDict):
     offers: dict[str, str]  # truckId -> offer id
     offerKeys: dict[str, str]  # truckId -> Idempotency-Key of its offer's create
+    offerRequests: NotRequired[dict[str, dict[str, Any]]]  # truckId -> the create sent with that key
     accepted: dict[str, str]  # proposal id -> truckId
     tenders: dict[str, int]  # tender id -> revision accepted
     trips: dict[str, str]  # handover id -> our trip number
@@ -222,11 +223,13 @@ class Connector:
                     continue
                 log(f"truck {truck_id}: offer {current} is {offer['status']}; offering the truck again")
                 self.state["offerKeys"].pop(truck_id, None)
-            # The key is kept before the call: a crash between the create and the save below makes
-            # the next start send the same key, which the broker answers with the offer it made.
+                self.state.get("offerRequests", {}).pop(truck_id, None)
+            # The key and the request are kept before the call: a crash between the create and the
+            # save below makes the next start send the same request with the same key, which the
+            # broker answers with the offer it made (the request's times are computed from now, and
+            # a key sent again with another body is refused 409 IDEMPOTENCY_CONFLICT).
             key = self.state["offerKeys"].setdefault(truck_id, f"offer-{truck_id}-{uuid.uuid4()}")
-            self.save()
-            body = CapacityOfferCreateRequest.from_dict({
+            request = self.state.setdefault("offerRequests", {}).setdefault(truck_id, {
                 "availabilityWindow": {"start": hours_from_now(truck["availableInHours"]),
                                        "end": hours_from_now(truck["availableInHours"] + truck["availableForHours"]),
                                        "timeZone": "Europe/Berlin"},
@@ -240,10 +243,14 @@ class Connector:
                 "externalReferences": [{"system": SYSTEM, "type": "truck", "value": truck_id}],
                 "restrictedDetails": {"price": truck["price"]},
             })
-            created = unwrap(create_capacity_offer.sync_detailed(client=self.pcx.api, body=body, idempotency_key=key)).to_dict()
-            published = self.publish(created) if created["status"] == "draft" else created
-            self.state["offers"][truck_id] = published["id"]
             self.save()
+            body = CapacityOfferCreateRequest.from_dict(request)
+            created = unwrap(create_capacity_offer.sync_detailed(client=self.pcx.api, body=body, idempotency_key=key)).to_dict()
+            # Recorded before it is published: a publish refused now (no active partnership yet) is
+            # tried again by the next start, on this offer.
+            self.state["offers"][truck_id] = created["id"]
+            self.save()
+            published = self.publish(created) if created["status"] == "draft" else created
             log(f"truck {truck_id} ({truck['plate']}) offered as {published['id']}: {published['status']}")
 
     # -- 3. proposals ------------------------------------------------------------------------------
@@ -350,6 +357,7 @@ class Connector:
                 log(f"withdrew what was left of offer {offer['id']}: truck {truck_id} left on trip {trip}")
             self.state["offers"].pop(truck_id, None)
             self.state["offerKeys"].pop(truck_id, None)
+            self.state.get("offerRequests", {}).pop(truck_id, None)
             self.save()
 
     def reference_of(self, proposal_id: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any, Protocol, Self, TypeVar
 
 import httpx
 
-from .errors import PcxProblem, is_problem, problem_of
+from .errors import PcxProblem, is_problem, problem_of, problem_of_answer
 from .feed import AppliedStore, CursorStore, FeedConsumer
 from .generated.api.events import list_events
 from .generated.client import AuthenticatedClient
@@ -76,9 +76,8 @@ def if_match_of(target: Target) -> str:
 def unwrap(response: Response[T | Problem]) -> T:
     """The typed result of a generated operation's answer, or the PcxProblem it was refused with."""
     if int(response.status_code) >= 400 or isinstance(response.parsed, Problem):
-        raw = httpx.Response(int(response.status_code), headers=response.headers, content=response.content,
-                             request=httpx.Request("GET", "/"))
-        raise problem_of(raw)
+        # The problem's `instance` names the request; the generated Response does not.
+        raise problem_of_answer(int(response.status_code), httpx.Headers(response.headers), response.content)
     if response.parsed is None:
         raise PcxProblem({"status": int(response.status_code), "code": "INTERNAL_ERROR",
                           "detail": "an answer the document does not describe"})

@@ -49,18 +49,24 @@ _CODE_OF_STATUS = {400: "VALIDATION_FAILED", 401: "UNAUTHENTICATED", 403: "INSUF
 
 def problem_of(response: httpx.Response) -> PcxProblem:
     """The problem of a refused answer; a stand-in with the status's code when the body is not one."""
+    return problem_of_answer(response.status_code, response.headers, response.content,
+                             method=response.request.method, path=response.request.url.path)
+
+
+def problem_of_answer(status: int, headers: httpx.Headers, content: bytes, *, method: str = "", path: str = "") -> PcxProblem:
+    """The same from an answer's parts (a generated operation's Response has no request)."""
     try:
-        body = json.loads(response.content) if response.content else None
+        body = json.loads(content) if content else None
     except ValueError:
         body = None
     if isinstance(body, dict) and isinstance(body.get("code"), str):
-        problem: dict[str, Any] = {**body, "status": body.get("status", response.status_code)}
+        problem: dict[str, Any] = {**body, "status": body.get("status", status)}
     else:
-        text = response.content[:200].decode("utf-8", "replace")
-        problem = {"status": response.status_code, "code": _CODE_OF_STATUS.get(response.status_code, "INTERNAL_ERROR"),
-                   "title": response.reason_phrase, "detail": text or None}
-    problem.setdefault("correlationId", response.headers.get("x-correlation-id"))
-    return PcxProblem(problem, method=response.request.method, path=response.request.url.path)
+        text = content[:200].decode("utf-8", "replace")
+        problem = {"status": status, "code": _CODE_OF_STATUS.get(status, "INTERNAL_ERROR"),
+                   "title": httpx.codes.get_reason_phrase(status), "detail": text or None}
+    problem.setdefault("correlationId", headers.get("x-correlation-id"))
+    return PcxProblem(problem, method=method, path=path)
 
 
 def is_problem(error: BaseException, code: str | None = None) -> bool:

@@ -106,9 +106,10 @@ public final class CarrierConnector {
     this.reporting = report != null ? report : json.createObjectNode().put("outcome", "completed");
     if (Files.exists(statePath)) {
       state = (ObjectNode) json.readTree(statePath.toFile());
+      if (!state.has("offerRequests")) state.putObject("offerRequests"); // a state file from before it was kept
     } else {
       state = json.createObjectNode();
-      for (String member : new String[] {"offers", "offerKeys", "accepted", "tenders", "trips", "outcomes", "versions"}) state.putObject(member);
+      for (String member : new String[] {"offers", "offerKeys", "offerRequests", "accepted", "tenders", "trips", "outcomes", "versions"}) state.putObject(member);
       state.putArray("appliedIds");
     }
   }
@@ -191,34 +192,47 @@ public final class CarrierConnector {
         }
         log("truck " + truckId + ": offer " + current + " is " + status + "; offering the truck again");
         map("offerKeys").remove(truckId);
+        map("offerRequests").remove(truckId);
       }
-      // The key is kept before the call: a crash between the create and the save below makes the
-      // next start send the same key, which the broker answers with the offer it made.
+      // The key and the request are kept before the call: a crash between the create and the save
+      // below makes the next start send the same request with the same key, which the broker
+      // answers with the offer it made (the request's times are computed from now, and a key sent
+      // again with another body is refused 409 IDEMPOTENCY_CONFLICT).
       if (!map("offerKeys").hasNonNull(truckId)) map("offerKeys").put(truckId, newKey("offer-" + truckId));
       String key = map("offerKeys").get(truckId).asText();
+      if (!map("offerRequests").hasNonNull(truckId)) map("offerRequests").set(truckId, offerRequest(truck));
+      JsonNode body = map("offerRequests").get(truckId);
       save();
-      ObjectNode body = json.createObjectNode();
-      double in = truck.path("availableInHours").asDouble();
-      ObjectNode window = body.putObject("availabilityWindow");
-      window.put("start", hoursFromNow(in)).put("end", hoursFromNow(in + truck.path("availableForHours").asDouble())).put("timeZone", "Europe/Berlin");
-      body.putObject("originArea").put("kind", "unlocode").put("code", truck.path("origin").asText());
-      body.set("destinationArea", truck.path("destination"));
-      body.putObject("vehicleProfile").put("bodyType", truck.path("bodyType").asText());
-      ObjectNode capacity = body.putObject("availableCapacity");
-      capacity.putObject("weight").put("value", truck.path("tonnes").asDouble()).put("unitCode", "TNE");
-      capacity.put("palletSpaces", truck.path("palletSpaces").asInt());
-      body.put("expiresAt", hoursFromNow(Math.max(1, in - 4)));
-      ObjectNode visibility = body.putObject("visibility");
-      visibility.put("mode", "partners");
-      visibility.set("organizationIds", truck.has("partners") ? truck.get("partners") : records.path("rule").path("partners"));
-      body.putArray("externalReferences").addObject().put("system", SYSTEM).put("type", "truck").put("value", truckId);
-      body.putObject("restrictedDetails").set("price", truck.path("price"));
       JsonNode offer = pcx.create("capacity-offers", body, Call.key(key));
-      JsonNode published = "draft".equals(offer.path("status").asText()) ? pcx.command("capacity-offers", "publish", offer, null, Call.redecide()) : offer;
-      map("offers").put(truckId, published.path("id").asText());
+      // Recorded before it is published: a publish refused now (no active partnership yet) is
+      // tried again by the next start, on this offer.
+      map("offers").put(truckId, offer.path("id").asText());
       save();
+      JsonNode published = "draft".equals(offer.path("status").asText()) ? pcx.command("capacity-offers", "publish", offer, null, Call.redecide()) : offer;
       log("truck " + truckId + " (" + truck.path("plate").asText() + ") offered as " + published.path("id").asText() + ": " + published.path("status").asText());
     }
+  }
+
+  /** The create of a truck's offer, as it is kept with its Idempotency-Key. */
+  private ObjectNode offerRequest(JsonNode truck) {
+    String truckId = truck.path("truckId").asText();
+    ObjectNode body = json.createObjectNode();
+    double in = truck.path("availableInHours").asDouble();
+    ObjectNode window = body.putObject("availabilityWindow");
+    window.put("start", hoursFromNow(in)).put("end", hoursFromNow(in + truck.path("availableForHours").asDouble())).put("timeZone", "Europe/Berlin");
+    body.putObject("originArea").put("kind", "unlocode").put("code", truck.path("origin").asText());
+    body.set("destinationArea", truck.path("destination"));
+    body.putObject("vehicleProfile").put("bodyType", truck.path("bodyType").asText());
+    ObjectNode capacity = body.putObject("availableCapacity");
+    capacity.putObject("weight").put("value", truck.path("tonnes").asDouble()).put("unitCode", "TNE");
+    capacity.put("palletSpaces", truck.path("palletSpaces").asInt());
+    body.put("expiresAt", hoursFromNow(Math.max(1, in - 4)));
+    ObjectNode visibility = body.putObject("visibility");
+    visibility.put("mode", "partners");
+    visibility.set("organizationIds", truck.has("partners") ? truck.get("partners") : records.path("rule").path("partners"));
+    body.putArray("externalReferences").addObject().put("system", SYSTEM).put("type", "truck").put("value", truckId);
+    body.putObject("restrictedDetails").set("price", truck.path("price"));
+    return body;
   }
 
   // --- 2. the feed's delivery rules, kept in the state file ----------------------------------
@@ -367,6 +381,7 @@ public final class CarrierConnector {
       }
       map("offers").remove(truckId);
       map("offerKeys").remove(truckId);
+      map("offerRequests").remove(truckId);
       save();
     }
   }
