@@ -5,19 +5,23 @@
 // language on the generated client alone (test/fixtures/python, test/fixtures/java), are reported
 // non-conformant on exactly the checks the TypeScript doubles fail.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { npmStartFor, ROOT, type NpmStartForFile } from './stack';
 import { testEnv } from './helpers';
 import { runConnectorProfile, type ConnectorProfile } from '../conformance/src/connector/run';
 import { writeReport, type Report } from '../conformance/src/report';
+import { PcxClient } from '../sdk/src';
+import { generateConnectorKey, publicOf, type PrivateJwk } from '../sdk/src/keys';
 
 const run = promisify(execFile);
 const TOOLS = join(ROOT, '.tools', 'clients');
 const PYTHON = join(TOOLS, 'bin', 'python');
 const clients = JSON.parse(readFileSync(join(ROOT, 'conformance', 'demo-clients.json'), 'utf8'));
 const [alpine, baltic, cargo] = clients.organizations;
+const DEMO_SCOPES = JSON.parse(readFileSync(join(ROOT, 'config', 'demo-clients.json'), 'utf8')).find((c: any) => c.clientId === alpine.clientId).scopes as string[];
 
 /** A command's output; its failure carries both streams, so a test says what the compiler said. */
 async function sh(file: string, args: string[], env: Record<string, string> = {}): Promise<string> {
@@ -68,6 +72,33 @@ describe('the Python and Java clients, against npm start', () => {
       cwd: ROOT,
     });
 
+  /**
+   * A connector of Alpine's with a key and no secret, onboarded through /connectors as an admin
+   * would: its private JWK in a file (as `pcx keys generate` writes it), its client id.
+   */
+  const keyedConnector = async (name: string, privateJwk: PrivateJwk) => {
+    const clientId = `${name}-${Date.now().toString(36)}`;
+    const admin = new PcxClient({ baseUrl: base, clientId: alpine.clientId, clientSecret: alpine.clientSecret });
+    await admin.request('POST', '/connectors', { body: { clientId, scopes: DEMO_SCOPES.filter((s) => s !== 'connectors:manage'), publicJwk: publicOf(privateJwk) } });
+    const keyFile = join(testEnv().dir, `${clientId}.key.json`);
+    writeFileSync(keyFile, JSON.stringify(privateJwk), { mode: 0o600 });
+    return { clientId, keyFile };
+  };
+
+  /** Publisher with the example connector authenticating by private_key_jwt only (no secret in its environment). */
+  const certifyWithKey = async (command: string[], connector: { clientId: string; keyFile: string }) =>
+    runConnectorProfile('publisher', {
+      baseUrl: base,
+      operator: clients.operator,
+      organization: alpine,
+      counterpart: baltic,
+      connectorClientId: connector.clientId,
+      command: [...command, '--base-url', base, '--client-id', connector.clientId, '--key-file', connector.keyFile],
+      env: { PCX_CLIENT_SECRET: '' },
+      seconds: 60,
+      cwd: ROOT,
+    });
+
   /** The example conforms to every profile; the doubles fail exactly where the TypeScript ones do. */
   const certification = (language: string, example: () => string[], double: (name: 'publisher' | 'consumer') => string[]) => {
     for (const profile of ['publisher', 'consumer', 'outcome-provider', 'full'] as const) {
@@ -97,6 +128,12 @@ describe('the Python and Java clients, against npm start', () => {
       expect(await sh(PYTHON, ['-m', 'unittest', 'discover', '-s', join(ROOT, 'clients', 'python', 'tests')])).toMatch(/\nOK/);
     }, 300000);
 
+    test('python: the example connector gets its tokens by private_key_jwt (ES256) and conforms to the publisher profile', async () => {
+      const connector = await keyedConnector('python-keyed', generateConnectorKey().privateJwk);
+      const report = await certifyWithKey([PYTHON, join(ROOT, 'clients', 'python', 'examples', 'carrier_connector.py')], connector);
+      expect(verdicts(report, 'python-keyed-publisher')).toEqual(conformant(PROFILE_CHECKS.publisher));
+    }, 150000);
+
     certification(
       'python',
       () => [PYTHON, join(ROOT, 'clients', 'python', 'examples', 'carrier_connector.py')],
@@ -112,6 +149,14 @@ describe('the Python and Java clients, against npm start', () => {
       classpath = readFileSync(join(ROOT, 'clients', 'java', 'build', 'classpath.txt'), 'utf8').trim();
       expect(await sh('java', ['-cp', classpath, 'org.pcx.connector.SelfTest'])).not.toMatch(/FAIL/);
     }, 300000);
+
+    test('java: the example connector gets its tokens by private_key_jwt (EdDSA) and conforms to the publisher profile', async () => {
+      const { privateKey } = generateKeyPairSync('ed25519');
+      const jwk = privateKey.export({ format: 'jwk' }) as PrivateJwk;
+      const connector = await keyedConnector('java-keyed', { ...jwk, kid: publicOf(jwk).kid, alg: 'EdDSA' } as PrivateJwk);
+      const report = await certifyWithKey(['java', '-cp', classpath, 'org.pcx.examples.CarrierConnector'], connector);
+      expect(verdicts(report, 'java-keyed-publisher')).toEqual(conformant(PROFILE_CHECKS.publisher));
+    }, 150000);
 
     certification(
       'java',
