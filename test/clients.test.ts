@@ -5,7 +5,7 @@
 // language on the generated client alone (test/fixtures/python, test/fixtures/java), are reported
 // non-conformant on exactly the checks the TypeScript doubles fail.
 import { execFile } from 'node:child_process';
-import { generateKeyPairSync } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -15,6 +15,7 @@ import { runConnectorProfile, type ConnectorProfile } from '../conformance/src/c
 import { writeReport, type Report } from '../conformance/src/report';
 import { PcxClient } from '../sdk/src';
 import { generateConnectorKey, publicOf, type PrivateJwk } from '../sdk/src/keys';
+import { signedHeaders } from '../core/webhooks/sign';
 
 const run = promisify(execFile);
 const TOOLS = join(ROOT, '.tools', 'clients');
@@ -99,6 +100,42 @@ describe('the Python and Java clients, against npm start', () => {
       cwd: ROOT,
     });
 
+  /**
+   * Deliveries as the broker signs them (core/webhooks/sign.ts, the code that signs every webhook)
+   * of a real event of this run's feed, while a secret rotation is under way (both secrets sign):
+   * one as sent, one whose body was changed on the way, one signed with a secret the receiver does
+   * not have. Written to files for a receiver in another language; `secrets` are the receiver's.
+   */
+  const deliveries = async (name: string) => {
+    const pcx = new PcxClient({ baseUrl: base, clientId: alpine.clientId, clientSecret: alpine.clientSecret });
+    const { data } = await pcx.request<{ items: Array<{ id: string }> }>('GET', '/events', { query: { limit: 1 } });
+    const event = data.items[0];
+    expect(event).toBeDefined();
+    const secret = () => `whsec_${randomBytes(32).toString('base64')}`;
+    const [previous, next, stranger] = [secret(), secret(), secret()];
+    const body = JSON.stringify(event);
+    const write = (kind: string, delivery: { body: string; headers: Record<string, string> }) => {
+      const file = join(testEnv().dir, `${name}-${kind}-${Date.now()}.json`);
+      writeFileSync(file, JSON.stringify(delivery));
+      return file;
+    };
+    return {
+      secrets: [previous, next],
+      sent: write('sent', { body, headers: signedHeaders([previous, next], event.id, new Date(), body) }),
+      changed: write('changed', { body: body.replace(/"resourceversion":(\d+)/, (_, v) => `"resourceversion":${Number(v) + 1}`), headers: signedHeaders([previous, next], event.id, new Date(), body) }),
+      stranger: write('stranger', { body, headers: signedHeaders([stranger], event.id, new Date(), body) }),
+    };
+  };
+
+  /** A receiver in another language verifies the broker's signature, and refuses what was not signed so. */
+  const verifiesDeliveries = async (name: string, receive: (file: string, secrets: string[]) => Promise<string>) => {
+    const d = await deliveries(name);
+    expect((await receive(d.sent, d.secrets)).trim()).toBe('apply duplicate');
+    expect((await receive(d.sent, [d.secrets[1]])).trim()).toBe('apply duplicate'); // after the rotation, the new secret alone
+    expect((await receive(d.changed, d.secrets)).trim()).toMatch(/^refused: /);
+    expect((await receive(d.stranger, d.secrets)).trim()).toMatch(/^refused: /);
+  };
+
   /** The example conforms to every profile; the doubles fail exactly where the TypeScript ones do. */
   const certification = (language: string, example: () => string[], double: (name: 'publisher' | 'consumer') => string[]) => {
     for (const profile of ['publisher', 'consumer', 'outcome-provider', 'full'] as const) {
@@ -139,6 +176,10 @@ describe('the Python and Java clients, against npm start', () => {
       () => [PYTHON, join(ROOT, 'clients', 'python', 'examples', 'carrier_connector.py')],
       (name) => [PYTHON, join(ROOT, 'test', 'fixtures', 'python', `broken_${name}.py`)],
     );
+
+    test("python: WebhookReceiver verifies the broker's own signatures (Standard Webhooks, during a rotation) and refuses a changed body or another secret", async () => {
+      await verifiesDeliveries('python', (file, secrets) => sh(PYTHON, [join(ROOT, 'test', 'fixtures', 'python', 'verify_delivery.py'), file, ...secrets]));
+    }, 60000);
   });
 
   describe('Java (clients/java)', () => {
@@ -165,5 +206,9 @@ describe('the Python and Java clients, against npm start', () => {
       () => ['java', '-cp', classpath, 'org.pcx.examples.CarrierConnector'],
       (name) => ['java', '-cp', classpath, join(ROOT, 'test', 'fixtures', 'java', `Broken${name[0].toUpperCase()}${name.slice(1)}.java`)],
     );
+
+    test("java: WebhookReceiver verifies the broker's own signatures (Standard Webhooks, during a rotation) and refuses a changed body or another secret", async () => {
+      await verifiesDeliveries('java', (file, secrets) => sh('java', ['-cp', classpath, join(ROOT, 'test', 'fixtures', 'java', 'VerifyDelivery.java'), file, ...secrets]));
+    }, 60000);
   });
 });
