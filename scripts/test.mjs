@@ -6,8 +6,8 @@
 // native runtime wants one jest worker per process), each with a stack of its own (its global
 // setup starts its Temporal dev server and brokers): the postgres project without the files that
 // run against `npm start`; those files (the README walkthrough, the console, the connector
-// profiles, npm start's own test), with the crash tests that even out the two, in the postgres
-// project of a process of their own, whose setup starts the shared npm start; and the pglite project with the projects that need no shared stack
+// profiles, the Python and Java clients, npm start's own test) in the postgres project of a
+// process of their own, whose setup starts the shared npm start; and the pglite project with the projects that need no shared stack
 // (unit, workflows, the time-skipping harness, which starts its own test servers). Integration
 // tests mostly wait on their servers, so the three fill the machine's two cores (a clean-clone
 // run on a quiet machine: 899 s with two processes, 682 s with these three). The first one's
@@ -30,10 +30,9 @@ if (args.length > 0) process.exit(spawnSync(bin('jest'), ['--runInBand', ...args
 
 const INTEGRATION = ['postgres'];
 const STANDALONE = ['pglite', 'unit', 'workflows', 'timeskip-pglite', 'timeskip-postgres'];
-// The files that run against `npm start` (or start it), and the process crash test,
-// engine-independent, in the postgres project: jest.config.js selects them, or leaves them out, by
+// The files that run against `npm start` (or start it), engine-independent, in the postgres project: jest.config.js selects them, or leaves them out, by
 // PCX_TEST_FILES.
-const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oauth-clients, start against npm start; crash-retry';
+const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oauth-clients, start against npm start';
 
 /** One jest process over the given projects (and test path patterns); resolves with its exit code. `logFile`: its output there instead of this terminal. */
 function jest(projects, logFile, ports, files) {
