@@ -64,6 +64,8 @@ const timeSkipping = (engine) => ({
 
 module.exports = {
   testTimeout: 60000,
+  // The files that make Cargo Co-op a partner of Baltic's on the shared npm start run last (test/setup/sequencer.js).
+  testSequencer: '<rootDir>/test/setup/sequencer.js',
   projects: [
     { ...common, displayName: 'unit', roots: ['<rootDir>/test'], testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     // Workflow code alone on the time-skipping test server, activities scripted: the failure paths
