@@ -224,9 +224,10 @@ async function onProposal(id: string): Promise<void> {
     if (isProblem(err, 'DECISION_TERMINAL') || isProblem(err, 'INVALID_STATE_TRANSITION')) return log(`proposal ${id} was decided already: ${(err as Error).message}`);
     throw err;
   }
+  // Said before it is recorded: whoever reads the state file and sees the decision has its reason in the log.
+  log(`${accept ? 'accepted' : 'rejected'} proposal ${id} for truck ${truckId}: ${why}`);
   if (accept) state.accepted[id] = truckId;
   save();
-  log(`${accept ? 'accepted' : 'rejected'} proposal ${id} for truck ${truckId}: ${why}`);
 }
 
 async function onTender(id: string): Promise<void> {

@@ -294,10 +294,11 @@ class Connector:
             if err.code in ("DECISION_TERMINAL", "INVALID_STATE_TRANSITION"):
                 return log(f"proposal {id} was decided already: {err}")
             raise
+        # Said before it is recorded: whoever reads the state file and sees the decision has its reason in the log.
+        log(f"{'accepted' if accept else 'rejected'} proposal {id} for truck {truck_id}: {why}")
         if accept:
             self.state["accepted"][id] = truck_id
         self.save()
-        log(f"{'accepted' if accept else 'rejected'} proposal {id} for truck {truck_id}: {why}")
 
     # -- 4. tenders --------------------------------------------------------------------------------
     def on_tender(self, id: str) -> None:

@@ -315,9 +315,10 @@ public final class CarrierConnector {
       }
       throw problem;
     }
+    // Said before it is recorded: whoever reads the state file and sees the decision has its reason in the log.
+    log((accept ? "accepted" : "rejected") + " proposal " + id + " for truck " + truckId + ": " + why);
     if (accept) map("accepted").put(id, truckId);
     save();
-    log((accept ? "accepted" : "rejected") + " proposal " + id + " for truck " + truckId + ": " + why);
   }
 
   // --- 4. tenders ------------------------------------------------------------------------------
