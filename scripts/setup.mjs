@@ -101,44 +101,49 @@ function temporalTestServer() {
   );
 }
 
-// Python's OAuth client libraries, for test/oauth-clients.test.ts (third-party clients against
-// npm start): authlib (private_key_jwt, client_secret_basic, mutual TLS through requests) and
-// joserfc (its JOSE library, for DPoP proofs, which authlib's clients do not make), into a
-// virtual environment of their own under .tools/, pinned (test/oauth-clients/requirements.txt).
-function pythonClients() {
-  const venv = join(root, '.tools', 'python-clients');
-  const requirements = join(root, 'test', 'oauth-clients', 'requirements.txt');
+// A virtual environment of its own under .tools/NAME with the pinned requirements of one file,
+// installed again only when that file changed (its copy in the venv is the stamp).
+function pythonVenv(name, requirementsFile, what) {
+  const venv = join(root, '.tools', name);
+  const requirements = join(root, requirementsFile);
   const stamp = join(venv, 'installed-requirements.txt');
   const wanted = readFileSync(requirements, 'utf8');
   if (existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return;
-  log('installing the Python OAuth clients of the tests (authlib, joserfc, requests) into .tools/python-clients');
+  log(`installing ${what} into .tools/${name}`);
   if (!existsSync(join(venv, 'bin', 'python'))) execFileSync('python3', ['-m', 'venv', venv], { cwd: root, stdio: 'inherit' });
   execFileSync(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { cwd: root, stdio: 'inherit' });
   writeFileSync(stamp, wanted);
 }
 
+// Debian's packages for the tests that need a program of the distribution's (Chromium, the JDK and
+// its libraries): installed only as root on Debian (apt-get); anywhere else the message says what
+// to install, and the tests that need them fail naming the same thing.
+function debianPackages(packages, what, manual) {
+  if (!onPath('apt-get') || process.getuid?.() !== 0) return log(`${what} missing and no way to install it here (needs apt-get as root); ${manual}`);
+  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
+  const install = () => apt(['install', '-y', '--no-install-recommends', ...packages]);
+  log(`installing ${what} from Debian's packages (apt-get install ${packages.join(' ')})`);
+  // A fresh machine may have no package lists, or lists older than the registry's files.
+  if (!install() && !(apt(['update']) && install())) log(`apt-get could not install ${what}; ${manual}`);
+}
+
+// Python's OAuth client libraries, for test/oauth-clients.test.ts (third-party clients against
+// npm start): authlib (private_key_jwt, client_secret_basic, mutual TLS through requests) and
+// joserfc (its JOSE library, for DPoP proofs, which authlib's clients do not make), pinned
+// (test/oauth-clients/requirements.txt).
+function pythonClients() {
+  pythonVenv('python-clients', 'test/oauth-clients/requirements.txt', 'the Python OAuth clients of the tests (authlib, joserfc, requests)');
+}
+
 // The Python and Java clients' tools (clients/, docs/clients.md): the generators, mypy and the
 // Python client's dependencies into .tools/clients (pinned, clients/requirements-tools.txt), and
-// the Java client's libraries from Debian's packages (Maven Central is out of reach here), as
-// root on Debian only, like Chromium below.
+// the Java client's libraries from Debian's packages (Maven Central is out of reach here).
 const JAVA_CLIENT_PACKAGES = ['default-jdk-headless', 'libjackson2-databind-java', 'libjackson2-core-java', 'libjackson2-annotations-java', 'libhttpclient-java', 'libhttpmime-java', 'libhttpcore-java', 'libjsr305-java', 'libjakarta-annotation-api-java'];
 function clientTools() {
-  const venv = join(root, '.tools', 'clients');
-  const requirements = join(root, 'clients', 'requirements-tools.txt');
-  const stamp = join(venv, 'installed-requirements.txt');
-  const wanted = readFileSync(requirements, 'utf8');
-  if (!(existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted)) {
-    log('installing the clients\' generators and checkers (openapi-python-client, openapi-generator, mypy) into .tools/clients');
-    if (!existsSync(join(venv, 'bin', 'python'))) execFileSync('python3', ['-m', 'venv', venv], { cwd: root, stdio: 'inherit' });
-    execFileSync(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', requirements], { cwd: root, stdio: 'inherit' });
-    writeFileSync(stamp, wanted);
-  }
-  if (existsSync('/usr/share/java/jackson-databind.jar') && existsSync('/usr/share/java/httpmime.jar') && existsSync('/usr/share/java/jakarta-annotation-api.jar') && onPath('javac')) return;
-  if (!onPath('apt-get') || process.getuid?.() !== 0) return log(`the Java client's libraries are missing and cannot be installed here (needs apt-get as root): apt-get install ${JAVA_CLIENT_PACKAGES.join(' ')}`);
-  log('installing the Java client\'s libraries from Debian\'s packages (apt-get install libjackson2-databind-java ...)');
-  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
-  const install = () => apt(['install', '-y', '--no-install-recommends', ...JAVA_CLIENT_PACKAGES]);
-  if (!install() && !(apt(['update']) && install())) log('apt-get could not install the Java client\'s libraries; its tests will fail');
+  pythonVenv('clients', 'clients/requirements-tools.txt', "the clients' generators and checkers (openapi-python-client, openapi-generator, mypy)");
+  const jars = ['jackson-databind', 'httpmime', 'jakarta-annotation-api'].map((jar) => `/usr/share/java/${jar}.jar`);
+  if (jars.every((jar) => existsSync(jar)) && onPath('javac')) return;
+  debianPackages(JAVA_CLIENT_PACKAGES, "the Java client's JDK and libraries", `its tests will fail: apt-get install ${JAVA_CLIENT_PACKAGES.join(' ')}`);
 }
 
 // The TypeScript types of the API's schemas (api/generated/contract.ts, sdk/src/generated/; not checked in): made from
@@ -156,24 +161,13 @@ function contractTypes() {
 
 // Debian's Chromium for the browser tests (test/browser.ts drives it with playwright-core).
 // Playwright's own browser download cannot work on these machines; Debian's package can, from the
-// distribution's registry. Installed only as root on Debian (apt-get); anywhere else the message
-// says what to install, and the browser tests fail naming the same thing.
+// distribution's registry.
 const CHROMIUM = process.env.PCX_CHROMIUM ?? '/usr/bin/chromium';
 
 function chromium() {
   if (existsSync(CHROMIUM)) return;
-  const manual = `install Chromium (Debian: apt-get install -y --no-install-recommends chromium) or name a binary with PCX_CHROMIUM`;
   if (process.env.PCX_CHROMIUM) return log(`PCX_CHROMIUM=${CHROMIUM} does not exist; the browser tests will fail`);
-  if (!onPath('apt-get') || process.getuid?.() !== 0) {
-    return log(`no Chromium at ${CHROMIUM} and no way to install it here (needs apt-get as root); the browser tests will fail: ${manual}`);
-  }
-  const apt = (args) => spawnSync('apt-get', args, { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } }).status === 0;
-  const install = () => apt(['install', '-y', '--no-install-recommends', 'chromium']);
-  log('installing Debian\'s chromium for the browser tests (apt-get install chromium)');
-  // A fresh machine may have no package lists, or lists older than the registry's files.
-  if (!install() && !(apt(['update']) && install())) {
-    log(`apt-get could not install chromium; the browser tests will fail: ${manual}`);
-  }
+  debianPackages(['chromium'], `Chromium (${CHROMIUM})`, 'the browser tests will fail: install Chromium (Debian: apt-get install -y --no-install-recommends chromium) or name a binary with PCX_CHROMIUM');
 }
 
 const node = runtime();
