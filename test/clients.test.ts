@@ -59,16 +59,20 @@ describe('the Python and Java clients, against npm start', () => {
     if (start) expect(await start.stop()).toBe(0);
   }, 30000);
 
-  /** A connector in another language under a profile: `organization` its own, Baltic played by the kit. */
-  const certify = (profile: ConnectorProfile, command: string[], organization = alpine, seconds = 90) =>
+  /**
+   * A connector in another language under a profile: `organization` its own, Baltic played by the
+   * kit. With `connectorClientId`, a connector of the organization's that has a key and no secret
+   * (its command names its client id and key file).
+   */
+  const certify = (profile: ConnectorProfile, command: string[], organization = alpine, seconds = 90, connectorClientId?: string) =>
     runConnectorProfile(profile, {
       baseUrl: base,
       operator: clients.operator,
       organization,
       counterpart: baltic,
-      connectorClientId: organization.clientId,
+      connectorClientId: connectorClientId ?? organization.clientId,
       command,
-      env: { PCX_CLIENT_ID: organization.clientId, PCX_CLIENT_SECRET: organization.clientSecret },
+      env: connectorClientId ? { PCX_CLIENT_SECRET: '' } : { PCX_CLIENT_ID: organization.clientId, PCX_CLIENT_SECRET: organization.clientSecret },
       seconds,
       cwd: ROOT,
     });
@@ -87,18 +91,8 @@ describe('the Python and Java clients, against npm start', () => {
   };
 
   /** Publisher with the example connector authenticating by private_key_jwt only (no secret in its environment). */
-  const certifyWithKey = async (command: string[], connector: { clientId: string; keyFile: string }) =>
-    runConnectorProfile('publisher', {
-      baseUrl: base,
-      operator: clients.operator,
-      organization: alpine,
-      counterpart: baltic,
-      connectorClientId: connector.clientId,
-      command: [...command, '--base-url', base, '--client-id', connector.clientId, '--key-file', connector.keyFile],
-      env: { PCX_CLIENT_SECRET: '' },
-      seconds: 60,
-      cwd: ROOT,
-    });
+  const certifyWithKey = (command: string[], connector: { clientId: string; keyFile: string }) =>
+    certify('publisher', [...command, '--base-url', base, '--client-id', connector.clientId, '--key-file', connector.keyFile], alpine, 60, connector.clientId);
 
   /**
    * Deliveries as the broker signs them (core/webhooks/sign.ts, the code that signs every webhook)

@@ -26,7 +26,8 @@ export type Engine = 'postgres' | 'pglite';
 /** What every project shares: one Temporal dev server, one registry, one organization counter. */
 interface Shared {
   root: string;
-  temporal: Awaited<ReturnType<typeof startTemporal>>;
+  /** Absent in a run of the npm-start files alone (npmStartOnly). */
+  temporal?: Awaited<ReturnType<typeof startTemporal>>;
   registry: { organizationsFile: string; connectorsFile: string; usersFile: string };
   /** Webhook targets: a DNS server answering from a file, and the certificate authority of the test receivers. */
   webhooks: { dns: { address: string; close(): Promise<void> }; dnsFile: string; tlsDir: string; caFile: string };
@@ -156,7 +157,7 @@ async function shared(): Promise<Shared> {
     // The adapter gateway's, likewise (the npm starts that run one, and test/gateway*.test.ts).
     const gatewayBundleFile = join(root, 'gateway-workflow-bundle.js');
     // Temporal's dev server starts while webpack works (it mostly waits).
-    const [temporal] = await Promise.all([startTemporal(), writeWorkflowBundle(bundleFile), writeGatewayWorkflowBundle(gatewayBundleFile)]);
+    const [temporal] = await Promise.all([npmStartOnly() ? undefined : startTemporal(), writeWorkflowBundle(bundleFile), writeGatewayWorkflowBundle(gatewayBundleFile)]);
     process.env.WORKFLOW_BUNDLE_FILE = bundleFile;
     process.env.GATEWAY_WORKFLOW_BUNDLE_FILE = gatewayBundleFile;
     // The OpenAPI document every test file checks answers against (test/contract.ts), made once
@@ -169,6 +170,13 @@ async function shared(): Promise<Shared> {
   return g.__pcx;
 }
 
+/**
+ * `npm test`'s second process (PCX_TEST_FILES=second, scripts/test.mjs) runs only files that talk
+ * to an `npm start` (the shared one, or their own): a broker and a Temporal dev server of the
+ * stack's would idle beside them for the whole run (about 2 % of the suite's CPU), so it has none.
+ */
+export const npmStartOnly = () => process.env.PCX_TEST_FILES === 'second';
+
 export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
   const s = await shared();
   s.users++;
@@ -176,6 +184,11 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
   const npmStartFiles = s.npmStart ? [] : npmStartFilesToRun(configs);
   const npmStart = npmStartFiles.length ? (s.npmStart = await startSharedNpmStart(s.root, s.webhooks.tlsDir, npmStartFiles)) : undefined;
   const dir = join(s.root, engine);
+  if (!s.temporal) {
+    // No stack (npmStartOnly): the files find their folder and the shared start here.
+    mkdirSync(dir, { recursive: true });
+    return writeTestEnv(engine, { engine, root: s.root, dir, registry: s.registry, webhooks: { dnsFile: s.webhooks.dnsFile, tlsDir: s.webhooks.tlsDir }, ...(npmStart ? { npmStart: npmStart.values } : {}) });
+  }
   let databaseUrl = '';
   let schema: string | undefined;
   if (engine === 'postgres') {
@@ -256,7 +269,12 @@ export async function setUpStack(engine: Engine, configs: JestConfigs = {}) {
     // The shared npm start, for the project that started it (test/stack.ts npmStartFor).
     ...(npmStart ? { npmStart: npmStart.values } : {}),
   };
-  const file = join(dir, 'env.json');
+  writeTestEnv(engine, env);
+}
+
+/** What test/helpers.ts testEnv() reads in every test file of the project. */
+function writeTestEnv(engine: Engine, env: Record<string, unknown> & { dir: string }): void {
+  const file = join(env.dir, 'env.json');
   writeFileSync(file, JSON.stringify(env, null, 2));
   process.env[`PCX_TEST_ENV_${engine.toUpperCase()}`] = file;
 }

@@ -17,7 +17,7 @@ export async function tearDownStack() {
     await broker.stop();
     if (schema) await adminQuery(`drop schema if exists ${schema} cascade`);
   }
-  await s.temporal.stop();
+  await s.temporal?.stop();
   await s.webhooks?.dns.close();
   const code = await npmStart;
   delete (globalThis as any).__pcx;
