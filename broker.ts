@@ -6,7 +6,7 @@ import type { Db } from './core/db';
 import { openReadModel } from './read-model/database';
 import { assertFeedCanGrow } from './read-model/events';
 import { createLogger } from './core/log';
-import { observeCluster } from './core/metrics';
+import { collectProcessMetrics, observeCluster } from './core/metrics';
 import { loadRegistry } from './core/registry';
 import { importSeed } from './seed';
 import { SchemaRegistry } from './core/schemas';
@@ -44,6 +44,7 @@ export async function startBroker(config: Config) {
   const client = () => new Client({ connection, namespace: config.temporal.namespace, dataConverter });
   // The cluster gauges of /metrics (open entity workflows, feed lag) read through these.
   const cluster = observeCluster({ db, client: client() });
+  collectProcessMetrics();
   const worker = config.role !== 'api' ? await startWorkerRole(config, db, client, log) : undefined;
   // The worker role serves no API, so it answers its own liveness and readiness probes; the other
   // roles have the API's /health/* (api/health.ts).

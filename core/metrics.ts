@@ -11,7 +11,20 @@ import type { Queryable } from './db';
 import { RESOURCES } from '../domain/registry';
 
 export const registry = new Registry();
-collectDefaultMetrics({ register: registry });
+
+let processMetrics = false;
+/**
+ * prom-client's process metrics (CPU, memory, event-loop lag, heap, GC), from the broker's start
+ * (broker.ts), once per process. Not at import: they install a GC observer and an event-loop
+ * monitor, which a test process that loads this module once per test file (jest's module
+ * registries) would pile up, each keeping its file's modules alive and every GC calling them all
+ * (the suite's longest process spent most of its CPU there: docs/benchmarks.md, "The suite's time").
+ */
+export function collectProcessMetrics(): void {
+  if (processMetrics) return;
+  processMetrics = true;
+  collectDefaultMetrics({ register: registry });
+}
 
 // From a cached Update (~10 ms) to a flow's acceptance (seconds).
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
