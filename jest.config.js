@@ -6,7 +6,7 @@
 //   timeskip-pglite, timeskip-postgres
 //             every timer at its real distance on Temporal's time-skipping test server (test/time-skipping/)
 // The integration projects share one Temporal dev server (test/setup/stack-setup.ts). Temporal's native
-// runtime wants a single jest worker (--runInBand).
+// runtime wants a single jest worker (--runInBand, or `npm test`'s one recycled worker: scripts/test.mjs).
 const common = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)sx?$': ['@swc/jest'] },

@@ -2,8 +2,8 @@
 // every jest project. Arguments go to jest (`npm test -- --selectProjects unit`), which then runs
 // once, in band, as asked.
 //
-// Without arguments the whole suite runs as three jest processes at once, each in band (Temporal's
-// native runtime wants one jest worker per process), each with a stack of its own (its global
+// Without arguments the whole suite runs as three jest processes at once, each with one worker
+// (Temporal's native runtime wants one jest worker per process; ONE_RECYCLED_WORKER below), each with a stack of its own (its global
 // setup starts its Temporal dev server and brokers): the postgres project without the files that
 // run against `npm start`; those files (the README walkthrough, the console, the connector
 // profiles, the Python and Java clients, npm start's own test) in the postgres project of a
@@ -34,12 +34,20 @@ const STANDALONE = ['pglite', 'unit', 'workflows', 'timeskip-pglite', 'timeskip-
 // PCX_TEST_FILES.
 const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oauth-clients, start against npm start';
 
+// One jest worker, as in band (Temporal's native runtime wants one per process), but a process of
+// its own that jest replaces once its heap passes the limit after a test file: each file loads the
+// app's modules anew (jest's module registries), and what a file's modules leave registered with
+// the process (Temporal's native runtime, gRPC's timers) keeps them alive. In one process the
+// heap grew past 1.2 GB over a run and its garbage collection took most of the process's CPU
+// (docs/benchmarks.md, "The suite's time").
+const ONE_RECYCLED_WORKER = ['--maxWorkers=1', '--workerIdleMemoryLimit=600MB'];
+
 /** One jest process over the given projects (and test path patterns); resolves with its exit code. `logFile`: its output there instead of this terminal. */
 function jest(projects, logFile, ports, files) {
   return new Promise((resolve) => {
     // Each process picks its servers' ports from a range of its own (test/stack.ts freePort).
     const env = { ...jestEnv, PCX_TEST_PORTS: ports, ...(files ? { PCX_TEST_FILES: files } : {}), ...(logFile ? { FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : {}) };
-    const child = spawn(bin('jest'), ['--runInBand', '--selectProjects', ...projects], { cwd: root, env, stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(bin('jest'), [...ONE_RECYCLED_WORKER, '--selectProjects', ...projects], { cwd: root, env, stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (logFile) {
       const out = createWriteStream(logFile);
       child.stdout.pipe(out);
