@@ -3,8 +3,8 @@
 // once, in band, as asked.
 //
 // Without arguments the whole suite runs as three jest processes at once, each with one worker
-// (Temporal's native runtime wants one jest worker per process; ONE_RECYCLED_WORKER below), each with a stack of its own (its global
-// setup starts its Temporal dev server and brokers): the postgres project without the files that
+// (Temporal's native runtime wants one jest worker per process; ONE_RECYCLED_WORKER below), the first and
+// the third with a stack of its own (its global setup starts its Temporal dev server and brokers): the postgres project without the files that
 // run against `npm start`; those files (the README walkthrough, the console, the connector
 // profiles, the Python and Java clients, npm start's own test) in the postgres project of a
 // process of their own, whose setup starts the shared npm start; and the pglite project with the projects that need no shared stack
@@ -37,7 +37,7 @@ const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oau
 // One jest worker, as in band (Temporal's native runtime wants one per process), but a process of
 // its own that jest replaces once its heap passes the limit after a test file: each file loads the
 // app's modules anew (jest's module registries), and what a file's modules leave registered with
-// the process (Temporal's native runtime, gRPC's timers) keeps them alive. In one process the
+// the process (Temporal's native runtime; prom-client's GC observer until it moved to the broker's start) keeps them alive. In one process the
 // heap grew past 1.2 GB over a run and its garbage collection took most of the process's CPU
 // (docs/benchmarks.md, "The suite's time").
 const ONE_RECYCLED_WORKER = ['--maxWorkers=1', '--workerIdleMemoryLimit=600MB'];
