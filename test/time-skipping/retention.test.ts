@@ -6,7 +6,7 @@
 // relationship after it ended, until it is lifted; a removed user's name is erased after the
 // default policy's personal data period.
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
-import { Party, startHarness, type Harness } from './harness';
+import { Party, startHarness, testOnHarness, type Harness } from './harness';
 import { startRetention } from '../../core/temporal';
 
 const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
@@ -15,10 +15,10 @@ const ROUND_DAYS = 30;
 
 let h: Harness;
 beforeAll(async () => {
-  h = await startHarness();
-  await startRetention(h.client, h.config.temporal.taskQueue, { roundMs: ROUND_DAYS * 86_400_000 });
+  h = await startHarness({ prepare: (harness) => startRetention(harness.client, harness.config.temporal.taskQueue, { roundMs: ROUND_DAYS * 86_400_000 }) });
 }, 120000);
 afterAll(() => h?.stop());
+const test = testOnHarness(() => h);
 
 async function partners(a: Party, b: Party, retentionPolicyRef: string) {
   const created = await a.post('/partner-relationships', { requestingOrganizationId: a.id, acceptingOrganizationId: b.id, scopes: SCOPES, retentionPolicyRef });

@@ -7,7 +7,7 @@ import { WithStartWorkflowOperation, WorkflowUpdateFailedError } from '@temporal
 import { capacityOffer } from '../../domain/capacity-offer';
 import type { EntityInput } from '../../domain/resource';
 import { offer as offerFixture, request as requestFixture } from '../matching-fixtures';
-import { Party, startHarness, type Harness } from './harness';
+import { Party, startHarness, testOnHarness, type Harness } from './harness';
 import { clientAssertion, generateConnectorKey } from '../../sdk/src/keys';
 
 const SCOPES = ['capacity:publish', 'capacity:read', 'loads:publish', 'loads:read', 'matches:read', 'matches:decide', 'tenders:read', 'tenders:decide'];
@@ -17,6 +17,7 @@ beforeAll(async () => {
   h = await startHarness();
 }, 120000);
 afterAll(() => h?.stop());
+const test = testOnHarness(() => h);
 
 async function partners(a: Party, b: Party, extra: Record<string, unknown> = {}) {
   const created = await a.post('/partner-relationships', { requestingOrganizationId: a.id, acceptingOrganizationId: b.id, scopes: SCOPES, ...extra });

@@ -8,7 +8,7 @@ import { RETRY_SCHEDULE_SECONDS } from '../../domain/webhooks';
 import { testCertificates } from '../tls';
 import { startReceiver, type Receiver } from '../webhook-receiver';
 import { offerBody } from '../listing-fixtures';
-import { startHarness, type Harness, type Party } from './harness';
+import { startHarness, testOnHarness, type Harness, type Party } from './harness';
 
 jest.setTimeout(180_000);
 
@@ -32,6 +32,7 @@ afterAll(async () => {
   await receiver?.close();
   rmSync(tls, { recursive: true, force: true });
 });
+const test = testOnHarness(() => h, 180_000);
 
 async function publishOffer(party: Party): Promise<void> {
   // offerBody's windows are relative to Date, which the harness keeps at the test server's time.
