@@ -2,16 +2,24 @@
 // every jest project. Arguments go to jest (`npm test -- --selectProjects unit`), which then runs
 // once, in band, as asked.
 //
-// Without arguments the whole suite runs as three jest processes at once, each with one worker
-// (Temporal's native runtime wants one jest worker per process; ONE_RECYCLED_WORKER below), the first and
-// the third with a stack of its own (its global setup starts its Temporal dev server and brokers): the postgres project without the files that
-// run against `npm start`; those files (the README walkthrough, the console, the connector
-// profiles, the Python and Java clients, npm start's own test) in the postgres project of a
-// process of their own, whose setup starts the shared npm start; and the pglite project with the projects that need no shared stack
-// (unit, workflows, the time-skipping harness, which starts its own test servers). Integration
-// tests mostly wait on their servers, so the three fill the machine's two cores (a clean-clone
-// run on a quiet machine: 899 s with two processes, 682 s with these three). The first one's
-// output streams; the others' is kept and printed once it is done, so none interleaves.
+// Without arguments the whole suite runs as six jest processes at once (PROCESSES below), each
+// with one worker (Temporal's native runtime wants one jest worker per process; ONE_RECYCLED_WORKER
+// below). Integration tests mostly wait on their servers (Temporal's tasks, brokers' polls, the
+// browser, the clients' processes), not on the CPU: a clean-clone run with a second full load on
+// the machine (two busy loops on its two cores) took as long as a quiet one (docs/benchmarks.md,
+// "The suite's time"). So the run takes as long as its longest chain of files, and the files are
+// spread over processes of similar length:
+//   - the postgres project without the files that run against `npm start`, in two shards, each
+//     with a stack of its own (its global setup starts a Temporal dev server and a broker);
+//   - the pglite project, with its stack;
+//   - the projects that need no shared stack (unit, workflows, the time-skipping harness, which
+//     starts its own test servers);
+//   - the files that run against `npm start` (the README walkthrough, the console, the connector
+//     profiles, the Python and Java clients, npm start's own test) in the postgres project, in two
+//     processes whose setups start one shared npm start each: jest.config.js selects them by
+//     PCX_TEST_FILES, a pattern picks each process's.
+// The first one's output streams; the others' is kept and printed once it is done, so none
+// interleaves.
 import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,11 +36,18 @@ if (typecheck !== 0) process.exit(typecheck);
 const args = process.argv.slice(2);
 if (args.length > 0) process.exit(spawnSync(bin('jest'), ['--runInBand', ...args], { cwd: root, stdio: 'inherit', env: jestEnv }).status ?? 1);
 
-const INTEGRATION = ['postgres'];
-const STANDALONE = ['pglite', 'unit', 'workflows', 'timeskip-pglite', 'timeskip-postgres'];
-// The files that run against `npm start` (or start it), engine-independent, in the postgres project: jest.config.js selects them, or leaves them out, by
-// PCX_TEST_FILES.
-const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oauth-clients, start against npm start';
+/** Files that run against `npm start` (jest.config.js NPM_START_FILES, by PCX_TEST_FILES=second), these of them. */
+const npmStartFiles = (names) => ({ projects: ['postgres'], files: 'second', args: ['--testPathPatterns', `/test/(${names.join('|')})\\.test\\.ts$`] });
+
+/** npm test's jest processes: what each runs and the ports its servers take (test/stack.ts freePort). */
+const PROCESSES = [
+  { name: 'postgres (shard 1/2)', ports: '20000-21999', projects: ['postgres'], files: 'others', args: ['--shard=1/2'] },
+  { name: 'postgres (shard 2/2)', ports: '22000-23999', projects: ['postgres'], files: 'others', args: ['--shard=2/2'] },
+  { name: 'pglite', ports: '24000-25999', projects: ['pglite'] },
+  { name: 'unit, workflows, timeskip-pglite, timeskip-postgres', ports: '26000-27999', projects: ['unit', 'workflows', 'timeskip-pglite', 'timeskip-postgres'] },
+  { name: 'postgres: console, walkthrough against npm start', ports: '28000-29999', ...npmStartFiles(['console', 'walkthrough']) },
+  { name: 'postgres: clients, start, conformance-connectors, oauth-clients against npm start', ports: '30000-32767', ...npmStartFiles(['clients', 'start', 'conformance-connectors', 'oauth-clients']) },
+];
 
 // One jest worker, as in band (Temporal's native runtime wants one per process), but a process of
 // its own that jest replaces once its heap passes the limit after a test file: each file loads the
@@ -43,11 +58,11 @@ const SECOND_FILES = 'walkthrough, console, conformance-connectors, clients, oau
 const ONE_RECYCLED_WORKER = ['--maxWorkers=1', '--workerIdleMemoryLimit=600MB'];
 
 /** One jest process over the given projects (and test path patterns); resolves with its exit code. `logFile`: its output there instead of this terminal. */
-function jest(projects, logFile, ports, files) {
+function jest({ projects, files, args = [] }, logFile, ports) {
   return new Promise((resolve) => {
     // Each process picks its servers' ports from a range of its own (test/stack.ts freePort).
     const env = { ...jestEnv, PCX_TEST_PORTS: ports, ...(files ? { PCX_TEST_FILES: files } : {}), ...(logFile ? { FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : {}) };
-    const child = spawn(bin('jest'), [...ONE_RECYCLED_WORKER, '--selectProjects', ...projects], { cwd: root, env, stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
+    const child = spawn(bin('jest'), [...ONE_RECYCLED_WORKER, ...args, '--selectProjects', ...projects], { cwd: root, env, stdio: logFile ? ['ignore', 'pipe', 'pipe'] : 'inherit' });
     if (logFile) {
       const out = createWriteStream(logFile);
       child.stdout.pipe(out);
@@ -61,11 +76,11 @@ function jest(projects, logFile, ports, files) {
 
 const logs = mkdtempSync(join(tmpdir(), 'pcx-jest-'));
 const started = Date.now();
-const beside = [
-  { name: `${STANDALONE.join(', ')}`, log: join(logs, 'standalone.log'), run: (log) => jest(STANDALONE, log, '27000-32767') },
-  { name: `postgres: ${SECOND_FILES}`, log: join(logs, 'second.log'), run: (log) => jest(INTEGRATION, log, '24000-26999', 'second') },
-].map((p) => ({ ...p, done: p.run(p.log).then((code) => ({ code, seconds: (Date.now() - started) / 1000 })) }));
-const integration = await jest(INTEGRATION, undefined, '20000-23999', 'others');
+const [first, ...rest] = PROCESSES;
+const beside = rest
+  .map((p, i) => ({ ...p, log: join(logs, `${i + 2}.log`) }))
+  .map((p) => ({ ...p, done: jest(p, p.log, p.ports).then((code) => ({ code, seconds: (Date.now() - started) / 1000 })) }));
+const firstCode = await jest(first, undefined, first.ports);
 const results = [];
 for (const p of beside) {
   const result = await p.done;
@@ -74,5 +89,5 @@ for (const p of beside) {
   process.stdout.write(readFileSync(p.log, 'utf8'));
 }
 const verdict = (code) => (code === 0 ? 'passed' : `failed (exit ${code})`);
-process.stdout.write(`\nnpm test: ${INTEGRATION.join(', ')} ${verdict(integration)}; ${results.map((r) => `${r.name} ${verdict(r.code)}`).join('; ')}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
-process.exit(integration !== 0 ? integration : results.find((r) => r.code !== 0)?.code ?? 0);
+process.stdout.write(`\nnpm test: ${first.name} ${verdict(firstCode)}; ${results.map((r) => `${r.name} ${verdict(r.code)}`).join('; ')}; ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
+process.exit(firstCode !== 0 ? firstCode : results.find((r) => r.code !== 0)?.code ?? 0);
