@@ -25,7 +25,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor, type ConnectionOptions } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, makeTelemetryFilterString, Runtime, type LogEntry } from '@temporalio/worker';
 import { adminQuery, schemaUrl } from '../pg-admin';
@@ -252,7 +252,9 @@ async function startParts(engine: Engine, options: HarnessOptions): Promise<Part
     namespace: config.temporal.namespace,
     searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTES.map((name) => [name, 2 /* KEYWORD */])),
   });
-  const client = new Client({ connection: env.connection, namespace: config.temporal.namespace });
+  let stopped = false;
+  const connection = await Connection.connect({ address: env.address, interceptors: [retriesUntil(() => stopped)] });
+  const client = new Client({ connection, namespace: config.temporal.namespace });
   const { worker, connection: workerConnection, records: workerRecords } = await createWorker(config, db, client);
   const running = worker.run();
   // The outbox watcher that pokes webhook subscriptions' workflows, as the broker runs it.
@@ -299,6 +301,8 @@ async function startParts(engine: Engine, options: HarnessOptions): Promise<Part
       worker.shutdown();
       await running.catch(() => undefined);
       await workerConnection.close().catch(() => undefined);
+      stopped = true;
+      await connection.close();
       await env.teardown();
       await db.close();
       clock.restore();
@@ -349,10 +353,15 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       // has just come into force not yet in force). During a skip they see its end.
       const { env, keepAhead } = parts;
       keepAhead((await env.currentTimeMs()) + toMs(duration));
-      // A wedged server would take the skip in real time: given up as soon as the wedge is seen.
+      // A wedged server would take the skip in real time: given up (the call cancelled, so that
+      // none is left to the teardown) as soon as the wedge is seen.
       let watching: NodeJS.Timeout | undefined;
       const wedge = new Promise<void>((resolve) => (watching = setInterval(() => harness.wedged && resolve(), 100)));
-      await Promise.race([env.sleep(toMs(duration)), wedge]).finally(() => clearInterval(watching));
+      const abort = new AbortController();
+      const sleeping = env.connection.withAbortSignal(abort.signal, () => env.sleep(toMs(duration)));
+      sleeping.catch(() => undefined);
+      await Promise.race([sleeping, wedge]).finally(() => clearInterval(watching));
+      if (harness.wedged) abort.abort();
       alive();
       keepAhead(await env.currentTimeMs());
     },
@@ -412,6 +421,36 @@ export function testOnHarness(harness: () => Harness, defaultTimeoutMs = 60_000)
       },
       2 * timeoutMs + 60_000,
     );
+}
+
+type Interceptor = NonNullable<ConnectionOptions['interceptors']>[number];
+
+/**
+ * Temporal's retry interceptor, except that a retry due after the harness stopped ends the call
+ * (CANCELLED) instead of making it: grpc-js refuses a call on a closed channel by throwing, and the
+ * retry interceptor makes its retries from a timer, so an activity still retrying as the test
+ * server went down failed the whole file ("Channel has been shut down").
+ */
+function retriesUntil(stopped: () => boolean): Interceptor {
+  const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions());
+  return (options, nextCall) => retry(options, (callOptions) => (stopped() ? endedCall() : nextCall(callOptions)));
+}
+
+/** A call that ends CANCELLED as soon as it starts, and sends nothing. */
+type Call = ReturnType<Parameters<Interceptor>[1]>;
+
+function endedCall(): Call {
+  const nothing = () => undefined;
+  return {
+    start: (metadata: Parameters<Call['start']>[0], listener?: Partial<Parameters<Call['start']>[1]>) => void setImmediate(() => listener?.onReceiveStatus?.({ code: 1 /* CANCELLED */, details: 'the harness stopped', metadata })),
+    sendMessage: nothing,
+    sendMessageWithContext: nothing,
+    startRead: nothing,
+    halfClose: nothing,
+    cancelWithStatus: nothing,
+    getPeer: () => '',
+    getAuthContext: () => null,
+  } as unknown as Call;
 }
 
 /**
