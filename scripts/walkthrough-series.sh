@@ -11,6 +11,8 @@ cd "$(dirname "$0")/.."
 . scripts/pcx-helpers.sh   # B, pcx, j and at, from the clone's root (see "Trying it with pcx")
 # tuesday WEEKS: the date of the first Tuesday after today, WEEKS weeks later
 tuesday() { python3 -c 'import datetime as d, sys; t = d.date.today() + d.timedelta(days=1); t += d.timedelta(days=(1 - t.weekday()) % 7 + 7 * int(sys.argv[1])); print(t.isoformat())' "$1"; }
+# first_run: the first Tuesday or Thursday after today (at most five days ahead, so within the horizon)
+first_run() { python3 -c 'import datetime as d; t = d.date.today() + d.timedelta(days=1); t += d.timedelta(days=min((w - t.weekday()) % 7 for w in (1, 3))); print(t.isoformat())'; }
 
 PCX_CLIENT_SECRET=alpine-demo-secret pcx --base-url "$B" -p alpine login --client-id alpine-tms
 
@@ -21,7 +23,7 @@ SERIES=$(pcx -p alpine --json series create --file - <<JSON | j id
  "terms": {"originArea": {"kind": "unlocode", "code": "DEHAM"}, "destinationArea": {"kind": "unlocode", "code": "NLRTM"},
            "vehicleProfile": {"bodyType": "curtainsider"}, "availableCapacity": {"weight": {"value": 24, "unitCode": "TNE"}, "palletSpaces": 33},
            "visibility": {"mode": "open"}},
- "recurrence": {"rrule": "FREQ=WEEKLY;BYDAY=TU,TH", "timeZone": "Europe/Berlin", "startDate": "$(tuesday 0)"},
+ "recurrence": {"rrule": "FREQ=WEEKLY;BYDAY=TU,TH", "timeZone": "Europe/Berlin", "startDate": "$(first_run)"},
  "template": {"windows": {"availabilityWindow": {"time": "08:00", "duration": "PT10H"}}, "expiresAt": {"before": "PT2H"}},
  "horizon": "P7D"}
 JSON
