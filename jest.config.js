@@ -32,11 +32,9 @@ const common = {
 const PGLITE_ONLY = ['gateway-roundtrip'].map((name) => `/test/${name}\\.test\\.ts$`);
 const ENGINE_INDEPENDENT = ['start', 'replay', 'command-sweep', 'walkthrough', 'conformance-connectors', 'clients', 'console', 'oauth-clients', 'crash-retry', 'database-chaos', 'storage-full', 'series-crash', 'feed-restore', 'worker-health', 'temporal-tls', 'scale', 'webhooks-crash', 'gateway', 'gateway-crash', 'openapi', 'api-reference'].map((name) => `/test/${name}\\.test\\.ts$`);
 
-// `npm test` (scripts/test.mjs) runs the postgres project in two jest processes: the files
-// against `npm start` in the second; the rest in the first. (The process crash test ran in the
-// second to even out the two; since the clients' certification joined the second, it is the
-// longer one, and the crash test is back in the first.) PCX_TEST_FILES=second selects only the
-// second's files, PCX_TEST_FILES=others leaves them out.
+// `npm test` (scripts/test.mjs) runs the postgres project in four jest processes: the files
+// against `npm start` in two (PCX_TEST_FILES=second selects only them, a path pattern each
+// process's), the rest in two shards (PCX_TEST_FILES=others leaves them out).
 const NPM_START_FILES = ['walkthrough', 'console', 'conformance-connectors', 'clients', 'oauth-clients', 'start'];
 const SECOND_FILES = NPM_START_FILES;
 const split = process.env.PCX_TEST_FILES;

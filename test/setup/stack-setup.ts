@@ -171,7 +171,7 @@ async function shared(): Promise<Shared> {
 }
 
 /**
- * `npm test`'s second process (PCX_TEST_FILES=second, scripts/test.mjs) runs only files that talk
+ * `npm test`'s processes of the npm-start files (PCX_TEST_FILES=second, scripts/test.mjs) run only files that talk
  * to an `npm start` (the shared one, or their own): a broker and a Temporal dev server of the
  * stack's would idle beside them for the whole run (about 2 % of the suite's CPU), so it has none.
  */
