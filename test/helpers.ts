@@ -70,6 +70,23 @@ afterAll(async () => {
   pool = undefined;
 });
 
+/**
+ * Waits (up to 10 s) until every event the stack's broker has committed is within the feed's reach.
+ * The feed serves only rows of transactions older than every transaction running anywhere on the
+ * PostgreSQL server (read-model/events.ts, readFeed: a cursor never skips a row that commits
+ * late), and npm test runs several stacks on one server: an event committed before its command
+ * was answered can be held back for a moment by another process's transaction. A connector reads
+ * the feed again; a test that asserts one read of it reads once the moment has passed. PGlite has
+ * no writer but its broker.
+ */
+async function feedSettled(): Promise<void> {
+  if (ENGINE !== 'postgres' || !testEnv().databaseUrl) return;
+  for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(20)) {
+    const { rows } = await db().query<{ settled: boolean }>('select coalesce((select max(tx_id) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as settled');
+    if (rows[0].settled) return;
+  }
+}
+
 export interface Org {
   id: string;
   clientId: string;
@@ -221,7 +238,8 @@ export class Connector {
     return this.org.id;
   }
 
-  get(path: string, headers?: Record<string, string>) {
+  async get(path: string, headers?: Record<string, string>) {
+    if (/^\/events(\?|$)/.test(path)) await feedSettled();
     return call('GET', path, this.token, undefined, { headers });
   }
 
