@@ -79,7 +79,7 @@ afterAll(async () => {
  * the feed again; a test that asserts one read of it reads once the moment has passed. PGlite has
  * no writer but its broker.
  */
-async function feedSettled(): Promise<void> {
+export async function feedSettled(): Promise<void> {
   if (ENGINE !== 'postgres' || !testEnv().databaseUrl) return;
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(20)) {
     const { rows } = await db().query<{ settled: boolean }>('select coalesce((select max(tx_id) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as settled');
@@ -169,6 +169,7 @@ export interface CallOptions {
 }
 
 export async function call(method: string, path: string, token: string | undefined, body?: unknown, options: CallOptions = {}): Promise<Reply> {
+  if (method === 'GET' && /^\/events(\?|$)/.test(path)) await feedSettled();
   const headers: Record<string, string> = { ...(options.headers ?? {}) };
   if (token) headers.authorization = `Bearer ${token}`;
   let payload: any;
@@ -238,8 +239,7 @@ export class Connector {
     return this.org.id;
   }
 
-  async get(path: string, headers?: Record<string, string>) {
-    if (/^\/events(\?|$)/.test(path)) await feedSettled();
+  get(path: string, headers?: Record<string, string>) {
     return call('GET', path, this.token, undefined, { headers });
   }
 
