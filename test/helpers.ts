@@ -79,7 +79,7 @@ afterAll(async () => {
  * the feed again; a test that asserts one read of it reads once the moment has passed. PGlite has
  * no writer but its broker.
  */
-export async function feedSettled(): Promise<void> {
+async function feedSettled(): Promise<void> {
   if (ENGINE !== 'postgres' || !testEnv().databaseUrl) return;
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; await sleep(20)) {
     const { rows } = await db().query<{ settled: boolean }>('select coalesce((select max(tx_id) from events) < pg_snapshot_xmin(pg_current_snapshot()), true) as settled');
