@@ -57,8 +57,8 @@ const PROCESSES = [
 // (docs/benchmarks.md, "The suite's time").
 const ONE_RECYCLED_WORKER = ['--maxWorkers=1', '--workerIdleMemoryLimit=600MB'];
 
-/** One jest process over the given projects (and test path patterns); resolves with its exit code. `logFile`: its output there instead of this terminal. */
-function jest({ projects, files, args = [] }, logFile, ports) {
+/** One jest process of PROCESSES; resolves with its exit code. `logFile`: its output there instead of this terminal. */
+function jest({ projects, files, ports, args = [] }, logFile) {
   return new Promise((resolve) => {
     // Each process picks its servers' ports from a range of its own (test/stack.ts freePort).
     const env = { ...jestEnv, PCX_TEST_PORTS: ports, ...(files ? { PCX_TEST_FILES: files } : {}), ...(logFile ? { FORCE_COLOR: process.stdout.isTTY ? '1' : '0' } : {}) };
@@ -68,7 +68,7 @@ function jest({ projects, files, args = [] }, logFile, ports) {
       child.stdout.pipe(out);
       child.stderr.pipe(out);
     }
-    // Ctrl-C reaches both (one process group); a termination of this process is passed on.
+    // Ctrl-C reaches them all (one process group); a termination of this process is passed on.
     for (const signal of ['SIGTERM', 'SIGHUP']) process.once(signal, () => child.kill(signal));
     child.once('close', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
@@ -79,8 +79,8 @@ const started = Date.now();
 const [first, ...rest] = PROCESSES;
 const beside = rest
   .map((p, i) => ({ ...p, log: join(logs, `${i + 2}.log`) }))
-  .map((p) => ({ ...p, done: jest(p, p.log, p.ports).then((code) => ({ code, seconds: (Date.now() - started) / 1000 })) }));
-const firstCode = await jest(first, undefined, first.ports);
+  .map((p) => ({ ...p, done: jest(p, p.log).then((code) => ({ code, seconds: (Date.now() - started) / 1000 })) }));
+const firstCode = await jest(first);
 const results = [];
 for (const p of beside) {
   const result = await p.done;

@@ -192,7 +192,7 @@ export function wedgeWatcher(): { wedged?: string; stop(): void } {
 let runtimeInstalled = false;
 
 /** Warnings and errors only (the worker's bundler reports every module at INFO); core's logs through it, to see the wedge. Once per process. */
-export function installRuntime(): void {
+function installRuntime(): void {
   if (runtimeInstalled) return;
   const log = (entry: LogEntry) => {
     const text = `${entry.message} ${inspect(entry.meta ?? {}, { breakLength: Infinity })}`;

@@ -68,12 +68,9 @@ test('another status is a failed delivery; Retry-After only on 429 and 503', asy
 });
 
 test('an answer slower than the deadline is a timeout', async () => {
-  // The answer comes 30 s late, so that "gave up at its deadline" and "waited for the answer"
-  // stay apart on a busy machine (a bound a hair above the deadline would turn red there).
+  // The answer would be a success: a timeout says the send gave up at its deadline, not how soon.
   receiver.respond(() => ({ status: 200, delayMs: 30_000 }));
-  const started = Date.now();
   expect(await send({ timeoutMs: 200 })).toMatchObject({ ok: false, error: 'timeout' });
-  expect(Date.now() - started).toBeLessThan(10_000);
 });
 
 test('a large body is read up to the limit and dropped; the status decides; nothing of it is returned', async () => {
@@ -134,10 +131,8 @@ describe('connection failures', () => {
     const sockets: net.Socket[] = [];
     const server = net.createServer((socket) => sockets.push(socket));
     const port = await listen(server);
-    const started = Date.now();
-    expect(await send({ target: target(`https://127.0.0.1:${port}/hook`), connectTimeoutMs: 200 })).toMatchObject({ ok: false, error: 'timeout' });
-    // Well under the whole-request deadline (TIMEOUT_MS, 15 s): the connect timeout ended it, on a busy machine too.
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // The whole request may take far longer than the test: only the connect timeout can end it in time.
+    expect(await send({ target: target(`https://127.0.0.1:${port}/hook`), connectTimeoutMs: 200, timeoutMs: 600_000 })).toMatchObject({ ok: false, error: 'timeout' });
     for (const socket of sockets) socket.destroy();
     await new Promise((resolve) => server.close(resolve));
   });
